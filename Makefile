@@ -1,0 +1,53 @@
+# ceiling: find the throughput ceiling of a WebSocket server, honestly.
+#
+#   make ceiling                                   sweep against refserver, sets picked for this machine
+#   make ceiling SRV_CPUSET=1,2,3 LT_CPUSET=0      exactly those sets (a 4-core runner)
+#   make ceiling-quick                             a small ladder in about a minute
+#   make test                                      vet + race tests + actionlint
+#   make bench                                     generator efficiency report
+#   make load                                      refserver + one short `ceiling load`
+
+GO      ?= go
+BIN     := bin
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+# Sweep knobs: exported so `ceiling sweep` reads them (flags override).
+export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET
+# CONNS_LADDER_<batch> given on the make command line, passed on too.
+CONNS_ENV := $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(v)='$($(v))')
+
+.PHONY: all build test vet lint bench load ceiling ceiling-quick clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+vet:
+	$(GO) vet ./...
+
+lint:
+	$(GO) tool actionlint
+
+test: vet lint
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+bench: build
+	$(GO) run ./benchmark/efficiency
+
+load: build
+	@set -e; \
+	$(BIN)/refserver --addr 127.0.0.1:6001 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
+	for i in $$(seq 50); do curl -fsS http://127.0.0.1:6001/health >/dev/null 2>&1 && break; sleep 0.1; done; \
+	$(BIN)/ceiling load --scenario echo --url ws://127.0.0.1:6001/echo --connections 16 --batch 10 --duration 5s --warmup 1s
+
+ceiling: build
+	$(CONNS_ENV) $(BIN)/ceiling sweep
+
+ceiling-quick: build
+	$(CONNS_ENV) QUICK=1 $(BIN)/ceiling sweep
+
+clean:
+	rm -rf $(BIN)

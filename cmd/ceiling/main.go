@@ -1,0 +1,98 @@
+// Command ceiling finds the throughput ceiling of a real-time (WebSocket)
+// server and publishes it.
+//
+//	ceiling load     one measured point against a running server
+//	ceiling sweep    boot the server pinned, sweep batch x connections, A-A repeat
+//	ceiling publish  commit a sweep result, or post a pull-request comparison
+//
+// main only calls run; every subcommand lives in its own file with its own
+// flag.FlagSet.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// version is set with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	// When this process is the pinning trampoline (pinning.Command), it
+	// applies the affinity and execs the target; Init does not return then.
+	pinning.Init()
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ceiling:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// usageError marks bad input (unknown flag, invalid value): exit status 2,
+// before anything connects or boots.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitStatus lets a subcommand choose its status (e.g. 1 for "wrote the
+// result but no clean headline").
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (e exitStatus) Error() string { return e.err.Error() }
+func (e exitStatus) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	var s exitStatus
+	if errors.As(err, &s) {
+		return s.code
+	}
+	return 1
+}
+
+const topUsage = `usage: ceiling <command> [flags]
+
+commands:
+  load      drive one point of load against a running server and report it
+  sweep     boot the server pinned, sweep batch x connections, repeat the headline
+  publish   commit a sweep result (publish commit) or post a PR comparison (publish comment)
+  version   print the version
+
+Run 'ceiling <command> -h' for a command's flags.
+`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "load":
+		return runLoad(rest, stdout, stderr)
+	case "sweep":
+		return runSweep(rest, stdout, stderr)
+	case "publish":
+		return runPublish(rest, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, topUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, topUsage)
+	return usagef("unknown command %q", cmd)
+}

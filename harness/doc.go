@@ -1,0 +1,2 @@
+// Package harness runs `ceiling sweep`.
+package harness

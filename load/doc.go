@@ -1,0 +1,2 @@
+// Package load is the generator library behind `ceiling load`.
+package load

@@ -1,0 +1,131 @@
+package load
+
+import "time"
+
+// SchemaVersion is the version of the JSON document written by `ceiling load
+// --json`. Bump it when a field changes meaning or is removed; adding a field
+// does not need a bump.
+const SchemaVersion = 1
+
+// Result is the whole JSON document of one `ceiling load` run. The harness
+// reads it back (see harness), so every field name here is a contract: snake
+// case, units in the name, and both the requested and the achieved value
+// where the two can differ.
+type Result struct {
+	SchemaVersion int            `json:"schema_version"`
+	Meta          Meta           `json:"meta"`
+	Config        Config         `json:"config"`
+	Summary       Summary        `json:"summary"`
+	Generator     GeneratorStats `json:"generator"`
+}
+
+// Meta records where and how a number was produced, so that it stays
+// interpretable months later.
+type Meta struct {
+	Command   []string  `json:"command"`
+	GitRef    string    `json:"git_ref"` // commit, with -dirty when the tree had changes; "unknown" outside a checkout
+	Version   string    `json:"version"` // tool version (set with -ldflags -X)
+	StartedAt time.Time `json:"started_at"`
+	Hardware  Hardware  `json:"hardware"`
+}
+
+// Hardware describes the machine and the CPU affinity the process ran with.
+type Hardware struct {
+	CPUModel    string `json:"cpu_model"`
+	LogicalCPUs int    `json:"logical_cpus"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	Kernel      string `json:"kernel"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	GoVersion   string `json:"go_version"`
+	GOMAXPROCS  int    `json:"gomaxprocs"`
+	CPUAffinity []int  `json:"cpu_affinity"` // as granted by the kernel (sched_getaffinity)
+}
+
+// Latency holds percentiles of an HdrHistogram, in nanoseconds. Count is the
+// number of samples; when it is zero every other field is zero and means "no
+// data", not "instant".
+type Latency struct {
+	Count int64   `json:"count"`
+	Min   int64   `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	Max   int64   `json:"max"`
+}
+
+// Summary is what the run measured inside its window (warm-up excluded).
+type Summary struct {
+	Scenario string `json:"scenario"` // echo | fanout
+	Mode     string `json:"mode"`     // closed | open
+
+	// Open loop only: what was asked for and what was done, in operations
+	// per second. An operation is one batch (echo) or one publish request
+	// (fanout). Null in closed loop.
+	RequestedOpsPerS *float64 `json:"requested_ops_per_s"`
+	AchievedOpsPerS  float64  `json:"achieved_ops_per_s"`
+
+	// ThroughputPerS counts messages the server handled per second of the
+	// measured window: for echo, messages echoed back; for fanout,
+	// deliveries to subscribers.
+	ThroughputPerS float64 `json:"throughput_per_s"`
+	BytesPerS      float64 `json:"bytes_per_s"` // payload bytes of those messages
+	Messages       int64   `json:"messages"`
+	MeasuredNs     int64   `json:"measured_ns"` // actual length of the window
+
+	// Errors counts failed operations (and failed connections); a
+	// throughput taken with errors is a measurement of the failure.
+	Errors         int64            `json:"errors"`
+	ErrorsByReason map[string]int64 `json:"errors_by_reason"`
+	// Dropped counts connections lost during the window, Reconnects the
+	// ones re-established. Null where the scenario counts a lost
+	// connection in errors instead.
+	Dropped    *int64 `json:"dropped"`
+	Reconnects *int64 `json:"reconnects"`
+
+	// Saturated is true when the open loop hit --max-inflight: the
+	// requested rate was not met and the report says so.
+	Saturated       bool   `json:"saturated"`
+	SaturatedReason string `json:"saturated_reason,omitempty"`
+
+	ConnectionsRequested int `json:"connections_requested"`
+	ConnectionsOpen      int `json:"connections_open"`
+
+	Latency Latency `json:"latency_ns"`
+
+	Fanout *FanoutSummary `json:"fanout,omitempty"`
+}
+
+// FanoutSummary is the Pusher fan-out scenario's delivery accounting.
+type FanoutSummary struct {
+	EventsPublished    int64            `json:"events_published"`
+	DeliveriesExpected int64            `json:"deliveries_expected"`
+	Delivered          int64            `json:"delivered"`
+	DeliveredPct       float64          `json:"delivered_pct"`
+	Late               int64            `json:"late"` // arrived after the grace period
+	GraceNs            int64            `json:"grace_ns"`
+	HTTPFailures       map[string]int64 `json:"http_failures"` // by reason: "status_500", "ECONNRESET", ...
+	RateLimited429     int64            `json:"rate_limited_429"`
+	PublishLatency     Latency          `json:"publish_latency_ns"` // REST round trip
+}
+
+// GeneratorStats is the generator's evidence about itself: whether it kept
+// up. The harness bases its generator-capped verdict on these, not on CPU
+// alone.
+type GeneratorStats struct {
+	CPUCores   float64 `json:"cpu_cores"` // (user+system) / window
+	CPUUserS   float64 `json:"cpu_user_s"`
+	CPUSystemS float64 `json:"cpu_system_s"`
+
+	// ScheduleLag is how late operations were sent against their
+	// schedule (open loop). Zero-count in closed loop.
+	ScheduleLag     Latency `json:"schedule_lag_ns"`
+	ScheduleLagP99  int64   `json:"schedule_lag_p99_ns"`
+	LateSendsFrac   float64 `json:"late_sends_fraction"` // sends more than one interval late
+	RunnableP99Ns   int64   `json:"goroutine_runnable_p99_ns"`
+	OSRunDelayNs    int64   `json:"os_run_delay_ns"` // time its threads waited for a CPU (schedstat)
+	ReadSyscalls    int64   `json:"read_syscalls"`
+	MessagesPerRead float64 `json:"messages_per_read"`
+}

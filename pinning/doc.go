@@ -1,0 +1,2 @@
+// Package pinning parses CPU lists and starts children pinned to them.
+package pinning
