@@ -53,12 +53,15 @@ func AppendPing(dst []byte) []byte {
 }
 
 // AppendError appends pusher:error with an object as data:
-// {"message":...,"code":...}; code 0 is left out.
+// {"message":...,"code":...}; code 0 is written as null, Pusher's way of
+// saying the error does not close the socket.
 func AppendError(dst []byte, code int, message string) []byte {
 	dst = append(dst, `{"event":"pusher:error","data":{"message":`...)
 	dst = AppendString(dst, message)
-	if code != 0 {
-		dst = append(dst, `,"code":`...)
+	dst = append(dst, `,"code":`...)
+	if code == 0 {
+		dst = append(dst, "null"...)
+	} else {
 		dst = strconv.AppendInt(dst, int64(code), 10)
 	}
 	return append(dst, "}}"...)

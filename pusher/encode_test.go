@@ -20,6 +20,8 @@ func marshal(t *testing.T, v any) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
+func ptr(i int) *int { return &i }
+
 func rawString(t *testing.T, s string) json.RawMessage {
 	t.Helper()
 	return json.RawMessage(marshal(t, s))
@@ -56,7 +58,9 @@ func TestAppendMessages(t *testing.T) {
 		{"pong", AppendPong(nil), Message{Event: EventPong, Data: rawString(t, "{}")}},
 		{"ping", AppendPing(nil), Message{Event: EventPing, Data: rawString(t, "{}")}},
 		{"error", AppendError(nil, CodeAppNotFound, `app "x" not found`),
-			Message{Event: EventError, Data: json.RawMessage(marshal(t, ErrorData{Message: `app "x" not found`, Code: 4001}))}},
+			Message{Event: EventError, Data: json.RawMessage(marshal(t, ErrorData{Message: `app "x" not found`, Code: ptr(4001)}))}},
+		{"error without code", AppendError(nil, 0, "bad"),
+			Message{Event: EventError, Data: json.RawMessage(marshal(t, ErrorData{Message: "bad"}))}},
 		{"subscribe", AppendSubscribe(nil, "c", false),
 			Message{Event: EventSubscribe, Data: json.RawMessage(marshal(t, SubscribeData{Channel: "c"}))}},
 		{"unsubscribe", AppendSubscribe(nil, "c", true),

@@ -41,10 +41,12 @@ type SubscribeData struct {
 	ChannelData string `json:"channel_data,omitempty"`
 }
 
-// ErrorData is the data object of pusher:error.
+// ErrorData is the data object of pusher:error. Code is null for errors
+// that leave the socket open (as Pusher does); a 4xxx code comes with a
+// close using the same code.
 type ErrorData struct {
 	Message string `json:"message"`
-	Code    int    `json:"code,omitempty"`
+	Code    *int   `json:"code"`
 }
 
 // Pusher error codes (pusher:error data.code, also used as close codes) and
@@ -59,7 +61,6 @@ const (
 	CodeGenericReconnect     = 4200
 	CodePongNotReceived      = 4201
 	CodeClosedAfterInactive  = 4202
-	CodeClientEventRejected  = 4301 // malformed or unsupported client message; socket stays open
 
 	CloseMessageTooBig  = 1009 // frame over the size limit
 	CloseServiceRestart = 1012 // server shutting down
