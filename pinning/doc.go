@@ -1,2 +1,57 @@
-// Package pinning parses CPU lists and starts children pinned to them.
+// Package pinning parses CPU lists and starts children pinned to them, with
+// the affinity and RLIMIT_NOFILE applied before the child's program runs.
+//
+// # CPU lists
+//
+// A CPUSet is a sorted list of unique CPU numbers, written in taskset's
+// list syntax: "0", "1,2,3", "0-3", "0-3,8". Parse(name, s) checks the
+// syntax and that every CPU is online (/sys/devices/system/cpu/online);
+// every error names the flag or variable:
+//
+//	SRV_CPUSET: cpu 7 is not online (online: 0-1)
+//
+// *CPUSet is a flag.Value. Overlap(a, b) gives the CPUs two sets share and
+// SMTSiblings(server, gen) the (server, generator) pairs of hardware
+// threads of one physical core (topology/thread_siblings_list): the
+// harness refuses an overlap unless allowed and warns about siblings.
+//
+// # Pinning before exec: the trampoline
+//
+// Setting a process's affinity after it started (taskset -p) only moves
+// the threads that exist at that moment. Command(spec, name, args...)
+// instead returns an *exec.Cmd that runs this executable again with the
+// encoded Spec in CEILING_PIN_SPEC. Init, called first thing in main (and
+// in TestMain of every package whose tests use Command), sees the marker,
+// locks itself to one OS thread, sched_setaffinity's that thread, sets
+// RLIMIT_NOFILE, removes the marker from the environment and execve's the
+// target from the same thread. The new image starts with that thread's
+// mask, so the target and every thread and child it will ever start are
+// pinned; a Go target also sizes GOMAXPROCS from it. If the target cannot
+// be exec'ed the trampoline prints "ceiling pin: ..." and exits 127.
+//
+// The Cmd has SysProcAttr{Setpgid: true, Pdeathsig: SIGKILL}. Setpgid puts
+// the child in its own process group (pgid = pid) so kill(-pid, sig)
+// reaches its children too. Pdeathsig survives the exec; the kernel sends
+// it when the thread that forked the child exits, so start the Cmd with
+// Start, which forks from a locked OS thread kept until the child exits.
+//
+// Typical use:
+//
+//	cmd := pinning.Command(pinning.Spec{CPUs: cpus, NoFile: 1 << 20}, "/path/to/server", "-addr", ":8080")
+//	cmd.Env = append(cmd.Env, "FOO=bar") // append, never replace
+//	cmd.Stdout, cmd.Stderr = logFile, logFile
+//	child, err := pinning.Start(cmd)
+//	granted, err := pinning.Granted(child.Pid()) // the kernel's mask, for the result
+//	...
+//	err = child.Wait()
+//
+// Granted(pid) and NoFile(pid) read back what the kernel holds for a
+// process, to record granted beside requested; SelfNoFile is our own soft
+// limit. Reading them right after Start may still see the trampoline's
+// values before exec; the mask is set before RLIMIT_NOFILE, and both
+// before exec.
+//
+// Linux only: elsewhere Supported is false, Online, SMTSiblings, Granted
+// and the NoFile functions return ErrUnsupported, Parse checks syntax
+// only, and a Command asking for CPUs fails at Start with ErrUnsupported.
 package pinning

@@ -1,4 +1,0 @@
-package pinning
-
-// Init is replaced by the trampoline as it lands.
-func Init() {}

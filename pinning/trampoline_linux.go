@@ -1,0 +1,171 @@
+//go:build linux
+
+package pinning
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported reports whether this system can pin children (Linux).
+const Supported = true
+
+// Command returns a Cmd that starts the trampoline (this very executable,
+// os.Executable) with the spec in its environment; the trampoline's Init
+// applies the spec to itself and execs name with args. Because the mask and
+// the limit are set before exec, the target and every thread or child it
+// ever starts inherit them: nothing runs unpinned, not even the runtime's
+// first threads.
+//
+// The Cmd has SysProcAttr{Setpgid: true, Pdeathsig: SIGKILL}: the child
+// leads its own process group (kill(-pid) reaches its children), and the
+// kernel kills it when the thread that forked it exits. Start it with
+// Start, which forks from a locked thread that lives as long as the child.
+//
+// To give the child its own environment, append to cmd.Env: it already
+// holds os.Environ() and the spec. Replacing it makes the trampoline exit
+// 127 with an error saying so. name is looked up with exec.LookPath in the
+// child, after cmd.Dir took effect; if it cannot be exec'ed the trampoline
+// prints "ceiling pin: ..." on stderr and exits 127.
+func Command(spec Spec, name string, args ...string) *exec.Cmd {
+	self, err := os.Executable()
+	cmd := exec.Command(self, append([]string{trampolineArg, name}, args...)...)
+	if err != nil {
+		cmd.Err = fmt.Errorf("pinning: locate own executable for the trampoline: %w", err)
+	}
+	cmd.Env = append(os.Environ(), envSpec+"="+spec.encode())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// Init turns this process into the trampoline when Command started it, and
+// returns at once otherwise. Call it first thing in main, and in TestMain of
+// every package whose tests use Command. As the trampoline it never
+// returns: it execs the target, or prints the reason on stderr and exits
+// 127 (the shell's "command not found" status).
+func Init() {
+	v, ok := os.LookupEnv(envSpec)
+	isTrampoline := len(os.Args) > 2 && os.Args[1] == trampolineArg
+	switch {
+	case !ok && isTrampoline:
+		die(fmt.Errorf("started as trampoline without %s in the environment (was cmd.Env replaced instead of appended to?)", envSpec))
+	case !ok:
+		return
+	case !isTrampoline:
+		// A stale marker, e.g. inherited by a grandchild: not for us.
+		os.Unsetenv(envSpec)
+		return
+	}
+	// The mask set below belongs to this thread only; exec from the same
+	// thread so that the new image inherits it.
+	runtime.LockOSThread()
+	spec, err := decodeSpec(v)
+	if err != nil {
+		die(err)
+	}
+	target, argv := os.Args[2], os.Args[2:]
+	path, err := exec.LookPath(target)
+	if err != nil {
+		die(fmt.Errorf("cannot exec target: %w", err))
+	}
+	if err := setAffinity(spec.CPUs); err != nil {
+		die(err)
+	}
+	if spec.NoFile > 0 {
+		if err := setNoFile(spec.NoFile); err != nil {
+			die(err)
+		}
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envSpec+"=") {
+			env = append(env, kv)
+		}
+	}
+	err = unix.Exec(path, argv, env)
+	die(fmt.Errorf("exec %s: %w", path, err))
+}
+
+func die(err error) {
+	fmt.Fprintf(os.Stderr, "ceiling pin: %v\n", err)
+	os.Exit(127)
+}
+
+func setAffinity(cpus CPUSet) error {
+	if len(cpus) == 0 {
+		return nil
+	}
+	var set unix.CPUSet
+	set.Zero()
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("sched_setaffinity(%s): %w", cpus, err)
+	}
+	return nil
+}
+
+// setNoFile sets the soft RLIMIT_NOFILE to want, raising the hard limit
+// when want is above it and we may; otherwise stopping at the hard limit.
+// Setting it (rather than leaving it) also stops the Go runtime from
+// restoring its original soft limit at exec.
+func setNoFile(want uint64) error {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("getrlimit(RLIMIT_NOFILE): %w", err)
+	}
+	if want > lim.Max {
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: want, Max: want}); err == nil {
+			return nil
+		}
+		want = lim.Max // not allowed to raise the hard limit: take what we may
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: want, Max: lim.Max}); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_NOFILE, %d): %w", want, err)
+	}
+	return nil
+}
+
+// Granted reads back the affinity mask the kernel holds for pid (its main
+// thread): what was granted, which is what a result should record, next to
+// what was requested.
+func Granted(pid int) (CPUSet, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+		return nil, fmt.Errorf("sched_getaffinity(%d): %w", pid, err)
+	}
+	var out CPUSet
+	for c := 0; c <= MaxCPU; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// SelfNoFile returns this process's soft RLIMIT_NOFILE. (The Go runtime
+// raises its own soft limit to the hard one at start-up.)
+func SelfNoFile() (uint64, error) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, fmt.Errorf("getrlimit(RLIMIT_NOFILE): %w", err)
+	}
+	return lim.Cur, nil
+}
+
+// NoFile returns the soft RLIMIT_NOFILE of another process (prlimit), to
+// record what a child really got.
+func NoFile(pid int) (uint64, error) {
+	var lim unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &lim); err != nil {
+		return 0, fmt.Errorf("prlimit(%d, RLIMIT_NOFILE): %w", pid, err)
+	}
+	return lim.Cur, nil
+}
