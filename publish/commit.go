@@ -1,0 +1,210 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness"
+)
+
+// Defaults of `ceiling publish commit`.
+const (
+	DefaultDir     = "benchmark/published"
+	DefaultBranch  = "main"
+	DefaultRemote  = "origin"
+	DefaultRetries = 5
+	DefaultAuthor  = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+)
+
+// ErrNoCleanHeadline refuses a result whose headline batch has no clean
+// point: there is no figure to publish (exit status 1).
+var ErrNoCleanHeadline = errors.New("the result has no clean headline point; not publishing it")
+
+// CommitOptions configure Commit. Zero values take the defaults above.
+type CommitOptions struct {
+	Repo        string // the checkout to publish from
+	Path        string // default benchmark/published/<generator>.json
+	HistoryPath string // default benchmark/published/<generator>.history.jsonl
+	HistoryMax  int    // default DefaultHistoryMax
+	Branch      string
+	Remote      string
+	Message     string // default: names the generator and the measured commit
+	Author      string // "Name <email>"
+	Retries     int    // pushes retried after a rejection; <0 means none
+	Trace       io.Writer
+
+	// beforePush runs after the commit is built and before it is pushed;
+	// tests use it to land a concurrent push in exactly that window.
+	beforePush func(attempt int) error
+}
+
+// CommitOutcome says what Commit did.
+type CommitOutcome struct {
+	Commit    string // the pushed commit; "" when nothing changed
+	Attempts  int    // pushes tried
+	Unchanged bool   // the branch already held exactly this result
+	// KeptNewer is true when the branch's published file measured a newer
+	// commit than this result: only the history got this entry.
+	KeptNewer   bool
+	Path        string
+	HistoryPath string
+}
+
+func (o *CommitOptions) fill(r *harness.Result) error {
+	if o.Repo == "" {
+		o.Repo = "."
+	}
+	if o.Path == "" {
+		o.Path = DefaultDir + "/" + r.Meta.Generator + ".json"
+	}
+	if o.HistoryPath == "" {
+		o.HistoryPath = strings.TrimSuffix(o.Path, ".json") + ".history.jsonl"
+	}
+	var err error
+	if o.Path, err = cleanRepoPath("--path", o.Path); err != nil {
+		return err
+	}
+	if o.HistoryPath, err = cleanRepoPath("--history", o.HistoryPath); err != nil {
+		return err
+	}
+	if o.Path == o.HistoryPath {
+		return fmt.Errorf("--history: %q is the same file as --path", o.HistoryPath)
+	}
+	if o.HistoryMax == 0 {
+		o.HistoryMax = DefaultHistoryMax
+	}
+	if o.HistoryMax < 0 {
+		return fmt.Errorf("--history-max: %d is negative", o.HistoryMax)
+	}
+	if o.Branch == "" {
+		o.Branch = DefaultBranch
+	}
+	if o.Remote == "" {
+		o.Remote = DefaultRemote
+	}
+	if o.Retries == 0 {
+		o.Retries = DefaultRetries
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.Author == "" {
+		o.Author = DefaultAuthor
+	}
+	if _, _, err := splitAuthor(o.Author); err != nil {
+		return err
+	}
+	if o.Message == "" {
+		o.Message = DefaultMessage(r)
+	}
+	return nil
+}
+
+// DefaultMessage names the measured commit. "[skip ci]" keeps a data-only
+// commit from starting the benchmark (and everything else) again.
+func DefaultMessage(r *harness.Result) string {
+	h := r.Headline
+	return fmt.Sprintf("ceiling: publish %s ceiling measured at %s\n\n"+
+		"%s: %.0f msg/s at %d connections (batch %d), p99 %s, verdict %s.\n\n[skip ci]\n",
+		r.Meta.Generator, r.Meta.GitRef, oneLine(r.Regime), h.ThroughputPerS, h.Connections, h.Batch,
+		formatNs(h.LatencyNs.P99), h.Verdict)
+}
+
+func splitAuthor(a string) (name, email string, err error) {
+	i, j := strings.LastIndex(a, "<"), strings.LastIndex(a, ">")
+	if i <= 0 || j != len(a)-1 || j < i+2 {
+		return "", "", fmt.Errorf("--author: %q is not \"Name <email>\"", a)
+	}
+	return strings.TrimSpace(a[:i]), a[i+1 : j], nil
+}
+
+// Commit publishes r (whose bytes as read are raw) to opts.Branch of
+// opts.Remote: the result at opts.Path, its headline appended to the
+// history. See the package comment for how concurrent pushes are handled.
+func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
+	if !r.Headline.Clean {
+		return CommitOutcome{}, ErrNoCleanHeadline
+	}
+	if err := opts.fill(r); err != nil {
+		return CommitOutcome{}, err
+	}
+	name, email, _ := splitAuthor(opts.Author)
+	author := []string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email,
+		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email}
+	g := &git{dir: opts.Repo, trace: opts.Trace}
+	out := CommitOutcome{Path: opts.Path, HistoryPath: opts.HistoryPath}
+
+	for attempt := 1; ; attempt++ {
+		out.Attempts = attempt
+		tip, err := g.remoteTip(ctx, opts.Remote, opts.Branch)
+		if err != nil {
+			return out, fmt.Errorf("fetch %s %s: %w", opts.Remote, opts.Branch, err)
+		}
+		files, keptNewer, err := publishedFiles(ctx, g, tip, r, raw, opts)
+		if err != nil {
+			return out, err
+		}
+		out.KeptNewer = keptNewer
+		commit, err := g.commitFiles(ctx, tip, files, []string{opts.Path, opts.HistoryPath}, opts.Message, author)
+		if err != nil {
+			return out, fmt.Errorf("commit: %w", err)
+		}
+		if commit == "" {
+			out.Unchanged = true
+			return out, nil
+		}
+		if opts.beforePush != nil {
+			if err := opts.beforePush(attempt); err != nil {
+				return out, err
+			}
+		}
+		_, err = g.run(ctx, nil, nil, "push", "--quiet", "--porcelain", opts.Remote, commit+":refs/heads/"+opts.Branch)
+		if err == nil {
+			out.Commit = commit
+			return out, nil
+		}
+		if !rejected(err) {
+			return out, fmt.Errorf("push: %w", err)
+		}
+		if attempt > opts.Retries {
+			return out, fmt.Errorf("push: %s moved on %d times in a row; giving up (--retries %d): %w", opts.Branch, attempt, opts.Retries, err)
+		}
+		if opts.Trace != nil {
+			fmt.Fprintf(opts.Trace, "push rejected (%s moved on); fetching and re-applying, attempt %d of %d\n", opts.Branch, attempt+1, opts.Retries+1)
+		}
+	}
+}
+
+// publishedFiles computes the two files' new content on top of tip.
+func publishedFiles(ctx context.Context, g *git, tip string, r *harness.Result, raw []byte, opts CommitOptions) (map[string][]byte, bool, error) {
+	oldHist, _, err := g.show(ctx, tip, opts.HistoryPath)
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", opts.HistoryPath, err)
+	}
+	hist, err := ParseHistory(oldHist, opts.HistoryPath)
+	if err != nil {
+		return nil, false, fmt.Errorf("the history on %s is damaged, not overwriting it: %w", opts.Branch, err)
+	}
+	hist = AppendHistory(hist, EntryOf(r), opts.HistoryMax)
+	files := map[string][]byte{opts.HistoryPath: FormatHistory(hist)}
+
+	// Keep a published result of a newer commit: a slow run for an older
+	// push must not replace it (pushes to main can finish out of order).
+	content := raw
+	keptNewer := false
+	if cur, ok, err := g.show(ctx, tip, opts.Path); err == nil && ok {
+		if old, err := Read(cur, opts.Path); err == nil && old.Meta.GitRef != r.Meta.GitRef {
+			if newer, known := g.isAncestor(ctx, r.Meta.GitRef, old.Meta.GitRef); known && newer {
+				content, keptNewer = cur, true
+			}
+		}
+	}
+	if len(content) == 0 || content[len(content)-1] != '\n' {
+		content = append(append([]byte(nil), content...), '\n')
+	}
+	files[opts.Path] = content
+	return files, keptNewer, nil
+}

@@ -1,0 +1,328 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/google/go-cmp/cmp"
+)
+
+// gitT runs git for a test's own setup, in dir.
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
+		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newRemote makes a bare repository with one commit on main and returns it
+// with a clone of it (the workflow's checkout).
+func newRemote(t *testing.T) (remote, checkout string) {
+	t.Helper()
+	root := t.TempDir()
+	remote = filepath.Join(root, "remote.git")
+	gitT(t, root, "init", "--quiet", "--bare", remote)
+	seed := filepath.Join(root, "seed")
+	gitT(t, root, "clone", "--quiet", remote, seed)
+	if err := os.WriteFile(filepath.Join(seed, "README.md"), []byte("server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, seed, "add", "README.md")
+	gitT(t, seed, "commit", "--quiet", "-m", "first")
+	gitT(t, seed, "push", "--quiet", "origin", "HEAD:refs/heads/main")
+	return remote, cloneT(t, remote)
+}
+
+func cloneT(t *testing.T, remote string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	gitT(t, filepath.Dir(dir), "clone", "--quiet", "--branch", "main", remote, dir)
+	return dir
+}
+
+// resultAt is the base fixture measured at ref with the given headline.
+func resultAt(t *testing.T, ref string, tput float64) (*harness.Result, []byte) {
+	t.Helper()
+	r, err := Read(readFixture(t, "base.json"), "base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Meta.GitRef = ref
+	r.Headline.ThroughputPerS = tput
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, raw
+}
+
+func remoteFile(t *testing.T, remote, path string) string {
+	t.Helper()
+	return gitT(t, remote, "show", "main:"+path)
+}
+
+func historyRefs(t *testing.T, remote string) []string {
+	t.Helper()
+	h, err := ParseHistory([]byte(remoteFile(t, remote, "benchmark/published/ceiling-load.history.jsonl")), "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, e := range h {
+		refs = append(refs, e.GitRef)
+	}
+	return refs
+}
+
+func TestCommitFirstPublish(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	headBefore := gitT(t, checkout, "rev-parse", "HEAD")
+	r, raw := resultAt(t, "aaaa", 123456)
+
+	out, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Commit == "" || out.Attempts != 1 || out.Unchanged {
+		t.Errorf("outcome = %+v, want one pushed commit", out)
+	}
+	if got := remoteFile(t, remote, "benchmark/published/ceiling-load.json"); got != strings.TrimSpace(string(raw)) {
+		t.Errorf("published file differs from the result")
+	}
+	if diff := cmp.Diff([]string{"aaaa"}, historyRefs(t, remote)); diff != "" {
+		t.Errorf("history refs (-want +got):\n%s", diff)
+	}
+	msg := gitT(t, remote, "log", "-1", "--format=%B", "main")
+	if !strings.Contains(msg, "measured at aaaa") || !strings.Contains(msg, "[skip ci]") {
+		t.Errorf("commit message does not name the measured commit:\n%s", msg)
+	}
+	if got := gitT(t, remote, "log", "-1", "--format=%an <%ae>", "main"); got != DefaultAuthor {
+		t.Errorf("author = %q, want %q", got, DefaultAuthor)
+	}
+	// The checkout itself is left as it was: same HEAD, clean tree.
+	if got := gitT(t, checkout, "rev-parse", "HEAD"); got != headBefore {
+		t.Errorf("HEAD moved from %s to %s", headBefore, got)
+	}
+	if st := gitT(t, checkout, "status", "--porcelain"); st != "" {
+		t.Errorf("working tree touched:\n%s", st)
+	}
+}
+
+// TestCommitConcurrentPush lands another publisher's push and an unrelated
+// commit between our commit and our push: our push is rejected, we re-apply
+// on the new tip, and every commit and every history entry survives once.
+func TestCommitConcurrentPush(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	other := cloneT(t, remote)
+	r, raw := resultAt(t, "bbbb", 200000)
+	r2, raw2 := resultAt(t, "cccc", 210000)
+
+	opts := CommitOptions{Repo: checkout, beforePush: func(attempt int) error {
+		if attempt != 1 {
+			return nil
+		}
+		if _, err := Commit(context.Background(), r2, raw2, CommitOptions{Repo: other}); err != nil {
+			return fmt.Errorf("concurrent publish: %w", err)
+		}
+		gitT(t, other, "pull", "--quiet", "--ff-only", "origin", "main")
+		if err := os.WriteFile(filepath.Join(other, "code.go"), []byte("package x\n"), 0o644); err != nil {
+			return err
+		}
+		gitT(t, other, "add", "code.go")
+		gitT(t, other, "commit", "--quiet", "-m", "unrelated work")
+		gitT(t, other, "push", "--quiet", "origin", "main")
+		return nil
+	}}
+	out, err := Commit(context.Background(), r, raw, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Attempts != 2 {
+		t.Errorf("attempts = %d, want 2 (one rejected push)", out.Attempts)
+	}
+	subjects := strings.Split(gitT(t, remote, "log", "--format=%s", "main"), "\n")
+	want := []string{"ceiling: publish ceiling-load ceiling measured at bbbb", "unrelated work",
+		"ceiling: publish ceiling-load ceiling measured at cccc", "first"}
+	if diff := cmp.Diff(want, subjects); diff != "" {
+		t.Errorf("main's log (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"cccc", "bbbb"}, historyRefs(t, remote)); diff != "" {
+		t.Errorf("history refs (-want +got):\n%s", diff)
+	}
+	if got := remoteFile(t, remote, "code.go"); got != "package x" {
+		t.Errorf("the concurrent commit's file was lost: %q", got)
+	}
+}
+
+func TestCommitIdempotent(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	r, raw := resultAt(t, "dddd", 100)
+	ctx := context.Background()
+	if _, err := Commit(ctx, r, raw, CommitOptions{Repo: checkout}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Commit(ctx, r, raw, CommitOptions{Repo: checkout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Unchanged || out.Commit != "" {
+		t.Errorf("second identical publish: %+v, want Unchanged and no commit", out)
+	}
+	// The same measured commit published again with other numbers replaces
+	// its entry instead of adding one.
+	r2, raw2 := resultAt(t, "dddd", 200)
+	if _, err := Commit(ctx, r2, raw2, CommitOptions{Repo: checkout}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseHistory([]byte(remoteFile(t, remote, "benchmark/published/ceiling-load.history.jsonl")), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != 1 || h[0].ThroughputPerS != 200 {
+		t.Errorf("history = %+v, want the one entry of dddd at 200", h)
+	}
+}
+
+func TestCommitHistoryBounded(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	for i := range 8 {
+		r, raw := resultAt(t, fmt.Sprintf("ref%02d", i), float64(1000+i))
+		if _, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout, HistoryMax: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]string{"ref05", "ref06", "ref07"}, historyRefs(t, remote)); diff != "" {
+		t.Errorf("history refs (-want +got):\n%s", diff)
+	}
+}
+
+func TestCommitGivesUp(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	other := cloneT(t, remote)
+	r, raw := resultAt(t, "eeee", 1)
+	n := 0
+	opts := CommitOptions{Repo: checkout, Retries: 2, beforePush: func(int) error {
+		n++
+		gitT(t, other, "commit", "--quiet", "--allow-empty", "-m", fmt.Sprintf("race %d", n))
+		gitT(t, other, "push", "--quiet", "origin", "main")
+		return nil
+	}}
+	out, err := Commit(context.Background(), r, raw, opts)
+	if err == nil || !strings.Contains(err.Error(), "giving up (--retries 2)") {
+		t.Fatalf("Commit = %v, want giving up after 3 attempts", err)
+	}
+	if out.Attempts != 3 {
+		t.Errorf("attempts = %d, want 3", out.Attempts)
+	}
+	if got := gitT(t, remote, "log", "-1", "--format=%s", "main"); got != "race 3" {
+		t.Errorf("remote tip = %q, want the racer's last commit", got)
+	}
+}
+
+func TestCommitRefusesNoCleanHeadline(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	raw := readFixture(t, "no_headline.json")
+	r, err := Read(raw, "no_headline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout}); !errors.Is(err, ErrNoCleanHeadline) {
+		t.Errorf("Commit = %v, want ErrNoCleanHeadline", err)
+	}
+	if got := gitT(t, remote, "rev-list", "--count", "main"); got != "1" {
+		t.Errorf("main has %s commits, want the 1 it started with", got)
+	}
+}
+
+// TestCommitKeepsNewerResult: a run for an older commit that finishes last
+// adds its history entry but does not replace the newer published result.
+func TestCommitKeepsNewerResult(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	older := gitT(t, checkout, "rev-parse", "HEAD")
+	gitT(t, checkout, "commit", "--quiet", "--allow-empty", "-m", "newer code")
+	gitT(t, checkout, "push", "--quiet", "origin", "main")
+	newer := gitT(t, checkout, "rev-parse", "HEAD")
+
+	rNew, rawNew := resultAt(t, newer, 500)
+	rOld, rawOld := resultAt(t, older, 400)
+	ctx := context.Background()
+	if _, err := Commit(ctx, rNew, rawNew, CommitOptions{Repo: checkout}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Commit(ctx, rOld, rawOld, CommitOptions{Repo: checkout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.KeptNewer {
+		t.Errorf("outcome = %+v, want KeptNewer", out)
+	}
+	if got := remoteFile(t, remote, "benchmark/published/ceiling-load.json"); got != strings.TrimSpace(string(rawNew)) {
+		t.Errorf("the newer published result was replaced")
+	}
+	if diff := cmp.Diff([]string{newer, older}, historyRefs(t, remote)); diff != "" {
+		t.Errorf("history refs (-want +got):\n%s", diff)
+	}
+}
+
+func TestCommitDamagedHistory(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	work := cloneT(t, remote)
+	p := filepath.Join(work, "benchmark/published/ceiling-load.history.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("{\"git_ref\":\"x\"}\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, work, "add", ".")
+	gitT(t, work, "commit", "--quiet", "-m", "hand edit")
+	gitT(t, work, "push", "--quiet", "origin", "main")
+	r, raw := resultAt(t, "ffff", 1)
+	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
+	if err == nil || !strings.Contains(err.Error(), "ceiling-load.history.jsonl:2:") {
+		t.Errorf("Commit = %v, want an error naming line 2 of the history", err)
+	}
+}
+
+func TestCommitOptionErrors(t *testing.T) {
+	t.Parallel()
+	r, raw := resultAt(t, "abcd", 1)
+	for _, tt := range []struct {
+		opts CommitOptions
+		want string
+	}{
+		{CommitOptions{Path: "../x.json"}, "--path"},
+		{CommitOptions{Path: ".git/config"}, "--path"},
+		{CommitOptions{HistoryPath: "/etc/passwd"}, "--history"},
+		{CommitOptions{Path: "a.json", HistoryPath: "a.json"}, "same file"},
+		{CommitOptions{Author: "nobody"}, "--author"},
+		{CommitOptions{HistoryMax: -1}, "--history-max"},
+	} {
+		tt.opts.Repo = t.TempDir()
+		if _, err := Commit(context.Background(), r, raw, tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Commit(%+v) = %v, want an error naming %s", tt.opts, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package publish
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/publish/schema"
+)
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestReadValidFixtures(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"base.json", "head_same.json", "head_mixed.json", "head_capped.json",
+		"head_nofloor.json", "no_headline.json", "head_hostile.json", "ok_unknown_fields.json"} {
+		if _, err := Read(readFixture(t, name), name); err != nil {
+			t.Errorf("Read(%s) = %v, want no error", name, err)
+		}
+	}
+}
+
+func TestReadMalformed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file string
+		want string // must appear in the error
+	}{
+		{"bad_missing_verdict.json", "curve[3].verdict: missing"},
+		{"bad_headline_batch.json", "headline.batch: 50 is not in config.batch_ladder [10 100]"},
+		{"bad_version.json", "schema_version: unsupported version 2 (this publisher reads 1)"},
+		{"bad_verdict_value.json", `curve[1].verdict: "fast" is not one of`},
+		{"bad_generator.json", `meta.generator: "../../etc" does not match`},
+		{"bad_ladder_type.json", "config.batch_ladder: want array, got string"},
+		{"bad_syntax.json", "invalid JSON at line 3, column"},
+		{"bad_truncated.json", "the document ends early"},
+	}
+	for _, tt := range tests {
+		_, err := Read(readFixture(t, tt.file), tt.file)
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("Read(%s) = %v, want a *ValidationError", tt.file, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), tt.file+": ") {
+			t.Errorf("Read(%s) error\n got: %v\nwant: %s: ...%s...", tt.file, err, tt.file, tt.want)
+		}
+	}
+}
+
+func TestReadEmptyAndTrailing(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                             "stdin: document: empty",
+		"  \n":                         "stdin: document: empty",
+		`{"schema_version":1}` + " {}": "unexpected data after the JSON document",
+		`[1,2]`:                        "document: want object, got array",
+	} {
+		_, err := Read([]byte(in), "stdin")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Read(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestSchemaRequiredMatchesGo removes, one at a time, every field the schema
+// file lists as required from a valid document, and checks that Read
+// refuses it naming that field: the committed schema and the publisher
+// cannot disagree about what a document must contain.
+func TestSchemaRequiredMatchesGo(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	if err := json.Unmarshal(readFixture(t, "base.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var sch struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]struct {
+			Required []string `json:"required"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema.Sweep, &sch); err != nil {
+		t.Fatal(err)
+	}
+	// Where each $defs object appears in the fixture.
+	at := map[string]string{"meta": "meta", "config": "config", "headline": "headline",
+		"point": "curve.2", "ceiling": "ceilings.1", "latency": "headline.latency_ns"}
+	var cases [][]string
+	for _, f := range sch.Required {
+		cases = append(cases, []string{f})
+	}
+	for def, d := range sch.Defs {
+		if d.Required == nil {
+			continue
+		}
+		where, ok := at[def]
+		if !ok {
+			t.Errorf("$defs/%s has required fields but no place in this test", def)
+			continue
+		}
+		for _, f := range d.Required {
+			cases = append(cases, append(strings.Split(where, "."), f))
+		}
+	}
+	if len(cases) < 30 {
+		t.Fatalf("only %d required fields found in the schema; did its shape change?", len(cases))
+	}
+	for _, path := range cases {
+		copyDoc := deepCopy(t, doc)
+		deleteAt(t, copyDoc, path)
+		b, _ := json.Marshal(copyDoc)
+		_, err := Read(b, "x.json")
+		want := strings.Join(path, ".") + ": missing"
+		want = strings.Replace(strings.Replace(want, "curve.2", "curve[2]", 1), "ceilings.1", "ceilings[1]", 1)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("without %v: Read = %v, want %q", path, err, want)
+		}
+	}
+}
+
+func deepCopy(t *testing.T, v map[string]any) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func deleteAt(t *testing.T, doc map[string]any, path []string) {
+	t.Helper()
+	var cur any = doc
+	for _, k := range path[:len(path)-1] {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[k]
+		case []any:
+			var i int
+			if err := json.Unmarshal([]byte(k), &i); err != nil {
+				t.Fatal(err)
+			}
+			cur = c[i]
+		}
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		t.Fatalf("%v: not an object in the fixture", path)
+	}
+	if _, ok := m[path[len(path)-1]]; !ok {
+		t.Fatalf("%v: not in the fixture", path)
+	}
+	delete(m, path[len(path)-1])
+}
