@@ -1,0 +1,225 @@
+package wsconn
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ReadMessage returns the next data message. The payload aliases a per-Conn
+// buffer and is valid until the next ReadMessage call. Control frames are
+// handled here (see the package comment). Text payloads are not checked for
+// valid UTF-8. Reader goroutine only.
+func (c *Conn) ReadMessage() (Opcode, []byte, error) {
+	if c.readErr != nil {
+		return 0, nil, c.readErr
+	}
+	for {
+		if c.w-c.r < 2 {
+			if err := c.fill(2); err != nil {
+				return c.fail(err)
+			}
+		}
+		b0, b1 := c.rbuf[c.r], c.rbuf[c.r+1]
+		if b0&0x70 != 0 {
+			return c.fail(&ProtocolError{"RSV bits set without a negotiated extension"})
+		}
+		if b1&0x80 != 0 {
+			return c.fail(&ProtocolError{"masked frame from the server"})
+		}
+		fin, op := b0&0x80 != 0, Opcode(b0&0x0F)
+		hlen, n := 2, uint64(b1&0x7F)
+		if n >= 126 {
+			if n == 126 {
+				hlen = 4
+			} else {
+				hlen = 10
+			}
+			if c.w-c.r < hlen {
+				if err := c.fill(hlen); err != nil {
+					return c.fail(err)
+				}
+			}
+			if hlen == 4 {
+				n = uint64(binary.BigEndian.Uint16(c.rbuf[c.r+2:]))
+			} else {
+				n = binary.BigEndian.Uint64(c.rbuf[c.r+2:])
+			}
+		}
+		if err := c.check(fin, op, n); err != nil {
+			return c.fail(err)
+		}
+		if total := hlen + int(n); total <= len(c.rbuf) {
+			if c.w-c.r < total {
+				if err := c.fill(total); err != nil {
+					return c.fail(err)
+				}
+			}
+			payload := c.rbuf[c.r+hlen : c.r+total]
+			c.r += total
+			switch {
+			case op == OpPing:
+				_ = c.sendPong(payload) // a broken socket shows up on the next read
+				continue
+			case op == OpPong:
+				continue
+			case op == OpClose:
+				return c.fail(c.closeFrom(payload))
+			case fin && op != OpContinuation:
+				c.messages.Add(1)
+				return op, payload, nil
+			case op != OpContinuation:
+				c.fragOp, c.frag = op, append(c.frag[:0], payload...)
+			default:
+				c.frag = append(c.frag, payload...)
+			}
+		} else {
+			// A data frame larger than the read buffer: stream its payload
+			// into the reassembly buffer (control frames are <= 125 bytes).
+			c.r += hlen
+			if op != OpContinuation {
+				c.fragOp, c.frag = op, c.frag[:0]
+			}
+			if err := c.readPayload(int(n)); err != nil {
+				return c.fail(err)
+			}
+		}
+		if fin {
+			op := c.fragOp
+			c.fragOp = 0
+			c.messages.Add(1)
+			return op, c.frag, nil
+		}
+	}
+}
+
+// check validates a frame header against RFC 6455 and the size limit.
+func (c *Conn) check(fin bool, op Opcode, n uint64) error {
+	switch op {
+	case OpPing, OpPong, OpClose:
+		if !fin {
+			return &ProtocolError{"fragmented " + op.String() + " frame"}
+		}
+		if n > maxControlPayload {
+			return &ProtocolError{op.String() + " frame longer than 125 bytes"}
+		}
+		return nil
+	case OpText, OpBinary:
+		if c.fragOp != 0 {
+			return &ProtocolError{"new " + op.String() + " message inside a fragmented message"}
+		}
+		if n > uint64(c.maxMsg) {
+			return errTooBig(n, c.maxMsg)
+		}
+		return nil
+	case OpContinuation:
+		if c.fragOp == 0 {
+			return &ProtocolError{"continuation frame without a message to continue"}
+		}
+		if n > uint64(c.maxMsg-len(c.frag)) {
+			return errTooBig(uint64(len(c.frag))+n, c.maxMsg)
+		}
+		return nil
+	}
+	return &ProtocolError{"reserved " + op.String()}
+}
+
+type tooBigError struct{ ProtocolError }
+
+func errTooBig(n uint64, limit int) error {
+	return &tooBigError{ProtocolError{fmt.Sprintf("message of %d bytes exceeds MaxMessageSize %d", n, limit)}}
+}
+
+// fill reads until at least need (<= len(rbuf)) unread bytes are buffered.
+func (c *Conn) fill(need int) error {
+	if c.r == c.w {
+		c.r, c.w = 0, 0
+	} else if c.r+need > len(c.rbuf) {
+		c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
+		c.r = 0
+	}
+	for c.w-c.r < need {
+		n, err := c.rd.Read(c.rbuf[c.w:])
+		c.reads.Add(1)
+		c.w += n
+		if err != nil && c.w-c.r < need {
+			if err == io.EOF && c.w > c.r {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// readPayload appends the next n payload bytes to frag: first what the read
+// buffer holds, then straight from the socket.
+func (c *Conn) readPayload(n int) error {
+	k := min(n, c.w-c.r)
+	c.frag = append(c.frag, c.rbuf[c.r:c.r+k]...)
+	c.r += k
+	n -= k
+	if n == 0 {
+		return nil
+	}
+	c.frag = grow(c.frag, n)
+	end := len(c.frag) + n
+	for len(c.frag) < end {
+		m, err := c.rd.Read(c.frag[len(c.frag):end])
+		c.reads.Add(1)
+		c.frag = c.frag[:len(c.frag)+m]
+		if err != nil && len(c.frag) < end {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+n)
+	copy(nb, b)
+	return nb
+}
+
+// closeFrom turns a close frame into a *CloseError and echoes its code.
+func (c *Conn) closeFrom(p []byte) error {
+	if len(p) == 1 {
+		return &ProtocolError{"close frame with a 1-byte payload"}
+	}
+	ce := &CloseError{Code: CloseNoStatusReceived}
+	if len(p) >= 2 {
+		ce.Code = int(binary.BigEndian.Uint16(p))
+		ce.Text = string(p[2:])
+	}
+	echo := ce.Code
+	if echo == CloseNoStatusReceived {
+		echo = CloseNormalClosure
+	}
+	_ = c.sendClose(echo, "")
+	return ce
+}
+
+// fail makes err sticky and, for a protocol violation, tells the server.
+func (c *Conn) fail(err error) (Opcode, []byte, error) {
+	var tb *tooBigError
+	var pe *ProtocolError
+	switch {
+	case errors.As(err, &tb):
+		_ = c.sendClose(CloseMessageTooBig, "")
+		err = &tb.ProtocolError
+	case errors.As(err, &pe):
+		_ = c.sendClose(CloseProtocolError, "")
+	case errors.As(err, new(*CloseError)):
+	default:
+		err = fmt.Errorf("websocket: read: %w", err)
+	}
+	c.readErr = err
+	return 0, nil, err
+}
