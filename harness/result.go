@@ -39,6 +39,11 @@ type Result struct {
 	// point run again at the end (A-A). Null when no repeat could run.
 	NoiseFloorPct *float64 `json:"noise_floor_pct"`
 
+	// Partial is true when the sweep was interrupted (SIGINT/SIGTERM) and
+	// the document holds only the points that finished.
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason,omitempty"`
+
 	Curve    []Point        `json:"curve"` // every point, in the order run, A-A repeat last
 	Ceilings []BatchCeiling `json:"ceilings"`
 	Warnings []string       `json:"warnings"`

@@ -1,0 +1,234 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// Scenarios the generator contract knows.
+const (
+	ScenarioEcho   = "echo"
+	ScenarioFanout = "fanout"
+)
+
+// Defaults of the knobs that are not ladders.
+const (
+	DefaultRecordSize    = 256
+	DefaultHeadlineBatch = 10
+	DefaultReps          = 1
+	DefaultDuration      = 10 * time.Second
+	DefaultWarmup        = 3 * time.Second
+	DefaultScenario      = ScenarioEcho
+	DefaultOut           = "out/ceiling.json"
+	DefaultTargetFile    = "benchmark/targets/refserver.json"
+
+	QuickDuration = 3 * time.Second
+	QuickWarmup   = 1 * time.Second
+
+	// ConnectConcurrency is pinned explicitly for every point: bounded
+	// connects, at most this many in flight, so a high rung is not an
+	// auth storm.
+	ConnectConcurrency = 32
+)
+
+// Options is every knob of a sweep. The CLI fills it in three layers:
+// DefaultOptions(quick), then ApplyEnv (the make variables), then its flags;
+// Resolve fills what is still open (CPU sets, ladders) and validates it all
+// before anything boots. A zero CPU set or ladder means "not given".
+type Options struct {
+	ServerCPUs    pinning.CPUSet // SRV_CPUSET
+	GeneratorCPUs pinning.CPUSet // LT_CPUSET
+	AllowOverlap  bool
+
+	BatchLadder   Ladder       // BATCH_LADDER
+	ConnsLadders  ConnsLadders // CONNS_LADDER_<batch>; batches not listed get DefaultConnsLadder
+	RecordSize    int          // RECORD_SIZE, bytes
+	HeadlineBatch int          // HEADLINE_BATCH, must be a rung of BatchLadder
+	Reps          int          // REPS
+	Duration      time.Duration
+	Warmup        time.Duration
+	Scenario      string // echo | fanout
+	Out           string // result path
+	Quick         bool
+	Generator     string // GENERATOR command line; empty: this binary's `load`
+	TargetFile    string // TARGET
+
+	// Overrides of the target file (flags only).
+	ServerCmd    string // whole command line, space separated, placeholders allowed
+	URL          string
+	Ready        string
+	ReadyTimeout time.Duration
+
+	// Not knobs: set by the caller.
+	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
+	Command []string // the harness's own command line, for the result
+
+	// Filled by Resolve.
+	Notes []string // how defaults were picked, e.g. the CPU sets for this machine
+}
+
+// DefaultOptions are the defaults before env and flags. quick swaps in the
+// small ladder and short points (QUICK=1, about a minute in all).
+func DefaultOptions(quick bool) Options {
+	o := Options{
+		BatchLadder:   slices.Clone(DefaultBatchLadder),
+		ConnsLadders:  ConnsLadders{},
+		RecordSize:    DefaultRecordSize,
+		HeadlineBatch: DefaultHeadlineBatch,
+		Reps:          DefaultReps,
+		Duration:      DefaultDuration,
+		Warmup:        DefaultWarmup,
+		Scenario:      DefaultScenario,
+		Out:           DefaultOut,
+		TargetFile:    DefaultTargetFile,
+		ReadyTimeout:  0, // the target file's, or 10 s
+	}
+	if quick {
+		o.Quick = true
+		o.BatchLadder = slices.Clone(QuickBatchLadder)
+		for b, l := range QuickConnsLadders {
+			o.ConnsLadders[b] = slices.Clone(l)
+		}
+		o.Duration = QuickDuration
+		o.Warmup = QuickWarmup
+	}
+	return o
+}
+
+// QuickFromEnv reports whether QUICK is set to a true value; the CLI needs
+// it before the defaults are laid down.
+func QuickFromEnv(lookup func(string) (string, bool)) (bool, error) {
+	v, ok := lookup("QUICK")
+	if !ok || v == "" {
+		return false, nil
+	}
+	q, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("QUICK: %q is not a boolean (use 1 or 0)", v)
+	}
+	return q, nil
+}
+
+// ApplyEnv overrides o with the make variables that are set and not empty
+// (make exports empty ones). environ lists NAME=VALUE pairs, scanned for
+// CONNS_LADDER_<batch>. Every error names the variable.
+func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string) error {
+	get := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		v = strings.TrimSpace(v)
+		return v, ok && v != ""
+	}
+	var errs []error
+	if v, ok := get("SRV_CPUSET"); ok {
+		s, err := pinning.Parse("SRV_CPUSET", v)
+		errs = append(errs, err)
+		o.ServerCPUs = s
+	}
+	if v, ok := get("LT_CPUSET"); ok {
+		s, err := pinning.Parse("LT_CPUSET", v)
+		errs = append(errs, err)
+		o.GeneratorCPUs = s
+	}
+	if v, ok := get("ALLOW_OVERLAP"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ALLOW_OVERLAP: %q is not a boolean", v))
+		}
+		o.AllowOverlap = b
+	}
+	if v, ok := get("BATCH_LADDER"); ok {
+		l, err := ParseLadder("BATCH_LADDER", v)
+		errs = append(errs, err)
+		o.BatchLadder = l
+	}
+	for _, kv := range environ {
+		name, v, _ := strings.Cut(kv, "=")
+		rest, found := strings.CutPrefix(name, "CONNS_LADDER_")
+		if !found || strings.TrimSpace(v) == "" {
+			continue
+		}
+		b, err := strconv.Atoi(rest)
+		if err != nil || b <= 0 {
+			errs = append(errs, fmt.Errorf("%s: %q after CONNS_LADDER_ is not a batch size", name, rest))
+			continue
+		}
+		l, err := ParseLadder(name, v)
+		errs = append(errs, err)
+		if o.ConnsLadders == nil {
+			o.ConnsLadders = ConnsLadders{}
+		}
+		o.ConnsLadders[b] = l
+	}
+	for _, k := range []struct {
+		name string
+		dst  *int
+	}{{"RECORD_SIZE", &o.RecordSize}, {"HEADLINE_BATCH", &o.HeadlineBatch}, {"REPS", &o.Reps}} {
+		if v, ok := get(k.name); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Errorf("%s: %q is not a positive integer", k.name, v))
+				continue
+			}
+			*k.dst = n
+		}
+	}
+	for _, k := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"DURATION", &o.Duration}, {"WARMUP", &o.Warmup}} {
+		if v, ok := get(k.name); ok {
+			d, err := ParseSeconds(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", k.name, err))
+				continue
+			}
+			*k.dst = d
+		}
+	}
+	if v, ok := get("SCENARIO"); ok {
+		o.Scenario = v
+	}
+	if v, ok := get("OUT"); ok {
+		o.Out = v
+	}
+	if v, ok := get("GENERATOR"); ok {
+		o.Generator = v
+	}
+	if v, ok := get("TARGET"); ok {
+		o.TargetFile = v
+	}
+	return errors.Join(errs...)
+}
+
+// ParseSeconds reads a duration as Go writes it ("10s", "1m30s") or as a
+// bare number of seconds ("10"), the way the seed's scripts took DURATION.
+// Negative durations are refused.
+func ParseSeconds(s string) (time.Duration, error) {
+	var d time.Duration
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		d = time.Duration(f * float64(time.Second))
+	} else {
+		d, err = time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (e.g. 10s or 10)", s)
+		}
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}
+
+// ConnsLadder is the connection ladder of one batch size after defaults.
+func (o *Options) ConnsLadder(batch int) Ladder {
+	if l, ok := o.ConnsLadders[batch]; ok {
+		return l
+	}
+	return DefaultConnsLadder(batch)
+}

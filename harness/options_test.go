@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/google/go-cmp/cmp"
+)
+
+func envOf(kv ...string) (func(string) (string, bool), []string) {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	var environ []string
+	for k, v := range m {
+		environ = append(environ, k+"="+v)
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }, environ
+}
+
+func TestApplyEnv(t *testing.T) {
+	lookup, environ := envOf(
+		"BATCH_LADDER", "10 100",
+		"CONNS_LADDER_100", "8,16",
+		"RECORD_SIZE", "512",
+		"REPS", "2",
+		"DURATION", "5",
+		"WARMUP", "500ms",
+		"SCENARIO", "fanout",
+		"OUT", "/tmp/x.json",
+		"SRV_CPUSET", "", // make exports unset variables as empty: ignored
+	)
+	o := DefaultOptions(false)
+	if err := o.ApplyEnv(lookup, environ); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Ladder{10, 100}, o.BatchLadder); diff != "" {
+		t.Errorf("BatchLadder (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Ladder{8, 16}, o.ConnsLadder(100)); diff != "" {
+		t.Errorf("ConnsLadder(100) (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(DefaultConnsLadder(10), o.ConnsLadder(10)); diff != "" {
+		t.Errorf("ConnsLadder(10) should stay default (-want +got):\n%s", diff)
+	}
+	got := []any{o.RecordSize, o.Reps, o.Duration, o.Warmup, o.Scenario, o.Out, len(o.ServerCPUs)}
+	want := []any{512, 2, 5 * time.Second, 500 * time.Millisecond, "fanout", "/tmp/x.json", 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestApplyEnvErrorsNameTheVariable(t *testing.T) {
+	tests := []struct{ name, value, want string }{
+		{"BATCH_LADDER", "10 abc", "BATCH_LADDER: rung"},
+		{"CONNS_LADDER_10", "0", "CONNS_LADDER_10: rung"},
+		{"CONNS_LADDER_ten", "1", "CONNS_LADDER_ten"},
+		{"RECORD_SIZE", "-1", "RECORD_SIZE"},
+		{"REPS", "0", "REPS"},
+		{"HEADLINE_BATCH", "ten", "HEADLINE_BATCH"},
+		{"DURATION", "soon", "DURATION"},
+		{"WARMUP", "-1s", "WARMUP"},
+		{"SRV_CPUSET", "0-", "SRV_CPUSET"},
+		{"LT_CPUSET", "0,0", "LT_CPUSET"},
+		{"ALLOW_OVERLAP", "maybe", "ALLOW_OVERLAP"},
+	}
+	for _, tt := range tests {
+		lookup, environ := envOf(tt.name, tt.value)
+		o := DefaultOptions(false)
+		err := o.ApplyEnv(lookup, environ)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s=%q: error %v, want it to name %q", tt.name, tt.value, err, tt.want)
+		}
+	}
+	if _, err := QuickFromEnv(func(string) (string, bool) { return "yes please", true }); err == nil || !strings.Contains(err.Error(), "QUICK") {
+		t.Errorf("QUICK=yes please: error %v, want it to name QUICK", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	two := pinning.CPUSet{0, 1}
+	tests := []struct {
+		name     string
+		edit     func(*Options)
+		avail    pinning.CPUSet
+		srv, gen pinning.CPUSet
+		wantErr  string
+	}{
+		{name: "defaults on 2 cores", avail: two, srv: pinning.CPUSet{1}, gen: pinning.CPUSet{0}},
+		{name: "defaults on 4 cores", avail: pinning.CPUSet{0, 1, 2, 3}, srv: pinning.CPUSet{1, 2, 3}, gen: pinning.CPUSet{0}},
+		{name: "one core overlaps with a note", avail: pinning.CPUSet{0}, srv: pinning.CPUSet{0}, gen: pinning.CPUSet{0}},
+		{name: "only server given", avail: pinning.CPUSet{0, 1, 2, 3}, edit: func(o *Options) { o.ServerCPUs = pinning.CPUSet{2, 3} }, srv: pinning.CPUSet{2, 3}, gen: pinning.CPUSet{0}},
+		{name: "only generator given", avail: pinning.CPUSet{0, 1, 2}, edit: func(o *Options) { o.GeneratorCPUs = pinning.CPUSet{1} }, srv: pinning.CPUSet{0, 2}, gen: pinning.CPUSet{1}},
+		{name: "overlap refused", avail: two, edit: func(o *Options) { o.ServerCPUs, o.GeneratorCPUs = two, pinning.CPUSet{1} }, wantErr: "SRV_CPUSET 0-1 and LT_CPUSET 1 overlap on 1"},
+		{name: "overlap allowed", avail: two, edit: func(o *Options) {
+			o.ServerCPUs, o.GeneratorCPUs, o.AllowOverlap = two, pinning.CPUSet{1}, true
+		}, srv: two, gen: pinning.CPUSet{1}},
+		{name: "headline not a rung", avail: two, edit: func(o *Options) { o.HeadlineBatch = 7 }, wantErr: "HEADLINE_BATCH (--headline-batch): 7 is not a rung"},
+		{name: "bad scenario", avail: two, edit: func(o *Options) { o.Scenario = "pubsub" }, wantErr: "SCENARIO (--scenario)"},
+		{name: "zero duration", avail: two, edit: func(o *Options) { o.Duration = 0 }, wantErr: "DURATION (--duration)"},
+		{name: "out is a dir", avail: two, edit: func(o *Options) { o.Out = t.TempDir() }, wantErr: "OUT (--out)"},
+		{name: "generator missing", avail: two, edit: func(o *Options) { o.Generator = "/nonexistent/gen --x" }, wantErr: "GENERATOR (--generator)"},
+		{name: "server takes every cpu", avail: two, edit: func(o *Options) { o.ServerCPUs = two }, wantErr: "LT_CPUSET: not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := DefaultOptions(false)
+			if tt.edit != nil {
+				tt.edit(&o)
+			}
+			err := o.Resolve(tt.avail)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Resolve error = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]pinning.CPUSet{tt.srv, tt.gen}, []pinning.CPUSet{o.ServerCPUs, o.GeneratorCPUs}); diff != "" {
+				t.Errorf("server, generator sets (-want +got):\n%s", diff)
+			}
+			if len(tt.avail) == 1 && !o.AllowOverlap {
+				t.Errorf("one CPU: overlap not allowed")
+			}
+		})
+	}
+}
+
+func TestQuickDefaults(t *testing.T) {
+	o := DefaultOptions(true)
+	if !o.Quick || o.Duration != QuickDuration || len(o.BatchLadder) != 2 {
+		t.Fatalf("quick options %+v", o)
+	}
+	n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps))
+	if n != 4 {
+		t.Errorf("quick sweep has %d points, want 4 (+1 A-A repeat)", n)
+	}
+}

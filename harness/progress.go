@@ -1,0 +1,33 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Progress writes the one-line progress report the sweep prints on stderr
+// before each point: point i of N, batch and connections, elapsed, ETA.
+// The ETA is the mean wall time of the points done so far times the points
+// left; before the first point ends there is none.
+func Progress(w io.Writer, i, n int, role string, k PointKey, elapsed time.Duration) {
+	eta := "?"
+	if i > 1 {
+		per := elapsed / time.Duration(i-1)
+		eta = fmtDur(per * time.Duration(n-i+1))
+	}
+	what := ""
+	if role == RoleAARepeat {
+		what = " (A-A repeat)"
+	}
+	fmt.Fprintf(w, "point %d/%d: batch %d, %d connections, rep %d%s | elapsed %s, eta %s\n",
+		i, n, k.Batch, k.Connections, k.Rep, what, fmtDur(elapsed), eta)
+}
+
+func fmtDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d >= time.Minute {
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
+}

@@ -1,0 +1,112 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// Resolve fills what the knobs left open and validates every knob together,
+// before anything boots. available is the CPUs this process may run on (its
+// own affinity); default sets are carved from it. Each error names the knob
+// as both its variable and its flag, since either may have set it.
+func (o *Options) Resolve(available pinning.CPUSet) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
+		bad("SCENARIO (--scenario): %q is not a scenario (echo | fanout)", o.Scenario)
+	}
+	if len(o.BatchLadder) == 0 {
+		bad("BATCH_LADDER (--batch-ladder): empty")
+	}
+	if !o.BatchLadder.Contains(o.HeadlineBatch) {
+		bad("HEADLINE_BATCH (--headline-batch): %d is not a rung of BATCH_LADDER %q", o.HeadlineBatch, o.BatchLadder.String())
+	}
+	for b := range o.ConnsLadders {
+		if !o.BatchLadder.Contains(b) {
+			o.Notes = append(o.Notes, fmt.Sprintf("CONNS_LADDER_%d is set but %d is not in BATCH_LADDER %q: ignored", b, b, o.BatchLadder.String()))
+		}
+	}
+	if o.RecordSize <= 0 {
+		bad("RECORD_SIZE (--record-size): %d is not a positive number of bytes", o.RecordSize)
+	}
+	if o.Reps <= 0 {
+		bad("REPS (--reps): %d is not a positive count", o.Reps)
+	}
+	if o.Duration <= 0 {
+		bad("DURATION (--duration): %s is not a positive duration", o.Duration)
+	}
+	if o.Warmup < 0 {
+		bad("WARMUP (--warmup): %s is negative", o.Warmup)
+	}
+	if o.ReadyTimeout < 0 {
+		bad("--ready-timeout: %s is negative", o.ReadyTimeout)
+	}
+	if strings.TrimSpace(o.Out) == "" {
+		bad("OUT (--out): empty path")
+	} else if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
+		bad("OUT (--out): %s is a directory, want a file path", o.Out)
+	}
+	if g := strings.Fields(o.Generator); len(g) > 0 {
+		if _, err := exec.LookPath(g[0]); err != nil {
+			bad("GENERATOR (--generator): %w", err)
+		}
+	}
+	errs = append(errs, o.resolveCPUs(available))
+	return errors.Join(errs...)
+}
+
+// resolveCPUs picks sets for the cores present when none were given (the
+// generator gets the first CPU, the server the rest; one CPU: both share it,
+// with a warning) and refuses an overlap unless it was allowed.
+func (o *Options) resolveCPUs(available pinning.CPUSet) error {
+	srv, gen := o.ServerCPUs, o.GeneratorCPUs
+	switch {
+	case len(srv) == 0 && len(gen) == 0:
+		switch len(available) {
+		case 0:
+			return errors.New("SRV_CPUSET, LT_CPUSET: not set, and this process's CPU affinity is unknown: set both")
+		case 1:
+			srv, gen = slices.Clone(available), slices.Clone(available)
+			o.AllowOverlap = true
+			o.Notes = append(o.Notes, fmt.Sprintf("only CPU %d is available: server and generator share it (overlap), so the generator steals server CPU", available[0]))
+		default:
+			gen, srv = available[:1:1], slices.Clone(available[1:])
+		}
+		o.Notes = append(o.Notes, fmt.Sprintf("SRV_CPUSET and LT_CPUSET not set: picked server %s, generator %s for the %d CPUs present",
+			srv, gen, len(available)))
+	case len(gen) == 0:
+		for _, c := range available {
+			if !slices.Contains(srv, c) {
+				gen = pinning.CPUSet{c}
+				break
+			}
+		}
+		if len(gen) == 0 {
+			return fmt.Errorf("LT_CPUSET: not set and SRV_CPUSET %s leaves no CPU of %s for the generator", srv, available)
+		}
+		o.Notes = append(o.Notes, fmt.Sprintf("LT_CPUSET not set: picked %s", gen))
+	case len(srv) == 0:
+		for _, c := range available {
+			if !slices.Contains(gen, c) {
+				srv = append(srv, c)
+			}
+		}
+		if len(srv) == 0 {
+			return fmt.Errorf("SRV_CPUSET: not set and LT_CPUSET %s leaves no CPU of %s for the server", gen, available)
+		}
+		o.Notes = append(o.Notes, fmt.Sprintf("SRV_CPUSET not set: picked %s", srv))
+	}
+	o.ServerCPUs, o.GeneratorCPUs = srv, gen
+	if shared := pinning.Overlap(srv, gen); len(shared) > 0 && !o.AllowOverlap {
+		return fmt.Errorf("SRV_CPUSET %s and LT_CPUSET %s overlap on %s: the generator would steal server CPU (pass --allow-overlap or ALLOW_OVERLAP=1 to run anyway)",
+			srv, gen, shared)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// NoiseFloorPct is the A-A noise floor: how far the repeat of the headline
+// peak moved from it, in percent of the peak. Nil when either run has no
+// throughput to compare.
+func NoiseFloorPct(peak, repeat float64) *float64 {
+	if peak <= 0 || repeat <= 0 {
+		return nil
+	}
+	v := math.Abs(repeat-peak) / peak * 100
+	return &v
+}
+
+// Regime names what a headline describes, e.g. "echo, batch 10, 256 B,
+// 3 server cores, 1 generator core".
+func Regime(scenario string, batch, recordSize, serverCores, generatorCores int) string {
+	return fmt.Sprintf("%s, batch %d, %d B, %s, %s", scenario, batch, recordSize,
+		plural(serverCores, "server core"), plural(generatorCores, "generator core"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Summarize derives the ceilings, the headline and the noise floor from the
+// curve, and adds the warnings they call for. It is idempotent and works on
+// a partial curve (an interrupted sweep).
+func (r *Result) Summarize() {
+	r.Ceilings = r.Ceilings[:0]
+	for _, b := range r.Config.BatchLadder {
+		r.Ceilings = append(r.Ceilings, r.ceiling(b))
+	}
+	for _, c := range r.Ceilings {
+		if c.AtLadderTop {
+			r.warn(fmt.Sprintf("batch %d peaked at the top of its connection ladder (%d connections): widen CONNS_LADDER_%d, the knee may lie beyond it",
+				c.Batch, c.Connections, c.Batch))
+		}
+		if !c.Found && r.ran(c.Batch) {
+			r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors or was saturated)", c.Batch))
+		}
+	}
+
+	r.Headline = Headline{Batch: r.Config.HeadlineBatch}
+	for _, c := range r.Ceilings {
+		if c.Batch == r.Config.HeadlineBatch && c.Found {
+			r.Headline = Headline{
+				Clean:          true,
+				ThroughputPerS: c.ThroughputPerS,
+				Batch:          c.Batch,
+				Connections:    c.Connections,
+				LatencyNs:      c.LatencyNs,
+				Verdict:        c.Verdict,
+				LowerBound:     c.LowerBound,
+			}
+		}
+	}
+	if r.Headline.LowerBound {
+		r.warn("the headline is a lower bound: the generator capped it, not the server")
+	}
+
+	r.NoiseFloorPct = nil
+	for _, p := range r.Curve {
+		if p.Role == RoleAARepeat && p.Status == StatusOK && r.Headline.Clean &&
+			p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
+			r.NoiseFloorPct = NoiseFloorPct(r.Headline.ThroughputPerS, p.ThroughputPerS)
+		}
+	}
+}
+
+// ceiling is one batch's highest clean sweep point (the A-A repeat measures
+// noise and is not a candidate).
+func (r *Result) ceiling(batch int) BatchCeiling {
+	c := BatchCeiling{Batch: batch}
+	for _, p := range r.Curve {
+		if p.Role != RoleSweep || p.Batch != batch || !p.Clean {
+			continue
+		}
+		if !c.Found || p.ThroughputPerS > c.ThroughputPerS {
+			c = BatchCeiling{
+				Batch:          batch,
+				Found:          true,
+				ThroughputPerS: p.ThroughputPerS,
+				Connections:    p.Connections,
+				LatencyNs:      p.LatencyNs,
+				Verdict:        p.Verdict,
+				LowerBound:     p.LowerBound,
+			}
+		}
+	}
+	if lad := r.Config.ConnsLadders[strconv.Itoa(batch)]; c.Found && len(lad) > 0 {
+		c.AtLadderTop = c.Connections == lad[len(lad)-1]
+	}
+	return c
+}
+
+func (r *Result) ran(batch int) bool {
+	for _, p := range r.Curve {
+		if p.Batch == batch {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Result) warn(w string) {
+	for _, have := range r.Warnings {
+		if have == w {
+			return
+		}
+	}
+	r.Warnings = append(r.Warnings, w)
+}

@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNoiseFloorPct(t *testing.T) {
+	tests := []struct {
+		peak, repeat float64
+		want         float64 // NaN: nil
+	}{
+		{100, 100, 0},
+		{100, 90, 10},
+		{100, 112.5, 12.5},
+		{200000, 150000, 25},
+		{0, 10, math.NaN()},
+		{10, 0, math.NaN()},
+	}
+	for _, tt := range tests {
+		got := NoiseFloorPct(tt.peak, tt.repeat)
+		if math.IsNaN(tt.want) {
+			if got != nil {
+				t.Errorf("NoiseFloorPct(%v, %v) = %v, want nil", tt.peak, tt.repeat, *got)
+			}
+			continue
+		}
+		if got == nil || math.Abs(*got-tt.want) > 1e-9 {
+			t.Errorf("NoiseFloorPct(%v, %v) = %v, want %v", tt.peak, tt.repeat, got, tt.want)
+		}
+	}
+}
+
+func TestRegime(t *testing.T) {
+	if got, want := Regime("echo", 10, 256, 3, 1), "echo, batch 10, 256 B, 3 server cores, 1 generator core"; got != want {
+		t.Errorf("Regime = %q, want %q", got, want)
+	}
+}
+
+// pt builds a clean ok point.
+func pt(role string, batch, conns int, thr float64, verdict string) Point {
+	return Point{Role: role, Batch: batch, Connections: conns, Status: StatusOK, Clean: true,
+		ThroughputPerS: thr, Verdict: verdict, LowerBound: IsLowerBound(verdict), LatencyNs: load.Latency{P99: int64(thr)}}
+}
+
+func TestSummarize(t *testing.T) {
+	r := &Result{Config: Config{
+		BatchLadder:   []int{10, 100, 4096},
+		ConnsLadders:  map[string][]int{"10": {32, 64, 128}, "100": {16, 32}, "4096": {4}},
+		HeadlineBatch: 10,
+	}}
+	dirty := pt(RoleSweep, 10, 128, 999999, VerdictNeither)
+	dirty.Clean, dirty.Errors = false, 3
+	failed := Point{Role: RoleSweep, Batch: 4096, Connections: 4, Status: StatusFailed, Verdict: VerdictFailed}
+	r.Curve = []Point{
+		pt(RoleSweep, 10, 32, 1000, VerdictNeither),
+		pt(RoleSweep, 100, 16, 500, VerdictNeither),
+		failed,
+		pt(RoleSweep, 10, 64, 1500, VerdictServerSaturated),
+		pt(RoleSweep, 100, 32, 800, VerdictGeneratorCapped),
+		dirty, // highest, but has errors: not a ceiling
+		pt(RoleAARepeat, 10, 64, 1400, VerdictServerSaturated),
+	}
+	r.Summarize()
+	r.Summarize() // idempotent
+
+	want := []BatchCeiling{
+		{Batch: 10, Found: true, ThroughputPerS: 1500, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: VerdictServerSaturated},
+		{Batch: 100, Found: true, ThroughputPerS: 800, Connections: 32, LatencyNs: load.Latency{P99: 800}, Verdict: VerdictGeneratorCapped, LowerBound: true, AtLadderTop: true},
+		{Batch: 4096},
+	}
+	if diff := cmp.Diff(want, r.Ceilings); diff != "" {
+		t.Errorf("Ceilings (-want +got):\n%s", diff)
+	}
+	wantHead := Headline{Clean: true, ThroughputPerS: 1500, Batch: 10, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: VerdictServerSaturated}
+	if diff := cmp.Diff(wantHead, r.Headline); diff != "" {
+		t.Errorf("Headline (-want +got):\n%s", diff)
+	}
+	if r.NoiseFloorPct == nil || math.Abs(*r.NoiseFloorPct-100.0/15) > 1e-9 {
+		t.Errorf("NoiseFloorPct = %v, want 6.67", r.NoiseFloorPct)
+	}
+	wantWarn := []string{
+		"batch 100 peaked at the top of its connection ladder (32 connections): widen CONNS_LADDER_100, the knee may lie beyond it",
+		"batch 4096 has no clean point (every point failed, had errors or was saturated)",
+	}
+	if diff := cmp.Diff(wantWarn, r.Warnings); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestSummarizeNoCleanHeadline(t *testing.T) {
+	r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32}}, HeadlineBatch: 10}}
+	sat := pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated)
+	sat.Clean, sat.Saturated = false, true
+	r.Curve = []Point{sat}
+	r.Summarize()
+	if r.Headline.Clean || r.Headline.Batch != 10 || r.NoiseFloorPct != nil {
+		t.Errorf("headline %+v, noise %v: want not clean, batch 10, no noise floor", r.Headline, r.NoiseFloorPct)
+	}
+}

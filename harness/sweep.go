@@ -1,0 +1,158 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// Point statuses.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// ErrNoCleanHeadline is returned (with a written result) when the headline
+// batch has no clean point: the run is not publishable, exit status 1.
+var ErrNoCleanHeadline = errors.New("no clean point at the headline batch: result written, not publishable")
+
+// ErrInterrupted is returned when the context ended mid-sweep; the partial
+// result is marked so.
+var ErrInterrupted = errors.New("sweep interrupted: partial result written")
+
+// PointSpec is what a PointRunner is asked to measure.
+type PointSpec struct {
+	Index int // 1-based position in the run
+	Role  string
+	Key   PointKey
+}
+
+// Outcome is what measuring one point produced. Load is nil when the point
+// failed; FailReason and LogTail then say why.
+type Outcome struct {
+	Load         *load.Result
+	ServerCPU    CPUStats
+	GeneratorCPU CPUStats
+	FailReason   string
+	LogTail      string // server log tail, or the generator's stderr tail
+	StartedAt    time.Time
+	Wall         time.Duration
+}
+
+// PointRunner measures one point: boot the server, run the generator,
+// sample both sides, stop the server. ProcRunner is the real one.
+type PointRunner interface {
+	RunPoint(ctx context.Context, spec PointSpec) Outcome
+}
+
+// Sweep runs every point of o in the interleaved order, then repeats the
+// headline peak (A-A), filling r (whose Meta the caller has set) as it
+// goes. It returns ErrInterrupted when ctx ended (r then holds what
+// finished, marked partial) and ErrNoCleanHeadline when the headline batch
+// has no clean point; r is complete enough to write in every case.
+func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
+	r.SchemaVersion = SchemaVersion
+	r.Config = ConfigOf(o)
+	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	for _, n := range o.Notes {
+		r.warn(n)
+	}
+	order := r.Config.Order
+	total := len(order) + 1 // the A-A repeat
+	start := time.Now()
+
+	run := func(i int, role string, k PointKey) {
+		Progress(progress, i, total, role, k, time.Since(start))
+		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
+		p := MakePoint(i, role, k, out, th)
+		r.Curve = append(r.Curve, p)
+		if p.Status != StatusOK {
+			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
+		}
+	}
+	for i, k := range order {
+		if ctx.Err() != nil {
+			break
+		}
+		run(i+1, RoleSweep, k)
+	}
+	r.Summarize()
+	if ctx.Err() == nil {
+		if r.Headline.Clean {
+			run(total, RoleAARepeat, PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps})
+			r.Summarize()
+			if r.NoiseFloorPct == nil && ctx.Err() == nil {
+				r.warn("the A-A repeat of the headline failed: no noise floor")
+			}
+		} else {
+			r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", o.HeadlineBatch))
+		}
+	}
+	if ctx.Err() != nil {
+		r.Partial = true
+		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))
+		r.warn(r.PartialReason)
+		r.Summarize()
+		return ErrInterrupted
+	}
+	if !r.Headline.Clean {
+		return ErrNoCleanHeadline
+	}
+	return nil
+}
+
+// MakePoint turns a runner's outcome into a curve point with its verdict.
+func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point {
+	p := Point{
+		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
+		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
+		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
+	}
+	if out.Load == nil || out.FailReason != "" {
+		p.Status = StatusFailed
+		p.Verdict = VerdictFailed
+		p.FailReason = out.FailReason
+		if p.FailReason == "" {
+			p.FailReason = "no generator result"
+		}
+		p.VerdictReason = p.FailReason
+		p.LogTail = out.LogTail
+		return p
+	}
+	s := out.Load.Summary
+	p.Status = StatusOK
+	p.ThroughputPerS = s.ThroughputPerS
+	p.LatencyNs = s.Latency
+	p.Errors = s.Errors
+	p.Saturated = s.Saturated
+	p.Clean = s.Errors == 0 && !s.Saturated
+	p.Generator = out.Load.Generator
+	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
+	p.LowerBound = IsLowerBound(p.Verdict)
+	return p
+}
+
+// ConfigOf records the knobs after defaults, with the interleaved order.
+func ConfigOf(o *Options) Config {
+	c := Config{
+		Scenario:      o.Scenario,
+		BatchLadder:   append([]int(nil), o.BatchLadder...),
+		ConnsLadders:  map[string][]int{},
+		HeadlineBatch: o.HeadlineBatch,
+		RecordSize:    o.RecordSize,
+		Reps:          o.Reps,
+		DurationNs:    int64(o.Duration),
+		WarmupNs:      int64(o.Warmup),
+		Quick:         o.Quick,
+	}
+	for _, b := range o.BatchLadder {
+		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)
+	}
+	c.Order = Order(o.BatchLadder, o.ConnsLadder, o.Reps)
+	return c
+}

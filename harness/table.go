@@ -1,0 +1,145 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable prints the sweep for a reader: errors first (a throughput taken
+// with errors measures the failure), then every point, the per-batch
+// ceilings, the headline with its regime and the A-A noise floor beside it,
+// and the warnings. A lower-bound figure is written ">=N" wherever it
+// appears.
+func WriteTable(w io.Writer, r *Result) error {
+	var b strings.Builder
+	if r.Partial {
+		fmt.Fprintf(&b, "PARTIAL RESULT: %s\n", r.PartialReason)
+	}
+	var failed, withErrors int
+	for _, p := range r.Curve {
+		if p.Status != StatusOK {
+			failed++
+		} else if p.Errors > 0 {
+			withErrors++
+		}
+	}
+	switch {
+	case failed+withErrors == 0:
+		fmt.Fprintf(&b, "errors: none in %d points\n", len(r.Curve))
+	default:
+		fmt.Fprintf(&b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
+	}
+	fmt.Fprintf(&b, "regime: %s\n\n", r.Regime)
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
+	for _, p := range r.Curve {
+		idx := fmt.Sprint(p.Index)
+		if p.Role == RoleAARepeat {
+			idx += " A-A"
+		}
+		thr, p99, srv, gen := "-", "-", "-", "-"
+		if p.Status == StatusOK {
+			thr = rate(p.ThroughputPerS, p.LowerBound)
+			p99 = latency(p.LatencyNs.P99)
+			srv, gen = cpu(p.ServerCPU), cpu(p.GeneratorCPU)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
+			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdictText(p.Verdict, p.LowerBound))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	for _, p := range r.Curve {
+		if p.Status != StatusOK {
+			fmt.Fprintf(&b, "point %d failed: %s\n", p.Index, p.FailReason)
+		}
+	}
+
+	fmt.Fprintf(&b, "\nceilings (highest clean point per batch):\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "batch\tconns\tthroughput/s\tp99\tverdict\t")
+	for _, c := range r.Ceilings {
+		if !c.Found {
+			fmt.Fprintf(tw, "%d\t-\tno clean point\t-\t-\t\n", c.Batch)
+			continue
+		}
+		top := ""
+		if c.AtLadderTop {
+			top = " (ladder top)"
+		}
+		fmt.Fprintf(tw, "%d\t%d%s\t%s\t%s\t%s\t\n", c.Batch, c.Connections, top,
+			rate(c.ThroughputPerS, c.LowerBound), latency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	b.WriteString("\n")
+	if r.Headline.Clean {
+		fmt.Fprintf(&b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
+			rate(r.Headline.ThroughputPerS, r.Headline.LowerBound), r.Headline.Batch, r.Headline.Connections,
+			latency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound))
+	} else {
+		fmt.Fprintf(&b, "headline: none: batch %d has no clean point (not publishable)", r.Headline.Batch)
+	}
+	if r.NoiseFloorPct != nil {
+		fmt.Fprintf(&b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
+	} else {
+		b.WriteString(", noise floor (A-A) unknown: no repeat\n")
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// rate writes a throughput with thousands separators, ">=" when it is a
+// lower bound.
+func rate(v float64, lowerBound bool) string {
+	s := fmt.Sprintf("%.0f", v)
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if lowerBound {
+		return ">=" + string(out)
+	}
+	return string(out)
+}
+
+func latency(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.0fus", float64(d)/1e3)
+}
+
+func cpu(c CPUStats) string {
+	if c.Samples == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
+}
+
+func verdictText(v string, lowerBound bool) string {
+	if lowerBound {
+		return v + " (lower bound)"
+	}
+	return v
+}

@@ -1,0 +1,159 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TargetSpec is a server under test as a target file describes it
+// (benchmark/targets/*.json). Strings may hold placeholders that each point
+// fills with its own free loopback port: {port}, {host} (127.0.0.1) and
+// {addr} ({host}:{port}). See docs/sweep.md.
+type TargetSpec struct {
+	Name    string            `json:"name"`
+	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
+	Env     map[string]string `json:"env,omitempty"` // added to the harness's environment
+	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
+	EchoURL string            `json:"echo_url"`      // scenario echo
+	Fanout  *FanoutTarget     `json:"fanout,omitempty"`
+	// Ready is the readiness probe: "tcp:{addr}", an "http://..." URL that
+	// answers 2xx, or "log:REGEX" matched against the server's output.
+	Ready        string `json:"ready"`
+	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
+	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
+
+	File string `json:"-"` // where it was read from
+}
+
+// FanoutTarget is what the fan-out scenario needs: the Pusher endpoint and
+// an app's credentials (the secret signs REST publishes and is never
+// recorded in a result).
+type FanoutTarget struct {
+	URL      string `json:"url"`
+	AppID    string `json:"app_id"`
+	Key      string `json:"key"`
+	Secret   string `json:"secret"`
+	Channels int    `json:"channels,omitempty"`
+}
+
+// Target defaults.
+const (
+	DefaultReadyTimeout = 10 * time.Second
+	DefaultStopGrace    = 5 * time.Second
+)
+
+// LoadTarget reads and checks a target file; errors name the file and the
+// field.
+func LoadTarget(path string) (TargetSpec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
+	}
+	var t TargetSpec
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
+	}
+	t.File = path
+	if err := t.Check(); err != nil {
+		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Check validates the fields; errors name the field.
+func (t TargetSpec) Check() error {
+	var errs []error
+	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
+		errs = append(errs, errors.New("command: empty"))
+	}
+	all := strings.Join(t.Command, " ")
+	for _, v := range t.Env {
+		all += " " + v
+	}
+	if !strings.Contains(all, "{port}") && !strings.Contains(all, "{addr}") {
+		errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
+	}
+	if err := CheckProbe(t.Ready); err != nil {
+		errs = append(errs, fmt.Errorf("ready: %w", err))
+	}
+	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
+		if v == "" {
+			continue
+		}
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration", name, v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckProbe validates a readiness probe's syntax.
+func CheckProbe(p string) error {
+	switch {
+	case strings.HasPrefix(p, "tcp:") && len(p) > 4:
+		return nil
+	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
+		return nil
+	case strings.HasPrefix(p, "log:"):
+		if _, err := regexp.Compile(p[4:]); err != nil {
+			return fmt.Errorf("%q: %w", p, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%q is not tcp:HOST:PORT, http://URL or log:REGEX", p)
+}
+
+// URLFor is the URL the generator is given for a scenario.
+func (t TargetSpec) URLFor(scenario string) (string, error) {
+	if scenario == ScenarioFanout {
+		if t.Fanout == nil || t.Fanout.URL == "" {
+			return "", errors.New("fanout.url: the target has no fan-out endpoint")
+		}
+		return t.Fanout.URL, nil
+	}
+	if t.EchoURL == "" {
+		return "", errors.New("echo_url: the target has no echo endpoint")
+	}
+	return t.EchoURL, nil
+}
+
+// Durations returns the ready timeout and stop grace with defaults applied
+// (Check has vetted them).
+func (t TargetSpec) Durations() (ready, grace time.Duration) {
+	ready, grace = DefaultReadyTimeout, DefaultStopGrace
+	if d, err := time.ParseDuration(t.ReadyTimeout); err == nil {
+		ready = d
+	}
+	if d, err := time.ParseDuration(t.StopGrace); err == nil {
+		grace = d
+	}
+	return ready, grace
+}
+
+// Expand fills the placeholders for one point's port.
+func Expand(s string, port int) string {
+	p := strconv.Itoa(port)
+	return strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{port}", p).Replace(s)
+}
+
+// FreePort asks the kernel for a free loopback port. It is free when this
+// returns; the server binds it a moment later (a race another process could
+// win, which then fails that point's readiness, not the sweep).
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,140 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// The verdict rule.
+//
+// A point is server-saturated when the server's process tree used, on
+// average over the measured window, at least Thresholds.ServerBusy (90%)
+// of its pinned cores.
+//
+// A point is generator-capped only on evidence that the generator fell
+// behind, never on its CPU alone: on loopback the kernel's per-message work
+// lands on both sides, and a consumer that reads eagerly spends more CPU per
+// message the faster it keeps up, so a busy generator is not proof of a
+// capped one.
+//
+//   - Open loop (--rate): the generator sent late against its own schedule
+//     (schedule lag p99 above ScheduleLagP99, or more than LateSendsFrac of
+//     sends over an interval late), or it achieved less than the requested
+//     rate by more than RateShortfall without the in-flight cap (which
+//     marks a slow server, not a slow generator) having been hit.
+//   - Closed loop (the sweep's mode): work was ready but not run — the
+//     generator's goroutine runnable latency p99 above RunnableP99, or its
+//     threads waited for a CPU (OS run delay) more than RunDelayFrac of the
+//     window — while its process tree used at least GeneratorBusy of its
+//     pinned cores. Either alone is not enough: ready work on an idle core
+//     is a scheduling blip, and a busy core with nothing waiting is an
+//     eager reader keeping up.
+//   - A generator that reports no self-evidence at all (another GENERATOR
+//     without those fields) is judged by CPU: at GeneratorBusy or above it
+//     is capped, the conservative call, since a lower bound understates.
+//
+// Both conditions give "both"; either generator verdict makes the point a
+// lower bound. Neither gives "neither", with a reason naming what else may
+// limit (latency-bound at too few connections, errors).
+type Thresholds struct {
+	ServerBusy     float64       // fraction of the server's pinned cores
+	GeneratorBusy  float64       // fraction of the generator's pinned cores
+	RunnableP99    time.Duration // goroutine runnable latency p99
+	RunDelayFrac   float64       // OS run delay / measured window
+	ScheduleLagP99 time.Duration // open loop
+	LateSendsFrac  float64       // open loop
+	RateShortfall  float64       // open loop: 1 - achieved/requested
+}
+
+// DefaultThresholds are the documented rule's numbers.
+var DefaultThresholds = Thresholds{
+	ServerBusy:     0.90,
+	GeneratorBusy:  0.85,
+	RunnableP99:    time.Millisecond,
+	RunDelayFrac:   0.10,
+	ScheduleLagP99: 10 * time.Millisecond,
+	LateSendsFrac:  0.05,
+	RateShortfall:  0.05,
+}
+
+// Judge gives a measured point its verdict and the reason in words.
+// summary and self are the generator's report; the CPU stats are the
+// harness's own sampling of both sides.
+func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
+	srvBusy := server.FractionMean >= th.ServerBusy
+	srvWhy := fmt.Sprintf("server %.0f%% of %s", server.FractionMean*100, cores(server.PinnedCores))
+	genWhy := fmt.Sprintf("generator %.0f%% of %s", generator.FractionMean*100, cores(generator.PinnedCores))
+	genBehind, evidence := generatorBehind(th, generator, summary, self)
+
+	switch {
+	case srvBusy && genBehind:
+		return VerdictBoth, fmt.Sprintf("%s and %s; %s: lower bound", srvWhy, genWhy, evidence)
+	case srvBusy:
+		return VerdictServerSaturated, fmt.Sprintf("%s; %s, %s", srvWhy, genWhy, evidence)
+	case genBehind:
+		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound", genWhy, evidence)
+	}
+	why := "neither side near its cores: latency- or connection-bound (each connection waits a round trip; more connections may raise it)"
+	if summary.Errors > 0 {
+		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it", summary.Errors)
+	}
+	return VerdictNeither, fmt.Sprintf("%s, %s; %s; %s", srvWhy, genWhy, evidence, why)
+}
+
+// generatorBehind applies the generator half of the rule; evidence says
+// what was found either way.
+func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.GeneratorStats) (bool, string) {
+	if s.Mode == "open" {
+		lag := time.Duration(self.ScheduleLagP99)
+		if lag == 0 {
+			lag = time.Duration(self.ScheduleLag.P99)
+		}
+		switch {
+		case lag > th.ScheduleLagP99:
+			return true, fmt.Sprintf("schedule lag p99 %s > %s", lag, th.ScheduleLagP99)
+		case self.LateSendsFrac > th.LateSendsFrac:
+			return true, fmt.Sprintf("%.1f%% of sends late > %.0f%%", self.LateSendsFrac*100, th.LateSendsFrac*100)
+		case s.RequestedOpsPerS != nil && *s.RequestedOpsPerS > 0 && !s.Saturated &&
+			s.AchievedOpsPerS < *s.RequestedOpsPerS*(1-th.RateShortfall):
+			return true, fmt.Sprintf("achieved %.0f of %.0f ops/s requested without hitting max in-flight", s.AchievedOpsPerS, *s.RequestedOpsPerS)
+		}
+		return false, fmt.Sprintf("generator on schedule (lag p99 %s)", lag)
+	}
+
+	runnable := time.Duration(self.RunnableP99Ns)
+	delayFrac := 0.0
+	if s.MeasuredNs > 0 {
+		delayFrac = float64(self.OSRunDelayNs) / float64(s.MeasuredNs)
+	}
+	busy := gen.FractionMean >= th.GeneratorBusy
+	if runnable == 0 && self.OSRunDelayNs == 0 {
+		if busy {
+			return true, "no self-evidence reported, generator CPU near its cores (conservative)"
+		}
+		return false, "no self-evidence reported, generator CPU below its cores"
+	}
+	waited := runnable > th.RunnableP99 || delayFrac > th.RunDelayFrac
+	ev := fmt.Sprintf("runnable p99 %s, run delay %.1f%% of window", runnable.Round(time.Microsecond), delayFrac*100)
+	switch {
+	case waited && busy:
+		return true, "work ready but not run (" + ev + ")"
+	case busy:
+		return false, "generator busy but nothing waited (" + ev + "): eager reads, not a cap"
+	}
+	return false, "generator kept up (" + ev + ")"
+}
+
+// IsLowerBound reports whether a verdict means the throughput understates
+// the server.
+func IsLowerBound(verdict string) bool {
+	return verdict == VerdictGeneratorCapped || verdict == VerdictBoth
+}
+
+func cores(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
+}

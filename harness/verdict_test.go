@@ -1,0 +1,64 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+func cpuFrac(f float64, pinned int) CPUStats {
+	return CPUStats{Samples: 8, MeanCores: f * float64(pinned), PinnedCores: pinned, FractionMean: f}
+}
+
+func TestJudge(t *testing.T) {
+	window := int64(10 * time.Second)
+	closed := load.Summary{Mode: "closed", MeasuredNs: window}
+	rate := func(req, got float64, saturated bool) load.Summary {
+		return load.Summary{Mode: "open", RequestedOpsPerS: &req, AchievedOpsPerS: got, Saturated: saturated, MeasuredNs: window}
+	}
+	keptUp := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(100 * time.Millisecond)}
+	waited := load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: int64(100 * time.Millisecond)}
+	ranLate := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(2 * time.Second)}
+
+	tests := []struct {
+		name        string
+		srv, gen    CPUStats
+		sum         load.Summary
+		self        load.GeneratorStats
+		want        string
+		wantInWhy   string
+		wantLowerBd bool
+	}{
+		{"server at its cores", cpuFrac(0.97, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictServerSaturated, "server 97% of 3 cores", false},
+		{"server just under the line", cpuFrac(0.89, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictNeither, "latency- or connection-bound", false},
+		{"busy generator that kept up is not capped", cpuFrac(0.5, 1), cpuFrac(0.99, 1), closed, keptUp, VerdictNeither, "eager reads, not a cap", false},
+		{"busy generator with runnable backlog", cpuFrac(0.5, 1), cpuFrac(0.99, 1), closed, waited, VerdictGeneratorCapped, "work ready but not run", true},
+		{"busy generator whose threads waited for a cpu", cpuFrac(0.5, 1), cpuFrac(0.95, 1), closed, ranLate, VerdictGeneratorCapped, "run delay 20.0%", true},
+		{"backlog on an idle generator is a blip", cpuFrac(0.5, 1), cpuFrac(0.3, 1), closed, waited, VerdictNeither, "kept up", false},
+		{"both", cpuFrac(0.95, 1), cpuFrac(0.95, 1), closed, waited, VerdictBoth, "lower bound", true},
+		{"no self-evidence, busy: conservative cap", cpuFrac(0.5, 1), cpuFrac(0.9, 1), closed, load.GeneratorStats{}, VerdictGeneratorCapped, "conservative", true},
+		{"no self-evidence, idle", cpuFrac(0.5, 1), cpuFrac(0.5, 1), closed, load.GeneratorStats{}, VerdictNeither, "no self-evidence", false},
+		{"errors named", cpuFrac(0.2, 1), cpuFrac(0.2, 1), load.Summary{Mode: "closed", MeasuredNs: window, Errors: 7}, keptUp, VerdictNeither, "7 errors", false},
+		{"open loop on schedule", cpuFrac(0.5, 1), cpuFrac(0.99, 1), rate(1000, 999, false), load.GeneratorStats{ScheduleLagP99: int64(time.Millisecond)}, VerdictNeither, "on schedule", false},
+		{"open loop lagging", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 990, false), load.GeneratorStats{ScheduleLagP99: int64(50 * time.Millisecond)}, VerdictGeneratorCapped, "schedule lag p99 50ms", true},
+		{"open loop late sends", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 990, false), load.GeneratorStats{LateSendsFrac: 0.2}, VerdictGeneratorCapped, "20.0% of sends late", true},
+		{"open loop short without backpressure", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 800, false), load.GeneratorStats{}, VerdictGeneratorCapped, "achieved 800 of 1000", true},
+		{"open loop short at max in-flight is the server", cpuFrac(0.95, 1), cpuFrac(0.5, 1), rate(1000, 800, true), load.GeneratorStats{}, VerdictServerSaturated, "server 95%", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := Judge(DefaultThresholds, tt.srv, tt.gen, tt.sum, tt.self)
+			if got != tt.want {
+				t.Errorf("verdict = %q (%s), want %q", got, why, tt.want)
+			}
+			if !strings.Contains(why, tt.wantInWhy) {
+				t.Errorf("reason %q does not say %q", why, tt.wantInWhy)
+			}
+			if IsLowerBound(got) != tt.wantLowerBd {
+				t.Errorf("lower bound = %v, want %v", IsLowerBound(got), tt.wantLowerBd)
+			}
+		})
+	}
+}
