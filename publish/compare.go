@@ -11,11 +11,11 @@ import (
 
 // Row verdicts of a comparison.
 const (
-	Same          = "~"               // the change is inside the noise floor
-	Faster        = "faster"          // head above base by more than the floor
-	Slower        = "slower"          // head below base by more than the floor
+	Same           = "~"               // the change is inside the noise floor
+	Faster         = "faster"          // head above base by more than the floor
+	Slower         = "slower"          // head below base by more than the floor
 	CannotConclude = "cannot conclude" // see Row.Reason
-	HeadOnly      = "head only"       // no baseline to compare with
+	HeadOnly       = "head only"       // no baseline to compare with
 )
 
 // Side is one run's ceiling at one batch size.
