@@ -13,6 +13,8 @@ type Config struct {
 	Secret string `json:"-"` // never recorded
 	// Channels the subscribers are spread over, evenly (fanout only).
 	Channels int `json:"channels"`
+	// Publishers is the number of concurrent REST publishers (fanout only).
+	Publishers int `json:"publishers"`
 
 	Connections int   `json:"connections"`
 	Batch       int   `json:"batch"`

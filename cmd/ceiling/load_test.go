@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Every bad input exits 2 with a message naming the flag, before anything
+// connects: the URL points at a port nothing listens on, so a run that got
+// past validation would fail with exit 1 instead.
+func TestLoadFlagValidation(t *testing.T) {
+	const dead = "--url=ws://127.0.0.1:1/echo"
+	tests := []struct {
+		name string
+		args []string
+		want string // in the error
+	}{
+		{"unknown flag", []string{"--bogus"}, "bogus"},
+		{"positional", []string{dead, "extra"}, "extra"},
+		{"scenario", []string{"--scenario", "chat"}, "-scenario"},
+		{"payload", []string{"--payload", "xml"}, "-payload"},
+		{"duration", []string{"--duration", "ten"}, "-duration"},
+		{"zero duration", []string{dead, "--duration", "0s"}, "--duration"},
+		{"negative warmup", []string{dead, "--warmup", "-1s"}, "--warmup"},
+		{"connections", []string{dead, "--connections", "0"}, "--connections"},
+		{"batch", []string{dead, "--batch", "0"}, "--batch"},
+		{"record size", []string{dead, "--record-size", "0"}, "--record-size"},
+		{"json too small", []string{dead, "--payload", "json", "--record-size", "100"}, "--record-size 100 is too small for --payload json"},
+		{"seed with constant", []string{dead, "--payload-seed", "3"}, "--payload-seed"},
+		{"seed range", []string{dead, "--payload", "random", "--payload-seed", "4294967296"}, "-payload-seed"},
+		{"rate", []string{dead, "--rate", "-1"}, "--rate"},
+		{"max-inflight without rate", []string{dead, "--max-inflight", "5"}, "--max-inflight"},
+		{"max-inflight zero", []string{dead, "--rate", "10", "--max-inflight", "0"}, "--max-inflight"},
+		{"url scheme", []string{"--url", "http://127.0.0.1:1/echo"}, "--url"},
+		{"wss", []string{"--url", "wss://127.0.0.1:1/echo"}, "--url"},
+		{"strategy", []string{dead, "--connect-strategy", "slow"}, "-connect-strategy"},
+		{"concurrency without bounded", []string{dead, "--connect-strategy", "stagger", "--connect-concurrency", "8"}, "--connect-concurrency"},
+		{"stagger without stagger", []string{dead, "--connect-stagger-ms", "5"}, "--connect-stagger-ms"},
+		{"stagger with all-at-once", []string{dead, "--connect-strategy", "all-at-once", "--connect-stagger-ms", "5"}, "--connect-stagger-ms"},
+		{"concurrency zero", []string{dead, "--connect-concurrency", "0"}, "--connect-concurrency"},
+		{"channels with echo", []string{dead, "--channels", "2"}, "--channels"},
+		{"secret with echo", []string{dead, "--secret", "s"}, "--secret"},
+		{"channels over connections", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--connections", "2", "--channels", "3"}, "--channels"},
+		{"publishers", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--publishers", "0"}, "--publishers"},
+		{"empty key", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--key", ""}, "--key"},
+		{"random fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--payload", "random"}, "--payload random"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(append([]string{"load"}, tt.args...), &stdout, &stderr)
+			if err == nil {
+				t.Fatalf("accepted %v", tt.args)
+			}
+			if got := exitCode(err); got != 2 {
+				t.Fatalf("exit %d (%v), want 2", got, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not name %q", err, tt.want)
+			}
+			if stdout.Len() != 0 {
+				t.Fatalf("wrote a report for bad input:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+func TestLoadGoodCombinationsPassValidation(t *testing.T) {
+	// Valid flags against a dead port: validation passes, the run fails to
+	// connect, which is exit 1, not 2.
+	for _, args := range [][]string{
+		{"--connect-strategy", "bounded", "--connect-concurrency", "32"},
+		{"--connect-strategy", "stagger", "--connect-stagger-ms", "1"},
+		{"--payload", "json", "--record-size", "256", "--payload-seed", "7"},
+		{"--rate", "100", "--max-inflight", "4"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args = append([]string{"load", "--url", "ws://127.0.0.1:1/echo", "--connections", "2", "--duration", "100ms", "--warmup", "0s", "--quiet"}, args...)
+		err := run(args, &stdout, &stderr)
+		if err == nil || exitCode(err) != 1 {
+			t.Fatalf("%v: err %v (exit %d), want a connect failure with exit 1", args, err, exitCode(err))
+		}
+		if !strings.Contains(stdout.String(), "ERRORS: 2") || !strings.Contains(stdout.String(), "connect_ECONNREFUSED") {
+			t.Fatalf("%v: report does not lead with the connect errors:\n%s", args, stdout.String())
+		}
+	}
+}
+
+func TestLoadSelfTest(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"load", "--self-test"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "self-test passed") {
+		t.Fatalf("stdout:\n%s", stdout.String())
+	}
+}

@@ -1,0 +1,155 @@
+package load
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// echoServer is a real gorilla echo server on a kernel-chosen loopback
+// port. onMessage, when set, runs before each echo (a test stalls there).
+type echoServer struct {
+	URL         string
+	upgrades    atomic.Int64
+	mu          sync.Mutex
+	lastUpgrade time.Time
+	onMessage   func()
+}
+
+func startEchoServer(t *testing.T, onMessage func()) *echoServer {
+	t.Helper()
+	es := &echoServer{onMessage: onMessage}
+	up := websocket.Upgrader{ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		es.mu.Lock()
+		es.lastUpgrade = time.Now()
+		es.mu.Unlock()
+		es.upgrades.Add(1)
+		for {
+			op, p, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if es.onMessage != nil {
+				es.onMessage()
+			}
+			if err := c.WriteMessage(op, p); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	es.URL = "ws" + strings.TrimPrefix(srv.URL, "http") + "/echo"
+	return es
+}
+
+func testConfig(url string) Config {
+	c := DefaultConfig()
+	c.URL = url
+	c.Connections = 4
+	c.Batch = 5
+	c.RecordSize = 64
+	c.DurationNs = int64(time.Second)
+	c.WarmupNs = int64(200 * time.Millisecond)
+	return c
+}
+
+func TestEchoClosedLoop(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	res, err := Run(context.Background(), cfg, Options{Version: "test", Command: []string{"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.Errors != 0 || len(s.ErrorsByReason) != 0 {
+		t.Fatalf("errors: %d %v", s.Errors, s.ErrorsByReason)
+	}
+	if s.Scenario != "echo" || s.Mode != "closed" || s.RequestedOpsPerS != nil {
+		t.Fatalf("scenario/mode %q %q requested %v", s.Scenario, s.Mode, s.RequestedOpsPerS)
+	}
+	if s.ConnectionsOpen != 4 || s.ConnectionsRequested != 4 || es.upgrades.Load() != 4 {
+		t.Fatalf("connections open %d requested %d upgrades %d", s.ConnectionsOpen, s.ConnectionsRequested, es.upgrades.Load())
+	}
+	if s.Messages == 0 || s.Messages%5 != 0 {
+		t.Fatalf("messages %d: want a positive multiple of the batch", s.Messages)
+	}
+	if s.Latency.Count != s.Messages {
+		t.Fatalf("latency count %d != messages %d", s.Latency.Count, s.Messages)
+	}
+	if s.MeasuredNs != cfg.DurationNs {
+		t.Fatalf("measured %d, want %d", s.MeasuredNs, cfg.DurationNs)
+	}
+	wantTput := float64(s.Messages) / 1.0
+	if s.ThroughputPerS != wantTput || s.BytesPerS != wantTput*64 {
+		t.Fatalf("throughput %v bytes %v, want %v and %v", s.ThroughputPerS, s.BytesPerS, wantTput, wantTput*64)
+	}
+	l := s.Latency
+	if !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
+		t.Fatalf("latency not ordered: %+v", l)
+	}
+	if s.Dropped == nil || *s.Dropped != 0 || s.Reconnects == nil || *s.Reconnects != 0 || s.Saturated {
+		t.Fatalf("dropped %v reconnects %v saturated %v", s.Dropped, s.Reconnects, s.Saturated)
+	}
+	g := res.Generator
+	if g.CPUCores <= 0 || g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || g.ScheduleLag.Count != 0 {
+		t.Fatalf("generator stats: %+v", g)
+	}
+	if res.Meta.Version != "test" || res.Meta.Hardware.LogicalCPUs < 1 || res.Meta.Hardware.GOMAXPROCS < 1 || len(res.Meta.Hardware.CPUAffinity) < 1 || res.Meta.GitRef == "" {
+		t.Fatalf("meta: %+v", res.Meta)
+	}
+	// The marker appears only after every connection is open and the
+	// warm-up has ended.
+	fi, err := os.Stat(cfg.MeasureMarker)
+	if err != nil {
+		t.Fatalf("marker: %v", err)
+	}
+	es.mu.Lock()
+	last := es.lastUpgrade
+	es.mu.Unlock()
+	if early := last.Add(time.Duration(cfg.WarmupNs)).Sub(fi.ModTime()); early > 5*time.Millisecond {
+		t.Fatalf("marker created %v before the last upgrade + warm-up", early)
+	}
+}
+
+func TestEchoOpenLoopMeetsRate(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.Rate = 200 // batches per second, in total
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if s.Errors != 0 || s.Mode != "open" || s.RequestedOpsPerS == nil || *s.RequestedOpsPerS != 200 {
+		t.Fatalf("summary: %+v", s)
+	}
+	// The schedule decides the count, not the server: 200/s over exactly
+	// 1 s is 200 batches, give or take the phase of each connection.
+	ops := s.AchievedOpsPerS * float64(s.MeasuredNs) / 1e9
+	if ops < 196 || ops > 204 {
+		t.Fatalf("ops in window %v, want 200±4", ops)
+	}
+	if s.Messages != int64(ops+0.5)*5 {
+		t.Fatalf("messages %d for %v batches of 5", s.Messages, ops)
+	}
+	g := res.Generator
+	if g.ScheduleLag.Count != int64(ops+0.5) || g.ScheduleLagP99 != g.ScheduleLag.P99 {
+		t.Fatalf("schedule lag: %+v", g.ScheduleLag)
+	}
+}

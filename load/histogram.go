@@ -1,0 +1,126 @@
+package load
+
+import (
+	"fmt"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: 1 ns to one hour at 3 significant figures (0.1%). A
+// value outside the range is not clamped into it: it is counted in
+// OutOfRange and the report shows the count.
+const (
+	histMinNs   = 1
+	histMaxNs   = int64(3600e9)
+	histSigFigs = 3
+)
+
+// Histogram is one worker's latency histogram. It is not safe for
+// concurrent use on purpose: each worker owns its own and they are merged
+// after the workers stop, so recording takes no lock.
+type Histogram struct {
+	h          *hdrhistogram.Histogram
+	min, max   int64 // exact, because hdr reports bucket edges
+	outOfRange int64
+}
+
+// NewHistogram returns an empty histogram.
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdrhistogram.New(histMinNs, histMaxNs, histSigFigs)}
+}
+
+// Record adds one value in nanoseconds. Negative values (a clock step) and
+// values beyond an hour are counted in OutOfRange instead.
+func (h *Histogram) Record(ns int64) {
+	if ns < 0 || ns > histMaxNs {
+		h.outOfRange++
+		return
+	}
+	if ns == 0 {
+		ns = 1 // below the resolution of any clock we read; hdr's floor
+	}
+	if h.h.TotalCount() == 0 || ns < h.min {
+		h.min = ns
+	}
+	if ns > h.max {
+		h.max = ns
+	}
+	_ = h.h.RecordValue(ns) // in range by the check above
+}
+
+// Count is the number of recorded values (OutOfRange excluded).
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// OutOfRange is the number of values Record refused.
+func (h *Histogram) OutOfRange() int64 { return h.outOfRange }
+
+// Merge adds o into h. o is unchanged.
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil || (o.h.TotalCount() == 0 && o.outOfRange == 0) {
+		return
+	}
+	if o.h.TotalCount() > 0 {
+		if h.h.TotalCount() == 0 || o.min < h.min {
+			h.min = o.min
+		}
+		if o.max > h.max {
+			h.max = o.max
+		}
+	}
+	h.outOfRange += o.outOfRange
+	if dropped := h.h.Merge(o.h); dropped != 0 {
+		h.outOfRange += dropped // cannot happen with equal ranges; never lose it silently
+	}
+}
+
+// Quantile returns the value at q percent (0 < q <= 100). hdr answers with
+// the top of the bucket holding that rank, which can exceed the largest
+// value seen; the true quantile never does, so the answer is bounded by
+// the exact max.
+func (h *Histogram) Quantile(q float64) int64 {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	v := h.h.ValueAtQuantile(q)
+	if v > h.max {
+		v = h.max
+	}
+	if v < h.min {
+		v = h.min
+	}
+	return v
+}
+
+// Latency summarises the histogram for the result document.
+func (h *Histogram) Latency() Latency {
+	if h.h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Count: h.h.TotalCount(),
+		Min:   h.min,
+		Mean:  h.h.Mean(),
+		P50:   h.Quantile(50),
+		P90:   h.Quantile(90),
+		P99:   h.Quantile(99),
+		P999:  h.Quantile(99.9),
+		Max:   h.max,
+	}
+}
+
+// CountAbove is the number of recorded values above ns (at histogram
+// resolution).
+func (h *Histogram) CountAbove(ns int64) int64 {
+	var n int64
+	for _, b := range h.h.Distribution() {
+		if b.From > ns {
+			n += b.Count
+		}
+	}
+	return n
+}
+
+func (h *Histogram) String() string {
+	l := h.Latency()
+	return fmt.Sprintf("n=%d p50=%d p99=%d max=%d", l.Count, l.P50, l.P99, l.Max)
+}

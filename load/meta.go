@@ -1,0 +1,87 @@
+package load
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// CollectMeta records where and how a number was produced: command,
+// git_ref, version and hardware. Every probe degrades to an empty value
+// rather than failing the run. The harness may reuse it for its own meta.
+func CollectMeta(o Options) Meta {
+	return Meta{
+		Command:   o.Command,
+		GitRef:    gitRef(),
+		Version:   o.Version,
+		StartedAt: time.Now().UTC(),
+		Hardware:  hardware(),
+	}
+}
+
+// gitRef is HEAD, with -dirty when `git status --porcelain` lists
+// anything, or "unknown" outside a checkout (or without git).
+func gitRef() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	ref := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "status", "--porcelain").Output()
+	if err != nil {
+		return ref
+	}
+	if len(strings.TrimSpace(string(st))) > 0 {
+		ref += "-dirty"
+	}
+	return ref
+}
+
+func hardware() Hardware {
+	h := Hardware{
+		CPUModel:    cpuModel(),
+		LogicalCPUs: runtime.NumCPU(),
+		OS:          runtime.GOOS,
+		Arch:        runtime.GOARCH,
+		GoVersion:   runtime.Version(),
+		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+	}
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) == nil {
+		h.MemoryBytes = uint64(si.Totalram) * uint64(si.Unit)
+	}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
+	}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		for cpu := 0; cpu < 1024 && len(h.CPUAffinity) < set.Count(); cpu++ {
+			if set.IsSet(cpu) {
+				h.CPUAffinity = append(h.CPUAffinity, cpu)
+			}
+		}
+	}
+	return h
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

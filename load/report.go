@@ -1,0 +1,104 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteReport writes the human report. Errors come first: a throughput
+// taken with errors is a measurement of the failure, so the report says so
+// before it gives any figure.
+func WriteReport(w io.Writer, r *Result) error {
+	var b strings.Builder
+	s := &r.Summary
+	c := &r.Config
+	if s.Errors > 0 {
+		fmt.Fprintf(&b, "ERRORS: %d — the figures below measure the failure, not the server\n", s.Errors)
+		for _, k := range sortedReasons(s.ErrorsByReason) {
+			fmt.Fprintf(&b, "  %-24s %d\n", k, s.ErrorsByReason[k])
+		}
+	} else {
+		fmt.Fprintf(&b, "errors: 0\n")
+	}
+	if s.Dropped != nil && *s.Dropped > 0 {
+		fmt.Fprintf(&b, "DROPPED: %d connections lost during the window\n", *s.Dropped)
+	}
+	if s.Saturated {
+		fmt.Fprintf(&b, "SATURATED: %s\n", s.SaturatedReason)
+	}
+	if f := s.Fanout; f != nil && f.DeliveredPct < 100 && f.DeliveriesExpected > 0 {
+		fmt.Fprintf(&b, "UNDELIVERED: %.2f%% of expected deliveries arrived within the %v grace\n", f.DeliveredPct, time.Duration(f.GraceNs))
+	}
+	b.WriteString("\n")
+
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	mode := s.Mode
+	if s.RequestedOpsPerS != nil {
+		mode = fmt.Sprintf("open loop, %.0f ops/s requested, %.0f achieved", *s.RequestedOpsPerS, s.AchievedOpsPerS)
+	} else {
+		mode = fmt.Sprintf("closed loop, %.0f ops/s", s.AchievedOpsPerS)
+	}
+	fmt.Fprintf(tw, "scenario\t%s, %s\n", s.Scenario, mode)
+	fmt.Fprintf(tw, "target\t%s\n", c.URL)
+	fmt.Fprintf(tw, "load\t%d/%d connections, batch %d, %d B %s payloads\n", s.ConnectionsOpen, s.ConnectionsRequested, c.Batch, c.RecordSize, c.Payload)
+	fmt.Fprintf(tw, "window\t%v measured after %v warm-up\n", time.Duration(s.MeasuredNs).Round(time.Millisecond), time.Duration(c.WarmupNs))
+	fmt.Fprintf(tw, "throughput\t%.0f msg/s, %s/s (%d messages)\n", s.ThroughputPerS, bytesHuman(s.BytesPerS), s.Messages)
+	if f := s.Fanout; f != nil {
+		fmt.Fprintf(tw, "delivered\t%d of %d expected (%.2f%%), %d late, %d events published\n", f.Delivered, f.DeliveriesExpected, f.DeliveredPct, f.Late, f.EventsPublished)
+		if f.RateLimited429 > 0 {
+			fmt.Fprintf(tw, "rate limited\t%d HTTP 429\n", f.RateLimited429)
+		}
+		fmt.Fprintf(tw, "publish\t%s\n", latencyLine(f.PublishLatency))
+	}
+	fmt.Fprintf(tw, "latency\t%s\n", latencyLine(s.Latency))
+	g := &r.Generator
+	fmt.Fprintf(tw, "generator\t%.2f cores (user %.2fs, system %.2fs), runnable p99 %v, OS run delay %v\n",
+		g.CPUCores, g.CPUUserS, g.CPUSystemS, time.Duration(g.RunnableP99Ns), time.Duration(g.OSRunDelayNs))
+	if g.ReadSyscalls > 0 {
+		fmt.Fprintf(tw, "reads\t%d read syscalls, %.2f messages per read\n", g.ReadSyscalls, g.MessagesPerRead)
+	}
+	if g.ScheduleLag.Count > 0 {
+		fmt.Fprintf(tw, "schedule lag\tp50 %v, p99 %v, max %v, %.2f%% of sends late by more than one interval\n",
+			time.Duration(g.ScheduleLag.P50), time.Duration(g.ScheduleLagP99), time.Duration(g.ScheduleLag.Max), 100*g.LateSendsFrac)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func latencyLine(l Latency) string {
+	if l.Count == 0 {
+		return "no samples"
+	}
+	d := func(ns int64) time.Duration { return time.Duration(ns) }
+	return fmt.Sprintf("p50 %v  p90 %v  p99 %v  p99.9 %v  max %v  (n=%d)", d(l.P50), d(l.P90), d(l.P99), d(l.P999), d(l.Max), l.Count)
+}
+
+func bytesHuman(v float64) string {
+	switch {
+	case v >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case v >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}
+
+// WriteJSONFile writes r as indented JSON to path, through a temporary
+// file and a rename, so a reader never sees half a document.
+func WriteJSONFile(path string, r *Result) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("--json %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("--json %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/payload"
+)
+
+// Options are the parts of a run that are not knobs.
+type Options struct {
+	Version  string    // recorded in meta.version
+	Command  []string  // recorded in meta.command
+	Progress io.Writer // phase lines ("connecting...", "measuring..."); nil for none
+}
+
+// ErrNoConnections is returned when not one connection opened.
+var ErrNoConnections = errors.New("no connection opened")
+
+// Run applies one point of load and returns its result. The result is
+// returned (and worth writing) even with an error, when something was
+// measured or failed in a way the result records.
+func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
+	if err := cfg.Validate(nil); err != nil {
+		return nil, err
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: cfg}
+	pool, err := payload.New(cfg.Payload, cfg.PayloadSeed, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, cfg.Batch, cfg.Connections))
+	if err != nil {
+		return nil, err
+	}
+	var sc Scenario
+	drain := int64(FanoutGrace)
+	switch cfg.Scenario {
+	case ScenarioEcho:
+		sc = newEcho(&cfg, pool)
+	case ScenarioFanout:
+		sc = newFanout(&cfg, pool)
+	}
+	merged := newRecorder(true, cfg.OpenLoop())
+	finish := func() *Result {
+		sc.Finish(res, merged)
+		return res
+	}
+	if err := sc.Preflight(ctx); err != nil {
+		merged.Error("preflight")
+		fillSummary(res, merged, 0, 0)
+		return finish(), fmt.Errorf("preflight against %s failed, no load applied: %w", cfg.URL, err)
+	}
+
+	fmt.Fprintf(progress, "connecting %d (%s)...\n", cfg.Connections, cfg.ConnectStrategy)
+	errs := connectAll(ctx, cfg.ConnectStrategy, cfg.ConnectConcurrency, time.Duration(cfg.ConnectStaggerMs)*time.Millisecond, cfg.Connections, sc.Connect)
+	open := 0
+	var firstErr error
+	for _, err := range errs {
+		if err == nil {
+			open++
+			continue
+		}
+		merged.Error("connect_" + reason(err))
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	res.Summary.ConnectionsOpen = open
+	if open == 0 {
+		fillSummary(res, merged, open, 0)
+		return finish(), fmt.Errorf("%w: %d of %d failed, first: %w", ErrNoConnections, cfg.Connections, cfg.Connections, firstErr)
+	}
+	if ctx.Err() != nil {
+		fillSummary(res, merged, open, 0)
+		return finish(), ctx.Err()
+	}
+
+	w := newWindow(mono(), &cfg, drain)
+	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
+	obs := startObserver(ctx, w, cfg.MeasureMarker, sc)
+	recs := sc.Load(ctx, w)
+	stats, markerErr := obs.wait()
+	for _, r := range recs {
+		merged.Merge(r)
+	}
+	measured := w.End - w.Start
+	if now := mono(); now < w.End {
+		measured = now - w.Start // cut short
+	}
+	if measured < 0 {
+		measured = 0
+	}
+	fillSummary(res, merged, open, measured)
+	res.Generator = stats.generatorStats(merged, measured)
+	finish()
+	if markerErr != nil {
+		return res, fmt.Errorf("--measure-marker: %w", markerErr)
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("interrupted before the window ended: %w", ctx.Err())
+	}
+	return res, nil
+}
+
+// fillSummary computes the scenario-independent summary from the merged
+// record. Throughput is messages over the measured window; nothing is
+// smoothed or extrapolated.
+func fillSummary(res *Result, m *Recorder, open int, measuredNs int64) {
+	c := &res.Config
+	s := &res.Summary
+	s.Scenario = c.Scenario
+	s.Mode = "closed"
+	if c.OpenLoop() {
+		s.Mode = "open"
+		r := c.Rate
+		s.RequestedOpsPerS = &r
+	}
+	s.ConnectionsRequested = c.Connections
+	s.ConnectionsOpen = open
+	s.MeasuredNs = measuredNs
+	s.Messages = m.Messages
+	if measuredNs > 0 {
+		sec := float64(measuredNs) / 1e9
+		s.ThroughputPerS = float64(m.Messages) / sec
+		s.BytesPerS = float64(m.Bytes) / sec
+		s.AchievedOpsPerS = float64(m.Ops) / sec
+	}
+	s.Errors = m.TotalErrors()
+	s.ErrorsByReason = m.Errors
+	if s.ErrorsByReason == nil {
+		s.ErrorsByReason = map[string]int64{}
+	}
+	if out := m.Latency.OutOfRange(); out > 0 {
+		s.Errors += out
+		s.ErrorsByReason["latency_out_of_range"] += out
+	}
+	// We never reconnect: a lost connection is counted in errors (its
+	// reason) and in dropped, and reconnects is always 0.
+	dropped, reconnects := m.Dropped, int64(0)
+	s.Dropped, s.Reconnects = &dropped, &reconnects
+	if m.SaturatedReason != "" {
+		s.Saturated = true
+		s.SaturatedReason = m.SaturatedReason
+	}
+	s.Latency = m.Latency.Latency()
+}
+
+// sortedReasons lists error reasons by count, largest first.
+func sortedReasons(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return strings.Compare(keys[i], keys[j]) < 0
+	})
+	return keys
+}

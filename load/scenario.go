@@ -1,0 +1,25 @@
+package load
+
+import (
+	"context"
+)
+
+// Scenario is one protocol's way of applying load. The engine (Run) knows
+// no protocol: it builds the pool, connects through Connect with the
+// configured strategy, computes the Window, and calls Load, which returns
+// one Recorder per worker once every worker has stopped.
+type Scenario interface {
+	// Preflight checks the target before any connection (fanout: one
+	// publish must succeed).
+	Preflight(ctx context.Context) error
+	// Connect opens connection i and makes it ready (subscribed).
+	Connect(ctx context.Context, i int) error
+	// Load drives every open connection through the window and drains.
+	Load(ctx context.Context, w Window) []*Recorder
+	// ReadCounters returns read syscalls and messages read so far, over
+	// every connection (for messages_per_read).
+	ReadCounters() (reads, messages int64)
+	// Finish fills the scenario's part of the summary and closes
+	// everything it opened.
+	Finish(res *Result, merged *Recorder)
+}

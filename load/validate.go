@@ -1,0 +1,171 @@
+package load
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/payload"
+)
+
+// Scenario and strategy names.
+const (
+	ScenarioEcho   = "echo"
+	ScenarioFanout = "fanout"
+
+	ConnectBounded   = "bounded"
+	ConnectStagger   = "stagger"
+	ConnectAllAtOnce = "all-at-once"
+)
+
+// Defaults of every knob (the CLI shows them in -h).
+const (
+	DefaultEchoURL            = "ws://127.0.0.1:6001/echo"
+	DefaultFanoutURL          = "ws://127.0.0.1:6001"
+	DefaultAppID              = "app-id"
+	DefaultKey                = "app-key"
+	DefaultSecret             = "app-secret"
+	DefaultChannels           = 1
+	DefaultPublishers         = 1
+	DefaultConnections        = 16
+	DefaultBatch              = 1
+	DefaultRecordSize         = 256
+	DefaultDuration           = 10 * time.Second
+	DefaultWarmup             = 2 * time.Second
+	DefaultMaxInflight        = 1000
+	DefaultPayloadSeed        = 1
+	DefaultConnectConcurrency = 32
+	DefaultConnectStaggerMs   = 10
+	// MaxRecordSize bounds one value (and with --batch, one write).
+	MaxRecordSize = 16 << 20
+	// FanoutGrace is how long deliveries are awaited after the window.
+	FanoutGrace = 2 * time.Second
+)
+
+// DefaultConfig is the configuration with every default filled in; URL is
+// left empty and chosen by the scenario in Validate.
+func DefaultConfig() Config {
+	return Config{
+		Scenario:           ScenarioEcho,
+		AppID:              DefaultAppID,
+		Key:                DefaultKey,
+		Secret:             DefaultSecret,
+		Channels:           DefaultChannels,
+		Publishers:         DefaultPublishers,
+		Connections:        DefaultConnections,
+		Batch:              DefaultBatch,
+		RecordSize:         DefaultRecordSize,
+		DurationNs:         int64(DefaultDuration),
+		WarmupNs:           int64(DefaultWarmup),
+		MaxInflight:        DefaultMaxInflight,
+		Payload:            payload.Constant,
+		PayloadSeed:        DefaultPayloadSeed,
+		ConnectStrategy:    ConnectBounded,
+		ConnectConcurrency: DefaultConnectConcurrency,
+		ConnectStaggerMs:   DefaultConnectStaggerMs,
+	}
+}
+
+// Validate checks every knob and fills the scenario's default URL. given
+// reports whether a flag was set explicitly (nil: none was); knobs that
+// only one strategy, mode or scenario reads are refused without it, so a
+// typo'd combination never runs silently with the knob ignored. Errors
+// name the flag.
+func (c *Config) Validate(given func(flag string) bool) error {
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	switch c.Scenario {
+	case ScenarioEcho:
+		for _, f := range []string{"app-id", "key", "secret", "channels", "publishers"} {
+			if given(f) {
+				return fmt.Errorf("--%s is only read by --scenario fanout", f)
+			}
+		}
+		if c.URL == "" {
+			c.URL = DefaultEchoURL
+		}
+	case ScenarioFanout:
+		if c.URL == "" {
+			c.URL = DefaultFanoutURL
+		}
+		if c.AppID == "" || c.Key == "" || c.Secret == "" {
+			return fmt.Errorf("--app-id, --key and --secret must not be empty for --scenario fanout")
+		}
+		if c.Channels < 1 {
+			return fmt.Errorf("--channels %d: must be at least 1", c.Channels)
+		}
+		if c.Channels > c.Connections {
+			return fmt.Errorf("--channels %d exceeds --connections %d: a channel without subscribers has nothing to deliver", c.Channels, c.Connections)
+		}
+		if c.Publishers < 1 {
+			return fmt.Errorf("--publishers %d: must be at least 1", c.Publishers)
+		}
+	default:
+		return fmt.Errorf("--scenario %q: want echo or fanout", c.Scenario)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return fmt.Errorf("--url %q: %w", c.URL, err)
+	}
+	if u.Scheme != "ws" || u.Host == "" {
+		return fmt.Errorf("--url %q: want ws://host:port/path (wss is not supported)", c.URL)
+	}
+	if c.Connections < 1 {
+		return fmt.Errorf("--connections %d: must be at least 1", c.Connections)
+	}
+	if c.Batch < 1 {
+		return fmt.Errorf("--batch %d: must be at least 1", c.Batch)
+	}
+	if c.RecordSize < 1 || c.RecordSize > MaxRecordSize {
+		return fmt.Errorf("--record-size %d: must be between 1 and %d", c.RecordSize, MaxRecordSize)
+	}
+	if int64(c.Batch)*int64(c.RecordSize) > 64<<20 {
+		return fmt.Errorf("--batch %d x --record-size %d is over 64 MiB per write", c.Batch, c.RecordSize)
+	}
+	if c.DurationNs <= 0 {
+		return fmt.Errorf("--duration %v: must be positive", time.Duration(c.DurationNs))
+	}
+	if c.WarmupNs < 0 {
+		return fmt.Errorf("--warmup %v: must not be negative", time.Duration(c.WarmupNs))
+	}
+	if c.Rate < 0 {
+		return fmt.Errorf("--rate %g: must not be negative (0 is the closed loop)", c.Rate)
+	}
+	if c.Rate == 0 && given("max-inflight") {
+		return fmt.Errorf("--max-inflight is only read by the open loop: give --rate too")
+	}
+	if c.MaxInflight < 1 {
+		return fmt.Errorf("--max-inflight %d: must be at least 1", c.MaxInflight)
+	}
+	if err := payload.Validate(c.Payload, c.RecordSize); err != nil {
+		return err
+	}
+	if c.Payload == payload.Constant && given("payload-seed") {
+		return fmt.Errorf("--payload-seed is only read by --payload json or random")
+	}
+	if c.Scenario == ScenarioFanout && c.Payload == payload.Random {
+		return fmt.Errorf("--payload random is binary and Pusher event data is text: use constant or json with --scenario fanout")
+	}
+	switch c.ConnectStrategy {
+	case ConnectBounded, ConnectStagger, ConnectAllAtOnce:
+	default:
+		return fmt.Errorf("--connect-strategy %q: want bounded, stagger or all-at-once", c.ConnectStrategy)
+	}
+	if given("connect-concurrency") && c.ConnectStrategy != ConnectBounded {
+		return fmt.Errorf("--connect-concurrency is only read by --connect-strategy bounded (got %s)", c.ConnectStrategy)
+	}
+	if given("connect-stagger-ms") && c.ConnectStrategy != ConnectStagger {
+		return fmt.Errorf("--connect-stagger-ms is only read by --connect-strategy stagger (got %s)", c.ConnectStrategy)
+	}
+	if c.ConnectConcurrency < 1 {
+		return fmt.Errorf("--connect-concurrency %d: must be at least 1", c.ConnectConcurrency)
+	}
+	if c.ConnectStaggerMs < 0 {
+		return fmt.Errorf("--connect-stagger-ms %d: must not be negative", c.ConnectStaggerMs)
+	}
+	return nil
+}
+
+// OpenLoop reports whether the run is paced by --rate.
+func (c *Config) OpenLoop() bool { return c.Rate > 0 }
