@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/refserver"
+)
+
+type options struct {
+	cfg             refserver.Config
+	shutdownTimeout time.Duration
+}
+
+// parseFlags fills options from one FlagSet; every error names its flag.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	o := options{shutdownTimeout: 5 * time.Second}
+	c := &o.cfg
+	fs := flag.NewFlagSet("refserver", flag.ContinueOnError)
+	// Errors are reported once, by main; usage only on -h.
+	fs.SetOutput(io.Discard)
+	addr := addrFlag(refserver.DefaultAddr)
+	fs.Var(&addr, "addr", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&c.AppID, "app-id", refserver.DefaultAppID, "Pusher app id for the REST API")
+	fs.StringVar(&c.Key, "key", refserver.DefaultKey, "Pusher app key (WebSocket path /app/KEY and REST auth_key)")
+	fs.StringVar(&c.Secret, "secret", refserver.DefaultSecret, "Pusher app secret for REST signatures")
+	maxMsg := byteSize(refserver.DefaultMaxMessageBytes)
+	fs.Var(&maxMsg, "max-message-bytes", "largest WebSocket message; larger closes the socket with 1009 (e.g. 65536, 64KiB, 1MiB)")
+	maxBody := byteSize(refserver.DefaultMaxBodyBytes)
+	fs.Var(&maxBody, "max-body-bytes", "largest REST request body; larger is answered 413")
+	maxBatch := positiveInt(refserver.DefaultMaxBatch)
+	fs.Var(&maxBatch, "max-batch", "most events per batch_events request (real Pusher: 10)")
+	sendQueue := positiveInt(refserver.DefaultSendQueue)
+	fs.Var(&sendQueue, "send-queue", "frames queued per Pusher socket before it is closed with 4100 as a slow consumer")
+	writeTimeout := positiveDuration(refserver.DefaultWriteTimeout)
+	fs.Var(&writeTimeout, "write-timeout", "longest a single write to a socket may block before the client is dropped")
+	activity := positiveDuration(refserver.DefaultActivityTimeout)
+	fs.Var(&activity, "activity-timeout", "activity_timeout announced in connection_established (whole seconds, not enforced)")
+	shutdown := positiveDuration(o.shutdownTimeout)
+	fs.Var(&shutdown, "shutdown-timeout", "how long SIGTERM waits for close handshakes before cutting sockets")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintln(stderr, "usage: refserver [flags]")
+			fs.PrintDefaults()
+			return o, err
+		}
+		return o, usageError{err} // the flag package names the flag
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q (refserver takes flags only)", fs.Arg(0))
+	}
+	for name, v := range map[string]string{"--app-id": c.AppID, "--key": c.Key, "--secret": c.Secret} {
+		if v == "" {
+			return o, usagef("%s: must not be empty", name)
+		}
+	}
+	c.Addr = string(addr)
+	c.MaxMessageBytes = int64(maxMsg)
+	c.MaxBodyBytes = int64(maxBody)
+	c.MaxBatch = int(maxBatch)
+	c.SendQueue = int(sendQueue)
+	c.WriteTimeout = time.Duration(writeTimeout)
+	c.ActivityTimeout = time.Duration(activity)
+	o.shutdownTimeout = time.Duration(shutdown)
+	if c.ActivityTimeout < time.Second {
+		return o, usagef("--activity-timeout: %s is under 1s", c.ActivityTimeout)
+	}
+	return o, nil
+}
+
+// addrFlag is a host:port with a numeric port.
+type addrFlag string
+
+func (a *addrFlag) String() string { return string(*a) }
+func (a *addrFlag) Set(s string) error {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("want host:port: %w", err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("port %q is not a number 0-65535", port)
+	}
+	*a = addrFlag(s)
+	return nil
+}
+
+// byteSize is a positive byte count, plain or with a KiB/MiB/GiB suffix.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive byte count like 65536, 64KiB or 1MiB")
+	}
+	if n > (1<<62)/mult {
+		return fmt.Errorf("too large")
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+// positiveInt is an integer >= 1.
+type positiveInt int
+
+func (p *positiveInt) String() string { return strconv.Itoa(int(*p)) }
+func (p *positiveInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("want an integer >= 1")
+	}
+	*p = positiveInt(n)
+	return nil
+}
+
+// positiveDuration is a Go duration > 0.
+type positiveDuration time.Duration
+
+func (d *positiveDuration) String() string { return time.Duration(*d).String() }
+func (d *positiveDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("want a positive duration like 500ms or 10s")
+	}
+	*d = positiveDuration(v)
+	return nil
+}

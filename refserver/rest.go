@@ -1,0 +1,140 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pusher"
+)
+
+// bodyPool recycles request body buffers; a busy publisher sends many.
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	s.serveREST(w, r, false)
+}
+
+func (s *Server) serveBatchEvents(w http.ResponseWriter, r *http.Request) {
+	s.serveREST(w, r, true)
+}
+
+// serveREST checks app id, body size and signature (in that order), then
+// decodes and validates every event before publishing any, so a request is
+// all or nothing. 200 {} means every event is queued to every subscriber.
+func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, batch bool) {
+	s.stats.restRequests.Add(1)
+	if id := r.PathValue("id"); id != s.cfg.AppID {
+		s.restError(w, http.StatusNotFound, fmt.Sprintf("unknown app id %q", id))
+		return
+	}
+	buf := bodyPool.Get().(*bytes.Buffer)
+	defer func() { buf.Reset(); bodyPool.Put(buf) }()
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.restError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes (--max-body-bytes)", s.cfg.MaxBodyBytes))
+			return
+		}
+		s.restError(w, http.StatusBadRequest, fmt.Sprintf("reading body: %v", err))
+		return
+	}
+	body := buf.Bytes()
+	if err := pusher.Verify(r.Method, r.URL.Path, r.URL.Query(), s.cfg.Key, s.cfg.Secret, time.Now(), body); err != nil {
+		s.restError(w, http.StatusUnauthorized, "401 UNAUTHORIZED: "+err.Error())
+		return
+	}
+
+	var events []pusher.Event
+	if batch {
+		var b pusher.BatchEvents
+		if err := json.Unmarshal(body, &b); err != nil {
+			s.restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+			return
+		}
+		if len(b.Batch) == 0 {
+			s.restError(w, http.StatusBadRequest, `"batch": no events`)
+			return
+		}
+		if len(b.Batch) > s.cfg.MaxBatch {
+			s.restError(w, http.StatusBadRequest, fmt.Sprintf(`"batch": %d events, more than the limit of %d (--max-batch)`, len(b.Batch), s.cfg.MaxBatch))
+			return
+		}
+		events = b.Batch
+	} else {
+		var ev pusher.Event
+		if err := json.Unmarshal(body, &ev); err != nil {
+			s.restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+			return
+		}
+		events = []pusher.Event{ev}
+	}
+	for i := range events {
+		if err := checkEvent(&events[i]); err != nil {
+			where := ""
+			if batch {
+				where = fmt.Sprintf("batch[%d].", i)
+			}
+			s.restError(w, http.StatusBadRequest, where+err.Error())
+			return
+		}
+	}
+	for i := range events {
+		s.publish(&events[i])
+	}
+	s.stats.eventsPublished.Add(uint64(len(events)))
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte("{}"))
+}
+
+// checkEvent names the first field of ev that is wrong.
+func checkEvent(ev *pusher.Event) error {
+	if ev.Name == "" {
+		return errors.New(`"name": missing`)
+	}
+	if len(ev.Name) > 200 {
+		return errors.New(`"name": longer than 200 characters`)
+	}
+	targets := ev.Targets()
+	if len(targets) == 0 {
+		return errors.New(`"channel" or "channels": missing`)
+	}
+	if len(targets) > 100 {
+		return fmt.Errorf(`"channels": %d channels, more than 100`, len(targets))
+	}
+	for _, ch := range targets {
+		if err := checkChannel(ch); err != nil {
+			return fmt.Errorf(`"channels": %w`, err)
+		}
+	}
+	return nil
+}
+
+// publish encodes ev once per channel into a complete frame and queues
+// that same frame to every subscriber.
+func (s *Server) publish(ev *pusher.Event) {
+	for _, ch := range ev.Targets() {
+		if !s.hub.has(ch) {
+			continue
+		}
+		// Escaping may grow data; a quarter more avoids most regrowth.
+		b := frameBuf(32 + len(ev.Name) + len(ch) + len(ev.Data) + len(ev.Data)/4)
+		frame := sealFrame(pusher.AppendEvent(b, ev.Name, ch, ev.Data), opText)
+		n := s.hub.fanout(ch, frame, ev.SocketID)
+		s.stats.deliveries.Add(uint64(n))
+	}
+}
+
+// restError answers with status and a one-line text message.
+func (s *Server) restError(w http.ResponseWriter, status int, msg string) {
+	s.stats.restErrors.Add(1)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, msg+"\n")
+}

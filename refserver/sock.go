@@ -1,0 +1,165 @@
+package refserver
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// closeGrace bounds each step of a close handshake the server starts: the
+// last write before the close frame, the close frame itself, and the wait
+// for the client's answer.
+const closeGrace = time.Second
+
+// sock is one Pusher connection. Its reader is the HTTP handler goroutine
+// (gorilla reads); its writer is one goroutine that drains a bounded queue
+// of pre-built frames into a single writev per wake-up. Nothing else writes
+// to the socket, except gorilla itself when a read fails on protocol
+// grounds (1009, 1002): that is one whole-frame Write, and the net.Conn
+// write lock keeps frames whole.
+type sock struct {
+	srv      *Server
+	ws       *websocket.Conn
+	nc       net.Conn
+	socketID string
+
+	mu       sync.Mutex
+	q        [][]byte // frames waiting; swapped with spare by the writer
+	spare    [][]byte
+	closing  bool
+	closeMsg []byte // close frame to send once closing; nil: none
+	wake     chan struct{}
+
+	writerDone chan struct{}
+
+	// Owned by the reader goroutine.
+	channels map[string]struct{}
+}
+
+func newSock(srv *Server, ws *websocket.Conn, socketID string) *sock {
+	return &sock{
+		srv:        srv,
+		ws:         ws,
+		nc:         ws.NetConn(),
+		socketID:   socketID,
+		wake:       make(chan struct{}, 1),
+		writerDone: make(chan struct{}),
+		channels:   make(map[string]struct{}),
+	}
+}
+
+func (s *sock) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// send queues a frame. A full queue means the client reads slower than it
+// is sent to: the socket is closed with 4100 rather than letting memory
+// grow or blocking the publisher. It reports whether the frame was queued.
+func (s *sock) send(frame []byte) bool {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		s.srv.stats.dropped.Add(1)
+		return false
+	}
+	if len(s.q) >= s.srv.cfg.SendQueue {
+		s.mu.Unlock()
+		s.srv.stats.slowConsumerCloses.Add(1)
+		s.srv.stats.dropped.Add(1)
+		s.closeWith(closeOverCapacity, "over capacity")
+		return false
+	}
+	s.q = append(s.q, frame)
+	s.mu.Unlock()
+	s.signal()
+	return true
+}
+
+// finish starts closing: frame (nil: none, the peer is gone or gorilla
+// already sent one) is written after what is queued, or instead of it when
+// drop is set. Safe from any goroutine, any number of times; the first call
+// wins.
+func (s *sock) finish(frame []byte, drop bool) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.closing = true
+	s.closeMsg = frame
+	dropped := 0
+	if drop {
+		dropped = len(s.q)
+		clear(s.q)
+		s.q = s.q[:0]
+	}
+	s.mu.Unlock()
+	if dropped > 0 {
+		s.srv.stats.dropped.Add(uint64(dropped))
+	}
+	if drop {
+		// A writer stuck on a client that stopped reading gets closeGrace
+		// to finish, then fails and moves on to the close.
+		s.nc.SetWriteDeadline(time.Now().Add(closeGrace))
+	}
+	s.signal()
+}
+
+// closeWith sends a close frame with code and reason, dropping anything
+// still queued (Shutdown, slow consumer).
+func (s *sock) closeWith(code int, reason string) { s.finish(closeFrame(code, reason), true) }
+
+func (s *sock) netConn() net.Conn { return s.nc }
+
+// writeLoop is the socket's only writer of queued frames.
+func (s *sock) writeLoop() {
+	defer close(s.writerDone)
+	for range s.wake {
+		s.mu.Lock()
+		batch := s.q
+		s.q, s.spare = s.spare[:0], nil
+		closing, msg := s.closing, s.closeMsg
+		s.mu.Unlock()
+
+		if len(batch) > 0 {
+			if !closing {
+				s.nc.SetWriteDeadline(time.Now().Add(s.srv.cfg.WriteTimeout))
+			}
+			// WriteTo consumes (nils) the elements of batch; it is reused anyway.
+			n := len(batch)
+			bufs := net.Buffers(batch)
+			if _, err := bufs.WriteTo(s.nc); err != nil {
+				s.finish(nil, true)
+				s.nc.SetReadDeadline(time.Now()) // wake the reader
+				return
+			}
+			s.srv.stats.messagesOut.Add(uint64(n))
+		}
+		s.giveBack(batch)
+		if closing {
+			if msg != nil {
+				s.nc.SetWriteDeadline(time.Now().Add(closeGrace))
+				s.nc.Write(msg)
+			}
+			// The reader now waits for the client's close; not forever.
+			s.nc.SetReadDeadline(time.Now().Add(closeGrace))
+			return
+		}
+	}
+}
+
+// giveBack returns the drained slice for reuse, so steady state allocates
+// nothing per message.
+func (s *sock) giveBack(batch [][]byte) {
+	clear(batch)
+	s.mu.Lock()
+	if s.spare == nil {
+		s.spare = batch[:0]
+	}
+	s.mu.Unlock()
+}
