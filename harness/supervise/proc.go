@@ -1,0 +1,226 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// DefaultGrace is how long Stop waits after SIGTERM before SIGKILL when a
+// context cancellation or a signal stops a process.
+const DefaultGrace = 5 * time.Second
+
+// killWait bounds the wait for a process to vanish after SIGKILL (it can
+// only linger in uninterruptible sleep).
+const killWait = 10 * time.Second
+
+// Spec describes a child to boot.
+type Spec struct {
+	Name string   // for messages: "server", "generator"
+	Path string   // program; looked up in PATH (after Dir) when it has no slash
+	Args []string // arguments, without the program name
+	// Env is added to this process's environment; a later entry wins over
+	// an earlier one with the same key.
+	Env []string
+	Dir string // working directory; "" is ours
+	// CPUs pins the child and everything it starts (pinning.Command);
+	// empty: inherit our affinity.
+	CPUs pinning.CPUSet
+	// NoFile is the child's soft RLIMIT_NOFILE; 0 leaves it as inherited.
+	NoFile uint64
+	// LogPath receives the child's stdout and stderr (truncated first);
+	// "" discards them.
+	LogPath string
+}
+
+// Proc is a running (or finished) child started by Start.
+type Proc struct {
+	Name    string
+	Pid     int // also its process group id
+	LogPath string
+
+	child *pinning.Child
+
+	stopOnce  sync.Once
+	stopErr   error
+	escalated atomic.Bool
+}
+
+// Start boots spec as a pinned child in its own process group, its output
+// to spec.LogPath, with the parent-death signal set (the child is SIGKILLed
+// if this process dies). It registers the Proc in Live until it exits.
+// Cancelling ctx stops the process (Stop(DefaultGrace)).
+//
+// Start returns once the child is forked; it does not wait for readiness
+// (WaitReady) or even for the exec: a program that cannot be exec'ed
+// shows up as an exit with status 127 and the reason in its log.
+func Start(ctx context.Context, spec Spec) (*Proc, error) {
+	if spec.Path == "" {
+		return nil, fmt.Errorf("start %s: no program given", spec.Name)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	out, err := openLog(spec.LogPath)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	defer out.Close() // the child holds its own copy
+	cmd := pinning.Command(pinning.Spec{CPUs: spec.CPUs, NoFile: spec.NoFile}, spec.Path, spec.Args...)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, spec.Env...)
+	cmd.Dir = spec.Dir
+	cmd.Stdout, cmd.Stderr = out, out
+	setGroup(cmd)
+
+	// Registering and starting under the registry's lock means a KillAll
+	// either sees this Proc or makes Start fail: no child slips through.
+	p := &Proc{Name: spec.Name, LogPath: spec.LogPath}
+	if err := Live.start(p, func() error {
+		child, err := pinning.Start(cmd)
+		if err != nil {
+			return err
+		}
+		p.child, p.Pid = child, child.Pid()
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Path, err)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Stop(DefaultGrace)
+		case <-p.Done():
+		}
+	}()
+	return p, nil
+}
+
+func openLog(path string) (*os.File, error) {
+	if path == "" {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return f, nil
+}
+
+// Done is closed when the process has exited and been reaped.
+func (p *Proc) Done() <-chan struct{} { return p.child.Done() }
+
+// Wait blocks until the process exits; it returns ExitErr.
+func (p *Proc) Wait() error { return p.child.Wait() }
+
+// Exited reports whether the process has exited (and been reaped).
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// ExitErr is nil while the process runs or after a zero exit status, and
+// otherwise cmd.Wait's error (*exec.ExitError: status or signal).
+func (p *Proc) ExitErr() error {
+	if !p.Exited() {
+		return nil
+	}
+	return p.child.Wait()
+}
+
+// Escalated reports whether Stop had to send SIGKILL because the process
+// outlived the grace period after SIGTERM.
+func (p *Proc) Escalated() bool { return p.escalated.Load() }
+
+// Tail returns the last n lines of the process's log ("" when there is no
+// log or it cannot be read).
+func (p *Proc) Tail(n int) string {
+	if p.LogPath == "" {
+		return ""
+	}
+	s, _ := LogTail(p.LogPath, n)
+	return s
+}
+
+// Stop sends SIGTERM to the process group, waits up to grace for the
+// leader to exit, then sends SIGKILL to the group; it also SIGKILLs any
+// member left in the group after the leader exited (a child that ignored
+// SIGTERM) and waits until the group is empty. It is idempotent and safe to
+// call concurrently: every caller gets the first call's result. Stopping a
+// process that already exited only sweeps its group.
+func (p *Proc) Stop(grace time.Duration) error {
+	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
+	return p.stopErr
+}
+
+func (p *Proc) stop(grace time.Duration) error {
+	if !p.Exited() {
+		if err := signalGroup(p.Pid, syscall.SIGTERM); err != nil {
+			return fmt.Errorf("stop %s (pid %d): %w", p.Name, p.Pid, err)
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-p.Done():
+		case <-t.C:
+			p.escalated.Store(true)
+		}
+	}
+	// Leader gone or grace over: whatever is left of the group is killed.
+	if err := signalGroup(p.Pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill %s (pid %d): %w", p.Name, p.Pid, err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(killWait):
+		return fmt.Errorf("kill %s (pid %d): still running %s after SIGKILL", p.Name, p.Pid, killWait)
+	}
+	return waitGroupGone(p.Pid, killWait)
+}
+
+// signalGroup signals every process in group pgid; an empty group is fine.
+func signalGroup(pgid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to process group %d: %w", sig, pgid, err)
+	}
+	return nil
+}
+
+// waitGroupGone waits until no live process is left in group pgid (killed
+// members are reaped by whoever inherited them).
+func waitGroupGone(pgid int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		left, err := GroupMembers(pgid)
+		if err != nil || len(left) == 0 {
+			return nil // no /proc to look in: the SIGKILL is all we can do
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process group %d: %v still alive %s after SIGKILL", pgid, left, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// setGroup makes sure the child leads its own process group (pinning.Command
+// already asks for that and for the parent-death signal on Linux).
+func setGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}

@@ -1,0 +1,115 @@
+//go:build linux
+
+package supervise
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// ProcStat is the part of /proc/PID/stat the harness uses.
+type ProcStat struct {
+	Pid, PPid, PGrp int
+	State           byte // 'R', 'S', 'Z', ...
+}
+
+// ReadStat reads /proc/PID/stat.
+func ReadStat(pid int) (ProcStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ProcStat{}, err
+	}
+	return parseStat(pid, b)
+}
+
+// parseStat skips the command name, which may hold spaces and
+// parentheses: the fields resume after the last ')'.
+func parseStat(pid int, b []byte) (ProcStat, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 > len(b) {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	if err1 != nil || err2 != nil {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed ppid or pgrp", pid)
+	}
+	return ProcStat{Pid: pid, PPid: ppid, PGrp: pgrp, State: f[0][0]}, nil
+}
+
+// AllProcs reads the stat of every process in /proc. Processes that vanish
+// while it reads are skipped.
+func AllProcs() ([]ProcStat, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	out := make([]ProcStat, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := ReadStat(pid); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// Descendants returns the pids whose ancestor is root (children,
+// grandchildren, ...; root itself excluded), sorted. Threads are not
+// processes and are not listed.
+func Descendants(root int) ([]int, error) {
+	all, err := AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	children := make(map[int][]int)
+	for _, p := range all {
+		children[p.PPid] = append(children[p.PPid], p.Pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if c != root && !slices.Contains(out, c) {
+				out = append(out, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// GroupMembers returns the live (not zombie) processes of process group
+// pgid, sorted.
+func GroupMembers(pgid int) ([]int, error) {
+	all, err := AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, p := range all {
+		if p.PGrp == pgid && p.State != 'Z' {
+			out = append(out, p.Pid)
+		}
+	}
+	return out, nil
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	st, err := ReadStat(pid)
+	return err == nil && st.State != 'Z'
+}
