@@ -27,16 +27,22 @@ func connectAll(ctx context.Context, strategy string, concurrency int, stagger t
 	}
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if sem != nil {
+		acquired := sem == nil
+		if !acquired && ctx.Err() == nil {
 			select {
 			case sem <- struct{}{}:
+				acquired = true
 			case <-ctx.Done():
-				for j := i; j < n; j++ {
-					errs[j] = ctx.Err()
-				}
-				wg.Wait()
-				return errs
 			}
+		}
+		if !acquired || ctx.Err() != nil {
+			if acquired && sem != nil {
+				<-sem
+			}
+			for j := i; j < n; j++ {
+				errs[j] = ctx.Err()
+			}
+			break
 		}
 		wg.Add(1)
 		go func(i int) {

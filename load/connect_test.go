@@ -1,0 +1,129 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
+)
+
+// concurrencyProbe is a ConnectFunc that records how many connects were
+// in flight at once and when each started.
+type concurrencyProbe struct {
+	inflight, peak atomic.Int64
+	mu             sync.Mutex
+	starts         []time.Duration
+	t0             time.Time
+	hold           time.Duration
+}
+
+func (p *concurrencyProbe) connect(ctx context.Context, i int) error {
+	n := p.inflight.Add(1)
+	defer p.inflight.Add(-1)
+	for {
+		old := p.peak.Load()
+		if n <= old || p.peak.CompareAndSwap(old, n) {
+			break
+		}
+	}
+	p.mu.Lock()
+	p.starts = append(p.starts, time.Since(p.t0))
+	p.mu.Unlock()
+	time.Sleep(p.hold)
+	if i == 3 {
+		return errors.New("refused")
+	}
+	return nil
+}
+
+func TestConnectStrategies(t *testing.T) {
+	t.Run("bounded never exceeds its concurrency", func(t *testing.T) {
+		p := &concurrencyProbe{t0: time.Now(), hold: 5 * time.Millisecond}
+		errs := connectAll(context.Background(), ConnectBounded, 3, 0, 20, p.connect)
+		if peak := p.peak.Load(); peak > 3 || peak < 2 {
+			t.Fatalf("peak in flight %d, want at most 3 (and some overlap)", peak)
+		}
+		if len(p.starts) != 20 || errs[3] == nil || errs[2] != nil {
+			t.Fatalf("starts %d, errs %v", len(p.starts), errs)
+		}
+	})
+	t.Run("stagger spaces the starts", func(t *testing.T) {
+		p := &concurrencyProbe{t0: time.Now()}
+		const gap = 20 * time.Millisecond
+		connectAll(context.Background(), ConnectStagger, 0, gap, 5, p.connect)
+		sort.Slice(p.starts, func(i, j int) bool { return p.starts[i] < p.starts[j] })
+		for i, s := range p.starts {
+			if s < time.Duration(i)*gap {
+				t.Fatalf("connection %d started at %v, before %v", i, s, time.Duration(i)*gap)
+			}
+		}
+	})
+	t.Run("all-at-once has every connect in flight together", func(t *testing.T) {
+		p := &concurrencyProbe{t0: time.Now(), hold: 200 * time.Millisecond}
+		connectAll(context.Background(), ConnectAllAtOnce, 0, 0, 10, p.connect)
+		if peak := p.peak.Load(); peak != 10 {
+			t.Fatalf("peak %d, want 10", peak)
+		}
+	})
+	t.Run("cancel stops the rest", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var n atomic.Int64
+		errs := connectAll(ctx, ConnectBounded, 1, 0, 10, func(ctx context.Context, i int) error {
+			if n.Add(1) == 2 {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(errs[9], context.Canceled) {
+			t.Fatalf("errs %v: the last connect ran after cancel", errs)
+		}
+	})
+}
+
+// The echo hot path (frame a batch, one write, read and record every
+// reply) allocates nothing per message once warm.
+func TestEchoHotPathDoesNotAllocate(t *testing.T) {
+	url := startRawEchoServer(t)
+	cfg := testConfig(url)
+	cfg.Batch = 10
+	pool, err := payload.New(payload.JSON, 1, 256, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RecordSize = 256
+	e := newEcho(&cfg, pool)
+	c, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rec := newRecorder(true, true)
+	w := Window{Start: 0, End: 1 << 62, Drain: 1 << 62}
+	buf := make([]byte, 0, cfg.Batch*(cfg.RecordSize+14))
+	next := 0
+	ctx := context.Background()
+	op := func() {
+		buf = e.frameBatch(c, buf, &next)
+		t0 := mono()
+		if err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+		if !e.readBatch(ctx, c, t0, true, w, rec) {
+			t.Fatal("read failed")
+		}
+		rec.Lag.Record(mono() - t0)
+	}
+	op()
+	if a := testing.AllocsPerRun(200, op); a != 0 {
+		t.Fatalf("%v allocations per batch of %d", a, cfg.Batch)
+	}
+	if rec.Messages != 202*10 || rec.TotalErrors() != 0 {
+		t.Fatalf("messages %d errors %v", rec.Messages, rec.Errors)
+	}
+}

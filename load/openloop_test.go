@@ -1,0 +1,106 @@
+package load
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConnectionPacerSpreadsConnections(t *testing.T) {
+	// 4 connections sharing 1000 ops/s: each runs every 4 ms, shifted by
+	// 1 ms, so together they fire every millisecond.
+	var got []int64
+	for k := int64(0); k < 2; k++ {
+		for i := 0; i < 4; i++ {
+			got = append(got, connectionPacer(1000, 4, i).Due(k))
+		}
+	}
+	want := []int64{0, 1e6, 2e6, 3e6, 4e6, 5e6, 6e6, 7e6}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("due times (-want +got):\n%s", diff)
+	}
+	// Computed from k, not accumulated: no drift after a million steps.
+	p := ConstantPacer{IntervalNs: 1e9 / 3.0}
+	if got, want := p.Due(3_000_000), int64(1e15); got != want {
+		t.Fatalf("Due(3e6) = %d, want %d", got, want)
+	}
+	var f Pacer = PacerFunc(func(k int64) int64 { return k * 7 })
+	if f.Due(3) != 21 {
+		t.Fatal("PacerFunc does not call through")
+	}
+}
+
+// stallOnce returns an onMessage hook that sleeps stall once, the first
+// time it runs after the given time.
+func stallOnce(after time.Time, stall time.Duration) func() {
+	var done atomic.Bool
+	return func() {
+		if time.Now().After(after) && done.CompareAndSwap(false, true) {
+			time.Sleep(stall)
+		}
+	}
+}
+
+// A server that stalls once: the open loop keeps scheduling through the
+// stall and charges every operation that queued behind it from its
+// scheduled time, so the stall reaches p99; the closed loop stops sending
+// during the stall, so it appears as a single slow sample and p99 stays
+// low: coordinated omission, shown.
+func TestOpenLoopShowsStallClosedLoopHidesIt(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	run := func(rate float64) Summary {
+		t.Helper()
+		es := startEchoServer(t, nil)
+		cfg := testConfig(es.URL)
+		cfg.Connections, cfg.Batch = 1, 1
+		cfg.DurationNs = int64(1500 * time.Millisecond)
+		cfg.Rate = rate
+		// Stall 400 ms into the window (warm-up 200 ms).
+		es.onMessage = stallOnce(time.Now().Add(600*time.Millisecond), stall)
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Errors != 0 {
+			t.Fatalf("errors: %v", res.Summary.ErrorsByReason)
+		}
+		return res.Summary
+	}
+	open := run(200)
+	if open.Latency.Max < int64(stall) || open.Latency.P99 < int64(stall)*9/10 {
+		t.Errorf("open loop: p99 %v max %v, want the %v stall in p99", time.Duration(open.Latency.P99), time.Duration(open.Latency.Max), stall)
+	}
+	// ~60 operations were scheduled during the stall: every one is slow.
+	closed := run(0)
+	if closed.Latency.Max < int64(stall) {
+		t.Errorf("closed loop: max %v, the stall is missing entirely", time.Duration(closed.Latency.Max))
+	}
+	if closed.Latency.P99 >= int64(stall)/2 {
+		t.Errorf("closed loop: p99 %v; expected the stall to hide in one sample out of %d", time.Duration(closed.Latency.P99), closed.Latency.Count)
+	}
+}
+
+// When the server stops answering, the writer hits --max-inflight, waits,
+// and the run says it is saturated instead of pretending the rate was met.
+func TestOpenLoopSaturatesAtMaxInflight(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.Connections, cfg.Batch = 1, 1
+	cfg.Rate, cfg.MaxInflight = 200, 4
+	es.onMessage = stallOnce(time.Now().Add(400*time.Millisecond), 400*time.Millisecond)
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if !s.Saturated || s.SaturatedReason == "" {
+		t.Fatalf("not saturated: %+v", s)
+	}
+	g := res.Generator
+	if g.ScheduleLag.Max < int64(300*time.Millisecond) || g.LateSendsFrac <= 0 {
+		t.Fatalf("the wait does not show in the schedule lag: %+v late %v", g.ScheduleLag, g.LateSendsFrac)
+	}
+}
