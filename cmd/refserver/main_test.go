@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/refserver"
+	"github.com/google/go-cmp/cmp"
+	"github.com/gorilla/websocket"
+)
+
+// The test binary doubles as refserver when this variable is set, so the
+// signal path is tested on a real process.
+const beMain = "REFSERVER_TEST_BE_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(beMain) == "1" {
+		os.Args = append([]string{"refserver"}, strings.Fields(os.Getenv("REFSERVER_TEST_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestFlags(t *testing.T) {
+	o, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--app-id", "7", "--key", "k", "--secret", "s",
+		"--max-message-bytes", "64KiB", "--max-batch", "10", "--max-body-bytes", "1MiB", "--send-queue", "5",
+		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := options{
+		cfg: refserver.Config{Addr: "127.0.0.1:0", AppID: "7", Key: "k", Secret: "s", MaxMessageBytes: 65536,
+			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 5, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second},
+		shutdownTimeout: 2 * time.Second,
+	}
+	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBadFlagsNameTheFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "-bogus"},
+		{[]string{"--addr", "6001"}, "-addr"},
+		{[]string{"--addr", "127.0.0.1:http"}, "-addr"},
+		{[]string{"--max-message-bytes", "0"}, "-max-message-bytes"},
+		{[]string{"--max-message-bytes", "12XB"}, "-max-message-bytes"},
+		{[]string{"--max-batch", "-1"}, "-max-batch"},
+		{[]string{"--send-queue", "many"}, "-send-queue"},
+		{[]string{"--write-timeout", "0s"}, "-write-timeout"},
+		{[]string{"--activity-timeout", "500ms"}, "--activity-timeout"},
+		{[]string{"--key", ""}, "--key"},
+		{[]string{"extra"}, `"extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			err := run(tt.args, &bytes.Buffer{}, &stderr)
+			var u usageError
+			if !errors.As(err, &u) {
+				t.Fatalf("run: %v, want a usage error (exit 2)", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := run([]string{"-h"}, &bytes.Buffer{}, &stderr); err != nil {
+		t.Fatalf("run -h: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "-max-batch") {
+		t.Errorf("usage does not list flags:\n%s", stderr.String())
+	}
+}
+
+// A real process: the listening line on stderr, then SIGTERM closes
+// sockets with 1012 and exits 0.
+func TestSIGTERMClosesWith1012AndExitsZero(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0")
+	// An io.Pipe (not StderrPipe) so Wait may run while we still read.
+	stderr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	waited := make(chan struct{})
+	go func() { exited <- cmd.Wait(); pw.Close(); close(waited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-waited
+	})
+
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
+		t.Fatalf("no output from refserver: %v", lines.Err())
+	}
+	addr, ok := strings.CutPrefix(lines.Text(), "refserver listening on ")
+	if !ok {
+		t.Fatalf("first line %q, want \"refserver listening on ADDR\"", lines.Text())
+	}
+	rest := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for lines.Scan() {
+			b.WriteString(lines.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
+
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.WriteMessage(websocket.TextMessage, []byte("x"))
+	if _, _, err := c.ReadMessage(); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err = c.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
+		t.Errorf("after SIGTERM: %v, want close 1012", err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v (stderr: %s), want status 0", err, <-rest)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("refserver did not exit within 10s of SIGTERM")
+	}
+}
