@@ -66,8 +66,17 @@ type Comparison struct {
 
 	Alerts    []string // runs with errors or failed points: shown first
 	Warnings  []Warning
-	Footnotes []string
+	Footnotes []Note
 }
+
+// Note is a sentence of ours with untrusted values in it: Render escapes
+// Args (and only Args) into the %s verbs of Format.
+type Note struct {
+	Format string
+	Args   []string
+}
+
+func note(format string, args ...string) Note { return Note{Format: format, Args: args} }
 
 // Warning is one warning from one run.
 type Warning struct {
@@ -197,37 +206,38 @@ func troubled(r *harness.Result) (bad, total int) {
 	return bad, len(r.Curve)
 }
 
-func footnotes(base, head *harness.Result, opts CompareOptions) []string {
-	var out []string
+func footnotes(base, head *harness.Result, opts CompareOptions) []Note {
+	var out []Note
 	if base == nil {
 		why := opts.BaseMissing
 		if why == "" {
 			why = "no baseline result was given"
 		}
-		return append(out, "No baseline: "+why+". The head run is shown alone; nothing is compared.")
+		return append(out, note("No baseline: %s. The head run is shown alone; nothing is compared.", why))
 	}
 	if opts.BaseSource != "" {
-		out = append(out, "Baseline read from "+opts.BaseSource+".")
+		out = append(out, note("Baseline read from %s.", opts.BaseSource))
 	}
 	if mb := opts.MergeBase; mb != "" && !sameCommit(base.Meta.GitRef, mb) {
-		out = append(out, fmt.Sprintf("The baseline was measured at %s, not at the merge-base %s (no result for it): it fell back to the latest published result, so changes between the two are part of the difference.", base.Meta.GitRef, mb))
+		out = append(out, note("The baseline was measured at %s, not at the merge-base %s (no result for it): it fell back to the latest published result, so changes between the two are part of the difference.", base.Meta.GitRef, mb))
 	}
 	for _, r := range []struct {
 		name string
 		res  *harness.Result
 	}{{"baseline", base}, {"head", head}} {
 		if strings.HasSuffix(r.res.Meta.GitRef, "-dirty") {
-			out = append(out, fmt.Sprintf("The %s was measured from a tree with uncommitted changes (%s).", r.name, r.res.Meta.GitRef))
+			out = append(out, note("The "+r.name+" was measured from a tree with uncommitted changes (%s).", r.res.Meta.GitRef))
 		}
 		if r.res.Config.Quick {
-			out = append(out, fmt.Sprintf("The %s run used the quick ladder.", r.name))
+			out = append(out, note("The "+r.name+" run used the quick ladder."))
 		}
 	}
 	if base.Regime != head.Regime {
-		out = append(out, "The two runs' regimes differ (base: "+base.Regime+"; head: "+head.Regime+"): the figures are not like for like.")
+		out = append(out, note("The two runs' regimes differ (base: %s; head: %s): the figures are not like for like.", base.Regime, head.Regime))
 	}
 	if bh, hh := base.Meta.Hardware, head.Meta.Hardware; bh.CPUModel != hh.CPUModel || bh.LogicalCPUs != hh.LogicalCPUs {
-		out = append(out, fmt.Sprintf("The runs ran on different machines (base: %s, %d CPUs; head: %s, %d CPUs): runner variance is part of the difference.", bh.CPUModel, bh.LogicalCPUs, hh.CPUModel, hh.LogicalCPUs))
+		out = append(out, note("The runs ran on different machines (base: %s; head: %s): runner variance is part of the difference.",
+			fmt.Sprintf("%s, %d CPUs", bh.CPUModel, bh.LogicalCPUs), fmt.Sprintf("%s, %d CPUs", hh.CPUModel, hh.LogicalCPUs)))
 	}
 	return out
 }

@@ -61,7 +61,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 	if len(c.Alerts) > 0 {
 		p("> [!WARNING]\n")
 		for _, a := range c.Alerts {
-			p("> %s\n", text(a))
+			p("> %s\n", a) // built from counts and fixed words only
 		}
 		p("\n")
 	}
@@ -88,7 +88,11 @@ func Render(c *Comparison, opts RenderOptions) string {
 
 	if len(c.Footnotes) > 0 {
 		for i, f := range c.Footnotes {
-			p("<sub>%d. %s</sub><br>\n", i+1, text(f))
+			args := make([]any, len(f.Args))
+			for j, a := range f.Args {
+				args[j] = text(a)
+			}
+			p("<sub>%d. %s</sub><br>\n", i+1, fmt.Sprintf(f.Format, args...))
 		}
 	}
 	return b.String()

@@ -1,11 +1,393 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
-// runPublish is replaced by the real subcommand as it lands.
+const publishUsage = `usage: ceiling publish commit [flags] RESULT.json|-
+       ceiling publish comment --head RESULT.json|- [--base BASE.json] [flags]
+
+commit   put a sweep result on a branch (benchmark/published/<generator>.json),
+         append its headline to the bounded history, push; retried after a
+         concurrent push. Refuses a result with no clean headline (exit 1).
+comment  compare a pull request's sweep with the baseline and keep one
+         comment on the pull request up to date; without a token or write
+         permission (a fork), writes the job summary and --out instead.
+
+Both validate the document first: a malformed one exits 2 naming the field.
+Run 'ceiling publish commit -h' or 'ceiling publish comment -h' for flags.
+`
+
 func runPublish(args []string, stdout, stderr io.Writer) error {
-	return errors.New("ceiling publish: not built yet")
+	if len(args) == 0 {
+		fmt.Fprint(stderr, publishUsage)
+		return usagef("ceiling publish: say commit or comment")
+	}
+	switch args[0] {
+	case "commit":
+		return runPublishCommit(args[1:], stdout, stderr)
+	case "comment":
+		return runPublishComment(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, publishUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, publishUsage)
+	return usagef("ceiling publish: unknown subcommand %q (want commit or comment)", args[0])
+}
+
+// readResult reads and validates a sweep document from a file or stdin ("-").
+// Every failure here is bad input: exit status 2.
+func readResult(flagName, path string, stdin io.Reader) (*harness.Result, []byte, error) {
+	var data []byte
+	var err error
+	name := path
+	if path == "-" {
+		name = "stdin"
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, usagef("%s: %w", flagName, err)
+	}
+	r, err := publish.Read(data, name)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return r, data, nil
+}
+
+// publishStdin is where "-" reads from; tests replace it.
+var publishStdin io.Reader = os.Stdin
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return true, usageError{err}
+	}
+	return false, nil
+}
+
+// ---- publish commit
+
+const publishCommitUsage = `usage: ceiling publish commit [flags] RESULT.json|-
+
+Commits the sweep result to --branch of --remote from the checkout in --repo,
+without touching its working tree, and pushes. A push rejected because the
+branch moved on is fetched and re-applied, at most --retries times.
+
+flags:
+`
+
+type publishCommitOptions struct {
+	opts    publish.CommitOptions
+	verbose bool
+}
+
+func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ceiling publish commit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, publishCommitUsage); fs.PrintDefaults() }
+	c := &o.opts
+	fs.StringVar(&c.Repo, "repo", ".", "the git checkout to publish from (the workflow's checkout)")
+	fs.StringVar(&c.Path, "path", "", "published file inside the repository (default "+publish.DefaultDir+"/<generator>.json)")
+	fs.StringVar(&c.HistoryPath, "history", "", "history file, JSON Lines (default the --path with .history.jsonl)")
+	fs.IntVar(&c.HistoryMax, "history-max", publish.DefaultHistoryMax, "history entries kept, newest last")
+	fs.StringVar(&c.Branch, "branch", publish.DefaultBranch, "branch to publish to")
+	fs.StringVar(&c.Remote, "remote", publish.DefaultRemote, "remote to fetch from and push to")
+	fs.StringVar(&c.Message, "message", "", "commit message (default names the generator and the measured commit, with [skip ci])")
+	fs.StringVar(&c.Author, "author", publish.DefaultAuthor, "commit author and committer, \"Name <email>\"")
+	fs.IntVar(&c.Retries, "retries", publish.DefaultRetries, "pushes retried after the branch moved on (0: none)")
+	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
+	return fs
+}
+
+func runPublishCommit(args []string, stdout, stderr io.Writer) error {
+	var o publishCommitOptions
+	fs := newPublishCommitFlags(&o, stderr)
+	if done, err := parseFlags(fs, args); done {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usagef("ceiling publish commit: want one RESULT.json (or - for stdin), got %d arguments", fs.NArg())
+	}
+	if o.opts.HistoryMax <= 0 {
+		return usagef("--history-max: %d, want at least 1", o.opts.HistoryMax)
+	}
+	if o.opts.Retries < 0 {
+		return usagef("--retries: %d is negative", o.opts.Retries)
+	}
+	if o.opts.Retries == 0 {
+		o.opts.Retries = -1 // the library reads 0 as "default"
+	}
+	if st, err := os.Stat(o.opts.Repo); err != nil || !st.IsDir() {
+		return usagef("--repo: %q is not a directory", o.opts.Repo)
+	}
+	r, raw, err := readResult("result", fs.Arg(0), publishStdin)
+	if err != nil {
+		return err
+	}
+	if o.verbose {
+		o.opts.Trace = stderr
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	out, err := publish.Commit(ctx, r, raw, o.opts)
+	switch {
+	case errors.Is(err, publish.ErrNoCleanHeadline):
+		return exitStatus{1, err}
+	case err != nil && strings.HasPrefix(err.Error(), "--"):
+		return usageError{err} // an option the library refused
+	case err != nil:
+		return fmt.Errorf("publish commit: %w", err)
+	}
+	switch {
+	case out.Unchanged:
+		fmt.Fprintf(stdout, "%s already holds this result of %s; nothing to commit\n", o.opts.Branch, r.Meta.GitRef)
+	default:
+		fmt.Fprintf(stdout, "published %s measured at %s: %s to %s %s (%d push attempt(s))\n",
+			r.Meta.Generator, r.Meta.GitRef, out.Commit, o.opts.Remote, o.opts.Branch, out.Attempts)
+	}
+	if out.KeptNewer {
+		fmt.Fprintf(stdout, "%s already publishes a newer commit's result; only the history got this one\n", out.Path)
+	}
+	return nil
+}
+
+// ---- publish comment
+
+const publishCommentUsage = `usage: ceiling publish comment --head RESULT.json|- [flags]
+
+Compares the head sweep with --base per batch size against the larger of the
+two A-A noise floors, writes the Markdown to --out and the job summary, and
+keeps one comment per pull request and generator up to date (found again by a
+hidden marker). The token is read from the environment variable --token-env.
+Without a token, or with a token that may not comment (a pull request from a
+fork), it says so and exits 0: the summary and --out carry the comparison.
+
+flags:
+`
+
+type publishCommentOptions struct {
+	head, base    string
+	baseSource    string
+	mergeBase     string
+	repo          string
+	pr            int
+	apiURL        string
+	marker        string
+	summary       string
+	out           string
+	dryRun        bool
+	tokenEnv      string
+	maxWait       time.Duration
+	rateRetries   int
+	commentTarget [2]string // owner, name
+}
+
+func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ceiling publish comment", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, publishCommentUsage); fs.PrintDefaults() }
+	apiURL := os.Getenv("GITHUB_API_URL")
+	if apiURL == "" {
+		apiURL = publish.DefaultAPIURL
+	}
+	fs.StringVar(&o.head, "head", "", "the pull request's sweep result (- for stdin); required")
+	fs.StringVar(&o.base, "base", "", "the baseline sweep result (the published file from main, or the merge-base's); missing: head alone, with a footnote")
+	fs.StringVar(&o.baseSource, "base-source", "", "where --base came from, shown in a footnote (e.g. \"benchmark/published/ceiling-load.json on main at abc123\")")
+	fs.StringVar(&o.mergeBase, "merge-base", "", "the pull request's merge-base commit; a baseline measured elsewhere is footnoted as a fallback")
+	fs.StringVar(&o.repo, "repo", os.Getenv("GITHUB_REPOSITORY"), "owner/name of the repository")
+	fs.IntVar(&o.pr, "pr", 0, "pull request number")
+	fs.StringVar(&o.apiURL, "api-url", apiURL, "GitHub REST API base URL (GitHub Enterprise: https://HOST/api/v3)")
+	fs.StringVar(&o.marker, "marker", "", "hidden marker that finds the comment again (default \"ceiling:comment generator=<generator>\")")
+	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "append the Markdown to this file (the job summary)")
+	fs.StringVar(&o.out, "out", "", "write the Markdown to this file (for the workflow's artifact)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the Markdown on stdout; do not call the API")
+	fs.StringVar(&o.tokenEnv, "token-env", "GITHUB_TOKEN", "environment variable holding the token (never printed)")
+	fs.DurationVar(&o.maxWait, "max-wait", publish.DefaultMaxWait, "longest wait for one rate limit to reset")
+	fs.IntVar(&o.rateRetries, "rate-retries", publish.DefaultRateRetries, "retries of one request after a rate limit")
+	return fs
+}
+
+func (o *publishCommentOptions) check(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef("ceiling publish comment: unexpected argument %q (the result goes in --head)", fs.Arg(0))
+	}
+	if o.head == "" {
+		return usagef("--head: required (the pull request's sweep result, or - for stdin)")
+	}
+	if o.base == "-" {
+		return usagef("--base: stdin is for --head; give the baseline as a file")
+	}
+	if o.maxWait <= 0 {
+		return usagef("--max-wait: %s, want a positive duration", o.maxWait)
+	}
+	if o.rateRetries < 1 {
+		return usagef("--rate-retries: %d, want at least 1", o.rateRetries)
+	}
+	if o.marker != "" {
+		if err := publish.CheckMarker(o.marker); err != nil {
+			return usageError{err}
+		}
+	}
+	if o.dryRun {
+		return nil
+	}
+	owner, name, ok := strings.Cut(o.repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return usagef("--repo: %q, want owner/name (default $GITHUB_REPOSITORY)", o.repo)
+	}
+	o.commentTarget = [2]string{owner, name}
+	if o.pr <= 0 {
+		return usagef("--pr: %d, want the pull request's number", o.pr)
+	}
+	if _, err := publish.NewClient(o.apiURL, "", nil); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+func runPublishComment(args []string, stdout, stderr io.Writer) error {
+	var o publishCommentOptions
+	fs := newPublishCommentFlags(&o, stderr)
+	if done, err := parseFlags(fs, args); done {
+		return err
+	}
+	if err := o.check(fs); err != nil {
+		return err
+	}
+	head, _, err := readResult("--head", o.head, publishStdin)
+	if err != nil {
+		return err
+	}
+	base, copts := readBaseline(o, stderr)
+	if o.marker == "" {
+		o.marker = publish.Marker(head.Meta.Generator)
+	}
+	c := publish.Compare(base, head, copts)
+	full := publish.Render(c, publish.RenderOptions{Marker: o.marker})
+	if err := writeMarkdown(o, full); err != nil {
+		return err
+	}
+	if o.dryRun {
+		_, err := io.WriteString(stdout, full)
+		return err
+	}
+	where := markdownPlaces(o)
+	token := os.Getenv(o.tokenEnv)
+	if token == "" {
+		fmt.Fprintf(stderr, "ceiling publish comment: $%s is empty, so no comment is posted; the comparison is in %s\n", o.tokenEnv, where)
+		return nil
+	}
+	client, err := publish.NewClient(o.apiURL, token, nil)
+	if err != nil {
+		return usageError{err}
+	}
+	p := &publish.Poster{
+		Client: client, Owner: o.commentTarget[0], Repo: o.commentTarget[1], PR: o.pr,
+		Marker: o.marker, Token: token, RateRetries: o.rateRetries, MaxWait: o.maxWait,
+		Wait: func(op string, d time.Duration) {
+			fmt.Fprintf(stderr, "ceiling publish comment: %s rate limited; waiting %s\n", op, d)
+		},
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	posted, err := p.Upsert(ctx, publish.RenderComment(c, publish.RenderOptions{Marker: o.marker}))
+	switch {
+	case errors.Is(err, publish.ErrNoPermission):
+		fmt.Fprintf(stderr, "ceiling publish comment: %v\nno comment posted (a pull request from a fork gets a read-only token); the comparison is in %s\n", err, where)
+		return nil
+	case err != nil:
+		return fmt.Errorf("publish comment: %w (the comparison is in %s)", err, where)
+	}
+	verb := "updated"
+	if posted.Created {
+		verb = "created"
+	}
+	fmt.Fprintf(stdout, "%s comment %d on %s#%d %s\n", verb, posted.ID, o.repo, o.pr, posted.URL)
+	return nil
+}
+
+// readBaseline reads --base. The head is the input under test; a baseline
+// that is missing or unreadable (main published with an older schema, say)
+// must not block every pull request, so it becomes a footnote instead.
+func readBaseline(o publishCommentOptions, stderr io.Writer) (*harness.Result, publish.CompareOptions) {
+	copts := publish.CompareOptions{MergeBase: o.mergeBase, BaseSource: o.baseSource}
+	if o.base == "" {
+		copts.BaseMissing = "no --base was given"
+		return nil, copts
+	}
+	data, err := os.ReadFile(o.base)
+	if errors.Is(err, fs.ErrNotExist) {
+		copts.BaseMissing = filepath.Base(o.base) + " does not exist (nothing published on the base branch yet?)"
+		return nil, copts
+	}
+	if err != nil {
+		copts.BaseMissing = "--base: " + err.Error()
+		return nil, copts
+	}
+	r, err := publish.Read(data, o.base)
+	if err != nil {
+		fmt.Fprintf(stderr, "ceiling publish comment: the baseline is unusable, comparing nothing: %v\n", err)
+		copts.BaseMissing = "the baseline could not be read (" + err.Error() + ")"
+		return nil, copts
+	}
+	return r, copts
+}
+
+func writeMarkdown(o publishCommentOptions, md string) error {
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	if o.summary != "" {
+		f, err := os.OpenFile(o.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("--summary-file: %w", err)
+		}
+		_, werr := io.WriteString(f, md+"\n")
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("--summary-file: %w", err)
+		}
+	}
+	return nil
+}
+
+func markdownPlaces(o publishCommentOptions) string {
+	var places []string
+	if o.summary != "" {
+		places = append(places, "the job summary ("+o.summary+")")
+	}
+	if o.out != "" {
+		places = append(places, strconv.Quote(o.out))
+	}
+	if len(places) == 0 {
+		return "no file (give --out or --summary-file to keep it)"
+	}
+	return strings.Join(places, " and ")
 }

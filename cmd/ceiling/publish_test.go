@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const publishFixtures = "../../publish/testdata/"
+
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	old := publishStdin
+	publishStdin = strings.NewReader(stdin)
+	t.Cleanup(func() { publishStdin = old })
+	var o, e bytes.Buffer
+	err := run(args, &o, &e)
+	if err != nil {
+		fmt.Fprintln(&e, "ceiling:", err)
+		code = exitCode(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestPublishExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{[]string{"publish"}, 2, "say commit or comment"},
+		{[]string{"publish", "nope"}, 2, `unknown subcommand "nope"`},
+		{[]string{"publish", "commit"}, 2, "want one RESULT.json"},
+		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "bad_missing_verdict.json"}, 2, "curve[3].verdict: missing"},
+		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "bad_version.json"}, 2, "schema_version: unsupported version 2"},
+		{[]string{"publish", "commit", "--repo", dir, filepath.Join(dir, "absent.json")}, 2, "absent.json"},
+		{[]string{"publish", "commit", "--repo", filepath.Join(dir, "nope"), publishFixtures + "base.json"}, 2, "--repo"},
+		{[]string{"publish", "commit", "--history-max", "0", publishFixtures + "base.json"}, 2, "--history-max"},
+		{[]string{"publish", "commit", "--repo", dir, "--path", "../x.json", publishFixtures + "base.json"}, 2, "--path"},
+		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "no_headline.json"}, 1, "no clean headline"},
+		{[]string{"publish", "comment"}, 2, "--head: required"},
+		{[]string{"publish", "comment", "--head", publishFixtures + "base.json", "--repo", "justname", "--pr", "1"}, 2, "--repo"},
+		{[]string{"publish", "comment", "--head", publishFixtures + "base.json", "--repo", "o/r"}, 2, "--pr"},
+		{[]string{"publish", "comment", "--head", publishFixtures + "base.json", "--dry-run", "--marker", "x --> y"}, 2, "--marker"},
+		{[]string{"publish", "comment", "--head", publishFixtures + "bad_headline_batch.json", "--dry-run"}, 2, "headline.batch: 50 is not in config.batch_ladder"},
+		{[]string{"publish", "comment", "--head", "-", "--dry-run"}, 2, "stdin: document: empty"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCLI(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("ceiling %s: status %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+func gitCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestPublishCommitFromStdin publishes through the CLI into a real bare
+// repository, reading the result from stdin.
+func TestPublishCommitFromStdin(t *testing.T) {
+	root := t.TempDir()
+	gitCmd(t, root, "init", "--quiet", "--bare", "remote.git")
+	gitCmd(t, root, "clone", "--quiet", "remote.git", "work")
+	work := filepath.Join(root, "work")
+	gitCmd(t, work, "commit", "--quiet", "--allow-empty", "-m", "first")
+	gitCmd(t, work, "push", "--quiet", "origin", "HEAD:main")
+
+	raw, err := os.ReadFile(publishFixtures + "base.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, string(raw), "publish", "commit", "--repo", work, "-")
+	if code != 0 {
+		t.Fatalf("status %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "published ceiling-load measured at 1111111111111111111111111111111111111111") {
+		t.Errorf("stdout = %q", stdout)
+	}
+	got := gitCmd(t, filepath.Join(root, "remote.git"), "show", "main:benchmark/published/ceiling-load.json")
+	if got != strings.TrimSpace(string(raw)) {
+		t.Errorf("published file differs from the input")
+	}
+	stdout, _, code = runCLI(t, string(raw), "publish", "commit", "--repo", work, "-")
+	if code != 0 || !strings.Contains(stdout, "nothing to commit") {
+		t.Errorf("second publish: status %d, stdout %q; want nothing to commit", code, stdout)
+	}
+}
+
+const cliToken = "ghp_CLITOKEN_must_never_show_0123456789"
+
+// TestPublishCommentNoToken: without a token the step succeeds and leaves
+// the Markdown in the summary and the artifact file.
+func TestPublishCommentNoToken(t *testing.T) {
+	t.Setenv("CEILING_TEST_TOKEN", "")
+	dir := t.TempDir()
+	summary, out := filepath.Join(dir, "summary.md"), filepath.Join(dir, "comment.md")
+	_, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"head_same.json",
+		"--base", publishFixtures+"base.json", "--repo", "o/r", "--pr", "3", "--token-env", "CEILING_TEST_TOKEN",
+		"--summary-file", summary, "--out", out, "--api-url", "http://127.0.0.1:1/")
+	if code != 0 || !strings.Contains(stderr, "$CEILING_TEST_TOKEN is empty") {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+	for _, f := range []string{summary, out} {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.HasPrefix(string(b), "<!-- ceiling:comment generator=ceiling-load -->") {
+			t.Errorf("%s: %v, %.60q", f, err, b)
+		}
+	}
+}
+
+// TestPublishCommentFork403 runs the whole command against a fake API that
+// answers like a fork's read-only token, and echoes the Authorization
+// header back: the step still succeeds, and the token appears nowhere.
+func TestPublishCommentFork403(t *testing.T) {
+	t.Setenv("CEILING_TEST_TOKEN", cliToken)
+	var requests []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests = append(requests, r.Method+" "+r.URL.Path)
+		io.Copy(io.Discard, r.Body)
+		if r.Method == "GET" && r.URL.Path == "/api/v3/repos/o/r/issues/3/comments" {
+			fmt.Fprint(w, `[]`)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `{"message": "Resource not accessible by integration (%s)"}`, r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "comment.md")
+	stdout, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"head_capped.json",
+		"--base", filepath.Join(dir, "missing.json"), "--repo", "o/r", "--pr", "3", "--token-env", "CEILING_TEST_TOKEN",
+		"--summary-file", "", "--out", out, "--api-url", srv.URL+"/api/v3")
+	if code != 0 || !strings.Contains(stderr, "no comment posted") {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, cliToken) {
+		t.Errorf("the token leaked:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+	if want := []string{"GET /api/v3/repos/o/r/issues/3/comments", "POST /api/v3/repos/o/r/issues/3/comments"}; fmt.Sprint(requests) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", requests, want)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(md), `No baseline: missing\.json does not exist`) {
+		t.Errorf("--out: %v\n%s", err, md)
+	}
+}
+
+func TestPublishCommentPosts(t *testing.T) {
+	t.Setenv("CEILING_TEST_TOKEN", cliToken)
+	var posted string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		switch r.Method + " " + r.URL.Path {
+		case "GET /repos/o/r/issues/3/comments":
+			fmt.Fprint(w, `[]`)
+		case "POST /repos/o/r/issues/3/comments":
+			posted = string(b)
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id": 77, "html_url": "https://example/c/77"}`)
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	stdout, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"head_mixed.json",
+		"--base", publishFixtures+"base.json", "--repo", "o/r", "--pr", "3", "--token-env", "CEILING_TEST_TOKEN",
+		"--summary-file", "", "--api-url", srv.URL)
+	if code != 0 {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "created comment 77 on o/r#3") || !strings.Contains(posted, "**slower**") {
+		t.Errorf("stdout %q, posted %.200q", stdout, posted)
+	}
+}
