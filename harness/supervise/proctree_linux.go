@@ -13,7 +13,8 @@ import (
 // ProcStat is the part of /proc/PID/stat the harness uses.
 type ProcStat struct {
 	Pid, PPid, PGrp int
-	State           byte // 'R', 'S', 'Z', ...
+	State           byte   // 'R', 'S', 'Z', ...
+	StartTicks      uint64 // start time after boot, in clock ticks: with Pid, names one process across pid reuse
 }
 
 // ReadStat reads /proc/PID/stat.
@@ -33,15 +34,17 @@ func parseStat(pid int, b []byte) (ProcStat, error) {
 		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
+	// After the name: state(3) ppid(4) pgrp(5) ... starttime(22).
+	if len(f) < 20 || len(f[0]) != 1 {
 		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	pgrp, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
-		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed ppid or pgrp", pid)
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed ppid, pgrp or starttime", pid)
 	}
-	return ProcStat{Pid: pid, PPid: ppid, PGrp: pgrp, State: f[0][0]}, nil
+	return ProcStat{Pid: pid, PPid: ppid, PGrp: pgrp, State: f[0][0], StartTicks: start}, nil
 }
 
 // AllProcs reads the stat of every process in /proc. Processes that vanish

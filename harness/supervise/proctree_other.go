@@ -10,6 +10,7 @@ var errNoProc = errors.New("process listing needs Linux /proc")
 type ProcStat struct {
 	Pid, PPid, PGrp int
 	State           byte
+	StartTicks      uint64
 }
 
 // ReadStat needs Linux.

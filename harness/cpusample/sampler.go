@@ -1,0 +1,158 @@
+package cpusample
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/shirou/gopsutil/v3/process"
+)
+
+// DefaultInterval is the sampling period the harness uses.
+const DefaultInterval = 250 * time.Millisecond
+
+// key names one process across pid reuse.
+type key struct {
+	pid   int
+	start uint64
+}
+
+// cpuTimes is a process's cumulative user and system seconds.
+type cpuTimes struct{ user, sys float64 }
+
+// Sampler samples the CPU times of a Source's processes at a fixed
+// interval until Stop.
+type Sampler struct {
+	src      Source
+	interval time.Duration
+
+	mu        sync.Mutex
+	last      map[key]cpuTimes // last-seen times of every process ever seen, gone ones kept
+	base      cpuTimes         // totals at Start
+	prevTotal float64
+	prevAt    time.Time
+	startAt   time.Time
+	cores     []float64 // per-interval core usage
+
+	quit    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
+	stats   Stats
+}
+
+// Start takes a first sample at once (the window's start) and then one
+// every interval (DefaultInterval if <= 0) until Stop or ctx ends.
+func Start(ctx context.Context, interval time.Duration, src Source) *Sampler {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	s := &Sampler{
+		src:      src,
+		interval: interval,
+		last:     make(map[key]cpuTimes),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	s.base = s.sample()
+	s.startAt = time.Now()
+	s.prevAt, s.prevTotal = s.startAt, s.base.user+s.base.sys
+	go s.loop(ctx)
+	return s
+}
+
+func (s *Sampler) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.tick(false)
+		case <-ctx.Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+}
+
+// tick samples and closes one interval. The window's end (final) merges a
+// stub shorter than half an interval into the previous one: CPU times have
+// a 10 ms resolution, which would make a few-ms interval read as 0 or
+// several cores.
+func (s *Sampler) tick(final bool) {
+	tot := s.sample()
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := tot.user + tot.sys
+	wall := now.Sub(s.prevAt).Seconds()
+	cpu := total - s.prevTotal
+	switch {
+	case final && wall < s.interval.Seconds()/2 && len(s.cores) > 0:
+		i := len(s.cores) - 1
+		prevWall := s.interval.Seconds() // close enough for the merge: ticks are that far apart
+		s.cores[i] = (s.cores[i]*prevWall + cpu) / (prevWall + wall)
+	case wall > 0:
+		s.cores = append(s.cores, cpu/wall)
+	}
+	s.prevAt, s.prevTotal = now, total
+	if final {
+		w := now.Sub(s.startAt).Seconds()
+		st := Stats{
+			Samples:       len(s.cores),
+			P95Cores:      p95(s.cores),
+			UserSeconds:   tot.user - s.base.user,
+			SystemSeconds: tot.sys - s.base.sys,
+			WallSeconds:   w,
+			Processes:     len(s.last),
+		}
+		if w > 0 {
+			st.MeanCores = (st.UserSeconds + st.SystemSeconds) / w
+		}
+		s.stats = st
+	}
+}
+
+// sample reads the times of every current process, updates last-seen and
+// returns the sum over every process ever seen (gone ones at their last
+// value, so a child that exits mid-window keeps its CPU).
+func (s *Sampler) sample() cpuTimes {
+	for _, pid := range s.src() {
+		st, err := supervise.ReadStat(pid)
+		if err != nil {
+			continue // gone between listing and reading
+		}
+		p, err := process.NewProcess(int32(pid))
+		if err != nil {
+			continue
+		}
+		t, err := p.Times()
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.last[key{pid, st.StartTicks}] = cpuTimes{t.User, t.System}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var sum cpuTimes
+	for _, t := range s.last {
+		sum.user += t.user
+		sum.sys += t.sys
+	}
+	return sum
+}
+
+// Stop takes the final sample (the window's end), stops sampling and
+// returns the window's Stats. Later calls return the same Stats.
+func (s *Sampler) Stop() Stats {
+	s.stopped.Do(func() {
+		close(s.quit)
+		<-s.done
+		s.tick(true)
+	})
+	return s.stats
+}

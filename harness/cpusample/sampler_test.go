@@ -1,0 +1,232 @@
+package cpusample
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// window is how long each test samples: a few intervals, short enough for
+// a shared 2-core machine.
+const window = 1500 * time.Millisecond
+
+func startShell(t *testing.T, script string, cpus pinning.CPUSet) *supervise.Proc {
+	t.Helper()
+	p, err := supervise.Start(context.Background(), supervise.Spec{
+		Name: "sampled", Path: "/bin/sh", Args: []string{"-c", script}, CPUs: cpus,
+		LogPath: filepath.Join(t.TempDir(), "sampled.log"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(time.Second) })
+	return p
+}
+
+func lastCPU(t *testing.T) pinning.CPUSet {
+	t.Helper()
+	online, err := pinning.Online()
+	if err != nil {
+		t.Skip(err)
+	}
+	return pinning.CPUSet{online[len(online)-1]}
+}
+
+// measure samples root's tree (or root alone) for window and checks the
+// figures against what /proc says the same processes used over the same
+// window (read independently just before Start and just after Stop).
+func measure(t *testing.T, root int, treeWide bool) Stats {
+	t.Helper()
+	src := PIDs(root)
+	if treeWide {
+		src = Tree(root)
+	}
+	before := cpuSeconds(t, root, treeWide)
+	s := Start(context.Background(), 250*time.Millisecond, src)
+	time.Sleep(window)
+	st := s.Stop()
+	truth := cpuSeconds(t, root, treeWide) - before
+	t.Logf("%+v; /proc says %.2fs", st, truth)
+	if st.Samples < 3 {
+		t.Errorf("%d samples in %s at 250ms, want >= 3", st.Samples, window)
+	}
+	if st.WallSeconds < window.Seconds() {
+		t.Errorf("wall %.3fs, want >= %s", st.WallSeconds, window)
+	}
+	if got := st.UserSeconds + st.SystemSeconds; got < truth-0.05 || got > truth+0.05 {
+		t.Errorf("sampler counts %.2f CPU seconds, /proc %.2fs over the same window", got, truth)
+	}
+	if want := (st.UserSeconds + st.SystemSeconds) / st.WallSeconds; st.MeanCores != want {
+		t.Errorf("mean %.3f cores != cpu/wall %.3f", st.MeanCores, want)
+	}
+	if st.P95Cores < st.MeanCores*0.9 {
+		t.Errorf("p95 %.2f below the mean %.2f", st.P95Cores, st.MeanCores)
+	}
+	if again := s.Stop(); again != st {
+		t.Errorf("second Stop = %+v, want the first's %+v", again, st)
+	}
+	return st
+}
+
+// The machine is shared: a busy loop may get much less than its core
+// while others build. The exact check is the agreement with /proc in
+// measure; the bounds on cores here are loose, except the ceiling: a
+// process pinned to one CPU cannot use more than one core.
+func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
+	p := startShell(t, "while :; do :; done", lastCPU(t))
+	st := measure(t, p.Pid, true)
+	if st.MeanCores < 0.05 || st.MeanCores > 1.05 || st.P95Cores > 1.2 {
+		t.Errorf("mean %.2f / p95 %.2f cores for a busy loop pinned to one cpu, want mean 0.05..1.05 (near 1 on an idle machine), p95 <= 1.2", st.MeanCores, st.P95Cores)
+	}
+	if st.MeanCores < 0.5 {
+		t.Logf("busy loop got only %.2f of its core: the machine is loaded", st.MeanCores)
+	}
+	if m, _ := st.Fraction(1); m != st.MeanCores {
+		t.Errorf("fraction of 1 core %.2f != mean %.2f", m, st.MeanCores)
+	}
+}
+
+func TestIdleChildReadsNearZero(t *testing.T) {
+	p := startShell(t, "exec sleep 60", nil)
+	st := measure(t, p.Pid, true)
+	if st.MeanCores >= 0.2 || st.P95Cores >= 0.2 {
+		t.Errorf("idle process reads mean %.2f / p95 %.2f cores, want < 0.2", st.MeanCores, st.P95Cores)
+	}
+	if st.Processes != 1 {
+		t.Errorf("saw %d processes, want 1", st.Processes)
+	}
+}
+
+func TestTreeIncludesChildren(t *testing.T) {
+	// The root shell only waits; its child spins.
+	p := startShell(t, "sh -c 'while :; do :; done' & wait", nil)
+	root := measure(t, p.Pid, false)
+	tree := measure(t, p.Pid, true)
+	if root.MeanCores >= 0.05 {
+		t.Errorf("waiting root alone reads %.2f cores, want < 0.05", root.MeanCores)
+	}
+	if tree.MeanCores < 0.05 || tree.Processes != 2 {
+		t.Errorf("tree reads %.2f cores over %d processes, want the spinning child's (>= 0.05) over 2", tree.MeanCores, tree.Processes)
+	}
+}
+
+func TestExitedChildKeepsItsCPU(t *testing.T) {
+	// A child does a fixed amount of work and exits while the root lives
+	// on. Once the child has been reaped, the root's cutime+cstime is the
+	// ground truth of what it used; the sampler, which only keeps each
+	// process's last-seen times, may miss at most about the last interval
+	// (100 ms here) before the child's exit. A sampler that dropped gone
+	// processes would miss nearly all of it.
+	gate := filepath.Join(t.TempDir(), "go")
+	p := startShell(t, `while [ ! -e "`+gate+`" ]; do sleep 0.02; done
+		sh -c 'i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done'
+		echo spun; exec sleep 60`, nil)
+	s := Start(context.Background(), 100*time.Millisecond, Tree(p.Pid))
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := supervise.WaitReady(context.Background(), p, mustLog(t, "spun"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stop()
+	truth := childCPUSeconds(t, p.Pid)
+	got := st.UserSeconds + st.SystemSeconds
+	t.Logf("%+v; reaped children used %.2fs", st, truth)
+	if truth < 0.3 {
+		t.Fatalf("the worker used %.2fs of CPU; too little to tell", truth)
+	}
+	if got < truth-0.15 || got > truth+0.1 {
+		t.Errorf("window holds %.2f CPU seconds; the reaped children used %.2fs (allowed: -0.15s..+0.1s)", got, truth)
+	}
+	if st.Processes < 2 {
+		t.Errorf("saw %d processes, want the root and the worker at least", st.Processes)
+	}
+}
+
+// childCPUSeconds is cutime+cstime of pid: the CPU of the children it
+// reaped (fields 16 and 17 of /proc/PID/stat, in USER_HZ = 100 ticks).
+func childCPUSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	f := statFields(t, pid)
+	cu, err1 := strconv.ParseFloat(f[13], 64)
+	cs, err2 := strconv.ParseFloat(f[14], 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("stat fields %v", f[13:15])
+	}
+	return (cu + cs) / 100
+}
+
+func TestContextEndStopsSampling(t *testing.T) {
+	p := startShell(t, "exec sleep 60", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := Start(ctx, 50*time.Millisecond, Tree(p.Pid))
+	cancel()
+	<-s.done
+	st := s.Stop()
+	if st.Processes != 1 || st.WallSeconds <= 0 {
+		t.Errorf("after ctx end: %+v", st)
+	}
+}
+
+func TestGoneProcessReadsNothing(t *testing.T) {
+	p := startShell(t, "exit 0", nil)
+	<-p.Done()
+	s := Start(context.Background(), 50*time.Millisecond, Tree(p.Pid))
+	time.Sleep(120 * time.Millisecond)
+	if st := s.Stop(); st.Processes != 0 || st.MeanCores != 0 {
+		t.Errorf("sampling a gone pid: %+v, want nothing seen", st)
+	}
+}
+
+func mustLog(t *testing.T, re string) supervise.Probe {
+	t.Helper()
+	pr, err := supervise.ParseProbe("log:" + re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
+// cpuSeconds is utime+stime (fields 14 and 15 of /proc/PID/stat, USER_HZ
+// 100) of pid, and of its descendants when treeWide.
+func cpuSeconds(t *testing.T, pid int, treeWide bool) float64 {
+	t.Helper()
+	pids := []int{pid}
+	if treeWide {
+		kids, err := supervise.Descendants(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, kids...)
+	}
+	var sum float64
+	for _, p := range pids {
+		f := statFields(t, p)
+		u, err1 := strconv.ParseFloat(f[11], 64)
+		s, err2 := strconv.ParseFloat(f[12], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("stat fields %v", f[11:13])
+		}
+		sum += (u + s) / 100
+	}
+	return sum
+}
+
+// statFields returns /proc/PID/stat's fields from the state on (field 3
+// is index 0).
+func statFields(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+}
