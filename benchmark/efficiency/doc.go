@@ -1,0 +1,33 @@
+// Command efficiency is `make bench`: it measures how cheap the generator's
+// wire code is, each figure next to a baseline measured in the same run on
+// the same machine, because only ratios taken together mean anything on a
+// shared, noisy host.
+//
+//  1. Receive path: messages per second one pinned core (GOMAXPROCS=1)
+//     absorbs from a raw TCP server, pinned to another core, that streams
+//     pre-framed 64-byte messages as fast as the socket takes them; load/wsconn
+//     against a plain gorilla/websocket NextReader + io.Copy(io.Discard)
+//     loop, plus read syscalls per message.
+//  2. Send path: frames per second one pinned core writes at batch 100 to a
+//     sink that discards; wsconn.WriteBatch (one write per batch) against
+//     gorilla WriteMessage (one write per frame).
+//  3. Echo against refserver: refserver pinned to one core and the
+//     generator to another, batch 1, 10 and 100; throughput and each side's
+//     user and kernel CPU per message from /proc/<pid>/stat over the same
+//     window, and the generator's read syscalls per message. The generator
+//     is `ceiling load` (bin/ceiling) when it is there, else a small echo
+//     loop over wsconn in this program.
+//
+// Every measured party is a separate process started through
+// pinning.Command, so its affinity is set before its program runs and it
+// dies with this one (Pdeathsig). The roles (stream server, sink, receiver,
+// sender, echo loop) are this same binary re-run with -role; the parent
+// only orchestrates and reads the children's JSON result lines, so its own
+// goroutines never share a core with a measurement.
+//
+// Flags: -duration (measured window per point, default 3s), -warmup
+// (default 500ms), -reps (interleaved repetitions of 1 and 2, default 2),
+// -echo-conns (default 16), -generator auto|ceiling|builtin, -ceiling and
+// -refserver (binaries; refserver is built into a temp dir when missing),
+// -skip-echo.
+package main

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+)
+
+// echoPoint is one batch size against refserver /echo. CPU figures are the
+// kernel's accounting of each process over the same interval inside the
+// generator's measured window.
+type echoPoint struct {
+	batch         int
+	ratePerS      float64 // messages echoed per second (generator's count)
+	gen, srv      cpuTimes
+	sampledS      float64 // length of the CPU sampling interval
+	readsPerMsg   float64 // generator read syscalls per message; <0 unknown
+	errors        int64
+	errorDetail   string
+	generatorName string
+}
+
+func (p echoPoint) perMsg(d time.Duration) float64 {
+	return float64(d.Nanoseconds()) / (p.ratePerS * p.sampledS)
+}
+
+func echoSection(o options, stdout io.Writer, self string, pl placement) error {
+	refPath, cleanup, err := refserverBinary(o.refserver)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if abs, err := filepath.Abs(o.ceiling); err == nil {
+		o.ceiling = abs
+	}
+	useCeiling := o.generator == "ceiling"
+	if o.generator == "auto" {
+		_, err := os.Stat(o.ceiling)
+		useCeiling = err == nil
+	}
+
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	srv, err := startProc("refserver", pl.srv, nil, refPath, "--addr", addr)
+	if err != nil {
+		return err
+	}
+	defer srv.kill()
+	if err := waitHealthy("http://"+addr+"/health", srv, 15*time.Second); err != nil {
+		return err
+	}
+	url := "ws://" + addr + "/echo"
+
+	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop\n",
+		orDash(pl.srv), orDash(pl.gen), o.echoConns, o.size)
+	fmt.Fprintln(stdout, "   CPU from /proc/<pid>/stat over the same interval for both processes (10 ms ticks); ns per echoed message")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "batch\tgenerator\tmsg/s\tgen user\tgen sys\tsrv user\tsrv sys\tgen/srv user\tgen cores\tsrv cores\tgen reads/msg\terrors\t")
+	var notes []string
+	for _, batch := range []int{1, 10, 100} {
+		var p echoPoint
+		var err error
+		if useCeiling {
+			p, err = echoWithCeiling(o, pl, srv, url, batch)
+			if err != nil && o.generator == "auto" {
+				notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
+				useCeiling = false
+			} else if err != nil {
+				return err
+			}
+		}
+		if !useCeiling {
+			if p, err = echoWithBuiltin(o, pl, srv, self, url, batch); err != nil {
+				return err
+			}
+		}
+		reads := "n/a"
+		if p.readsPerMsg >= 0 {
+			reads = fmt.Sprintf("%.3f", p.readsPerMsg)
+		}
+		errs := strconv.FormatInt(p.errors, 10)
+		if p.errors > 0 {
+			errs = "ERRORS " + errs
+			notes = append(notes, fmt.Sprintf("batch %d had %d errors: %s", batch, p.errors, p.errorDetail))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%s\t%s\t\n", batch, p.generatorName, si(p.ratePerS),
+			p.perMsg(p.gen.user), p.perMsg(p.gen.sys), p.perMsg(p.srv.user), p.perMsg(p.srv.sys),
+			float64(p.gen.user)/float64(p.srv.user),
+			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads, errs)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "NOTE:", n)
+	}
+	return nil
+}
+
+// sampleWindow reads both processes' CPU now and after most of the
+// measured window (10% margin so both samples fall inside it).
+func sampleWindow(o options, genPid, srvPid int) (gen, srv cpuTimes, seconds float64, err error) {
+	g0, err1 := readCPU(genPid)
+	s0, err2 := readCPU(srvPid)
+	t0 := time.Now()
+	time.Sleep(o.duration * 9 / 10)
+	g1, err3 := readCPU(genPid)
+	s1, err4 := readCPU(srvPid)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return cpuTimes{}, cpuTimes{}, 0, err
+	}
+	return g1.sub(g0), s1.sub(s0), time.Since(t0).Seconds(), nil
+}
+
+func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch int) (echoPoint, error) {
+	g, err := startProc("echo loop", pl.gen, []string{"GOMAXPROCS=1"}, self, "-role", "echo", "-url", url,
+		"-conns", fmt.Sprint(o.echoConns), "-batch", fmt.Sprint(batch), "-size", fmt.Sprint(o.size),
+		"-duration", o.duration.String(), "-warmup", o.warmup.String())
+	if err != nil {
+		return echoPoint{}, err
+	}
+	defer g.kill()
+	if _, err := g.expect("window-start", 30*time.Second); err != nil {
+		return echoPoint{}, err
+	}
+	p := echoPoint{batch: batch, generatorName: "builtin wsconn loop"}
+	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
+		return p, err
+	}
+	r, err := g.result(30 * time.Second)
+	if err != nil {
+		return p, err
+	}
+	p.ratePerS = float64(r.Messages) / r.Seconds
+	p.readsPerMsg = float64(r.Reads) / float64(r.Messages)
+	p.errors, p.errorDetail = r.Errors, r.Error
+	return p, nil
+}
+
+// loadResult is the part of `ceiling load --json` (load.Result) read here;
+// a local copy so this program builds whatever state package load is in.
+type loadResult struct {
+	Summary struct {
+		ThroughputPerS float64          `json:"throughput_per_s"`
+		Messages       int64            `json:"messages"`
+		Errors         int64            `json:"errors"`
+		ErrorsByReason map[string]int64 `json:"errors_by_reason"`
+	} `json:"summary"`
+	Generator struct {
+		ReadSyscalls int64 `json:"read_syscalls"`
+	} `json:"generator"`
+}
+
+func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int) (echoPoint, error) {
+	dir, err := os.MkdirTemp("", "ceiling-bench-")
+	if err != nil {
+		return echoPoint{}, err
+	}
+	defer os.RemoveAll(dir)
+	marker, jsonPath := filepath.Join(dir, "measuring"), filepath.Join(dir, "result.json")
+	g, err := startProc("ceiling load", pl.gen, nil, o.ceiling, "load", "--scenario", "echo", "--url", url,
+		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
+		"--duration", o.duration.String(), "--warmup", o.warmup.String(),
+		"--measure-marker", marker, "--json", jsonPath, "--quiet")
+	if err != nil {
+		return echoPoint{}, err
+	}
+	defer g.kill()
+	if err := waitFile(marker, g, 30*time.Second); err != nil {
+		return echoPoint{}, err
+	}
+	p := echoPoint{batch: batch, generatorName: "ceiling load"}
+	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
+		return p, err
+	}
+	select {
+	case <-g.child.Done():
+	case <-time.After(o.duration + 30*time.Second):
+		return p, fmt.Errorf("ceiling load did not exit: %s", g.stderr.String())
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return p, fmt.Errorf("ceiling load (%v) wrote no JSON: %s", g.child.Wait(), g.stderr.String())
+	}
+	var r loadResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return p, fmt.Errorf("ceiling load JSON: %w", err)
+	}
+	p.ratePerS = r.Summary.ThroughputPerS
+	p.readsPerMsg = -1
+	if r.Generator.ReadSyscalls > 0 && r.Summary.Messages > 0 {
+		p.readsPerMsg = float64(r.Generator.ReadSyscalls) / float64(r.Summary.Messages)
+	}
+	p.errors = r.Summary.Errors
+	if p.errors > 0 {
+		p.errorDetail = fmt.Sprint(r.Summary.ErrorsByReason)
+	}
+	if p.ratePerS <= 0 {
+		return p, fmt.Errorf("ceiling load measured no throughput: %s", g.stderr.String())
+	}
+	return p, nil
+}
+
+func waitFile(path string, p *proc, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-p.child.Done():
+			return fmt.Errorf("%s exited (%v) before creating %s: %s", p.name, p.child.Wait(), path, p.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s: no %s within %s", p.name, path, timeout)
+}
+
+func waitHealthy(url string, p *proc, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-p.child.Done():
+			return fmt.Errorf("%s exited (%v): %s", p.name, p.child.Wait(), p.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s: %s not healthy within %s", p.name, url, timeout)
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// refserverBinary returns path when it exists, else builds ./cmd/refserver
+// into a temporary directory (run from the repository root).
+func refserverBinary(path string) (string, func(), error) {
+	if _, err := os.Stat(path); err == nil {
+		abs, err := filepath.Abs(path)
+		return abs, func() {}, err
+	}
+	dir, err := os.MkdirTemp("", "ceiling-refserver-")
+	if err != nil {
+		return "", nil, err
+	}
+	out := filepath.Join(dir, "refserver")
+	if b, err := exec.Command("go", "build", "-o", out, "./cmd/refserver").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("-refserver %s missing and go build ./cmd/refserver failed: %v: %s", path, err, b)
+	}
+	return out, func() { os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+func main() {
+	pinning.Init() // the trampoline that pins our children before exec
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "efficiency:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	role      string
+	duration  time.Duration
+	warmup    time.Duration
+	reps      int
+	echoConns int
+	generator string
+	ceiling   string
+	refserver string
+	skipEcho  bool
+
+	// role arguments
+	impl  string
+	url   string
+	size  int
+	batch int
+	conns int
+
+	cpuprofile string
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := flag.NewFlagSet("efficiency", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.role, "role", "", "internal: run as a child role (stream, sink, recv, send, echo)")
+	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured window of each point")
+	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "time before each window, excluded")
+	fs.IntVar(&o.reps, "reps", 2, "interleaved repetitions of the receive and send comparisons")
+	fs.IntVar(&o.echoConns, "echo-conns", 16, "connections of the refserver echo points")
+	fs.StringVar(&o.generator, "generator", "auto", "echo generator: auto (bin/ceiling if present) | ceiling | builtin")
+	fs.StringVar(&o.ceiling, "ceiling", "bin/ceiling", "the ceiling binary for -generator ceiling")
+	fs.StringVar(&o.refserver, "refserver", "bin/refserver", "the refserver binary (built from ./cmd/refserver when missing)")
+	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points")
+	fs.StringVar(&o.impl, "impl", "wsconn", "internal: wsconn | gorilla")
+	fs.StringVar(&o.url, "url", "", "internal: ws:// URL to connect to")
+	fs.IntVar(&o.size, "size", 64, "payload bytes per message")
+	fs.IntVar(&o.batch, "batch", 100, "internal: frames per write")
+	fs.IntVar(&o.conns, "conns", 1, "internal: connections of the echo role")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "internal: write a CPU profile of this role to the file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	switch {
+	case o.duration <= 0:
+		return fmt.Errorf("-duration must be > 0, got %s", o.duration)
+	case o.warmup < 0:
+		return fmt.Errorf("-warmup must be >= 0, got %s", o.warmup)
+	case o.reps < 1:
+		return fmt.Errorf("-reps must be >= 1, got %d", o.reps)
+	case o.size < 1 || o.size > 1<<20:
+		return fmt.Errorf("-size must be 1..1048576, got %d", o.size)
+	case o.batch < 1 || o.echoConns < 1 || o.conns < 1:
+		return fmt.Errorf("-batch, -echo-conns and -conns must be >= 1")
+	}
+	switch o.generator {
+	case "auto", "ceiling", "builtin":
+	default:
+		return fmt.Errorf("-generator must be auto, ceiling or builtin, got %q", o.generator)
+	}
+	switch o.role {
+	case "":
+		return orchestrate(o, stdout)
+	case "stream":
+		return serveStream(o, stdout)
+	case "sink":
+		return serveSink(o, stdout)
+	case "recv":
+		return receive(o, stdout)
+	case "send":
+		return send(o, stdout)
+	case "echo":
+		return echoLoop(o, stdout)
+	}
+	return fmt.Errorf("-role %q: unknown", o.role)
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// proc is a child started pinned through pinning.Command: its affinity is
+// set before its program runs, it is in its own process group, and it gets
+// SIGKILL if we die (Pdeathsig).
+type proc struct {
+	name   string
+	child  *pinning.Child
+	lines  chan string
+	stderr *tailBuffer
+}
+
+func startProc(name string, cpus pinning.CPUSet, env []string, path string, args ...string) (*proc, error) {
+	cmd := pinning.Command(pinning.Spec{CPUs: cpus, NoFile: 1 << 16}, path, args...)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{name: name, lines: make(chan string, 16), stderr: &tailBuffer{}}
+	cmd.Stderr = p.stderr
+	if p.child, err = pinning.Start(cmd); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	return p, nil
+}
+
+func (p *proc) pid() int { return p.child.Pid() }
+
+// expect waits for a stdout line starting with prefix and returns the rest.
+func (p *proc) expect(prefix string, timeout time.Duration) (string, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				err := p.child.Wait()
+				return "", fmt.Errorf("%s exited (%v) before %q: %s", p.name, err, prefix, p.stderr.String())
+			}
+			if rest, found := strings.CutPrefix(l, prefix); found {
+				return strings.TrimSpace(rest), nil
+			}
+		case <-t.C:
+			return "", fmt.Errorf("%s: no %q within %s: %s", p.name, prefix, timeout, p.stderr.String())
+		}
+	}
+}
+
+func (p *proc) result(timeout time.Duration) (roleResult, error) {
+	line, err := p.expect("result ", timeout)
+	if err != nil {
+		return roleResult{}, err
+	}
+	var r roleResult
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		return r, fmt.Errorf("%s: result line: %w", p.name, err)
+	}
+	return r, nil
+}
+
+// kill ends the child's whole process group and reaps it.
+func (p *proc) kill() {
+	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
+	_ = p.child.Wait()
+}
+
+// tailBuffer keeps the last 4 KiB a child wrote to stderr, for errors.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 4096 {
+		t.buf = t.buf[len(t.buf)-4096:]
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.TrimSpace(t.buf))
+}
+
+// cpuTimes is a process's user and kernel CPU from the kernel's own
+// accounting, /proc/<pid>/stat fields 14 and 15 (all threads, in USER_HZ
+// ticks, which the proc ABI fixes at 100 per second).
+type cpuTimes struct{ user, sys time.Duration }
+
+const userHZ = 100
+
+func readCPU(pid int) (cpuTimes, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	// The command name (field 2) may hold spaces; fields resume after ')'.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return cpuTimes{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return cpuTimes{}, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	}
+	tick := time.Second / userHZ
+	return cpuTimes{time.Duration(u) * tick, time.Duration(s) * tick}, nil
+}
+
+func (b cpuTimes) sub(a cpuTimes) cpuTimes { return cpuTimes{b.user - a.user, b.sys - a.sys} }
