@@ -3,22 +3,259 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/pusherclient"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
+	"github.com/ceiling-bench/ceiling/pusher"
 )
 
-// fanout is the Pusher fan-out scenario (being built).
+// fanout drives a Pusher Channels server: --connections subscribers spread
+// evenly over --channels public channels (connection i on channel i mod
+// channels), and --publishers REST publishers. An operation is one publish
+// request (--batch events; > 1 uses batch_events). Each event's data
+// carries its publish time (the scheduled time in the open loop) and a
+// sequence number:
+//
+//	{"ceiling_ts":<ns>,"ceiling_seq":<n>,"payload":<value>}
+//
+// so a subscriber measures publish -> deliver latency on every delivery by
+// scanning the bytes (pusherclient.IntField), never by json.Unmarshal. The
+// timestamps are this process's monotonic clock: publisher and subscribers
+// share it. Deliveries of events published inside the window are awaited
+// for FanoutGrace after it; expected deliveries are the subscribers of each
+// successfully published event's channel.
 type fanout struct {
-	cfg  *Config
-	pool *payload.Pool
+	cfg    *Config
+	pool   *payload.Pool
+	client *pusherclient.Client
+
+	channels []string
+	conns    []*wsconn.Conn
+	subs     []int64 // subscribed connections per channel
+
+	pubs []*publisher
 }
 
-func newFanout(cfg *Config, pool *payload.Pool) *fanout { return &fanout{cfg: cfg, pool: pool} }
+// fanoutEvent is the event name the generator publishes.
+const fanoutEvent = "ceiling-load"
 
-func (f *fanout) Preflight(context.Context) error {
-	return errors.New("fanout scenario not built yet")
+// fanoutLate is how long after the grace subscribers keep reading, to
+// count deliveries that came late instead of losing them silently.
+const fanoutLate = 250 * time.Millisecond
+
+func newFanout(cfg *Config, pool *payload.Pool) *fanout {
+	f := &fanout{
+		cfg:    cfg,
+		pool:   pool,
+		client: pusherclient.New(cfg.URL, cfg.AppID, cfg.Key, cfg.Secret, nil),
+		conns:  make([]*wsconn.Conn, cfg.Connections),
+		subs:   make([]int64, cfg.Channels),
+	}
+	for c := 0; c < cfg.Channels; c++ {
+		f.channels = append(f.channels, "ceiling-"+strconv.Itoa(c))
+	}
+	return f
 }
-func (f *fanout) Connect(context.Context, int) error       { return errors.New("not built") }
-func (f *fanout) Load(context.Context, Window) []*Recorder { return nil }
-func (f *fanout) ReadCounters() (int64, int64)             { return 0, 0 }
-func (f *fanout) Finish(*Result, *Recorder)                {}
+
+// Preflight publishes one event to a channel nobody subscribes to: a wrong
+// app id, key or secret fails here, before any load, with the server's
+// own message.
+func (f *fanout) Preflight(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := f.client.Trigger(ctx, pusher.Event{Name: fanoutEvent, Channel: "ceiling-preflight", Data: `{"preflight":true}`})
+	var he *pusherclient.HTTPError
+	if errors.As(err, &he) && (he.Status == 401 || he.Status == 403 || he.Status == 404) {
+		return fmt.Errorf("%w (check --app-id, --key and --secret)", err)
+	}
+	return err
+}
+
+func (f *fanout) wsURL() string {
+	u := f.cfg.URL
+	for len(u) > 0 && u[len(u)-1] == '/' {
+		u = u[:len(u)-1]
+	}
+	return u + pusher.AppPath(f.cfg.Key) + "?protocol=" + strconv.Itoa(pusher.ProtocolVersion)
+}
+
+// Connect opens subscriber i, waits for connection_established, subscribes
+// to its channel and waits for subscription_succeeded.
+func (f *fanout) Connect(ctx context.Context, i int) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := wsconn.Dial(ctx, f.wsURL(), wsconn.Options{})
+	if err != nil {
+		return err
+	}
+	dl, _ := ctx.Deadline()
+	c.SetReadDeadline(dl)
+	ch := f.channels[i%len(f.channels)]
+	if err := f.awaitEvent(c, pusher.EventConnectionEstablished, ""); err != nil {
+		c.Close()
+		return err
+	}
+	if err := c.WriteMessage(wsconn.OpText, pusher.AppendSubscribe(nil, ch, false)); err != nil {
+		c.Close()
+		return err
+	}
+	if err := f.awaitEvent(c, pusher.EventSubscriptionSucceeded, ch); err != nil {
+		c.Close()
+		return err
+	}
+	c.SetReadDeadline(time.Time{})
+	f.conns[i] = c
+	return nil
+}
+
+// errPusher is a pusher:error received while connecting.
+type errPusher struct{ data string }
+
+func (e errPusher) Error() string { return "pusher:error " + e.data }
+
+func (f *fanout) awaitEvent(c *wsconn.Conn, event, channel string) error {
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			return err
+		}
+		ev, ch, data, ok := pusherclient.ScanEvent(msg)
+		if !ok {
+			continue
+		}
+		if string(ev) == pusher.EventError {
+			return errPusher{string(data)}
+		}
+		if string(ev) == event && (channel == "" || string(ch) == channel) {
+			return nil
+		}
+	}
+}
+
+func (f *fanout) ReadCounters() (reads, messages int64) {
+	for _, c := range f.conns {
+		if c != nil {
+			reads += c.Reads()
+			messages += c.Messages()
+		}
+	}
+	return reads, messages
+}
+
+func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
+	for i, c := range f.conns {
+		if c != nil {
+			f.subs[i%len(f.channels)]++
+		}
+	}
+	var recs []*Recorder
+	var wg sync.WaitGroup
+	for _, c := range f.conns {
+		if c == nil {
+			continue
+		}
+		rec := newRecorder(true, false)
+		recs = append(recs, rec)
+		wg.Add(1)
+		go func(c *wsconn.Conn) {
+			defer wg.Done()
+			stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Unix(1, 0)) })
+			defer stop()
+			f.subscribe(ctx, c, w, rec)
+		}(c)
+	}
+	var pwg sync.WaitGroup
+	for p := 0; p < f.cfg.Publishers; p++ {
+		pub := newPublisher(f, p)
+		f.pubs = append(f.pubs, pub)
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			pub.run(ctx, w)
+		}()
+	}
+	pwg.Wait()
+	for _, p := range f.pubs {
+		recs = append(recs, p.recs...)
+	}
+	wg.Wait()
+	return recs
+}
+
+// subscribe reads deliveries until the grace (plus the late margin) ends.
+func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *Recorder) {
+	c.SetReadDeadline(epoch.Add(time.Duration(w.Drain) + fanoutLate))
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			now := mono()
+			if r := reason(err); r != "timeout" || now < w.Drain {
+				rec.Error(r)
+				if now < w.End {
+					rec.Dropped++
+				}
+			}
+			return
+		}
+		now := mono()
+		ev, _, data, ok := pusherclient.ScanEvent(msg)
+		if !ok || string(ev) != fanoutEvent {
+			if ok && string(ev) == pusher.EventError {
+				rec.Error("pusher_error")
+			}
+			continue
+		}
+		ts, ok := pusherclient.IntField(data, "ceiling_ts")
+		if !ok {
+			rec.Error("delivery_without_timestamp")
+			continue
+		}
+		if !w.In(ts) {
+			continue
+		}
+		if now >= w.Drain {
+			rec.Late++
+			continue
+		}
+		rec.Latency.Record(now - ts)
+		rec.Messages++
+		rec.Bytes += int64(len(data))
+	}
+}
+
+func (f *fanout) Finish(res *Result, m *Recorder) {
+	for i, c := range f.conns {
+		if c != nil {
+			c.Close()
+			f.conns[i] = nil
+		}
+	}
+	fs := &FanoutSummary{GraceNs: int64(FanoutGrace), HTTPFailures: map[string]int64{}}
+	pubLat := NewHistogram()
+	for _, p := range f.pubs {
+		for _, w := range p.workers {
+			fs.EventsPublished += w.events
+			fs.DeliveriesExpected += w.expected
+			fs.RateLimited429 += w.rateLimited
+			for k, v := range w.httpFailures {
+				fs.HTTPFailures[k] += v
+			}
+			pubLat.Merge(w.publishLatency)
+		}
+	}
+	fs.PublishLatency = pubLat.Latency()
+	fs.Delivered = m.Messages
+	fs.Late = m.Late
+	if fs.DeliveriesExpected > 0 {
+		fs.DeliveredPct = 100 * float64(fs.Delivered) / float64(fs.DeliveriesExpected)
+	}
+	res.Summary.Fanout = fs
+}

@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,12 +35,16 @@ func TestConnectionPacerSpreadsConnections(t *testing.T) {
 	}
 }
 
-// stallOnce returns an onMessage hook that sleeps stall once, the first
-// time it runs after the given time.
-func stallOnce(after time.Time, stall time.Duration) func() {
+// stallOnce returns an onMessage hook that sleeps stall once, on the first
+// message after the measure marker appeared: inside the window, whatever
+// connecting and the warm-up took on a busy machine.
+func stallOnce(marker string, stall time.Duration) func() {
 	var done atomic.Bool
 	return func() {
-		if time.Now().After(after) && done.CompareAndSwap(false, true) {
+		if done.Load() {
+			return
+		}
+		if _, err := os.Stat(marker); err == nil && done.CompareAndSwap(false, true) {
 			time.Sleep(stall)
 		}
 	}
@@ -58,8 +64,8 @@ func TestOpenLoopShowsStallClosedLoopHidesIt(t *testing.T) {
 		cfg.Connections, cfg.Batch = 1, 1
 		cfg.DurationNs = int64(1500 * time.Millisecond)
 		cfg.Rate = rate
-		// Stall 400 ms into the window (warm-up 200 ms).
-		es.onMessage = stallOnce(time.Now().Add(600*time.Millisecond), stall)
+		cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+		es.onMessage = stallOnce(cfg.MeasureMarker, stall)
 		res, err := Run(context.Background(), cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +96,8 @@ func TestOpenLoopSaturatesAtMaxInflight(t *testing.T) {
 	cfg := testConfig(es.URL)
 	cfg.Connections, cfg.Batch = 1, 1
 	cfg.Rate, cfg.MaxInflight = 200, 4
-	es.onMessage = stallOnce(time.Now().Add(400*time.Millisecond), 400*time.Millisecond)
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	es.onMessage = stallOnce(cfg.MeasureMarker, 400*time.Millisecond)
 	res, err := Run(context.Background(), cfg, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ type Recorder struct {
 	Ops, Messages, Bytes int64
 	LateSends            int64 // open loop: sent more than one interval late
 	Dropped              int64 // connections lost during the window
+	Late                 int64 // fanout: deliveries seen only after the grace
 	Errors               map[string]int64
 
 	SaturatedReason string // first reason the worker could not keep the schedule
@@ -75,6 +76,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.Bytes += o.Bytes
 	r.LateSends += o.LateSends
 	r.Dropped += o.Dropped
+	r.Late += o.Late
 	for k, v := range o.Errors {
 		r.ErrorN(k, v)
 	}
