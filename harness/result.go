@@ -131,6 +131,10 @@ type CPUStats struct {
 	FractionP95   float64 `json:"fraction_of_pinned_p95"`
 	UserSeconds   float64 `json:"user_s"`
 	SystemSeconds float64 `json:"system_s"`
+	// PinnedBusy is how busy the pinned CPUs were with anything (this
+	// side, other processes, interrupts) over the window, from /proc/stat;
+	// -1 when unknown. Well above FractionMean: the cores were shared.
+	PinnedBusy float64 `json:"pinned_cpus_busy_fraction"`
 }
 
 // Point is one measured (batch, connections, rep).

@@ -3,7 +3,9 @@ package harness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // NoiseFloorPct is the A-A noise floor: how far the repeat of the headline
@@ -35,6 +37,15 @@ func plural(n int, what string) string {
 // curve, and adds the warnings they call for. It is idempotent and works on
 // a partial curve (an interrupted sweep).
 func (r *Result) Summarize() {
+	// Drop what an earlier call derived, so a call on a longer curve
+	// replaces its warnings instead of adding stale ones.
+	kept := r.Warnings[:0]
+	for _, w := range r.Warnings {
+		if !slices.ContainsFunc(derivedWarnings, func(p string) bool { return strings.HasPrefix(w, p) }) {
+			kept = append(kept, w)
+		}
+	}
+	r.Warnings = kept
 	r.Ceilings = r.Ceilings[:0]
 	for _, b := range r.Config.BatchLadder {
 		r.Ceilings = append(r.Ceilings, r.ceiling(b))
@@ -47,6 +58,16 @@ func (r *Result) Summarize() {
 		if !c.Found && r.ran(c.Batch) {
 			r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors or was saturated)", c.Batch))
 		}
+	}
+
+	shared := 0
+	for _, p := range r.Curve {
+		if p.Status == StatusOK && (Shared(p.ServerCPU) || Shared(p.GeneratorCPU)) {
+			shared++
+		}
+	}
+	if shared > 0 {
+		r.warn(fmt.Sprintf("pinned CPUs busy with other work (other processes or interrupts) beyond what the server and generator used in %d of %d points: the machine was not quiet, and those figures measure contention", shared, len(r.Curve)))
 	}
 
 	r.Headline = Headline{Batch: r.Config.HeadlineBatch}
@@ -69,12 +90,22 @@ func (r *Result) Summarize() {
 
 	r.NoiseFloorPct = nil
 	for _, p := range r.Curve {
-		if p.Role == RoleAARepeat && p.Status == StatusOK && r.Headline.Clean &&
-			p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
+		if p.Role != RoleAARepeat {
+			continue
+		}
+		if p.Status == StatusOK && r.Headline.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
 			r.NoiseFloorPct = NoiseFloorPct(r.Headline.ThroughputPerS, p.ThroughputPerS)
+		} else {
+			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", p.FailReason))
 		}
 	}
+	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
+		r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
+	}
 }
+
+// derivedWarnings are the openings of the warnings Summarize derives.
+var derivedWarnings = []string{"batch ", "the headline is a lower bound", "pinned CPUs busy with other work", "no A-A repeat", "the A-A repeat"}
 
 // ceiling is one batch's highest clean sweep point (the A-A repeat measures
 // noise and is not a candidate).

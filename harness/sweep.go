@@ -86,11 +86,6 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		if r.Headline.Clean {
 			run(total, RoleAARepeat, PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps})
 			r.Summarize()
-			if r.NoiseFloorPct == nil && ctx.Err() == nil {
-				r.warn("the A-A repeat of the headline failed: no noise floor")
-			}
-		} else {
-			r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", o.HeadlineBatch))
 		}
 	}
 	if ctx.Err() != nil {

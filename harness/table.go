@@ -45,7 +45,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		if p.Status == StatusOK {
 			thr = rate(p.ThroughputPerS, p.LowerBound)
 			p99 = latency(p.LatencyNs.P99)
-			srv, gen = cpu(p.ServerCPU), cpu(p.GeneratorCPU)
+			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
 			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdictText(p.Verdict, p.LowerBound))
@@ -130,11 +130,15 @@ func latency(ns int64) string {
 	return fmt.Sprintf("%.0fus", float64(d)/1e3)
 }
 
-func cpu(c CPUStats) string {
+func cpuCell(c CPUStats) string {
 	if c.Samples == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
+	s := fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
+	if Shared(c) {
+		s += fmt.Sprintf(" cpus %.0f%% busy", c.PinnedBusy*100)
+	}
+	return s
 }
 
 func verdictText(v string, lowerBound bool) string {

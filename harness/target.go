@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"regexp"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
 
 // TargetSpec is a server under test as a target file describes it
@@ -83,7 +86,8 @@ func (t TargetSpec) Check() error {
 	if !strings.Contains(all, "{port}") && !strings.Contains(all, "{addr}") {
 		errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
 	}
-	if err := CheckProbe(t.Ready); err != nil {
+	// Placeholders are filled with a stand-in port to check the syntax.
+	if _, err := supervise.ParseProbe(Expand(t.Ready, 1)); err != nil {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
@@ -95,22 +99,6 @@ func (t TargetSpec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// CheckProbe validates a readiness probe's syntax.
-func CheckProbe(p string) error {
-	switch {
-	case strings.HasPrefix(p, "tcp:") && len(p) > 4:
-		return nil
-	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
-		return nil
-	case strings.HasPrefix(p, "log:"):
-		if _, err := regexp.Compile(p[4:]); err != nil {
-			return fmt.Errorf("%q: %w", p, err)
-		}
-		return nil
-	}
-	return fmt.Errorf("%q is not tcp:HOST:PORT, http://URL or log:REGEX", p)
 }
 
 // URLFor is the URL the generator is given for a scenario.
@@ -156,4 +144,31 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CheckRunnable checks what Check cannot from the file alone: that the
+// command exists (run `make build` for bin/refserver) and that the target
+// has an endpoint for the scenario.
+func (t TargetSpec) CheckRunnable(scenario string) error {
+	var errs []error
+	if len(t.Command) > 0 {
+		name := t.Command[0]
+		if strings.ContainsRune(name, os.PathSeparator) {
+			if !filepath.IsAbs(name) && t.Dir != "" {
+				name = filepath.Join(t.Dir, name)
+			}
+			if fi, err := os.Stat(name); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+				errs = append(errs, fmt.Errorf("command: %s is not an executable file (for bin/refserver run make build)", name))
+			}
+		} else if _, err := exec.LookPath(name); err != nil {
+			errs = append(errs, fmt.Errorf("command: %w", err))
+		}
+	}
+	if _, err := t.URLFor(scenario); err != nil {
+		errs = append(errs, err)
+	}
+	if scenario == ScenarioFanout && t.Fanout != nil && (t.Fanout.AppID == "" || t.Fanout.Key == "" || t.Fanout.Secret == "") {
+		errs = append(errs, errors.New("fanout: app_id, key and secret are all needed"))
+	}
+	return errors.Join(errs...)
 }

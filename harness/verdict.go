@@ -28,7 +28,9 @@ import (
 //     generator's goroutine runnable latency p99 above RunnableP99, or its
 //     threads waited for a CPU (OS run delay) more than RunDelayFrac of the
 //     window — while its process tree used at least GeneratorBusy of its
-//     pinned cores. Either alone is not enough: ready work on an idle core
+//     pinned cores (or its pinned CPUs were that busy with anything: other
+//     processes on a shared machine starve it just the same). Either alone
+//     is not enough: ready work on an idle core
 //     is a scheduling blip, and a busy core with nothing waiting is an
 //     eager reader keeping up.
 //   - A generator that reports no self-evidence at all (another GENERATOR
@@ -77,8 +79,12 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound", genWhy, evidence)
 	}
 	why := "neither side near its cores: latency- or connection-bound (each connection waits a round trip; more connections may raise it)"
-	if summary.Errors > 0 {
+	switch {
+	case summary.Errors > 0:
 		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it", summary.Errors)
+	case Shared(server) || Shared(generator):
+		why = fmt.Sprintf("the pinned CPUs were busy with other work (server CPUs %.0f%% busy, generator CPUs %.0f%%): the machine was not quiet, this point measures contention",
+			server.PinnedBusy*100, generator.PinnedBusy*100)
 	}
 	return VerdictNeither, fmt.Sprintf("%s, %s; %s; %s", srvWhy, genWhy, evidence, why)
 }
@@ -108,7 +114,10 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 	if s.MeasuredNs > 0 {
 		delayFrac = float64(self.OSRunDelayNs) / float64(s.MeasuredNs)
 	}
-	busy := gen.FractionMean >= th.GeneratorBusy
+	// Its cores count as busy when its own tree filled them, or when they
+	// were full of anything (other processes on a shared machine leave the
+	// generator just as short of CPU).
+	busy := gen.FractionMean >= th.GeneratorBusy || gen.PinnedBusy >= th.GeneratorBusy
 	if runnable == 0 && self.OSRunDelayNs == 0 {
 		if busy {
 			return true, "no self-evidence reported, generator CPU near its cores (conservative)"
@@ -124,6 +133,17 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 		return false, "generator busy but nothing waited (" + ev + "): eager reads, not a cap"
 	}
 	return false, "generator kept up (" + ev + ")"
+}
+
+// SharedMargin is how much busier than its own use a side's pinned CPUs
+// may be (interrupts, softirq for the other side's packets) before the
+// point counts as measured on shared cores.
+const SharedMargin = 0.15
+
+// Shared reports whether a side's pinned CPUs were busy with other work
+// beyond SharedMargin.
+func Shared(c CPUStats) bool {
+	return c.PinnedBusy >= 0 && c.PinnedBusy-c.FractionMean > SharedMargin
 }
 
 // IsLowerBound reports whether a verdict means the throughput understates

@@ -12,6 +12,16 @@ func cpuFrac(f float64, pinned int) CPUStats {
 	return CPUStats{Samples: 8, MeanCores: f * float64(pinned), PinnedCores: pinned, FractionMean: f}
 }
 
+type judgeCase struct {
+	name        string
+	srv, gen    CPUStats
+	sum         load.Summary
+	self        load.GeneratorStats
+	want        string
+	wantInWhy   string
+	wantLowerBd bool
+}
+
 func TestJudge(t *testing.T) {
 	window := int64(10 * time.Second)
 	closed := load.Summary{Mode: "closed", MeasuredNs: window}
@@ -22,15 +32,7 @@ func TestJudge(t *testing.T) {
 	waited := load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: int64(100 * time.Millisecond)}
 	ranLate := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(2 * time.Second)}
 
-	tests := []struct {
-		name        string
-		srv, gen    CPUStats
-		sum         load.Summary
-		self        load.GeneratorStats
-		want        string
-		wantInWhy   string
-		wantLowerBd bool
-	}{
+	tests := []judgeCase{
 		{"server at its cores", cpuFrac(0.97, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictServerSaturated, "server 97% of 3 cores", false},
 		{"server just under the line", cpuFrac(0.89, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictNeither, "latency- or connection-bound", false},
 		{"busy generator that kept up is not capped", cpuFrac(0.5, 1), cpuFrac(0.99, 1), closed, keptUp, VerdictNeither, "eager reads, not a cap", false},
@@ -47,6 +49,12 @@ func TestJudge(t *testing.T) {
 		{"open loop short without backpressure", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 800, false), load.GeneratorStats{}, VerdictGeneratorCapped, "achieved 800 of 1000", true},
 		{"open loop short at max in-flight is the server", cpuFrac(0.95, 1), cpuFrac(0.5, 1), rate(1000, 800, true), load.GeneratorStats{}, VerdictServerSaturated, "server 95%", false},
 	}
+	shared := func(own, busy float64) CPUStats { c := cpuFrac(own, 1); c.PinnedBusy = busy; return c }
+	tests = append(tests, []judgeCase{
+		{"generator starved by other work on its cpu", cpuFrac(0.3, 1), shared(0.26, 0.99), closed, ranLate, VerdictGeneratorCapped, "work ready but not run", true},
+		{"server cpus full of other work", shared(0.47, 0.98), cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "machine was not quiet", false},
+		{"softirq margin is not sharing", shared(0.80, 0.90), cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "latency- or connection-bound", false},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, why := Judge(DefaultThresholds, tt.srv, tt.gen, tt.sum, tt.self)

@@ -1,0 +1,368 @@
+package harness_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/google/go-cmp/cmp"
+)
+
+// bin holds ceiling and refserver, built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	pinning.Init() // children started through pinning.Command re-exec this binary
+	flag.Parse()
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	if runtime.GOOS == "linux" && !testing.Short() {
+		dir, err := os.MkdirTemp("", "ceiling-harness-bin-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		cmd := exec.Command("go", "build", "-o", dir+"/", "../cmd/ceiling", "../cmd/refserver")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build ceiling and refserver:", err)
+			return 1
+		}
+		bin = dir
+	}
+	return m.Run()
+}
+
+// needProcs skips where the real processes cannot run: not Linux, -short,
+// or fewer than two CPUs to pin the sides apart.
+func needProcs(t *testing.T) {
+	t.Helper()
+	if bin == "" {
+		t.Skip("needs Linux and the built binaries (not -short)")
+	}
+	if set, err := pinning.Granted(os.Getpid()); err != nil || !set.Contains(0) || !set.Contains(1) {
+		t.Skipf("needs CPUs 0 and 1 (have %v, %v)", set, err)
+	}
+}
+
+// refTarget is benchmark/targets/refserver.json with bin/refserver from
+// the test build.
+func refTarget(t *testing.T) harness.TargetSpec {
+	t.Helper()
+	tg, err := harness.LoadTarget("../benchmark/targets/refserver.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Command[0] = filepath.Join(bin, "refserver")
+	tg.ReadyTimeout = "10s"
+	tg.StopGrace = "3s"
+	return tg
+}
+
+// miniOptions: server on CPU 1, generator on CPU 0, short points.
+func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *harness.Options {
+	t.Helper()
+	o := harness.DefaultOptions(false)
+	o.ServerCPUs, o.GeneratorCPUs = pinning.CPUSet{1}, pinning.CPUSet{0}
+	o.BatchLadder, o.ConnsLadders, o.HeadlineBatch = batches, conns, batches[0]
+	o.Duration, o.Warmup = time.Second, 300*time.Millisecond
+	o.Out = filepath.Join(t.TempDir(), "ceiling.json")
+	o.WorkDir = t.TempDir()
+	o.Generator = filepath.Join(bin, "ceiling") + " load"
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	return &o
+}
+
+func runSweep(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	_, err := harness.Run(ctx, o, harness.RunConfig{
+		Target: tg, Version: "test", Stdout: &stdout, Stderr: &stderr,
+		Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+	})
+	t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	data, rerr := os.ReadFile(o.Out)
+	if rerr != nil {
+		t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	return &r, stdout.String(), err
+}
+
+func TestMiniSweep(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{10, 100}, harness.ConnsLadders{10: {4, 8}, 100: {2, 4}})
+	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
+	if err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+
+	if diff := cmp.Diff(
+		harness.Pinning{Supported: true, ServerRequested: []int{1}, ServerGranted: []int{1}, GeneratorRequested: []int{0}, GeneratorGranted: []int{0}, SMTSiblings: [][2]int{}},
+		r.Meta.Pinning, cmpIgnoreNoFile); diff != "" {
+		t.Errorf("pinning (-want +got):\n%s", diff)
+	}
+	if r.Meta.Pinning.NoFileLimit < 1024 {
+		t.Errorf("nofile limit %d, want raised", r.Meta.Pinning.NoFileLimit)
+	}
+	key := func(b, c int) harness.PointKey { return harness.PointKey{Batch: b, Connections: c} }
+	if diff := cmp.Diff([]harness.PointKey{key(10, 4), key(100, 2), key(10, 8), key(100, 4)}, r.Config.Order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if got, want := r.Regime, "echo, batch 10, 256 B, 1 server core, 1 generator core"; got != want {
+		t.Errorf("regime %q, want %q", got, want)
+	}
+	if len(r.Curve) != 5 {
+		t.Fatalf("curve has %d points, want 4 + the A-A repeat", len(r.Curve))
+	}
+	verdicts := []string{harness.VerdictServerSaturated, harness.VerdictGeneratorCapped, harness.VerdictBoth, harness.VerdictNeither}
+	for i, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
+			continue
+		}
+		if p.Index != i+1 {
+			t.Errorf("point %d has index %d", i+1, p.Index)
+		}
+		if p.ThroughputPerS <= 0 || p.LatencyNs.Count == 0 || p.LatencyNs.P99 <= 0 {
+			t.Errorf("point %d: throughput %v, latency %+v", p.Index, p.ThroughputPerS, p.LatencyNs)
+		}
+		for side, c := range map[string]harness.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
+			if c.Samples < 2 || c.MeanCores <= 0 || c.PinnedCores != 1 || c.FractionMean <= 0 {
+				t.Errorf("point %d %s cpu %+v: want samples and non-zero cores of 1 pinned", p.Index, side, c)
+			}
+		}
+		if !slices.Contains(verdicts, p.Verdict) || p.VerdictReason == "" {
+			t.Errorf("point %d verdict %q (%q)", p.Index, p.Verdict, p.VerdictReason)
+		}
+		if p.LowerBound != harness.IsLowerBound(p.Verdict) {
+			t.Errorf("point %d lower_bound %v with verdict %s", p.Index, p.LowerBound, p.Verdict)
+		}
+	}
+	aa := r.Curve[4]
+	if aa.Role != harness.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
+		t.Errorf("last point %+v is not the A-A repeat of the headline %+v", aa, r.Headline)
+	}
+	if !r.Headline.Clean || r.Headline.Batch != 10 || r.Headline.ThroughputPerS <= 0 || r.Headline.LatencyNs.P99 <= 0 {
+		t.Errorf("headline %+v", r.Headline)
+	}
+	if r.NoiseFloorPct == nil {
+		t.Fatal("no noise floor")
+	}
+	want := *harness.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS)
+	if *r.NoiseFloorPct != want {
+		t.Errorf("noise floor %v, want %v", *r.NoiseFloorPct, want)
+	}
+	if len(r.Ceilings) != 2 || !r.Ceilings[0].Found || !r.Ceilings[1].Found {
+		t.Errorf("ceilings %+v", r.Ceilings)
+	}
+	if r.Meta.Generator != "ceiling" || r.Meta.Target.Name != "refserver" || r.Meta.GitRef == "" || r.Meta.FinishedAt.IsZero() {
+		t.Errorf("meta %+v", r.Meta)
+	}
+	if !strings.Contains(table, "noise floor (A-A)") || !strings.Contains(table, "errors: none") {
+		t.Errorf("table lacks the noise floor or the errors line:\n%s", table)
+	}
+}
+
+var cmpIgnoreNoFile = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".NoFileLimit" }, cmp.Ignore())
+
+// script writes an executable shell script into dir.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestServerExitsMidPoint(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	// The first boot dies 0.8 s in (inside the measured window); later
+	// boots serve normally.
+	srv := script(t, dir, "flaky-server", fmt.Sprintf(`flag=%s/died-once
+if [ -e "$flag" ]; then exec %s/refserver --addr "$1"; fi
+touch "$flag"
+%s/refserver --addr "$1" & pid=$!
+sleep 0.8
+echo "flaky-server: dying on purpose"
+kill -9 $pid
+exit 3
+`, dir, bin, bin))
+	tg := refTarget(t)
+	tg.Command = []string{srv, "{addr}"}
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2, 4}})
+	r, _, err := runSweep(t, context.Background(), o, tg)
+	if err != nil {
+		t.Fatalf("sweep: %v (want it to go on past the failed point)", err)
+	}
+	if len(r.Curve) != 3 {
+		t.Fatalf("curve has %d points, want 3", len(r.Curve))
+	}
+	p := r.Curve[0]
+	if p.Status != harness.StatusFailed || p.Verdict != harness.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
+		t.Errorf("first point: status %s verdict %s reason %q, want failed: server exited", p.Status, p.Verdict, p.FailReason)
+	}
+	if !strings.Contains(p.LogTail, "dying on purpose") {
+		t.Errorf("log tail %q lacks the server's last words", p.LogTail)
+	}
+	for _, p := range r.Curve[1:] {
+		if p.Status != harness.StatusOK {
+			t.Errorf("point %d after the failure: %s %s", p.Index, p.Status, p.FailReason)
+		}
+	}
+}
+
+func TestServerNeverReady(t *testing.T) {
+	needProcs(t)
+	tg := refTarget(t)
+	tg.Ready = "log:this line is never printed"
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o.ReadyTimeout = 700 * time.Millisecond
+	r, table, err := runSweep(t, context.Background(), o, tg)
+	if !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline (exit 1) with the result written", err)
+	}
+	if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusFailed || !strings.Contains(r.Curve[0].FailReason, "never became ready") {
+		t.Fatalf("curve %+v", r.Curve)
+	}
+	if !strings.Contains(r.Curve[0].LogTail, "listening") {
+		t.Errorf("log tail %q lacks the server's log", r.Curve[0].LogTail)
+	}
+	if r.Headline.Clean || r.NoiseFloorPct != nil {
+		t.Errorf("headline %+v, noise %v", r.Headline, r.NoiseFloorPct)
+	}
+	if !strings.Contains(table, "ERRORS: 1 of 1 points failed") {
+		t.Errorf("table does not lead with the failure:\n%s", table)
+	}
+}
+
+// TestThrottledGeneratorIsCapped runs the generator through a GENERATOR
+// wrapper that shares the generator's core with a busy loop at normal
+// priority while the generator runs at nice 19: its threads wait for the
+// CPU most of the time, which must read as generator-capped (a lower
+// bound), never as the server's ceiling.
+func TestThrottledGeneratorIsCapped(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	wrap := script(t, dir, "throttled-gen", fmt.Sprintf(`( while :; do :; done ) & hog=$!
+trap 'kill $hog 2>/dev/null' EXIT
+nice -n 19 %s/ceiling load "$@"
+`, bin))
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o.Generator = wrap
+	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatal(err)
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Errorf("point %d failed: %s", p.Index, p.FailReason)
+			continue
+		}
+		if p.Verdict != harness.VerdictGeneratorCapped && p.Verdict != harness.VerdictBoth || !p.LowerBound {
+			t.Errorf("point %d: verdict %s (%s), lower bound %v; want generator-capped", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
+		}
+	}
+	if !strings.Contains(table, "(lower bound)") || !strings.Contains(table, ">=") {
+		t.Errorf("table does not mark the lower bound:\n%s", table)
+	}
+}
+
+// TestSIGINTMidSweep interrupts `ceiling sweep` during its second point:
+// it must exit 1 with a partial result, and leave no process behind.
+func TestSIGINTMidSweep(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	tg := refTarget(t)
+	tgFile := filepath.Join(dir, "target.json")
+	data, _ := json.Marshal(tg)
+	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	cmd := exec.Command(filepath.Join(bin, "ceiling"), "sweep",
+		"--srv-cpuset", "1", "--lt-cpuset", "0", "--batch-ladder", "10 100",
+		"--conns-ladder", "10=2,4", "--conns-ladder", "100=2,4", "--duration", "2s", "--warmup", "200ms",
+		"--target", tgFile, "--out", out, "--work-dir", dir)
+	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	// Read progress until point 2 has been running for a moment.
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "point 2/") {
+			break
+		}
+	}
+	time.Sleep(1200 * time.Millisecond)
+	kids, _ := supervise.Descendants(cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Errorf("before SIGINT the harness has children %v, want the server and the generator", kids)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	t.Logf("harness stderr:\n%s", log.String())
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit %v, want status 1", err)
+	}
+	for _, pid := range kids {
+		if supervise.Alive(pid) {
+			t.Errorf("process %d outlived the harness", pid)
+		}
+	}
+	data, err = os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no partial result: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
+		t.Errorf("partial %v (%q), want marked partial", r.Partial, r.PartialReason)
+	}
+	if len(r.Curve) < 1 || len(r.Curve) > 2 || r.Curve[0].Status != harness.StatusOK {
+		t.Errorf("curve %+v: want the first point done and at most the interrupted one", r.Curve)
+	}
+}
