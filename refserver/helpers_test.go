@@ -21,7 +21,7 @@ type testServer struct {
 	addr string // host:port
 }
 
-func start(t *testing.T, cfg Config) *testServer {
+func start(t testing.TB, cfg Config) *testServer {
 	t.Helper()
 	srv, err := New(cfg)
 	if err != nil {
@@ -47,6 +47,11 @@ func start(t *testing.T, cfg Config) *testServer {
 }
 
 func (ts *testServer) dial(t *testing.T, path string) *websocket.Conn {
+	t.Helper()
+	return ts.dialTB(t, path)
+}
+
+func (ts *testServer) dialTB(t testing.TB, path string) *websocket.Conn {
 	t.Helper()
 	c, resp, err := websocket.DefaultDialer.Dial("ws://"+ts.addr+path, nil)
 	if err != nil {

@@ -1,0 +1,83 @@
+package refserver
+
+import (
+	"io"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pusher"
+	"github.com/gorilla/websocket"
+)
+
+// BenchmarkFanout publishes events straight into the hub (no HTTP) to
+// subscribers whose clients discard bytes at the TCP level, so the figures
+// are mostly the server's: encode once per channel, queue to each
+// subscriber, writev per wake-up. One op is one event; deliveries/s
+// counts frames written.
+func BenchmarkFanout(b *testing.B) {
+	for _, subs := range []int{1, 100} {
+		b.Run("subscribers="+strconv.Itoa(subs), func(b *testing.B) {
+			ts := start(b, Config{})
+			for range subs {
+				c := ts.dialTB(b, "/app/app-key?protocol=7")
+				c.WriteMessage(websocket.TextMessage, pusher.AppendSubscribe(nil, "bench", false))
+				nc := c.NetConn()
+				go io.Copy(io.Discard, nc)
+			}
+			// Every connection_established and subscription_succeeded written.
+			waitFor(b, func() bool { return ts.stats.messagesOut.Load() == uint64(2*subs) })
+			base := ts.stats.messagesOut.Load()
+			ev := pusher.Event{Name: "tick", Channel: "bench", Data: `{"id":12345,"ts":1700000000000,"pad":"aaaaaaaaaaaaaaaa"}`}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				ts.publish(&ev)
+			}
+			want := base + uint64(b.N*subs)
+			waitFor(b, func() bool { return ts.stats.messagesOut.Load() >= want })
+			el := time.Since(start)
+			b.ReportMetric(float64(b.N*subs)/el.Seconds(), "deliveries/s")
+		})
+	}
+}
+
+// BenchmarkEcho: one gorilla client pipelines 100 64-byte messages, then
+// reads the 100 echoes. One op is one message round trip. Client and
+// server share the process, so this is a regression guard, not the
+// efficiency report (that is make bench).
+func BenchmarkEcho(b *testing.B) {
+	ts := start(b, Config{})
+	c := ts.dialTB(b, "/echo")
+	msg := make([]byte, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(100, b.N-done)
+		for range n {
+			if err := c.WriteMessage(websocket.BinaryMessage, msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for range n {
+			if _, r, err := c.NextReader(); err != nil {
+				b.Fatal(err)
+			} else {
+				io.Copy(io.Discard, r)
+			}
+		}
+		done += n
+	}
+}
+
+func waitFor(tb testing.TB, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatal("condition not met within 30s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
