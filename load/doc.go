@@ -1,2 +1,35 @@
-// Package load is the generator library behind `ceiling load`.
+// Package load is the generator library behind `ceiling load`: it applies
+// one point of load to a running WebSocket server and returns a Result
+// whose figures can be trusted.
+//
+// The engine knows no protocol. Run builds the payload pool, asks the
+// Scenario (echo, fanout) to Preflight and to Connect each connection
+// through a connect strategy (bounded | stagger | all-at-once), then
+// computes the Window: load starts when every connection is open (and
+// subscribed), the warm-up is excluded, and the window is the next
+// --duration. An observer goroutine creates --measure-marker and snapshots
+// the generator's own counters at the window's edges, off the hot path.
+//
+// Every worker goroutine owns a Recorder (HdrHistograms and counters), so
+// recording takes no lock; the Recorders are merged after all workers have
+// stopped. A failed operation is data (a count by reason), never a stop.
+//
+// Two loops:
+//
+//   - closed (default): operation -> await -> operation; finds the ceiling.
+//   - open (--rate): a Pacer gives each connection a phase-shifted schedule;
+//     a writer sends on schedule whether or not earlier operations finished
+//     and a reader matches replies, and latency is measured from the
+//     scheduled time (coordinated omission corrected). --max-inflight bounds
+//     how far behind it may fall; reaching it saturates the run.
+//
+// Hot path: a batch is framed into one buffer and sent with one write
+// (wsconn), replies are parsed from wsconn's large read buffer, payloads are
+// slices of one pool, and timestamps are int64 monotonic nanoseconds: no
+// allocation per message (tested with testing.AllocsPerRun).
+//
+// The result carries the generator's evidence about itself (CPU over the
+// window from getrusage, schedule lag, goroutine runnable latency from
+// runtime/metrics, OS run delay from schedstat, read syscalls per message),
+// because a generator-capped verdict must not rest on CPU alone.
 package load
