@@ -1,2 +1,39 @@
-// Package harness runs `ceiling sweep`.
+// Package harness runs `ceiling sweep`: it finds a WebSocket server's
+// throughput ceiling by the method of the published ceiling.
+//
+// For every point (batch size x connections) a dedicated server is booted
+// pinned to the server CPUs (supervise, pinning), the generator — `ceiling
+// load` or any GENERATOR honouring its flags and JSON — runs pinned to its
+// own CPUs, and from the moment it creates its measure marker until its
+// window ends both sides are sampled: each process tree's CPU (cpusample)
+// and how busy the pinned CPUs were with anything at all (/proc/stat), so
+// a core shared with other work is seen. Each point then gets a verdict
+// (verdict.go): server-saturated, generator-capped (a lower bound), both,
+// neither, or failed. The generator-capped call needs evidence that the
+// generator fell behind — work ready but not run, late sends, a missed
+// rate — not its CPU alone, since an eager reader on loopback is busy
+// because it keeps up.
+//
+// The pieces, each small and tested on its own:
+//
+//   - Options (options.go, resolve.go): the knobs in three layers
+//     (DefaultOptions, ApplyEnv for the make variables, the CLI's flags),
+//     then Resolve picks CPU sets for the cores present and validates all
+//     of them together, before anything boots.
+//   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
+//     order (round-robin over batch sizes), so a slow stretch of the
+//     machine does not read as the effect of one batch size.
+//   - TargetSpec: the server under test from a target file, with {port}
+//     placeholders filled per point.
+//   - PointRunner: one point in, one Outcome out. ProcRunner is the real
+//     one; Sweep drives any runner, repeats the headline peak at the end
+//     (A-A) and fills the Result.
+//   - Result.Summarize: the per-batch ceilings (highest clean point), the
+//     headline, the noise floor and the warnings, from the curve alone, so
+//     a partial curve (SIGINT) summarizes the same way.
+//   - WriteResult, WriteTable: the JSON written whole and moved into place
+//     (never a truncated tracked file, never a -dirty ref because of the
+//     run), and the text table with lower bounds marked ">=".
+//
+// Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

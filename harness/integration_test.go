@@ -21,6 +21,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -182,6 +183,14 @@ func TestMiniSweep(t *testing.T) {
 	}
 	if r.Meta.Generator != "ceiling" || r.Meta.Target.Name != "refserver" || r.Meta.GitRef == "" || r.Meta.FinishedAt.IsZero() {
 		t.Errorf("meta %+v", r.Meta)
+	}
+	// The publisher must accept the document as written.
+	data, err := os.ReadFile(o.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publish.Read(data, o.Out); err != nil {
+		t.Errorf("publish.Read rejects the sweep document: %v", err)
 	}
 	if !strings.Contains(table, "noise floor (A-A)") || !strings.Contains(table, "errors: none") {
 		t.Errorf("table lacks the noise floor or the errors line:\n%s", table)
