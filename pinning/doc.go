@@ -51,6 +51,18 @@
 // values before exec; the mask is set before RLIMIT_NOFILE, and both
 // before exec.
 //
+// # Throttling: the headroom probe
+//
+// NewThrottle(name, cpus) creates a cgroup capped at cpus CPUs' worth of
+// time (CFS bandwidth: cgroup v1 cpu.cfs_quota_us per 100 ms period, or v2
+// cpu.max), in the v1 "cpu" hierarchy when there is one, else under the v2
+// root. Spec.Cgroup = t.Path makes the trampoline join it before exec, so
+// the child is capped from its first instruction. t.Stats() reads the
+// kernel's throttling counters (cpu.stat), t.Remove() deletes the cgroup
+// once its processes exited. Creating cgroups needs root; without that
+// NewThrottle returns an error saying why, and a probe should be skipped
+// with a warning.
+//
 // Linux only: elsewhere Supported is false, Online, SMTSiblings, Granted
 // and the NoFile functions return ErrUnsupported, Parse checks syntax
 // only, and a Command asking for CPUs fails at Start with ErrUnsupported.

@@ -2,6 +2,7 @@ package pinning
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -16,6 +17,10 @@ type Spec struct {
 	// the process may (root); otherwise the soft limit stops at the hard
 	// one. The limit is never lowered.
 	NoFile uint64
+	// Cgroup is a cgroup directory (Throttle.Path) the child joins before
+	// exec, so that its CPU time is capped from its first instruction.
+	// Empty: stay in ours.
+	Cgroup string
 }
 
 // envSpec carries the encoded Spec from Command to Init in the child.
@@ -26,9 +31,10 @@ const envSpec = "CEILING_PIN_SPEC"
 // loudly instead of running the program as if it were ceiling itself.
 const trampolineArg = "__ceiling_pin__"
 
-// encode renders the spec as "cpus=0-1;nofile=65536".
+// encode renders the spec as "cpus=0-1;nofile=65536;cgroup=PATH" (PATH
+// escaped, so that it may hold any byte).
 func (s Spec) encode() string {
-	return fmt.Sprintf("cpus=%s;nofile=%d", s.CPUs, s.NoFile)
+	return fmt.Sprintf("cpus=%s;nofile=%d;cgroup=%s", s.CPUs, s.NoFile, url.QueryEscape(s.Cgroup))
 }
 
 func decodeSpec(v string) (Spec, error) {
@@ -51,6 +57,12 @@ func decodeSpec(v string) (Spec, error) {
 				return Spec{}, fmt.Errorf("%s: nofile %q: %w", envSpec, val, err)
 			}
 			s.NoFile = n
+		case "cgroup":
+			p, err := url.QueryUnescape(val)
+			if err != nil {
+				return Spec{}, fmt.Errorf("%s: cgroup %q: %w", envSpec, val, err)
+			}
+			s.Cgroup = p
 		default:
 			return Spec{}, fmt.Errorf("%s: unknown key %q in %q", envSpec, k, v)
 		}

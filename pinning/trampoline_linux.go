@@ -74,6 +74,11 @@ func Init() {
 	if err != nil {
 		die(fmt.Errorf("cannot exec target: %w", err))
 	}
+	if spec.Cgroup != "" {
+		if err := joinCgroup(spec.Cgroup); err != nil {
+			die(err)
+		}
+	}
 	if err := setAffinity(spec.CPUs); err != nil {
 		die(err)
 	}
@@ -169,3 +174,5 @@ func NoFile(pid int) (uint64, error) {
 	}
 	return lim.Cur, nil
 }
+
+func unixAccessW(path string) bool { return unix.Access(path, unix.W_OK) == nil }

@@ -36,6 +36,9 @@ type Spec struct {
 	CPUs pinning.CPUSet
 	// NoFile is the child's soft RLIMIT_NOFILE; 0 leaves it as inherited.
 	NoFile uint64
+	// Cgroup is a CPU-capping cgroup (pinning.Throttle.Path) the child
+	// joins before exec: the headroom probe. Empty: none.
+	Cgroup string
 	// LogPath receives the child's stdout and stderr (truncated first);
 	// "" discards them.
 	LogPath string
@@ -74,7 +77,7 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 	defer out.Close() // the child holds its own copy
-	cmd := pinning.Command(pinning.Spec{CPUs: spec.CPUs, NoFile: spec.NoFile}, spec.Path, spec.Args...)
+	cmd := pinning.Command(pinning.Spec{CPUs: spec.CPUs, NoFile: spec.NoFile, Cgroup: spec.Cgroup}, spec.Path, spec.Args...)
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
