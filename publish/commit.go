@@ -19,9 +19,30 @@ const (
 	DefaultAuthor  = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 )
 
+// ErrNotPublishable is a valid result that must not become the published
+// figure (exit status 1): see Publishable.
+var ErrNotPublishable = errors.New("not publishing it")
+
 // ErrNoCleanHeadline refuses a result whose headline batch has no clean
-// point: there is no figure to publish (exit status 1).
-var ErrNoCleanHeadline = errors.New("the result has no clean headline point; not publishing it")
+// point: there is no figure to publish.
+var ErrNoCleanHeadline = fmt.Errorf("the result has no clean headline point; %w", ErrNotPublishable)
+
+// Publishable says why r may not be published, or nil: no clean headline,
+// an interrupted (partial) sweep, or a git ref that names no commit (the
+// history is keyed by it, and the commit message must name what was
+// measured).
+func Publishable(r *harness.Result) error {
+	ref := r.Meta.GitRef
+	switch {
+	case !r.Headline.Clean:
+		return ErrNoCleanHeadline
+	case r.Partial:
+		return fmt.Errorf("the sweep was interrupted (partial: %s); %w", oneLine(r.PartialReason), ErrNotPublishable)
+	case ref == "unknown" || strings.HasSuffix(ref, "-dirty"):
+		return fmt.Errorf("meta.git_ref %q names no commit (measured outside a checkout, or from a tree with uncommitted changes); %w", ref, ErrNotPublishable)
+	}
+	return nil
+}
 
 // CommitOptions configure Commit. Zero values take the defaults above.
 type CommitOptions struct {
@@ -125,8 +146,8 @@ func splitAuthor(a string) (name, email string, err error) {
 // opts.Remote: the result at opts.Path, its headline appended to the
 // history. See the package comment for how concurrent pushes are handled.
 func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
-	if !r.Headline.Clean {
-		return CommitOutcome{}, ErrNoCleanHeadline
+	if err := Publishable(r); err != nil {
+		return CommitOutcome{}, err
 	}
 	if err := opts.fill(r); err != nil {
 		return CommitOutcome{}, err

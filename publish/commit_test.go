@@ -326,3 +326,26 @@ func TestCommitOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCommitRefusesUnpublishable(t *testing.T) {
+	t.Parallel()
+	remote, checkout := newRemote(t)
+	for _, tt := range []struct {
+		edit func(r *harness.Result)
+		want string
+	}{
+		{func(r *harness.Result) { r.Partial, r.PartialReason = true, "SIGINT" }, "interrupted (partial: SIGINT)"},
+		{func(r *harness.Result) { r.Meta.GitRef = "unknown" }, `"unknown" names no commit`},
+		{func(r *harness.Result) { r.Meta.GitRef = "abc-dirty" }, `"abc-dirty" names no commit`},
+	} {
+		r, raw := resultAt(t, "abc", 1)
+		tt.edit(r)
+		_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
+		if !errors.Is(err, ErrNotPublishable) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Commit = %v, want ErrNotPublishable saying %q", err, tt.want)
+		}
+	}
+	if got := gitT(t, remote, "rev-list", "--count", "main"); got != "1" {
+		t.Errorf("main has %s commits, want the 1 it started with", got)
+	}
+}

@@ -123,6 +123,9 @@ func Compare(base, head *harness.Result, opts CompareOptions) *Comparison {
 		if run.r == nil {
 			continue
 		}
+		if run.r.Partial {
+			c.Alerts = append(c.Alerts, fmt.Sprintf("%s run: the sweep was interrupted; only the %d points that finished are here.", run.name, len(run.r.Curve)))
+		}
 		if bad, n := troubled(run.r); bad > 0 {
 			c.Alerts = append(c.Alerts, fmt.Sprintf("%s run: %d of %d points had errors or failed; a figure taken with errors measures the failure, not the server.", run.name, bad, n))
 		}

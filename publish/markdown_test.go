@@ -175,3 +175,14 @@ func TestCheckMarker(t *testing.T) {
 		}
 	}
 }
+
+func TestComparePartialAlert(t *testing.T) {
+	t.Parallel()
+	head := mustRead(t, "head_same.json")
+	head.Partial, head.PartialReason = true, "SIGTERM"
+	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	want := "> [!WARNING]\n> head run: the sweep was interrupted; only the 7 points that finished are here.\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("no partial alert in:\n%.600s", md)
+	}
+}

@@ -20,10 +20,14 @@ func readFixture(t *testing.T, name string) []byte {
 	return b
 }
 
+// sweep_real.json was written by a real `ceiling sweep` (two rungs per batch,
+// 1 s points, on a 2-core machine), so the harness and the publisher are held
+// to the same document.
 func TestReadValidFixtures(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"base.json", "head_same.json", "head_mixed.json", "head_capped.json",
-		"head_nofloor.json", "no_headline.json", "head_hostile.json", "ok_unknown_fields.json"} {
+		"head_nofloor.json", "no_headline.json", "head_hostile.json", "ok_unknown_fields.json",
+		"sweep_real.json"} {
 		if _, err := Read(readFixture(t, name), name); err != nil {
 			t.Errorf("Read(%s) = %v, want no error", name, err)
 		}

@@ -157,7 +157,7 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	out, err := publish.Commit(ctx, r, raw, o.opts)
 	switch {
-	case errors.Is(err, publish.ErrNoCleanHeadline):
+	case errors.Is(err, publish.ErrNotPublishable):
 		return exitStatus{1, err}
 	case err != nil && strings.HasPrefix(err.Error(), "--"):
 		return usageError{err} // an option the library refused
