@@ -175,6 +175,7 @@ func TestUpsertEditsInPlace(t *testing.T) {
 	client, mux, _, api := setup(t)
 	mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		testMethod(t, r, "GET")
+		testEmptyBody(t, r)
 		fmt.Fprint(w, comments("first", "<!-- ceiling:comment generator=ceiling-load -->\nold numbers", "later"))
 	})
 	mux.HandleFunc("/repos/o/r/issues/comments/101", func(w http.ResponseWriter, r *http.Request) {
@@ -236,6 +237,7 @@ func TestUpsertForkToken403(t *testing.T) {
 	mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case "GET":
+			testEmptyBody(t, r)
 			fmt.Fprint(w, `[]`)
 		case "POST":
 			testBody(t, r, map[string]any{"body": testBodyText})
@@ -317,6 +319,7 @@ func TestUpsertRateLimitBounded(t *testing.T) {
 	client, mux, _, api := setup(t)
 	mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		testMethod(t, r, "GET")
+		testEmptyBody(t, r)
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
@@ -339,6 +342,8 @@ func TestUpsertNeverLeaksToken(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusForbidden, http.StatusUnprocessableEntity, http.StatusTooManyRequests} {
 		client, mux, _, _ := setup(t)
 		mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+			testMethod(t, r, "GET")
+			testEmptyBody(t, r)
 			w.WriteHeader(status)
 			fmt.Fprintf(w, `{"message": "bad credentials %s", "errors": [{"resource": "%s", "code": "%s"}]}`,
 				r.Header.Get("Authorization"), r.Header.Get("Authorization"), testToken)
@@ -362,6 +367,8 @@ func TestRateLimitWaitCaps(t *testing.T) {
 	t.Parallel()
 	client, mux, _, _ := setup(t)
 	mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		testMethod(t, r, "GET")
+		testEmptyBody(t, r)
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
