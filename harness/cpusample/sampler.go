@@ -9,6 +9,10 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 )
 
+// Boot time only changes on reboot; without the cache gopsutil reads
+// /proc/stat again for every process at every tick.
+func init() { process.EnableBootTimeCache(true) }
+
 // DefaultInterval is the sampling period the harness uses.
 const DefaultInterval = 250 * time.Millisecond
 
@@ -124,10 +128,9 @@ func (s *Sampler) sample() cpuTimes {
 		if err != nil {
 			continue // gone between listing and reading
 		}
-		p, err := process.NewProcess(int32(pid))
-		if err != nil {
-			continue
-		}
+		// No NewProcess: it only checks that the pid exists, which
+		// ReadStat just did.
+		p := &process.Process{Pid: int32(pid)}
 		t, err := p.Times()
 		if err != nil {
 			continue

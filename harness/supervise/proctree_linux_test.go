@@ -3,8 +3,10 @@
 package supervise
 
 import (
+	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -32,5 +34,32 @@ func TestReadStatSelf(t *testing.T) {
 	}
 	if st.PPid != os.Getppid() || st.StartTicks == 0 {
 		t.Errorf("ReadStat(self) = %+v, want ppid %d and a start time", st, os.Getppid())
+	}
+}
+
+func TestDescendantsWalkMatchesScan(t *testing.T) {
+	p := start(t, sh(`sh -c 'sleep 60 & sleep 60 & wait' & sleep 60 & echo ready; wait`))
+	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// Let the inner shell fork its sleeps.
+	var walk []int
+	deadline := time.Now().Add(10 * time.Second)
+	for len(walk) < 4 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		var err error
+		if walk, err = Descendants(p.Pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan, err := descendantsByScan(p.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(scan, walk); diff != "" || len(walk) != 4 {
+		t.Errorf("walk %v, scan %v: want the same 4 processes (-scan +walk):\n%s", walk, scan, diff)
+	}
+	if gone, err := Descendants(1 << 30); err != nil || len(gone) != 0 {
+		t.Errorf("Descendants(no such pid) = %v, %v; want none, no error", gone, err)
 	}
 }
