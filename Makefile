@@ -13,7 +13,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
-export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET
+export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE
 # CONNS_LADDER_<batch> given on the make command line, passed on too.
 CONNS_ENV := $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(v)='$($(v))')
 

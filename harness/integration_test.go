@@ -375,3 +375,37 @@ func TestSIGINTMidSweep(t *testing.T) {
 		t.Errorf("curve %+v: want the first point done and at most the interrupted one", r.Curve)
 	}
 }
+
+// TestHeadroomProbe caps the generator at half its core through a real
+// cgroup: the probe point must exist, and the generator's sampled CPU must
+// show the cap took hold.
+func TestHeadroomProbe(t *testing.T) {
+	needProcs(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the headroom probe writes to the cgroup tree: needs root here")
+	}
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o.HeadroomProbe = 0.5
+	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.HeadroomProbe
+	if h == nil || len(r.Curve) != 3 || r.Curve[2].Role != harness.RoleHeadroom {
+		t.Fatalf("probe %+v, curve of %d", h, len(r.Curve))
+	}
+	if h.Status != harness.StatusOK || h.Cgroup == "" || h.ThroughputPerS <= 0 {
+		t.Fatalf("probe %+v", h)
+	}
+	// A 50% quota: the tree cannot average much more than half a core.
+	if g := r.Curve[2].GeneratorCPU; g.Samples == 0 || g.MeanCores > 0.6 {
+		t.Errorf("generator under a 50%% quota used %.2f cores (%d samples)", g.MeanCores, g.Samples)
+	}
+	if !strings.Contains(table, "headroom probe (point 3)") {
+		t.Errorf("table lacks the probe's conclusion:\n%s", table)
+	}
+	left, _ := filepath.Glob("/sys/fs/cgroup/cpu/ceiling-headroom-*")
+	if len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+}

@@ -58,6 +58,9 @@ type Options struct {
 	Quick         bool
 	Generator     string // GENERATOR command line; empty: this binary's `load`
 	TargetFile    string // TARGET
+	// HeadroomProbe > 0 runs the headline once more with the generator
+	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
+	HeadroomProbe float64
 
 	// Overrides of the target file (flags only).
 	ServerCmd    string // whole command line, space separated, placeholders allowed
@@ -202,6 +205,13 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string)
 	}
 	if v, ok := get("TARGET"); ok {
 		o.TargetFile = v
+	}
+	if v, ok := get("HEADROOM_PROBE"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HEADROOM_PROBE: %q is not a fraction such as 0.5", v))
+		}
+		o.HeadroomProbe = f
 	}
 	return errors.Join(errs...)
 }

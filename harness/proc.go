@@ -46,6 +46,7 @@ type ProcRunner struct {
 	serverGranted    pinning.CPUSet
 	generatorGranted pinning.CPUSet
 	noFile           uint64
+	cgroup           string // the headroom probe's cgroup version, once used
 }
 
 // NewProcRunner prepares the runner; the generator defaults to this
@@ -76,6 +77,9 @@ func (pr *ProcRunner) RecordGranted(r *Result) {
 	r.Meta.Pinning.GeneratorGranted = pr.generatorGranted.Ints()
 	if pr.noFile > 0 {
 		r.Meta.Pinning.NoFileLimit = pr.noFile
+	}
+	if r.HeadroomProbe != nil {
+		r.HeadroomProbe.Cgroup = pr.cgroup
 	}
 	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.ServerCPUs.String() {
 		r.warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.ServerCPUs, pr.serverGranted))
@@ -164,6 +168,18 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	if err != nil {
 		return fail("target: %v", err)
 	}
+	var throttle *cgroupThrottle
+	if spec.Role == RoleHeadroom {
+		name := fmt.Sprintf("ceiling-headroom-%d-%d", os.Getpid(), spec.Index)
+		throttle, err = newThrottle(name, pr.o.HeadroomProbe, len(pr.o.GeneratorCPUs))
+		if err != nil {
+			return fail("headroom probe: cannot cap the generator: %v", err)
+		}
+		pr.mu.Lock()
+		pr.cgroup = throttle.version
+		pr.mu.Unlock()
+		defer throttle.Close() // after the generator has stopped (defers run last-first)
+	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
 		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(spec.Key, Expand(url, port), f)...),
@@ -176,6 +192,13 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		return fail("start generator: %v", err)
 	}
 	defer gen.Stop(pr.grace)
+	if throttle != nil {
+		// Before it connects; a wrapper's children forked meanwhile too.
+		kids, _ := supervise.Descendants(gen.Pid)
+		if err := throttle.Add(append([]int{gen.Pid}, kids...)...); err != nil {
+			return fail("headroom probe: %v", err)
+		}
+	}
 
 	// Wait for the marker: every connection open and the warm-up over.
 	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)

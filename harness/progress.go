@@ -17,8 +17,11 @@ func Progress(w io.Writer, i, n int, role string, k PointKey, elapsed time.Durat
 		eta = fmtDur(per * time.Duration(n-i+1))
 	}
 	what := ""
-	if role == RoleAARepeat {
+	switch role {
+	case RoleAARepeat:
 		what = " (A-A repeat)"
+	case RoleHeadroom:
+		what = " (headroom probe)"
 	}
 	fmt.Fprintf(w, "point %d/%d: batch %d, %d connections, rep %d%s | elapsed %s, eta %s\n",
 		i, n, k.Batch, k.Connections, k.Rep, what, fmtDur(elapsed), eta)

@@ -44,6 +44,10 @@ type Result struct {
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
 
+	// HeadroomProbe is the headline point run with the generator's CPU
+	// capped by a cgroup quota (HEADROOM_PROBE); null when not run.
+	HeadroomProbe *HeadroomProbe `json:"headroom_probe"`
+
 	Curve    []Point        `json:"curve"` // every point, in the order run, A-A repeat last
 	Ceilings []BatchCeiling `json:"ceilings"`
 	Warnings []string       `json:"warnings"`
@@ -101,6 +105,9 @@ type Config struct {
 	WarmupNs      int64            `json:"warmup_ns"`
 	Order         []PointKey       `json:"order"` // the interleaved order the points ran in
 	Quick         bool             `json:"quick"`
+	// HeadroomProbeFraction is HEADROOM_PROBE: the share of its cores the
+	// generator is held to for the headroom probe; 0: no probe.
+	HeadroomProbeFraction float64 `json:"headroom_probe_fraction"`
 }
 
 // PointKey names one point of the sweep.
@@ -140,7 +147,7 @@ type CPUStats struct {
 // Point is one measured (batch, connections, rep).
 type Point struct {
 	Index       int    `json:"index"`
-	Role        string `json:"role"` // sweep | aa_repeat
+	Role        string `json:"role"` // sweep | aa_repeat | headroom_probe
 	Batch       int    `json:"batch"`
 	Connections int    `json:"connections"`
 	Rep         int    `json:"rep"`
@@ -177,4 +184,19 @@ type BatchCeiling struct {
 	Verdict        string       `json:"verdict"`
 	LowerBound     bool         `json:"lower_bound"`
 	AtLadderTop    bool         `json:"at_ladder_top"` // widen CONNS_LADDER_<batch>
+}
+
+// HeadroomProbe compares the headline point run with the generator held to
+// QuotaFraction of its cores against the headline itself.
+type HeadroomProbe struct {
+	QuotaFraction        float64  `json:"quota_fraction"` // of the generator's pinned cores
+	Cgroup               string   `json:"cgroup,omitempty"`
+	Index                int      `json:"index"` // its point in the curve
+	Status               string   `json:"status"`
+	ThroughputPerS       float64  `json:"throughput_per_s"`
+	ChangePct            float64  `json:"change_pct"`    // vs the headline; negative: fell
+	TolerancePct         float64  `json:"tolerance_pct"` // max(noise floor, 5)
+	GeneratorHadHeadroom bool     `json:"generator_had_headroom"`
+	GeneratorCPU         CPUStats `json:"generator_cpu"`
+	Conclusion           string   `json:"conclusion"`
 }

@@ -99,6 +99,14 @@ func (r *Result) Summarize() {
 			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", p.FailReason))
 		}
 	}
+	var cg string
+	if r.HeadroomProbe != nil {
+		cg = r.HeadroomProbe.Cgroup // set by the runner, kept across calls
+	}
+	r.HeadroomProbe = headroomOf(r, r.Config.HeadroomProbeFraction)
+	if r.HeadroomProbe != nil {
+		r.HeadroomProbe.Cgroup = cg
+	}
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}

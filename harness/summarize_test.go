@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -99,5 +100,46 @@ func TestSummarizeNoCleanHeadline(t *testing.T) {
 	r.Summarize()
 	if r.Headline.Clean || r.Headline.Batch != 10 || r.NoiseFloorPct != nil {
 		t.Errorf("headline %+v, noise %v: want not clean, batch 10, no noise floor", r.Headline, r.NoiseFloorPct)
+	}
+}
+
+func TestHeadroomProbeConclusion(t *testing.T) {
+	base := func(probe Point, noise float64) *Result {
+		r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10, HeadroomProbeFraction: 0.5}}
+		r.Curve = []Point{pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated), pt(RoleAARepeat, 10, 32, 1000*(1-noise/100), VerdictServerSaturated), probe}
+		r.Curve[2].Index = 3
+		r.Summarize()
+		return r
+	}
+	tests := []struct {
+		name     string
+		probe    Point
+		noise    float64
+		headroom bool
+		change   float64
+		tol      float64
+	}{
+		{"held within the 5% floor", pt(RoleHeadroom, 10, 32, 970, VerdictNeither), 1, true, -3, 5},
+		{"fell beyond the noise", pt(RoleHeadroom, 10, 32, 600, VerdictGeneratorCapped), 8, false, -40, 8},
+		{"fell within a large noise floor", pt(RoleHeadroom, 10, 32, 850, VerdictNeither), 20, true, -15, 20},
+		{"rose", pt(RoleHeadroom, 10, 32, 1100, VerdictNeither), 1, true, 10, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := base(tt.probe, tt.noise).HeadroomProbe
+			if h == nil {
+				t.Fatal("no headroom probe summary")
+			}
+			if h.GeneratorHadHeadroom != tt.headroom || math.Abs(h.ChangePct-tt.change) > 1e-9 || math.Abs(h.TolerancePct-tt.tol) > 1e-9 {
+				t.Errorf("headroom %v change %v tol %v (%s); want %v %v %v", h.GeneratorHadHeadroom, h.ChangePct, h.TolerancePct, h.Conclusion, tt.headroom, tt.change, tt.tol)
+			}
+			if h.Index != 3 || h.QuotaFraction != 0.5 {
+				t.Errorf("index %d fraction %v", h.Index, h.QuotaFraction)
+			}
+		})
+	}
+	failed := Point{Role: RoleHeadroom, Status: StatusFailed, FailReason: "cgroup v2: permission denied"}
+	if h := base(failed, 1).HeadroomProbe; h == nil || h.GeneratorHadHeadroom || !strings.Contains(h.Conclusion, "permission denied") {
+		t.Errorf("failed probe summarized as %+v", h)
 	}
 }

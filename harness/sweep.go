@@ -64,6 +64,9 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	}
 	order := r.Config.Order
 	total := len(order) + 1 // the A-A repeat
+	if o.HeadroomProbe > 0 {
+		total++
+	}
 	start := time.Now()
 
 	run := func(i int, role string, k PointKey) {
@@ -84,8 +87,14 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	r.Summarize()
 	if ctx.Err() == nil {
 		if r.Headline.Clean {
-			run(total, RoleAARepeat, PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps})
+			k := PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps}
+			run(len(r.Curve)+1, RoleAARepeat, k)
 			r.Summarize()
+			if o.HeadroomProbe > 0 && ctx.Err() == nil {
+				k.Rep++
+				run(len(r.Curve)+1, RoleHeadroom, k)
+				r.Summarize()
+			}
 		}
 	}
 	if ctx.Err() != nil {
@@ -144,6 +153,8 @@ func ConfigOf(o *Options) Config {
 		DurationNs:    int64(o.Duration),
 		WarmupNs:      int64(o.Warmup),
 		Quick:         o.Quick,
+
+		HeadroomProbeFraction: o.HeadroomProbe,
 	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)

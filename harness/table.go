@@ -38,8 +38,11 @@ func WriteTable(w io.Writer, r *Result) error {
 	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
 	for _, p := range r.Curve {
 		idx := fmt.Sprint(p.Index)
-		if p.Role == RoleAARepeat {
+		switch p.Role {
+		case RoleAARepeat:
 			idx += " A-A"
+		case RoleHeadroom:
+			idx += " probe"
 		}
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
@@ -91,6 +94,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
 	} else {
 		b.WriteString(", noise floor (A-A) unknown: no repeat\n")
+	}
+	if h := r.HeadroomProbe; h != nil {
+		fmt.Fprintf(&b, "headroom probe (point %d): %s\n", h.Index, h.Conclusion)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

@@ -13,7 +13,7 @@ import (
 func sweepEnv(t *testing.T, set ...string) {
 	t.Helper()
 	for _, v := range []string{"SRV_CPUSET", "LT_CPUSET", "ALLOW_OVERLAP", "BATCH_LADDER", "RECORD_SIZE", "HEADLINE_BATCH",
-		"REPS", "DURATION", "WARMUP", "SCENARIO", "OUT", "QUICK", "GENERATOR", "TARGET"} {
+		"REPS", "DURATION", "WARMUP", "SCENARIO", "OUT", "QUICK", "GENERATOR", "TARGET", "HEADROOM_PROBE"} {
 		t.Setenv(v, "")
 	}
 	for _, kv := range os.Environ() {
@@ -63,6 +63,8 @@ func TestSweepKnobValidation(t *testing.T) {
 		{"target command missing", nil, []string{"--target", noBinary}, "command: ./no/such/server"},
 		{"target without port placeholder", nil, []string{"--target", noPort}, "{port} or {addr}"},
 		{"bad probe override", nil, []string{"--target", noBinary, "--ready", "udp:x"}, "ready"},
+		{"headroom fraction", []string{"HEADROOM_PROBE", "1.5"}, nil, "HEADROOM_PROBE"},
+		{"headroom not a number", nil, []string{"--headroom-probe", "half"}, "headroom-probe"},
 		{"unknown flag", nil, []string{"--conns", "3"}, "conns"},
 		{"stray argument", nil, []string{"now"}, `unexpected argument "now"`},
 	}
