@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -116,6 +117,15 @@ type Conn struct {
 
 	reads    atomic.Int64
 	messages atomic.Int64
+
+	// Read-ahead (ExpectBytes): bytes still to come from the socket, and
+	// the SO_RCVLOWAT in force. lowatCtl is built once so setting the
+	// option does not allocate.
+	expect   int
+	lowat    int
+	lowatErr error
+	rawConn  syscall.RawConn
+	lowatCtl func(fd uintptr)
 }
 
 func newConn(nc net.Conn, rd io.Reader, wr io.Writer, opts Options) *Conn {

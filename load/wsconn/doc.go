@@ -53,6 +53,25 @@
 // Server frames must be unmasked and use no RSV bits; a violation is a
 // *ProtocolError (and the Conn answers with close 1002).
 //
+// # Read-ahead: waking once per batch
+//
+// An eager reader pays a read syscall and a scheduler wake-up for every
+// segment the server writes, which for a server that writes each message
+// on its own is one per message. A caller that knows how many bytes it is
+// waiting for (a closed-loop echo that sent a batch) can say so:
+//
+//	c.WriteBatch(wsconn.OpText, batch)
+//	c.ExpectBytes(len(batch) * wsconn.ServerFrameSize(size))
+//	for range batch { c.ReadMessage() }
+//
+// ReadMessage then sets SO_RCVLOWAT to the bytes still missing before each
+// read, so the kernel wakes it once when they are all there (make bench:
+// one read per batch instead of about one per two messages). Messages that
+// arrived early are returned late, so this is for throughput runs, not for
+// per-message latency; an expectation the peer does not meet blocks until
+// a read deadline. ExpectBytes(0) returns to eager reads. Linux/unix only;
+// LowWaterErr reports why it is off.
+//
 // # Counters
 //
 // Reads() is the number of read syscalls (net.Conn.Read calls) made after

@@ -140,9 +140,13 @@ func (c *Conn) fill(need int) error {
 		c.r = 0
 	}
 	for c.w-c.r < need {
+		if c.rawConn != nil && (c.expect > 0 || c.lowat > 1) {
+			c.setLowWater()
+		}
 		n, err := c.rd.Read(c.rbuf[c.w:])
 		c.reads.Add(1)
 		c.w += n
+		c.expect -= n
 		if err != nil && c.w-c.r < need {
 			if err == io.EOF && c.w > c.r {
 				err = io.ErrUnexpectedEOF

@@ -99,3 +99,15 @@ func seed() uint64 {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	return binary.LittleEndian.Uint64(b[:])
 }
+
+// ServerFrameSize is the wire size of one unfragmented, unmasked frame (as
+// servers send) carrying n payload bytes: what to add up for ExpectBytes.
+func ServerFrameSize(n int) int {
+	switch {
+	case n <= 125:
+		return 2 + n
+	case n <= 0xFFFF:
+		return 4 + n
+	}
+	return 10 + n
+}
