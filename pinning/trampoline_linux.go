@@ -17,7 +17,7 @@ import (
 const Supported = true
 
 // Command returns a Cmd that starts the trampoline (this very executable,
-// os.Executable) with the spec in its environment; the trampoline's Init
+// as /proc/self/exe) with the spec in its environment; the trampoline's Init
 // applies the spec to itself and execs name with args. Because the mask and
 // the limit are set before exec, the target and every thread or child it
 // ever starts inherit them: nothing runs unpinned, not even the runtime's
@@ -34,11 +34,15 @@ const Supported = true
 // child, after cmd.Dir took effect; if it cannot be exec'ed the trampoline
 // prints "ceiling pin: ..." on stderr and exits 127.
 func Command(spec Spec, name string, args ...string) *exec.Cmd {
+	// /proc/self/exe, resolved by the kernel in the forked child, is this
+	// very image even if its file was replaced or deleted since we started
+	// (a rebuild during a sweep). argv[0] keeps the readable path.
 	self, err := os.Executable()
-	cmd := exec.Command(self, append([]string{trampolineArg, name}, args...)...)
 	if err != nil {
-		cmd.Err = fmt.Errorf("pinning: locate own executable for the trampoline: %w", err)
+		self = "ceiling"
 	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = append([]string{self, trampolineArg, name}, args...)
 	cmd.Env = append(os.Environ(), envSpec+"="+spec.encode())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd

@@ -24,7 +24,8 @@
 //	Tail(n) string          last n lines of its log
 //	ExitedError()           *ExitedError for a process that died (nil while running)
 //
-// Cancelling Start's ctx stops the process with DefaultGrace.
+// Cancelling Start's ctx stops the process with Spec.Grace (DefaultGrace
+// if 0).
 //
 // # Readiness
 //

@@ -97,6 +97,10 @@ func (p *Probe) Set(s string) error {
 	return nil
 }
 
+// probeClient keeps no idle connection: the server under test must not
+// carry one of ours through the measured window.
+var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // check makes one attempt; nil means ready.
 func (p Probe) check(ctx context.Context, logPath string) error {
 	switch p.Kind {
@@ -112,7 +116,7 @@ func (p Probe) check(ctx context.Context, logPath string) error {
 		if err != nil {
 			return err
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := probeClient.Do(req)
 		if err != nil {
 			return err
 		}

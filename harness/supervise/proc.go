@@ -42,6 +42,9 @@ type Spec struct {
 	// LogPath receives the child's stdout and stderr (truncated first);
 	// "" discards them.
 	LogPath string
+	// Grace is how long a stop caused by Start's ctx waits after SIGTERM
+	// before SIGKILL; 0 is DefaultGrace.
+	Grace time.Duration
 }
 
 // Proc is a running (or finished) child started by Start.
@@ -60,7 +63,7 @@ type Proc struct {
 // Start boots spec as a pinned child in its own process group, its output
 // to spec.LogPath, with the parent-death signal set (the child is SIGKILLed
 // if this process dies). It registers the Proc in Live until it exits.
-// Cancelling ctx stops the process (Stop(DefaultGrace)).
+// Cancelling ctx stops the process (Stop(spec.Grace)).
 //
 // Start returns once the child is forked; it does not wait for readiness
 // (WaitReady) or even for the exec: a program that cannot be exec'ed
@@ -99,10 +102,14 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Path, err)
 	}
+	grace := spec.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
-			_ = p.Stop(DefaultGrace)
+			_ = p.Stop(grace)
 		case <-p.Done():
 		}
 	}()

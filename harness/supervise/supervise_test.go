@@ -389,3 +389,23 @@ func TestWaitPortFree(t *testing.T) {
 		t.Errorf("bad address: err = %v, want an immediate listen error", err)
 	}
 }
+
+func TestContextStopUsesSpecGrace(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := sh(`trap '' TERM; echo ready; while :; do sleep 1; done`)
+	spec.Name, spec.Grace, spec.LogPath = "server", 200*time.Millisecond, filepath.Join(t.TempDir(), "s.log")
+	p, err := Start(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(time.Second) })
+	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitExit(t, p) // a DefaultGrace of 5s would also pass; Escalated says SIGKILL came
+	if !p.Escalated() {
+		t.Error("a TERM-ignoring child stopped by ctx was not SIGKILLed")
+	}
+}
