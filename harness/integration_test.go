@@ -409,3 +409,54 @@ func TestHeadroomProbe(t *testing.T) {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 }
+
+// TestSIGKILLHarnessTakesChildren kills `ceiling sweep` outright during a
+// point: nothing can run in the harness then, so only the parent-death
+// signal set on its children can take them down.
+func TestSIGKILLHarnessTakesChildren(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	tg := refTarget(t)
+	tgFile := filepath.Join(dir, "target.json")
+	data, _ := json.Marshal(tg)
+	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "ceiling"), "sweep",
+		"--srv-cpuset", "1", "--lt-cpuset", "0", "--batch-ladder", "10", "--conns-ladder", "10=2",
+		"--duration", "3s", "--warmup", "200ms", "--target", tgFile, "--out", filepath.Join(dir, "out.json"), "--work-dir", dir)
+	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	// Wait until the generator has its measure marker: both children up.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(dir, "point-*", "measure.marker")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no point reached its measured window")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	kids, _ := supervise.Descendants(cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Fatalf("the harness has children %v, want the server and the generator", kids)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	deadline = time.Now().Add(5 * time.Second)
+	for _, pid := range kids {
+		for supervise.Alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if supervise.Alive(pid) {
+			t.Errorf("process %d outlived the killed harness", pid)
+		}
+	}
+}

@@ -33,11 +33,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
-	tmpDir := dir
-	if InsideGitWorkTree(dir) {
-		tmpDir = os.TempDir()
-	}
-	tmp, err := writeTemp(tmpDir, filepath.Base(abs), data)
+	tmp, err := writeTemp(tempDirFor(dir), filepath.Base(abs), data)
 	if err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
@@ -75,6 +71,15 @@ func writeTemp(dir, base string, data []byte) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// tempDirFor is where the temporary file for a result in dir is made:
+// beside it, unless dir is in a git work tree.
+func tempDirFor(dir string) string {
+	if InsideGitWorkTree(dir) {
+		return os.TempDir()
+	}
+	return dir
 }
 
 // InsideGitWorkTree reports whether dir or one of its parents holds a .git
