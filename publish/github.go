@@ -59,6 +59,10 @@ type Poster struct {
 	Repo   string
 	PR     int
 	Marker string // the hidden marker's text (see Marker, HiddenMarker)
+	// Author, when set, is the login whose comment is edited (e.g.
+	// "github-actions[bot]"): a marker copied into someone else's comment
+	// is then ignored instead of hijacking the update.
+	Author string
 
 	// Token is only used to scrub it from every error message; the client
 	// carries it to the API.
@@ -130,6 +134,9 @@ func (p *Poster) find(ctx context.Context, hidden string) (int64, error) {
 			return 0, err
 		}
 		for _, c := range comments {
+			if p.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), p.Author) {
+				continue
+			}
 			if strings.HasPrefix(strings.TrimSpace(c.GetBody()), hidden) {
 				return c.GetID(), nil
 			}

@@ -401,3 +401,33 @@ func TestNewClientURL(t *testing.T) {
 		}
 	}
 }
+
+// With Author set, a marker copied into another user's comment is skipped.
+func TestUpsertOnlyEditsOwnComment(t *testing.T) {
+	t.Parallel()
+	client, mux, _, api := setup(t)
+	mux.HandleFunc("/repos/o/r/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		testMethod(t, r, "GET")
+		testEmptyBody(t, r)
+		fmt.Fprint(w, `[
+		  {"id": 1, "user": {"login": "mallory", "type": "User"}, "body": "<!-- ceiling:comment generator=ceiling-load -->\nforged"},
+		  {"id": 2, "user": {"login": "github-actions[bot]", "type": "Bot"}, "body": "<!-- ceiling:comment generator=ceiling-load -->\nours"}]`)
+	})
+	mux.HandleFunc("/repos/o/r/issues/comments/2", func(w http.ResponseWriter, r *http.Request) {
+		testMethod(t, r, "PATCH")
+		testBody(t, r, map[string]any{"body": testBodyText})
+		fmt.Fprint(w, `{"id": 2}`)
+	})
+	p := newPoster(client, &sleeps{})
+	p.Author = "github-actions[bot]"
+	got, err := p.Upsert(context.Background(), testBodyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != 2 {
+		t.Errorf("edited comment %d, want 2 (the bot's own)", got.ID)
+	}
+	if diff := cmp.Diff([]string{"GET /repos/o/r/issues/7/comments?per_page=100", "PATCH /repos/o/r/issues/comments/2"}, api.requests()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}

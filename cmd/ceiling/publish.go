@@ -199,6 +199,7 @@ type publishCommentOptions struct {
 	pr            int
 	apiURL        string
 	marker        string
+	author        string
 	summary       string
 	out           string
 	dryRun        bool
@@ -224,6 +225,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.IntVar(&o.pr, "pr", 0, "pull request number")
 	fs.StringVar(&o.apiURL, "api-url", apiURL, "GitHub REST API base URL (GitHub Enterprise: https://HOST/api/v3)")
 	fs.StringVar(&o.marker, "marker", "", "hidden marker that finds the comment again (default \"ceiling:comment generator=<generator>\")")
+	fs.StringVar(&o.author, "comment-author", "", "only edit a marker comment written by this login (e.g. github-actions[bot]); default any author")
 	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "append the Markdown to this file (the job summary)")
 	fs.StringVar(&o.out, "out", "", "write the Markdown to this file (for the workflow's artifact)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the Markdown on stdout; do not call the API")
@@ -309,7 +311,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	}
 	p := &publish.Poster{
 		Client: client, Owner: o.commentTarget[0], Repo: o.commentTarget[1], PR: o.pr,
-		Marker: o.marker, Token: token, RateRetries: o.rateRetries, MaxWait: o.maxWait,
+		Marker: o.marker, Author: o.author, Token: token, RateRetries: o.rateRetries, MaxWait: o.maxWait,
 		Wait: func(op string, d time.Duration) {
 			fmt.Fprintf(stderr, "ceiling publish comment: %s rate limited; waiting %s\n", op, d)
 		},
