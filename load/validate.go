@@ -3,6 +3,8 @@ package load
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
@@ -163,6 +165,14 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	}
 	if c.ConnectStaggerMs < 0 {
 		return fmt.Errorf("--connect-stagger-ms %d: must not be negative", c.ConnectStaggerMs)
+	}
+	for _, f := range []struct{ flag, path string }{{"--json", c.JSONPath}, {"--measure-marker", c.MeasureMarker}} {
+		if f.path == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(f.path)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s %s: its directory does not exist", f.flag, f.path)
+		}
 	}
 	return nil
 }

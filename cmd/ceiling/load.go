@@ -100,7 +100,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	res, runErr := load.Run(ctx, o.cfg, load.Options{
 		Version:  version,
-		Command:  append([]string{"ceiling", "load"}, args...),
+		Command:  load.RedactCommand(append([]string{"ceiling", "load"}, args...)),
 		Progress: progress,
 	})
 	if res != nil {

@@ -79,7 +79,7 @@ func runLoadJSON(t *testing.T, args ...string) (string, load.Result) {
 			t.Errorf("generator.%s missing", k)
 		}
 	}
-	if strings.Contains(string(b), "app-secret") {
+	if strings.Contains(string(b), "app-secret") || strings.Contains(stdout.String()+stderr.String(), "app-secret") {
 		t.Error("the secret is in the JSON")
 	}
 	if !strings.HasPrefix(stdout.String(), "errors: 0\n") {
@@ -180,7 +180,7 @@ func TestLoadFanoutAgainstRefserver(t *testing.T) {
 	}
 	t.Run("closed", func(t *testing.T) {
 		report, r := runLoadJSON(t, "--scenario", "fanout", "--url", url, "--connections", "12", "--channels", "3",
-			"--publishers", "2", "--duration", "1s", "--warmup", "200ms")
+			"--publishers", "2", "--duration", "1s", "--warmup", "200ms", "--secret", "app-secret")
 		checkCommon(t, r, "fanout", "closed", 12)
 		check(t, r, 1)
 		if !strings.Contains(report, "(100.00%)") {

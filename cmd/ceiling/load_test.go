@@ -44,6 +44,8 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"channels over connections", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--connections", "2", "--channels", "3"}, "--channels"},
 		{"publishers", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--publishers", "0"}, "--publishers"},
 		{"empty key", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--key", ""}, "--key"},
+		{"json dir", []string{dead, "--json", "/nonexistent/dir/r.json"}, "--json"},
+		{"marker dir", []string{dead, "--measure-marker", "/nonexistent/dir/m"}, "--measure-marker"},
 		{"random fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--payload", "random"}, "--payload random"},
 	}
 	for _, tt := range tests {
