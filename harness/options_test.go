@@ -103,6 +103,7 @@ func TestResolve(t *testing.T) {
 		{name: "zero duration", avail: two, edit: func(o *Options) { o.Duration = 0 }, wantErr: "DURATION (--duration)"},
 		{name: "out is a dir", avail: two, edit: func(o *Options) { o.Out = t.TempDir() }, wantErr: "OUT (--out)"},
 		{name: "generator missing", avail: two, edit: func(o *Options) { o.Generator = "/nonexistent/gen --x" }, wantErr: "GENERATOR (--generator)"},
+		{name: "fanout gets its own batch ladder", avail: two, edit: func(o *Options) { o.Scenario = ScenarioFanout }, srv: pinning.CPUSet{1}, gen: pinning.CPUSet{0}},
 		{name: "server takes every cpu", avail: two, edit: func(o *Options) { o.ServerCPUs = two }, wantErr: "LT_CPUSET: not set"},
 	}
 	for _, tt := range tests {
@@ -139,5 +140,23 @@ func TestQuickDefaults(t *testing.T) {
 	n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps))
 	if n != 4 {
 		t.Errorf("quick sweep has %d points, want 4 (+1 A-A repeat)", n)
+	}
+}
+
+func TestFanoutBatchLadder(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		o := DefaultOptions(quick)
+		o.Scenario = ScenarioFanout
+		if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(FanoutBatchLadder, o.BatchLadder); diff != "" {
+			t.Errorf("quick=%v: fanout ladder (-want +got):\n%s", quick, diff)
+		}
+	}
+	o := DefaultOptions(false)
+	o.Scenario, o.BatchLadder = ScenarioFanout, Ladder{2, 5}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "HEADLINE_BATCH") {
+		t.Errorf("a ladder given for fanout is kept as given (headline 10 not in it): %v", err)
 	}
 }

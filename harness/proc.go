@@ -138,7 +138,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	}
 	srv, err := supervise.Start(ctx, supervise.Spec{
 		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: pr.target.Dir,
-		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: f.serverLog,
+		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: f.serverLog, Grace: pr.grace,
 	})
 	if err != nil {
 		return fail("boot server: %v", err)
@@ -187,6 +187,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
 		LogPath: f.genLog,
+		Grace:   pr.grace,
 	})
 	if err != nil {
 		return fail("start generator: %v", err)

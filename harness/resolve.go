@@ -22,6 +22,10 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
 		bad("SCENARIO (--scenario): %q is not a scenario (echo | fanout)", o.Scenario)
 	}
+	if o.Scenario == ScenarioFanout && (slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
+		o.BatchLadder = slices.Clone(FanoutBatchLadder)
+		o.Notes = append(o.Notes, fmt.Sprintf("fanout: batch ladder %q (events per publish request; Pusher's batch_events takes at most 10)", o.BatchLadder.String()))
+	}
 	if len(o.BatchLadder) == 0 {
 		bad("BATCH_LADDER (--batch-ladder): empty")
 	}
