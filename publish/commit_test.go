@@ -349,3 +349,30 @@ func TestCommitRefusesUnpublishable(t *testing.T) {
 		t.Errorf("main has %s commits, want the 1 it started with", got)
 	}
 }
+
+// The workflow's checkout is shallow (actions/checkout fetches one commit).
+func TestCommitFromShallowClone(t *testing.T) {
+	t.Parallel()
+	remote, _ := newRemote(t)
+	other := cloneT(t, remote)
+	gitT(t, other, "commit", "--quiet", "--allow-empty", "-m", "second")
+	gitT(t, other, "push", "--quiet", "origin", "main")
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	gitT(t, filepath.Dir(shallow), "clone", "--quiet", "--depth", "1", "file://"+remote, shallow)
+	r, raw := resultAt(t, "abab", 1)
+	opts := CommitOptions{Repo: shallow, beforePush: func(attempt int) error {
+		if attempt == 1 {
+			gitT(t, other, "commit", "--quiet", "--allow-empty", "-m", "third")
+			gitT(t, other, "push", "--quiet", "origin", "main")
+		}
+		return nil
+	}}
+	if _, err := Commit(context.Background(), r, raw, opts); err != nil {
+		t.Fatal(err)
+	}
+	subjects := strings.Split(gitT(t, remote, "log", "--format=%s", "main"), "\n")
+	want := []string{"ceiling: publish ceiling-load ceiling measured at abab", "third", "second", "first"}
+	if diff := cmp.Diff(want, subjects); diff != "" {
+		t.Errorf("main's log (-want +got):\n%s", diff)
+	}
+}

@@ -22,10 +22,12 @@ type git struct {
 	trace io.Writer
 }
 
-// cleanEnv keeps what git needs to find itself, its config and credentials.
+// cleanEnv keeps what git needs to find itself, its config, credentials
+// and the network (proxies, CA certificates), and nothing else.
 func cleanEnv() []string {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "LANG=C", "GIT_CONFIG_NOSYSTEM=1"}
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"} {
+	env := []string{"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "LANG=C"}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND",
+		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
