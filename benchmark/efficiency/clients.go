@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ type roleResult struct {
 	Reads    int64   `json:"reads"` // read syscalls in the window
 	UserS    float64 `json:"user_s"`
 	SysS     float64 `json:"sys_s"`
+	WaitS    float64 `json:"wait_s"` // time its threads waited for a CPU
 	Errors   int64   `json:"errors"`
 	Error    string  `json:"error,omitempty"`
 }
@@ -38,22 +40,22 @@ func printResult(w io.Writer, r roleResult) error {
 }
 
 type snapshot struct {
-	at        time.Time
-	msgs      int64
-	reads     int64
-	user, sys time.Duration
+	at              time.Time
+	msgs            int64
+	reads           int64
+	user, sys, wait time.Duration
 }
 
 func takeSnapshot(msgs, reads int64) snapshot {
 	var ru unix.Rusage
 	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru)
-	return snapshot{time.Now(), msgs, reads, time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
+	return snapshot{time.Now(), msgs, reads, time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano()), runDelay(os.Getpid())}
 }
 
 func (b snapshot) since(a snapshot, impl string) roleResult {
 	return roleResult{
 		Impl: impl, Messages: b.msgs - a.msgs, Seconds: b.at.Sub(a.at).Seconds(), Reads: b.reads - a.reads,
-		UserS: (b.user - a.user).Seconds(), SysS: (b.sys - a.sys).Seconds(),
+		UserS: (b.user - a.user).Seconds(), SysS: (b.sys - a.sys).Seconds(), WaitS: (b.wait - a.wait).Seconds(),
 	}
 }
 
@@ -218,6 +220,7 @@ func echoLoop(o options, stdout io.Writer) error {
 		_    [56]byte // keep counters on their own cache lines
 	}
 	slots := make([]slot, o.conns)
+	expect := wsconn.ServerFrameSize(len(payload)) * len(batch)
 	conns := make([]*wsconn.Conn, o.conns)
 	for i := range conns {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -241,6 +244,9 @@ func echoLoop(o options, stdout io.Writer) error {
 				if err := c.WriteBatch(wsconn.OpText, batch); err != nil {
 					fail(err)
 					return
+				}
+				if o.readAhead {
+					c.ExpectBytes(expect)
 				}
 				for range batch {
 					if _, _, err := c.ReadMessage(); err != nil {

@@ -29,8 +29,25 @@ type echoPoint struct {
 	generatorName string
 }
 
-func (p echoPoint) perMsg(d time.Duration) float64 {
-	return float64(d.Nanoseconds()) / (p.ratePerS * p.sampledS)
+func (p echoPoint) perMsg(d time.Duration) string {
+	msgs := p.ratePerS * p.sampledS
+	if d == 0 {
+		// No tick landed: below one tick's worth per message, not zero.
+		return fmt.Sprintf("<%.0f", float64(time.Second/userHZ)/msgs)
+	}
+	return fmt.Sprintf("%.0f", float64(d.Nanoseconds())/msgs)
+}
+
+// userRatio is generator user CPU over refserver's, with a tick's bound
+// when no user tick landed on the generator.
+func (p echoPoint) userRatio() string {
+	if p.srv.user == 0 {
+		return "n/a"
+	}
+	if p.gen.user == 0 {
+		return fmt.Sprintf("<%.2f", float64(time.Second/userHZ)/float64(p.srv.user))
+	}
+	return fmt.Sprintf("%.2f", float64(p.gen.user)/float64(p.srv.user))
 }
 
 func echoSection(o options, stdout io.Writer, self string, pl placement) error {
@@ -64,27 +81,12 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 
 	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop\n",
 		orDash(pl.srv), orDash(pl.gen), o.echoConns, o.size)
-	fmt.Fprintln(stdout, "   CPU from /proc/<pid>/stat over the same interval for both processes (10 ms ticks); ns per echoed message")
+	fmt.Fprintln(stdout, "   CPU from /proc/<pid>/stat over the same interval for both processes (10 ms ticks), in ns per echoed message;")
+	fmt.Fprintln(stdout, "   runq: seconds per second the process's threads sat runnable waiting for a CPU (schedstat): other load on its core")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "batch\tgenerator\tmsg/s\tgen user\tgen sys\tsrv user\tsrv sys\tgen/srv user\tgen cores\tsrv cores\tgen reads/msg\terrors\t")
+	fmt.Fprintln(tw, "batch\tgenerator\tmsg/s\tgen user\tgen sys\tsrv user\tsrv sys\tgen/srv user\tgen cores\tsrv cores\tgen reads/msg\tgen runq\tsrv runq\terrors\t")
 	var notes []string
-	for _, batch := range []int{1, 10, 100} {
-		var p echoPoint
-		var err error
-		if useCeiling {
-			p, err = echoWithCeiling(o, pl, srv, url, batch)
-			if err != nil && o.generator == "auto" {
-				notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
-				useCeiling = false
-			} else if err != nil {
-				return err
-			}
-		}
-		if !useCeiling {
-			if p, err = echoWithBuiltin(o, pl, srv, self, url, batch); err != nil {
-				return err
-			}
-		}
+	row := func(p echoPoint) {
 		reads := "n/a"
 		if p.readsPerMsg >= 0 {
 			reads = fmt.Sprintf("%.3f", p.readsPerMsg)
@@ -92,12 +94,41 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 		errs := strconv.FormatInt(p.errors, 10)
 		if p.errors > 0 {
 			errs = "ERRORS " + errs
-			notes = append(notes, fmt.Sprintf("batch %d had %d errors: %s", batch, p.errors, p.errorDetail))
+			notes = append(notes, fmt.Sprintf("batch %d (%s) had %d errors: %s", p.batch, p.generatorName, p.errors, p.errorDetail))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%s\t%s\t\n", batch, p.generatorName, si(p.ratePerS),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.2f\t%s\t\n", p.batch, p.generatorName, si(p.ratePerS),
 			p.perMsg(p.gen.user), p.perMsg(p.gen.sys), p.perMsg(p.srv.user), p.perMsg(p.srv.sys),
-			float64(p.gen.user)/float64(p.srv.user),
-			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads, errs)
+			p.userRatio(),
+			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads,
+			p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS, errs)
+	}
+	for _, batch := range []int{1, 10, 100} {
+		if useCeiling {
+			p, err := echoWithCeiling(o, pl, srv, url, batch)
+			switch {
+			case err == nil:
+				row(p)
+			case o.generator == "auto":
+				notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
+				useCeiling = false
+			default:
+				return err
+			}
+		}
+		if !useCeiling {
+			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, false)
+			if err != nil {
+				return err
+			}
+			row(p)
+		}
+		if batch > 1 {
+			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, true)
+			if err != nil {
+				return err
+			}
+			row(p)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
@@ -122,10 +153,10 @@ func sampleWindow(o options, genPid, srvPid int) (gen, srv cpuTimes, seconds flo
 	return g1.sub(g0), s1.sub(s0), time.Since(t0).Seconds(), nil
 }
 
-func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch int) (echoPoint, error) {
+func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch int, readAhead bool) (echoPoint, error) {
 	g, err := startProc("echo loop", pl.gen, []string{"GOMAXPROCS=1"}, self, "-role", "echo", "-url", url,
 		"-conns", fmt.Sprint(o.echoConns), "-batch", fmt.Sprint(batch), "-size", fmt.Sprint(o.size),
-		"-duration", o.duration.String(), "-warmup", o.warmup.String())
+		"-duration", o.duration.String(), "-warmup", o.warmup.String(), fmt.Sprintf("-readahead=%v", readAhead))
 	if err != nil {
 		return echoPoint{}, err
 	}
@@ -134,6 +165,9 @@ func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch
 		return echoPoint{}, err
 	}
 	p := echoPoint{batch: batch, generatorName: "builtin wsconn loop"}
+	if readAhead {
+		p.generatorName += " + ExpectBytes"
+	}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
 		return p, err
 	}
@@ -254,7 +288,7 @@ func freeAddr() (string, error) {
 }
 
 // refserverBinary returns path when it exists, else builds ./cmd/refserver
-// into a temporary directory (run from the repository root).
+// of the module around the working directory into a temporary directory.
 func refserverBinary(path string) (string, func(), error) {
 	if _, err := os.Stat(path); err == nil {
 		abs, err := filepath.Abs(path)
@@ -265,9 +299,29 @@ func refserverBinary(path string) (string, func(), error) {
 		return "", nil, err
 	}
 	out := filepath.Join(dir, "refserver")
-	if b, err := exec.Command("go", "build", "-o", out, "./cmd/refserver").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", out, "./cmd/refserver")
+	build.Dir = moduleRoot()
+	if b, err := build.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("-refserver %s missing and go build ./cmd/refserver failed: %v: %s", path, err, b)
 	}
 	return out, func() { os.RemoveAll(dir) }, nil
+}
+
+// moduleRoot is the nearest directory upwards holding go.mod, or ".".
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "."
+		}
+		dir = parent
+	}
 }

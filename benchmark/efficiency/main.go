@@ -42,6 +42,7 @@ type options struct {
 	conns int
 
 	cpuprofile string
+	readAhead  bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.size, "size", 64, "payload bytes per message")
 	fs.IntVar(&o.batch, "batch", 100, "internal: frames per write")
 	fs.IntVar(&o.conns, "conns", 1, "internal: connections of the echo role")
+	fs.BoolVar(&o.readAhead, "readahead", false, "internal: the echo role uses wsconn.ExpectBytes (SO_RCVLOWAT) per batch")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "internal: write a CPU profile of this role to the file")
 	if err := fs.Parse(args); err != nil {
 		return err

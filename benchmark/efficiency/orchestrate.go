@@ -85,10 +85,10 @@ func pairSection(o options, stdout io.Writer, self string, pl placement, serverR
 	}
 	fmt.Fprintln(stdout, title)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rep\timplementation\tmsg/s\tCPU cores\tuser ns/msg\tsys ns/msg\tread syscalls/msg\t")
-	var ratios []string
+	fmt.Fprintln(tw, "rep\timplementation\tmsg/s\tCPU cores\tmsg per CPU-s\tuser ns/msg\tsys ns/msg\treads/msg\trunq\t")
+	var ratios, cpuRatios []string
 	for rep := 1; rep <= o.reps; rep++ {
-		rate := map[string]float64{}
+		rate, perCPU := map[string]float64{}, map[string]float64{}
 		for _, impl := range []string{"gorilla", "wsconn"} {
 			cl, err := startProc(clientRole+" "+impl, pl.gen, []string{"GOMAXPROCS=1"}, self,
 				"-role", clientRole, "-impl", impl, "-url", "ws://"+addr+"/", "-size", fmt.Sprint(o.size),
@@ -101,18 +101,25 @@ func pairSection(o options, stdout io.Writer, self string, pl placement, serverR
 			if err != nil {
 				return err
 			}
-			rate[impl] = float64(r.Messages) / r.Seconds
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.1f\t%.1f\t%.5f\t\n", rep, label[impl], si(rate[impl]),
-				(r.UserS+r.SysS)/r.Seconds, r.UserS*1e9/float64(r.Messages), r.SysS*1e9/float64(r.Messages), float64(r.Reads)/float64(r.Messages))
+			msgs := float64(r.Messages)
+			rate[impl] = msgs / r.Seconds
+			perCPU[impl] = msgs / (r.UserS + r.SysS)
+			reads := "-"
+			if clientRole == "recv" {
+				reads = fmt.Sprintf("%.5f", float64(r.Reads)/msgs)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\t%.1f\t%.1f\t%s\t%.2f\t\n", rep, label[impl], si(rate[impl]),
+				(r.UserS+r.SysS)/r.Seconds, si(perCPU[impl]), r.UserS*1e9/msgs, r.SysS*1e9/msgs, reads, r.WaitS/r.Seconds)
 		}
 		ratios = append(ratios, fmt.Sprintf("%.2fx", rate["wsconn"]/rate["gorilla"]))
+		cpuRatios = append(cpuRatios, fmt.Sprintf("%.2fx", perCPU["wsconn"]/perCPU["gorilla"]))
 	}
 	tw.Flush()
-	line := "   wsconn / gorilla, per repetition: " + strings.Join(ratios, ", ")
+	fmt.Fprintf(stdout, "   wsconn / gorilla per repetition: msg/s %s; msg per CPU-second %s", strings.Join(ratios, ", "), strings.Join(cpuRatios, ", "))
 	if target != "" {
-		line += "  (" + target + ")"
+		fmt.Fprintf(stdout, "  (%s)", target)
 	}
-	fmt.Fprintln(stdout, line)
+	fmt.Fprintln(stdout)
 	fmt.Fprintln(stdout)
 	return nil
 }

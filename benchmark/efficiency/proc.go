@@ -112,7 +112,7 @@ func (t *tailBuffer) String() string {
 // cpuTimes is a process's user and kernel CPU from the kernel's own
 // accounting, /proc/<pid>/stat fields 14 and 15 (all threads, in USER_HZ
 // ticks, which the proc ABI fixes at 100 per second).
-type cpuTimes struct{ user, sys time.Duration }
+type cpuTimes struct{ user, sys, wait time.Duration }
 
 const userHZ = 100
 
@@ -121,19 +121,54 @@ func readCPU(pid int) (cpuTimes, error) {
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	// The command name (field 2) may hold spaces; fields resume after ')'.
+	t, err := parseStat(b)
+	if err != nil {
+		return t, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	t.wait = runDelay(pid)
+	return t, nil
+}
+
+// parseStat takes utime and stime out of a /proc/<pid>/stat line.
+func parseStat(b []byte) (cpuTimes, error) {
+	// The command name (field 2) may hold spaces and parentheses; the
+	// fields resume after the last ')'.
 	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return cpuTimes{}, fmt.Errorf("no ')' closing the command name")
+	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 13 {
-		return cpuTimes{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+		return cpuTimes{}, fmt.Errorf("%d fields after the command name, want >= 13", len(f))
 	}
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	s, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return cpuTimes{}, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+		return cpuTimes{}, fmt.Errorf("utime %q stime %q are not integers", f[11], f[12])
 	}
 	tick := time.Second / userHZ
-	return cpuTimes{time.Duration(u) * tick, time.Duration(s) * tick}, nil
+	return cpuTimes{user: time.Duration(u) * tick, sys: time.Duration(s) * tick}, nil
 }
 
-func (b cpuTimes) sub(a cpuTimes) cpuTimes { return cpuTimes{b.user - a.user, b.sys - a.sys} }
+func (b cpuTimes) sub(a cpuTimes) cpuTimes {
+	return cpuTimes{b.user - a.user, b.sys - a.sys, b.wait - a.wait}
+}
+
+// runDelay is how long the process's live threads have waited on a run
+// queue for a CPU (/proc/<pid>/task/*/schedstat, field 2, ns): the share of
+// a window spent waiting is how contended its core was.
+func runDelay(pid int) time.Duration {
+	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
+}
