@@ -167,3 +167,16 @@ func deleteAt(t *testing.T, doc map[string]any, path []string) {
 	}
 	delete(m, path[len(path)-1])
 }
+
+func TestReadGitRefIsOneToken(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	if err := json.Unmarshal(readFixture(t, "base.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["meta"].(map[string]any)["git_ref"] = "abc\n\nforged: trailer"
+	b, _ := json.Marshal(doc)
+	if _, err := Read(b, "x.json"); err == nil || !strings.Contains(err.Error(), "meta.git_ref: ") {
+		t.Errorf("Read = %v, want a meta.git_ref error", err)
+	}
+}
