@@ -187,13 +187,14 @@ func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rr
 	buf := make([]byte, 0, e.cfg.Batch*(e.cfg.RecordSize+14))
 	next := e.pool.Start(i, e.cfg.Batch)
 	interval := int64(pacer.IntervalNs)
+	var sl sleeper
 writer:
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
 		if sched >= w.End {
 			break
 		}
-		if !sleepUntil(sched, done) {
+		if !sl.until(sched, done) {
 			break
 		}
 		measured := w.In(sched)

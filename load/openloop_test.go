@@ -111,3 +111,16 @@ func TestOpenLoopSaturatesAtMaxInflight(t *testing.T) {
 		t.Fatalf("the wait does not show in the schedule lag: %+v late %v", g.ScheduleLag, g.LateSendsFrac)
 	}
 }
+
+func TestSleeperReusesItsTimer(t *testing.T) {
+	var s sleeper
+	done := make(chan struct{})
+	s.until(mono()+1000, done) // creates the timer
+	if a := testing.AllocsPerRun(20, func() { s.until(mono()+1000, done) }); a != 0 {
+		t.Fatalf("%v allocations per wait", a)
+	}
+	close(done)
+	if s.until(mono()+int64(time.Hour), done) {
+		t.Fatal("until returned true after done closed")
+	}
+}

@@ -99,9 +99,10 @@ func (p *publisher) openLoop(ctx context.Context, w Window) {
 	}
 	start()
 	saturated := ""
+	var sl sleeper
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
-		if sched >= w.End || !sleepUntil(sched, done) {
+		if sched >= w.End || !sl.until(sched, done) {
 			break
 		}
 		select {
