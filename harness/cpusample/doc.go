@@ -6,7 +6,7 @@
 //
 //	s := cpusample.Start(ctx, cpusample.DefaultInterval, cpusample.Tree(pid))
 //	... // the measured window
-//	st := s.Stop() // Stats{Samples, MeanCores, P95Cores, UserSeconds, SystemSeconds, WallSeconds, Processes}
+//	st := s.Stop() // Stats{Samples, MeanCores, P95Cores, UserSeconds, SystemSeconds, RunDelaySeconds, WallSeconds, Processes}
 //	mean, p95 := st.Fraction(len(pinnedCPUs))
 //
 // Start takes the first sample synchronously (the window opens when Start
@@ -40,6 +40,12 @@
 // than half the period is merged into the one before it, because CPU times
 // have 10 ms resolution. Fraction divides both by the number of pinned
 // cores: 1.0 means every pinned core was busy all the time.
+//
+// RunDelaySeconds sums, over every thread of the tree, the time it was
+// runnable but waiting for a CPU (/proc/PID/task/TID/schedstat run_delay,
+// last-seen values kept like the CPU times): work that was ready but not
+// run. It is evidence that a side was short of CPU that does not depend on
+// the program reporting it itself (a GENERATOR may not).
 //
 // Mapping to harness.CPUStats: Samples, MeanCores, P95Cores, UserSeconds,
 // SystemSeconds as they are; PinnedCores = len(cpus); FractionMean and

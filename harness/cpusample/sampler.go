@@ -2,6 +2,9 @@ package cpusample
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +25,15 @@ type key struct {
 	start uint64
 }
 
-// cpuTimes is a process's cumulative user and system seconds.
-type cpuTimes struct{ user, sys float64 }
+// cpuTimes is a process's cumulative user and system seconds, and the
+// run delay (seconds runnable but waiting for a CPU) of the tree.
+type cpuTimes struct{ user, sys, delay float64 }
+
+// taskKey names one thread of one process.
+type taskKey struct {
+	key
+	tid int
+}
 
 // Sampler samples the CPU times of a Source's processes at a fixed
 // interval until Stop.
@@ -32,8 +42,9 @@ type Sampler struct {
 	interval time.Duration
 
 	mu        sync.Mutex
-	last      map[key]cpuTimes // last-seen times of every process ever seen, gone ones kept
-	base      cpuTimes         // totals at Start
+	last      map[key]cpuTimes    // last-seen times of every process ever seen, gone ones kept
+	delays    map[taskKey]float64 // last-seen run delay of every thread ever seen
+	base      cpuTimes            // totals at Start
 	prevTotal float64
 	prevAt    time.Time
 	startAt   time.Time
@@ -55,6 +66,7 @@ func Start(ctx context.Context, interval time.Duration, src Source) *Sampler {
 		src:      src,
 		interval: interval,
 		last:     make(map[key]cpuTimes),
+		delays:   make(map[taskKey]float64),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -105,12 +117,13 @@ func (s *Sampler) tick(final bool) {
 	if final {
 		w := now.Sub(s.startAt).Seconds()
 		st := Stats{
-			Samples:       len(s.cores),
-			P95Cores:      p95(s.cores),
-			UserSeconds:   tot.user - s.base.user,
-			SystemSeconds: tot.sys - s.base.sys,
-			WallSeconds:   w,
-			Processes:     len(s.last),
+			Samples:         len(s.cores),
+			P95Cores:        p95(s.cores),
+			UserSeconds:     tot.user - s.base.user,
+			SystemSeconds:   tot.sys - s.base.sys,
+			RunDelaySeconds: tot.delay - s.base.delay,
+			WallSeconds:     w,
+			Processes:       len(s.last),
 		}
 		if w > 0 {
 			st.MeanCores = (st.UserSeconds + st.SystemSeconds) / w
@@ -135,8 +148,13 @@ func (s *Sampler) sample() cpuTimes {
 		if err != nil {
 			continue
 		}
+		k := key{pid, st.StartTicks}
+		delays := runDelays(pid)
 		s.mu.Lock()
-		s.last[key{pid, st.StartTicks}] = cpuTimes{t.User, t.System}
+		s.last[k] = cpuTimes{user: t.User, sys: t.System}
+		for tid, d := range delays {
+			s.delays[taskKey{k, tid}] = d
+		}
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
@@ -146,7 +164,40 @@ func (s *Sampler) sample() cpuTimes {
 		sum.user += t.user
 		sum.sys += t.sys
 	}
+	for _, d := range s.delays {
+		sum.delay += d
+	}
 	return sum
+}
+
+// runDelays reads the run delay of every thread of pid from
+// /proc/PID/task/TID/schedstat (second field, ns): time the thread was
+// runnable but waited for a CPU. Empty where the kernel has no schedstat.
+func runDelays(pid int) map[int]float64 {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]float64, len(tasks))
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		if ns, err := strconv.ParseFloat(f[1], 64); err == nil {
+			out[tid] = ns / 1e9
+		}
+	}
+	return out
 }
 
 // Stop takes the final sample (the window's end), stops sampling and

@@ -96,12 +96,16 @@ func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
 
 func TestIdleChildReadsNearZero(t *testing.T) {
 	p := startShell(t, "exec sleep 60", nil)
+	waitComm(t, p.Pid, "sleep") // start-up (trampoline, exec) is not idle
 	st := measure(t, p.Pid, true)
 	if st.MeanCores >= 0.2 || st.P95Cores >= 0.2 {
 		t.Errorf("idle process reads mean %.2f / p95 %.2f cores, want < 0.2", st.MeanCores, st.P95Cores)
 	}
 	if st.Processes != 1 {
 		t.Errorf("saw %d processes, want 1", st.Processes)
+	}
+	if st.RunDelaySeconds > 0.1 {
+		t.Errorf("a sleeping process waited %.3fs for a CPU", st.RunDelaySeconds)
 	}
 }
 
@@ -229,4 +233,35 @@ func statFields(t *testing.T, pid int) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+}
+
+func TestRunDelayOfThreadsSharingOneCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
+		t.Skip("kernel without schedstat")
+	}
+	// Two busy loops pinned to one CPU: each waits while the other runs,
+	// so together they wait about the whole window. More load on the
+	// machine only adds waiting, so the lower bound is robust.
+	p := startShell(t, "while :; do :; done & while :; do :; done", lastCPU(t))
+	st := measure(t, p.Pid, true)
+	if st.RunDelaySeconds < 0.3*st.WallSeconds {
+		t.Errorf("two loops on one cpu waited %.2fs in a %.2fs window, want >= 30%%", st.RunDelaySeconds, st.WallSeconds)
+	}
+	if st.MeanCores > 1.05 {
+		t.Errorf("two loops pinned to one cpu read %.2f cores", st.MeanCores)
+	}
+}
+
+// waitComm waits until pid runs the program named comm (past the
+// trampoline's exec).
+func waitComm(t *testing.T, pid int, comm string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); string(b) == comm+"\n" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("pid %d never ran %s", pid, comm)
 }

@@ -18,6 +18,11 @@ type Stats struct {
 	// UserSeconds and SystemSeconds are the CPU used in the window (all
 	// threads, and processes that exited during it up to their last sample).
 	UserSeconds, SystemSeconds float64
+	// RunDelaySeconds is the time the tree's threads were runnable but
+	// waiting for a CPU (schedstat run_delay), summed over threads: work
+	// that was ready but not run. Divided by WallSeconds it is the average
+	// number of threads kept waiting; 0 where the kernel has no schedstat.
+	RunDelaySeconds float64
 	// WallSeconds is the window's length.
 	WallSeconds float64
 	// Processes is the number of distinct processes seen; 0 means nothing
