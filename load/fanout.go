@@ -205,30 +205,36 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *R
 			}
 			return
 		}
-		now := mono()
-		ev, _, data, ok := pusherclient.ScanEvent(msg)
-		if !ok || string(ev) != fanoutEvent {
-			if ok && string(ev) == pusher.EventError {
-				rec.Error("pusher_error")
-			}
-			continue
-		}
-		ts, ok := pusherclient.IntField(data, "ceiling_ts")
-		if !ok {
-			rec.Error("delivery_without_timestamp")
-			continue
-		}
-		if !w.In(ts) {
-			continue
-		}
-		if now >= w.Drain {
-			rec.Late++
-			continue
-		}
-		rec.Latency.Record(now - ts)
-		rec.Messages++
-		rec.Bytes += int64(len(data))
+		f.deliver(msg, mono(), w, rec)
 	}
+}
+
+// deliver accounts one message a subscriber received at now: our events
+// published inside the window are delivered (or late, after the grace);
+// anything else is skipped.
+func (f *fanout) deliver(msg []byte, now int64, w Window, rec *Recorder) {
+	ev, _, data, ok := pusherclient.ScanEvent(msg)
+	if !ok || string(ev) != fanoutEvent {
+		if ok && string(ev) == pusher.EventError {
+			rec.Error("pusher_error")
+		}
+		return
+	}
+	ts, ok := pusherclient.IntField(data, "ceiling_ts")
+	if !ok {
+		rec.Error("delivery_without_timestamp")
+		return
+	}
+	if !w.In(ts) {
+		return
+	}
+	if now >= w.Drain {
+		rec.Late++
+		return
+	}
+	rec.Latency.Record(now - ts)
+	rec.Messages++
+	rec.Bytes += int64(len(data))
 }
 
 func (f *fanout) Finish(res *Result, m *Recorder) {

@@ -1,0 +1,41 @@
+package load
+
+import (
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/pusher"
+)
+
+// A delivery is scanned, not unmarshalled: accounting one costs no
+// allocation, and its latency is now - ceiling_ts.
+func TestFanoutDeliverScansWithoutAllocating(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Scenario, cfg.Channels = ScenarioFanout, 1
+	pool, _ := payload.New(payload.JSON, 1, 256, 4)
+	f := newFanout(&cfg, pool)
+	w := Window{Start: 1000, End: 2000, Drain: 3000}
+	msg := func(ts int64) []byte {
+		data := appendEventData(nil, ts, 7, pool.Value(0), payload.JSON)
+		return pusher.AppendEvent(nil, fanoutEvent, "ceiling-0", string(data))
+	}
+	in, before := msg(1500), msg(500)
+	rec := newRecorder(true, false)
+	f.deliver(in, 1600, w, rec)
+	f.deliver(before, 1600, w, rec)                                     // published in the warm-up: not counted
+	f.deliver(in, 3100, w, rec)                                         // after the grace: late
+	f.deliver([]byte(`{"event":"pusher:pong","data":"{}"}`), 1, w, rec) // not ours
+	if rec.Messages != 1 || rec.Late != 1 || rec.Latency.Latency().Max != 100 || rec.TotalErrors() != 0 {
+		t.Fatalf("messages %d late %d latency %+v errors %v", rec.Messages, rec.Late, rec.Latency.Latency(), rec.Errors)
+	}
+	if a := testing.AllocsPerRun(1000, func() { f.deliver(in, 1600, w, rec) }); a != 0 {
+		t.Fatalf("%v allocations per delivery", a)
+	}
+}
+
+func TestAppendEventData(t *testing.T) {
+	got := string(appendEventData(nil, 123, 4, []byte("xx"), payload.Constant))
+	if want := `{"ceiling_ts":123,"ceiling_seq":4,"payload":"xx"}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
