@@ -376,3 +376,29 @@ func TestCommitFromShallowClone(t *testing.T) {
 		t.Errorf("main's log (-want +got):\n%s", diff)
 	}
 }
+
+// A remote whose URL carries a token must not show it in an error. (git
+// strips it itself today; redactURLs is the second line, tested below.)
+func TestCommitRedactsRemoteURL(t *testing.T) {
+	t.Parallel()
+	_, checkout := newRemote(t)
+	const secret = "ghs_SECRETINURL123"
+	gitT(t, checkout, "remote", "add", "tokened", "https://x-access-token:"+secret+"@127.0.0.1:1/o/r.git")
+	r, raw := resultAt(t, "cdcd", 1)
+	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout, Remote: "tokened"})
+	if err == nil {
+		t.Fatal("push to an unreachable remote succeeded")
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("the URL's token leaked: %v", err)
+	}
+}
+
+func TestRedactURLs(t *testing.T) {
+	t.Parallel()
+	got := redactURLs("fatal: unable to access 'https://x-access-token:abc123@github.com/o/r.git/': nope; ssh://git@host/x")
+	want := "fatal: unable to access 'https://x-access-token:[redacted]@github.com/o/r.git/': nope; ssh://git@host/x"
+	if got != want {
+		t.Errorf("redactURLs:\n got %s\nwant %s", got, want)
+	}
+}

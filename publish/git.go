@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -48,8 +49,14 @@ func (e *gitError) Error() string {
 	if msg == "" {
 		msg = e.err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg)
+	return redactURLs(fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg))
 }
+
+// urlSecret matches the password of a URL with credentials in it, as a
+// remote configured like https://x-access-token:TOKEN@github.com/o/r has.
+var urlSecret = regexp.MustCompile(`(://[^/\s:@]*:)[^@\s/]+@`)
+
+func redactURLs(s string) string { return urlSecret.ReplaceAllString(s, "${1}[redacted]@") }
 
 func (e *gitError) Unwrap() error { return e.err }
 
