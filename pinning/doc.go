@@ -27,7 +27,9 @@
 // target from the same thread. The new image starts with that thread's
 // mask, so the target and every thread and child it will ever start are
 // pinned; a Go target also sizes GOMAXPROCS from it. If the target cannot
-// be exec'ed the trampoline prints "ceiling pin: ..." and exits 127.
+// be exec'ed the trampoline prints "ceiling pin: ..." and exits 127. A
+// program that never called Init cannot use Command (its re-exec would run
+// the program itself): Start then fails saying so.
 //
 // The Cmd has SysProcAttr{Setpgid: true, Pdeathsig: SIGKILL}. Setpgid puts
 // the child in its own process group (pgid = pid) so kill(-pid, sig)

@@ -3,11 +3,13 @@
 package pinning
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -15,6 +17,10 @@ import (
 
 // Supported reports whether this system can pin children (Linux).
 const Supported = true
+
+// initCalled records that this program calls Init, so that its re-exec can
+// act as the trampoline.
+var initCalled atomic.Bool
 
 // Command returns a Cmd that starts the trampoline (this very executable,
 // as /proc/self/exe) with the spec in its environment; the trampoline's Init
@@ -43,6 +49,12 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = append([]string{self, trampolineArg, name}, args...)
+	if !initCalled.Load() {
+		// The child is this same program: without Init it would run as
+		// itself (a test binary would run its tests again) instead of
+		// exec'ing the target.
+		cmd.Err = errors.New("pinning: Init was not called at the start of main (or TestMain); a pinned child cannot start")
+	}
 	cmd.Env = append(os.Environ(), envSpec+"="+spec.encode())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd
@@ -54,6 +66,7 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 // returns: it execs the target, or prints the reason on stderr and exits
 // 127 (the shell's "command not found" status).
 func Init() {
+	initCalled.Store(true)
 	v, ok := os.LookupEnv(envSpec)
 	isTrampoline := len(os.Args) > 2 && os.Args[1] == trampolineArg
 	switch {

@@ -203,3 +203,12 @@ func TestGrantedAndNoFileOfLiveChild(t *testing.T) {
 		t.Errorf("SelfNoFile = %d, %v", self, err)
 	}
 }
+
+func TestCommandRefusedWithoutInit(t *testing.T) {
+	initCalled.Store(false)
+	defer initCalled.Store(true)
+	cmd := Command(Spec{CPUs: CPUSet{0}}, "/bin/true")
+	if _, err := Start(cmd); err == nil || !strings.Contains(err.Error(), "Init was not called") {
+		t.Errorf("Start without Init: %v", err)
+	}
+}
