@@ -23,6 +23,7 @@ type echoServer struct {
 	mu          sync.Mutex
 	lastUpgrade time.Time
 	onMessage   func()
+	onConn      func(*websocket.Conn) bool // per message; false ends the connection
 }
 
 func startEchoServer(t *testing.T, onMessage func()) *echoServer {
@@ -46,6 +47,9 @@ func startEchoServer(t *testing.T, onMessage func()) *echoServer {
 			}
 			if es.onMessage != nil {
 				es.onMessage()
+			}
+			if es.onConn != nil && !es.onConn(c) {
+				return
 			}
 			if err := c.WriteMessage(op, p); err != nil {
 				return
@@ -151,5 +155,32 @@ func TestEchoOpenLoopMeetsRate(t *testing.T) {
 	g := res.Generator
 	if g.ScheduleLag.Count != int64(ops+0.5) || g.ScheduleLagP99 != g.ScheduleLag.P99 {
 		t.Fatalf("schedule lag: %+v", g.ScheduleLag)
+	}
+}
+
+// A connection the server cuts inside the window is counted in errors and
+// in dropped; the other connections carry on, and nothing reconnects.
+func TestEchoDroppedConnection(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	var cut atomic.Bool
+	es.onConn = func(c *websocket.Conn) bool {
+		if _, err := os.Stat(cfg.MeasureMarker); err == nil && cut.CompareAndSwap(false, true) {
+			c.NetConn().Close() // abrupt: no close frame
+			return false
+		}
+		return true
+	}
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if *s.Dropped != 1 || s.Errors != 1 || *s.Reconnects != 0 {
+		t.Fatalf("dropped %d errors %d %v reconnects %d", *s.Dropped, s.Errors, s.ErrorsByReason, *s.Reconnects)
+	}
+	if s.Messages == 0 || s.ConnectionsOpen != 4 {
+		t.Fatalf("the other connections stopped too: %+v", s)
 	}
 }

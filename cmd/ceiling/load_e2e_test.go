@@ -6,9 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +217,57 @@ func TestLoadFanoutPreflightStopsOnWrongSecret(t *testing.T) {
 	}
 	if !strings.HasPrefix(stdout.String(), "ERRORS: 1") {
 		t.Errorf("report does not lead with the failure:\n%s", stdout.String())
+	}
+}
+
+// A proxy in front of refserver answers some publishes itself with 429 and
+// 500: the failures are counted by reason (429 on its own too), the run
+// leads its report with them, and failed events are not expected to be
+// delivered.
+func TestLoadFanoutCountsHTTPFailuresByReason(t *testing.T) {
+	addr := startRefserver(t)
+	target, _ := neturl.Parse("http://" + addr)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var n atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			switch k := n.Add(1); {
+			case k > 1 && k%5 == 0: // never the preflight
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+				return
+			case k > 1 && k%7 == 0:
+				http.Error(w, "boom", http.StatusInternalServerError)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"load", "--scenario", "fanout", "--url", "ws" + strings.TrimPrefix(front.URL, "http"),
+		"--connections", "4", "--channels", "2", "--duration", "1s", "--warmup", "200ms", "--quiet",
+		"--json", filepath.Join(dir, "r.json")}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	var r load.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	f, s := r.Summary.Fanout, r.Summary
+	if f.RateLimited429 == 0 || f.HTTPFailures["status_429"] != f.RateLimited429 || f.HTTPFailures["status_500"] == 0 {
+		t.Fatalf("http failures %v, 429 %d", f.HTTPFailures, f.RateLimited429)
+	}
+	if s.ErrorsByReason["publish_status_429"] != f.RateLimited429 || s.Errors != f.HTTPFailures["status_429"]+f.HTTPFailures["status_500"] {
+		t.Fatalf("errors %d by reason %v", s.Errors, s.ErrorsByReason)
+	}
+	if f.Delivered != f.DeliveriesExpected || f.EventsPublished == 0 {
+		t.Fatalf("delivered %d of %d expected for %d events", f.Delivered, f.DeliveriesExpected, f.EventsPublished)
+	}
+	if !strings.HasPrefix(stdout.String(), "ERRORS: ") || !strings.Contains(stdout.String(), "rate limited") {
+		t.Fatalf("report:\n%s", stdout.String())
 	}
 }
