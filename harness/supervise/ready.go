@@ -14,7 +14,8 @@ const pollEvery = 50 * time.Millisecond
 const attemptTimeout = time.Second
 
 // ExitedError says the process exited before it was ready (WaitReady) or
-// while it was needed. It carries the end of its log for the result.
+// while it was needed (Proc.ExitedError). It carries the end of its log for
+// the result.
 type ExitedError struct {
 	Name    string
 	Pid     int
@@ -27,7 +28,7 @@ func (e *ExitedError) Error() string {
 	if e.Err != nil {
 		status = e.Err.Error()
 	}
-	return fmt.Sprintf("%s (pid %d) exited before it was ready: %s", e.Name, e.Pid, status)
+	return fmt.Sprintf("%s (pid %d) exited (%s)", e.Name, e.Pid, status)
 }
 
 func (e *ExitedError) Unwrap() error { return e.Err }
