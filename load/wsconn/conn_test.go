@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -326,5 +327,63 @@ func TestHandshakeHonoursContext(t *testing.T) {
 	_, err := Dial(ctx, ln, Options{})
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Dial = %v, want a deadline error", err)
+	}
+}
+
+// One writer goroutine and one reader goroutine share a Conn while the
+// server pings all along: the reader's pongs and the writer's batches go
+// through the write mutex (the race detector checks the rest).
+func TestReaderWriterWithServerPings(t *testing.T) {
+	t.Parallel()
+	var pongs atomic.Int64
+	url := gorillaServer(t, websocket.Upgrader{}, func(ws *websocket.Conn) {
+		ws.SetPongHandler(func(string) error { pongs.Add(1); return nil })
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+					if ws.WriteControl(websocket.PingMessage, []byte("hb"), time.Now().Add(time.Second)) != nil {
+						return
+					}
+				}
+			}
+		}()
+		echoHandler(ws)
+	})
+	c := dial(t, url, Options{ReadBufferSize: 4096})
+	const rounds, batch = 200, 10
+	payloads := make([][]byte, batch)
+	for i := range payloads {
+		payloads[i] = bytes.Repeat([]byte{byte('a' + i)}, 100)
+	}
+	writeErr := make(chan error, 1)
+	go func() {
+		for range rounds {
+			if err := c.WriteBatch(OpBinary, payloads); err != nil {
+				writeErr <- err
+				return
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		writeErr <- nil
+	}()
+	for i := range rounds * batch {
+		_, p, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if !bytes.Equal(p, payloads[i%batch]) {
+			t.Fatalf("message %d = %q, want %q", i, p, payloads[i%batch])
+		}
+	}
+	if err := <-writeErr; err != nil {
+		t.Fatal(err)
+	}
+	if pongs.Load() == 0 {
+		t.Error("server received no pong")
 	}
 }
