@@ -74,8 +74,10 @@
 //
 // # Counters
 //
-// Reads() is the number of read syscalls (net.Conn.Read calls) made after
-// the handshake, Messages() the number of data messages ReadMessage
+// Reads() is the number of net.Conn.Read calls made after the handshake
+// (each one read syscall that returned data or an error; a Read that finds
+// the socket empty also costs one EAGAIN read before it parks, which is
+// not counted), Messages() the number of data messages ReadMessage
 // returned. Reads()/Messages() is the read syscalls per message that
 // `make bench` reports. Both are safe to call from any goroutine.
 //
