@@ -269,3 +269,11 @@ func tcpServer(t *testing.T, handle func(net.Conn)) string {
 	}()
 	return "http://" + ln.Addr().String()
 }
+
+func TestBodyBuildingAllocatesNothing(t *testing.T) {
+	ev := pusher.Event{Name: "tick", Channel: "ch-0", Data: `{"ts":123}`}
+	buf := appendEvent(nil, &ev)
+	if n := testing.AllocsPerRun(1000, func() { buf = appendEvent(buf[:0], &ev) }); n != 0 {
+		t.Errorf("appendEvent into a reused buffer: %v allocations, want 0", n)
+	}
+}
