@@ -62,7 +62,7 @@ func (b snapshot) since(a snapshot, impl string) roleResult {
 // measure runs step (which handles some messages and says how many) until
 // warm-up plus duration have passed, and reports the window after the
 // warm-up.
-func measure(o options, impl string, step func() (int, error), reads func() int64) (roleResult, error) {
+func measure(o options, impl string, step step, reads func() int64) (roleResult, error) {
 	var n int64
 	start := time.Now()
 	for time.Since(start) < o.warmup {
@@ -113,8 +113,12 @@ func gorillaDial(url string) (*websocket.Conn, *countingConn, error) {
 
 const chunk = 1024 // messages between clock reads
 
-// receive is the receive-path role: absorb the stream server's messages.
-func receive(o options, stdout io.Writer) error {
+// step handles some messages and says how many.
+type step func() (int, error)
+
+// clientRole dials -url with -impl and measures the step that impl's
+// constructor builds, then prints the result line.
+func clientRole(o options, stdout io.Writer, ours func(*wsconn.Conn) step, theirs func(*websocket.Conn) step) error {
 	var r roleResult
 	var err error
 	switch o.impl {
@@ -124,32 +128,14 @@ func receive(o options, stdout io.Writer) error {
 			return derr
 		}
 		defer c.Close()
-		r, err = measure(o, "wsconn", func() (int, error) {
-			for range chunk {
-				if _, _, err := c.ReadMessage(); err != nil {
-					return 0, err
-				}
-			}
-			return chunk, nil
-		}, c.Reads)
+		r, err = measure(o, "wsconn", ours(c), c.Reads)
 	case "gorilla":
 		ws, cc, derr := gorillaDial(o.url)
 		if derr != nil {
 			return derr
 		}
 		defer ws.Close()
-		r, err = measure(o, "gorilla", func() (int, error) {
-			for range chunk {
-				_, rd, err := ws.NextReader()
-				if err != nil {
-					return 0, err
-				}
-				if _, err := io.Copy(io.Discard, rd); err != nil {
-					return 0, err
-				}
-			}
-			return chunk, nil
-		}, func() int64 { return cc.reads })
+		r, err = measure(o, "gorilla", theirs(ws), func() int64 { return cc.reads })
 	default:
 		return fmt.Errorf("-impl %q: want wsconn or gorilla", o.impl)
 	}
@@ -157,6 +143,35 @@ func receive(o options, stdout io.Writer) error {
 		return err
 	}
 	return printResult(stdout, r)
+}
+
+// receive is the receive-path role: absorb the stream server's messages.
+func receive(o options, stdout io.Writer) error {
+	return clientRole(o, stdout,
+		func(c *wsconn.Conn) step {
+			return func() (int, error) {
+				for range chunk {
+					if _, _, err := c.ReadMessage(); err != nil {
+						return 0, err
+					}
+				}
+				return chunk, nil
+			}
+		},
+		func(ws *websocket.Conn) step {
+			return func() (int, error) {
+				for range chunk {
+					_, rd, err := ws.NextReader()
+					if err != nil {
+						return 0, err
+					}
+					if _, err := io.Copy(io.Discard, rd); err != nil {
+						return 0, err
+					}
+				}
+				return chunk, nil
+			}
+		})
 }
 
 // send is the send-path role: write frames of -size bytes, -batch at a
@@ -167,39 +182,20 @@ func send(o options, stdout io.Writer) error {
 	for i := range batch {
 		batch[i] = payload
 	}
-	var r roleResult
-	var err error
-	switch o.impl {
-	case "wsconn":
-		c, derr := wsconn.Dial(context.Background(), o.url, wsconn.Options{})
-		if derr != nil {
-			return derr
-		}
-		defer c.Close()
-		r, err = measure(o, "wsconn", func() (int, error) {
-			return len(batch), c.WriteBatch(wsconn.OpText, batch)
-		}, c.Reads)
-	case "gorilla":
-		ws, cc, derr := gorillaDial(o.url)
-		if derr != nil {
-			return derr
-		}
-		defer ws.Close()
-		r, err = measure(o, "gorilla", func() (int, error) {
-			for _, p := range batch {
-				if err := ws.WriteMessage(websocket.TextMessage, p); err != nil {
-					return 0, err
+	return clientRole(o, stdout,
+		func(c *wsconn.Conn) step {
+			return func() (int, error) { return len(batch), c.WriteBatch(wsconn.OpText, batch) }
+		},
+		func(ws *websocket.Conn) step {
+			return func() (int, error) {
+				for _, p := range batch {
+					if err := ws.WriteMessage(websocket.TextMessage, p); err != nil {
+						return 0, err
+					}
 				}
+				return len(batch), nil
 			}
-			return len(batch), nil
-		}, func() int64 { return cc.reads })
-	default:
-		return fmt.Errorf("-impl %q: want wsconn or gorilla", o.impl)
-	}
-	if err != nil {
-		return err
-	}
-	return printResult(stdout, r)
+		})
 }
 
 // echoLoop is the built-in echo generator: -conns connections, each in a
