@@ -142,6 +142,13 @@ func (e *echo) fail(ctx context.Context, err error, w Window, rec *Recorder) {
 func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rec *Recorder) {
 	buf := make([]byte, 0, e.cfg.Batch*(e.cfg.RecordSize+14))
 	next := e.pool.Start(i, e.cfg.Batch)
+	// Wake once per batch rather than per segment: the closed loop waits
+	// for the whole batch anyway, and reading eagerly would spend the
+	// generator's CPU on wake-ups (see docs/efficiency.md).
+	expect := 0
+	if e.cfg.Batch > 1 && !e.cfg.EagerReads {
+		expect = e.cfg.Batch * wsconn.ServerFrameSize(e.cfg.RecordSize)
+	}
 	for ctx.Err() == nil {
 		buf = e.frameBatch(c, buf, &next)
 		t0 := mono()
@@ -153,6 +160,9 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, 
 			return
 		}
 		measured := w.In(t0)
+		if expect > 0 {
+			c.ExpectBytes(expect)
+		}
 		if !e.readBatch(ctx, c, t0, measured, w, rec) {
 			return
 		}

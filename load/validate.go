@@ -143,6 +143,9 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if err := payload.Validate(c.Payload, c.RecordSize); err != nil {
 		return err
 	}
+	if given("eager-reads") && (c.Scenario != ScenarioEcho || c.OpenLoop()) {
+		return fmt.Errorf("--eager-reads is only read by the closed loop of --scenario echo (the open loop always reads eagerly)")
+	}
 	if c.Payload == payload.Constant && given("payload-seed") {
 		return fmt.Errorf("--payload-seed is only read by --payload json or random")
 	}
