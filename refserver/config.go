@@ -27,9 +27,10 @@ type Config struct {
 	// MaxBodyBytes caps a REST request body; larger gets 413 (default 64 MiB).
 	MaxBodyBytes int64
 
-	// SendQueue is how many frames may wait for one Pusher socket. A
-	// publish that finds the queue full closes that socket with 4100 "over
-	// capacity" (a slow consumer) and counts it (default 65536).
+	// SendQueue is how many frames may wait for one Pusher socket, at
+	// least MaxBatch. A publish that would overfill it closes that socket
+	// with 4100 "over capacity" (a slow consumer) and counts it (default
+	// 65536).
 	SendQueue int
 
 	// WriteTimeout bounds one write to a socket; a client that takes
@@ -109,6 +110,14 @@ func (c Config) validate() error {
 	}
 	if c.ActivityTimeout < 0 || (c.ActivityTimeout > 0 && c.ActivityTimeout < time.Second) {
 		errs = append(errs, fmt.Errorf("ActivityTimeout: %s must be at least 1s", c.ActivityTimeout))
+	}
+	if errs == nil {
+		// A whole batch is queued at once: a queue shorter than the
+		// largest batch would close every subscriber of it.
+		d := c.withDefaults()
+		if d.SendQueue < d.MaxBatch {
+			errs = append(errs, fmt.Errorf("SendQueue: %d is less than MaxBatch %d; a full batch could never be queued", d.SendQueue, d.MaxBatch))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -64,10 +64,10 @@ func (h *hub) unsubscribe(name string, s *sock) {
 	}
 }
 
-// fanout queues frame to every subscriber of name except the socket
-// with socket id exclude, under the read lock (sock.send never blocks),
-// and returns how many got it.
-func (h *hub) fanout(name string, frame []byte, exclude string) int {
+// fanout queues frames to every subscriber of name except the socket
+// with socket id exclude, under the read lock (sock.sendAll never blocks),
+// and returns how many subscribers got them.
+func (h *hub) fanout(name string, frames [][]byte, exclude string) int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	ch := h.channels[name]
@@ -79,7 +79,7 @@ func (h *hub) fanout(name string, frame []byte, exclude string) int {
 		if exclude != "" && s.socketID == exclude {
 			continue
 		}
-		if s.send(frame) {
+		if s.sendAll(frames) {
 			n++
 		}
 	}

@@ -126,34 +126,51 @@ func TestHealthCounters(t *testing.T) {
 // A subscriber that stops reading is closed with 4100 once its queue is
 // full, and the publisher is never blocked by it.
 func TestSlowConsumerClosed(t *testing.T) {
-	ts := start(t, Config{SendQueue: 64, WriteTimeout: 2 * time.Second})
-	slow, _ := ts.connect(t)
+	ts := start(t, Config{SendQueue: 300, MaxBatch: 100, WriteTimeout: 5 * time.Second})
+	// A small receive buffer so the kernel does not absorb megabytes
+	// first (much smaller makes the transfer crawl once it reads).
+	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err == nil {
+			c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		}
+		return c, err
+	}}
+	slow, resp, err := d.Dial("ws://"+ts.addr+"/app/app-key?protocol=7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	t.Cleanup(func() { slow.Close() })
+	if m := readMsg(t, slow); m.Event != pusher.EventConnectionEstablished {
+		t.Fatalf("got %q", m.Event)
+	}
 	subscribe(t, slow, "c")
 	fast, _ := ts.connect(t)
 	subscribe(t, fast, "c")
 
-	// Drain the fast one as we go, until the "done" event; never read the
-	// slow one until the end.
-	fastGot := make(chan int, 1)
+	// The fast one reads everything; each batch is published only once it
+	// has the previous one, so it never falls behind. The slow one is not
+	// read until the end.
+	fastGot := make(chan struct{}, 1000)
 	go func() {
-		n := 0
 		for {
 			fast.SetReadDeadline(time.Now().Add(10 * time.Second))
-			_, data, err := fast.ReadMessage()
-			if err != nil || strings.Contains(string(data), `"done"`) {
-				fastGot <- n
+			if _, _, err := fast.ReadMessage(); err != nil {
+				close(fastGot)
 				return
 			}
-			n++
+			fastGot <- struct{}{}
 		}
 	}()
-	data := string(make([]byte, 8192))
-	events := make([]pusher.Event, 100)
+	const perBatch = 100
+	events := make([]pusher.Event, perBatch)
 	for i := range events {
-		events[i] = pusher.Event{Name: "x", Channel: "c", Data: data}
+		events[i] = pusher.Event{Name: "x", Channel: "c", Data: strings.Repeat("a", 8192)}
 	}
 	body := mustJSON(t, pusher.BatchEvents{Batch: events})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	batches := 0
 	for ts.health(t).SlowConsumerCloses == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("slow consumer never closed")
@@ -161,13 +178,23 @@ func TestSlowConsumerClosed(t *testing.T) {
 		if status, msg := ts.post(t, "/apps/app-id/batch_events", body, "app-secret"); status != 200 {
 			t.Fatalf("publish: %d %q", status, msg)
 		}
+		batches++
+		for range perBatch {
+			if _, ok := <-fastGot; !ok {
+				t.Fatalf("fast subscriber lost after %d batches", batches)
+			}
+		}
 	}
-	ts.post(t, "/apps/app-id/events", mustJSON(t, pusher.Event{Name: "done", Channel: "c"}), "app-secret")
 	if got := closeCode(t, slow); got != pusher.CodeOverCapacity {
 		t.Errorf("slow consumer close code %d, want %d", got, pusher.CodeOverCapacity)
 	}
-	if n := <-fastGot; n < 100 {
-		t.Errorf("fast subscriber got %d events, want at least 100", n)
+	// The fast one is still subscribed and served.
+	ts.post(t, "/apps/app-id/events", mustJSON(t, pusher.Event{Name: "after", Channel: "c"}), "app-secret")
+	if _, ok := <-fastGot; !ok {
+		t.Error("fast subscriber lost after the slow one was closed")
+	}
+	if st := ts.health(t); st.SlowConsumerCloses != 1 {
+		t.Errorf("slow_consumer_closes = %d, want 1", st.SlowConsumerCloses)
 	}
 	if st := ts.health(t); st.DroppedMessages == 0 {
 		t.Errorf("dropped_messages = 0 after a slow-consumer close")
@@ -175,13 +202,24 @@ func TestSlowConsumerClosed(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	_, err := New(Config{MaxBatch: -1, SendQueue: -2})
-	if err == nil {
-		t.Fatal("New accepted negative sizes")
+	tests := []struct {
+		cfg  Config
+		want []string
+	}{
+		{Config{MaxBatch: -1, SendQueue: -2}, []string{"MaxBatch", "SendQueue"}},
+		{Config{SendQueue: 10}, []string{"SendQueue: 10 is less than MaxBatch 1000"}},
+		{Config{ActivityTimeout: time.Millisecond}, []string{"ActivityTimeout"}},
 	}
-	for _, want := range []string{"MaxBatch", "SendQueue"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not name %s", err, want)
+	for _, tt := range tests {
+		_, err := New(tt.cfg)
+		if err == nil {
+			t.Errorf("New(%+v) accepted it", tt.cfg)
+			continue
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %s", err, want)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -57,24 +58,33 @@ func (s *sock) signal() {
 	}
 }
 
-// send queues a frame. A full queue means the client reads slower than it
-// is sent to: the socket is closed with 4100 rather than letting memory
-// grow or blocking the publisher. It reports whether the frame was queued.
+// send queues a frame; see sendAll.
 func (s *sock) send(frame []byte) bool {
+	one := [1][]byte{frame}
+	return s.sendAll(one[:])
+}
+
+// sendAll queues frames, in order, all or none. A queue that would go past
+// Config.SendQueue means the client reads slower than it is sent to: the
+// socket is closed with 4100 rather than letting memory grow or blocking
+// the publisher. It reports whether the frames were queued.
+func (s *sock) sendAll(frames [][]byte) bool {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		s.srv.stats.dropped.Add(1)
+		s.srv.stats.dropped.Add(uint64(len(frames)))
 		return false
 	}
-	if len(s.q) >= s.srv.cfg.SendQueue {
+	if len(s.q)+len(frames) > s.srv.cfg.SendQueue {
 		s.mu.Unlock()
 		s.srv.stats.slowConsumerCloses.Add(1)
-		s.srv.stats.dropped.Add(1)
-		s.closeWith(closeOverCapacity, "over capacity")
+		s.srv.stats.dropped.Add(uint64(len(frames)))
+		// The write in flight keeps its WriteTimeout: a client that catches
+		// up by then still gets the 4100 close frame after it.
+		s.finishWithin(closeFrame(closeOverCapacity, "over capacity"), true, 0)
 		return false
 	}
-	s.q = append(s.q, frame)
+	s.q = append(s.q, frames...)
 	s.mu.Unlock()
 	s.signal()
 	return true
@@ -84,7 +94,11 @@ func (s *sock) send(frame []byte) bool {
 // already sent one) is written after what is queued, or instead of it when
 // drop is set. Safe from any goroutine, any number of times; the first call
 // wins.
-func (s *sock) finish(frame []byte, drop bool) {
+func (s *sock) finish(frame []byte, drop bool) { s.finishWithin(frame, drop, closeGrace) }
+
+// finishWithin is finish where a write in flight gets grace to complete
+// (0: its own WriteTimeout) before the close frame.
+func (s *sock) finishWithin(frame []byte, drop bool, grace time.Duration) {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -102,10 +116,10 @@ func (s *sock) finish(frame []byte, drop bool) {
 	if dropped > 0 {
 		s.srv.stats.dropped.Add(uint64(dropped))
 	}
-	if drop {
-		// A writer stuck on a client that stopped reading gets closeGrace
-		// to finish, then fails and moves on to the close.
-		s.nc.SetWriteDeadline(time.Now().Add(closeGrace))
+	if drop && grace > 0 {
+		// A writer stuck on a client that stopped reading gets grace to
+		// finish, then fails and the connection is cut.
+		s.nc.SetWriteDeadline(time.Now().Add(grace))
 	}
 	s.signal()
 }
@@ -134,6 +148,15 @@ func (s *sock) writeLoop() {
 			n := len(batch)
 			bufs := net.Buffers(batch)
 			if _, err := bufs.WriteTo(s.nc); err != nil {
+				s.mu.Lock()
+				already := s.closing
+				s.mu.Unlock()
+				var ne net.Error
+				if !already && errors.As(err, &ne) && ne.Timeout() {
+					// Blocked past WriteTimeout: a slow consumer too.
+					s.srv.stats.slowConsumerCloses.Add(1)
+				}
+				// A frame may be half written: no close frame can follow.
 				s.finish(nil, true)
 				s.nc.SetReadDeadline(time.Now()) // wake the reader
 				return

@@ -70,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c.WriteTimeout = time.Duration(writeTimeout)
 	c.ActivityTimeout = time.Duration(activity)
 	o.shutdownTimeout = time.Duration(shutdown)
+	if c.SendQueue < c.MaxBatch {
+		return o, usagef("--send-queue: %d is less than --max-batch %d; a full batch could never be queued", c.SendQueue, c.MaxBatch)
+	}
 	if c.ActivityTimeout < time.Second {
 		return o, usagef("--activity-timeout: %s is under 1s", c.ActivityTimeout)
 	}
