@@ -114,6 +114,7 @@ func TestEchoHotPathDoesNotAllocate(t *testing.T) {
 		if err := c.Write(buf); err != nil {
 			t.Fatal(err)
 		}
+		c.ExpectBytes(cfg.Batch * wsconn.ServerFrameSize(cfg.RecordSize))
 		if !e.readBatch(ctx, c, t0, true, w, rec) {
 			t.Fatal("read failed")
 		}
