@@ -234,7 +234,11 @@ writer:
 		}
 		scheds <- sched // never blocks: slots bounds it
 		if err := c.Write(buf); err != nil {
-			e.fail(ctx, err, w, rec)
+			// The reader meets the same broken connection and counts it
+			// as dropped; here only the failed write is counted.
+			if ctx.Err() == nil {
+				rec.Error(reason(err))
+			}
 			break
 		}
 	}

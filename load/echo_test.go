@@ -184,3 +184,25 @@ func TestEchoDroppedConnection(t *testing.T) {
 		t.Fatalf("the other connections stopped too: %+v", s)
 	}
 }
+
+func TestEchoOpenLoopDroppedCountedOnce(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.Rate = 400
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	var cut atomic.Bool
+	es.onConn = func(c *websocket.Conn) bool {
+		if _, err := os.Stat(cfg.MeasureMarker); err == nil && cut.CompareAndSwap(false, true) {
+			c.NetConn().Close()
+			return false
+		}
+		return true
+	}
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary; *s.Dropped != 1 || s.Errors < 1 {
+		t.Fatalf("dropped %d errors %d %v", *s.Dropped, s.Errors, s.ErrorsByReason)
+	}
+}
