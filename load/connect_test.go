@@ -65,10 +65,24 @@ func TestConnectStrategies(t *testing.T) {
 		}
 	})
 	t.Run("all-at-once has every connect in flight together", func(t *testing.T) {
-		p := &concurrencyProbe{t0: time.Now(), hold: 200 * time.Millisecond}
-		connectAll(context.Background(), ConnectAllAtOnce, 0, 0, 10, p.connect)
-		if peak := p.peak.Load(); peak != 10 {
-			t.Fatalf("peak %d, want 10", peak)
+		// Each connect waits until all ten have started: only a strategy
+		// that starts them together gets there before the timeout.
+		var started atomic.Int64
+		all := make(chan struct{})
+		var timedOut atomic.Bool
+		connectAll(context.Background(), ConnectAllAtOnce, 0, 0, 10, func(ctx context.Context, i int) error {
+			if started.Add(1) == 10 {
+				close(all)
+			}
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				timedOut.Store(true)
+			}
+			return nil
+		})
+		if timedOut.Load() {
+			t.Fatal("not all ten connects were in flight at once")
 		}
 	})
 	t.Run("cancel stops the rest", func(t *testing.T) {
