@@ -46,8 +46,8 @@ func TestConnectStrategies(t *testing.T) {
 	t.Run("bounded never exceeds its concurrency", func(t *testing.T) {
 		p := &concurrencyProbe{t0: time.Now(), hold: 5 * time.Millisecond}
 		errs := connectAll(context.Background(), ConnectBounded, 3, 0, 20, p.connect)
-		if peak := p.peak.Load(); peak > 3 || peak < 2 {
-			t.Fatalf("peak in flight %d, want at most 3 (and some overlap)", peak)
+		if peak := p.peak.Load(); peak > 3 {
+			t.Fatalf("peak in flight %d, want at most 3", peak)
 		}
 		if len(p.starts) != 20 || errs[3] == nil || errs[2] != nil {
 			t.Fatalf("starts %d, errs %v", len(p.starts), errs)
