@@ -78,6 +78,9 @@ func TestEchoClosedLoop(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	if err := os.WriteFile(cfg.MeasureMarker, nil, 0o644); err != nil { // stale, from an earlier run
+		t.Fatal(err)
+	}
 	res, err := Run(context.Background(), cfg, Options{Version: "test", Command: []string{"x"}})
 	if err != nil {
 		t.Fatal(err)

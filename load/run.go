@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +34,13 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
+	}
+	if cfg.MeasureMarker != "" {
+		// A marker left by an earlier run would start the watcher's
+		// sampling before this run's window.
+		if err := os.Remove(cfg.MeasureMarker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--measure-marker %s: removing a stale marker: %w", cfg.MeasureMarker, err)
+		}
 	}
 	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: cfg}
 	pool, err := payload.New(cfg.Payload, cfg.PayloadSeed, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, cfg.Batch, cfg.Connections))
