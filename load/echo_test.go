@@ -81,10 +81,39 @@ func TestEchoClosedLoop(t *testing.T) {
 	if err := os.WriteFile(cfg.MeasureMarker, nil, 0o644); err != nil { // stale, from an earlier run
 		t.Fatal(err)
 	}
+	// Watch as the harness does: the marker must go away, then appear
+	// only after every connection is open and the warm-up has ended.
+	appeared := make(chan time.Time, 1)
+	stopWatch := make(chan struct{})
+	go func() {
+		gone := false
+		for {
+			select {
+			case <-stopWatch:
+				close(appeared)
+				return
+			case <-time.After(time.Millisecond):
+			}
+			_, err := os.Stat(cfg.MeasureMarker)
+			if err != nil {
+				gone = true
+			} else if gone {
+				appeared <- time.Now()
+				return
+			}
+		}
+	}()
 	res, err := Run(context.Background(), cfg, Options{Version: "test", Command: []string{"x"}})
+	close(stopWatch)
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen, ok := <-appeared
+	es.mu.Lock()
+	if !ok || seen.Before(es.lastUpgrade.Add(time.Duration(cfg.WarmupNs))) {
+		t.Errorf("marker seen at %v (ok %v), before the last upgrade + warm-up %v", seen, ok, es.lastUpgrade.Add(time.Duration(cfg.WarmupNs)))
+	}
+	es.mu.Unlock()
 	s := res.Summary
 	if s.Errors != 0 || len(s.ErrorsByReason) != 0 {
 		t.Fatalf("errors: %d %v", s.Errors, s.ErrorsByReason)
