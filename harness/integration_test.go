@@ -460,3 +460,27 @@ func TestSIGKILLHarnessTakesChildren(t *testing.T) {
 		}
 	}
 }
+
+// TestFanoutMiniSweep drives the Pusher fan-out scenario through the
+// target file's fanout block (URL and app credentials).
+func TestFanoutMiniSweep(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o.Scenario = harness.ScenarioFanout
+	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Config.Scenario != "fanout" || !strings.HasPrefix(r.Regime, "fanout, batch 10") {
+		t.Errorf("scenario %q, regime %q", r.Config.Scenario, r.Regime)
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK || p.ThroughputPerS <= 0 || p.Errors != 0 {
+			t.Errorf("point %d: %s %q, throughput %v, errors %d", p.Index, p.Status, p.FailReason, p.ThroughputPerS, p.Errors)
+		}
+	}
+	data, _ := os.ReadFile(o.Out)
+	if strings.Contains(string(data), "app-secret") {
+		t.Error("the result records the app secret")
+	}
+}

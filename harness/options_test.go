@@ -153,6 +153,14 @@ func TestFanoutBatchLadder(t *testing.T) {
 		if diff := cmp.Diff(FanoutBatchLadder, o.BatchLadder); diff != "" {
 			t.Errorf("quick=%v: fanout ladder (-want +got):\n%s", quick, diff)
 		}
+		if n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps)); quick && n != 4 {
+			t.Errorf("quick fanout sweep has %d points, want 4", n)
+		}
+		for _, note := range o.Notes {
+			if strings.Contains(note, "ignored") {
+				t.Errorf("quick=%v: spurious note %q", quick, note)
+			}
+		}
 	}
 	o := DefaultOptions(false)
 	o.Scenario, o.BatchLadder = ScenarioFanout, Ladder{2, 5}

@@ -48,7 +48,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Meta = collectMeta(o.Command, rc.Version)
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: rc.Target.Command}
+	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: redact(rc.Target.Command, rc.Target)}
 	r.Meta.Target.URL, _ = rc.Target.URLFor(o.Scenario)
 	r.Meta.Pinning = pinningOf(o)
 	for _, w := range pinningWarnings(o) {
@@ -121,4 +121,17 @@ func pinningWarnings(o *Options) []string {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w
+}
+
+// redact hides the fan-out secret wherever the server's command line
+// carries it: a result is published, a secret must not be.
+func redact(argv []string, t TargetSpec) []string {
+	out := append([]string(nil), argv...)
+	if t.Fanout == nil || t.Fanout.Secret == "" {
+		return out
+	}
+	for i, a := range out {
+		out[i] = strings.ReplaceAll(a, t.Fanout.Secret, "REDACTED")
+	}
+	return out
 }
