@@ -143,3 +143,29 @@ func TestHeadroomProbeConclusion(t *testing.T) {
 		t.Errorf("failed probe summarized as %+v", h)
 	}
 }
+
+func TestMakePointClean(t *testing.T) {
+	one := int64(1)
+	tests := []struct {
+		name string
+		sum  load.Summary
+		want bool
+	}{
+		{"clean", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 8}, true},
+		{"not reported", load.Summary{}, true},
+		{"errors", load.Summary{Errors: 1}, false},
+		{"saturated", load.Summary{Saturated: true}, false},
+		{"short of connections", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 7}, false},
+		{"dropped", load.Summary{Dropped: &one}, false},
+	}
+	for _, tt := range tests {
+		p := MakePoint(1, RoleSweep, PointKey{Batch: 10, Connections: 8}, Outcome{Load: &load.Result{Summary: tt.sum}}, DefaultThresholds)
+		if p.Clean != tt.want || p.Status != StatusOK {
+			t.Errorf("%s: clean %v status %s, want clean %v", tt.name, p.Clean, p.Status, tt.want)
+		}
+	}
+	p := MakePoint(2, RoleSweep, PointKey{Batch: 10, Connections: 8}, Outcome{FailReason: "server exited", LogTail: "bye"}, DefaultThresholds)
+	if p.Status != StatusFailed || p.Verdict != VerdictFailed || p.Clean || p.LogTail != "bye" {
+		t.Errorf("failed outcome became %+v", p)
+	}
+}

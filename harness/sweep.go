@@ -134,7 +134,11 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors
 	p.Saturated = s.Saturated
-	p.Clean = s.Errors == 0 && !s.Saturated
+	// Clean also needs every connection open and none lost: a point with
+	// fewer connections than its rung is another point.
+	short := s.ConnectionsRequested > 0 && s.ConnectionsOpen < s.ConnectionsRequested
+	dropped := s.Dropped != nil && *s.Dropped > 0
+	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
 	p.LowerBound = IsLowerBound(p.Verdict)
