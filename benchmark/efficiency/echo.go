@@ -51,6 +51,7 @@ func (p echoPoint) userRatio() string {
 }
 
 func echoSection(o options, stdout io.Writer, self string, pl placement) error {
+	o.duration = o.echoDur
 	refPath, cleanup, err := refserverBinary(o.refserver)
 	if err != nil {
 		return err
@@ -79,8 +80,8 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	}
 	url := "ws://" + addr + "/echo"
 
-	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop\n",
-		orDash(pl.srv), orDash(pl.gen), o.echoConns, o.size)
+	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop, %s windows\n",
+		orDash(pl.srv), orDash(pl.gen), o.echoConns, o.size, o.duration)
 	fmt.Fprintln(stdout, "   CPU from /proc/<pid>/stat over the same interval for both processes (10 ms ticks), in ns per echoed message;")
 	fmt.Fprintln(stdout, "   runq: seconds per second the process's threads sat runnable waiting for a CPU (schedstat): other load on its core")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -102,28 +103,27 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads,
 			p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS, errs)
 	}
+	// Each batch > 1 runs in both read modes: waking once per batch
+	// (ExpectBytes; ceiling load's default) and eager reads.
 	for _, batch := range []int{1, 10, 100} {
-		if useCeiling {
-			p, err := echoWithCeiling(o, pl, srv, url, batch)
-			switch {
-			case err == nil:
-				row(p)
-			case o.generator == "auto":
-				notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
-				useCeiling = false
-			default:
-				return err
+		for _, eager := range []bool{false, true} {
+			if eager && batch == 1 {
+				continue // one message per batch: the modes are the same
 			}
-		}
-		if !useCeiling {
-			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, false)
-			if err != nil {
-				return err
+			if useCeiling {
+				p, err := echoWithCeiling(o, pl, srv, url, batch, eager)
+				switch {
+				case err == nil:
+					row(p)
+					continue
+				case o.generator == "auto":
+					notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
+					useCeiling = false
+				default:
+					return err
+				}
 			}
-			row(p)
-		}
-		if batch > 1 {
-			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, true)
+			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, !eager)
 			if err != nil {
 				return err
 			}
@@ -164,8 +164,11 @@ func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch
 	if _, err := g.expect("window-start", 30*time.Second); err != nil {
 		return echoPoint{}, err
 	}
-	p := echoPoint{batch: batch, generatorName: "builtin wsconn loop"}
-	if readAhead {
+	p := echoPoint{batch: batch, generatorName: "builtin wsconn loop, eager reads"}
+	if readAhead || batch == 1 {
+		p.generatorName = "builtin wsconn loop"
+	}
+	if readAhead && batch > 1 {
 		p.generatorName += " + ExpectBytes"
 	}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
@@ -195,7 +198,7 @@ type loadResult struct {
 	} `json:"generator"`
 }
 
-func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int) (echoPoint, error) {
+func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, eager bool) (echoPoint, error) {
 	dir, err := os.MkdirTemp("", "ceiling-bench-")
 	if err != nil {
 		return echoPoint{}, err
@@ -205,7 +208,7 @@ func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int) 
 	g, err := startProc("ceiling load", pl.gen, nil, o.ceiling, "load", "--scenario", "echo", "--url", url,
 		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
 		"--duration", o.duration.String(), "--warmup", o.warmup.String(),
-		"--measure-marker", marker, "--json", jsonPath, "--quiet")
+		"--measure-marker", marker, "--json", jsonPath, "--quiet", fmt.Sprintf("--eager-reads=%v", eager))
 	if err != nil {
 		return echoPoint{}, err
 	}
@@ -214,6 +217,9 @@ func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int) 
 		return echoPoint{}, err
 	}
 	p := echoPoint{batch: batch, generatorName: "ceiling load"}
+	if eager {
+		p.generatorName += " --eager-reads"
+	}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
 		return p, err
 	}

@@ -26,6 +26,7 @@ func main() {
 type options struct {
 	role      string
 	duration  time.Duration
+	echoDur   time.Duration
 	warmup    time.Duration
 	reps      int
 	echoConns int
@@ -51,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.role, "role", "", "internal: run as a child role (stream, sink, recv, send, echo)")
 	fs.DurationVar(&o.duration, "duration", 3*time.Second, "measured window of each point")
+	fs.DurationVar(&o.echoDur, "echo-duration", 5*time.Second, "measured window of each refserver echo point (longer: the kernel counts CPU in 10 ms ticks)")
 	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "time before each window, excluded")
 	fs.IntVar(&o.reps, "reps", 2, "interleaved repetitions of the receive and send comparisons")
 	fs.IntVar(&o.echoConns, "echo-conns", 16, "connections of the refserver echo points")
@@ -82,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case o.duration <= 0:
 		return fmt.Errorf("-duration must be > 0, got %s", o.duration)
+	case o.echoDur <= 0:
+		return fmt.Errorf("-echo-duration must be > 0, got %s", o.echoDur)
 	case o.warmup < 0:
 		return fmt.Errorf("-warmup must be >= 0, got %s", o.warmup)
 	case o.reps < 1:

@@ -66,13 +66,13 @@ func TestEchoSectionBuiltin(t *testing.T) {
 		t.Skip("builds refserver")
 	}
 	var out bytes.Buffer
-	err := run([]string{"-generator", "builtin", "-refserver", "/nonexistent/refserver", "-duration", "300ms", "-warmup", "100ms",
+	err := run([]string{"-generator", "builtin", "-refserver", "/nonexistent/refserver", "-duration", "300ms", "-echo-duration", "300ms", "-warmup", "100ms",
 		"-echo-conns", "4", "-reps", "1", "-skip-echo=false"}, &out, io.Discard)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	rows := regexp.MustCompile(`(?m)^\s+(1|10|100)\s+builtin wsconn loop( \+ ExpectBytes)?\s+[0-9.]+ [kM]?`).FindAllString(text, -1)
+	rows := regexp.MustCompile(`(?m)^\s+(1|10|100)\s+builtin wsconn loop( \+ ExpectBytes|, eager reads)?\s+[0-9.]+ [kM]?`).FindAllString(text, -1)
 	if len(rows) != 5 {
 		t.Errorf("found %d echo rows, want 5 (batch 1, and 10 and 100 with and without ExpectBytes):\n%s", len(rows), text)
 	}
@@ -129,6 +129,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-generator", "node"}, "-generator"},
 		{[]string{"-duration", "0s"}, "-duration"},
 		{[]string{"-reps", "0"}, "-reps"},
+		{[]string{"-echo-duration", "-1s"}, "-echo-duration"},
 		{[]string{"-role", "dance"}, "-role"},
 		{[]string{"-nope"}, "nope"},
 	} {
