@@ -15,7 +15,9 @@ import (
 // (unlike gorilla's NextReader), so testing.AllocsPerRun, which counts the
 // whole process, sees only the generator's allocations. It handles the
 // subset the generator sends: final, masked text/binary frames.
-func startRawEchoServer(t *testing.T) string {
+func startRawEchoServer(t *testing.T) string { return startRawEchoServerTB(t) }
+
+func startRawEchoServerTB(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
