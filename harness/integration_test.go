@@ -475,9 +475,14 @@ func TestFanoutMiniSweep(t *testing.T) {
 		t.Errorf("scenario %q, regime %q", r.Config.Scenario, r.Regime)
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK || p.ThroughputPerS <= 0 || p.Errors != 0 {
-			t.Errorf("point %d: %s %q, throughput %v, errors %d", p.Index, p.Status, p.FailReason, p.ThroughputPerS, p.Errors)
+		if p.Status != harness.StatusOK || p.Errors != 0 {
+			t.Errorf("point %d: %s %q, errors %d", p.Index, p.Status, p.FailReason, p.Errors)
 		}
+	}
+	// The headline exists, so some point delivered (a starved repeat on a
+	// busy machine may deliver nothing, and is then not clean).
+	if !r.Headline.Clean || r.Headline.ThroughputPerS <= 0 {
+		t.Errorf("headline %+v", r.Headline)
 	}
 	data, _ := os.ReadFile(o.Out)
 	if strings.Contains(string(data), "app-secret") {

@@ -95,8 +95,13 @@ func (r *Result) Summarize() {
 		}
 		if p.Status == StatusOK && r.Headline.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
 			r.NoiseFloorPct = NoiseFloorPct(r.Headline.ThroughputPerS, p.ThroughputPerS)
-		} else {
-			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", p.FailReason))
+		}
+		if r.NoiseFloorPct == nil {
+			why := p.FailReason
+			if why == "" {
+				why = "it measured no throughput"
+			}
+			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", why))
 		}
 	}
 	var cg string

@@ -151,8 +151,9 @@ func TestMakePointClean(t *testing.T) {
 		sum  load.Summary
 		want bool
 	}{
-		{"clean", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 8}, true},
-		{"not reported", load.Summary{}, true},
+		{"clean", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 8, ThroughputPerS: 1}, true},
+		{"not reported", load.Summary{ThroughputPerS: 1}, true},
+		{"nothing measured", load.Summary{}, false},
 		{"errors", load.Summary{Errors: 1}, false},
 		{"saturated", load.Summary{Saturated: true}, false},
 		{"short of connections", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 7}, false},

@@ -138,7 +138,9 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	// fewer connections than its rung is another point.
 	short := s.ConnectionsRequested > 0 && s.ConnectionsOpen < s.ConnectionsRequested
 	dropped := s.Dropped != nil && *s.Dropped > 0
-	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped
+	// And a throughput: a window in which nothing was measured is no
+	// measurement (a starved generator on a busy machine can produce one).
+	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
 	p.LowerBound = IsLowerBound(p.Verdict)
