@@ -189,6 +189,7 @@ func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 
 // subscribe reads deliveries until the grace (plus the late margin) ends.
 func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *Recorder) {
+	var pong []byte
 	c.SetReadDeadline(epoch.Add(time.Duration(w.Drain) + fanoutLate))
 	for {
 		_, msg, err := c.ReadMessage()
@@ -205,36 +206,44 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *R
 			}
 			return
 		}
-		f.deliver(msg, mono(), w, rec)
+		if f.deliver(msg, mono(), w, rec) {
+			// Answer the server's keep-alive; this goroutine is the only
+			// writer once subscribed.
+			pong = pusher.AppendPong(pong[:0])
+			if err := c.WriteMessage(wsconn.OpText, pong); err != nil && ctx.Err() == nil {
+				rec.Error(reason(err))
+			}
+		}
 	}
 }
 
 // deliver accounts one message a subscriber received at now: our events
 // published inside the window are delivered (or late, after the grace);
-// anything else is skipped.
-func (f *fanout) deliver(msg []byte, now int64, w Window, rec *Recorder) {
+// anything else is skipped. It reports whether msg was a pusher:ping.
+func (f *fanout) deliver(msg []byte, now int64, w Window, rec *Recorder) (ping bool) {
 	ev, _, data, ok := pusherclient.ScanEvent(msg)
 	if !ok || string(ev) != fanoutEvent {
 		if ok && string(ev) == pusher.EventError {
 			rec.Error("pusher_error")
 		}
-		return
+		return ok && string(ev) == pusher.EventPing
 	}
 	ts, ok := pusherclient.IntField(data, "ceiling_ts")
 	if !ok {
 		rec.Error("delivery_without_timestamp")
-		return
+		return false
 	}
 	if !w.In(ts) {
-		return
+		return false
 	}
 	if now >= w.Drain {
 		rec.Late++
-		return
+		return false
 	}
 	rec.Latency.Record(now - ts)
 	rec.Messages++
 	rec.Bytes += int64(len(data))
+	return false
 }
 
 func (f *fanout) Finish(res *Result, m *Recorder) {

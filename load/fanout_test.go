@@ -25,6 +25,9 @@ func TestFanoutDeliverScansWithoutAllocating(t *testing.T) {
 	f.deliver(before, 1600, w, rec)                                     // published in the warm-up: not counted
 	f.deliver(in, 3100, w, rec)                                         // after the grace: late
 	f.deliver([]byte(`{"event":"pusher:pong","data":"{}"}`), 1, w, rec) // not ours
+	if !f.deliver([]byte(`{"event":"pusher:ping","data":"{}"}`), 1, w, rec) {
+		t.Error("a pusher:ping was not reported for a pong")
+	}
 	if rec.Messages != 1 || rec.Late != 1 || rec.Latency.Latency().Max != 100 || rec.TotalErrors() != 0 {
 		t.Fatalf("messages %d late %d latency %+v errors %v", rec.Messages, rec.Late, rec.Latency.Latency(), rec.Errors)
 	}
