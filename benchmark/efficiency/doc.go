@@ -25,8 +25,8 @@
 // only orchestrates and reads the children's JSON result lines, so its own
 // goroutines never share a core with a measurement.
 //
-// Flags: -duration (measured window per point, default 3s),
-// -echo-duration (the same for section 3, default 5s), -warmup
+// Flags: -duration (measured window per point, default 2s),
+// -echo-duration (the same for section 3, default 4s), -warmup
 // (default 500ms), -reps (interleaved repetitions of 1 and 2, default 2),
 // -echo-conns (default 16), -generator auto|ceiling|builtin, -ceiling and
 // -refserver (binaries; refserver is built into a temp dir when missing),

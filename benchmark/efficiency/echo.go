@@ -97,6 +97,9 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 			errs = "ERRORS " + errs
 			notes = append(notes, fmt.Sprintf("batch %d (%s) had %d errors: %s", p.batch, p.generatorName, p.errors, p.errorDetail))
 		}
+		if gw, sw := p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS; gw > contended || sw > contended {
+			notes = append(notes, fmt.Sprintf("batch %d (%s): threads waited for a CPU %.2f s/s (generator) and %.2f s/s (refserver): msg/s measures other load on the cores; CPU per message still holds", p.batch, p.generatorName, gw, sw))
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.2f\t%s\t\n", p.batch, p.generatorName, si(p.ratePerS),
 			p.perMsg(p.gen.user), p.perMsg(p.gen.sys), p.perMsg(p.srv.user), p.perMsg(p.srv.sys),
 			p.userRatio(),

@@ -86,7 +86,7 @@ func pairSection(o options, stdout io.Writer, self string, pl placement, serverR
 	fmt.Fprintln(stdout, title)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rep\timplementation\tmsg/s\tCPU cores\tmsg per CPU-s\tuser ns/msg\tsys ns/msg\treads/msg\trunq\t")
-	var ratios, cpuRatios []string
+	var ratios, cpuRatios, notes []string
 	for rep := 1; rep <= o.reps; rep++ {
 		rate, perCPU := map[string]float64{}, map[string]float64{}
 		for _, impl := range []string{"gorilla", "wsconn"} {
@@ -108,6 +108,9 @@ func pairSection(o options, stdout io.Writer, self string, pl placement, serverR
 			if clientRole == "recv" {
 				reads = fmt.Sprintf("%.5f", float64(r.Reads)/msgs)
 			}
+			if r.WaitS/r.Seconds > contended {
+				notes = append(notes, fmt.Sprintf("rep %d %s waited %.2f s/s for a CPU: its msg/s measures other load on the core; read msg per CPU-s", rep, impl, r.WaitS/r.Seconds))
+			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\t%.1f\t%.1f\t%s\t%.2f\t\n", rep, label[impl], si(rate[impl]),
 				(r.UserS+r.SysS)/r.Seconds, si(perCPU[impl]), r.UserS*1e9/msgs, r.SysS*1e9/msgs, reads, r.WaitS/r.Seconds)
 		}
@@ -120,9 +123,16 @@ func pairSection(o options, stdout io.Writer, self string, pl placement, serverR
 		fmt.Fprintf(stdout, "  (%s)", target)
 	}
 	fmt.Fprintln(stdout)
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "NOTE:", n)
+	}
 	fmt.Fprintln(stdout)
 	return nil
 }
+
+// contended is the run-queue wait, in seconds per second, above which a
+// point's throughput says more about the machine than about the code.
+const contended = 0.5
 
 func si(v float64) string {
 	switch {
