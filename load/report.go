@@ -16,6 +16,9 @@ func WriteReport(w io.Writer, r *Result) error {
 	var b strings.Builder
 	s := &r.Summary
 	c := &r.Config
+	if s.Failure != "" {
+		fmt.Fprintf(&b, "FAILED: %s\n", s.Failure)
+	}
 	if s.Errors > 0 {
 		fmt.Fprintf(&b, "ERRORS: %d — the figures below measure the failure, not the server\n", s.Errors)
 		for _, k := range sortedReasons(s.ErrorsByReason) {

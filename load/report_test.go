@@ -41,7 +41,14 @@ func reportCases() map[string]*Result {
 		Generator: GeneratorStats{CPUCores: 0.97, CPUUserS: 3.1, CPUSystemS: 1.75, RunnableP99Ns: 2097152, OSRunDelayNs: 9e8, ReadSyscalls: 100000, MessagesPerRead: 2.5,
 			ScheduleLag: Latency{Count: 4060, P50: 400000, P99: 15e6, Max: 3e7}, ScheduleLagP99: 15e6, LateSendsFrac: 0.125},
 	}
-	return map[string]*Result{"report_clean": clean, "report_failing": failing}
+	preflight := &Result{
+		Config: Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 16, Batch: 1, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
+		Summary: Summary{Scenario: "fanout", Mode: "closed", Errors: 1, ErrorsByReason: map[string]int64{"preflight": 1},
+			Failure: "preflight against ws://127.0.0.1:6001 failed, no load applied: pusher REST: HTTP 401: bad signature (check --app-id, --key and --secret)",
+			Dropped: i64(0), Reconnects: i64(0), ConnectionsRequested: 16,
+			Fanout: &FanoutSummary{GraceNs: 2e9, HTTPFailures: map[string]int64{}}},
+	}
+	return map[string]*Result{"report_clean": clean, "report_failing": failing, "report_preflight": preflight}
 }
 
 func TestWriteReportGolden(t *testing.T) {

@@ -79,6 +79,9 @@ type Summary struct {
 	// throughput taken with errors is a measurement of the failure.
 	Errors         int64            `json:"errors"`
 	ErrorsByReason map[string]int64 `json:"errors_by_reason"`
+	// Failure says why the run could not measure (preflight failed, no
+	// connection opened, interrupted); empty when it ran its window.
+	Failure string `json:"failure,omitempty"`
 	// Dropped counts connections lost during the window, Reconnects the
 	// ones re-established. Null where the scenario counts a lost
 	// connection in errors instead.

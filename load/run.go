@@ -26,8 +26,17 @@ var ErrNoConnections = errors.New("no connection opened")
 
 // Run applies one point of load and returns its result. The result is
 // returned (and worth writing) even with an error, when something was
-// measured or failed in a way the result records.
+// measured or failed in a way the result records; the error's text is
+// then also in summary.failure.
 func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
+	res, err := run(ctx, cfg, opts)
+	if res != nil && err != nil {
+		res.Summary.Failure = err.Error()
+	}
+	return res, err
+}
+
+func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err := cfg.Validate(nil); err != nil {
 		return nil, err
 	}

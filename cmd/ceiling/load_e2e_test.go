@@ -215,7 +215,7 @@ func TestLoadFanoutPreflightStopsOnWrongSecret(t *testing.T) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
-	if !strings.HasPrefix(stdout.String(), "ERRORS: 1") {
+	if !strings.HasPrefix(stdout.String(), "FAILED: preflight") || !strings.Contains(stdout.String(), "\nERRORS: 1") {
 		t.Errorf("report does not lead with the failure:\n%s", stdout.String())
 	}
 }

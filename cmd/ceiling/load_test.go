@@ -83,7 +83,7 @@ func TestLoadGoodCombinationsPassValidation(t *testing.T) {
 		if err == nil || exitCode(err) != 1 {
 			t.Fatalf("%v: err %v (exit %d), want a connect failure with exit 1", args, err, exitCode(err))
 		}
-		if !strings.Contains(stdout.String(), "ERRORS: 2") || !strings.Contains(stdout.String(), "connect_ECONNREFUSED") {
+		if !strings.HasPrefix(stdout.String(), "FAILED: no connection opened") || !strings.Contains(stdout.String(), "ERRORS: 2") || !strings.Contains(stdout.String(), "connect_ECONNREFUSED") {
 			t.Fatalf("%v: report does not lead with the connect errors:\n%s", args, stdout.String())
 		}
 	}
