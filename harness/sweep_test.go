@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/google/go-cmp/cmp"
+)
+
+// scripted is a PointRunner that replays given throughputs (0: fail) and
+// records what it was asked; it tests Sweep's bookkeeping, not a server.
+type scripted struct {
+	thr    map[PointKey]float64
+	asked  []PointSpec
+	cancel func() // called after the point at cancelAt, if set
+	at     int
+}
+
+func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+	s.asked = append(s.asked, spec)
+	defer func() {
+		if s.cancel != nil && len(s.asked) == s.at {
+			s.cancel()
+		}
+	}()
+	k := spec.Key
+	k.Rep = 0
+	v := s.thr[k]
+	if v == 0 {
+		return Outcome{FailReason: "server exited during the point", LogTail: "boom"}
+	}
+	srv := CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
+	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
+	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
+}
+
+func sweepOpts(t *testing.T) *Options {
+	t.Helper()
+	o := DefaultOptions(false)
+	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2}}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	return &o
+}
+
+func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
+	k := func(b, c int) PointKey { return PointKey{Batch: b, Connections: c} }
+	run := &scripted{thr: map[PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}
+	r := &Result{}
+	var progress bytes.Buffer
+	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	var got []PointKey
+	for _, s := range run.asked {
+		got = append(got, s.Key)
+	}
+	want := []PointKey{k(10, 4), k(100, 2), k(10, 8), {Batch: 10, Connections: 8, Rep: 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("points run (-want +got):\n%s", diff)
+	}
+	if last := run.asked[3]; last.Role != RoleAARepeat || last.Index != 4 {
+		t.Errorf("last point %+v, want the A-A repeat as point 4", last)
+	}
+	if r.Headline.ThroughputPerS != 180 || r.NoiseFloorPct == nil || *r.NoiseFloorPct != 0 {
+		t.Errorf("headline %+v, noise %v", r.Headline, r.NoiseFloorPct)
+	}
+	if !strings.Contains(progress.String(), "point 4/4: batch 10, 8 connections, rep 1 (A-A repeat)") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+}
+
+func TestSweepFailedPointsGoOn(t *testing.T) {
+	run := &scripted{thr: map[PointKey]float64{{Batch: 100, Connections: 2}: 50}}
+	r := &Result{}
+	var progress bytes.Buffer
+	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds)
+	if !errors.Is(err, ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
+	}
+	if len(r.Curve) != 3 || r.Curve[0].Status != StatusFailed || r.Curve[0].LogTail != "boom" || r.Curve[1].Status != StatusOK {
+		t.Errorf("curve %+v", r.Curve)
+	}
+	if !strings.Contains(progress.String(), "point 1/4 failed: server exited") {
+		t.Errorf("progress does not report the failure:\n%s", progress.String())
+	}
+}
+
+func TestSweepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	run := &scripted{thr: map[PointKey]float64{{Batch: 10, Connections: 4}: 100, {Batch: 100, Connections: 2}: 50, {Batch: 10, Connections: 8}: 70},
+		cancel: func() { cancel(errors.New("interrupt")) }, at: 2}
+	r := &Result{}
+	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	if len(run.asked) != 2 || len(r.Curve) != 2 {
+		t.Errorf("ran %d points, curve %d: want the sweep to stop after 2", len(run.asked), len(r.Curve))
+	}
+	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted after 2 of 4 points: interrupt") {
+		t.Errorf("partial %v %q", r.Partial, r.PartialReason)
+	}
+	if r.NoiseFloorPct != nil || !r.Headline.Clean {
+		t.Errorf("headline %+v noise %v: the partial curve still has its ceiling, no repeat", r.Headline, r.NoiseFloorPct)
+	}
+}
