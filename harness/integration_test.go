@@ -303,23 +303,31 @@ nice -n 19 %s/ceiling load "$@"
 	}
 }
 
+// sweepCommand is `ceiling sweep` as a process (server on CPU 1,
+// generator on CPU 0, the test build's refserver), its knob variables
+// cleared so the host's cannot leak in.
+func sweepCommand(t *testing.T, dir, out string, args ...string) *exec.Cmd {
+	t.Helper()
+	tgFile := filepath.Join(dir, "target.json")
+	data, _ := json.Marshal(refTarget(t))
+	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"sweep", "--srv-cpuset", "1", "--lt-cpuset", "0", "--warmup", "200ms",
+		"--target", tgFile, "--out", out, "--work-dir", dir}, args...)
+	cmd := exec.Command(filepath.Join(bin, "ceiling"), args...)
+	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=", "BATCH_LADDER=", "DURATION=", "WARMUP=", "GENERATOR=", "TARGET=", "OUT=")
+	return cmd
+}
+
 // TestSIGINTMidSweep interrupts `ceiling sweep` during its second point:
 // it must exit 1 with a partial result, and leave no process behind.
 func TestSIGINTMidSweep(t *testing.T) {
 	needProcs(t)
 	dir := t.TempDir()
-	tg := refTarget(t)
-	tgFile := filepath.Join(dir, "target.json")
-	data, _ := json.Marshal(tg)
-	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(dir, "out.json")
-	cmd := exec.Command(filepath.Join(bin, "ceiling"), "sweep",
-		"--srv-cpuset", "1", "--lt-cpuset", "0", "--batch-ladder", "10 100",
-		"--conns-ladder", "10=2,4", "--conns-ladder", "100=2,4", "--duration", "2s", "--warmup", "200ms",
-		"--target", tgFile, "--out", out, "--work-dir", dir)
-	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=")
+	cmd := sweepCommand(t, dir, out, "--batch-ladder", "10 100",
+		"--conns-ladder", "10=2,4", "--conns-ladder", "100=2,4", "--duration", "2s")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +368,7 @@ func TestSIGINTMidSweep(t *testing.T) {
 			t.Errorf("process %d outlived the harness", pid)
 		}
 	}
-	data, err = os.ReadFile(out)
+	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no partial result: %v", err)
 	}
@@ -416,16 +424,7 @@ func TestHeadroomProbe(t *testing.T) {
 func TestSIGKILLHarnessTakesChildren(t *testing.T) {
 	needProcs(t)
 	dir := t.TempDir()
-	tg := refTarget(t)
-	tgFile := filepath.Join(dir, "target.json")
-	data, _ := json.Marshal(tg)
-	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(bin, "ceiling"), "sweep",
-		"--srv-cpuset", "1", "--lt-cpuset", "0", "--batch-ladder", "10", "--conns-ladder", "10=2",
-		"--duration", "3s", "--warmup", "200ms", "--target", tgFile, "--out", filepath.Join(dir, "out.json"), "--work-dir", dir)
-	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=")
+	cmd := sweepCommand(t, dir, filepath.Join(dir, "out.json"), "--batch-ladder", "10", "--conns-ladder", "10=2", "--duration", "3s")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

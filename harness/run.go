@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -45,7 +46,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	fmt.Fprintf(rc.Stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
 
 	r := &Result{Warnings: []string{}}
-	r.Meta.Meta = collectMeta(o.Command, rc.Version)
+	// Taken once before the first point; the result is written outside
+	// the tree, so the run itself cannot make the ref dirty.
+	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
 	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: redact(rc.Target.Command, rc.Target)}
