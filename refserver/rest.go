@@ -2,13 +2,13 @@ package refserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ceiling-bench/ceiling/pusher"
 )
@@ -25,8 +25,8 @@ func (s *Server) serveBatchEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveREST checks app id, body size and signature (in that order), then
-// decodes and validates every event before publishing any, so a request is
-// all or nothing. 200 {} means every event is queued to every subscriber.
+// UTF-8, and decodes and validates every event before publishing any, so
+// a request is all or nothing. 200 {} means every event is queued to every subscriber.
 func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, batch bool) {
 	s.stats.restRequests.Add(1)
 	if id := r.PathValue("id"); id != s.cfg.AppID {
@@ -51,29 +51,28 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, batch bool) {
 		return
 	}
 
-	var events []pusher.Event
+	if !utf8.Valid(body) {
+		s.restError(w, http.StatusBadRequest, "body is not valid UTF-8")
+		return
+	}
+	var events []rawEvent
 	if batch {
-		var b pusher.BatchEvents
-		if err := json.Unmarshal(body, &b); err != nil {
-			s.restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		events, err = decodeBatch(body, s.cfg.MaxBatch)
+		if errors.Is(err, errTooMany) {
+			s.restError(w, http.StatusBadRequest, fmt.Sprintf(`"batch": more than the limit of %d events (--max-batch)`, s.cfg.MaxBatch))
 			return
 		}
-		if len(b.Batch) == 0 {
-			s.restError(w, http.StatusBadRequest, `"batch": no events`)
-			return
+		if err == nil && len(events) == 0 {
+			err = errors.New(`"batch": no events`)
 		}
-		if len(b.Batch) > s.cfg.MaxBatch {
-			s.restError(w, http.StatusBadRequest, fmt.Sprintf(`"batch": %d events, more than the limit of %d (--max-batch)`, len(b.Batch), s.cfg.MaxBatch))
-			return
-		}
-		events = b.Batch
 	} else {
-		var ev pusher.Event
-		if err := json.Unmarshal(body, &ev); err != nil {
-			s.restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
-			return
-		}
-		events = []pusher.Event{ev}
+		var ev rawEvent
+		ev, err = decodeEvent(body)
+		events = []rawEvent{ev}
+	}
+	if err != nil {
+		s.restError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return
 	}
 	for i := range events {
 		if err := checkEvent(&events[i]); err != nil {
@@ -92,14 +91,14 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, batch bool) {
 }
 
 // checkEvent names the first field of ev that is wrong.
-func checkEvent(ev *pusher.Event) error {
-	if ev.Name == "" {
+func checkEvent(ev *rawEvent) error {
+	if ev.name == "" {
 		return errors.New(`"name": missing`)
 	}
-	if len(ev.Name) > 200 {
+	if len(ev.name) > 200 {
 		return errors.New(`"name": longer than 200 characters`)
 	}
-	targets := ev.Targets()
+	targets := ev.targets()
 	if len(targets) == 0 {
 		return errors.New(`"channel" or "channels": missing`)
 	}
@@ -120,18 +119,18 @@ func checkEvent(ev *pusher.Event) error {
 // operation, and its writer sends it in one writev: order is kept within a
 // channel; a subscriber of several channels gets a batch channel by
 // channel. Events with socket_id go one by one (the exclusion differs).
-func (s *Server) publish(events []pusher.Event) {
+func (s *Server) publish(events []rawEvent) {
 	var groups map[string][][]byte
 	var order []string
 	for i := range events {
 		ev := &events[i]
-		for _, ch := range ev.Targets() {
+		for _, ch := range ev.targets() {
 			if !s.hub.has(ch) {
 				continue
 			}
 			frame := encodeEvent(ev, ch)
-			if ev.SocketID != "" || len(events) == 1 {
-				n := s.hub.fanout(ch, [][]byte{frame}, ev.SocketID)
+			if ev.socketID != "" || len(events) == 1 {
+				n := s.hub.fanout(ch, [][]byte{frame}, ev.socketID)
 				s.stats.deliveries.Add(uint64(n))
 				continue
 			}
@@ -151,11 +150,23 @@ func (s *Server) publish(events []pusher.Event) {
 	}
 }
 
-// encodeEvent builds the frame subscribers of ch receive for ev.
-func encodeEvent(ev *pusher.Event, ch string) []byte {
-	// Escaping may grow data; a quarter more avoids most regrowth.
-	b := frameBuf(32 + len(ev.Name) + len(ch) + len(ev.Data) + len(ev.Data)/4)
-	return sealFrame(pusher.AppendEvent(b, ev.Name, ch, ev.Data), opText)
+// encodeEvent builds the frame subscribers of ch receive for ev:
+// {"event":NAME,"channel":CH,"data":DATA} with the name and data literals
+// copied as sent (they are JSON strings already).
+func encodeEvent(ev *rawEvent, ch string) []byte {
+	data := ev.dataLit
+	if data == nil {
+		data = []byte(`""`)
+	}
+	b := frameBuf(len(`{"event":,"channel":"","data":}`) + len(ev.nameLit) + len(ch) + len(data))
+	b = append(b, `{"event":`...)
+	b = append(b, ev.nameLit...)
+	b = append(b, `,"channel":`...)
+	b = pusher.AppendString(b, ch)
+	b = append(b, `,"data":`...)
+	b = append(b, data...)
+	b = append(b, '}')
+	return sealFrame(b, opText)
 }
 
 // restError answers with status and a one-line text message.

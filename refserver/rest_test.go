@@ -24,6 +24,8 @@ func TestRESTErrors(t *testing.T) {
 		{"bad signature", "/apps/app-id/events", good, "wrong-secret", 401, "auth_signature"},
 		{"bad JSON", "/apps/app-id/events", []byte(`{"name":`), "app-secret", 400, "invalid JSON"},
 		{"bad JSON batch", "/apps/app-id/batch_events", []byte(`[]`), "app-secret", 400, "invalid JSON"},
+		{"not UTF-8", "/apps/app-id/events", []byte("{\"name\":\"x\xff\",\"channel\":\"c\"}"), "app-secret", 400, "UTF-8"},
+		{"data not a string", "/apps/app-id/events", []byte(`{"name":"x","channel":"c","data":{"a":1}}`), "app-secret", 400, `"data": want a string`},
 		{"unknown app", "/apps/other/events", good, "app-secret", 404, `unknown app id "other"`},
 		{"no name", "/apps/app-id/events", mustJSON(t, pusher.Event{Channel: "c"}), "app-secret", 400, `"name"`},
 		{"no channel", "/apps/app-id/events", mustJSON(t, pusher.Event{Name: "x"}), "app-secret", 400, `"channel" or "channels"`},
