@@ -11,7 +11,7 @@ import (
 // or disappears.
 const SchemaVersion = 1
 
-// Verdicts say which side limited a point. See docs/verdicts.md (and
+// Verdicts say which side limited a point. See docs/sweep.md, "The verdict rule" (and
 // verdict.go) for the rule.
 const (
 	VerdictServerSaturated = "server-saturated"
