@@ -19,12 +19,16 @@ type BatchEvents struct {
 
 // Targets is the list of channels the event goes to: Channels, plus
 // Channel when set.
-func (e *Event) Targets() []string {
-	if e.Channel == "" {
-		return e.Channels
+func (e *Event) Targets() []string { return Targets(e.Channel, e.Channels) }
+
+// Targets combines an event's "channel" and "channels" fields into the
+// list of channels it goes to, in that order: channels, then channel.
+func Targets(channel string, channels []string) []string {
+	if channel == "" {
+		return channels
 	}
-	if len(e.Channels) == 0 {
-		return []string{e.Channel}
+	if len(channels) == 0 {
+		return []string{channel}
 	}
-	return append(append(make([]string, 0, len(e.Channels)+1), e.Channels...), e.Channel)
+	return append(append(make([]string, 0, len(channels)+1), channels...), channel)
 }

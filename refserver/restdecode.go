@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/ceiling-bench/ceiling/pusher"
 )
 
 // The REST bodies are decoded by a small scanner instead of
@@ -28,15 +30,7 @@ type rawEvent struct {
 }
 
 // targets is channels plus channel, as pusher.Event.Targets.
-func (e *rawEvent) targets() []string {
-	if e.channel == "" {
-		return e.channels
-	}
-	if len(e.channels) == 0 {
-		return []string{e.channel}
-	}
-	return append(append(make([]string, 0, len(e.channels)+1), e.channels...), e.channel)
-}
+func (e *rawEvent) targets() []string { return pusher.Targets(e.channel, e.channels) }
 
 // maxDepth matches encoding/json's nesting limit, and keeps a body of
 // many '[' from recursing without bound.
