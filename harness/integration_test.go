@@ -488,3 +488,33 @@ func TestFanoutMiniSweep(t *testing.T) {
 		t.Error("the result records the app secret")
 	}
 }
+
+// TestNoCleanHeadlineExits1 runs the binary against a server that never
+// becomes ready: the result is still written, and the exit status is 1
+// (not publishable), not 0 and not 2.
+func TestNoCleanHeadlineExits1(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	cmd := sweepCommand(t, dir, out, "--batch-ladder", "10", "--conns-ladder", "10=2", "--duration", "1s",
+		"--ready", "log:never printed", "--ready-timeout", "500ms")
+	msg, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1\n%s", err, msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result written: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Headline.Clean || len(r.Curve) != 1 || r.Curve[0].Verdict != harness.VerdictFailed {
+		t.Errorf("headline %+v, curve %+v", r.Headline, r.Curve)
+	}
+	if !strings.Contains(string(msg), "no clean point at the headline batch") {
+		t.Errorf("output does not say why:\n%s", msg)
+	}
+}
