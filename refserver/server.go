@@ -67,7 +67,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.pong = sealFrame(pusher.AppendPong(frameBuf(48)), opText)
 	s.upgrader = websocket.Upgrader{
-		ReadBufferSize: 4096,
+		// 0: reuse the 4 KiB reader net/http hijacks to us, one buffer
+		// per socket instead of two.
+		ReadBufferSize: 0,
 		// A pool: Pusher sockets never use gorilla's writer, and echo
 		// sockets hold a buffer only while writing a message.
 		WriteBufferPool: &sync.Pool{},
