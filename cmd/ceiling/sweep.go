@@ -85,12 +85,12 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.TargetSpec, error) {
 	// First pass: only to learn whether --quick was given, since QUICK
 	// chooses the defaults the other knobs override.
+	// Errors are printed once, by main; usage only on -h.
 	scratch := harness.DefaultOptions(false)
 	if err := sweepFlags(&scratch, io.Discard).Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			sweepFlags(&scratch, stderr).Usage()
-		} else {
-			fmt.Fprintf(stderr, "ceiling sweep: %v\n", err)
+			return nil, harness.TargetSpec{}, errHelp
 		}
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
@@ -104,7 +104,7 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
-	fs := sweepFlags(&o, stderr)
+	fs := sweepFlags(&o, io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
@@ -158,8 +158,14 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 	return t, nil
 }
 
+// errHelp: -h was given and the usage printed; exit 0.
+var errHelp = errors.New("help requested")
+
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	o, target, err := sweepOptions(args, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -86,3 +86,16 @@ func TestSweepKnobValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestSweepHelp(t *testing.T) {
+	sweepEnv(t)
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"sweep", "-h"}, &stdout, &stderr); err != nil {
+		t.Fatalf("-h: %v, want exit 0", err)
+	}
+	for _, want := range []string{"usage: ceiling sweep", "-srv-cpuset", "-conns-ladder BATCH=LADDER", "CONNS_LADDER_<batch>"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
