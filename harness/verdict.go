@@ -82,6 +82,8 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	switch {
 	case summary.Errors > 0:
 		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it", summary.Errors)
+	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
+		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
 	case Shared(server) || Shared(generator):
 		why = fmt.Sprintf("the pinned CPUs were busy with other work (server CPUs %.0f%% busy, generator CPUs %.0f%%): the machine was not quiet, this point measures contention",
 			server.PinnedBusy*100, generator.PinnedBusy*100)
