@@ -518,3 +518,21 @@ func TestNoCleanHeadlineExits1(t *testing.T) {
 		t.Errorf("output does not say why:\n%s", msg)
 	}
 }
+
+// TestGeneratorFailsIsAFailedPoint: a GENERATOR that dies before its
+// window fails the point with its own output's tail; the server it was
+// pointed at is stopped and the sweep writes its result.
+func TestGeneratorFailsIsAFailedPoint(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o.Generator = script(t, dir, "broken-gen", "echo 'broken-gen: cannot reach the moon' >&2\nexit 3\n")
+	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
+	if !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
+	}
+	p := r.Curve[0]
+	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "generator") || !strings.Contains(p.LogTail, "cannot reach the moon") {
+		t.Errorf("point: %s %q, tail %q", p.Status, p.FailReason, p.LogTail)
+	}
+}
