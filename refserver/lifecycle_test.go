@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 // Shutdown closes every socket, echo and Pusher alike, with 1012.
 func TestShutdownCloses1012(t *testing.T) {
+	baseline := runtime.NumGoroutine()
 	srv, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +76,15 @@ func TestShutdownCloses1012(t *testing.T) {
 	}
 	if st := srv.Stats(); st.Connections != 0 {
 		t.Errorf("connections after Shutdown = %d, want 0", st.Connections)
+	}
+	// Every reader, writer and server goroutine is gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after Shutdown, %d before New:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
 	}
 }
 
