@@ -13,7 +13,7 @@ import (
 
 // serveApp is the Pusher WebSocket endpoint /app/{key}?protocol=7.
 func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+	ws, err := s.appUpgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}

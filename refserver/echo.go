@@ -30,9 +30,10 @@ func (e *echoConn) netConn() net.Conn { return e.ws.NetConn() }
 
 // serveEcho sends every message back with the same opcode. It streams each
 // message from gorilla's reader into its writer (messageWriter.ReadFrom
-// copies straight into the write buffer), so no per-message buffer.
+// copies straight into the socket's write buffer), so no per-message
+// buffer; gorilla's reader and writer objects are its only allocations.
 func (s *Server) serveEcho(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+	ws, err := s.echoUpgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // gorilla has answered with an HTTP error
 	}

@@ -33,11 +33,12 @@ type closer interface {
 // Server is the reference server. Create it with New; it is safe for
 // concurrent use.
 type Server struct {
-	cfg      Config
-	upgrader websocket.Upgrader
-	hub      *hub
-	stats    counters
-	started  time.Time
+	cfg          Config
+	echoUpgrader websocket.Upgrader
+	appUpgrader  websocket.Upgrader
+	hub          *hub
+	stats        counters
+	started      time.Time
 
 	pong []byte // pusher:pong frame, built once and shared
 
@@ -66,15 +67,17 @@ func New(cfg Config) (*Server, error) {
 		live:     make(map[closer]struct{}),
 	}
 	s.pong = sealFrame(pusher.AppendPong(frameBuf(48)), opText)
-	s.upgrader = websocket.Upgrader{
-		// 0: reuse the 4 KiB reader net/http hijacks to us, one buffer
-		// per socket instead of two.
-		ReadBufferSize: 0,
-		// A pool: Pusher sockets never use gorilla's writer, and echo
-		// sockets hold a buffer only while writing a message.
-		WriteBufferPool: &sync.Pool{},
+	// Buffer sizes 0 make gorilla reuse the 4 KiB reader and writer that
+	// net/http hijacks to us: no buffer allocated per socket or message.
+	s.echoUpgrader = websocket.Upgrader{
 		// A benchmark target accepts any origin.
 		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	// Pusher sockets never use gorilla's writer (their own writer sends
+	// pre-built frames), so an empty pool means no write buffer at all.
+	s.appUpgrader = websocket.Upgrader{
+		WriteBufferPool: &sync.Pool{},
+		CheckOrigin:     func(*http.Request) bool { return true },
 	}
 	return s, nil
 }
