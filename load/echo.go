@@ -55,6 +55,20 @@ func (e *echo) ReadCounters() (reads, messages int64) {
 func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
 	var recs []*Recorder
 	var wg sync.WaitGroup
+	var wakes []chan struct{}
+	if e.cfg.OpenLoop() {
+		wakes = make([]chan struct{}, len(e.conns))
+		for i, c := range e.conns {
+			if c != nil {
+				wakes[i] = make(chan struct{}, 1)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runClock(ctx, e.cfg.Rate, w.Open, w.End, wakes)
+		}()
+	}
 	for i, c := range e.conns {
 		if c == nil {
 			continue
@@ -74,7 +88,7 @@ func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
 			defer stop()
 			c.SetReadDeadline(epoch.Add(time.Duration(w.Drain)))
 			if e.cfg.OpenLoop() {
-				e.openLoop(ctx, c, i, w, rec, wrec)
+				e.openLoop(ctx, c, i, w, rec, wrec, wakes[i])
 			} else {
 				e.closedLoop(ctx, c, i, w, rec)
 			}
@@ -176,7 +190,7 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, 
 // scheduled times. At most --max-inflight batches are outstanding: when
 // the cap is reached the writer waits (its operations keep their scheduled
 // times, so the wait shows in latency and lag) and the run is saturated.
-func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rrec, rec *Recorder) {
+func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rrec, rec *Recorder, wake <-chan struct{}) {
 	pacer := connectionPacer(e.cfg.Rate, e.cfg.Connections, i)
 	slots := make(chan struct{}, e.cfg.MaxInflight)
 	scheds := make(chan int64, e.cfg.MaxInflight)
@@ -196,15 +210,14 @@ func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rr
 
 	buf := make([]byte, 0, e.cfg.Batch*(e.cfg.RecordSize+14))
 	next := e.pool.Start(i, e.cfg.Batch)
-	interval := int64(pacer.IntervalNs)
-	var sl sleeper
+	interval := pacer.interval()
 writer:
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
 		if sched >= w.End {
 			break
 		}
-		if !sl.until(sched, done) {
+		if !waitDue(sched, wake, done) {
 			break
 		}
 		measured := w.In(sched)

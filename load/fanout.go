@@ -170,13 +170,24 @@ func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 		}(c)
 	}
 	var pwg sync.WaitGroup
+	wakes := make([]chan struct{}, f.cfg.Publishers)
+	for p := range wakes {
+		wakes[p] = make(chan struct{}, 1)
+	}
+	if f.cfg.OpenLoop() {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			runClock(ctx, f.cfg.Rate, w.Open, w.End, wakes)
+		}()
+	}
 	for p := 0; p < f.cfg.Publishers; p++ {
 		pub := newPublisher(f, p)
 		f.pubs = append(f.pubs, pub)
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			pub.run(ctx, w)
+			pub.run(ctx, w, wakes[p])
 		}()
 	}
 	pwg.Wait()

@@ -24,10 +24,16 @@ func TestConnectionPacerSpreadsConnections(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("due times (-want +got):\n%s", diff)
 	}
+	if iv := connectionPacer(1000, 4, 0).interval(); iv != 4e6 {
+		t.Fatalf("interval %d, want 4 ms", iv)
+	}
 	// Computed from k, not accumulated: no drift after a million steps.
 	p := ConstantPacer{IntervalNs: 1e9 / 3.0}
 	if got, want := p.Due(3_000_000), int64(1e15); got != want {
 		t.Fatalf("Due(3e6) = %d, want %d", got, want)
+	}
+	if got, want := connectionPacer(3, 1, 0).Due(3_000_000), int64(1e15); got != want {
+		t.Fatalf("worker Due(3e6) = %d, want %d", got, want)
 	}
 	var f Pacer = PacerFunc(func(k int64) int64 { return k * 7 })
 	if f.Due(3) != 21 {
@@ -122,5 +128,31 @@ func TestSleeperReusesItsTimer(t *testing.T) {
 	close(done)
 	if s.until(mono()+int64(time.Hour), done) {
 		t.Fatal("until returned true after done closed")
+	}
+}
+
+// The clock wakes worker j mod n for operation j at its due time, never
+// before, and a worker behind schedule finds a token waiting.
+func TestRunClockWakesEachWorkerOnSchedule(t *testing.T) {
+	const rate, n = 2000.0, 4 // one operation every 500 µs
+	wakes := make([]chan struct{}, n)
+	for i := range wakes {
+		wakes[i] = make(chan struct{}, 1)
+	}
+	open := mono()
+	end := open + dueNs(40, rate) // 40 operations, 10 per worker
+	go runClock(context.Background(), rate, open, end, wakes)
+	done := make(chan struct{})
+	for i := 0; i < n; i++ {
+		p := connectionPacer(rate, n, i)
+		for k := int64(0); k < 10; k++ {
+			due := open + p.Due(k)
+			if !waitDue(due, wakes[i], done) {
+				t.Fatal("waitDue gave up")
+			}
+			if now := mono(); now < due {
+				t.Fatalf("worker %d op %d released at %d, before its due time %d", i, k, now, due)
+			}
+		}
 	}
 }

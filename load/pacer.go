@@ -25,10 +25,22 @@ var _ Pacer = ConstantPacer{}
 // rounding never drifts the schedule.
 func (p ConstantPacer) Due(k int64) int64 { return int64(p.PhaseNs + float64(k)*p.IntervalNs) }
 
-// connectionPacer splits a total rate over n workers: each runs at rate/n,
-// and worker i is phase-shifted by i/n of an interval, so the aggregate is
-// evenly spaced instead of n operations firing together.
-func connectionPacer(rate float64, n, i int) ConstantPacer {
-	interval := float64(n) * 1e9 / rate
-	return ConstantPacer{PhaseNs: interval * float64(i) / float64(n), IntervalNs: interval}
+// workerPacer is worker i's share of a total rate split over n workers:
+// its k-th operation is operation k*n+i of the whole run, so together the
+// workers fire evenly spaced instead of n operations at once, and each
+// due time is exactly the one the clock (runClock) wakes it for.
+type workerPacer struct {
+	rate float64
+	n, i int64
+}
+
+var _ Pacer = workerPacer{}
+
+func (p workerPacer) Due(k int64) int64 { return dueNs(k*p.n+p.i, p.rate) }
+
+// interval is the time between two operations of one worker.
+func (p workerPacer) interval() int64 { return int64(float64(p.n) * 1e9 / p.rate) }
+
+func connectionPacer(rate float64, n, i int) workerPacer {
+	return workerPacer{rate: rate, n: int64(n), i: int64(i)}
 }

@@ -52,9 +52,9 @@ func (p *publisher) newWorker() *pubWorker {
 	return w
 }
 
-func (p *publisher) run(ctx context.Context, w Window) {
+func (p *publisher) run(ctx context.Context, w Window, wake <-chan struct{}) {
 	if p.f.cfg.OpenLoop() {
-		p.openLoop(ctx, w)
+		p.openLoop(ctx, w, wake)
 		return
 	}
 	wk := p.newWorker()
@@ -69,9 +69,9 @@ func (p *publisher) run(ctx context.Context, w Window) {
 	}
 }
 
-func (p *publisher) openLoop(ctx context.Context, w Window) {
+func (p *publisher) openLoop(ctx context.Context, w Window, wake <-chan struct{}) {
 	pacer := connectionPacer(p.f.cfg.Rate, p.f.cfg.Publishers, p.id)
-	interval := int64(pacer.IntervalNs)
+	interval := pacer.interval()
 	jobs := make(chan int64)
 	var wg sync.WaitGroup
 	defer func() { close(jobs); wg.Wait() }()
@@ -99,10 +99,9 @@ func (p *publisher) openLoop(ctx context.Context, w Window) {
 	}
 	start()
 	saturated := ""
-	var sl sleeper
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
-		if sched >= w.End || !sl.until(sched, done) {
+		if sched >= w.End || !waitDue(sched, wake, done) {
 			break
 		}
 		select {
