@@ -138,12 +138,18 @@ func (s *sock) writeLoop() {
 		batch := s.q
 		s.q, s.spare = s.spare[:0], nil
 		closing, msg := s.closing, s.closeMsg
+		if len(batch) > 0 {
+			// Under the lock, so a finish that follows shortens it and
+			// is not overridden.
+			d := s.srv.cfg.WriteTimeout
+			if closing {
+				d = closeGrace
+			}
+			s.nc.SetWriteDeadline(time.Now().Add(d))
+		}
 		s.mu.Unlock()
 
 		if len(batch) > 0 {
-			if !closing {
-				s.nc.SetWriteDeadline(time.Now().Add(s.srv.cfg.WriteTimeout))
-			}
 			// WriteTo consumes (nils) the elements of batch; it is reused anyway.
 			n := len(batch)
 			bufs := net.Buffers(batch)
