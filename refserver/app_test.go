@@ -174,6 +174,9 @@ func TestUnknownKeyOrProtocol(t *testing.T) {
 			}
 		})
 	}
+	// The server keeps serving well-formed clients.
+	c, _ := ts.connect(t)
+	subscribe(t, c, "still-ok")
 }
 
 // Malformed or unsupported client messages get pusher:error with a null
