@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // CollectMeta records where and how a number was produced: command,
@@ -51,22 +49,7 @@ func hardware() Hardware {
 		GoVersion:   runtime.Version(),
 		GOMAXPROCS:  runtime.GOMAXPROCS(0),
 	}
-	var si unix.Sysinfo_t
-	if unix.Sysinfo(&si) == nil {
-		h.MemoryBytes = uint64(si.Totalram) * uint64(si.Unit)
-	}
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		h.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
-	}
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) == nil {
-		for cpu := 0; cpu < 1024 && len(h.CPUAffinity) < set.Count(); cpu++ {
-			if set.IsSet(cpu) {
-				h.CPUAffinity = append(h.CPUAffinity, cpu)
-			}
-		}
-	}
+	fillPlatform(&h)
 	return h
 }
 
