@@ -5,7 +5,8 @@
 //
 // It logs "refserver listening on ADDR" to stderr once the socket is bound
 // (a harness may wait for that line or poll /health), and on SIGTERM or
-// SIGINT closes every WebSocket with 1012 and exits 0. Bad flags exit 2
+// SIGINT closes every WebSocket with 1012 and exits 0 (a second signal
+// ends it at once). Bad flags exit 2
 // with a message naming the flag. main only calls run.
 package main
 
@@ -38,6 +39,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	// After the first signal, restore the default so a second one ends
+	// the process at once instead of waiting for the shutdown.
+	go func() { <-ctx.Done(); stop() }()
 	return serve(ctx, args, stdout, stderr)
 }
 
