@@ -19,13 +19,13 @@ type Golden struct {
 	PoolSHA256 string `json:"pool_sha256"`
 }
 
-// goldenJSON was produced once by `go test ./load/payload -run
+// goldenJSON (testdata/golden.json) was produced once by `go test ./load/payload -run
 // TestGoldenVectors -update` (which writes GoldenCases through
 // ComputeGolden) and reviewed by eye: the json values parse, are exactly
 // Size bytes, and the random ones differ by seed. Regenerate it only when
 // the value format changes on purpose, and say so in the commit.
 //
-//go:embed golden.json
+//go:embed testdata/golden.json
 var goldenJSON []byte
 
 // GoldenCases are the (mode, seed, size, count) tuples the vectors pin.

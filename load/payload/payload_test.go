@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,10 +28,10 @@ func TestGoldenVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("golden.json", append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", "golden.json"), append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("golden.json rewritten; rebuild to embed it")
+		t.Log("testdata/golden.json rewritten; rebuild to embed it")
 		return
 	}
 	n, err := CheckGolden()
