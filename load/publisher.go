@@ -30,7 +30,7 @@ type pubWorker struct {
 	expected       int64
 	rateLimited    int64
 	httpFailures   map[string]int64
-	events_        []pusher.Event // reused request
+	reqEvents        []pusher.Event // reused request
 	data           []byte
 	next           int   // pool position
 	seq            int64 // last sequence number used
@@ -42,7 +42,7 @@ func (p *publisher) newWorker() *pubWorker {
 	w := &pubWorker{
 		rec:            newRecorder(false, p.f.cfg.OpenLoop()),
 		publishLatency: NewHistogram(),
-		events_:        make([]pusher.Event, p.f.cfg.Batch),
+		reqEvents:      make([]pusher.Event, p.f.cfg.Batch),
 		next:           p.f.pool.Start(p.id*p.f.cfg.MaxInflight+len(p.workers), p.f.cfg.Batch),
 		// Sequence numbers never collide: publisher and worker in the top bits.
 		seq: int64(p.id)<<44 | int64(len(p.workers))<<32,
@@ -130,19 +130,19 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w Wind
 	f := p.f
 	cfg := f.cfg
 	var expected int64
-	for j := range wk.events_ {
+	for j := range wk.reqEvents {
 		ch := int((int64(p.id) + (k*int64(cfg.Batch)+int64(j))*int64(cfg.Publishers)) % int64(len(f.channels)))
 		expected += f.subs[ch]
 		wk.data = appendEventData(wk.data[:0], ts, wk.nextSeq(), f.pool.Value(wk.next), f.pool.Mode())
 		wk.next++
-		wk.events_[j] = pusher.Event{Name: fanoutEvent, Channel: f.channels[ch], Data: string(wk.data)}
+		wk.reqEvents[j] = pusher.Event{Name: fanoutEvent, Channel: f.channels[ch], Data: string(wk.data)}
 	}
 	rctx, cancel := context.WithDeadline(ctx, epoch.Add(time.Duration(w.Drain)))
 	var err error
 	if cfg.Batch == 1 {
-		err = f.client.Trigger(rctx, wk.events_[0])
+		err = f.client.Trigger(rctx, wk.reqEvents[0])
 	} else {
-		err = f.client.TriggerBatch(rctx, wk.events_)
+		err = f.client.TriggerBatch(rctx, wk.reqEvents)
 	}
 	cancel()
 	now := mono()
