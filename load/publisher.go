@@ -30,7 +30,7 @@ type pubWorker struct {
 	expected       int64
 	rateLimited    int64
 	httpFailures   map[string]int64
-	reqEvents        []pusher.Event // reused request
+	reqEvents      []pusher.Event // reused request
 	data           []byte
 	next           int   // pool position
 	seq            int64 // last sequence number used
