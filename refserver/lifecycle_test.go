@@ -129,7 +129,14 @@ func TestHealthCounters(t *testing.T) {
 		t.Errorf("health (-want +got):\n%s", diff)
 	}
 	// Out: 3 echoes, 2 connection_established, 3 subscription_succeeded, 3 events.
-	if out := st.MessagesOut - before.MessagesOut; out != 11 {
+	// A frame is counted after its write returns, which can be after the
+	// client has read it: wait (bounded) for the writers to catch up.
+	out := st.MessagesOut - before.MessagesOut
+	for deadline := time.Now().Add(5 * time.Second); out < 11 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		out = ts.health(t).MessagesOut - before.MessagesOut
+	}
+	if out != 11 {
 		t.Errorf("messages_out moved by %d, want 11", out)
 	}
 }
