@@ -7,6 +7,7 @@
 #   make bench                                     generator efficiency report
 #   make load                                      refserver + one short `ceiling load`
 
+SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
@@ -40,7 +41,7 @@ load: build
 	@set -e; \
 	$(BIN)/refserver --addr 127.0.0.1:6001 & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
-	for i in $$(seq 50); do curl -fsS http://127.0.0.1:6001/health >/dev/null 2>&1 && break; sleep 0.1; done; \
+	for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/6001) 2>/dev/null && break; sleep 0.1; done; \
 	$(BIN)/ceiling load --scenario echo --url ws://127.0.0.1:6001/echo --connections 16 --batch 10 --duration 5s --warmup 1s
 
 ceiling: build
