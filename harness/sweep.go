@@ -117,6 +117,10 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
 	}
+	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
+		// The generator says it could not measure: its figures are none.
+		out.FailReason = "generator could not measure: " + out.Load.Summary.Failure
+	}
 	if out.Load == nil || out.FailReason != "" {
 		p.Status = StatusFailed
 		p.Verdict = VerdictFailed
