@@ -37,6 +37,10 @@ func headroomOf(r *Result, fraction float64) *HeadroomProbe {
 		switch {
 		case p.Status != StatusOK:
 			h.Conclusion = "probe failed: " + p.FailReason
+		case !p.Clean:
+			// Errors or missing connections change the load, not the
+			// generator's CPU: the comparison would measure them.
+			h.Conclusion = fmt.Sprintf("probe not clean (%d errors, saturated or connections short): no conclusion", p.Errors)
 		case !r.Headline.Clean || r.Headline.ThroughputPerS <= 0:
 			h.Conclusion = "no clean headline to compare with"
 		default:

@@ -93,12 +93,20 @@ func (r *Result) Summarize() {
 		if p.Role != RoleAARepeat {
 			continue
 		}
-		if p.Status == StatusOK && r.Headline.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
+		// Only a clean repeat measures noise: one with errors, saturated
+		// or short of connections measures its own trouble.
+		if p.Clean && r.Headline.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
 			r.NoiseFloorPct = NoiseFloorPct(r.Headline.ThroughputPerS, p.ThroughputPerS)
 		}
 		if r.NoiseFloorPct == nil {
 			why := p.FailReason
-			if why == "" {
+			switch {
+			case why != "":
+			case p.Status == StatusOK && p.Errors > 0:
+				why = fmt.Sprintf("it had %d errors", p.Errors)
+			case p.Status == StatusOK && p.ThroughputPerS > 0:
+				why = "it was not clean (saturated, or connections short or dropped)"
+			default:
 				why = "it measured no throughput"
 			}
 			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", why))

@@ -103,6 +103,21 @@ func TestSummarizeNoCleanHeadline(t *testing.T) {
 	}
 }
 
+func TestSummarizeUncleanRepeatIsNoNoiseFloor(t *testing.T) {
+	r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10}}
+	rep := pt(RoleAARepeat, 10, 32, 990, VerdictServerSaturated)
+	rep.Clean, rep.Errors = false, 4
+	r.Curve = []Point{pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated), rep}
+	r.Summarize()
+	if r.NoiseFloorPct != nil {
+		t.Errorf("NoiseFloorPct = %v from a repeat with errors, want nil", *r.NoiseFloorPct)
+	}
+	want := []string{"the A-A repeat of the headline failed (it had 4 errors): no noise floor"}
+	if diff := cmp.Diff(want, r.Warnings); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+}
+
 func TestHeadroomProbeConclusion(t *testing.T) {
 	base := func(probe Point, noise float64) *Result {
 		r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10, HeadroomProbeFraction: 0.5}}
@@ -137,6 +152,11 @@ func TestHeadroomProbeConclusion(t *testing.T) {
 				t.Errorf("index %d fraction %v", h.Index, h.QuotaFraction)
 			}
 		})
+	}
+	dirty := pt(RoleHeadroom, 10, 32, 400, VerdictNeither)
+	dirty.Clean, dirty.Errors = false, 7
+	if h := base(dirty, 1).HeadroomProbe; h == nil || h.GeneratorHadHeadroom || h.ChangePct != 0 || !strings.Contains(h.Conclusion, "not clean") {
+		t.Errorf("probe with errors summarized as %+v", h)
 	}
 	failed := Point{Role: RoleHeadroom, Status: StatusFailed, FailReason: "cgroup v2: permission denied"}
 	if h := base(failed, 1).HeadroomProbe; h == nil || h.GeneratorHadHeadroom || !strings.Contains(h.Conclusion, "permission denied") {
