@@ -262,13 +262,17 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			if pt.FailReason != "" {
 				why = strings.TrimSpace(why + "; " + pt.FailReason)
 			}
-			tp := formatRate(pt.ThroughputPerS)
-			if pt.LowerBound {
-				tp += " †"
+			// A failed point measured nothing: "0 msg/s" would be a figure.
+			tp, lat := "n/a", "n/a"
+			if pt.Status == harness.StatusOK {
+				tp, lat = formatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
+				if pt.LowerBound {
+					tp += " †"
+				}
 			}
 			p("| %d | %s | %d | %d | %d | %s | %s | %s | %d | %s | %s | %s | %s |\n",
 				pt.Index, text(pt.Role), pt.Batch, pt.Connections, pt.Rep, text(pt.Status), tp,
-				formatNs(pt.LatencyNs.P99), pt.Errors, cpuFrac(pt.ServerCPU), cpuFrac(pt.GeneratorCPU),
+				lat, pt.Errors, cpuFrac(pt.ServerCPU), cpuFrac(pt.GeneratorCPU),
 				text(pt.Verdict), text(why))
 		}
 		p("\n")

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +185,18 @@ func TestComparePartialAlert(t *testing.T) {
 	want := "> [!WARNING]\n> head run: the sweep was interrupted; only the 7 points that finished are here.\n"
 	if !strings.Contains(md, want) {
 		t.Errorf("no partial alert in:\n%.600s", md)
+	}
+}
+
+func TestFailedPointShowsNoFigure(t *testing.T) {
+	t.Parallel()
+	head := mustRead(t, "head_same.json")
+	fp := &head.Curve[1]
+	*fp = harness.Point{Index: fp.Index, Role: fp.Role, Batch: fp.Batch, Connections: fp.Connections,
+		Status: harness.StatusFailed, Verdict: harness.VerdictFailed, FailReason: "server exited"}
+	md := Render(Compare(nil, head, CompareOptions{}), RenderOptions{})
+	want := fmt.Sprintf("| %d | sweep | %d | %d | 0 | failed | n/a | n/a | 0 |", fp.Index, fp.Batch, fp.Connections)
+	if !strings.Contains(md, want) {
+		t.Errorf("no row %q for the failed point in:\n%s", want, md)
 	}
 }
