@@ -67,6 +67,7 @@ func Check(r *harness.Result) []schema.Problem {
 		if !slices.Contains(knownVerdicts, h.Verdict) || h.Verdict == harness.VerdictFailed {
 			add("headline.verdict", "%s is not a verdict a clean headline can have", strconv.Quote(h.Verdict))
 		}
+		lowerBoundAgrees(add, "headline", h.Verdict, h.LowerBound)
 	}
 
 	for i, p := range r.Curve {
@@ -77,9 +78,13 @@ func Check(r *harness.Result) []schema.Problem {
 		if p.Clean && (p.Status != "ok" || p.Errors > 0) {
 			add(at("clean"), "true, but status is %s with %d errors", strconv.Quote(p.Status), p.Errors)
 		}
+		if p.Clean && p.Saturated {
+			add(at("clean"), "true, but the point is saturated")
+		}
 		if p.Status == "failed" && p.Verdict != harness.VerdictFailed {
 			add(at("verdict"), "%s for a failed point (want %q)", strconv.Quote(p.Verdict), harness.VerdictFailed)
 		}
+		lowerBoundAgrees(add, fmt.Sprintf("curve[%d]", i), p.Verdict, p.LowerBound)
 	}
 
 	batches := map[int]int{}
@@ -98,6 +103,9 @@ func Check(r *harness.Result) []schema.Problem {
 		if c.Found && c.ThroughputPerS <= 0 {
 			add(at("throughput_per_s"), "a found ceiling needs a positive throughput, got %v", c.ThroughputPerS)
 		}
+		if c.Found {
+			lowerBoundAgrees(add, fmt.Sprintf("ceilings[%d]", i), c.Verdict, c.LowerBound)
+		}
 	}
 	return ps
 }
@@ -113,4 +121,12 @@ func validGenerator(s string) bool {
 		}
 	}
 	return true
+}
+
+// lowerBoundAgrees checks that a figure's lower_bound says what its verdict
+// means: the comment drops or adds the "at least" mark by this flag alone.
+func lowerBoundAgrees(add func(path, format string, args ...any), at, verdict string, lowerBound bool) {
+	if want := harness.IsLowerBound(verdict); lowerBound != want {
+		add(at+".lower_bound", "%v, but the verdict %s means %v", lowerBound, strconv.Quote(verdict), want)
+	}
 }

@@ -180,3 +180,37 @@ func TestReadGitRefIsOneToken(t *testing.T) {
 		t.Errorf("Read = %v, want a meta.git_ref error", err)
 	}
 }
+
+// TestReadLowerBoundMustMatchVerdict: the comment marks a lower bound by
+// lower_bound alone, so a document whose flag contradicts its verdict is
+// refused rather than published without the mark.
+func TestReadLowerBoundMustMatchVerdict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		edit func(doc map[string]any)
+		want string
+	}{
+		{"headline", func(doc map[string]any) {
+			h := doc["headline"].(map[string]any)
+			h["verdict"], h["lower_bound"] = "generator-capped", false
+		}, `headline.lower_bound: false, but the verdict "generator-capped" means true`},
+		{"ceiling", func(doc map[string]any) {
+			doc["ceilings"].([]any)[0].(map[string]any)["lower_bound"] = true
+		}, "ceilings[0].lower_bound: true, but the verdict"},
+		{"point", func(doc map[string]any) {
+			doc["curve"].([]any)[0].(map[string]any)["lower_bound"] = true
+		}, "curve[0].lower_bound: true, but the verdict"},
+	}
+	for _, tt := range tests {
+		var doc map[string]any
+		if err := json.Unmarshal(readFixture(t, "base.json"), &doc); err != nil {
+			t.Fatal(err)
+		}
+		tt.edit(doc)
+		b, _ := json.Marshal(doc)
+		if _, err := Read(b, "x.json"); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Read = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
