@@ -66,8 +66,7 @@ var DefaultThresholds = Thresholds{
 // harness's own sampling of both sides.
 func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
 	srvBusy := server.FractionMean >= th.ServerBusy
-	srvWhy := fmt.Sprintf("server %.0f%% of %s", server.FractionMean*100, cores(server.PinnedCores))
-	genWhy := fmt.Sprintf("generator %.0f%% of %s", generator.FractionMean*100, cores(generator.PinnedCores))
+	srvWhy, genWhy := cpuWhy("server", server), cpuWhy("generator", generator)
 	genBehind, evidence := generatorBehind(th, generator, summary, self)
 
 	switch {
@@ -82,11 +81,13 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	switch {
 	case summary.Errors > 0:
 		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it", summary.Errors)
-	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
-		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
+	// Contention first: a server whose cores other work filled cannot
+	// be said not to scale across them.
 	case Shared(server) || Shared(generator):
 		why = fmt.Sprintf("the pinned CPUs were busy with other work (server CPUs %.0f%% busy, generator CPUs %.0f%%): the machine was not quiet, this point measures contention",
 			server.PinnedBusy*100, generator.PinnedBusy*100)
+	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
+		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
 	}
 	return VerdictNeither, fmt.Sprintf("%s, %s; %s; %s", srvWhy, genWhy, evidence, why)
 }
@@ -121,6 +122,9 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 	// generator just as short of CPU).
 	busy := gen.FractionMean >= th.GeneratorBusy || gen.PinnedBusy >= th.GeneratorBusy
 	if runnable == 0 && self.OSRunDelayNs == 0 {
+		if gen.Samples == 0 && gen.PinnedBusy < 0 {
+			return false, "no self-evidence reported and generator CPU not sampled: cannot tell"
+		}
 		if busy {
 			return true, "no self-evidence reported, generator CPU near its cores (conservative)"
 		}
@@ -152,6 +156,15 @@ func Shared(c CPUStats) bool {
 // the server.
 func IsLowerBound(verdict string) bool {
 	return verdict == VerdictGeneratorCapped || verdict == VerdictBoth
+}
+
+// cpuWhy is one side's CPU for a reason; an unsampled side says so
+// instead of reading as 0%.
+func cpuWhy(side string, c CPUStats) string {
+	if c.Samples == 0 {
+		return side + " CPU not sampled"
+	}
+	return fmt.Sprintf("%s %.0f%% of %s", side, c.FractionMean*100, cores(c.PinnedCores))
 }
 
 func cores(n int) string {

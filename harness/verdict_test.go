@@ -54,6 +54,8 @@ func TestJudge(t *testing.T) {
 		{"generator starved by other work on its cpu", cpuFrac(0.3, 1), shared(0.26, 0.99), closed, ranLate, VerdictGeneratorCapped, "work ready but not run", true},
 		{"server cpus full of other work", shared(0.47, 0.98), cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "machine was not quiet", false},
 		{"server stuck near one of three cores", CPUStats{Samples: 8, MeanCores: 1.05, PinnedCores: 3, FractionMean: 0.35}, cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "may not scale across them", false},
+		{"server on three cores, two full of other work: contention, not scaling", CPUStats{Samples: 8, MeanCores: 1.0, PinnedCores: 3, FractionMean: 0.33, PinnedBusy: 0.95}, cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "machine was not quiet", false},
+		{"unsampled sides are not 0%", CPUStats{PinnedCores: 3, PinnedBusy: -1}, CPUStats{PinnedCores: 1, PinnedBusy: -1}, closed, load.GeneratorStats{}, VerdictNeither, "server CPU not sampled, generator CPU not sampled; no self-evidence reported and generator CPU not sampled: cannot tell", false},
 		{"softirq margin is not sharing", shared(0.80, 0.90), cpuFrac(0.4, 1), closed, keptUp, VerdictNeither, "latency- or connection-bound", false},
 	}...)
 	for _, tt := range tests {
