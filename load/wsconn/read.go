@@ -1,7 +1,6 @@
 package wsconn
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,37 +15,17 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 		return 0, nil, c.readErr
 	}
 	for {
-		if c.w-c.r < 2 {
-			if err := c.fill(2); err != nil {
+		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
+		if err != nil {
+			return c.fail(err)
+		}
+		if need > 0 {
+			if err := c.fill(need); err != nil {
 				return c.fail(err)
 			}
+			continue
 		}
-		b0, b1 := c.rbuf[c.r], c.rbuf[c.r+1]
-		if b0&0x70 != 0 {
-			return c.fail(&ProtocolError{"RSV bits set without a negotiated extension"})
-		}
-		if b1&0x80 != 0 {
-			return c.fail(&ProtocolError{"masked frame from the server"})
-		}
-		fin, op := b0&0x80 != 0, Opcode(b0&0x0F)
-		hlen, n := 2, uint64(b1&0x7F)
-		if n >= 126 {
-			if n == 126 {
-				hlen = 4
-			} else {
-				hlen = 10
-			}
-			if c.w-c.r < hlen {
-				if err := c.fill(hlen); err != nil {
-					return c.fail(err)
-				}
-			}
-			if hlen == 4 {
-				n = uint64(binary.BigEndian.Uint16(c.rbuf[c.r+2:]))
-			} else {
-				n = binary.BigEndian.Uint64(c.rbuf[c.r+2:])
-			}
-		}
+		fin, op, hlen, n := h.Fin, h.Op, h.HeaderLen, h.PayloadLen
 		if err := c.check(fin, op, n); err != nil {
 			return c.fail(err)
 		}
@@ -192,22 +171,17 @@ func grow(b []byte, n int) []byte {
 	return nb
 }
 
-// closeFrom turns a close frame into a *CloseError and echoes its code.
+// closeFrom turns a close frame into its error and echoes its code.
 func (c *Conn) closeFrom(p []byte) error {
-	if len(p) == 1 {
-		return &ProtocolError{"close frame with a 1-byte payload"}
+	err := CloseFrameError(p)
+	if ce, ok := err.(*CloseError); ok {
+		echo := ce.Code
+		if echo == CloseNoStatusReceived {
+			echo = CloseNormalClosure
+		}
+		_ = c.sendClose(echo, "")
 	}
-	ce := &CloseError{Code: CloseNoStatusReceived}
-	if len(p) >= 2 {
-		ce.Code = int(binary.BigEndian.Uint16(p))
-		ce.Text = string(p[2:])
-	}
-	echo := ce.Code
-	if echo == CloseNoStatusReceived {
-		echo = CloseNormalClosure
-	}
-	_ = c.sendClose(echo, "")
-	return ce
+	return err
 }
 
 // fail makes err sticky and, for a protocol violation, tells the server.
