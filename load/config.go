@@ -40,6 +40,11 @@ type Config struct {
 	// times every message of a batch at the batch's completion.
 	EagerReads bool `json:"eager_reads"`
 
+	// IO is how the closed echo loop drives its connections: "goroutines"
+	// (one per connection, Go's netpoller) or "reactor" (one epoll loop
+	// per GOMAXPROCS, Linux only; see load/reactor).
+	IO string `json:"io"`
+
 	MeasureMarker string `json:"measure_marker,omitempty"`
 	JSONPath      string `json:"-"`
 }

@@ -3,10 +3,12 @@ package load
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/reactor"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
@@ -21,6 +23,9 @@ type echo struct {
 	pool  *payload.Pool
 	op    wsconn.Opcode
 	conns []*wsconn.Conn
+
+	mu       sync.Mutex // guards reactors: the observer reads counters mid-run
+	reactors []*reactor.Reactor
 }
 
 func newEcho(cfg *Config, pool *payload.Pool) *echo {
@@ -49,10 +54,20 @@ func (e *echo) ReadCounters() (reads, messages int64) {
 			messages += c.Messages()
 		}
 	}
+	e.mu.Lock()
+	for _, r := range e.reactors {
+		rd, m := r.Counters()
+		reads += rd
+		messages += m
+	}
+	e.mu.Unlock()
 	return reads, messages
 }
 
 func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
+	if !e.cfg.OpenLoop() && e.cfg.IO == IOReactor {
+		return e.reactorLoad(ctx, w)
+	}
 	var recs []*Recorder
 	var wg sync.WaitGroup
 	var wakes []chan struct{}
@@ -185,6 +200,75 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, 
 		}
 	}
 }
+
+// reactorLoad is the closed loop on epoll reactors (--io reactor): one
+// per GOMAXPROCS, each with its own Recorder and a share of the
+// connections, so no goroutine parks per connection (load/reactor).
+func (e *echo) reactorLoad(ctx context.Context, w Window) []*Recorder {
+	var open []int
+	for i, c := range e.conns {
+		if c != nil {
+			open = append(open, i)
+		}
+	}
+	n := min(runtime.GOMAXPROCS(0), len(open))
+	recs := make([]*Recorder, n)
+	rs := make([]*reactor.Reactor, n)
+	cfg := reactor.Config{
+		Batch: e.cfg.Batch, RecordSize: e.cfg.RecordSize, Op: e.op, Pool: e.pool, Now: mono,
+		Window: reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain},
+	}
+	for k := range rs {
+		recs[k] = newRecorder(true, false)
+		r, err := reactor.New(cfg, &reactorRecorder{ctx: ctx, e: e, w: w, rec: recs[k]})
+		if err != nil {
+			recs[k].ErrorN("reactor", int64(len(open)))
+			for _, r := range rs[:k] {
+				r.Close()
+			}
+			return recs
+		}
+		rs[k] = r
+	}
+	for j, i := range open {
+		k := j % n
+		if err := rs[k].Add(e.conns[i], e.pool.Start(i, e.cfg.Batch)); err != nil {
+			e.fail(ctx, err, w, recs[k])
+		}
+	}
+	e.mu.Lock()
+	e.reactors = rs
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Run(ctx)
+		}()
+	}
+	wg.Wait()
+	return recs
+}
+
+// reactorRecorder records a reactor's results as the goroutine closed
+// loop does: one per reactor, so no lock.
+type reactorRecorder struct {
+	ctx context.Context
+	e   *echo
+	w   Window
+	rec *Recorder
+}
+
+func (r *reactorRecorder) Reply(latencyNs int64, size int) {
+	r.rec.Latency.Record(latencyNs)
+	r.rec.Messages++
+	r.rec.Bytes += int64(size)
+}
+
+func (r *reactorRecorder) Batch()              { r.rec.Ops++ }
+func (r *reactorRecorder) Error(reason string) { r.rec.Error(reason) }
+func (r *reactorRecorder) Fail(err error)      { r.e.fail(r.ctx, err, r.w, r.rec) }
 
 // openLoop runs a writer on the schedule and a reader matching replies to
 // scheduled times. At most --max-inflight batches are outstanding: when

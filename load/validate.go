@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/reactor"
 )
 
 // Scenario and strategy names.
@@ -18,6 +19,9 @@ const (
 	ConnectBounded   = "bounded"
 	ConnectStagger   = "stagger"
 	ConnectAllAtOnce = "all-at-once"
+
+	IOGoroutines = "goroutines"
+	IOReactor    = "reactor"
 )
 
 // Defaults of every knob (the CLI shows them in -h).
@@ -38,6 +42,9 @@ const (
 	DefaultPayloadSeed        = 1
 	DefaultConnectConcurrency = 32
 	DefaultConnectStaggerMs   = 10
+	// DefaultIO is the closed echo loop's I/O mode (see docs/efficiency.md
+	// for the A/B that chose it).
+	DefaultIO = IOGoroutines
 	// MaxRecordSize bounds one value (and with --batch, one write).
 	MaxRecordSize = 16 << 20
 	// FanoutGrace is how long deliveries are awaited after the window.
@@ -65,6 +72,7 @@ func DefaultConfig() Config {
 		ConnectStrategy:    ConnectBounded,
 		ConnectConcurrency: DefaultConnectConcurrency,
 		ConnectStaggerMs:   DefaultConnectStaggerMs,
+		IO:                 DefaultIO,
 	}
 }
 
@@ -145,6 +153,25 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	}
 	if given("eager-reads") && (c.Scenario != ScenarioEcho || c.OpenLoop()) {
 		return fmt.Errorf("--eager-reads is only read by the closed loop of --scenario echo (the open loop always reads eagerly)")
+	}
+	switch c.IO {
+	case "":
+		c.IO = DefaultIO // a Config built by hand
+	case IOGoroutines, IOReactor:
+	default:
+		return fmt.Errorf("--io %q: want reactor or goroutines", c.IO)
+	}
+	if c.Scenario != ScenarioEcho || c.OpenLoop() {
+		if given("io") {
+			return fmt.Errorf("--io is only read by the closed loop of --scenario echo")
+		}
+		c.IO = IOGoroutines // what actually runs, recorded as such
+	}
+	if c.IO == IOReactor && !reactor.Supported {
+		if given("io") {
+			return fmt.Errorf("--io reactor needs Linux (epoll): use --io goroutines")
+		}
+		c.IO = IOGoroutines
 	}
 	if c.Payload == payload.Constant && given("payload-seed") {
 		return fmt.Errorf("--payload-seed is only read by --payload json or random")

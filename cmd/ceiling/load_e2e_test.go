@@ -145,7 +145,7 @@ func TestLoadEchoAgainstRefserver(t *testing.T) {
 		want := load.Config{Scenario: "echo", URL: url, AppID: "app-id", Key: "app-key", Channels: 1, Publishers: 1,
 			Connections: 4, Batch: 10, RecordSize: 200, DurationNs: 1e9, WarmupNs: 2e8, MaxInflight: load.DefaultMaxInflight,
 			Payload: "json", PayloadSeed: 5, ConnectStrategy: "bounded", ConnectConcurrency: 32, ConnectStaggerMs: 10,
-			MeasureMarker: r.Config.MeasureMarker}
+			IO: load.DefaultIO, MeasureMarker: r.Config.MeasureMarker}
 		if diff := cmp.Diff(want, r.Config); diff != "" {
 			t.Errorf("config (-want +got):\n%s", diff)
 		}

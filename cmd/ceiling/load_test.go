@@ -47,6 +47,9 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"json dir", []string{dead, "--json", "/nonexistent/dir/r.json"}, "--json"},
 		{"marker dir", []string{dead, "--measure-marker", "/nonexistent/dir/m"}, "--measure-marker"},
 		{"random fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--payload", "random"}, "--payload random"},
+		{"io name", []string{dead, "--io", "threads"}, "-io"},
+		{"io with open loop", []string{dead, "--rate", "10", "--io", "reactor"}, "--io"},
+		{"io with fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--io", "goroutines"}, "--io"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +79,8 @@ func TestLoadGoodCombinationsPassValidation(t *testing.T) {
 		{"--connect-strategy", "stagger", "--connect-stagger-ms", "1"},
 		{"--payload", "json", "--record-size", "256", "--payload-seed", "7"},
 		{"--rate", "100", "--max-inflight", "4"},
+		{"--io", "goroutines"},
+		{"--io", "reactor", "--eager-reads"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args = append([]string{"load", "--url", "ws://127.0.0.1:1/echo", "--connections", "2", "--duration", "100ms", "--warmup", "0s", "--quiet"}, args...)

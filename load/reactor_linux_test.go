@@ -1,0 +1,257 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/reactor"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
+	"github.com/ceiling-bench/ceiling/refserver"
+	"github.com/google/go-cmp/cmp"
+	"github.com/gorilla/websocket"
+)
+
+// startRefserver runs the bundled server in-process on a kernel-chosen
+// loopback port and returns its echo URL.
+func startRefserver(t *testing.T) string {
+	t.Helper()
+	srv, err := refserver.New(refserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; !errors.Is(err, refserver.ErrServerClosed) {
+			t.Errorf("refserver Serve: %v", err)
+		}
+	})
+	return "ws://" + l.Addr().String() + "/echo"
+}
+
+// Every reply of every measured batch is accounted for, at small and
+// large batches, with connections that do not divide evenly over the
+// reactors.
+func TestReactorAgainstRefserver(t *testing.T) {
+	url := startRefserver(t)
+	for _, tc := range []struct{ batch, conns int }{{1, 3}, {10, 4}, {100, 5}} {
+		cfg := testConfig(url)
+		cfg.IO = IOReactor
+		cfg.Batch, cfg.Connections = tc.batch, tc.conns
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatalf("batch %d: %v", tc.batch, err)
+		}
+		s, g := res.Summary, res.Generator
+		if s.Errors != 0 || *s.Dropped != 0 {
+			t.Fatalf("batch %d: errors %d %v dropped %d", tc.batch, s.Errors, s.ErrorsByReason, *s.Dropped)
+		}
+		if s.Messages == 0 || s.Messages%int64(tc.batch) != 0 || s.Latency.Count != s.Messages {
+			t.Fatalf("batch %d: messages %d latency count %d", tc.batch, s.Messages, s.Latency.Count)
+		}
+		if ops := int64(s.AchievedOpsPerS*float64(s.MeasuredNs)/1e9 + 0.5); ops*int64(tc.batch) != s.Messages {
+			t.Fatalf("batch %d: %d ops for %d messages", tc.batch, ops, s.Messages)
+		}
+		if s.BytesPerS != s.ThroughputPerS*64 || s.ConnectionsOpen != tc.conns {
+			t.Fatalf("batch %d: summary %+v", tc.batch, s)
+		}
+		if l := s.Latency; !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max) {
+			t.Fatalf("batch %d: latency %+v", tc.batch, l)
+		}
+		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || res.Config.IO != IOReactor {
+			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, res.Config.IO)
+		}
+	}
+}
+
+// endOneInWindow makes the server end one connection with end once the
+// measure marker exists (inside the window).
+func endOneInWindow(es *echoServer, marker string, end func(*websocket.Conn)) {
+	var cut atomic.Bool
+	es.onConn = func(c *websocket.Conn) bool {
+		if _, err := os.Stat(marker); err == nil && cut.CompareAndSwap(false, true) {
+			end(c)
+			return false
+		}
+		return true
+	}
+}
+
+// A connection cut inside the window counts as the goroutine loop counts
+// it: one error, one dropped; the others carry on.
+func TestReactorDroppedConnection(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.IO = IOReactor
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
+		c.NetConn().Close() // abrupt: no close frame
+	})
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if *s.Dropped != 1 || s.Errors != 1 || s.ErrorsByReason["EOF"]+s.ErrorsByReason["ECONNRESET"] != 1 {
+		t.Fatalf("dropped %d errors %d %v", *s.Dropped, s.Errors, s.ErrorsByReason)
+	}
+	if s.Messages == 0 || s.Latency.Count != s.Messages {
+		t.Fatalf("the other connections stopped too: %+v", s)
+	}
+}
+
+// A server that closes with a close frame: counted by its code, and the
+// reactor answers the close.
+func TestReactorServerCloseFrame(t *testing.T) {
+	es := startEchoServer(t, nil)
+	cfg := testConfig(es.URL)
+	cfg.IO = IOReactor
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
+		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "bye"))
+	})
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary; *s.Dropped != 1 || s.Errors != 1 || s.ErrorsByReason["close_4001"] != 1 {
+		t.Fatalf("dropped %d errors %d %v", *s.Dropped, s.Errors, s.ErrorsByReason)
+	}
+}
+
+// A fixed amount of work: the server answers the first 40 messages of
+// every connection and then stalls past the drain. Both modes must count
+// exactly the same (every answered message, every batch, one
+// no_reply_by_drain per connection, nothing dropped) and neither hangs.
+func TestReactorAgreesWithGoroutines(t *testing.T) {
+	const conns, batch, answered = 3, 5, 40
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	es := startEchoServer(t, nil)
+	counts := map[*websocket.Conn]int{}
+	es.onConn = func(c *websocket.Conn) bool {
+		es.mu.Lock()
+		counts[c]++
+		n := counts[c]
+		es.mu.Unlock()
+		if n > answered {
+			<-release // stall beyond the drain, until the test ends
+			return false
+		}
+		return true
+	}
+	type got struct {
+		Messages, Ops, Latency, Dropped int64
+		Errors                          map[string]int64
+	}
+	run := func(io string) got {
+		cfg := testConfig(es.URL)
+		cfg.IO, cfg.Connections, cfg.Batch = io, conns, batch
+		cfg.WarmupNs, cfg.DurationNs = 0, int64(500*time.Millisecond)
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", io, err)
+		}
+		s := res.Summary
+		return got{s.Messages, int64(s.AchievedOpsPerS*float64(s.MeasuredNs)/1e9 + 0.5), s.Latency.Count, *s.Dropped, s.ErrorsByReason}
+	}
+	want := got{conns * answered, conns * answered / batch, conns * answered, 0, map[string]int64{"no_reply_by_drain": conns}}
+	for _, io := range []string{IOGoroutines, IOReactor} {
+		if diff := cmp.Diff(want, run(io)); diff != "" {
+			t.Errorf("--io %s (-want +got):\n%s", io, diff)
+		}
+	}
+}
+
+// Cancelling the run stops the reactors at once: the window is cut short.
+func TestReactorStopsOnCancel(t *testing.T) {
+	url := startRefserver(t)
+	cfg := testConfig(url)
+	cfg.IO = IOReactor
+	cfg.DurationNs = int64(time.Minute)
+	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(cfg.MeasureMarker); err == nil {
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	res, err := Run(ctx, cfg, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if s := res.Summary; s.MeasuredNs >= cfg.DurationNs || s.Errors != 0 || s.Messages == 0 {
+		t.Fatalf("measured %v of %v, errors %d %v, messages %d", time.Duration(s.MeasuredNs), time.Duration(cfg.DurationNs), s.Errors, s.ErrorsByReason, s.Messages)
+	}
+}
+
+// A reactor's run allocates a constant amount, nothing per message: the
+// allocation-free raw echo server keeps the count to the generator's.
+func TestReactorNoAllocationPerMessage(t *testing.T) {
+	url := startRawEchoServer(t)
+	cfg := testConfig(url)
+	cfg.Batch = 10
+	pool, err := payload.New(payload.Constant, 1, cfg.RecordSize, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEcho(&cfg, pool)
+	var base time.Time
+	now := func() int64 { return int64(time.Since(base)) }
+	w := Window{Start: 0, End: int64(200 * time.Millisecond), Drain: int64(2 * time.Second)}
+	rec := newRecorder(true, false)
+	rr := &reactorRecorder{ctx: context.Background(), e: e, w: w, rec: rec}
+	var rs []*reactor.Reactor
+	for range 2 { // AllocsPerRun runs once more as a warm-up
+		r, err := reactor.New(reactor.Config{Batch: cfg.Batch, RecordSize: cfg.RecordSize, Op: wsconn.OpText, Pool: pool, Now: now,
+			Window: reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain}}, rr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		for i := range 2 {
+			c, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Add(c, pool.Start(i, cfg.Batch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs = append(rs, r)
+	}
+	k := 0
+	allocs := testing.AllocsPerRun(1, func() {
+		base = time.Now()
+		rs[k].Run(context.Background())
+		k++
+	})
+	msgs := rec.Messages / 2 // per run
+	if rec.TotalErrors() != 0 || msgs < 200 {
+		t.Fatalf("errors %v, %d messages per run", rec.Errors, msgs)
+	}
+	if allocs*10 > float64(msgs) {
+		t.Fatalf("%v allocations in a run of %d messages", allocs, msgs)
+	}
+	t.Logf("%v allocations in a run of %d messages", allocs, msgs)
+}
