@@ -162,7 +162,7 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 		out.Attempts = attempt
 		tip, err := g.remoteTip(ctx, opts.Remote, opts.Branch)
 		if err != nil {
-			return out, fmt.Errorf("fetch %s %s: %w", opts.Remote, opts.Branch, err)
+			return out, fmt.Errorf("fetch %s %s: %w", RedactURLs(opts.Remote), opts.Branch, err)
 		}
 		files, keptNewer, err := publishedFiles(ctx, g, tip, r, raw, opts)
 		if err != nil {

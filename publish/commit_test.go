@@ -378,7 +378,7 @@ func TestCommitFromShallowClone(t *testing.T) {
 }
 
 // A remote whose URL carries a token must not show it in an error. (git
-// strips it itself today; redactURLs is the second line, tested below.)
+// strips it itself today; RedactURLs is the second line, tested below.)
 func TestCommitRedactsRemoteURL(t *testing.T) {
 	t.Parallel()
 	_, checkout := newRemote(t)
@@ -394,11 +394,32 @@ func TestCommitRedactsRemoteURL(t *testing.T) {
 	}
 }
 
+// A remote given as a URL with a token must not show it in the trace
+// (ceiling publish commit prints it to stderr) or in the error.
+func TestCommitTraceRedactsRemoteURL(t *testing.T) {
+	t.Parallel()
+	_, checkout := newRemote(t)
+	const secret = "ghs_SECRETINTRACE456"
+	var trace strings.Builder
+	r, raw := resultAt(t, "cdce", 1)
+	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout,
+		Remote: "https://x-access-token:" + secret + "@127.0.0.1:1/o/r.git", Trace: &trace})
+	if err == nil {
+		t.Fatal("push to an unreachable remote succeeded")
+	}
+	if !strings.Contains(trace.String(), "+ git ") {
+		t.Fatalf("no trace written: %q", trace.String())
+	}
+	if strings.Contains(trace.String(), secret) || strings.Contains(err.Error(), secret) {
+		t.Errorf("the URL's token leaked:\ntrace: %s\nerror: %v", trace.String(), err)
+	}
+}
+
 func TestRedactURLs(t *testing.T) {
 	t.Parallel()
-	got := redactURLs("fatal: unable to access 'https://x-access-token:abc123@github.com/o/r.git/': nope; ssh://git@host/x")
+	got := RedactURLs("fatal: unable to access 'https://x-access-token:abc123@github.com/o/r.git/': nope; ssh://git@host/x")
 	want := "fatal: unable to access 'https://x-access-token:[redacted]@github.com/o/r.git/': nope; ssh://git@host/x"
 	if got != want {
-		t.Errorf("redactURLs:\n got %s\nwant %s", got, want)
+		t.Errorf("RedactURLs:\n got %s\nwant %s", got, want)
 	}
 }

@@ -49,14 +49,16 @@ func (e *gitError) Error() string {
 	if msg == "" {
 		msg = e.err.Error()
 	}
-	return redactURLs(fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg))
+	return RedactURLs(fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg))
 }
 
 // urlSecret matches the password of a URL with credentials in it, as a
 // remote configured like https://x-access-token:TOKEN@github.com/o/r has.
 var urlSecret = regexp.MustCompile(`(://[^/\s:@]*:)[^@\s/]+@`)
 
-func redactURLs(s string) string { return urlSecret.ReplaceAllString(s, "${1}[redacted]@") }
+// RedactURLs hides the password of every URL in s (a remote may be given
+// as one).
+func RedactURLs(s string) string { return urlSecret.ReplaceAllString(s, "${1}[redacted]@") }
 
 func (e *gitError) Unwrap() error { return e.err }
 
@@ -71,7 +73,8 @@ func (g *git) run(ctx context.Context, stdin []byte, extraEnv []string, args ...
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	if g.trace != nil {
-		fmt.Fprintf(g.trace, "+ git %s\n", strings.Join(args, " "))
+		// A remote given as a URL may carry a token.
+		fmt.Fprintf(g.trace, "+ git %s\n", RedactURLs(strings.Join(args, " ")))
 	}
 	if err := cmd.Run(); err != nil {
 		return out.String(), &gitError{args: args, stdout: out.String(), stderr: errb.String(), err: err}

@@ -169,7 +169,7 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s already holds this result of %s; nothing to commit\n", o.opts.Branch, r.Meta.GitRef)
 	default:
 		fmt.Fprintf(stdout, "published %s measured at %s: %s to %s %s (%d push attempt(s))\n",
-			r.Meta.Generator, r.Meta.GitRef, out.Commit, o.opts.Remote, o.opts.Branch, out.Attempts)
+			r.Meta.Generator, r.Meta.GitRef, out.Commit, publish.RedactURLs(o.opts.Remote), o.opts.Branch, out.Attempts)
 	}
 	if out.KeptNewer {
 		fmt.Fprintf(stdout, "%s already publishes a newer commit's result; only the history got this one\n", out.Path)
