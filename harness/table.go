@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 )
 
 // WriteTable prints the sweep for a reader: errors first (a throughput taken
@@ -47,7 +46,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
 			thr = rate(p.ThroughputPerS, p.LowerBound)
-			p99 = latency(p.LatencyNs.P99)
+			p99 = FormatLatency(p.LatencyNs.P99)
 			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
@@ -76,7 +75,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			top = " (ladder top)"
 		}
 		fmt.Fprintf(tw, "%d\t%d%s\t%s\t%s\t%s\t\n", c.Batch, c.Connections, top,
-			rate(c.ThroughputPerS, c.LowerBound), latency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
+			rate(c.ThroughputPerS, c.LowerBound), FormatLatency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -86,7 +85,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if r.Headline.Clean {
 		fmt.Fprintf(&b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
 			rate(r.Headline.ThroughputPerS, r.Headline.LowerBound), r.Headline.Batch, r.Headline.Connections,
-			latency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound))
+			FormatLatency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound))
 	} else {
 		fmt.Fprintf(&b, "headline: none: batch %d has no clean point (not publishable)", r.Headline.Batch)
 	}
@@ -105,35 +104,12 @@ func WriteTable(w io.Writer, r *Result) error {
 	return err
 }
 
-// rate writes a throughput with thousands separators, ">=" when it is a
-// lower bound.
+// rate is FormatRate, ">=" when it is a lower bound.
 func rate(v float64, lowerBound bool) string {
-	s := fmt.Sprintf("%.0f", v)
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
 	if lowerBound {
-		return ">=" + string(out)
+		return ">=" + FormatRate(v)
 	}
-	return string(out)
-}
-
-func latency(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	d := time.Duration(ns)
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/1e6)
-	}
-	return fmt.Sprintf("%.0fus", float64(d)/1e3)
+	return FormatRate(v)
 }
 
 func cpuCell(c CPUStats) string {

@@ -265,7 +265,7 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			// A failed point measured nothing: "0 msg/s" would be a figure.
 			tp, lat := "n/a", "n/a"
 			if pt.Status == harness.StatusOK {
-				tp, lat = formatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
+				tp, lat = harness.FormatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
 				if pt.LowerBound {
 					tp += " †"
 				}
@@ -295,7 +295,7 @@ func side(s *Side) string {
 	case !s.Found:
 		return "no clean point"
 	}
-	out := fmt.Sprintf("%s msg/s @ %d conns", formatRate(s.ThroughputPerS), s.Connections)
+	out := fmt.Sprintf("%s msg/s @ %d conns", harness.FormatRate(s.ThroughputPerS), s.Connections)
 	if s.LowerBound {
 		out += " †"
 	}
