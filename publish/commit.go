@@ -128,9 +128,13 @@ func (o *CommitOptions) fill(r *harness.Result) error {
 // commit from starting the benchmark (and everything else) again.
 func DefaultMessage(r *harness.Result) string {
 	h := r.Headline
+	rate := harness.FormatRate(h.ThroughputPerS) + " msg/s"
+	if h.LowerBound {
+		rate = ">=" + rate + " (lower bound)"
+	}
 	return fmt.Sprintf("ceiling: publish %s ceiling measured at %s\n\n"+
-		"%s: %.0f msg/s at %d connections (batch %d), p99 %s, verdict %s.\n\n[skip ci]\n",
-		r.Meta.Generator, r.Meta.GitRef, oneLine(r.Regime), h.ThroughputPerS, h.Connections, h.Batch,
+		"%s: %s at %d connections (batch %d), p99 %s, verdict %s.\n\n[skip ci]\n",
+		r.Meta.Generator, r.Meta.GitRef, oneLine(r.Regime), rate, h.Connections, h.Batch,
 		formatNs(h.LatencyNs.P99), h.Verdict)
 }
 

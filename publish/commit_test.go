@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -421,5 +422,26 @@ func TestRedactURLs(t *testing.T) {
 	want := "fatal: unable to access 'https://x-access-token:[redacted]@github.com/o/r.git/': nope; ssh://git@host/x"
 	if got != want {
 		t.Errorf("RedactURLs:\n got %s\nwant %s", got, want)
+	}
+}
+
+// The commit message is the figure most people read: a generator-capped
+// headline must carry its lower-bound mark there too.
+func TestDefaultMessageMarksLowerBound(t *testing.T) {
+	t.Parallel()
+	r := &harness.Result{Regime: "echo, batch 10", Headline: harness.Headline{Clean: true, ThroughputPerS: 123456.7,
+		Batch: 10, Connections: 64, LatencyNs: load.Latency{P99: 1_800_000}}}
+	r.Meta.Generator, r.Meta.GitRef = "ceiling-load", "abc1234"
+	for _, tt := range []struct {
+		verdict string
+		want    string
+	}{
+		{harness.VerdictServerSaturated, "echo, batch 10: 123,457 msg/s at 64 connections (batch 10), p99 1.80ms, verdict server-saturated."},
+		{harness.VerdictGeneratorCapped, "echo, batch 10: >=123,457 msg/s (lower bound) at 64 connections (batch 10), p99 1.80ms, verdict generator-capped."},
+	} {
+		r.Headline.Verdict, r.Headline.LowerBound = tt.verdict, harness.IsLowerBound(tt.verdict)
+		if got := DefaultMessage(r); !strings.Contains(got, "\n\n"+tt.want+"\n\n") {
+			t.Errorf("DefaultMessage:\n%s\nwant the line %q", got, tt.want)
+		}
 	}
 }
