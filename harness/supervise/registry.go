@@ -46,11 +46,15 @@ func (r *Registry) start(p *Proc, fork func() error) error {
 	r.procs[p] = struct{}{}
 	go func() {
 		<-p.Done()
-		r.mu.Lock()
-		delete(r.procs, p)
-		r.mu.Unlock()
+		r.remove(p)
 	}()
 	return nil
+}
+
+func (r *Registry) remove(p *Proc) {
+	r.mu.Lock()
+	delete(r.procs, p)
+	r.mu.Unlock()
 }
 
 // Procs returns the live children.
@@ -90,6 +94,11 @@ func (r *Registry) KillAll(grace time.Duration) error {
 		go func() {
 			defer wg.Done()
 			errs[i] = p.Stop(grace)
+			// Now, not when the watcher above gets to run: a caller
+			// reading Procs after KillAll must see none that exited.
+			if p.Exited() {
+				r.remove(p)
+			}
 		}()
 	}
 	wg.Wait()
