@@ -277,6 +277,11 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 		}
 		p("\n")
 	}
+	if slices.ContainsFunc(runs, func(r *harness.Result) bool {
+		return slices.ContainsFunc(r.Curve, func(pt harness.Point) bool { return pt.LowerBound })
+	}) {
+		p("† generator-capped: a lower bound on the server's throughput at that point.\n\n")
+	}
 	p("</details>\n\n")
 }
 
