@@ -369,6 +369,19 @@ func chartSeries(r *harness.Result, batch int) map[int]float64 {
 	return out
 }
 
+// chartLowerBound says whether the point chartSeries drew for conns is a
+// lower bound.
+func chartLowerBound(r *harness.Result, batch, conns int) bool {
+	var best *harness.Point
+	for i, p := range r.Curve {
+		if p.Role == harness.RoleSweep && p.Batch == batch && p.Clean && p.Connections == conns &&
+			(best == nil || p.ThroughputPerS > best.ThroughputPerS) {
+			best = &r.Curve[i]
+		}
+	}
+	return best != nil && best.LowerBound
+}
+
 func renderChart(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	batch := c.Head.Config.HeadlineBatch
@@ -427,6 +440,25 @@ func renderChart(b *strings.Builder, c *Comparison) {
 	}
 	if len(left) > 0 {
 		p(" Left out, clean in one run only: %s connections.", strings.Trim(fmt.Sprint(left), "[]"))
+	}
+	// A line cannot carry the † mark: name the lower bounds under it.
+	var capped []string
+	for i, r := range []*harness.Result{c.Base, c.Head} {
+		if r == nil {
+			continue
+		}
+		var at []int
+		for _, x := range xs {
+			if chartLowerBound(r, batch, x) {
+				at = append(at, x)
+			}
+		}
+		if len(at) > 0 {
+			capped = append(capped, fmt.Sprintf("%s at %s connections", []string{"base", "head"}[i], strings.Trim(fmt.Sprint(at), "[]")))
+		}
+	}
+	if len(capped) > 0 {
+		p(" Generator-capped, so lower bounds: %s.", strings.Join(capped, "; "))
 	}
 	p("\n\n")
 }

@@ -200,3 +200,28 @@ func TestFailedPointShowsNoFigure(t *testing.T) {
 		t.Errorf("no row %q for the failed point in:\n%s", want, md)
 	}
 }
+
+// The chart's lines cannot carry †: a lower-bound point on them is named
+// under the chart.
+func TestChartNamesLowerBounds(t *testing.T) {
+	t.Parallel()
+	head := mustRead(t, "head_same.json")
+	var conns []int
+	for i, p := range head.Curve {
+		if p.Role == harness.RoleSweep && p.Batch == head.Config.HeadlineBatch && p.Clean && len(conns) == 0 {
+			head.Curve[i].Verdict, head.Curve[i].LowerBound = harness.VerdictGeneratorCapped, true
+			conns = append(conns, p.Connections)
+		}
+	}
+	if len(conns) == 0 {
+		t.Fatal("fixture has no clean point at the headline batch")
+	}
+	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	want := fmt.Sprintf("Generator-capped, so lower bounds: head at %d connections.", conns[0])
+	if !strings.Contains(md, want) {
+		t.Errorf("no %q under the chart:\n%s", want, md)
+	}
+	if md := Render(Compare(mustRead(t, "base.json"), mustRead(t, "head_same.json"), CompareOptions{}), RenderOptions{}); strings.Contains(md, "Generator-capped, so") {
+		t.Error("a chart without lower bounds names some")
+	}
+}
