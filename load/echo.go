@@ -216,7 +216,8 @@ func (e *echo) reactorLoad(ctx context.Context, w Window) []*Recorder {
 	rs := make([]*reactor.Reactor, n)
 	cfg := reactor.Config{
 		Batch: e.cfg.Batch, RecordSize: e.cfg.RecordSize, Op: e.op, Pool: e.pool, Now: mono,
-		Window: reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain},
+		Window:       reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain},
+		WakePerBatch: e.cfg.Batch > 1 && !e.cfg.EagerReads, // as the goroutine loop
 	}
 	for k := range rs {
 		recs[k] = newRecorder(true, false)

@@ -106,25 +106,37 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads,
 			p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS, errs)
 	}
-	// Each batch > 1 runs in both read modes: waking once per batch
-	// (ExpectBytes; ceiling load's default) and eager reads.
+	// ceiling load runs every I/O mode at each batch, interleaved, so the
+	// A/B below compares points of the same run: goroutines waking once
+	// per batch (ExpectBytes), goroutines with eager reads (batch > 1),
+	// and the epoll reactor (per-message reads, like eager).
+	var ab []abPoint
+	ceilingPoints := func(batch int) error {
+		for _, m := range ceilingModes(batch) {
+			p, err := echoWithCeiling(o, pl, srv, url, batch, m)
+			if err != nil {
+				return err
+			}
+			row(p)
+			ab = append(ab, abPoint{m.io, m.eager, p})
+		}
+		return nil
+	}
 	for _, batch := range []int{1, 10, 100} {
+		if useCeiling {
+			err := ceilingPoints(batch)
+			if err == nil {
+				continue
+			}
+			if o.generator != "auto" {
+				return err
+			}
+			notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
+			useCeiling = false
+		}
 		for _, eager := range []bool{false, true} {
 			if eager && batch == 1 {
 				continue // one message per batch: the modes are the same
-			}
-			if useCeiling {
-				p, err := echoWithCeiling(o, pl, srv, url, batch, eager)
-				switch {
-				case err == nil:
-					row(p)
-					continue
-				case o.generator == "auto":
-					notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
-					useCeiling = false
-				default:
-					return err
-				}
 			}
 			p, err := echoWithBuiltin(o, pl, srv, self, url, batch, !eager)
 			if err != nil {
@@ -135,6 +147,7 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
+	writeAB(stdout, ab)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "NOTE:", n)
 	}
@@ -201,7 +214,7 @@ type loadResult struct {
 	} `json:"generator"`
 }
 
-func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, eager bool) (echoPoint, error) {
+func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, m ceilingMode) (echoPoint, error) {
 	dir, err := os.MkdirTemp("", "ceiling-bench-")
 	if err != nil {
 		return echoPoint{}, err
@@ -211,7 +224,7 @@ func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, 
 	g, err := startProc("ceiling load", pl.gen, nil, o.ceiling, "load", "--scenario", "echo", "--url", url,
 		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
 		"--duration", o.duration.String(), "--warmup", o.warmup.String(),
-		"--measure-marker", marker, "--json", jsonPath, "--quiet", fmt.Sprintf("--eager-reads=%v", eager))
+		"--measure-marker", marker, "--json", jsonPath, "--quiet", "--io", m.io, fmt.Sprintf("--eager-reads=%v", m.eager))
 	if err != nil {
 		return echoPoint{}, err
 	}
@@ -219,10 +232,7 @@ func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, 
 	if err := waitFile(marker, g, 30*time.Second); err != nil {
 		return echoPoint{}, err
 	}
-	p := echoPoint{batch: batch, generatorName: "ceiling load"}
-	if eager {
-		p.generatorName += " --eager-reads"
-	}
+	p := echoPoint{batch: batch, generatorName: m.name()}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
 		return p, err
 	}

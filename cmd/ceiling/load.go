@@ -61,7 +61,7 @@ func newLoadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.ConnectConcurrency, "connect-concurrency", c.ConnectConcurrency, "bounded: connects in flight at most")
 	fs.IntVar(&c.ConnectStaggerMs, "connect-stagger-ms", c.ConnectStaggerMs, "stagger: connection i starts after i * this many ms")
 	fs.BoolVar(&c.EagerReads, "eager-reads", false, "closed echo loop: read each reply as it arrives (per-message latency) instead of waking once per batch (less generator CPU)")
-	fs.Var(&enumValue{&c.IO, []string{load.IOReactor, load.IOGoroutines}}, "io", "`mode` of the closed echo loop: reactor (one epoll loop per core, Linux; per-message latency as --eager-reads) | goroutines (one per connection)")
+	fs.Var(&enumValue{&c.IO, []string{load.IOReactor, load.IOGoroutines}}, "io", "`mode` of the closed echo loop: reactor (one epoll loop per GOMAXPROCS, Linux) | goroutines (one per connection)")
 	fs.StringVar(&c.MeasureMarker, "measure-marker", "", "create this file once every connection is open (and subscribed) and the warm-up has ended")
 	fs.StringVar(&c.JSONPath, "json", "", "write the JSON result document to this file")
 	fs.BoolVar(&o.selfTest, "self-test", false, "check the histogram and the payload golden vectors, then exit (needs no server)")

@@ -16,14 +16,15 @@ var errNoReplyByDrain = fmt.Errorf("reactor: no reply by the drain deadline: %w"
 
 // conn is one connection's state; only the reactor's goroutine touches it.
 type conn struct {
-	ws   *wsconn.Conn // detached: its mask PRNG only
-	fd   int
-	idx  int32 // index in Reactor.conns, the epoll event's data
-	rbuf []byte
-	r, w int // unread bytes are rbuf[r:w]
-	wbuf []byte
-	woff int // unwritten bytes are wbuf[woff:]
-	out  bool
+	ws    *wsconn.Conn // detached: its mask PRNG only
+	fd    int
+	idx   int32 // index in Reactor.conns, the epoll event's data
+	rbuf  []byte
+	r, w  int // unread bytes are rbuf[r:w]
+	wbuf  []byte
+	woff  int // unwritten bytes are wbuf[woff:]
+	out   bool
+	lowat int // SO_RCVLOWAT in force (WakePerBatch)
 
 	t0       int64 // send time of the batch in flight
 	measured bool
@@ -35,12 +36,13 @@ type conn struct {
 
 func newConn(ws *wsconn.Conn, fd int, idx int32, cfg Config, next int) *conn {
 	return &conn{
-		ws:   ws,
-		fd:   fd,
-		idx:  idx,
-		rbuf: make([]byte, readBufferSize(cfg.RecordSize)),
-		wbuf: make([]byte, 0, cfg.Batch*(cfg.RecordSize+14)+256),
-		next: next,
+		ws:    ws,
+		fd:    fd,
+		idx:   idx,
+		rbuf:  make([]byte, readBufferSize(cfg.RecordSize)),
+		wbuf:  make([]byte, 0, cfg.Batch*(cfg.RecordSize+14)+256),
+		next:  next,
+		lowat: 1, // the kernel's default
 	}
 }
 
@@ -66,13 +68,16 @@ func (r *Reactor) send(c *conn) {
 	}
 	c.t0, c.measured, c.pending = t0, r.cfg.Window.In(t0), r.cfg.Batch
 	r.flush(c)
+	if r.cfg.WakePerBatch && !c.done {
+		r.lowWater(c)
+	}
 }
 
 // flush writes what is queued; what the socket does not take waits for
 // EPOLLOUT.
 func (r *Reactor) flush(c *conn) {
 	for c.woff < len(c.wbuf) {
-		n, err := unix.Write(c.fd, c.wbuf[c.woff:])
+		n, err := rawWrite(c.fd, c.wbuf[c.woff:])
 		if err == unix.EINTR {
 			continue
 		}
@@ -110,7 +115,7 @@ func (r *Reactor) read(c *conn, now int64) {
 		c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
 		c.r = 0
 	}
-	n, err := unix.Read(c.fd, c.rbuf[c.w:])
+	n, err := rawRead(c.fd, c.rbuf[c.w:])
 	r.reads.Add(1)
 	switch {
 	case err == unix.EAGAIN || err == unix.EINTR:
@@ -128,6 +133,25 @@ func (r *Reactor) read(c *conn, now int64) {
 	}
 	c.w += n
 	r.parse(c, now)
+	if r.cfg.WakePerBatch && !c.done {
+		r.lowWater(c)
+	}
+}
+
+// lowWater sets SO_RCVLOWAT to the reply bytes still missing (at least
+// 1, at most the free read buffer), when that changed: in the steady
+// state a batch's replies come whole and the value never changes.
+func (r *Reactor) lowWater(c *conn) {
+	want := c.pending*r.frameSize - (c.w - c.r)
+	want = max(1, min(want, len(c.rbuf)-c.w))
+	if want == c.lowat {
+		return
+	}
+	if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, want); err != nil {
+		r.fail(c, fmt.Errorf("reactor: SO_RCVLOWAT: %w", err))
+		return
+	}
+	c.lowat = want
 }
 
 // parse handles every whole frame buffered.
@@ -234,7 +258,7 @@ func (r *Reactor) protocolError(c *conn, err error) {
 func (r *Reactor) sendClose(c *conn, code int) {
 	c.wbuf = c.ws.AppendFrame(c.wbuf, wsconn.OpClose, []byte{byte(code >> 8), byte(code)})
 	for c.woff < len(c.wbuf) {
-		n, err := unix.Write(c.fd, c.wbuf[c.woff:])
+		n, err := rawWrite(c.fd, c.wbuf[c.woff:])
 		if err != nil {
 			break
 		}

@@ -29,10 +29,28 @@
 // measured when it was sent inside [Window.Start, Window.End); no batch is
 // sent at or after End; replies are awaited until Window.Drain, when every
 // connection still waiting fails with a timeout. The latency of a message
-// is the time of the read that brought it minus its batch's send time, per
-// message, as with --eager-reads (the reactor never waits for a whole
-// batch before parsing). Results go to a Recorder that only this goroutine
-// calls, so recording takes no lock.
+// is the time of the read that brought it minus its batch's send time.
+// With Config.WakePerBatch (the default of `ceiling load`, as in the
+// goroutine loop) each socket's SO_RCVLOWAT is the reply bytes still
+// missing, so epoll reports the connection once its whole batch is back:
+// one read per batch, and every message of the batch is timed at its
+// completion. Without it (--eager-reads) the reactor reads whatever has
+// arrived, and each message is timed on its own. Results go to a Recorder
+// that only this goroutine calls, so recording takes no lock.
+//
+// # Syscalls and the Go scheduler
+//
+// The sockets are non-blocking, so read and write are raw syscalls
+// (unix.RawSyscall), skipping the runtime's entersyscall/exitsyscall. So
+// is epoll_wait, deliberately, although it blocks: a blocking syscall the
+// runtime knows of hands the goroutine's P off after 20 µs and keeps
+// sysmon waking every 20 µs to do so, which on a generator with one core
+// is user and kernel time per wait. Holding the P while waiting is bounded:
+// a wait lasts at most 10 ms, an idle wait ends with runtime.Gosched, and
+// the runtime's preemption signal (sysmon, GC) interrupts epoll_wait with
+// EINTR. The engine's other goroutines (the observer at the window's
+// edges, cancellation) thus run within about 10 ms; cancellation also
+// writes an eventfd the reactor polls.
 //
 // Limits: frames must be unfragmented and fit the read buffer (sized for
 // --record-size); a fragmented message is a protocol error here. Linux

@@ -38,6 +38,13 @@ type Config struct {
 	Pool       *payload.Pool // payload values, walked from each connection's start
 	Now        func() int64  // the clock Window is on, nanoseconds
 	Window     Window
+	// WakePerBatch sets each socket's SO_RCVLOWAT to the bytes of the
+	// replies still missing, so epoll reports a connection once its whole
+	// batch is back instead of once per segment: fewer reads and wake-ups
+	// per message, but every message of a batch is then timed at the
+	// batch's completion (the goroutine loop's default; false is
+	// --eager-reads).
+	WakePerBatch bool
 }
 
 // readBufferSize holds many replies per read syscall and always one whole

@@ -15,18 +15,20 @@ import (
 const Supported = true
 
 // maxWaitMs bounds one epoll_wait, so the loop re-checks the drain
-// deadline even if no event comes (cancellation has its eventfd).
-const maxWaitMs = 100
+// deadline and yields its P to the process's other goroutines at least
+// this often when idle (cancellation also has its eventfd).
+const maxWaitMs = 10
 
 // Reactor owns connections and drives them from one goroutine (Run).
 type Reactor struct {
-	cfg    Config
-	rec    Recorder
-	epfd   int
-	efd    int // eventfd: written when Run's ctx is cancelled
-	conns  []*conn
-	active int // connections still sending or awaiting replies
-	closed bool
+	cfg       Config
+	rec       Recorder
+	frameSize int // wire bytes of one reply
+	epfd      int
+	efd       int // eventfd: written when Run's ctx is cancelled
+	conns     []*conn
+	active    int // connections still sending or awaiting replies
+	closed    bool
 
 	reads, messages atomic.Int64 // read by the engine's observer mid-run
 }
@@ -52,7 +54,7 @@ func New(cfg Config, rec Recorder) (*Reactor, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("reactor: epoll_ctl eventfd: %w", err)
 	}
-	return &Reactor{cfg: cfg, rec: rec, epfd: epfd, efd: efd}, nil
+	return &Reactor{cfg: cfg, rec: rec, epfd: epfd, efd: efd, frameSize: wsconn.ServerFrameSize(cfg.RecordSize)}, nil
 }
 
 // Add takes c's socket out of Go's netpoller and into this reactor;
@@ -116,15 +118,16 @@ func (r *Reactor) Run(ctx context.Context) {
 			return
 		}
 		wait := min((r.cfg.Window.Drain-now+999_999)/1_000_000, maxWaitMs)
-		n, err := unix.EpollWait(r.epfd, events, int(wait))
+		n, err := epollWait(r.epfd, events, int(wait))
 		if err != nil {
-			if err == unix.EINTR {
+			if err == unix.EINTR { // a signal, e.g. the runtime preempting us
 				continue
 			}
 			r.failAll(fmt.Errorf("reactor: epoll_wait: %w", err))
 			return
 		}
 		if n == 0 {
+			runtime.Gosched() // idle: let the observer and timers run
 			continue
 		}
 		now = r.cfg.Now()

@@ -51,18 +51,18 @@ func server(t *testing.T, handle func(*websocket.Conn)) string {
 	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
 }
 
-// run drives conns connections to url for a window of d and returns the
-// counts.
-func run(t *testing.T, url string, conns, batch, size int, d time.Duration) *counter {
+// run drives conns connections to url through window w (on a clock
+// started when Run starts) and returns the counts.
+func run(t *testing.T, url string, conns, batch, size int, w Window) *counter {
 	t.Helper()
 	pool, err := payload.New(payload.Constant, 1, size, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	epoch := time.Now()
+	var epoch time.Time // set when Run starts, so slow dials cannot eat the window
 	rec := &counter{errors: map[string]int{}}
 	r, err := New(Config{Batch: batch, RecordSize: size, Op: wsconn.OpText, Pool: pool,
-		Now: func() int64 { return int64(time.Since(epoch)) }, Window: Window{Start: 0, End: int64(d), Drain: int64(d + 2*time.Second)}}, rec)
+		Now: func() int64 { return int64(time.Since(epoch)) }, Window: w}, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,12 +76,18 @@ func run(t *testing.T, url string, conns, batch, size int, d time.Duration) *cou
 			t.Fatal(err)
 		}
 	}
+	epoch = time.Now()
 	r.Run(context.Background())
 	reads, msgs := r.Counters()
 	if reads <= 0 || msgs != int64(rec.replies+rec.errors["echo_size_mismatch"]) {
 		t.Errorf("counters: %d reads, %d messages for %d replies", reads, msgs, rec.replies)
 	}
 	return rec
+}
+
+// window is [0, d) with a 2 s drain.
+func window(d time.Duration) Window {
+	return Window{Start: 0, End: int64(d), Drain: int64(d + 2*time.Second)}
 }
 
 func check(t *testing.T, rec *counter, batch, size int) {
@@ -126,7 +132,7 @@ func TestPingBufferedAndSplitFrames(t *testing.T) {
 			}
 		}
 	})
-	rec := run(t, url, 2, 3, 64, 300*time.Millisecond)
+	rec := run(t, url, 2, 3, 64, window(300*time.Millisecond))
 	check(t, rec, 3, 64)
 	select {
 	case p := <-pongs:
@@ -155,7 +161,7 @@ func TestLargeBatchesWaitForEPOLLOUT(t *testing.T) {
 	}
 	url := server(t, echo)
 	for _, size := range []int{60000, 70000} {
-		rec := run(t, url, 2, 100, size, 300*time.Millisecond)
+		rec := run(t, url, 2, 100, size, window(300*time.Millisecond))
 		check(t, rec, 100, size)
 	}
 }
@@ -177,7 +183,9 @@ func TestSizeMismatchAndDrain(t *testing.T) {
 			}
 		}
 	})
-	rec := run(t, url, 1, 1, 64, 100*time.Millisecond)
+	// The drain comes before the window's end, so the second batch is
+	// sent however slow the first round trip was.
+	rec := run(t, url, 1, 1, 64, Window{Start: 0, End: int64(time.Hour), Drain: int64(3 * time.Second)})
 	if rec.errors["echo_size_mismatch"] != 1 || rec.replies != 0 || rec.batches != 1 || len(rec.fails) != 1 || rec.fails[0] != errNoReplyByDrain {
 		t.Fatalf("errors %v replies %d batches %d fails %v", rec.errors, rec.replies, rec.batches, rec.fails)
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// ceilingMode is one way of running `ceiling load`'s closed echo loop.
+type ceilingMode struct {
+	io    string // --io
+	eager bool   // --eager-reads
+}
+
+func (m ceilingMode) name() string {
+	n := "ceiling load --io " + m.io
+	if m.eager {
+		n += " --eager-reads"
+	}
+	return n
+}
+
+// ceilingModes are the modes measured at batch, goroutines and reactor
+// side by side: eager reads only where a batch has more than one message
+// (at batch 1 both read modes are the same).
+func ceilingModes(batch int) []ceilingMode {
+	ms := []ceilingMode{{io: "goroutines"}, {io: "reactor"}}
+	if batch > 1 {
+		ms = append(ms, ceilingMode{io: "goroutines", eager: true}, ceilingMode{io: "reactor", eager: true})
+	}
+	return ms
+}
+
+// abPoint is a section 3 point of `ceiling load` with its mode.
+type abPoint struct {
+	io    string
+	eager bool
+	p     echoPoint
+}
+
+// writeAB prints, per batch and read mode, the reactor's generator user
+// and kernel CPU per message and msg/s as ratios to the goroutine loop's
+// measured in the same run, then whether the reactor met the bar for
+// becoming the default: less user CPU per message at batch 1 and 10 at
+// equal or higher msg/s than the goroutine default, without errors.
+func writeAB(w io.Writer, ab []abPoint) {
+	if len(ab) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "   A/B, same run, --io reactor / --io goroutines (same read mode): generator user and kernel CPU per message, msg/s")
+	better := map[int]bool{}
+	for _, r := range ab {
+		if r.io != "reactor" {
+			continue
+		}
+		for _, g := range ab {
+			if g.io != "goroutines" || g.p.batch != r.p.batch || g.eager != r.eager {
+				continue
+			}
+			user, ok := ratio(perMsg(r.p, r.p.gen.user), perMsg(g.p, g.p.gen.user))
+			sys, _ := ratio(perMsg(r.p, r.p.gen.sys), perMsg(g.p, g.p.gen.sys))
+			tput, _ := ratio(r.p.ratePerS, g.p.ratePerS)
+			mode := "wake per batch"
+			if r.eager || r.p.batch == 1 {
+				mode = "eager reads"
+			}
+			fmt.Fprintf(w, "   batch %3d, %-14s  user/msg %s  sys/msg %s  msg/s %s\n", r.p.batch, mode, user, sys, tput)
+			if !r.eager {
+				better[r.p.batch] = ok && perMsg(r.p, r.p.gen.user) < perMsg(g.p, g.p.gen.user) &&
+					r.p.ratePerS >= g.p.ratePerS && r.p.errors == 0
+			}
+		}
+	}
+	verdict := "no: keep --io goroutines the default"
+	if better[1] && better[10] {
+		verdict = "yes"
+	}
+	fmt.Fprintf(w, "   reactor less user CPU per message at equal or higher msg/s than goroutines at batch 1 and 10: %s\n", verdict)
+}
+
+// perMsg is CPU time d per message in ns; 0 when no tick landed
+// (unknown, not free).
+func perMsg(p echoPoint, d time.Duration) float64 {
+	msgs := p.ratePerS * p.sampledS
+	if msgs <= 0 {
+		return 0
+	}
+	return float64(d.Nanoseconds()) / msgs
+}
+
+func ratio(a, b float64) (string, bool) {
+	if a <= 0 || b <= 0 {
+		return "n/a (no CPU tick)", false
+	}
+	return fmt.Sprintf("%.2f", a/b), true
+}

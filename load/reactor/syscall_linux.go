@@ -1,0 +1,55 @@
+package reactor
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The reactor's sockets are non-blocking, so its reads and writes go
+// straight to the kernel (RawSyscall) rather than through the runtime's
+// entersyscall/exitsyscall, which would otherwise be paid per read and
+// per write: user time per message is what the reactor exists to save.
+
+func rawRead(fd int, p []byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if e != 0 {
+		return 0, errnoErr(e)
+	}
+	return int(n), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if e != 0 {
+		return 0, errnoErr(e)
+	}
+	return int(n), nil
+}
+
+// Boxed once, so the common errors cost no allocation.
+var (
+	errEAGAIN error = unix.EAGAIN
+	errEINTR  error = unix.EINTR
+)
+
+func errnoErr(e unix.Errno) error {
+	switch e {
+	case unix.EAGAIN:
+		return errEAGAIN
+	case unix.EINTR:
+		return errEINTR
+	}
+	return e
+}
+
+// epollWait is epoll_wait as a raw syscall: while it blocks, the runtime
+// sees the reactor's goroutine running and keeps its P (see the package
+// comment for why that is wanted and what bounds it).
+func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
+	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
+	if e != 0 {
+		return 0, errnoErr(e)
+	}
+	return int(n), nil
+}
