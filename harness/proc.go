@@ -168,17 +168,20 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	if err != nil {
 		return fail("target: %v", err)
 	}
-	var throttle *cgroupThrottle
+	var cgroup string
 	if spec.Role == RoleHeadroom {
 		name := fmt.Sprintf("ceiling-headroom-%d-%d", os.Getpid(), spec.Index)
-		throttle, err = newThrottle(name, pr.o.HeadroomProbe, len(pr.o.GeneratorCPUs))
+		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(pr.o.GeneratorCPUs)))
 		if err != nil {
 			return fail("headroom probe: cannot cap the generator: %v", err)
 		}
 		pr.mu.Lock()
-		pr.cgroup = throttle.version
+		pr.cgroup = fmt.Sprintf("v%d", th.Version)
 		pr.mu.Unlock()
-		defer throttle.Close() // after the generator has stopped (defers run last-first)
+		// After the generator has stopped (defers run last-first). A
+		// cgroup left behind does not unmake the measurement.
+		defer func() { _ = th.Remove() }()
+		cgroup = th.Path
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
@@ -186,6 +189,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
+		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
 		LogPath: f.genLog,
 		Grace:   pr.grace,
 	})
@@ -193,13 +197,6 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		return fail("start generator: %v", err)
 	}
 	defer gen.Stop(pr.grace)
-	if throttle != nil {
-		// Before it connects; a wrapper's children forked meanwhile too.
-		kids, _ := supervise.Descendants(gen.Pid)
-		if err := throttle.Add(append([]int{gen.Pid}, kids...)...); err != nil {
-			return fail("headroom probe: %v", err)
-		}
-	}
 
 	// Wait for the marker: every connection open and the warm-up over.
 	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)
