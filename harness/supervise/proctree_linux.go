@@ -83,13 +83,18 @@ func Descendants(root int) ([]int, error) {
 		}
 		return nil, nil // root is gone: no descendants
 	}
+	return walkTree(root, children), nil
+}
+
+// walkTree lists root's descendants, sorted, breadth first over kids.
+func walkTree(root int, kids func(pid int) []int) []int {
 	var out []int
 	seen := map[int]bool{root: true}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		for _, c := range children(pid) {
+		for _, c := range kids(pid) {
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)
@@ -98,7 +103,7 @@ func Descendants(root int) ([]int, error) {
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return out
 }
 
 // children lists the children of every thread of pid (a child's parent is
@@ -134,22 +139,7 @@ func descendantsByScan(root int) ([]int, error) {
 	for _, p := range all {
 		kids[p.PPid] = append(kids[p.PPid], p.Pid)
 	}
-	var out []int
-	seen := map[int]bool{root: true}
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range kids[pid] {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-				queue = append(queue, c)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return walkTree(root, func(pid int) []int { return kids[pid] }), nil
 }
 
 // GroupMembers returns the live (not zombie) processes of process group
