@@ -17,12 +17,15 @@ func WriteTable(w io.Writer, r *Result) error {
 	if r.Partial {
 		fmt.Fprintf(&b, "PARTIAL RESULT: %s\n", r.PartialReason)
 	}
-	var failed, withErrors int
+	var failed, withErrors, unclean int
 	for _, p := range r.Curve {
-		if p.Status != StatusOK {
+		switch {
+		case p.Status != StatusOK:
 			failed++
-		} else if p.Errors > 0 {
+		case p.Errors > 0:
 			withErrors++
+		case !p.Clean:
+			unclean++
 		}
 	}
 	switch {
@@ -30,6 +33,10 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "errors: none in %d points\n", len(r.Curve))
 	default:
 		fmt.Fprintf(&b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
+	}
+	if unclean > 0 {
+		// No errors, yet not a ceiling: say so, or the row reads as one.
+		fmt.Fprintf(&b, "NOT CLEAN: %d points without errors were saturated, short of connections, lost some or measured nothing (marked, not ceilings)\n", unclean)
 	}
 	fmt.Fprintf(&b, "regime: %s\n\n", r.Regime)
 
@@ -49,8 +56,12 @@ func WriteTable(w io.Writer, r *Result) error {
 			p99 = FormatLatency(p.LatencyNs.P99)
 			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
 		}
+		verdict := verdictText(p.Verdict, p.LowerBound)
+		if p.Status == StatusOK && !p.Clean {
+			verdict += " (not clean)"
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
-			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdictText(p.Verdict, p.LowerBound))
+			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

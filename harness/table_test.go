@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,4 +77,25 @@ func TestWriteTablePartialNoHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table_partial.txt", b.Bytes())
+}
+
+// A point without errors that is still not clean (here: a connection lost)
+// must not read as a candidate ceiling.
+func TestWriteTableMarksUncleanPoints(t *testing.T) {
+	r := tableFixture()
+	r.Curve[2].Clean = false // batch 10, 64 connections: say it dropped one
+	r.Summarize()
+	var b bytes.Buffer
+	if err := WriteTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"NOT CLEAN: 1 points without errors", "server-saturated (not clean)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "(not clean)"); n != 1 {
+		t.Errorf("%d rows marked not clean, want 1:\n%s", n, out)
+	}
 }
