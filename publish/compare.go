@@ -126,8 +126,12 @@ func Compare(base, head *harness.Result, opts CompareOptions) *Comparison {
 		if run.r.Partial {
 			c.Alerts = append(c.Alerts, fmt.Sprintf("%s run: the sweep was interrupted; only the %d points that finished are here.", run.name, len(run.r.Curve)))
 		}
-		if bad, n := troubled(run.r); bad > 0 {
+		bad, unclean, n := troubled(run.r)
+		if bad > 0 {
 			c.Alerts = append(c.Alerts, fmt.Sprintf("%s run: %d of %d points had errors or failed; a figure taken with errors measures the failure, not the server.", run.name, bad, n))
+		}
+		if unclean > 0 {
+			c.Alerts = append(c.Alerts, fmt.Sprintf("%s run: %d more points had no errors but were not clean (saturated, short of connections, lost some or measured nothing); they are not ceilings.", run.name, unclean))
 		}
 		for _, w := range run.r.Warnings {
 			c.Warnings = append(c.Warnings, Warning{Run: run.name, Text: w})
@@ -199,14 +203,18 @@ func ceilingSide(r *harness.Result, batch int) *Side {
 	return &Side{} // in the ladder, no ceiling reported: nothing clean
 }
 
-// troubled counts points with errors or a failed status.
-func troubled(r *harness.Result) (bad, total int) {
+// troubled counts points with errors or a failed status, and the others
+// that are not clean.
+func troubled(r *harness.Result) (bad, unclean, total int) {
 	for _, p := range r.Curve {
-		if p.Errors > 0 || p.Status != "ok" {
+		switch {
+		case p.Errors > 0 || p.Status != harness.StatusOK:
 			bad++
+		case !p.Clean:
+			unclean++
 		}
 	}
-	return bad, len(r.Curve)
+	return bad, unclean, len(r.Curve)
 }
 
 func footnotes(base, head *harness.Result, opts CompareOptions) []Note {

@@ -225,3 +225,14 @@ func TestChartNamesLowerBounds(t *testing.T) {
 		t.Error("a chart without lower bounds names some")
 	}
 }
+
+func TestUncleanPointsAlert(t *testing.T) {
+	t.Parallel()
+	head := mustRead(t, "head_same.json")
+	head.Curve[1].Clean = false // no errors, but say a connection was lost
+	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	want := "> head run: 1 more points had no errors but were not clean"
+	if !strings.Contains(md, want) {
+		t.Errorf("no alert %q in:\n%.800s", want, md)
+	}
+}
