@@ -42,15 +42,13 @@
 //
 // The sockets are non-blocking, so read and write are raw syscalls
 // (unix.RawSyscall), skipping the runtime's entersyscall/exitsyscall. So
-// is epoll_wait, deliberately, although it blocks: a blocking syscall the
-// runtime knows of hands the goroutine's P off after 20 µs and keeps
-// sysmon waking every 20 µs to do so, which on a generator with one core
-// is user and kernel time per wait. Holding the P while waiting is bounded:
-// a wait lasts at most 10 ms, an idle wait ends with runtime.Gosched, and
-// the runtime's preemption signal (sysmon, GC) interrupts epoll_wait with
-// EINTR. The engine's other goroutines (the observer at the window's
-// edges, cancellation) thus run within about 10 ms; cancellation also
-// writes an eventfd the reactor polls.
+// is an epoll_wait with a zero timeout, which is what the loop calls first:
+// a busy generator nearly always finds connections ready. Only when none
+// is does it block in unix.EpollWait, which the runtime knows of, so the
+// process's other goroutines (the engine's observer, or an in-process
+// server in tests) get the P meanwhile; a blocking raw wait would starve
+// them. Waits are bounded (100 ms) and cancellation writes an eventfd the
+// reactor polls, so Run returns promptly.
 //
 // Limits: frames must be unfragmented and fit the read buffer (sized for
 // --record-size); a fragmented message is a protocol error here. Linux

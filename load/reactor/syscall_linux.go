@@ -43,9 +43,8 @@ func errnoErr(e unix.Errno) error {
 	return e
 }
 
-// epollWait is epoll_wait as a raw syscall: while it blocks, the runtime
-// sees the reactor's goroutine running and keeps its P (see the package
-// comment for why that is wanted and what bounds it).
+// epollWait is epoll_wait as a raw syscall, for zero timeouts only: a
+// blocking one would hold the P from the process's other goroutines.
 func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
 	if e != 0 {
