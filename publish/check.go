@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -107,7 +108,57 @@ func Check(r *harness.Result) []schema.Problem {
 			lowerBoundAgrees(add, fmt.Sprintf("ceilings[%d]", i), c.Verdict, c.LowerBound)
 		}
 	}
+	ps = append(ps, checkDerived(r)...)
 	return ps
+}
+
+// checkDerived recomputes what the sweep derives from its curve (the
+// ceilings, the headline, the noise floor) and refuses a document whose
+// figures do not follow from its own points: a published figure must be
+// one that was measured, not one edited in.
+func checkDerived(r *harness.Result) []schema.Problem {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return []schema.Problem{{Path: "document", Msg: err.Error()}}
+	}
+	var again harness.Result
+	if err := json.Unmarshal(data, &again); err != nil {
+		return []schema.Problem{{Path: "document", Msg: err.Error()}}
+	}
+	again.Summarize()
+	var ps []schema.Problem
+	add := func(path, format string, args ...any) {
+		ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf(format, args...) + " (derived from the curve's clean sweep points)"})
+	}
+	if h, w := r.Headline, again.Headline; h.Clean != w.Clean || h.ThroughputPerS != w.ThroughputPerS ||
+		h.Connections != w.Connections || h.Verdict != w.Verdict || h.LowerBound != w.LowerBound {
+		add("headline", "clean %v, %v msg/s at %d connections, %s; the curve gives clean %v, %v msg/s at %d connections, %s",
+			h.Clean, h.ThroughputPerS, h.Connections, h.Verdict, w.Clean, w.ThroughputPerS, w.Connections, w.Verdict)
+	}
+	want := map[int]harness.BatchCeiling{}
+	for _, c := range again.Ceilings {
+		want[c.Batch] = c
+	}
+	for i, c := range r.Ceilings {
+		w, ok := want[c.Batch]
+		if ok && (c.Found != w.Found || c.ThroughputPerS != w.ThroughputPerS || c.Connections != w.Connections || c.LowerBound != w.LowerBound) {
+			add(fmt.Sprintf("ceilings[%d]", i), "found %v, %v msg/s at %d connections; the curve gives found %v, %v msg/s at %d connections",
+				c.Found, c.ThroughputPerS, c.Connections, w.Found, w.ThroughputPerS, w.Connections)
+		}
+	}
+	switch f, w := r.NoiseFloorPct, again.NoiseFloorPct; {
+	case f == nil && w == nil:
+	case f == nil || w == nil || *f != *w:
+		add("noise_floor_pct", "%s; the A-A repeat gives %s", pctOrNull(f), pctOrNull(w))
+	}
+	return ps
+}
+
+func pctOrNull(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }
 
 func validGenerator(s string) bool {

@@ -181,10 +181,12 @@ func TestReadGitRefIsOneToken(t *testing.T) {
 	}
 }
 
-// TestReadLowerBoundMustMatchVerdict: the comment marks a lower bound by
-// lower_bound alone, so a document whose flag contradicts its verdict is
-// refused rather than published without the mark.
-func TestReadLowerBoundMustMatchVerdict(t *testing.T) {
+// TestReadRefusesInconsistentFigures: the comment marks a lower bound by
+// lower_bound alone, so a flag that contradicts its verdict is refused
+// rather than published without the mark; and a headline, ceiling or noise
+// floor that does not follow from the curve (edited in, or from a buggy
+// sweep) is refused: only measured figures are published.
+func TestReadRefusesInconsistentFigures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -201,16 +203,33 @@ func TestReadLowerBoundMustMatchVerdict(t *testing.T) {
 		{"point", func(doc map[string]any) {
 			doc["curve"].([]any)[0].(map[string]any)["lower_bound"] = true
 		}, "curve[0].lower_bound: true, but the verdict"},
+		{"headline", func(doc map[string]any) {
+			doc["headline"].(map[string]any)["throughput_per_s"] = 999999.0
+		}, "headline: clean true, 999999 msg/s"},
+		{"ceiling", func(doc map[string]any) {
+			doc["ceilings"].([]any)[1].(map[string]any)["connections"] = 1.0
+		}, "ceilings[1]: found true"},
+		{"noise floor", func(doc map[string]any) { doc["noise_floor_pct"] = 0.1 }, "noise_floor_pct: 0.1; the A-A repeat gives 4"},
 	}
 	for _, tt := range tests {
-		var doc map[string]any
-		if err := json.Unmarshal(readFixture(t, "base.json"), &doc); err != nil {
-			t.Fatal(err)
-		}
-		tt.edit(doc)
-		b, _ := json.Marshal(doc)
-		if _, err := Read(b, "x.json"); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if err := readEdited(t, "base.json", tt.edit); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Read = %v, want %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// readEdited reads fixture name after edit changed its JSON.
+func readEdited(t *testing.T, name string, edit func(doc map[string]any)) error {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(readFixture(t, name), &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(b, "x.json")
+	return err
 }
