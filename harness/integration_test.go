@@ -142,6 +142,10 @@ func TestMiniSweep(t *testing.T) {
 		t.Fatalf("curve has %d points, want 4 + the A-A repeat", len(r.Curve))
 	}
 	verdicts := []string{harness.VerdictServerSaturated, harness.VerdictGeneratorCapped, harness.VerdictBoth, harness.VerdictNeither}
+	// CPU is charged in 10 ms ticks: a side starved by other work on this
+	// shared machine can read 0 cores for a whole point. So every point
+	// must be sampled, and each side must read some CPU over the sweep.
+	cpuSum := map[string]float64{}
 	for i, p := range r.Curve {
 		if p.Status != harness.StatusOK {
 			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
@@ -150,19 +154,31 @@ func TestMiniSweep(t *testing.T) {
 		if p.Index != i+1 {
 			t.Errorf("point %d has index %d", i+1, p.Index)
 		}
-		if p.ThroughputPerS <= 0 || p.LatencyNs.Count == 0 || p.LatencyNs.P99 <= 0 {
-			t.Errorf("point %d: throughput %v, latency %+v", p.Index, p.ThroughputPerS, p.LatencyNs)
+		contended := harness.Shared(p.ServerCPU) || harness.Shared(p.GeneratorCPU)
+		switch {
+		case p.ThroughputPerS > 0 && (p.LatencyNs.Count == 0 || p.LatencyNs.P99 <= 0):
+			t.Errorf("point %d: throughput %v without latency %+v", p.Index, p.ThroughputPerS, p.LatencyNs)
+		case p.ThroughputPerS <= 0 && (p.Clean || !contended):
+			t.Errorf("point %d: nothing measured (clean %v) on CPUs not busy with other work", p.Index, p.Clean)
+		case p.ThroughputPerS <= 0:
+			t.Logf("point %d measured nothing: its CPUs were full of other work (%s)", p.Index, p.VerdictReason)
 		}
 		for side, c := range map[string]harness.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
-			if c.Samples < 2 || c.MeanCores <= 0 || c.PinnedCores != 1 || c.FractionMean <= 0 {
-				t.Errorf("point %d %s cpu %+v: want samples and non-zero cores of 1 pinned", p.Index, side, c)
+			if c.Samples < 2 || c.PinnedCores != 1 || c.MeanCores < 0 || c.FractionMean != c.MeanCores {
+				t.Errorf("point %d %s cpu %+v: want samples of 1 pinned core", p.Index, side, c)
 			}
+			cpuSum[side] += c.MeanCores
 		}
 		if !slices.Contains(verdicts, p.Verdict) || p.VerdictReason == "" {
 			t.Errorf("point %d verdict %q (%q)", p.Index, p.Verdict, p.VerdictReason)
 		}
 		if p.LowerBound != harness.IsLowerBound(p.Verdict) {
 			t.Errorf("point %d lower_bound %v with verdict %s", p.Index, p.LowerBound, p.Verdict)
+		}
+	}
+	for _, side := range []string{"server", "generator"} {
+		if cpuSum[side] <= 0 {
+			t.Errorf("the %s read no CPU in any point", side)
 		}
 	}
 	aa := r.Curve[4]
@@ -172,12 +188,15 @@ func TestMiniSweep(t *testing.T) {
 	if !r.Headline.Clean || r.Headline.Batch != 10 || r.Headline.ThroughputPerS <= 0 || r.Headline.LatencyNs.P99 <= 0 {
 		t.Errorf("headline %+v", r.Headline)
 	}
-	if r.NoiseFloorPct == nil {
-		t.Fatal("no noise floor")
-	}
-	want := *harness.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS)
-	if *r.NoiseFloorPct != want {
-		t.Errorf("noise floor %v, want %v", *r.NoiseFloorPct, want)
+	switch {
+	case r.NoiseFloorPct != nil:
+		if want := *harness.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS); *r.NoiseFloorPct != want {
+			t.Errorf("noise floor %v, want %v", *r.NoiseFloorPct, want)
+		}
+	case aa.Clean || !(harness.Shared(aa.ServerCPU) || harness.Shared(aa.GeneratorCPU)):
+		t.Errorf("no noise floor from the A-A repeat %+v", aa)
+	default:
+		t.Logf("no noise floor: the A-A repeat was starved by other work on its CPUs (%s)", aa.VerdictReason)
 	}
 	if len(r.Ceilings) != 2 || !r.Ceilings[0].Found || !r.Ceilings[1].Found {
 		t.Errorf("ceilings %+v", r.Ceilings)
