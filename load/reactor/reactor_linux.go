@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 	"golang.org/x/sys/unix"
@@ -24,7 +25,8 @@ type Reactor struct {
 	rec       Recorder
 	frameSize int // wire bytes of one reply
 	epfd      int
-	efd       int // eventfd: written when Run's ctx is cancelled
+	file      *os.File // epfd in Go's netpoller, once Run made it so
+	efd       int      // eventfd: written when Run's ctx is cancelled
 	conns     []*conn
 	active    int // connections still sending or awaiting replies
 	closed    bool
@@ -91,8 +93,6 @@ func (r *Reactor) Counters() (reads, messages int64) {
 // each connection that is still sound a close frame (best effort) and
 // closes everything. Run once.
 func (r *Reactor) Run(ctx context.Context) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	defer r.Close()
 	stop := context.AfterFunc(ctx, func() {
 		var one = [8]byte{1}
@@ -110,23 +110,16 @@ func (r *Reactor) Run(ctx context.Context) {
 		}
 	}
 	events := make([]unix.EpollEvent, max(16, min(len(r.conns), 256)))
+	wait := r.waiter(events)
 	for r.active > 0 {
-		now := r.cfg.Now()
-		if now >= r.cfg.Window.Drain {
+		if r.cfg.Now() >= r.cfg.Window.Drain {
 			r.expire()
 			return
 		}
-		wait := min((r.cfg.Window.Drain-now+999_999)/1_000_000, maxWaitMs)
-		// What is ready now, without telling the runtime (busy: the
-		// common case); only when nothing is, block where the runtime
-		// knows it, so the process's other goroutines get the P.
-		n, err := epollWait(r.epfd, events, 0)
-		if err == nil && n == 0 {
-			n, err = unix.EpollWait(r.epfd, events, int(wait))
-		}
+		n, err := wait()
 		if err != nil {
-			if err == unix.EINTR {
-				continue
+			if err == unix.EINTR || errors.Is(err, os.ErrDeadlineExceeded) {
+				continue // the drain check above decides
 			}
 			r.failAll(fmt.Errorf("reactor: epoll_wait: %w", err))
 			return
@@ -134,7 +127,7 @@ func (r *Reactor) Run(ctx context.Context) {
 		if n == 0 {
 			continue
 		}
-		now = r.cfg.Now()
+		now := r.cfg.Now()
 		for i := range events[:n] {
 			ev := &events[i]
 			if ev.Fd < 0 {
@@ -154,6 +147,46 @@ func (r *Reactor) Run(ctx context.Context) {
 	}
 }
 
+// waiter returns the loop's wait for events. It first asks epoll what is
+// ready now with a raw zero-timeout epoll_wait (a busy generator nearly
+// always finds connections ready). When nothing is, the reactor parks in
+// Go's netpoller on its epoll descriptor (itself pollable) until that has
+// events or the drain deadline passes: one park per idle wait of the
+// whole reactor, never one per connection, and the P stays free for the
+// process's other goroutines. Where the descriptor cannot join the
+// netpoller it falls back to a blocking unix.EpollWait.
+func (r *Reactor) waiter(events []unix.EpollEvent) func() (int, error) {
+	var n int
+	var err error
+	poll := func(uintptr) bool {
+		n, err = epollWait(r.epfd, events, 0)
+		return err != nil || n > 0
+	}
+	if r.file == nil && unix.SetNonblock(r.epfd, true) == nil {
+		r.file = os.NewFile(uintptr(r.epfd), "reactor-epoll") // owns epfd from now on
+	}
+	if r.file != nil {
+		drain := time.Now().Add(time.Duration(r.cfg.Window.Drain - r.cfg.Now()))
+		if r.file.SetReadDeadline(drain) == nil {
+			if rc, e := r.file.SyscallConn(); e == nil {
+				return func() (int, error) {
+					if e := rc.Read(poll); e != nil {
+						return 0, e
+					}
+					return n, err
+				}
+			}
+		}
+	}
+	return func() (int, error) {
+		if poll(0) {
+			return n, err
+		}
+		wait := min((r.cfg.Window.Drain-r.cfg.Now()+999_999)/1_000_000, maxWaitMs)
+		return unix.EpollWait(r.epfd, events, int(max(wait, 0)))
+	}
+}
+
 // Close closes every descriptor, sending a close frame first on each
 // connection still sound. Run calls it; call it only when Run never ran.
 func (r *Reactor) Close() {
@@ -169,7 +202,11 @@ func (r *Reactor) Close() {
 		unix.Close(c.fd)
 	}
 	unix.Close(r.efd)
-	unix.Close(r.epfd)
+	if r.file != nil {
+		r.file.Close()
+	} else {
+		unix.Close(r.epfd)
+	}
 }
 
 // finish takes a connection out of the loop: it has nothing more to send
