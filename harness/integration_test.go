@@ -247,11 +247,22 @@ exit 3
 	tg.Command = []string{srv, "{addr}"}
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2, 4}})
 	r, _, err := runSweep(t, context.Background(), o, tg)
+	wantPoints := 3 // two rungs and the A-A repeat
 	if err != nil {
-		t.Fatalf("sweep: %v (want it to go on past the failed point)", err)
+		if !errors.Is(err, harness.ErrNoCleanHeadline) {
+			t.Fatalf("sweep: %v (want it to go on past the failed point)", err)
+		}
+		// Only other work starving the later points on this shared
+		// machine may leave them unclean; then there is no repeat.
+		wantPoints = 2
+		for _, p := range r.Curve[1:] {
+			if !harness.Shared(p.ServerCPU) && !harness.Shared(p.GeneratorCPU) {
+				t.Errorf("no clean headline, yet point %d ran on quiet CPUs: %+v", p.Index, p)
+			}
+		}
 	}
-	if len(r.Curve) != 3 {
-		t.Fatalf("curve has %d points, want 3", len(r.Curve))
+	if len(r.Curve) != wantPoints {
+		t.Fatalf("curve has %d points, want %d", len(r.Curve), wantPoints)
 	}
 	p := r.Curve[0]
 	if p.Status != harness.StatusFailed || p.Verdict != harness.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
@@ -417,6 +428,10 @@ func TestHeadroomProbe(t *testing.T) {
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
 	o.HeadroomProbe = 0.5
 	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
+	if errors.Is(err, harness.ErrNoCleanHeadline) && len(r.Curve) == 1 && harness.Shared(r.Curve[0].GeneratorCPU) {
+		// No headline, no probe: say so rather than pass.
+		t.Skipf("the only point was starved by other work on the generator's CPU (%s): nothing to probe", r.Curve[0].VerdictReason)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
