@@ -28,7 +28,7 @@ type Stats struct {
 	CPUSeconds       float64 `json:"cpu_seconds"` // user + system, getrusage(RUSAGE_SELF)
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
-	RSSBytes         uint64  `json:"rss_bytes"` // resident now (/proc/self/statm); peak where unavailable
+	RSSBytes         uint64  `json:"rss_bytes"` // resident now (/proc/self/statm); 0 where unavailable (max_rss_bytes is the peak, not a stand-in)
 	MaxRSSBytes      uint64  `json:"max_rss_bytes"`
 	Goroutines       int     `json:"goroutines"`
 	GOMAXPROCS       int     `json:"gomaxprocs"`
@@ -80,9 +80,6 @@ func (s *Server) Stats() Stats {
 		SlowConsumerCloses: s.stats.slowConsumerCloses.Load(),
 		OversizeCloses:     s.stats.oversizeCloses.Load(),
 		DroppedMessages:    s.stats.dropped.Load(),
-	}
-	if st.RSSBytes == 0 {
-		st.RSSBytes = maxRSS
 	}
 	return st
 }
