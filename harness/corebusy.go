@@ -35,12 +35,18 @@ func snapCores(set pinning.CPUSet) (coreSnap, bool) {
 }
 
 // busyFraction is the fraction of the window the CPUs were busy, or -1
-// when it cannot be told.
+// when it cannot be told. A fraction outside [0, 1] beyond rounding means
+// the counters went wrong (a CPU went offline, a counter wrapped): unknown,
+// not clamped into a plausible figure.
 func busyFraction(a, b coreSnap, okA, okB bool) float64 {
 	dt := b.total - a.total
 	if !okA || !okB || dt <= 0 {
 		return -1
 	}
+	const rounding = 1e-9
 	f := (b.busy - a.busy) / dt
+	if f < -rounding || f > 1+rounding {
+		return -1
+	}
 	return min(max(f, 0), 1)
 }
