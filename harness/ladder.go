@@ -126,8 +126,13 @@ func DefaultConnsLadder(batch int) Ladder {
 // Pusher's batch_events takes at most 10.
 var FanoutBatchLadder = Ladder{1, 10}
 
-// Quick ladders: two batch sizes, two rungs each, for smoke tests.
-var (
-	QuickBatchLadder  = Ladder{10, 1024}
-	QuickConnsLadders = map[int]Ladder{10: {32, 64}, 1024: {8, 16}}
-)
+// QuickBatchLadder is the quick sweep's batch sizes, for smoke tests.
+var QuickBatchLadder = Ladder{10, 1024}
+
+// QuickConnsLadder is the quick sweep's two-rung connection ladder for a
+// batch size when CONNS_LADDER_<batch> is not set: the first two rungs of
+// the default ladder, so any batch (a fanout batch, one from BATCH_LADDER)
+// gets one.
+func QuickConnsLadder(batch int) Ladder {
+	return slices.Clone(DefaultConnsLadder(batch)[:2])
+}

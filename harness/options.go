@@ -95,9 +95,6 @@ func DefaultOptions(quick bool) Options {
 	if quick {
 		o.Quick = true
 		o.BatchLadder = slices.Clone(QuickBatchLadder)
-		for b, l := range QuickConnsLadders {
-			o.ConnsLadders[b] = slices.Clone(l)
-		}
 		o.Duration = QuickDuration
 		o.Warmup = QuickWarmup
 	}
@@ -236,9 +233,14 @@ func ParseSeconds(s string) (time.Duration, error) {
 }
 
 // ConnsLadder is the connection ladder of one batch size after defaults.
+// ConnsLadders holds only what the user set, so that a warning about a
+// ladder for a batch outside BATCH_LADDER is never about a default.
 func (o *Options) ConnsLadder(batch int) Ladder {
 	if l, ok := o.ConnsLadders[batch]; ok {
 		return l
+	}
+	if o.Quick {
+		return QuickConnsLadder(batch)
 	}
 	return DefaultConnsLadder(batch)
 }

@@ -143,6 +143,46 @@ func TestQuickDefaults(t *testing.T) {
 	}
 }
 
+// A quick sweep with a batch ladder of the user's own gets two-rung
+// ladders for its batches, and no warning about the quick defaults' batches
+// it does not sweep: the user set no CONNS_LADDER_<batch>.
+func TestQuickWithOwnBatchLadder(t *testing.T) {
+	o := DefaultOptions(true)
+	o.BatchLadder = Ladder{10, 400}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]Ladder{10: o.ConnsLadder(10), 400: o.ConnsLadder(400)}
+	want := map[int]Ladder{10: {32, 64}, 400: {8, 16}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("quick ladders (-want +got):\n%s", diff)
+	}
+	if got := ladderNotes(o.Notes); len(got) != 0 {
+		t.Errorf("ladder notes %q, want none", got)
+	}
+	o = DefaultOptions(true)
+	o.BatchLadder, o.ConnsLadders = Ladder{10}, ConnsLadders{10: {4}, 77: {1, 2}}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Ladder{4}, o.ConnsLadder(10)); diff != "" {
+		t.Errorf("a ladder the user set wins over the quick one (-want +got):\n%s", diff)
+	}
+	if got := ladderNotes(o.Notes); len(got) != 1 || !strings.Contains(got[0], "CONNS_LADDER_77") {
+		t.Errorf("ladder notes %q, want one about CONNS_LADDER_77", got)
+	}
+}
+
+func ladderNotes(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		if strings.Contains(n, "CONNS_LADDER_") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func TestFanoutBatchLadder(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		o := DefaultOptions(quick)

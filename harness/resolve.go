@@ -23,19 +23,6 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 		bad("SCENARIO (--scenario): %q is not a scenario (echo | fanout)", o.Scenario)
 	}
 	if o.Scenario == ScenarioFanout && (slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
-		if slices.Equal(o.BatchLadder, QuickBatchLadder) {
-			// Carry the quick ladders over to the fanout batches.
-			for b, l := range QuickConnsLadders {
-				if slices.Equal(o.ConnsLadders[b], l) && !FanoutBatchLadder.Contains(b) {
-					delete(o.ConnsLadders, b)
-				}
-			}
-			for _, b := range FanoutBatchLadder {
-				if _, set := o.ConnsLadders[b]; !set {
-					o.ConnsLadders[b] = slices.Clone(QuickConnsLadders[QuickBatchLadder[0]])
-				}
-			}
-		}
 		o.BatchLadder = slices.Clone(FanoutBatchLadder)
 		o.Notes = append(o.Notes, fmt.Sprintf("fanout: batch ladder %q (events per publish request; Pusher's batch_events takes at most 10)", o.BatchLadder.String()))
 	}
