@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -14,34 +13,14 @@ import (
 	"github.com/ceiling-bench/ceiling/load/reactor"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 	"github.com/ceiling-bench/ceiling/refserver"
+	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/gorilla/websocket"
 )
 
-// startRefserver runs the bundled server in-process on a kernel-chosen
-// loopback port and returns its echo URL.
-func startRefserver(t *testing.T) string {
-	t.Helper()
-	srv, err := refserver.New(refserver.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; !errors.Is(err, refserver.ErrServerClosed) {
-			t.Errorf("refserver Serve: %v", err)
-		}
-	})
-	return "ws://" + l.Addr().String() + "/echo"
-}
+// startRefserver runs the bundled server in-process and returns its echo
+// URL.
+func startRefserver(t *testing.T) string { return refservertest.Start(t, refserver.Config{}).EchoURL() }
 
 // Every reply of every measured batch is accounted for, at small and
 // large batches, with connections that do not divide evenly over the

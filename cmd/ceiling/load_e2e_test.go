@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -19,33 +16,13 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/refserver"
+	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 	"github.com/google/go-cmp/cmp"
 )
 
-// startRefserver runs the bundled server in-process on a kernel-chosen
-// loopback port and returns its host:port.
-func startRefserver(t *testing.T) string {
-	t.Helper()
-	srv, err := refserver.New(refserver.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; !errors.Is(err, refserver.ErrServerClosed) {
-			t.Errorf("refserver Serve: %v", err)
-		}
-	})
-	return l.Addr().String()
-}
+// startRefserver runs the bundled server in-process and returns its
+// host:port.
+func startRefserver(t *testing.T) string { return refservertest.Start(t, refserver.Config{}).Addr }
 
 // runLoadJSON runs `ceiling load` with args plus --json and
 // --measure-marker, and returns the report and the decoded document.
