@@ -15,7 +15,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// testServer is a real refserver on a kernel-chosen loopback port.
+// testServer is a real refserver on a kernel-chosen loopback port. Other
+// packages use refservertest; this package's own tests cannot import it
+// (an import cycle), so start keeps the same few lines here.
 type testServer struct {
 	*Server
 	addr string // host:port
