@@ -48,12 +48,7 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 }
 
 func (e *echo) ReadCounters() (reads, messages int64) {
-	for _, c := range e.conns {
-		if c != nil {
-			reads += c.Reads()
-			messages += c.Messages()
-		}
-	}
+	reads, messages = connCounters(e.conns)
 	e.mu.Lock()
 	for _, r := range e.reactors {
 		rd, m := r.Counters()

@@ -137,15 +137,7 @@ func (f *fanout) awaitEvent(c *wsconn.Conn, event, channel string) error {
 	}
 }
 
-func (f *fanout) ReadCounters() (reads, messages int64) {
-	for _, c := range f.conns {
-		if c != nil {
-			reads += c.Reads()
-			messages += c.Messages()
-		}
-	}
-	return reads, messages
-}
+func (f *fanout) ReadCounters() (reads, messages int64) { return connCounters(f.conns) }
 
 func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 	for i, c := range f.conns {

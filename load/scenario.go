@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+
+	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
 // Scenario is one protocol's way of applying load. The engine (Run) knows
@@ -22,4 +24,16 @@ type Scenario interface {
 	// Finish fills the scenario's part of the summary and closes
 	// everything it opened.
 	Finish(res *Result, merged *Recorder)
+}
+
+// connCounters sums read syscalls and messages over a scenario's
+// connections (nil where a connection never opened).
+func connCounters(conns []*wsconn.Conn) (reads, messages int64) {
+	for _, c := range conns {
+		if c != nil {
+			reads += c.Reads()
+			messages += c.Messages()
+		}
+	}
+	return reads, messages
 }
