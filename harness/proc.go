@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
@@ -201,7 +202,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		pr.bg.Add(1)
 		go func() {
 			defer pr.bg.Done()
-			esc, _ := p.stop(InterruptGrace(pr.grace))
+			esc, _ := p.stop(ctx, InterruptGrace(pr.grace))
 			p.scrub()
 			if len(esc) > 0 {
 				pr.mu.Lock()
@@ -213,7 +214,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		out.Wall = time.Since(out.StartedAt)
 		return out
 	}
-	esc, stopErr := p.stop(pr.grace)
+	esc, stopErr := p.stop(ctx, pr.grace)
 	out.Escalated = esc
 	if err == nil && stopErr != nil {
 		err = &PointError{Phase: PhaseStop, Err: fmt.Errorf("stop server: %w", stopErr)}
@@ -444,11 +445,11 @@ func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
 // stop stops the generator, removes the headroom cgroup, stops the server
 // and waits for its port, each with grace; it returns the sides that had
 // to be SIGKILLed, and the server's stop error (the generator's does not
-// unmake a point whose JSON was read).
-func (p *pointRun) stop(grace time.Duration) (escalated []string, err error) {
+// unmake a point whose JSON was read). An interrupt (ctx) cuts a long
+// grace short: see stopProc.
+func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, err error) {
 	if p.gen != nil {
-		_ = p.gen.Stop(grace)
-		if p.gen.Escalated() {
+		if esc, _ := stopProc(ctx, p.gen, grace); esc {
 			escalated = append(escalated, "generator")
 		}
 	}
@@ -456,13 +457,45 @@ func (p *pointRun) stop(grace time.Duration) (escalated []string, err error) {
 		_ = p.throttle.Remove()
 	}
 	if p.srv != nil {
-		err = p.srv.Stop(grace)
-		if p.srv.Escalated() {
+		var esc bool
+		esc, err = stopProc(ctx, p.srv, grace)
+		if esc {
 			escalated = append(escalated, "server")
 		}
-		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.port), grace)
+		portWait := grace
+		if ctx.Err() != nil {
+			portWait = InterruptGrace(grace)
+		}
+		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.port), portWait)
 	}
 	return escalated, err
+}
+
+// stopProc is proc.Stop(grace), except that an interrupt arriving while
+// it waits out the grace bounds the wait to InterruptGrace from then on:
+// the process group is then SIGKILLed (a stop already begun cannot be
+// given a shorter grace, and a server ignoring SIGTERM with a long
+// stop_grace would otherwise hold the interrupted harness for all of it).
+// It reports whether the process had to be SIGKILLed.
+func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (escalated bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- proc.Stop(grace) }()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(InterruptGrace(grace))
+	defer t.Stop()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-t.C:
+	}
+	// Pid leads the process group (supervise.Start); Stop, still
+	// waiting, sees the exit and sweeps the group.
+	_ = syscall.Kill(-proc.Pid, syscall.SIGKILL)
+	return true, <-done
 }
 
 // scrub redacts the point's files once its processes are gone: what the

@@ -267,57 +267,98 @@ func TestOutGoneMidRun(t *testing.T) {
 }
 
 // TestSIGINTStubbornServer (items 5, 13): a server that ignores SIGTERM
-// and a stop_grace of 60 s. After SIGINT the harness must write the
-// partial result and exit within seconds, the interrupted point must not
-// count as failed, and the SIGKILL it took must be recorded.
+// and a stop_grace of 60 s, interrupted inside a point's window and while
+// the harness waits out the grace of a finished point's stop. Either
+// way the harness must write the partial result and exit within seconds;
+// an interrupted point must not count as failed, and the SIGKILL the
+// server took must be recorded.
 func TestSIGINTStubbornServer(t *testing.T) {
 	needProcs(t)
-	work := t.TempDir()
-	out := filepath.Join(t.TempDir(), "out.json")
-	cmd := ceilingSweep(t, stubbornTarget(t, "60s"), work, out, nil,
-		"--batch-ladder", "10", "--conns-ladder", "10=2,4", "--duration", "20s")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		name     string
+		duration string
+		wait     func(t *testing.T, work string)
+	}{
+		{"in the window", "20s", func(t *testing.T, work string) { waitMarker(t, work, "point-001-*") }},
+		{"in the stop", "1s", func(t *testing.T, work string) {
+			// The generator's JSON is there: the window is over and the
+			// harness is stopping the server (60 s of grace).
+			waitFile(t, work, "point-001-*/load.json")
+			time.Sleep(500 * time.Millisecond)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			work := t.TempDir()
+			out := filepath.Join(t.TempDir(), "out.json")
+			cmd := ceilingSweep(t, stubbornTarget(t, "60s"), work, out, nil,
+				"--batch-ladder", "10", "--conns-ladder", "10=2,4", "--duration", tt.duration)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			tt.wait(t, work)
+			kids, _ := supervise.Descendants(cmd.Process.Pid)
+			sent := time.Now()
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			took := time.Since(sent)
+			t.Logf("exit %v after %s\nstderr:\n%s", err, took, stderr.String())
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Errorf("exit %v, want status 1", err)
+			}
+			// The grace is min(60s, 2s): far below the target's 60 s even
+			// on a loaded machine.
+			if took > 20*time.Second {
+				t.Errorf("the harness took %s after SIGINT (stop_grace 60s, bounded grace %s)", took, harness.MaxInterruptGrace)
+			}
+			for _, pid := range kids {
+				if supervise.Alive(pid) {
+					t.Errorf("process %d outlived the harness", pid)
+				}
+			}
+			r := readResult(t, out)
+			if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
+				t.Errorf("partial %v %q", r.Partial, r.PartialReason)
+			}
+			all := strings.Join(r.Warnings, "\n")
+			if !strings.Contains(all, "server outlived SIGTERM") || !strings.Contains(all, "SIGKILLed") {
+				t.Errorf("warnings lack the escalation to SIGKILL:\n%s", all)
+			}
+			if tt.name == "in the window" {
+				if len(r.Curve) != 0 {
+					t.Errorf("curve %+v: the interrupted point must not be in it (nor counted failed)", r.Curve)
+				}
+				if !strings.Contains(all, "point 1 (batch 10, 2 connections, rep 0) was interrupted") {
+					t.Errorf("warnings lack the interrupted point:\n%s", all)
+				}
+				return
+			}
+			// Interrupted after its window: the point was measured and
+			// stays, with the SIGKILL its server took.
+			if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusOK || len(r.Curve[0].Escalated) != 1 || r.Curve[0].Escalated[0] != "server" {
+				t.Errorf("curve %+v: want point 1 measured, its server escalated", r.Curve)
+			}
+		})
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	waitMarker(t, work, "point-001-*")
-	kids, _ := supervise.Descendants(cmd.Process.Pid)
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	took := time.Since(sent)
-	t.Logf("exit %v after %s\nstderr:\n%s", err, took, stderr.String())
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Errorf("exit %v, want status 1", err)
-	}
-	// The grace is min(60s, 2s); far below the target's 60 s even on a
-	// loaded machine.
-	if took > 20*time.Second {
-		t.Errorf("the harness took %s after SIGINT (stop_grace 60s, bounded grace %s)", took, harness.MaxInterruptGrace)
-	}
-	for _, pid := range kids {
-		if supervise.Alive(pid) {
-			t.Errorf("process %d outlived the harness", pid)
+}
+
+// waitFile waits until a file matching pattern under dir exists.
+func waitFile(t *testing.T, dir, pattern string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
+			return
 		}
-	}
-	r := readResult(t, out)
-	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
-		t.Errorf("partial %v %q", r.Partial, r.PartialReason)
-	}
-	if len(r.Curve) != 0 {
-		t.Errorf("curve %+v: the interrupted point must not be in it (nor counted failed)", r.Curve)
-	}
-	all := strings.Join(r.Warnings, "\n")
-	if !strings.Contains(all, "point 1 (batch 10, 2 connections, rep 0) was interrupted") {
-		t.Errorf("warnings lack the interrupted point:\n%s", all)
-	}
-	if !strings.Contains(all, "server outlived SIGTERM") || !strings.Contains(all, "SIGKILLed") {
-		t.Errorf("warnings lack the escalation to SIGKILL:\n%s", all)
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s under %s", pattern, dir)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
