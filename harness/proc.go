@@ -206,7 +206,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 			p.scrub()
 			if len(esc) > 0 {
 				pr.mu.Lock()
-				pr.late = append(pr.late, fmt.Sprintf("point %d (interrupted): %s outlived SIGTERM by its %s grace and was SIGKILLed",
+				pr.late = append(pr.late, fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM (%s after the interrupt) and was SIGKILLed",
 					spec.Index, strings.Join(esc, " and "), InterruptGrace(pr.grace)))
 				pr.mu.Unlock()
 			}

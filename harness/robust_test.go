@@ -326,7 +326,7 @@ func TestSIGINTStubbornServer(t *testing.T) {
 				t.Errorf("partial %v %q", r.Partial, r.PartialReason)
 			}
 			all := strings.Join(r.Warnings, "\n")
-			if !strings.Contains(all, "server outlived SIGTERM") || !strings.Contains(all, "SIGKILLed") {
+			if !strings.Contains(all, "server did not exit within its grace after SIGTERM") || !strings.Contains(all, "SIGKILLed") {
 				t.Errorf("warnings lack the escalation to SIGKILL:\n%s", all)
 			}
 			if tt.name == "in the window" {
@@ -375,7 +375,7 @@ func TestEscalationRecorded(t *testing.T) {
 	if len(p.Escalated) != 1 || p.Escalated[0] != "server" {
 		t.Errorf("point 1 escalated %v, want [server]", p.Escalated)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "point 1: server outlived SIGTERM") {
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "point 1: server did not exit within its grace after SIGTERM") {
 		t.Errorf("warnings %q lack the escalation", r.Warnings)
 	}
 }

@@ -86,7 +86,7 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		}
 		p := MakePoint(i, role, k, out, th)
 		if len(p.Escalated) > 0 {
-			r.warn(fmt.Sprintf("point %d: %s outlived SIGTERM by the target's stop_grace and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
+			r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
 		}
 		r.Curve = append(r.Curve, p)
 		if p.Status != StatusOK {
