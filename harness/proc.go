@@ -148,6 +148,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 			out.FailReason = fmt.Sprintf("stop server: %v", err)
 			out.Load = nil
 		}
+		out.Escaped = append(out.Escaped, escapedOf(srv)...)
 		if out.FailReason != "" && out.LogTail == "" {
 			out.LogTail = srv.Tail(tailLines)
 		}
@@ -170,7 +171,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	}
 	var cgroup string
 	if spec.Role == RoleHeadroom {
-		name := fmt.Sprintf("ceiling-headroom-%d-%d", os.Getpid(), spec.Index)
+		name := supervise.CgroupName("headroom", spec.Index)
 		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(pr.o.GeneratorCPUs)))
 		if err != nil {
 			return fail("headroom probe: cannot cap the generator: %v", err)
@@ -196,7 +197,10 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	if err != nil {
 		return fail("start generator: %v", err)
 	}
-	defer gen.Stop(pr.grace)
+	defer func() {
+		_ = gen.Stop(pr.grace)
+		out.Escaped = append(out.Escaped, escapedOf(gen)...)
+	}()
 
 	// Wait for the marker: every connection open and the warm-up over.
 	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)

@@ -170,8 +170,19 @@ type Point struct {
 	FailReason string `json:"fail_reason,omitempty"`
 	LogTail    string `json:"log_tail,omitempty"` // last lines of the server's log for a failed point
 
+	// Escaped lists processes of the point's server or generator tree
+	// found alive after it was stopped, outside the supervisor's tree
+	// (left in its cgroup or carrying its marker), and then killed.
+	Escaped []EscapedProcess `json:"escaped,omitempty"`
+
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`
+}
+
+// EscapedProcess is a process that escaped a point's containment.
+type EscapedProcess struct {
+	Pid     int    `json:"pid"`
+	Command string `json:"command"` // its command name (/proc/PID/comm)
 }
 
 // BatchCeiling is one batch size's highest clean point.

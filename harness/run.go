@@ -57,6 +57,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
 	}
+	for _, w := range cleanLeftovers() {
+		fmt.Fprintf(rc.Stderr, "ceiling sweep: %s\n", w)
+		r.warn(w)
+	}
 
 	runner, err := NewProcRunner(o, rc.Target)
 	if err != nil {

@@ -40,6 +40,7 @@ type Outcome struct {
 	GeneratorCPU CPUStats
 	FailReason   string
 	LogTail      string // server log tail, or the generator's stderr tail
+	Escaped      []EscapedProcess
 	StartedAt    time.Time
 	Wall         time.Duration
 }
@@ -74,6 +75,9 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
 		p := MakePoint(i, role, k, out, th)
 		r.Curve = append(r.Curve, p)
+		if w := escapedWarning(p); w != "" {
+			r.warn(w)
+		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
 		}
@@ -116,6 +120,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
+		Escaped: out.Escaped,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.
