@@ -118,10 +118,11 @@ func TestStopReportsEscapedProcess(t *testing.T) {
 	}
 	// The spawner: started by the test, not by Start.
 	spawner := exec.Command("/bin/sh", "-c", `read m < "$0"; `+MarkerEnv+`="$m" exec sleep 60`, fifo)
+	spawner.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := spawner.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = spawner.Process.Kill(); _ = spawner.Wait() })
+	t.Cleanup(func() { _ = syscall.Kill(-spawner.Process.Pid, syscall.SIGKILL); _ = spawner.Wait() })
 	p := start(t, sh(`printf '%s\n' "$`+MarkerEnv+`" > `+fifo+`; echo ready; exec sleep 60`))
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
 		t.Fatal(err)
