@@ -64,6 +64,7 @@ type Proc struct {
 	stopErr   error
 	stopped   atomic.Bool
 	escalated atomic.Bool
+	target    atomic.Int64
 }
 
 // Start boots spec as a pinned child in its own process group, its output
@@ -249,6 +250,31 @@ func (p *Proc) Escaped() []EscapedProcess {
 		return nil
 	}
 	return slices.Clone(p.contain.escaped)
+}
+
+// TargetPid is the pid of the program Start ran. With a supervisor that
+// is the supervisor's first child: TargetPid waits (up to 10 s) until the
+// supervisor has forked it. Without one, or once the process exited
+// before its target was seen, it is Pid. Use Pid for the whole tree
+// (sampling, Descendants) and TargetPid for the program itself.
+func (p *Proc) TargetPid() int {
+	if !p.supervised {
+		return p.Pid
+	}
+	if pid := p.target.Load(); pid != 0 {
+		return int(pid)
+	}
+	deadline := time.Now().Add(killWait)
+	for time.Now().Before(deadline) && !p.Exited() {
+		// The supervisor's main thread forked the target first; what
+		// reparents to it later comes after in the list.
+		if kids := threadChildren(p.Pid, p.Pid); len(kids) > 0 && comm(p.Pid) == pinning.SupervisorComm {
+			p.target.Store(int64(kids[0]))
+			return kids[0]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return p.Pid
 }
 
 // signalOne signals one process; one already gone is fine.
