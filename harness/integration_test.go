@@ -452,7 +452,7 @@ func TestHeadroomProbe(t *testing.T) {
 	// Wherever pinning put it (v1 or v2, under our own cgroup or a root):
 	// a check of one fixed path passes whenever it is elsewhere.
 	var left []string
-	prefix := fmt.Sprintf("ceiling-headroom-%d-", os.Getpid())
+	prefix := "ceiling-headroom-" + supervise.RunID() + "-"
 	_ = filepath.WalkDir("/sys/fs/cgroup", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil

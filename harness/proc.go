@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
@@ -202,20 +201,23 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		pr.bg.Add(1)
 		go func() {
 			defer pr.bg.Done()
-			esc, _ := p.stop(ctx, InterruptGrace(pr.grace))
+			esc, escaped, _ := p.stop(ctx, InterruptGrace(pr.grace))
 			p.scrub()
+			pr.mu.Lock()
+			defer pr.mu.Unlock()
 			if len(esc) > 0 {
-				pr.mu.Lock()
 				pr.late = append(pr.late, fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM (%s after the interrupt) and was SIGKILLed",
 					spec.Index, strings.Join(esc, " and "), InterruptGrace(pr.grace)))
-				pr.mu.Unlock()
+			}
+			if w := escapedWarning(Point{Index: spec.Index, Escaped: escaped}); w != "" {
+				pr.late = append(pr.late, w)
 			}
 		}()
 		out.Wall = time.Since(out.StartedAt)
 		return out
 	}
-	esc, stopErr := p.stop(ctx, pr.grace)
-	out.Escalated = esc
+	esc, escaped, stopErr := p.stop(ctx, pr.grace)
+	out.Escalated, out.Escaped = esc, escaped
 	if err == nil && stopErr != nil {
 		err = &PointError{Phase: PhaseStop, Err: fmt.Errorf("stop server: %w", stopErr)}
 	}
@@ -337,7 +339,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	}
 	var cgroup string
 	if spec.Role == RoleHeadroom {
-		name := fmt.Sprintf("ceiling-headroom-%d-%d", os.Getpid(), spec.Index)
+		name := supervise.CgroupName("headroom", spec.Index)
 		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(pr.o.GeneratorCPUs)))
 		if err != nil {
 			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
@@ -444,14 +446,16 @@ func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
 
 // stop stops the generator, removes the headroom cgroup, stops the server
 // and waits for its port, each with grace; it returns the sides that had
-// to be SIGKILLed, and the server's stop error (the generator's does not
-// unmake a point whose JSON was read). An interrupt (ctx) cuts a long
-// grace short: see stopProc.
-func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, err error) {
+// to be SIGKILLed, the processes that escaped containment (killed by
+// Stop), and the server's stop error (the generator's does not unmake a
+// point whose JSON was read). An interrupt (ctx) cuts a long grace short:
+// see stopProc.
+func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess, err error) {
 	if p.gen != nil {
 		if esc, _ := stopProc(ctx, p.gen, grace); esc {
 			escalated = append(escalated, "generator")
 		}
+		escaped = append(escaped, escapedOf(p.gen)...)
 	}
 	if p.throttle != nil {
 		_ = p.throttle.Remove()
@@ -462,21 +466,22 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 		if esc {
 			escalated = append(escalated, "server")
 		}
+		escaped = append(escaped, escapedOf(p.srv)...)
 		portWait := grace
 		if ctx.Err() != nil {
 			portWait = InterruptGrace(grace)
 		}
 		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.port), portWait)
 	}
-	return escalated, err
+	return escalated, escaped, err
 }
 
 // stopProc is proc.Stop(grace), except that an interrupt arriving while
-// it waits out the grace bounds the wait to InterruptGrace from then on:
-// the process group is then SIGKILLed (a stop already begun cannot be
-// given a shorter grace, and a server ignoring SIGTERM with a long
-// stop_grace would otherwise hold the interrupted harness for all of it).
-// It reports whether the process had to be SIGKILLed.
+// it waits out the grace bounds the wait to InterruptGrace from then on,
+// then kills the tree (Proc.KillNow): a stop already begun cannot be given
+// a shorter grace, and a server ignoring SIGTERM with a long stop_grace
+// would otherwise hold the interrupted harness for all of it. It reports
+// whether the process had to be SIGKILLed.
 func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (escalated bool, err error) {
 	done := make(chan error, 1)
 	go func() { done <- proc.Stop(grace) }()
@@ -492,9 +497,8 @@ func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (e
 		return proc.Escalated(), err
 	case <-t.C:
 	}
-	// Pid leads the process group (supervise.Start); Stop, still
-	// waiting, sees the exit and sweeps the group.
-	_ = syscall.Kill(-proc.Pid, syscall.SIGKILL)
+	// Stop, still waiting, sees the exit and sweeps.
+	proc.KillNow()
 	return true, <-done
 }
 

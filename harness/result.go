@@ -173,8 +173,19 @@ type Point struct {
 	// SIGTERM by their stop grace and had to be SIGKILLed.
 	Escalated []string `json:"escalated,omitempty"`
 
+	// Escaped lists processes of the point's server or generator tree
+	// found alive after it was stopped, outside the supervisor's tree
+	// (left in its cgroup or carrying its marker), and then killed.
+	Escaped []EscapedProcess `json:"escaped,omitempty"`
+
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`
+}
+
+// EscapedProcess is a process that escaped a point's containment.
+type EscapedProcess struct {
+	Pid     int    `json:"pid"`
+	Command string `json:"command"` // its command name (/proc/PID/comm)
 }
 
 // BatchCeiling is one batch size's highest clean point.

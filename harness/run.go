@@ -100,6 +100,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
 	}
+	for _, w := range cleanLeftovers() {
+		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
+		r.warn(w)
+	}
 	RedactResult(r, secrets)
 
 	runner, err := NewProcRunner(o, rc.Target)

@@ -41,6 +41,7 @@ type Outcome struct {
 	GeneratorCPU CPUStats
 	FailReason   string
 	LogTail      string // server log tail, or the generator's stderr tail
+	Escaped      []EscapedProcess
 	StartedAt    time.Time
 	Wall         time.Duration
 	// Interrupted: the sweep's context ended before the point finished;
@@ -89,6 +90,9 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 			r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
 		}
 		r.Curve = append(r.Curve, p)
+		if w := escapedWarning(p); w != "" {
+			r.warn(w)
+		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
 		}
@@ -132,6 +136,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
 		Escalated: out.Escalated,
+		Escaped:   out.Escaped,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.

@@ -65,6 +65,37 @@
 // NewThrottle returns an error saying why, and a probe should be skipped
 // with a warning.
 //
+// # The supervisor
+//
+// Spec.Supervise puts a supervisor between the caller and the target:
+// once the trampoline has applied the spec to itself, it execs this
+// executable again as "__ceiling_supervise__ TARGET ARGS..." (named
+// SupervisorComm), so the supervisor is pinned, limited and in the same
+// cgroups as the target. Init, seeing that argument, becomes the
+// supervisor: a child subreaper (PR_SET_CHILD_SUBREAPER) with SIGTERM as
+// its parent-death signal, which forks the target (itself with SIGKILL as
+// parent-death signal towards the supervisor) from its locked main thread
+// and reaps every child, the target and whatever reparented to it. On
+// SIGTERM it sends SIGTERM once to every process below it (walking
+// /proc/PID/task/TID/children); on SignalKillTree, or once the target
+// exited by itself, it SIGKILLs them until none is left. It exits when the
+// target has exited and nothing is left below it, with the target's
+// status: the same exit code, or death by the same signal (re-raised on
+// itself where Go allows, else exit 128+n). If the caller dies (the
+// parent-death signal, or a parent pid that changed, checked every second)
+// it stops the tree as on SIGTERM, SIGKILLs it after Spec.OrphanGrace,
+// moves itself out of Spec.Cgroup and Spec.Contain and removes them.
+//
+// # Containers
+//
+// NewContainer(name) creates a cgroup to hold one child's whole tree
+// (Spec.Contain, joined before exec): in cgroup v2 under our own cgroup or
+// the root, else in the v1 freezer hierarchy, wherever writable. Kill
+// empties it (cgroup.kill; or freeze, SIGKILL each member, thaw) and
+// Remove deletes it. ContainerAt adopts an existing cgroup (a v2 Throttle),
+// CgroupParents lists every directory this project creates cgroups in, for
+// a leftover scan.
+//
 // Linux only: elsewhere Supported is false, Online, SMTSiblings, Granted
 // and the NoFile functions return ErrUnsupported, Parse checks syntax
 // only, and a Command asking for CPUs fails at Start with ErrUnsupported.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Spec is what the trampoline applies to a child before it execs the
@@ -21,6 +22,19 @@ type Spec struct {
 	// exec, so that its CPU time is capped from its first instruction.
 	// Empty: stay in ours.
 	Cgroup string
+	// Contain is a second cgroup directory (Container.Path) the child
+	// joins before exec, in another hierarchy than Cgroup (cgroup v2 or
+	// the v1 freezer): the one that is killed whole at stop. Empty: none.
+	Contain string
+	// Supervise puts a supervisor between the caller and the target (see
+	// the package comment, "The supervisor"): a subreaper that stops the
+	// target's whole tree when asked or when the caller dies.
+	Supervise bool
+	// OrphanGrace is how long the supervisor waits after SIGTERM before
+	// SIGKILL when it stops the tree because the caller died; 0 is 5s.
+	OrphanGrace time.Duration
+
+	parent int // the caller's pid, set by Command for the supervisor
 }
 
 // envSpec carries the encoded Spec from Command to Init in the child.
@@ -31,10 +45,17 @@ const envSpec = "CEILING_PIN_SPEC"
 // loudly instead of running the program as if it were ceiling itself.
 const trampolineArg = "__ceiling_pin__"
 
-// encode renders the spec as "cpus=0-1;nofile=65536;cgroup=PATH" (PATH
-// escaped, so that it may hold any byte).
+// superviseArg is argv[1] of the supervisor: the trampoline, once it has
+// applied the spec to itself, execs this executable again with it.
+const superviseArg = "__ceiling_supervise__"
+
+// encode renders the spec as
+// "cpus=0-1;nofile=65536;cgroup=PATH;contain=PATH;supervise=PARENT;grace=5s"
+// (paths escaped, so that they may hold any byte; supervise is the
+// caller's pid, 0 for none).
 func (s Spec) encode() string {
-	return fmt.Sprintf("cpus=%s;nofile=%d;cgroup=%s", s.CPUs, s.NoFile, url.QueryEscape(s.Cgroup))
+	return fmt.Sprintf("cpus=%s;nofile=%d;cgroup=%s;contain=%s;supervise=%d;grace=%s",
+		s.CPUs, s.NoFile, url.QueryEscape(s.Cgroup), url.QueryEscape(s.Contain), s.parent, s.OrphanGrace)
 }
 
 func decodeSpec(v string) (Spec, error) {
@@ -63,6 +84,24 @@ func decodeSpec(v string) (Spec, error) {
 				return Spec{}, fmt.Errorf("%s: cgroup %q: %w", envSpec, val, err)
 			}
 			s.Cgroup = p
+		case "contain":
+			p, err := url.QueryUnescape(val)
+			if err != nil {
+				return Spec{}, fmt.Errorf("%s: contain %q: %w", envSpec, val, err)
+			}
+			s.Contain = p
+		case "supervise":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return Spec{}, fmt.Errorf("%s: supervise %q: want the parent's pid", envSpec, val)
+			}
+			s.parent, s.Supervise = n, n > 0
+		case "grace":
+			d, err := time.ParseDuration(val)
+			if err != nil {
+				return Spec{}, fmt.Errorf("%s: grace %q: %w", envSpec, val, err)
+			}
+			s.OrphanGrace = d
 		default:
 			return Spec{}, fmt.Errorf("%s: unknown key %q in %q", envSpec, k, v)
 		}

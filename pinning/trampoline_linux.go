@@ -49,6 +49,9 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = append([]string{self, trampolineArg, name}, args...)
+	if spec.Supervise {
+		spec.parent = os.Getpid()
+	}
 	if !initCalled.Load() {
 		// The child is this same program: without Init it would run as
 		// itself (a test binary would run its tests again) instead of
@@ -68,6 +71,13 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 func Init() {
 	initCalled.Store(true)
 	v, ok := os.LookupEnv(envSpec)
+	if ok && len(os.Args) > 2 && os.Args[1] == superviseArg {
+		spec, err := decodeSpec(v)
+		if err != nil {
+			die(err)
+		}
+		os.Exit(supervise(spec, os.Args[2:]))
+	}
 	isTrampoline := len(os.Args) > 2 && os.Args[1] == trampolineArg
 	switch {
 	case !ok && isTrampoline:
@@ -91,9 +101,11 @@ func Init() {
 	if err != nil {
 		die(fmt.Errorf("cannot exec target: %w", err))
 	}
-	if spec.Cgroup != "" {
-		if err := joinCgroup(spec.Cgroup); err != nil {
-			die(err)
+	for _, cg := range []string{spec.Cgroup, spec.Contain} {
+		if cg != "" {
+			if err := joinCgroup(cg); err != nil {
+				die(err)
+			}
 		}
 	}
 	if err := setAffinity(spec.CPUs); err != nil {
@@ -104,14 +116,28 @@ func Init() {
 			die(err)
 		}
 	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
+	if spec.Supervise {
+		// The supervisor is this executable again, exec'ed from this
+		// pinned thread: all of it is pinned, capped and contained like
+		// the target it starts. It keeps the spec in its environment.
+		self := append([]string{os.Args[0], superviseArg}, argv...)
+		err = unix.Exec("/proc/self/exe", self, os.Environ())
+		die(fmt.Errorf("exec the supervisor: %w", err))
+	}
+	err = unix.Exec(path, argv, withoutSpec(os.Environ()))
+	die(fmt.Errorf("exec %s: %w", path, err))
+}
+
+// withoutSpec is environ without the spec variable: the target must not
+// see it (nor a grandchild that happens to call Init).
+func withoutSpec(environ []string) []string {
+	env := make([]string, 0, len(environ))
+	for _, kv := range environ {
 		if !strings.HasPrefix(kv, envSpec+"=") {
 			env = append(env, kv)
 		}
 	}
-	err = unix.Exec(path, argv, env)
-	die(fmt.Errorf("exec %s: %w", path, err))
+	return env
 }
 
 func die(err error) {

@@ -54,3 +54,50 @@ func (t *Throttle) Stats() (ThrottleStats, error) { return ThrottleStats{}, ErrU
 
 // Remove does nothing.
 func (t *Throttle) Remove() error { return nil }
+
+// SupervisorComm is the supervisor's process name; no supervisor runs
+// where pinning is unsupported.
+const SupervisorComm = "ceiling-superv"
+
+// Container is a cgroup holding one child's tree; Linux only.
+type Container struct {
+	Path    string
+	Version int
+}
+
+// NewContainer returns ErrUnsupported.
+func NewContainer(name string) (*Container, error) { return nil, ErrUnsupported }
+
+// ContainerAt returns ErrUnsupported.
+func ContainerAt(dir string) (*Container, error) { return nil, ErrUnsupported }
+
+// IsCgroup2 reports false.
+func IsCgroup2(dir string) bool { return false }
+
+// CgroupParent is a directory where this project creates cgroups.
+type CgroupParent struct {
+	Dir     string
+	Version int
+	Kind    string
+}
+
+// ContainerParents returns none.
+func ContainerParents() []CgroupParent { return nil }
+
+// CgroupParents returns none.
+func CgroupParents() []CgroupParent { return nil }
+
+// CgroupProcs returns ErrUnsupported.
+func CgroupProcs(dir string) ([]int, error) { return nil, ErrUnsupported }
+
+// RemoveCgroup returns ErrUnsupported.
+func RemoveCgroup(dir string) error { return ErrUnsupported }
+
+// Procs returns ErrUnsupported.
+func (c *Container) Procs() ([]int, error) { return nil, ErrUnsupported }
+
+// Kill returns ErrUnsupported.
+func (c *Container) Kill() error { return ErrUnsupported }
+
+// Remove does nothing.
+func (c *Container) Remove() error { return nil }

@@ -89,7 +89,7 @@ func measure(t *testing.T, root int, treeWide bool) Stats {
 // process pinned to one CPU cannot use more than one core.
 func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
 	p := startShell(t, "while :; do :; done", lastCPU(t))
-	st := measure(t, p.Pid, true)
+	st := measure(t, p.TargetPid(), true)
 	if st.MeanCores < 0.05 || st.MeanCores > 1.05 || st.P95Cores > 1.2 {
 		t.Errorf("mean %.2f / p95 %.2f cores for a busy loop pinned to one cpu, want mean 0.05..1.05 (near 1 on an idle machine), p95 <= 1.2", st.MeanCores, st.P95Cores)
 	}
@@ -103,8 +103,8 @@ func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
 
 func TestIdleChildReadsNearZero(t *testing.T) {
 	p := startShell(t, "exec sleep 60", nil)
-	waitComm(t, p.Pid, "sleep") // start-up (trampoline, exec) is not idle
-	st := measure(t, p.Pid, true)
+	waitComm(t, p.TargetPid(), "sleep") // start-up (trampoline, exec) is not idle
+	st := measure(t, p.TargetPid(), true)
 	if st.MeanCores >= 0.2 || st.P95Cores >= 0.2 {
 		t.Errorf("idle process reads mean %.2f / p95 %.2f cores, want < 0.2", st.MeanCores, st.P95Cores)
 	}
@@ -119,8 +119,8 @@ func TestIdleChildReadsNearZero(t *testing.T) {
 func TestTreeIncludesChildren(t *testing.T) {
 	// The root shell only waits; its child spins.
 	p := startShell(t, "sh -c 'while :; do :; done' & wait", nil)
-	root := measure(t, p.Pid, false)
-	tree := measure(t, p.Pid, true)
+	root := measure(t, p.TargetPid(), false)
+	tree := measure(t, p.TargetPid(), true)
 	if root.MeanCores >= 0.05 {
 		t.Errorf("waiting root alone reads %.2f cores, want < 0.05", root.MeanCores)
 	}
@@ -140,7 +140,7 @@ func TestExitedChildKeepsItsCPU(t *testing.T) {
 	p := startShell(t, `while [ ! -e "`+gate+`" ]; do sleep 0.02; done
 		sh -c 'i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done'
 		echo spun; exec sleep 60`, nil)
-	s := Start(context.Background(), 100*time.Millisecond, Tree(p.Pid))
+	s := Start(context.Background(), 100*time.Millisecond, Tree(p.TargetPid()))
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestExitedChildKeepsItsCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := s.Stop()
-	truth := childCPUSeconds(t, p.Pid)
+	truth := childCPUSeconds(t, p.TargetPid())
 	got := st.UserSeconds + st.SystemSeconds
 	t.Logf("%+v; reaped children used %.2fs", st, truth)
 	if truth < 0.3 {
@@ -178,7 +178,7 @@ func childCPUSeconds(t *testing.T, pid int) float64 {
 func TestContextEndStopsSampling(t *testing.T) {
 	p := startShell(t, "exec sleep 60", nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := Start(ctx, 50*time.Millisecond, Tree(p.Pid))
+	s := Start(ctx, 50*time.Millisecond, Tree(p.TargetPid()))
 	cancel()
 	<-s.done
 	st := s.Stop()
@@ -190,7 +190,7 @@ func TestContextEndStopsSampling(t *testing.T) {
 func TestGoneProcessReadsNothing(t *testing.T) {
 	p := startShell(t, "exit 0", nil)
 	<-p.Done()
-	s := Start(context.Background(), 50*time.Millisecond, Tree(p.Pid))
+	s := Start(context.Background(), 50*time.Millisecond, Tree(p.TargetPid()))
 	time.Sleep(120 * time.Millisecond)
 	if st := s.Stop(); st.Processes != 0 || st.MeanCores != 0 {
 		t.Errorf("sampling a gone pid: %+v, want nothing seen", st)
@@ -250,7 +250,7 @@ func TestRunDelayOfThreadsSharingOneCPU(t *testing.T) {
 	// so together they wait about the whole window. More load on the
 	// machine only adds waiting, so the lower bound is robust.
 	p := startShell(t, "while :; do :; done & while :; do :; done", lastCPU(t))
-	st := measure(t, p.Pid, true)
+	st := measure(t, p.TargetPid(), true)
 	if st.RunDelaySeconds < 0.3*st.WallSeconds {
 		t.Errorf("two loops on one cpu waited %.2fs in a %.2fs window, want >= 30%%", st.RunDelaySeconds, st.WallSeconds)
 	}

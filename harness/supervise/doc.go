@@ -6,9 +6,11 @@
 //
 // Start(ctx, Spec) starts Spec.Path with Spec.Args through
 // pinning.Command (affinity Spec.CPUs and RLIMIT_NOFILE Spec.NoFile applied
-// before exec), in its own process group (pgid = Proc.Pid), stdout and
-// stderr to Spec.LogPath (truncated: one log per point), Spec.Env added to
-// our environment, and the parent-death signal set. The fork happens on a
+// before exec) under a supervisor (pinning.Spec.Supervise, Linux), in its
+// own process group (pgid = Proc.Pid, the supervisor's pid) and, where
+// cgroups are writable, its own cgroup; stdout and stderr to Spec.LogPath
+// (truncated: one log per point), Spec.Env added to our environment,
+// MarkerEnv set, and the parent-death signal set. The fork happens on a
 // locked OS thread that lives as long as the child (pinning.Start), so the
 // parent-death signal means "the harness died", not "a Go thread retired".
 // The test binary or main of any user must call pinning.Init first thing.
@@ -18,9 +20,11 @@
 //	Done() <-chan struct{}  closed once exited and reaped
 //	Wait() error            blocks; the exit status (*exec.ExitError) or nil
 //	Exited() bool; ExitErr() error (nil while running)
-//	Stop(grace) error       SIGTERM to the group; SIGKILL to the group after grace;
-//	                        then SIGKILL to what is left of the group; reaped; idempotent
+//	Stop(grace) error       SIGTERM to the whole tree; SIGKILL to the tree after grace;
+//	                        then what is left of the group, the cgroup or the marker
+//	                        is killed; reaped; cgroup removed; idempotent
 //	Escalated() bool        Stop needed SIGKILL
+//	Escaped() []EscapedProcess  what Stop found outside the supervisor's tree
 //	Tail(n) string          last n lines of its log
 //	ExitedError()           *ExitedError for a process that died (nil while running)
 //
@@ -50,10 +54,35 @@
 // that signal Live is closed (Start then fails with ErrShuttingDown), the
 // context is cancelled so the sweep writes what it has, and KillAll runs.
 // The deferred stop() waits for KillAll. A second signal has its default
-// effect. If the harness is SIGKILLed, the kernel SIGKILLs each direct
-// child (parent-death signal). Limits: a child's own children are reached
-// by the group kill, but not by the parent-death signal, and not at all if
-// they moved to another process group or session.
+// effect.
+//
+// # Containment: the whole tree, also after a SIGKILL
+//
+// Proc.Pid is the child's supervisor (pinning, "The supervisor"): a child
+// subreaper, pinned like the target, that gets SIGTERM when the harness
+// dies and then stops every process below it, also those that left the
+// process group or session (setsid, a daemon's double fork, a launcher
+// script's server), and reaps them all. Stop sends it SIGTERM, which it
+// passes to the whole tree, and after grace pinning.SignalKillTree, which
+// makes it SIGKILL the tree until empty; only a supervisor still there
+// 10 s later is SIGKILLed with its group. The supervisor exits with the
+// target's status, so Wait and ExitErr read as the target's.
+//
+// Where cgroups are writable each child also gets a cgroup
+// (pinning.NewContainer, named CgroupName("contain", n)), or, in cgroup
+// v2, the throttle cgroup it joins is used. Every child carries MarkerEnv
+// (RunID()/n). After the supervisor exited, Stop kills what is still in
+// the cgroup or carries the marker anywhere (/proc/PID/environ), records it
+// (Escaped: pid and command name) and removes the cgroup. A process is
+// only found so when it left the supervisor's tree some other way: started
+// by a process outside it, or its supervisor was killed.
+//
+// CleanLeftovers, called when a sweep starts, kills and removes what a run
+// killed together with its supervisors left: processes whose marker names
+// a harness that no longer runs (pid and start time), and cgroups named by
+// CgroupName (or the headroom probe's older "ceiling-headroom-PID-N") of
+// such a harness. DescribeLeftovers is the warning. Nothing of a live
+// harness is touched.
 //
 // # Process listing (Linux /proc)
 //

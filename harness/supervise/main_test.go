@@ -46,6 +46,25 @@ func helper(mode string, args []string) int {
 		fmt.Println(strconv.Itoa(p.Pid))
 		time.Sleep(time.Minute) // until the test SIGKILLs us
 		return 0
+	case "harness":
+		// A harness that will be SIGKILLed: it boots args[1] (a shell
+		// script) supervised, in a headroom-style throttle cgroup when
+		// args[2] is "throttle" and it may, and says "RUNID SUPERVISORPID
+		// THROTTLE".
+		var cg string
+		if len(args) > 2 && args[2] == "throttle" {
+			if th, err := pinning.NewThrottle(CgroupName("headroom", 1), 0.5); err == nil {
+				cg = th.Path
+			}
+		}
+		p, err := Start(context.Background(), Spec{Name: "server", Path: "/bin/sh", Args: []string{"-c", args[1]}, LogPath: args[0], Cgroup: cg})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(RunID(), p.Pid, cg)
+		time.Sleep(time.Minute) // until the test SIGKILLs us
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 3

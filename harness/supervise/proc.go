@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -49,15 +50,21 @@ type Spec struct {
 
 // Proc is a running (or finished) child started by Start.
 type Proc struct {
-	Name    string
-	Pid     int // also its process group id
+	Name string
+	// Pid is the supervisor's where there is one (Linux): the root of
+	// the child's tree, pinned like the target, and its process group id.
+	Pid     int
 	LogPath string
 
-	child *pinning.Child
+	child      *pinning.Child
+	supervised bool
+	contain    *containment
 
 	stopOnce  sync.Once
 	stopErr   error
+	stopped   atomic.Bool
 	escalated atomic.Bool
+	target    atomic.Int64
 }
 
 // Start boots spec as a pinned child in its own process group, its output
@@ -80,18 +87,31 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 	defer out.Close() // the child holds its own copy
-	cmd := pinning.Command(pinning.Spec{CPUs: spec.CPUs, NoFile: spec.NoFile, Cgroup: spec.Cgroup}, spec.Path, spec.Args...)
+	grace := spec.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	contain := newContainment(spec.Cgroup)
+	pspec := pinning.Spec{
+		CPUs: spec.CPUs, NoFile: spec.NoFile, Cgroup: spec.Cgroup,
+		Supervise: pinning.Supported, OrphanGrace: min(grace, DefaultGrace),
+	}
+	if contain.owned {
+		pspec.Contain = contain.cgroup.Path
+	}
+	cmd := pinning.Command(pspec, spec.Path, spec.Args...)
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, spec.Env...)
+	cmd.Env = append(cmd.Env, MarkerEnv+"="+contain.marker)
 	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = out, out
 	setGroup(cmd)
 
 	// Registering and starting under the registry's lock means a KillAll
 	// either sees this Proc or makes Start fail: no child slips through.
-	p := &Proc{Name: spec.Name, LogPath: spec.LogPath}
+	p := &Proc{Name: spec.Name, LogPath: spec.LogPath, supervised: pspec.Supervise, contain: contain}
 	if err := Live.start(p, func() error {
 		child, err := pinning.Start(cmd)
 		if err != nil {
@@ -100,11 +120,10 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 		p.child, p.Pid = child, child.Pid()
 		return nil
 	}); err != nil {
+		if contain.owned {
+			_ = contain.cgroup.Remove()
+		}
 		return nil, fmt.Errorf("start %s (%s): %w", spec.Name, spec.Path, err)
-	}
-	grace := spec.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
 	}
 	go func() {
 		select {
@@ -166,20 +185,32 @@ func (p *Proc) Tail(n int) string {
 	return s
 }
 
-// Stop sends SIGTERM to the process group, waits up to grace for the
-// leader to exit, then sends SIGKILL to the group; it also SIGKILLs any
-// member left in the group after the leader exited (a child that ignored
-// SIGTERM) and waits until the group is empty. It is idempotent and safe to
-// call concurrently: every caller gets the first call's result. Stopping a
-// process that already exited only sweeps its group.
+// Stop stops the child's whole tree. With a supervisor (Linux) it sends
+// the supervisor SIGTERM, which passes it to every process below it; after
+// grace it asks the supervisor to SIGKILL the tree (pinning.SignalKillTree)
+// and, should the supervisor not be gone within 10 s, SIGKILLs the group.
+// Without one it sends SIGTERM to the process group, and SIGKILL after
+// grace. Either way it then SIGKILLs what is left of the group, kills
+// what is left in the child's cgroup or carries its MarkerEnv anywhere
+// (recorded: Escaped), removes the cgroup it made, and waits until all of
+// it is gone. It is idempotent and safe to call concurrently: every caller
+// gets the first call's result. Stopping a process that already exited
+// only sweeps.
 func (p *Proc) Stop(grace time.Duration) error {
-	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
+	p.stopOnce.Do(func() {
+		p.stopErr = p.stop(grace)
+		p.stopped.Store(true)
+	})
 	return p.stopErr
 }
 
 func (p *Proc) stop(grace time.Duration) error {
 	if !p.Exited() {
-		if err := signalGroup(p.Pid, syscall.SIGTERM); err != nil {
+		term := func() error { return signalGroup(p.Pid, syscall.SIGTERM) }
+		if p.supervised {
+			term = func() error { return signalOne(p.Pid, syscall.SIGTERM) }
+		}
+		if err := term(); err != nil {
 			return fmt.Errorf("stop %s (pid %d): %w", p.Name, p.Pid, err)
 		}
 		t := time.NewTimer(grace)
@@ -188,6 +219,14 @@ func (p *Proc) stop(grace time.Duration) error {
 		case <-p.Done():
 		case <-t.C:
 			p.escalated.Store(true)
+			if p.supervised {
+				// The supervisor kills the tree: only it knows all of it.
+				_ = signalOne(p.Pid, pinning.SignalKillTree)
+				select {
+				case <-p.Done():
+				case <-time.After(killWait):
+				}
+			}
 		}
 	}
 	// Leader gone or grace over: whatever is left of the group is killed.
@@ -199,7 +238,51 @@ func (p *Proc) stop(grace time.Duration) error {
 	case <-time.After(killWait):
 		return fmt.Errorf("kill %s (pid %d): still running %s after SIGKILL", p.Name, p.Pid, killWait)
 	}
-	return waitGroupGone(p.Pid, killWait)
+	return errors.Join(waitGroupGone(p.Pid, killWait), p.contain.sweep())
+}
+
+// Escaped lists the processes of the child's tree that Stop found alive
+// after the supervisor had exited (left in its cgroup, or carrying its
+// MarkerEnv) and killed: empty until Stop returned, and when the tree was
+// contained.
+func (p *Proc) Escaped() []EscapedProcess {
+	if !p.stopped.Load() {
+		return nil
+	}
+	return slices.Clone(p.contain.escaped)
+}
+
+// TargetPid is the pid of the program Start ran. With a supervisor that
+// is the supervisor's first child: TargetPid waits (up to 10 s) until the
+// supervisor has forked it. Without one, or once the process exited
+// before its target was seen, it is Pid. Use Pid for the whole tree
+// (sampling, Descendants) and TargetPid for the program itself.
+func (p *Proc) TargetPid() int {
+	if !p.supervised {
+		return p.Pid
+	}
+	if pid := p.target.Load(); pid != 0 {
+		return int(pid)
+	}
+	deadline := time.Now().Add(killWait)
+	for time.Now().Before(deadline) && !p.Exited() {
+		// The supervisor's main thread forked the target first; what
+		// reparents to it later comes after in the list.
+		if kids := threadChildren(p.Pid, p.Pid); len(kids) > 0 && comm(p.Pid) == pinning.SupervisorComm {
+			p.target.Store(int64(kids[0]))
+			return kids[0]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return p.Pid
+}
+
+// signalOne signals one process; one already gone is fine.
+func signalOne(pid int, sig syscall.Signal) error {
+	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to process %d: %w", sig, pid, err)
+	}
+	return nil
 }
 
 // signalGroup signals every process in group pgid; an empty group is fine.

@@ -129,6 +129,22 @@ func children(pid int) []int {
 	return out
 }
 
+// threadChildren lists the children that thread tid of pid forked (or
+// that were reparented to it), in the kernel's order.
+func threadChildren(pid, tid int) []int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range bytes.Fields(b) {
+		if c, err := strconv.Atoi(string(f)); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // descendantsByScan builds the parent map from every process's stat.
 func descendantsByScan(root int) ([]int, error) {
 	all, err := AllProcs()

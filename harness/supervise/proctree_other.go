@@ -27,3 +27,5 @@ func GroupMembers(pgid int) ([]int, error) { return nil, errNoProc }
 
 // Alive needs Linux; it reports false.
 func Alive(pid int) bool { return false }
+
+func threadChildren(pid, tid int) []int { return nil }

@@ -246,8 +246,8 @@ func TestStopKillsTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kids) != 2 {
-		t.Fatalf("descendants %v, want the 2 sleeps", kids)
+	if len(kids) != 3 {
+		t.Fatalf("descendants %v, want the shell (below the supervisor) and its 2 sleeps", kids)
 	}
 	if err := p.Stop(5 * time.Second); err != nil {
 		t.Fatal(err)

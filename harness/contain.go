@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+)
+
+// Containment (see docs/sweep.md, "Containment"): every server and
+// generator runs under a supervisor (harness/supervise, pinning) that
+// stops its whole tree, in its own cgroup where cgroups are writable.
+// What still escaped is recorded in its point; what an earlier, killed run
+// left behind is removed when a sweep starts, with a warning.
+
+// escapedOf is what Stop found of each process's tree outside its
+// containment.
+func escapedOf(procs ...*supervise.Proc) []EscapedProcess {
+	var out []EscapedProcess
+	for _, p := range procs {
+		if p == nil {
+			continue
+		}
+		for _, e := range p.Escaped() {
+			out = append(out, EscapedProcess{Pid: e.Pid, Command: e.Command})
+		}
+	}
+	return out
+}
+
+// escapedWarning is the result's warning for a point whose processes
+// escaped, "" for none.
+func escapedWarning(p Point) string {
+	if len(p.Escaped) == 0 {
+		return ""
+	}
+	var what []string
+	for _, e := range p.Escaped {
+		what = append(what, fmt.Sprintf("%d (%s)", e.Pid, e.Command))
+	}
+	return fmt.Sprintf("point %d: %d process(es) escaped the supervisor and were killed after the point: %s; they ran outside its tree (started through another process, or the supervisor died), and may have used the pinned CPUs",
+		p.Index, len(p.Escaped), strings.Join(what, ", "))
+}
+
+// cleanLeftovers removes what an earlier, killed run left (processes,
+// cgroups) and returns the warnings to record.
+func cleanLeftovers() []string {
+	left, err := supervise.CleanLeftovers()
+	var w []string
+	if s := supervise.DescribeLeftovers(left); s != "" {
+		w = append(w, s)
+	}
+	if err != nil {
+		w = append(w, err.Error())
+	}
+	return w
+}

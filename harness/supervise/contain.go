@@ -1,0 +1,339 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// MarkerEnv is the variable every supervised child (and so everything it
+// starts, unless it clears its environment) carries:
+// "OWNERPID.OWNERSTART/SEQ", the harness that started it (pid and start
+// time, which name one process across pid reuse) and the Proc's number.
+// A process found with it after its Proc stopped escaped; one whose owner
+// is dead is a leftover of a killed run.
+const MarkerEnv = "CEILING_SUPERVISED"
+
+// EscapedProcess is a process of a child's tree found alive after the
+// child was stopped (and then SIGKILLed): it had left the supervisor's
+// tree, by a way the subreaper cannot follow.
+type EscapedProcess struct {
+	Pid     int
+	Command string // /proc/PID/comm
+}
+
+var (
+	runIDOnce sync.Once
+	runID     string
+	procSeq   atomic.Int64
+)
+
+// RunID names this harness process: "PID.STARTTICKS" (just "PID" where
+// the start time cannot be read). Cgroup names and MarkerEnv carry it.
+func RunID() string {
+	runIDOnce.Do(func() {
+		runID = strconv.Itoa(os.Getpid())
+		if st, err := ReadStat(os.Getpid()); err == nil {
+			runID += "." + strconv.FormatUint(st.StartTicks, 10)
+		}
+	})
+	return runID
+}
+
+// CgroupName is the name of a cgroup this harness creates: kind ("contain",
+// "headroom") and a number, with RunID, so that a later run can tell
+// whether its owner still lives: "ceiling-KIND-PID.START-SEQ".
+func CgroupName(kind string, seq int) string {
+	return fmt.Sprintf("ceiling-%s-%s-%d", kind, RunID(), seq)
+}
+
+// Names of cgroups made by this project: the current form, and the
+// headroom probe's before the run id had a start time.
+var (
+	cgroupNameRE    = regexp.MustCompile(`^ceiling-[a-z]+-([0-9]+)\.([0-9]+)-[0-9]+$`)
+	oldHeadroomName = regexp.MustCompile(`^ceiling-headroom-([0-9]+)-[0-9]+$`)
+	markerRE        = regexp.MustCompile(`^([0-9]+)(?:\.([0-9]+))?/[0-9]+$`)
+)
+
+// ownerAlive reports whether the harness named by pid and start ticks
+// (start "" = unknown) still runs.
+func ownerAlive(pid, start string) bool {
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return false
+	}
+	st, err := ReadStat(n)
+	if err != nil || st.State == 'Z' {
+		return false
+	}
+	return start == "" || start == strconv.FormatUint(st.StartTicks, 10)
+}
+
+// containment is what Start set up around one child beyond the supervisor.
+type containment struct {
+	marker  string             // MarkerEnv's value
+	cgroup  *pinning.Container // nil: no writable cgroup
+	owned   bool               // we created cgroup (remove it at stop)
+	escaped []EscapedProcess
+}
+
+// newContainment picks the marker and, where cgroups are writable, the
+// cgroup the child's tree is held in: the throttle itself when it is a
+// cgroup v2 one (a process is in one v2 cgroup only), else a new one.
+func newContainment(throttle string) *containment {
+	seq := int(procSeq.Add(1))
+	c := &containment{marker: RunID() + "/" + strconv.Itoa(seq)}
+	if !pinning.Supported {
+		return c
+	}
+	if throttle != "" && pinning.IsCgroup2(throttle) {
+		if cg, err := pinning.ContainerAt(throttle); err == nil {
+			c.cgroup = cg
+		}
+		return c
+	}
+	if cg, err := pinning.NewContainer(CgroupName("contain", seq)); err == nil {
+		c.cgroup, c.owned = cg, true
+	}
+	return c
+}
+
+// sweep kills and records whatever of the child's tree is still alive
+// after its supervisor exited: processes left in its cgroup, and processes
+// anywhere that carry its marker. Then it removes the cgroup it made.
+func (c *containment) sweep() error {
+	seen := map[int]bool{}
+	record := func(pids []int) {
+		for _, pid := range pids {
+			if pid == os.Getpid() || seen[pid] || !Alive(pid) {
+				continue
+			}
+			seen[pid] = true
+			c.escaped = append(c.escaped, EscapedProcess{Pid: pid, Command: comm(pid)})
+		}
+	}
+	var errs []error
+	if c.cgroup != nil {
+		procs, _ := c.cgroup.Procs()
+		record(procs)
+		if len(procs) > 0 {
+			if err := c.cgroup.Kill(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	marked := withMarker(func(v string) bool { return v == c.marker })
+	record(marked)
+	for _, pid := range marked {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if err := waitGone(marked, killWait); err != nil {
+		errs = append(errs, err)
+	}
+	if c.owned {
+		// A cgroup left behind does not unmake the point: the next run's
+		// CleanLeftovers removes it.
+		_ = c.cgroup.Remove()
+	}
+	slices.SortFunc(c.escaped, func(a, b EscapedProcess) int { return a.Pid - b.Pid })
+	if len(errs) > 0 {
+		return fmt.Errorf("escaped processes: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// withMarker lists the live processes whose MarkerEnv value satisfies
+// match (this process excluded).
+func withMarker(match func(value string) bool) []int {
+	all, err := AllProcs()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, p := range all {
+		if p.Pid == os.Getpid() || p.State == 'Z' {
+			continue
+		}
+		if v, ok := environValue(p.Pid, MarkerEnv); ok && match(v) {
+			out = append(out, p.Pid)
+		}
+	}
+	return out
+}
+
+// environValue reads one variable from /proc/PID/environ (the environment
+// the process was exec'ed with).
+func environValue(pid int, key string) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return "", false
+	}
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// comm is the process's command name, "?" once it is gone.
+func comm(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// waitGone waits until none of pids is alive.
+func waitGone(pids []int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		var left []int
+		for _, p := range pids {
+			if Alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%v still alive %s after SIGKILL", left, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Leftover is something an earlier, killed run left behind, found and
+// removed by CleanLeftovers.
+type Leftover struct {
+	Kind    string // "process" or "cgroup"
+	Pid     int    // process
+	Command string // process: its command name
+	Path    string // cgroup: its directory
+	Owner   string // the dead harness: "PID" or "PID.START"
+}
+
+func (l Leftover) String() string {
+	if l.Kind == "cgroup" {
+		return "cgroup " + l.Path
+	}
+	return fmt.Sprintf("process %d (%s)", l.Pid, l.Command)
+}
+
+// CleanLeftovers finds what an earlier run that was killed outright left
+// behind, kills and removes it, and says what it was: processes carrying
+// MarkerEnv whose owner no longer runs (a supervisor that was SIGKILLed
+// too, and what it started), and cgroups named by CgroupName (or the
+// headroom probe's older names) whose owner no longer runs. What belongs
+// to a harness that is still running, this one or another, is left alone.
+func CleanLeftovers() ([]Leftover, error) {
+	var out []Leftover
+	var errs []error
+	dead := func(v string) bool {
+		m := markerRE.FindStringSubmatch(v)
+		return m != nil && !ownerAlive(m[1], m[2])
+	}
+	killed := map[int]bool{}
+	for range 50 { // killing a parent may reveal no one new, but bound it
+		pids := withMarker(dead)
+		var fresh []int
+		for _, pid := range pids {
+			if !killed[pid] {
+				killed[pid] = true
+				v, _ := environValue(pid, MarkerEnv)
+				owner, _, _ := strings.Cut(v, "/")
+				out = append(out, Leftover{Kind: "process", Pid: pid, Command: comm(pid), Owner: owner})
+			}
+			fresh = append(fresh, pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		if err := waitGone(fresh, killWait); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	for _, parent := range pinning.CgroupParents() {
+		ents, err := os.ReadDir(parent.Dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), "ceiling-") {
+				continue
+			}
+			var owner string
+			if m := cgroupNameRE.FindStringSubmatch(e.Name()); m != nil {
+				if ownerAlive(m[1], m[2]) {
+					continue
+				}
+				owner = m[1] + "." + m[2]
+			} else if m := oldHeadroomName.FindStringSubmatch(e.Name()); m != nil {
+				if ownerAlive(m[1], "") {
+					continue
+				}
+				owner = m[1]
+			} else {
+				continue
+			}
+			dir := parent.Dir + "/" + e.Name()
+			if cg, err := pinning.ContainerAt(dir); err == nil {
+				if procs, _ := cg.Procs(); len(procs) > 0 {
+					for _, pid := range procs {
+						if !killed[pid] {
+							killed[pid] = true
+							out = append(out, Leftover{Kind: "process", Pid: pid, Command: comm(pid), Owner: owner})
+						}
+					}
+					if err := cg.Kill(); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+			if err := pinning.RemoveCgroup(dir); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+				continue
+			}
+			out = append(out, Leftover{Kind: "cgroup", Path: dir, Owner: owner})
+		}
+	}
+	if len(errs) > 0 {
+		return out, fmt.Errorf("clean up after an earlier run: %w", errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// DescribeLeftovers is the warning for what CleanLeftovers removed, ""
+// for nothing.
+func DescribeLeftovers(left []Leftover) string {
+	if len(left) == 0 {
+		return ""
+	}
+	owners := map[string]bool{}
+	var what []string
+	for _, l := range left {
+		owners[l.Owner] = true
+		what = append(what, l.String())
+	}
+	var os []string
+	for o := range owners {
+		os = append(os, o)
+	}
+	slices.Sort(os)
+	return fmt.Sprintf("an earlier run (harness %s) was killed and left %d things behind; killed and removed them: %s",
+		strings.Join(os, ", "), len(left), strings.Join(what, ", "))
+}

@@ -1,0 +1,246 @@
+//go:build linux
+
+package pinning
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// SupervisorComm is the supervisor's process name (/proc/PID/comm), so
+// that ps and a leftover scan can tell it from the target it runs.
+const SupervisorComm = "ceiling-superv"
+
+// SignalKillTree is what the caller sends the supervisor to have the whole
+// tree SIGKILLed now (its grace after SIGTERM is over).
+const SignalKillTree = syscall.SIGUSR1
+
+// defaultOrphanGrace bounds the SIGTERM-to-SIGKILL wait when the caller
+// died and nobody else waits.
+const defaultOrphanGrace = 5 * time.Second
+
+// killPoll is how often the supervisor looks at its tree while it waits
+// for it to empty.
+const killPoll = 20 * time.Millisecond
+
+// supervise is the supervisor's main (see the package comment, "The
+// supervisor"). It returns the exit status to leave with, after it
+// re-raised the target's fatal signal on itself where it could.
+func supervise(spec Spec, argv []string) int {
+	// The target's parent-death signal follows the thread that forks it:
+	// this one, locked until the process exits.
+	runtime.LockOSThread()
+	setComm(SupervisorComm)
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		die(fmt.Errorf("supervisor: become a subreaper: %w", err))
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGTERM), 0, 0, 0); err != nil {
+		die(fmt.Errorf("supervisor: set the parent-death signal: %w", err))
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, unix.SIGTERM, SignalKillTree, unix.SIGCHLD)
+	if os.Getppid() != spec.parent {
+		fmt.Fprintln(os.Stderr, "ceiling supervise: the harness died before the target started")
+		removeCgroups(spec)
+		return 1
+	}
+	if spec.NoFile > 0 {
+		// The Go runtime raised our soft limit at start-up: put it back
+		// to what was asked, so that the target (and a read of our own
+		// limit) gets exactly that.
+		_ = setNoFile(spec.NoFile)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		die(fmt.Errorf("cannot exec target: %w", err))
+	}
+	target, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env:   withoutSpec(os.Environ()),
+		Files: []uintptr{0, 1, 2},
+		// Should the supervisor itself be SIGKILLed, the target follows.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		die(fmt.Errorf("exec %s: %w", path, err))
+	}
+
+	grace := spec.OrphanGrace
+	if grace <= 0 {
+		grace = defaultOrphanGrace
+	}
+	self := os.Getpid()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var (
+		status   unix.WaitStatus
+		done     bool // the target exited and was reaped
+		stopping bool // SIGTERM went to the tree
+		killing  bool // SIGKILL the tree until it is empty
+		orphan   bool // the caller died
+		graceEnd <-chan time.Time
+	)
+	for {
+		// Reap every child: the target, and whatever reparented to us.
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+			if pid == target {
+				status, done = ws, true
+			}
+		}
+		if orphan && graceEnd == nil {
+			if !stopping {
+				stopping = true
+				signalTree(self, unix.SIGTERM)
+			}
+			graceEnd = time.After(grace)
+		}
+		if done && !stopping {
+			killing = true // the target ended by itself: the rest goes with it
+		}
+		var poll <-chan time.Time
+		if done || killing {
+			kids := descendants(self)
+			if done && len(kids) == 0 {
+				break
+			}
+			if killing {
+				for _, k := range kids {
+					_ = unix.Kill(k, unix.SIGKILL)
+				}
+			}
+			poll = time.After(killPoll)
+		}
+		select {
+		case s := <-sigs:
+			switch s {
+			case unix.SIGTERM:
+				if os.Getppid() != spec.parent {
+					orphan = true
+				}
+				if !stopping {
+					stopping = true
+					signalTree(self, unix.SIGTERM)
+				}
+			case SignalKillTree:
+				killing = true
+			}
+		case <-tick.C:
+			if os.Getppid() != spec.parent {
+				orphan = true
+			}
+		case <-graceEnd:
+			killing = true
+		case <-poll:
+		}
+	}
+	if orphan {
+		// Nobody is left to remove our cgroups: leave them and remove them.
+		removeCgroups(spec)
+	}
+	return exitLike(status)
+}
+
+// setComm names the calling thread; on the main thread that is the
+// process's name.
+func setComm(name string) {
+	b := append([]byte(name), 0)
+	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+}
+
+// signalTree sends sig once to every process below root.
+func signalTree(root int, sig unix.Signal) {
+	for _, pid := range descendants(root) {
+		_ = unix.Kill(pid, sig)
+	}
+}
+
+// descendants lists every process below root, through the children of
+// each of their threads (/proc/PID/task/TID/children).
+func descendants(root int) []int {
+	var out []int
+	seen := map[int]bool{root: true}
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range childrenOf(pid) {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// removeCgroups moves the supervisor out of the spec's cgroups and removes
+// them; best effort, for when the caller that made them died.
+func removeCgroups(spec Spec) {
+	for _, dir := range []string{spec.Cgroup, spec.Contain} {
+		if dir == "" {
+			continue
+		}
+		_ = writeFile(filepath.Join(filepath.Dir(dir), "cgroup.procs"), strconv.Itoa(os.Getpid()))
+		for range 50 {
+			if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			time.Sleep(killPoll)
+		}
+	}
+}
+
+// exitLike ends the supervisor as the target ended, so that the caller's
+// Wait sees the target's status: the same exit code, or death by the same
+// signal where the signal can be re-raised on a Go program.
+func exitLike(ws unix.WaitStatus) int {
+	if !ws.Signaled() {
+		return ws.ExitStatus()
+	}
+	sig := ws.Signal()
+	switch sig {
+	case unix.SIGKILL, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGUSR1, unix.SIGUSR2, unix.SIGALRM:
+		signal.Reset(sig)
+		_ = unix.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second)
+	}
+	return 128 + int(sig)
+}
