@@ -41,6 +41,11 @@
 //     rewritten as this run's partial document before every point (a
 //     SIGKILLed run never leaves an old OUT looking complete), and saved
 //     in the work dir when the final write fails.
+//   - SweepTwoArm (twoarm.go) and DecideComparison (compare.go): base and
+//     head in one run — a short first pass over both arms' ladders, then
+//     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
+//     ABBA order — and the verdict of head against base (Mann-Whitney U,
+//     spread, lower bounds; the headline gates). docs/compare.md.
 //
 // Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

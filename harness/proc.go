@@ -44,6 +44,8 @@ type ProcRunner struct {
 	ready     time.Duration
 	grace     time.Duration
 
+	base *TargetSpec // a two-arm sweep's base arm (PointSpec.Arm), else nil
+
 	mu               sync.Mutex
 	serverGranted    pinning.CPUSet
 	generatorGranted pinning.CPUSet
@@ -73,6 +75,31 @@ func NewProcRunner(o *Options, t TargetSpec) (*ProcRunner, error) {
 		ready = o.ReadyTimeout
 	}
 	return &ProcRunner{o: o, target: t, generator: gen, ready: ready, grace: grace}, nil
+}
+
+// SetBase gives a two-arm sweep's runner its base arm: points with Arm
+// ArmBase boot it, with the same pinning, limits and generator as the
+// head. The readiness timeout and stop grace are the longer of the two
+// targets' (unless --ready-timeout set one).
+func (pr *ProcRunner) SetBase(t TargetSpec) {
+	pr.base = &t
+	ready, grace := t.Durations()
+	if pr.o.ReadyTimeout <= 0 {
+		pr.ready = max(pr.ready, ready)
+	}
+	pr.grace = max(pr.grace, grace)
+}
+
+// targetFor is the server a point boots, and its window and warm-up.
+func (pr *ProcRunner) targetFor(spec PointSpec) (t TargetSpec, window, warmup time.Duration) {
+	t, window, warmup = pr.target, pr.o.Duration, pr.o.Warmup
+	if spec.Arm == ArmBase && pr.base != nil {
+		t = *pr.base
+	}
+	if spec.Duration > 0 {
+		window, warmup = spec.Duration, spec.Warmup
+	}
+	return t, window, warmup
 }
 
 // RecordGranted copies the affinities the kernel granted (read back from
@@ -172,6 +199,10 @@ type pointRun struct {
 	port     int
 	srv, gen *supervise.Proc
 	throttle *pinning.Throttle
+	// The point's server (a two-arm sweep's arm) and its window and
+	// warm-up (ProcRunner.targetFor).
+	target         TargetSpec
+	window, warmup time.Duration
 }
 
 // RunPoint measures one point in its phases — boot (the server),
@@ -275,6 +306,7 @@ func exitText(pr *supervise.Proc) string {
 
 func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	pr := p.pr
+	p.target, p.window, p.warmup = pr.targetFor(p.spec)
 	var err error
 	if p.f, err = pr.files(p.spec); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
@@ -298,16 +330,16 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 // boot starts the server and waits for its readiness probe.
 func (p *pointRun) boot(ctx context.Context) error {
 	pr, port := p.pr, p.port
-	argv := make([]string, len(pr.target.Command))
-	for i, a := range pr.target.Command {
+	argv := make([]string, len(p.target.Command))
+	for i, a := range p.target.Command {
 		argv[i] = Expand(a, port)
 	}
 	var env []string
-	for k, v := range pr.target.Env {
+	for k, v := range p.target.Env {
 		env = append(env, k+"="+Expand(v, port))
 	}
 	srv, err := supervise.Start(ctx, supervise.Spec{
-		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: pr.target.Dir,
+		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
 		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: p.f.serverLog,
 		Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
 	})
@@ -315,7 +347,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 		return p.fail(PhaseBoot, nil, "boot server: %v", err)
 	}
 	p.srv = srv
-	probe, err := supervise.ParseProbe(Expand(pr.target.Ready, port))
+	probe, err := supervise.ParseProbe(Expand(p.target.Ready, port))
 	if err != nil {
 		return p.fail(PhaseReady, nil, "target ready: %v", err)
 	}
@@ -333,7 +365,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 // that role).
 func (p *pointRun) startGenerator(ctx context.Context) error {
 	pr, spec := p.pr, p.spec
-	url, err := pr.target.URLFor(pr.o.Scenario)
+	url, err := p.target.URLFor(pr.o.Scenario)
 	if err != nil {
 		return p.fail(PhaseGenerator, nil, "target: %v", err)
 	}
@@ -354,7 +386,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(spec.Key, Expand(url, p.port), p.f)...),
+		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, Expand(url, p.port), p.window, p.warmup, p.f)...),
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
@@ -373,7 +405,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
 	pr, srv, gen := p.pr, p.srv, p.gen
-	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)
+	markerBy := time.Now().Add(p.warmup + connectTimeout)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
@@ -402,7 +434,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
-	windowEnd := time.NewTimer(pr.o.Duration)
+	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
 	case <-gen.Done():
@@ -521,23 +553,23 @@ func (p *pointRun) scrub() {
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(k PointKey, url string, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,
 		"--connections", strconv.Itoa(k.Connections),
 		"--batch", strconv.Itoa(k.Batch),
 		"--record-size", strconv.Itoa(pr.o.RecordSize),
-		"--duration", pr.o.Duration.String(),
-		"--warmup", pr.o.Warmup.String(),
+		"--duration", window.String(),
+		"--warmup", warmup.String(),
 		"--connect-strategy", "bounded",
 		"--connect-concurrency", strconv.Itoa(ConnectConcurrency),
 		"--measure-marker", f.marker,
 		"--json", f.json,
 		"--quiet",
 	}
-	if pr.o.Scenario == ScenarioFanout && pr.target.Fanout != nil {
-		fo := pr.target.Fanout
+	if pr.o.Scenario == ScenarioFanout && target.Fanout != nil {
+		fo := target.Fanout
 		a = append(a, "--app-id", fo.AppID, "--key", fo.Key, "--secret", fo.Secret)
 		if fo.Channels > 0 {
 			a = append(a, "--channels", strconv.Itoa(fo.Channels))

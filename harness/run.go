@@ -29,6 +29,10 @@ type RunConfig struct {
 	// them itself (SweepSecrets over this process's environment) and
 	// refuses to run with a short one.
 	Secrets *redact.Set
+
+	// BaseTarget makes a two-arm sweep (SweepTwoArm): the base arm's
+	// server, Target the head's. Nil: a single-arm sweep.
+	BaseTarget *TargetSpec
 }
 
 // ResultFileName is the name of the result Run saves in the work dir when
@@ -68,6 +72,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		}
 		secrets = set
 		o.Notes = append(o.Notes, notes...)
+	}
+	if rc.BaseTarget != nil {
+		// Checked with its file (TargetSpec.Check refuses short ones).
+		secrets.Add(rc.BaseTarget.Secrets()...)
 	}
 	stderr := newRedactWriter(rc.Stderr, secrets)
 	stdout := newRedactWriter(rc.Stdout, secrets)
@@ -112,7 +120,15 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	}
 	runner.Secrets = secrets
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
-	sweepErr := Sweep(ctx, o, cp, r, stderr, rc.Thresholds)
+	var sweepErr error
+	if b := rc.BaseTarget; b != nil {
+		r.Meta.BaseTarget = &Target{Name: b.Name, File: b.File, Command: secrets.Args(b.Command)}
+		r.Meta.BaseTarget.URL, _ = b.URLFor(o.Scenario)
+		runner.SetBase(*b)
+		sweepErr = SweepTwoArm(ctx, o, cp, r, stderr, rc.Thresholds)
+	} else {
+		sweepErr = Sweep(ctx, o, cp, r, stderr, rc.Thresholds)
+	}
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
 	_, grace := rc.Target.Durations()
 	if !interrupted {

@@ -31,6 +31,12 @@ type PointSpec struct {
 	Index int // 1-based position in the run
 	Role  string
 	Key   PointKey
+	// Arm is the server of a two-arm sweep (ArmBase, ArmHead); empty:
+	// the one target.
+	Arm string
+	// Duration and Warmup are this point's window and warm-up when
+	// Duration > 0 (the compare phase's); else the Options'.
+	Duration, Warmup time.Duration
 }
 
 // Outcome is what measuring one point produced. Load is nil when the point
@@ -80,18 +86,9 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	run := func(i int, role string, k PointKey) {
 		Progress(progress, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
-		if out.Interrupted {
-			// Not a failed point: a point cut short, left out with a note.
-			r.warn(fmt.Sprintf("point %d (batch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, k.Batch, k.Connections, k.Rep, out.FailReason))
+		p, ok := admit(r, i, role, k, "", out, th)
+		if !ok {
 			return
-		}
-		p := MakePoint(i, role, k, out, th)
-		if len(p.Escalated) > 0 {
-			r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
-		}
-		r.Curve = append(r.Curve, p)
-		if w := escapedWarning(p); w != "" {
-			r.warn(w)
 		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
@@ -127,6 +124,32 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		return ErrNoCleanHeadline
 	}
 	return nil
+}
+
+// admit is what both sweeps do with a runner's outcome: an interrupted
+// point is no measurement and not a failure — it is left out of the curve
+// with a warning (ok false); any other becomes a point with its verdict
+// (MakePoint, arm set), appended to the curve, with warnings for a side
+// that had to be SIGKILLed and for escaped processes.
+func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, th Thresholds) (Point, bool) {
+	if out.Interrupted {
+		what := ""
+		if arm != "" {
+			what = arm + ", "
+		}
+		r.warn(fmt.Sprintf("point %d (%sbatch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, what, k.Batch, k.Connections, k.Rep, out.FailReason))
+		return Point{}, false
+	}
+	p := MakePoint(i, role, k, out, th)
+	p.Arm = arm
+	r.Curve = append(r.Curve, p)
+	if len(p.Escalated) > 0 {
+		r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
+	}
+	if w := escapedWarning(p); w != "" {
+		r.warn(w)
+	}
+	return p, true
 }
 
 // MakePoint turns a runner's outcome into a curve point with its verdict.

@@ -78,6 +78,7 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.HeadroomProbe, "headroom-probe", o.HeadroomProbe, "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
 	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir, removed after a successful run)")
 	fs.BoolVar(&o.KeepWorkDir, "keep-work-dir", o.KeepWorkDir, "keep the temp work dir after a successful run (KEEP_WORK_DIR)")
+	compareFlags(fs, o)
 	return fs
 }
 
@@ -122,6 +123,11 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	quick = quick || scratch.Quick
 
 	o := harness.DefaultOptions(quick)
+	if scratch.TwoArm() || harness.BaseTargetFromEnv(os.LookupEnv) != "" {
+		// Like QUICK, a two-arm sweep lays its own defaults (the short
+		// first pass) under the env and flags.
+		o.SetTwoArmDefaults()
+	}
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
@@ -144,6 +150,11 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	t, err := loadTarget(&o)
 	if err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
+	}
+	if o.TwoArm() {
+		if _, err := loadBaseTarget(&o); err != nil {
+			return nil, harness.TargetSpec{}, usageError{err}
+		}
 	}
 	return &o, t, nil
 }
@@ -195,7 +206,16 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	_, grace := target.Durations()
 	ctx, stop := supervise.OnSignal(context.Background(), harness.InterruptGrace(grace))
 	defer stop()
+	var base *harness.TargetSpec
+	if o.TwoArm() {
+		b, err := loadBaseTarget(o) // checked in sweepOptions
+		if err != nil {
+			return usageError{err}
+		}
+		base = &b
+	}
 	_, err = harness.Run(ctx, o, harness.RunConfig{
+		BaseTarget: base,
 		Target:     target,
 		Version:    version,
 		Stdout:     stdout,
