@@ -31,12 +31,8 @@ func bruteShift(base, head []float64, confidence float64) (est, lo, hi float64, 
 		ranks[i] = float64(i)
 	}
 	tail := (1 - confidence) / 2
-	k := 0
-	for {
-		// P(U <= k) for the candidate next rank k+1.
-		if bruteUCDF(ranks, n1, float64(k)) > tail*(1+1e-9) || k+1 > m/2 {
-			break
-		}
+	k := 0 // the next candidate is k+1, allowed when P(U <= k) <= tail
+	for k+1 <= m/2 && bruteUCDF(ranks, n1, float64(k)) <= tail*(1+1e-9) {
 		k++
 	}
 	if k == 0 {
