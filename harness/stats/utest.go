@@ -22,12 +22,11 @@ const (
 // of the permutation distribution of U given the tie pattern, at most 1)
 // when both samples have at most 50 values, or at most 25 when any two
 // values tie; otherwise it is the normal approximation with tie and
-// continuity correction. It equals benchmath's except for samples whose
-// ties are asymmetric (see the comment in the code), where benchmath's is
-// wrong; such ties do not occur in throughput samples of distinct values. When a or b is
-// empty or all values are equal the test has nothing to say and p is 1,
-// as in benchmath. A NaN among the values gives NaN. a and b are not
-// modified.
+// continuity correction. It equals benchmath's except for exact tests
+// on samples whose tie pattern is asymmetric (see the comment in the
+// code), where benchmath's is wrong. When a or b is empty or all values
+// are equal the test has nothing to say and p is 1, as in benchmath. A
+// NaN among the values gives NaN. a and b are not modified.
 func MannWhitneyU(a, b []float64) (p float64) {
 	n1, n2 := len(a), len(b)
 	if n1 == 0 || n2 == 0 {
