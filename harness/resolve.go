@@ -49,7 +49,9 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	if o.Warmup < 0 {
 		bad("WARMUP (--warmup): %s is negative", o.Warmup)
 	}
-	if o.HeadroomProbe < 0 || o.HeadroomProbe >= 1 {
+	// Written so that NaN (from a flag) fails too: every comparison with
+	// NaN is false.
+	if !(o.HeadroomProbe >= 0 && o.HeadroomProbe < 1) {
 		bad("HEADROOM_PROBE (--headroom-probe): %g is not a fraction in (0, 1) of the generator's cores (0: no probe)", o.HeadroomProbe)
 	}
 	if o.ReadyTimeout < 0 {

@@ -74,7 +74,7 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.URL, "url", o.URL, "override the target's URL for the scenario ({addr} is filled in)")
 	fs.StringVar(&o.Ready, "ready", o.Ready, "override the target's readiness probe: tcp:{addr}, http://{addr}/health, log:REGEX")
 	fs.Var(durationFlag{&o.ReadyTimeout}, "ready-timeout", "override the target's readiness timeout")
-	fs.Float64Var(&o.HeadroomProbe, "headroom-probe", o.HeadroomProbe, "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
+	fs.Var(finiteFloat{&o.HeadroomProbe}, "headroom-probe", "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
 	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir)")
 	return fs
 }
