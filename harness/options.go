@@ -68,6 +68,9 @@ type Options struct {
 	URL          string
 	Ready        string
 	ReadyTimeout time.Duration
+	// AllowUnpinnedURL runs a URL without the point's address, as the
+	// target field allow_unpinned_url does (--allow-unpinned-url).
+	AllowUnpinnedURL bool
 
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
