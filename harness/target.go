@@ -27,16 +27,16 @@ type TargetSpec struct {
 	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
 	EchoURL string            `json:"echo_url"`      // scenario echo
 	Fanout  *FanoutTarget     `json:"fanout,omitempty"`
-	// Ready is the readiness probe: "tcp:{addr}", an "http://..." URL that
-	// answers 2xx, or "log:REGEX" matched against the server's output.
-	Ready        string `json:"ready"`
-	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
-	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
 	// AllowUnpinnedURL lets the scenario's URL name a fixed address
 	// instead of the point's ({addr} or {port}): the generator then
 	// drives some server other than the one booted pinned for the point,
 	// and the result carries a warning saying so (--allow-unpinned-url).
 	AllowUnpinnedURL bool `json:"allow_unpinned_url,omitempty"`
+	// Ready is the readiness probe: "tcp:{addr}", an "http://..." URL that
+	// answers 2xx, or "log:REGEX" matched against the server's output.
+	Ready        string `json:"ready"`
+	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
+	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
 
 	File string `json:"-"` // where it was read from
 }
@@ -89,6 +89,9 @@ func (t TargetSpec) Check() error {
 	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
 		errs = append(errs, errors.New("command: empty"))
 	}
+	if t.Fanout != nil && t.Fanout.Channels < 0 {
+		errs = append(errs, fmt.Errorf("fanout.channels: %d is negative", t.Fanout.Channels))
+	}
 	all := strings.Join(t.Command, " ")
 	for _, v := range t.Env {
 		all += " " + v
@@ -100,9 +103,6 @@ func (t TargetSpec) Check() error {
 	if _, err := supervise.ParseProbe(Expand(t.Ready, 1)); err != nil {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
-	if t.Fanout != nil && t.Fanout.Channels < 0 {
-		errs = append(errs, fmt.Errorf("fanout.channels: %d is negative", t.Fanout.Channels))
-	}
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
 		if v == "" {
 			continue
@@ -112,6 +112,20 @@ func (t TargetSpec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// URLFor is the URL the generator is given for a scenario.
+func (t TargetSpec) URLFor(scenario string) (string, error) {
+	if scenario == ScenarioFanout {
+		if t.Fanout == nil || t.Fanout.URL == "" {
+			return "", errors.New("fanout.url: the target has no fan-out endpoint")
+		}
+		return t.Fanout.URL, nil
+	}
+	if t.EchoURL == "" {
+		return "", errors.New("echo_url: the target has no echo endpoint")
+	}
+	return t.EchoURL, nil
 }
 
 // urlField is the name of the field holding the scenario's URL.
@@ -137,20 +151,6 @@ func (t TargetSpec) Warnings(scenario string) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", urlField(scenario), u)}
-}
-
-// URLFor is the URL the generator is given for a scenario.
-func (t TargetSpec) URLFor(scenario string) (string, error) {
-	if scenario == ScenarioFanout {
-		if t.Fanout == nil || t.Fanout.URL == "" {
-			return "", errors.New("fanout.url: the target has no fan-out endpoint")
-		}
-		return t.Fanout.URL, nil
-	}
-	if t.EchoURL == "" {
-		return "", errors.New("echo_url: the target has no echo endpoint")
-	}
-	return t.EchoURL, nil
 }
 
 // Durations returns the ready timeout and stop grace with defaults applied
