@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,12 +19,17 @@ import (
 	"github.com/ceiling-bench/ceiling/pusher"
 )
 
-// startProc runs the test binary as refserver with args and returns its
-// address and pid; it is killed when the test ends.
-func startProc(t *testing.T, args string) (addr string, pid int) {
+// startProc builds refserver as a plain binary (the test binary may carry
+// the race detector, whose shadow memory would swamp an RSS figure), runs
+// it with args, and returns its address and pid; it is killed when the
+// test ends.
+func startProc(t *testing.T, args ...string) (addr string, pid int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0 "+args)
+	bin := filepath.Join(t.TempDir(), "refserver")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0"}, args...)...)
 	stderr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
@@ -119,7 +125,7 @@ func TestLargeBodiesKeepRSSBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends about a gigabyte over loopback")
 	}
-	addr, pid := startProc(t, "")
+	addr, pid := startProc(t)
 	const size = 60 << 20
 	body := bytes.Repeat([]byte("a"), size)
 	path := "/apps/app-id/events"
