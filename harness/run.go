@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -51,7 +52,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: redact(rc.Target.Command, rc.Target)}
+	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: redact.New(rc.Target.Secrets()...).Args(rc.Target.Command)}
 	r.Meta.Target.URL, _ = rc.Target.URLFor(o.Scenario)
 	r.Meta.Pinning = pinningOf(o)
 	for _, w := range pinningWarnings(o) {
@@ -124,17 +125,4 @@ func pinningWarnings(o *Options) []string {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w
-}
-
-// redact hides the fan-out secret wherever the server's command line
-// carries it: a result is published, a secret must not be.
-func redact(argv []string, t TargetSpec) []string {
-	out := append([]string(nil), argv...)
-	if t.Fanout == nil || t.Fanout.Secret == "" {
-		return out
-	}
-	for i, a := range out {
-		out[i] = strings.ReplaceAll(a, t.Fanout.Secret, "REDACTED")
-	}
-	return out
 }
