@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/redact"
 )
 
 // Defaults of `ceiling publish commit`.
@@ -81,6 +82,11 @@ type CommitOptions struct {
 	Author      string // "Name <email>"
 	Retries     int    // pushes retried after a rejection; <0 means none
 	Trace       io.Writer
+
+	// Secrets that must not be published (see Secrets): a document that
+	// holds one is refused with a *SecretError before git runs. nil: no
+	// check.
+	Secrets *redact.Set
 
 	// beforePush runs after the commit is built and before it is pushed;
 	// tests use it to land a concurrent push in exactly that window.
@@ -181,6 +187,9 @@ func splitAuthor(a string) (name, email string, err error) {
 // opts.Remote: the result at opts.Path, its headline appended to the
 // history. See the package comment for how concurrent pushes are handled.
 func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
+	if err := CheckSecrets(raw, "result", opts.Secrets); err != nil {
+		return CommitOutcome{}, err
+	}
 	if err := Publishable(r); err != nil {
 		return CommitOutcome{}, err
 	}
