@@ -72,6 +72,11 @@ type Options struct {
 	// target field allow_unpinned_url does (--allow-unpinned-url).
 	AllowUnpinnedURL bool
 
+	// KeepWorkDir keeps the work dir the sweep made for itself after a
+	// successful run (KEEP_WORK_DIR, --keep-work-dir); one given with
+	// --work-dir is never removed.
+	KeepWorkDir bool
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result
@@ -145,6 +150,13 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string)
 			errs = append(errs, fmt.Errorf("ALLOW_OVERLAP: %q is not a boolean", v))
 		}
 		o.AllowOverlap = b
+	}
+	if v, ok := get("KEEP_WORK_DIR"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("KEEP_WORK_DIR: %q is not a boolean", v))
+		}
+		o.KeepWorkDir = b
 	}
 	if v, ok := get("BATCH_LADDER"); ok {
 		l, err := ParseLadder("BATCH_LADDER", v)

@@ -182,6 +182,9 @@ type Point struct {
 
 	FailReason string `json:"fail_reason,omitempty"`
 	LogTail    string `json:"log_tail,omitempty"` // last lines of the server's log for a failed point
+	// Escalated names the sides ("server", "generator") that outlived
+	// SIGTERM by their stop grace and had to be SIGKILLed.
+	Escalated []string `json:"escalated,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -48,6 +49,12 @@ type Outcome struct {
 	LogTail      string // server log tail, or the generator's stderr tail
 	StartedAt    time.Time
 	Wall         time.Duration
+	// Interrupted: the sweep's context ended before the point finished;
+	// the point is no measurement and Sweep leaves it out of the curve.
+	Interrupted bool
+	// Escalated names the sides ("server", "generator") that outlived
+	// SIGTERM by their stop grace and were SIGKILLed.
+	Escalated []string
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -78,7 +85,15 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	run := func(i int, role string, k PointKey) {
 		Progress(progress, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
+		if out.Interrupted {
+			// Not a failed point: a point cut short, left out with a note.
+			r.warn(fmt.Sprintf("point %d (batch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, k.Batch, k.Connections, k.Rep, out.FailReason))
+			return
+		}
 		p := MakePoint(i, role, k, out, th)
+		if len(p.Escalated) > 0 {
+			r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
+		}
 		r.Curve = append(r.Curve, p)
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
@@ -127,6 +142,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
+		Escalated: out.Escalated,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.

@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
 
@@ -37,6 +40,13 @@ type TargetSpec struct {
 	Ready        string `json:"ready"`
 	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
 	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
+	// SecretEnv names env entries whose values are secret, and
+	// SecretValues are literal secrets (e.g. one the server reads from a
+	// file of its own): both are redacted from everything the harness
+	// writes, as are fanout.secret, env entries named like secrets and
+	// secret flag values of command (Secrets).
+	SecretEnv    []string `json:"secret_env,omitempty"`
+	SecretValues []string `json:"secrets,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }
@@ -103,6 +113,7 @@ func (t TargetSpec) Check() error {
 	if _, err := supervise.ParseProbe(Expand(t.Ready, 1)); err != nil {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
+	errs = append(errs, t.CheckSecrets())
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
 		if v == "" {
 			continue
@@ -110,6 +121,85 @@ func (t TargetSpec) Check() error {
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration", name, v))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// Secrets is every secret the target holds, to be redacted from all the
+// harness writes: fanout.secret, the literal "secrets", the values of the
+// env entries "secret_env" names, env entries whose names say they are
+// secret (redact.FromEnviron) and secret flag values of command
+// (redact.FromArgs). Placeholders are not filled in: a secret is taken as
+// written.
+func (t TargetSpec) Secrets() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(xs ...string) {
+		for _, x := range xs {
+			if x != "" && !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	if t.Fanout != nil {
+		add(t.Fanout.Secret)
+	}
+	add(t.SecretValues...)
+	for _, name := range t.SecretEnv {
+		add(t.Env[name])
+	}
+	names := make([]string, 0, len(t.Env))
+	for k := range t.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
+	}
+	add(redact.FromArgs(t.Command)...)
+	return out
+}
+
+// CheckSecrets checks the secret fields: every secret_env name is an env
+// entry, and no secret is shorter than redact.MinLen (a short one cannot
+// be masked in free text such as a server's log without destroying it, so
+// the harness refuses it rather than publish it). Errors name the field.
+func (t TargetSpec) CheckSecrets() error {
+	var errs []error
+	for _, name := range t.SecretEnv {
+		if _, ok := t.Env[name]; !ok {
+			errs = append(errs, fmt.Errorf("secret_env: %q is not an entry of env", name))
+		}
+	}
+	for i, v := range t.SecretValues {
+		if v == "" {
+			errs = append(errs, fmt.Errorf("secrets[%d]: empty", i))
+		}
+	}
+	short := func(field string, v string) {
+		if v != "" && len(v) < redact.MinLen {
+			errs = append(errs, fmt.Errorf("%s: a secret of %d characters is too short to redact from logs (at least %d): use a longer one", field, len(v), redact.MinLen))
+		}
+	}
+	if t.Fanout != nil {
+		short("fanout.secret", t.Fanout.Secret)
+	}
+	for i, v := range t.SecretValues {
+		short(fmt.Sprintf("secrets[%d]", i), v)
+	}
+	names := make([]string, 0, len(t.Env))
+	for k := range t.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if slices.Contains(t.SecretEnv, k) || redact.SecretName(k) {
+			short("env."+k, t.Env[k])
+		}
+	}
+	for _, v := range redact.FromArgs(t.Command) {
+		short("command (a secret flag's value)", v)
 	}
 	return errors.Join(errs...)
 }

@@ -108,14 +108,22 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 		if lag == 0 {
 			lag = time.Duration(self.ScheduleLag.P99)
 		}
+		// The generator fell behind when it did not *send* at the rate:
+		// attempted operations, not successful ones (a server that fails
+		// requests is not a slow generator). A generator that does not
+		// report attempted_ops_per_s is judged on achieved, as before.
+		sent := s.AttemptedOpsPerS
+		if sent == 0 {
+			sent = s.AchievedOpsPerS
+		}
 		switch {
 		case lag > th.ScheduleLagP99:
 			return true, fmt.Sprintf("schedule lag p99 %s > %s", lag, th.ScheduleLagP99)
 		case self.LateSendsFrac > th.LateSendsFrac:
 			return true, fmt.Sprintf("%.1f%% of sends late > %.0f%%", self.LateSendsFrac*100, th.LateSendsFrac*100)
 		case s.RequestedOpsPerS != nil && *s.RequestedOpsPerS > 0 && !s.Saturated &&
-			s.AchievedOpsPerS < *s.RequestedOpsPerS*(1-th.RateShortfall):
-			return true, fmt.Sprintf("achieved %.0f of %.0f ops/s requested without hitting max in-flight", s.AchievedOpsPerS, *s.RequestedOpsPerS)
+			sent < *s.RequestedOpsPerS*(1-th.RateShortfall):
+			return true, fmt.Sprintf("attempted %.0f of %.0f ops/s requested without hitting max in-flight", sent, *s.RequestedOpsPerS)
 		}
 		return false, fmt.Sprintf("generator on schedule (lag p99 %s)", lag)
 	}
