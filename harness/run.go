@@ -112,6 +112,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
 		r.warn(w)
 	}
+	for _, w := range rc.Target.Warnings(o.Scenario) {
+		r.warn(w)
+	}
 	RedactResult(r, secrets)
 
 	runner, err := NewProcRunner(o, rc.Target)
