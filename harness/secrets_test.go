@@ -16,17 +16,18 @@ import (
 
 func TestTargetSecrets(t *testing.T) {
 	tg := TargetSpec{
-		Command: []string{"srv", "--addr", "{addr}", "--token", "command-token-1", "--key=public"},
+		Command: []string{"srv", "--addr", "{addr}", "--token", "command-token-1", "--key=public", "-k", "positional-1"},
 		Env: map[string]string{
 			"DB_PASSWORD": "db-password-1",
 			"LICENSE":     "license-value-1",
 			"PORT":        "{port}",
 		},
 		SecretEnv:    []string{"LICENSE"},
+		SecretArgs:   []int{7},
 		SecretValues: []string{"literal-secret-1", "fanout-secret-1"},
 		Fanout:       &FanoutTarget{Secret: "fanout-secret-1"},
 	}
-	want := []string{"fanout-secret-1", "literal-secret-1", "license-value-1", "db-password-1", "command-token-1"}
+	want := []string{"fanout-secret-1", "literal-secret-1", "positional-1", "license-value-1", "db-password-1", "command-token-1"}
 	if got := tg.Secrets(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Secrets = %q, want %q", got, want)
 	}
@@ -48,6 +49,8 @@ func TestCheckSecretsRefuses(t *testing.T) {
 		{"short env by name", TargetSpec{Env: map[string]string{"API_TOKEN": "t"}}, "env.API_TOKEN"},
 		{"short env marked", TargetSpec{Env: map[string]string{"X": "t"}, SecretEnv: []string{"X"}}, "env.X"},
 		{"short flag", TargetSpec{Command: []string{"srv", "--secret", "S"}}, "command"},
+		{"secret_args out of range", TargetSpec{Command: []string{"srv"}, SecretArgs: []int{1}}, "secret_args"},
+		{"short secret arg", TargetSpec{Command: []string{"srv", "-k", "abc"}, SecretArgs: []int{2}}, "command[2]"},
 	}
 	for _, tt := range tests {
 		err := tt.tg.CheckSecrets()

@@ -47,6 +47,10 @@ type TargetSpec struct {
 	// secret flag values of command (Secrets).
 	SecretEnv    []string `json:"secret_env,omitempty"`
 	SecretValues []string `json:"secrets,omitempty"`
+	// SecretArgs are indexes into command of arguments that are secret
+	// whole (a positional secret, or one after a flag not named like a
+	// secret, e.g. "-k", "KEY").
+	SecretArgs []int `json:"secret_args,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }
@@ -126,7 +130,8 @@ func (t TargetSpec) Check() error {
 }
 
 // Secrets is every secret the target holds, to be redacted from all the
-// harness writes: fanout.secret, the literal "secrets", the values of the
+// harness writes: fanout.secret, the literal "secrets", the command
+// arguments "secret_args" points at, the values of the
 // env entries "secret_env" names, env entries whose names say they are
 // secret (redact.FromEnviron) and secret flag values of command
 // (redact.FromArgs). Placeholders are not filled in: a secret is taken as
@@ -146,6 +151,11 @@ func (t TargetSpec) Secrets() []string {
 		add(t.Fanout.Secret)
 	}
 	add(t.SecretValues...)
+	for _, i := range t.SecretArgs {
+		if i >= 0 && i < len(t.Command) {
+			add(t.Command[i])
+		}
+	}
 	for _, name := range t.SecretEnv {
 		add(t.Env[name])
 	}
@@ -187,6 +197,13 @@ func (t TargetSpec) CheckSecrets() error {
 	}
 	for i, v := range t.SecretValues {
 		short(fmt.Sprintf("secrets[%d]", i), v)
+	}
+	for _, i := range t.SecretArgs {
+		if i < 0 || i >= len(t.Command) {
+			errs = append(errs, fmt.Errorf("secret_args: %d is not an index of command (0..%d)", i, len(t.Command)-1))
+			continue
+		}
+		short(fmt.Sprintf("command[%d] (secret_args)", i), t.Command[i])
 	}
 	names := make([]string, 0, len(t.Env))
 	for k := range t.Env {

@@ -168,6 +168,9 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 	}
 	if o.ServerCmd != "" {
 		t.Command = strings.Fields(o.ServerCmd)
+		// Indexes into the file's command say nothing about another
+		// one; its secrets are its secret flags' values, or "secrets".
+		t.SecretArgs = nil
 	}
 	if o.URL != "" {
 		if o.Scenario == harness.ScenarioFanout {
