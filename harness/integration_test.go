@@ -377,16 +377,7 @@ nice -n 19 %s/ceiling load "$@"
 // cleared so the host's cannot leak in.
 func sweepCommand(t *testing.T, dir, out string, args ...string) *exec.Cmd {
 	t.Helper()
-	tgFile := filepath.Join(dir, "target.json")
-	data, _ := json.Marshal(refTarget(t))
-	if err := os.WriteFile(tgFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args = append([]string{"sweep", "--srv-cpuset", "1", "--lt-cpuset", "0", "--warmup", "200ms",
-		"--target", tgFile, "--out", out, "--work-dir", dir}, args...)
-	cmd := exec.Command(filepath.Join(bin, "ceiling"), args...)
-	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=", "BATCH_LADDER=", "DURATION=", "WARMUP=", "GENERATOR=", "TARGET=", "OUT=")
-	return cmd
+	return ceilingSweep(t, refTarget(t), dir, out, nil, args...)
 }
 
 // TestSIGINTMidSweep interrupts `ceiling sweep` during its second point:
@@ -509,16 +500,7 @@ func TestHeadroomProbe(t *testing.T) {
 // its generator's measure marker: server and generator are both up.
 func waitMarker(t *testing.T, dir, pattern string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(dir, pattern, "measure.marker")); len(m) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s point reached its measured window", pattern)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFile(t, dir, filepath.Join(pattern, "measure.marker"))
 }
 
 // TestSIGKILLHarnessTakesChildren kills `ceiling sweep` outright during a

@@ -159,12 +159,7 @@ func (t TargetSpec) Secrets() []string {
 	for _, name := range t.SecretEnv {
 		add(t.Env[name])
 	}
-	names := make([]string, 0, len(t.Env))
-	for k := range t.Env {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range sortedKeys(t.Env) {
 		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
 	}
 	add(redact.FromArgs(t.Command)...)
@@ -205,12 +200,7 @@ func (t TargetSpec) CheckSecrets() error {
 		}
 		short(fmt.Sprintf("command[%d] (secret_args)", i), t.Command[i])
 	}
-	names := make([]string, 0, len(t.Env))
-	for k := range t.Env {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range sortedKeys(t.Env) {
 		if slices.Contains(t.SecretEnv, k) || redact.SecretName(k) {
 			short("env."+k, t.Env[k])
 		}
@@ -219,6 +209,15 @@ func (t TargetSpec) CheckSecrets() error {
 		short("command (a secret flag's value)", v)
 	}
 	return errors.Join(errs...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // URLFor is the URL the generator is given for a scenario.
