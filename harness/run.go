@@ -133,7 +133,6 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		sweepErr = Sweep(ctx, o, cp, r, stderr, rc.Thresholds)
 	}
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
-	_, grace := rc.Target.Durations()
 	if !interrupted {
 		for _, w := range runner.Drain(time.Second) {
 			r.warn(w)
@@ -155,7 +154,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	if interrupted {
 		// The interrupted point's processes were left stopping so the
 		// result could be written first; wait for them, bounded.
-		if late := runner.Drain(3*InterruptGrace(grace) + 5*time.Second); len(late) > 0 && where != "" {
+		if late := runner.Drain(3*MaxInterruptGrace + 5*time.Second); len(late) > 0 && where != "" {
 			for _, w := range late {
 				r.warn(w)
 			}

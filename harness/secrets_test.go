@@ -52,6 +52,10 @@ func TestCheckSecretsRefuses(t *testing.T) {
 		{"secret_args out of range", TargetSpec{Command: []string{"srv"}, SecretArgs: []int{1}}, "secret_args"},
 		{"short secret arg", TargetSpec{Command: []string{"srv", "-k", "abc"}, SecretArgs: []int{2}}, "command[2]"},
 	}
+	var short *ShortSecretError
+	if err := (TargetSpec{SecretValues: []string{"abc"}}).CheckSecrets(); !errors.As(err, &short) || short.Source != "secrets[0]" || short.Len != 3 {
+		t.Errorf("a short literal: %v, want a *ShortSecretError for secrets[0]", err)
+	}
 	for _, tt := range tests {
 		err := tt.tg.CheckSecrets()
 		if err == nil || !strings.HasPrefix(err.Error(), tt.field) {

@@ -184,7 +184,7 @@ func (t TargetSpec) CheckSecrets() error {
 	}
 	short := func(field string, v string) {
 		if v != "" && len(v) < redact.MinLen {
-			errs = append(errs, fmt.Errorf("%s: a secret of %d characters is too short to redact from logs (at least %d): use a longer one", field, len(v), redact.MinLen))
+			errs = append(errs, &ShortSecretError{Source: field, Len: len(v)})
 		}
 	}
 	if t.Fanout != nil {
