@@ -185,8 +185,9 @@ func (p *Proc) Tail(n int) string {
 	return s
 }
 
-// Stop stops the child's whole tree. With a supervisor (Linux) it sends
-// the supervisor SIGTERM, which passes it to every process below it; after
+// Stop stops the child's whole tree. With a supervisor (Linux) it asks the
+// supervisor (pinning.SignalStopTree) to send SIGTERM to every process
+// below it; after
 // grace it asks the supervisor to SIGKILL the tree (pinning.SignalKillTree)
 // and, should the supervisor not be gone within 10 s, SIGKILLs the group.
 // Without one it sends SIGTERM to the process group, and SIGKILL after
@@ -208,7 +209,7 @@ func (p *Proc) stop(grace time.Duration) error {
 	if !p.Exited() {
 		term := func() error { return signalGroup(p.Pid, syscall.SIGTERM) }
 		if p.supervised {
-			term = func() error { return signalOne(p.Pid, syscall.SIGTERM) }
+			term = func() error { return signalOne(p.Pid, pinning.SignalStopTree) }
 		}
 		if err := term(); err != nil {
 			return fmt.Errorf("stop %s (pid %d): %w", p.Name, p.Pid, err)
