@@ -19,18 +19,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SupervisorComm is the supervisor's process name (/proc/PID/comm), so
-// that ps and a leftover scan can tell it from the target it runs.
-const SupervisorComm = "ceiling-superv"
-
-// SignalStopTree is what the caller sends the supervisor to stop the tree:
-// SIGTERM to every process below it, then wait for them.
-const SignalStopTree = syscall.SIGUSR2
-
-// SignalKillTree is what the caller sends the supervisor to have the whole
-// tree SIGKILLed now (its grace after SIGTERM is over).
-const SignalKillTree = syscall.SIGUSR1
-
 // defaultOrphanGrace bounds the SIGTERM-to-SIGKILL wait when the caller
 // died and nobody else waits.
 const defaultOrphanGrace = 5 * time.Second
