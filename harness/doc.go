@@ -34,6 +34,13 @@
 //   - WriteResult, WriteTable: the JSON written whole and moved into place
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
+//   - SweepSecrets, RedactResult, RedactFile (secrets.go, harness/redact):
+//     every secret the sweep knows, masked in everything it writes — the
+//     result, stdout, stderr and each point's files once the point ends.
+//   - CheckOut, WriteResultOrSave (write.go): OUT is checked before boot,
+//     rewritten as this run's partial document before every point (a
+//     SIGKILLed run never leaves an old OUT looking complete), and saved
+//     in the work dir when the final write fails.
 //
 // Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -47,6 +49,12 @@ type ProcRunner struct {
 	generatorGranted pinning.CPUSet
 	noFile           uint64
 	cgroup           string // the headroom probe's cgroup version, once used
+
+	// Secrets are redacted from the point's files when it ends (scrub).
+	Secrets *redact.Set
+
+	bg   sync.WaitGroup // stops left running by an interrupted point
+	late []string       // warnings found after the result was written
 }
 
 // NewProcRunner prepares the runner; the generator defaults to this
@@ -92,42 +100,207 @@ func (pr *ProcRunner) RecordGranted(r *Result) {
 // pointFiles are one point's paths in the work dir.
 type pointFiles struct{ dir, serverLog, genLog, marker, json string }
 
+// files makes the point's directory, fresh: whatever an earlier run with
+// the same --work-dir left under the same name (a load.json, a marker) is
+// removed first, so an old figure can never pass for this point's.
 func (pr *ProcRunner) files(spec PointSpec) (pointFiles, error) {
 	k := spec.Key
 	dir := filepath.Join(pr.o.WorkDir, fmt.Sprintf("point-%03d-%s-b%d-c%d-r%d", spec.Index, spec.Role, k.Batch, k.Connections, k.Rep))
+	if err := os.RemoveAll(dir); err != nil {
+		return pointFiles{}, fmt.Errorf("remove the stale %s: %w", dir, err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return pointFiles{}, err
 	}
-	return pointFiles{
+	f := pointFiles{
 		dir:       dir,
 		serverLog: filepath.Join(dir, "server.log"),
 		genLog:    filepath.Join(dir, "generator.log"),
 		marker:    filepath.Join(dir, "measure.marker"),
 		json:      filepath.Join(dir, "load.json"),
-	}, nil
+	}
+	for _, stale := range []string{f.marker, f.json} {
+		if _, err := os.Lstat(stale); err == nil {
+			return pointFiles{}, fmt.Errorf("%s exists before the point ran", stale)
+		}
+	}
+	return f, nil
 }
 
-// RunPoint boots the server, waits for it, runs the generator, samples
-// both sides over the measured window and stops the server. Every failure
-// becomes a failed Outcome; nothing here stops the sweep.
+// Phases of a point, named by PointError.
+const (
+	PhaseFiles     = "files"     // the point's fresh directory and port
+	PhaseBoot      = "boot"      // starting the server
+	PhaseReady     = "ready"     // waiting for its readiness probe
+	PhaseGenerator = "generator" // starting the generator
+	PhaseMarker    = "marker"    // waiting for the measure marker
+	PhaseCollect   = "collect"   // the generator's exit and its JSON
+	PhaseStop      = "stop"      // stopping the server
+)
+
+// ErrPointInterrupted is the cause of a PointError when the sweep's
+// context ended during the point.
+var ErrPointInterrupted = errors.New("interrupted")
+
+// PointError is why a point failed: the phase and the reason (its text is
+// the point's fail_reason), and the log tail that explains it.
+type PointError struct {
+	Phase string
+	Err   error
+	Tail  string
+}
+
+func (e *PointError) Error() string { return e.Err.Error() }
+func (e *PointError) Unwrap() error { return e.Err }
+
+// MaxInterruptGrace bounds the SIGTERM-to-SIGKILL grace of every stop
+// after an interrupt, whatever the target's stop_grace: CI cancellation
+// gives a job seconds, and the partial result must be written by then.
+const MaxInterruptGrace = 2 * time.Second
+
+// InterruptGrace is the grace a stop gets once the sweep was interrupted:
+// the target's stop_grace, at most MaxInterruptGrace.
+func InterruptGrace(stopGrace time.Duration) time.Duration {
+	return min(stopGrace, MaxInterruptGrace)
+}
+
+// pointRun is one point in flight: its files, port and processes.
+type pointRun struct {
+	pr       *ProcRunner
+	spec     PointSpec
+	f        pointFiles
+	port     int
+	srv, gen *supervise.Proc
+	throttle *pinning.Throttle
+}
+
+// RunPoint measures one point in its phases — boot (the server),
+// ready, generator, marker, the measured window (measure), collect — then
+// stops both sides. Every failure becomes a failed Outcome (a PointError's
+// text); nothing here stops the sweep.
+//
+// When ctx ends during the point, RunPoint returns at once with
+// Interrupted set and leaves the stopping (with InterruptGrace) to a
+// goroutine that Drain waits for: the caller writes its partial result
+// first.
 func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome) {
 	out.StartedAt = time.Now().UTC()
-	defer func() { out.Wall = time.Since(out.StartedAt) }()
-	fail := func(format string, args ...any) Outcome {
-		out.FailReason = fmt.Sprintf(format, args...)
-		out.Load = nil
+	p := &pointRun{pr: pr, spec: spec}
+	err := p.run(ctx, &out)
+	if ctx.Err() != nil {
+		// Interrupted: a point the interrupt cut short is no measurement
+		// (one that finished its window before keeps its figures).
+		if err != nil {
+			out.Interrupted = true
+			out.FailReason = "interrupted"
+			if !errors.Is(err, ErrPointInterrupted) {
+				out.FailReason = "interrupted: " + err.Error()
+			}
+			out.Load = nil
+		}
+		pr.bg.Add(1)
+		go func() {
+			defer pr.bg.Done()
+			esc, _ := p.stop(ctx, InterruptGrace(pr.grace))
+			p.scrub()
+			if len(esc) > 0 {
+				pr.mu.Lock()
+				pr.late = append(pr.late, fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM (%s after the interrupt) and was SIGKILLed",
+					spec.Index, strings.Join(esc, " and "), InterruptGrace(pr.grace)))
+				pr.mu.Unlock()
+			}
+			if w := escapedWarning(Point{Index: spec.Index, Escaped: escapedOf(p.gen, p.srv)}); w != "" {
+				pr.mu.Lock()
+				pr.late = append(pr.late, w)
+				pr.mu.Unlock()
+			}
+		}()
+		out.Wall = time.Since(out.StartedAt)
 		return out
 	}
-	f, err := pr.files(spec)
-	if err != nil {
-		return fail("work dir: %v", err)
+	esc, stopErr := p.stop(ctx, pr.grace)
+	out.Escalated = esc
+	out.Escaped = escapedOf(p.gen, p.srv)
+	if err == nil && stopErr != nil {
+		err = &PointError{Phase: PhaseStop, Err: fmt.Errorf("stop server: %w", stopErr)}
 	}
-	port, err := FreePort()
 	if err != nil {
-		return fail("%v", err)
+		out.FailReason = err.Error()
+		out.Load = nil
+		var pe *PointError
+		if errors.As(err, &pe) && pe.Tail != "" {
+			out.LogTail = pe.Tail
+		} else if p.srv != nil {
+			out.LogTail = p.srv.Tail(tailLines)
+		}
 	}
+	p.scrub()
+	out.Wall = time.Since(out.StartedAt)
+	return out
+}
 
-	// The server.
+// Drain waits (at most limit) for the stops RunPoint left running after an
+// interrupt, and returns what they found worth a warning (escalations to
+// SIGKILL) that the result written before could not hold.
+func (pr *ProcRunner) Drain(limit time.Duration) []string {
+	done := make(chan struct{})
+	go func() { pr.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	late := pr.late
+	pr.late = nil
+	return late
+}
+
+func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, args ...any) error {
+	e := &PointError{Phase: phase, Err: fmt.Errorf(format, args...)}
+	if tailOf != nil {
+		e.Tail = tailOf.Tail(tailLines)
+	}
+	return e
+}
+
+func (p *pointRun) interrupted(phase string) error {
+	return &PointError{Phase: phase, Err: ErrPointInterrupted}
+}
+
+// exitText is a child's exit for a reason: its error, or "exit status 0".
+func exitText(pr *supervise.Proc) string {
+	if err := pr.ExitErr(); err != nil {
+		return err.Error()
+	}
+	return "exit status 0"
+}
+
+func (p *pointRun) run(ctx context.Context, out *Outcome) error {
+	pr := p.pr
+	var err error
+	if p.f, err = pr.files(p.spec); err != nil {
+		return p.fail(PhaseFiles, nil, "work dir: %v", err)
+	}
+	if p.port, err = FreePort(); err != nil {
+		return p.fail(PhaseFiles, nil, "%v", err)
+	}
+	if err := p.boot(ctx); err != nil {
+		return err
+	}
+	if err := p.startGenerator(ctx); err != nil {
+		return err
+	}
+	if err := p.waitMarker(ctx); err != nil {
+		return err
+	}
+	p.measure(ctx, out)
+	return p.collect(ctx, out)
+}
+
+// boot starts the server and waits for its readiness probe.
+func (p *pointRun) boot(ctx context.Context) error {
+	pr, port := p.pr, p.port
 	argv := make([]string, len(pr.target.Command))
 	for i, a := range pr.target.Command {
 		argv[i] = Expand(a, port)
@@ -138,96 +311,96 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	}
 	srv, err := supervise.Start(ctx, supervise.Spec{
 		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: pr.target.Dir,
-		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: f.serverLog, Grace: pr.grace,
+		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: p.f.serverLog,
+		Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
 	})
 	if err != nil {
-		return fail("boot server: %v", err)
+		return p.fail(PhaseBoot, nil, "boot server: %v", err)
 	}
-	defer func() {
-		if err := srv.Stop(pr.grace); err != nil && out.FailReason == "" {
-			out.FailReason = fmt.Sprintf("stop server: %v", err)
-			out.Load = nil
-		}
-		out.Escaped = append(out.Escaped, escapedOf(srv)...)
-		if out.FailReason != "" && out.LogTail == "" {
-			out.LogTail = srv.Tail(tailLines)
-		}
-		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", port), pr.grace)
-	}()
+	p.srv = srv
 	probe, err := supervise.ParseProbe(Expand(pr.target.Ready, port))
 	if err != nil {
-		return fail("target ready: %v", err)
+		return p.fail(PhaseReady, nil, "target ready: %v", err)
 	}
 	if err := supervise.WaitReady(ctx, srv, probe, pr.ready); err != nil {
-		out.LogTail = srv.Tail(tailLines)
-		return fail("server never became ready: %v", err)
+		if ctx.Err() != nil {
+			return p.interrupted(PhaseReady)
+		}
+		return p.fail(PhaseReady, srv, "server never became ready: %v", err)
 	}
 	pr.noteGranted(&pr.serverGranted, srv.Pid)
+	return nil
+}
 
-	// The generator.
+// startGenerator starts the generator (in the headroom probe's cgroup for
+// that role).
+func (p *pointRun) startGenerator(ctx context.Context) error {
+	pr, spec := p.pr, p.spec
 	url, err := pr.target.URLFor(pr.o.Scenario)
 	if err != nil {
-		return fail("target: %v", err)
+		return p.fail(PhaseGenerator, nil, "target: %v", err)
 	}
 	var cgroup string
 	if spec.Role == RoleHeadroom {
 		name := supervise.CgroupName("headroom", spec.Index)
 		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(pr.o.GeneratorCPUs)))
 		if err != nil {
-			return fail("headroom probe: cannot cap the generator: %v", err)
+			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
 		}
 		pr.mu.Lock()
 		pr.cgroup = fmt.Sprintf("v%d", th.Version)
 		pr.mu.Unlock()
-		// After the generator has stopped (defers run last-first). A
-		// cgroup left behind does not unmake the measurement.
-		defer func() { _ = th.Remove() }()
+		// Removed by stop, after the generator has stopped. A cgroup
+		// left behind does not unmake the measurement.
+		p.throttle = th
 		cgroup = th.Path
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(spec.Key, Expand(url, port), f)...),
+		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(spec.Key, Expand(url, p.port), p.f)...),
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
-		LogPath: f.genLog,
-		Grace:   pr.grace,
+		LogPath: p.f.genLog,
+		Grace:   InterruptGrace(pr.grace),
 	})
 	if err != nil {
-		return fail("start generator: %v", err)
+		return p.fail(PhaseGenerator, nil, "start generator: %v", err)
 	}
-	defer func() {
-		_ = gen.Stop(pr.grace)
-		out.Escaped = append(out.Escaped, escapedOf(gen)...)
-	}()
+	p.gen = gen
+	return nil
+}
 
-	// Wait for the marker: every connection open and the warm-up over.
+// waitMarker waits for the marker: every connection open and the warm-up
+// over.
+func (p *pointRun) waitMarker(ctx context.Context) error {
+	pr, srv, gen := p.pr, p.srv, p.gen
 	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)
 	for {
-		if _, err := os.Stat(f.marker); err == nil {
+		if _, err := os.Stat(p.f.marker); err == nil {
 			break
 		}
 		switch {
 		case ctx.Err() != nil:
-			return fail("interrupted")
+			return p.interrupted(PhaseMarker)
 		case srv.Exited():
-			out.LogTail = srv.Tail(tailLines)
-			return fail("server exited before the measured window (%v)", srv.ExitErr())
+			return p.fail(PhaseMarker, srv, "server exited before the measured window (%s)", exitText(srv))
 		case gen.Exited():
-			out.LogTail = gen.Tail(tailLines)
-			return fail("generator exited before creating its measure marker (%v)", gen.ExitErr())
+			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
 		case time.Now().After(markerBy):
-			out.LogTail = gen.Tail(tailLines)
-			return fail("generator created no measure marker within warm-up + %s", connectTimeout)
+			return p.fail(PhaseMarker, gen, "generator created no measure marker within warm-up + %s", connectTimeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	pr.noteGranted(&pr.generatorGranted, gen.Pid)
+	return nil
+}
 
-	// The measured window: sample both sides until it ends.
-	// Both as trees: the server's forks and a GENERATOR wrapper's real
-	// work are children.
+// measure samples both sides over the measured window, as process trees:
+// the server's forks and a GENERATOR wrapper's real work are children.
+func (p *pointRun) measure(ctx context.Context, out *Outcome) {
+	pr, srv, gen := p.pr, p.srv, p.gen
 	srvS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(srv.Pid))
 	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
@@ -244,33 +417,106 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
 	out.ServerCPU = cpuStats(srvS.Stop(), len(pr.o.ServerCPUs))
 	out.GeneratorCPU = cpuStats(genS.Stop(), len(pr.o.GeneratorCPUs))
-	out.ServerCPU.PinnedBusy = busyFraction(srvCores0, srvCores1, okS0, okS1)
-	out.GeneratorCPU.PinnedBusy = busyFraction(genCores0, genCores1, okG0, okG1)
+	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
+	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
+	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
+}
 
-	// The generator ends by itself after its window.
+// collect waits for the generator to end by itself after its window and
+// reads its JSON. A generator that exits 0 without writing one fails the
+// point (the files were fresh, so nothing older can stand in).
+func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
+	srv, gen := p.srv, p.gen
 	select {
 	case <-gen.Done():
 	case <-time.After(exitTimeout):
-		out.LogTail = gen.Tail(tailLines)
-		return fail("generator still running %s after its window", exitTimeout)
+		return p.fail(PhaseCollect, gen, "generator still running %s after its window", exitTimeout)
 	case <-ctx.Done():
-		return fail("interrupted")
+		return p.interrupted(PhaseCollect)
 	}
 	if srv.Exited() {
-		out.LogTail = srv.Tail(tailLines)
-		return fail("server exited during the point (%v)", srv.ExitErr())
+		return p.fail(PhaseCollect, srv, "server exited during the point (%v)", srv.ExitErr())
 	}
 	if err := gen.ExitErr(); err != nil {
-		out.LogTail = gen.Tail(tailLines)
-		return fail("generator failed (%v)", err)
+		return p.fail(PhaseCollect, gen, "generator failed (%v)", err)
 	}
-	res, err := readLoad(f.json)
+	res, err := readLoad(p.f.json)
 	if err != nil {
-		out.LogTail = gen.Tail(tailLines)
-		return fail("generator result: %v", err)
+		return p.fail(PhaseCollect, gen, "generator result: %v", err)
 	}
 	out.Load = res
-	return out
+	return nil
+}
+
+// stop stops the generator, removes the headroom cgroup, stops the server
+// and waits for its port, each with grace; it returns the sides that had
+// to be SIGKILLed, and the server's stop error (the generator's does not
+// unmake a point whose JSON was read). An interrupt (ctx) cuts a long
+// grace short: see stopProc.
+func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, err error) {
+	if p.gen != nil {
+		if esc, _ := stopProc(ctx, p.gen, grace); esc {
+			escalated = append(escalated, "generator")
+		}
+	}
+	if p.throttle != nil {
+		_ = p.throttle.Remove()
+	}
+	if p.srv != nil {
+		var esc bool
+		esc, err = stopProc(ctx, p.srv, grace)
+		if esc {
+			escalated = append(escalated, "server")
+		}
+		portWait := grace
+		if ctx.Err() != nil {
+			portWait = InterruptGrace(grace)
+		}
+		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.port), portWait)
+	}
+	return escalated, err
+}
+
+// stopProc is proc.Stop(grace), except that an interrupt arriving while
+// it waits out the grace bounds the wait to InterruptGrace from then on:
+// the process group is then SIGKILLed (a stop already begun cannot be
+// given a shorter grace, and a server ignoring SIGTERM with a long
+// stop_grace would otherwise hold the interrupted harness for all of it).
+// It reports whether the process had to be SIGKILLed.
+func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (escalated bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- proc.Stop(grace) }()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(InterruptGrace(grace))
+	defer t.Stop()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-t.C:
+	}
+	// Stop, still waiting, sees the exit and sweeps.
+	proc.KillTree()
+	return true, <-done
+}
+
+// scrub redacts the point's files once its processes are gone: what the
+// server or the generator printed (a config with a secret in it) stays in
+// the work dir only while the point runs.
+func (p *pointRun) scrub() {
+	if p.f.dir == "" || p.pr.Secrets.Len() == 0 {
+		return
+	}
+	for _, path := range []string{p.f.serverLog, p.f.genLog, p.f.json} {
+		if err := RedactFile(path, p.pr.Secrets); err != nil {
+			p.pr.mu.Lock()
+			p.pr.late = append(p.pr.late, fmt.Sprintf("point %d: could not redact %s: %v", p.spec.Index, path, err))
+			p.pr.mu.Unlock()
+		}
+	}
 }
 
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR

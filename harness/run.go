@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -23,27 +25,68 @@ type RunConfig struct {
 	Stdout     io.Writer // the table
 	Stderr     io.Writer // progress, warnings
 	Thresholds Thresholds
+	// Secrets are redacted from everything Run writes. Nil: Run gathers
+	// them itself (SweepSecrets over this process's environment) and
+	// refuses to run with a short one.
+	Secrets *redact.Set
 }
+
+// ResultFileName is the name of the result Run saves in the work dir when
+// OUT cannot be written at the end.
+const ResultFileName = "ceiling-result.json"
 
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
 // processes (ProcRunner), writes the result to o.Out (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
-// is ErrInterrupted, ErrNoCleanHeadline, or a failure to write.
+// is ErrInterrupted, ErrNoCleanHeadline, a *ShortSecretError (nothing
+// booted), or an *OutError (the result was saved elsewhere, or lost).
+//
+// Everything it writes passes through the secrets (RedactResult, and a
+// redacting writer for stdout and stderr); each point's files are
+// redacted when the point ends.
+//
+// OUT never holds an earlier run's document once the sweep has begun:
+// before every point Run rewrites it as this run's partial document
+// (partial: true, "sweep in progress"), so a harness killed outright
+// leaves a document that says so — and the points done so far — rather
+// than an old one that looks complete. On an interrupt the partial result
+// is written first, then Run waits (bounded) for the interrupted point's
+// processes to stop and writes it again if that stop had something to
+// add (a SIGKILL).
+//
+// A work dir Run made itself (/tmp/ceiling-sweep-*) is removed after a
+// successful run unless o.KeepWorkDir; a given --work-dir is kept.
 func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	if rc.Getenv == nil {
 		rc.Getenv = os.Getenv
 	}
-	for _, n := range o.Notes {
-		fmt.Fprintf(rc.Stderr, "ceiling sweep: %s\n", n)
+	secrets := rc.Secrets
+	if secrets == nil {
+		set, notes, err := SweepSecrets(o, rc.Target, os.Environ())
+		if err != nil {
+			return nil, err
+		}
+		secrets = set
+		o.Notes = append(o.Notes, notes...)
 	}
+	stderr := newRedactWriter(rc.Stderr, secrets)
+	stdout := newRedactWriter(rc.Stdout, secrets)
+	for _, n := range o.Notes {
+		fmt.Fprintf(stderr, "ceiling sweep: %s\n", n)
+	}
+	madeWorkDir := false
 	if o.WorkDir == "" {
 		d, err := os.MkdirTemp("", "ceiling-sweep-")
 		if err != nil {
 			return nil, fmt.Errorf("work dir: %w", err)
 		}
-		o.WorkDir = d
+		o.WorkDir, madeWorkDir = d, true
+	} else if n, err := clearStalePoints(o.WorkDir); err != nil {
+		return nil, fmt.Errorf("--work-dir %s: %w", o.WorkDir, err)
+	} else if n > 0 {
+		fmt.Fprintf(stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
 	}
-	fmt.Fprintf(rc.Stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
+	fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
 
 	r := &Result{Warnings: []string{}}
 	// Taken once before the first point; the result is written outside
@@ -51,34 +94,124 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: redact(rc.Target.Command, rc.Target)}
+	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: append([]string(nil), rc.Target.Command...)}
 	r.Meta.Target.URL, _ = rc.Target.URLFor(o.Scenario)
 	r.Meta.Pinning = pinningOf(o)
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
 	}
 	for _, w := range cleanLeftovers() {
-		fmt.Fprintf(rc.Stderr, "ceiling sweep: %s\n", w)
+		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
 		r.warn(w)
 	}
+	for _, w := range rc.Target.Warnings(o.Scenario) {
+		r.warn(w)
+	}
+	RedactResult(r, secrets)
 
 	runner, err := NewProcRunner(o, rc.Target)
 	if err != nil {
 		return nil, err
 	}
-	sweepErr := Sweep(ctx, o, runner, r, rc.Stderr, rc.Thresholds)
+	runner.Secrets = secrets
+	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
+	sweepErr := Sweep(ctx, o, cp, r, stderr, rc.Thresholds)
+	interrupted := errors.Is(sweepErr, ErrInterrupted)
+	_, grace := rc.Target.Durations()
+	if !interrupted {
+		for _, w := range runner.Drain(time.Second) {
+			r.warn(w)
+		}
+	}
 	runner.RecordGranted(r)
 	r.Meta.FinishedAt = time.Now().UTC()
 	r.Summarize()
+	RedactResult(r, secrets)
 
-	if err := WriteResult(o.Out, r); err != nil {
-		return r, errors.Join(sweepErr, err)
+	where := o.Out
+	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
+		filepath.Join(os.TempDir(), fmt.Sprintf("ceiling-result-%d.json", os.Getpid())))
+	var oe *OutError
+	if errors.As(writeErr, &oe) {
+		where = oe.SavedAt
+		fmt.Fprintf(stderr, "ceiling sweep: %v\n", oe)
 	}
-	if err := WriteTable(rc.Stdout, r); err != nil {
-		return r, errors.Join(sweepErr, err)
+	if interrupted {
+		// The interrupted point's processes were left stopping so the
+		// result could be written first; wait for them, bounded.
+		if late := runner.Drain(3*InterruptGrace(grace) + 5*time.Second); len(late) > 0 && where != "" {
+			for _, w := range late {
+				r.warn(w)
+			}
+			RedactResult(r, secrets)
+			if err := WriteResult(where, r); err != nil {
+				fmt.Fprintf(stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
+			}
+		}
 	}
-	fmt.Fprintf(rc.Stderr, "ceiling sweep: result written to %s\n", o.Out)
+	if err := WriteTable(stdout, r); err != nil {
+		return r, errors.Join(sweepErr, writeErr, err)
+	}
+	if writeErr != nil {
+		return r, errors.Join(sweepErr, writeErr)
+	}
+	fmt.Fprintf(stderr, "ceiling sweep: result written to %s\n", o.Out)
+	if sweepErr == nil && madeWorkDir && !o.KeepWorkDir {
+		if err := os.RemoveAll(o.WorkDir); err != nil {
+			fmt.Fprintf(stderr, "ceiling sweep: remove work dir %s: %v\n", o.WorkDir, err)
+		}
+	} else {
+		fmt.Fprintf(stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
+	}
 	return r, sweepErr
+}
+
+// checkpointRunner rewrites OUT before every point as this run's partial
+// document (see Run), then runs the point. Sweep calls RunPoint from its
+// own goroutine, so reading r here does not race its updates.
+type checkpointRunner struct {
+	PointRunner
+	r       *Result
+	out     string
+	secrets *redact.Set
+	stderr  io.Writer
+	warned  bool
+}
+
+func (c *checkpointRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+	doc := *c.r
+	doc.Curve = slices.Clone(c.r.Curve)
+	doc.Warnings = slices.Clone(c.r.Warnings)
+	doc.Ceilings = slices.Clone(c.r.Ceilings)
+	if c.r.HeadroomProbe != nil {
+		h := *c.r.HeadroomProbe
+		doc.HeadroomProbe = &h
+	}
+	doc.Partial = true
+	doc.PartialReason = fmt.Sprintf("sweep in progress (pid %d): %d points done, point %d running; if this stays, the harness was killed before it finished",
+		os.Getpid(), len(doc.Curve), spec.Index)
+	doc.Summarize()
+	RedactResult(&doc, c.secrets)
+	if err := WriteResult(c.out, &doc); err != nil && !c.warned {
+		c.warned = true
+		fmt.Fprintf(c.stderr, "ceiling sweep: warning: cannot write the in-progress result: %v\n", err)
+	}
+	return c.PointRunner.RunPoint(ctx, spec)
+}
+
+// clearStalePoints removes the point directories (point-NNN-*) an earlier
+// run left in a reused work dir, and nothing else; it returns how many.
+func clearStalePoints(dir string) (int, error) {
+	old, err := filepath.Glob(filepath.Join(dir, "point-[0-9][0-9][0-9]*"))
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range old {
+		if err := os.RemoveAll(p); err != nil {
+			return 0, err
+		}
+	}
+	return len(old), nil
 }
 
 // generatorName is the result's meta.generator: "ceiling-load" for our
@@ -128,17 +261,4 @@ func pinningWarnings(o *Options) []string {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w
-}
-
-// redact hides the fan-out secret wherever the server's command line
-// carries it: a result is published, a secret must not be.
-func redact(argv []string, t TargetSpec) []string {
-	out := append([]string(nil), argv...)
-	if t.Fanout == nil || t.Fanout.Secret == "" {
-		return out
-	}
-	for i, a := range out {
-		out[i] = strings.ReplaceAll(a, t.Fanout.Secret, "REDACTED")
-	}
-	return out
 }

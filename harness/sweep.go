@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -20,6 +21,12 @@ const (
 // ErrNoCleanHeadline is returned (with a written result) when the headline
 // batch has no clean point: the run is not publishable, exit status 1.
 var ErrNoCleanHeadline = errors.New("no clean point at the headline batch: result written, not publishable")
+
+// ErrContended is returned instead of ErrNoCleanHeadline (and matches it
+// with errors.Is) when the headline batch had points that ran, but every
+// one was contended or otherwise not clean and at least one was contended:
+// the machine was not quiet enough to publish. Exit status 1.
+var ErrContended = fmt.Errorf("the headline batch's points ran on contended CPUs (shared with other work, or stolen by the hypervisor): %w", ErrNoCleanHeadline)
 
 // ErrInterrupted is returned when the context ended mid-sweep; the partial
 // result is marked so.
@@ -43,6 +50,12 @@ type Outcome struct {
 	Escaped      []EscapedProcess
 	StartedAt    time.Time
 	Wall         time.Duration
+	// Interrupted: the sweep's context ended before the point finished;
+	// the point is no measurement and Sweep leaves it out of the curve.
+	Interrupted bool
+	// Escalated names the sides ("server", "generator") that outlived
+	// SIGTERM by their stop grace and were SIGKILLed.
+	Escalated []string
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -73,7 +86,15 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	run := func(i int, role string, k PointKey) {
 		Progress(progress, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
+		if out.Interrupted {
+			// Not a failed point: a point cut short, left out with a note.
+			r.warn(fmt.Sprintf("point %d (batch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, k.Batch, k.Connections, k.Rep, out.FailReason))
+			return
+		}
 		p := MakePoint(i, role, k, out, th)
+		if len(p.Escalated) > 0 {
+			r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
+		}
 		r.Curve = append(r.Curve, p)
 		if w := escapedWarning(p); w != "" {
 			r.warn(w)
@@ -109,6 +130,11 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		return ErrInterrupted
 	}
 	if !r.Headline.Clean {
+		for _, p := range r.Curve {
+			if p.Role == RoleSweep && p.Batch == r.Config.HeadlineBatch && p.Contended {
+				return ErrContended
+			}
+		}
 		return ErrNoCleanHeadline
 	}
 	return nil
@@ -120,7 +146,8 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
-		Escaped: out.Escaped,
+		Escalated: out.Escalated,
+		Escaped:   out.Escaped,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.
@@ -150,6 +177,11 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	// And a throughput: a window in which nothing was measured is no
 	// measurement (a starved generator on a busy machine can produce one).
 	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
+	// And its pinned CPUs to itself: a point measured on cores shared
+	// with other work (or stolen by the hypervisor) measures the
+	// neighbour too, and never becomes a ceiling.
+	p.Contended = Contention(out.ServerCPU, out.GeneratorCPU) != ""
+	p.Clean = p.Clean && !p.Contended
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
 	p.LowerBound = IsLowerBound(p.Verdict)

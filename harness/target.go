@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
 
@@ -27,11 +30,23 @@ type TargetSpec struct {
 	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
 	EchoURL string            `json:"echo_url"`      // scenario echo
 	Fanout  *FanoutTarget     `json:"fanout,omitempty"`
+	// AllowUnpinnedURL lets the scenario's URL name a fixed address
+	// instead of the point's ({addr} or {port}): the generator then
+	// drives some server other than the one booted pinned for the point,
+	// and the result carries a warning saying so (--allow-unpinned-url).
+	AllowUnpinnedURL bool `json:"allow_unpinned_url,omitempty"`
 	// Ready is the readiness probe: "tcp:{addr}", an "http://..." URL that
 	// answers 2xx, or "log:REGEX" matched against the server's output.
 	Ready        string `json:"ready"`
 	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
 	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
+	// SecretEnv names env entries whose values are secret, and
+	// SecretValues are literal secrets (e.g. one the server reads from a
+	// file of its own): both are redacted from everything the harness
+	// writes, as are fanout.secret, env entries named like secrets and
+	// secret flag values of command (Secrets).
+	SecretEnv    []string `json:"secret_env,omitempty"`
+	SecretValues []string `json:"secrets,omitempty"`
 
 	File string `json:"-"` // where it was read from
 }
@@ -66,6 +81,11 @@ func LoadTarget(path string) (TargetSpec, error) {
 	if err := dec.Decode(&t); err != nil {
 		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
 	}
+	// One object and nothing after it: a second object or stray text is
+	// a file that was cut and pasted wrong, not one to half-read.
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		return TargetSpec{}, fmt.Errorf("TARGET %s: trailing data after the JSON object at byte %d", path, off)
+	}
 	t.File = path
 	if err := t.Check(); err != nil {
 		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
@@ -79,6 +99,9 @@ func (t TargetSpec) Check() error {
 	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
 		errs = append(errs, errors.New("command: empty"))
 	}
+	if t.Fanout != nil && t.Fanout.Channels < 0 {
+		errs = append(errs, fmt.Errorf("fanout.channels: %d is negative", t.Fanout.Channels))
+	}
 	all := strings.Join(t.Command, " ")
 	for _, v := range t.Env {
 		all += " " + v
@@ -90,6 +113,7 @@ func (t TargetSpec) Check() error {
 	if _, err := supervise.ParseProbe(Expand(t.Ready, 1)); err != nil {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
+	errs = append(errs, t.CheckSecrets())
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
 		if v == "" {
 			continue
@@ -97,6 +121,85 @@ func (t TargetSpec) Check() error {
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration", name, v))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// Secrets is every secret the target holds, to be redacted from all the
+// harness writes: fanout.secret, the literal "secrets", the values of the
+// env entries "secret_env" names, env entries whose names say they are
+// secret (redact.FromEnviron) and secret flag values of command
+// (redact.FromArgs). Placeholders are not filled in: a secret is taken as
+// written.
+func (t TargetSpec) Secrets() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(xs ...string) {
+		for _, x := range xs {
+			if x != "" && !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	if t.Fanout != nil {
+		add(t.Fanout.Secret)
+	}
+	add(t.SecretValues...)
+	for _, name := range t.SecretEnv {
+		add(t.Env[name])
+	}
+	names := make([]string, 0, len(t.Env))
+	for k := range t.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
+	}
+	add(redact.FromArgs(t.Command)...)
+	return out
+}
+
+// CheckSecrets checks the secret fields: every secret_env name is an env
+// entry, and no secret is shorter than redact.MinLen (a short one cannot
+// be masked in free text such as a server's log without destroying it, so
+// the harness refuses it rather than publish it). Errors name the field.
+func (t TargetSpec) CheckSecrets() error {
+	var errs []error
+	for _, name := range t.SecretEnv {
+		if _, ok := t.Env[name]; !ok {
+			errs = append(errs, fmt.Errorf("secret_env: %q is not an entry of env", name))
+		}
+	}
+	for i, v := range t.SecretValues {
+		if v == "" {
+			errs = append(errs, fmt.Errorf("secrets[%d]: empty", i))
+		}
+	}
+	short := func(field string, v string) {
+		if v != "" && len(v) < redact.MinLen {
+			errs = append(errs, fmt.Errorf("%s: a secret of %d characters is too short to redact from logs (at least %d): use a longer one", field, len(v), redact.MinLen))
+		}
+	}
+	if t.Fanout != nil {
+		short("fanout.secret", t.Fanout.Secret)
+	}
+	for i, v := range t.SecretValues {
+		short(fmt.Sprintf("secrets[%d]", i), v)
+	}
+	names := make([]string, 0, len(t.Env))
+	for k := range t.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if slices.Contains(t.SecretEnv, k) || redact.SecretName(k) {
+			short("env."+k, t.Env[k])
+		}
+	}
+	for _, v := range redact.FromArgs(t.Command) {
+		short("command (a secret flag's value)", v)
 	}
 	return errors.Join(errs...)
 }
@@ -113,6 +216,31 @@ func (t TargetSpec) URLFor(scenario string) (string, error) {
 		return "", errors.New("echo_url: the target has no echo endpoint")
 	}
 	return t.EchoURL, nil
+}
+
+// urlField is the name of the field holding the scenario's URL.
+func urlField(scenario string) string {
+	if scenario == ScenarioFanout {
+		return "fanout.url"
+	}
+	return "echo_url"
+}
+
+// pinnedURL reports whether a URL takes the point's address: without
+// {addr} or {port} it names a fixed server ({host} alone is only
+// 127.0.0.1), not the one each point boots on its own port.
+func pinnedURL(u string) bool {
+	return strings.Contains(u, "{addr}") || strings.Contains(u, "{port}")
+}
+
+// Warnings are what the result must say about a target that was allowed
+// to run: a URL that does not take the point's address.
+func (t TargetSpec) Warnings(scenario string) []string {
+	u, err := t.URLFor(scenario)
+	if err != nil || pinnedURL(u) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", urlField(scenario), u)}
 }
 
 // Durations returns the ready timeout and stop grace with defaults applied
@@ -147,11 +275,21 @@ func FreePort() (int, error) {
 }
 
 // CheckRunnable checks what Check cannot from the file alone: that the
-// command exists (run `make build` for bin/refserver) and that the target
-// has an endpoint for the scenario.
+// working directory and the command exist (run `make build` for
+// bin/refserver), and that the target has an endpoint for the scenario
+// that takes the point's address (unless AllowUnpinnedURL).
 func (t TargetSpec) CheckRunnable(scenario string) error {
 	var errs []error
-	if len(t.Command) > 0 {
+	dirOK := true
+	if t.Dir != "" {
+		// Else the fork fails as "fork/exec /proc/self/exe: no such file",
+		// which names neither the field nor the directory.
+		if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("dir: %s is not a directory", t.Dir))
+			dirOK = false
+		}
+	}
+	if len(t.Command) > 0 && dirOK {
 		name := t.Command[0]
 		if strings.ContainsRune(name, os.PathSeparator) {
 			if !filepath.IsAbs(name) && t.Dir != "" {
@@ -164,11 +302,28 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 			errs = append(errs, fmt.Errorf("command: %w", err))
 		}
 	}
-	if _, err := t.URLFor(scenario); err != nil {
+	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
+	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
+		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", urlField(scenario), u))
 	}
 	if scenario == ScenarioFanout && t.Fanout != nil && (t.Fanout.AppID == "" || t.Fanout.Key == "" || t.Fanout.Secret == "") {
 		errs = append(errs, errors.New("fanout: app_id, key and secret are all needed"))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckFor checks the target against the sweep's knobs: a fan-out target
+// spreads its subscribers over fanout.channels, so every point needs at
+// least that many connections (the generator refuses fewer, after boot).
+func (t TargetSpec) CheckFor(o *Options) error {
+	if o.Scenario != ScenarioFanout || t.Fanout == nil || t.Fanout.Channels <= 1 {
+		return nil
+	}
+	for _, b := range o.BatchLadder {
+		if l := o.ConnsLadder(b); len(l) > 0 && l[0] < t.Fanout.Channels {
+			return fmt.Errorf("fanout.channels: %d is more than the %d connections of the smallest rung of CONNS_LADDER_%d: a channel without subscribers delivers nothing", t.Fanout.Channels, l[0], b)
+		}
+	}
+	return nil
 }

@@ -28,6 +28,11 @@ func TestJudge(t *testing.T) {
 	rate := func(req, got float64, saturated bool) load.Summary {
 		return load.Summary{Mode: "open", RequestedOpsPerS: &req, AchievedOpsPerS: got, Saturated: saturated, MeasuredNs: window}
 	}
+	attempted := func(req, sent, ok float64) load.Summary {
+		s := rate(req, ok, false)
+		s.AttemptedOpsPerS = sent
+		return s
+	}
 	keptUp := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(100 * time.Millisecond)}
 	waited := load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: int64(100 * time.Millisecond)}
 	ranLate := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(2 * time.Second)}
@@ -46,7 +51,12 @@ func TestJudge(t *testing.T) {
 		{"open loop on schedule", cpuFrac(0.5, 1), cpuFrac(0.99, 1), rate(1000, 999, false), load.GeneratorStats{ScheduleLagP99: int64(time.Millisecond)}, VerdictNeither, "on schedule", false},
 		{"open loop lagging", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 990, false), load.GeneratorStats{ScheduleLagP99: int64(50 * time.Millisecond)}, VerdictGeneratorCapped, "schedule lag p99 50ms", true},
 		{"open loop late sends", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 990, false), load.GeneratorStats{LateSendsFrac: 0.2}, VerdictGeneratorCapped, "20.0% of sends late", true},
-		{"open loop short without backpressure", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 800, false), load.GeneratorStats{}, VerdictGeneratorCapped, "achieved 800 of 1000", true},
+		// A generator without attempted_ops_per_s is judged on achieved.
+		{"open loop short without backpressure", cpuFrac(0.5, 1), cpuFrac(0.5, 1), rate(1000, 800, false), load.GeneratorStats{}, VerdictGeneratorCapped, "attempted 800 of 1000", true},
+		{"open loop sent short", cpuFrac(0.5, 1), cpuFrac(0.5, 1), attempted(1000, 800, 800), load.GeneratorStats{}, VerdictGeneratorCapped, "attempted 800 of 1000", true},
+		// Issue 8 item 10: sent at the rate, most requests failed: the
+		// server's failure, not a generator that fell behind.
+		{"open loop sent on schedule, server failing", cpuFrac(0.5, 1), cpuFrac(0.5, 1), attempted(1000, 1000, 390), load.GeneratorStats{}, VerdictNeither, "on schedule", false},
 		{"open loop short at max in-flight is the server", cpuFrac(0.95, 1), cpuFrac(0.5, 1), rate(1000, 800, true), load.GeneratorStats{}, VerdictServerSaturated, "server 95%", false},
 	}
 	shared := func(own, busy float64) CPUStats { c := cpuFrac(own, 1); c.PinnedBusy = busy; return c }

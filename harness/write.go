@@ -96,3 +96,88 @@ func InsideGitWorkTree(dir string) bool {
 		d = parent
 	}
 }
+
+// CheckOut checks, before anything boots, that a result can be written to
+// path: it is not a directory, and the nearest existing directory on its
+// way (its parent, or the ancestor MkdirAll would start from) is a
+// directory that takes a new file. It creates nothing that stays. Errors
+// name OUT.
+func CheckOut(path string) error {
+	if path == "" {
+		return errors.New("OUT: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("OUT %s: %w", path, err)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return fmt.Errorf("OUT %s: is a directory", path)
+	}
+	dir := filepath.Dir(abs)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("OUT %s: %s is not a directory", path, dir)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("OUT %s: %w", path, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return fmt.Errorf("OUT %s: no existing directory on its path", path)
+		}
+		dir = parent
+	}
+	// Writable in fact, not by mode bits: root ignores those, /proc and
+	// read-only mounts do not.
+	f, err := os.CreateTemp(dir, ".ceiling-out-check-*")
+	if err != nil {
+		return fmt.Errorf("OUT %s: directory %s is not writable: %w", path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// OutError is a result that could not be written to OUT. SavedAt is where
+// the document was written instead ("" when nowhere could take it).
+type OutError struct {
+	Out     string
+	SavedAt string
+	Err     error
+}
+
+func (e *OutError) Error() string {
+	if e.SavedAt != "" {
+		return fmt.Sprintf("cannot write OUT %s (%v); the result was saved at %s", e.Out, e.Err, e.SavedAt)
+	}
+	return fmt.Sprintf("cannot write OUT %s (%v), nor anywhere else: the result is lost", e.Out, e.Err)
+}
+
+func (e *OutError) Unwrap() error { return e.Err }
+
+// WriteResultOrSave writes r to out; if that fails it writes it to the
+// first of fallbacks that takes it and returns an *OutError saying where.
+// A sweep's result is not lost because OUT went away at its end.
+func WriteResultOrSave(out string, r *Result, fallbacks ...string) error {
+	err := WriteResult(out, r)
+	if err == nil {
+		return nil
+	}
+	var encodeErr *json.UnsupportedValueError
+	if errors.As(err, &encodeErr) {
+		return err // no path helps a document that cannot be encoded
+	}
+	for _, fb := range fallbacks {
+		if fb == "" {
+			continue
+		}
+		if WriteResult(fb, r) == nil {
+			return &OutError{Out: out, SavedAt: fb, Err: err}
+		}
+	}
+	return &OutError{Out: out, Err: err}
+}

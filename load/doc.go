@@ -13,6 +13,16 @@
 // Every worker goroutine owns a Recorder (HdrHistograms and counters), so
 // recording takes no lock; the Recorders are merged after all workers have
 // stopped. A failed operation is data (a count by reason), never a stop.
+// Every operation is counted when attempted (Recorder.Ops) and again when
+// it succeeded (Recorder.OK: every reply back, a publish the server
+// accepted); the summary's achieved rate is the successes, the attempted
+// rate beside it, so an overloaded server cannot read as one that kept up.
+//
+// Nothing measured is not a measurement: the fan-out Preflight proves
+// delivery end to end (a subscriber, one signed publish, the event must
+// arrive) before any load, and a run whose window got no message back
+// fails with ErrNothingArrived in summary.failure rather than reporting a
+// throughput of zero with a verdict.
 //
 // Two loops:
 //

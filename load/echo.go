@@ -192,6 +192,7 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, 
 		}
 		if measured {
 			rec.Ops++
+			rec.OK++ // every reply of the batch came back
 		}
 	}
 }
@@ -262,7 +263,7 @@ func (r *reactorRecorder) Reply(latencyNs int64, size int) {
 	r.rec.Bytes += int64(size)
 }
 
-func (r *reactorRecorder) Batch()              { r.rec.Ops++ }
+func (r *reactorRecorder) Batch()              { r.rec.Ops++; r.rec.OK++ }
 func (r *reactorRecorder) Error(reason string) { r.rec.Error(reason) }
 func (r *reactorRecorder) Fail(err error)      { r.e.fail(r.ctx, err, r.w, r.rec) }
 
@@ -280,6 +281,9 @@ func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rr
 		for sched := range scheds {
 			if !e.readBatch(ctx, c, sched, w.In(sched), w, rrec) {
 				return
+			}
+			if w.In(sched) {
+				rrec.OK++ // sent on schedule (rec.Ops) and every reply back
 			}
 			<-slots
 		}

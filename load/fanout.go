@@ -62,19 +62,74 @@ func newFanout(cfg *Config, pool *payload.Pool) *fanout {
 	return f
 }
 
-// Preflight publishes one event to a channel nobody subscribes to: a wrong
-// app id, key or secret fails here, before any load, with the server's
-// own message.
+// Preflight proves delivery end to end before any load: a preflight
+// subscriber connects and subscribes to its own channel, one signed event
+// is published to it, and the event must arrive within
+// preflightDeliveryTimeout. A wrong app id, key or secret fails here with
+// the server's own message, whether it says so with a 4xx status or with
+// HTTP 200 and the error in the body (pusherclient.BodyError); a server
+// that accepts the publish but delivers nothing fails here too, instead of
+// reporting thousands of events "published" and none delivered.
 func (f *fanout) Preflight(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err := f.client.Trigger(ctx, pusher.Event{Name: fanoutEvent, Channel: "ceiling-preflight", Data: `{"preflight":true}`})
-	var he *pusherclient.HTTPError
-	if errors.As(err, &he) && (he.Status == 401 || he.Status == 403 || he.Status == 404) {
-		return fmt.Errorf("%w (check --app-id, --key and --secret)", err)
+	const ch = "ceiling-preflight"
+	c, err := wsconn.Dial(ctx, f.wsURL(), wsconn.Options{})
+	if err != nil {
+		return fmt.Errorf("preflight subscriber: %w", err)
 	}
-	return err
+	defer c.Close()
+	dl, _ := ctx.Deadline()
+	c.SetReadDeadline(dl)
+	if err := f.awaitEvent(c, pusher.EventConnectionEstablished, ""); err != nil {
+		return fmt.Errorf("preflight subscriber: %w (check --key)", err)
+	}
+	if err := c.WriteMessage(wsconn.OpText, pusher.AppendSubscribe(nil, ch, false)); err != nil {
+		return fmt.Errorf("preflight subscriber: %w", err)
+	}
+	if err := f.awaitEvent(c, pusher.EventSubscriptionSucceeded, ch); err != nil {
+		return fmt.Errorf("preflight subscriber: %w", err)
+	}
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 10)
+	err = f.client.Trigger(ctx, pusher.Event{Name: fanoutEvent, Channel: ch, Data: `{"preflight":` + nonce + `}`})
+	var he *pusherclient.HTTPError
+	var be *pusherclient.BodyError
+	switch {
+	case errors.As(err, &be):
+		return fmt.Errorf("%w (check --app-id, --key and --secret)", err)
+	case errors.As(err, &he) && (he.Status == 401 || he.Status == 403 || he.Status == 404):
+		return fmt.Errorf("%w (check --app-id, --key and --secret)", err)
+	case err != nil:
+		return err
+	}
+	c.SetReadDeadline(time.Now().Add(preflightDeliveryTimeout))
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			return fmt.Errorf("%w: the signed publish to %s was accepted, but the event did not reach its subscriber within %v (%v): the server accepts publishes it does not deliver (check --app-id, and that REST and WebSocket reach the same server)",
+				ErrNotDelivered, ch, preflightDeliveryTimeout, reason(err))
+		}
+		ev, evCh, data, ok := pusherclient.ScanEvent(msg)
+		if !ok {
+			continue
+		}
+		if string(ev) == pusher.EventError {
+			return fmt.Errorf("preflight subscriber: pusher:error %s", data)
+		}
+		if string(ev) == fanoutEvent && string(evCh) == ch {
+			if n, ok := pusherclient.IntField(data, "preflight"); ok && strconv.FormatInt(n, 10) == nonce {
+				return nil
+			}
+		}
+	}
 }
+
+// preflightDeliveryTimeout bounds the wait for the preflight event.
+const preflightDeliveryTimeout = 5 * time.Second
+
+// ErrNotDelivered is a fan-out run (or its preflight) in which the server
+// accepted publishes but no event reached a subscriber.
+var ErrNotDelivered = errors.New("nothing delivered")
 
 func (f *fanout) wsURL() string {
 	u := f.cfg.URL
@@ -271,9 +326,10 @@ func (f *fanout) Finish(res *Result, m *Recorder) {
 	}
 	fs.PublishLatency = pubLat.Latency()
 	fs.Delivered = m.Messages
+	fs.Duplicates = max(0, fs.Delivered-fs.DeliveriesExpected)
 	fs.Late = m.Late
 	if fs.DeliveriesExpected > 0 {
-		fs.DeliveredPct = 100 * float64(fs.Delivered) / float64(fs.DeliveriesExpected)
+		fs.DeliveredPct = 100 * float64(fs.Delivered-fs.Duplicates) / float64(fs.DeliveriesExpected)
 	}
 	res.Summary.Fanout = fs
 }

@@ -149,7 +149,7 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w Wind
 	if !w.In(ts) || ctx.Err() != nil {
 		return
 	}
-	wk.rec.Ops++
+	wk.rec.Ops++ // attempted; OK below only when the server accepted it
 	if err != nil {
 		r := pusherclient.Reason(err)
 		if r == "status_429" {
@@ -162,6 +162,7 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w Wind
 		wk.rec.Error("publish_" + r)
 		return
 	}
+	wk.rec.OK++
 	wk.publishLatency.Record(now - ts)
 	wk.events += int64(cfg.Batch)
 	wk.expected += expected

@@ -20,6 +20,7 @@ type Recorder struct {
 	Lag     *Histogram // open loop: actual send - scheduled, per operation
 
 	Ops, Messages, Bytes int64
+	OK                   int64 // operations that succeeded (Ops counts every one attempted)
 	LateSends            int64 // open loop: sent more than one interval late
 	Dropped              int64 // connections lost during the window
 	Late                 int64 // fanout: deliveries seen only after the grace
@@ -72,6 +73,7 @@ func (r *Recorder) Merge(o *Recorder) {
 		r.Lag.Merge(o.Lag)
 	}
 	r.Ops += o.Ops
+	r.OK += o.OK
 	r.Messages += o.Messages
 	r.Bytes += o.Bytes
 	r.LateSends += o.LateSends

@@ -41,7 +41,9 @@ func WriteReport(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	mode := s.Mode
 	if s.RequestedOpsPerS != nil {
-		mode = fmt.Sprintf("open loop, %.0f ops/s requested, %.0f achieved", *s.RequestedOpsPerS, s.AchievedOpsPerS)
+		mode = fmt.Sprintf("open loop, %.0f ops/s requested, %.0f attempted, %.0f succeeded", *s.RequestedOpsPerS, s.AttemptedOpsPerS, s.AchievedOpsPerS)
+	} else if s.AttemptedOpsPerS != s.AchievedOpsPerS {
+		mode = fmt.Sprintf("closed loop, %.0f ops/s attempted, %.0f succeeded", s.AttemptedOpsPerS, s.AchievedOpsPerS)
 	} else {
 		mode = fmt.Sprintf("closed loop, %.0f ops/s", s.AchievedOpsPerS)
 	}
@@ -51,7 +53,10 @@ func WriteReport(w io.Writer, r *Result) error {
 	fmt.Fprintf(tw, "window\t%v measured after %v warm-up\n", time.Duration(s.MeasuredNs).Round(time.Millisecond), time.Duration(c.WarmupNs))
 	fmt.Fprintf(tw, "throughput\t%.0f msg/s, %s/s (%d messages)\n", s.ThroughputPerS, bytesHuman(s.BytesPerS), s.Messages)
 	if f := s.Fanout; f != nil {
-		fmt.Fprintf(tw, "delivered\t%d of %d expected (%.2f%%), %d late, %d events published\n", f.Delivered, f.DeliveriesExpected, f.DeliveredPct, f.Late, f.EventsPublished)
+		fmt.Fprintf(tw, "delivered\t%d of %d expected (%.2f%%), %d late, %d events published\n", f.Delivered-f.Duplicates, f.DeliveriesExpected, f.DeliveredPct, f.Late, f.EventsPublished)
+		if f.Duplicates > 0 {
+			fmt.Fprintf(tw, "duplicates\t%d deliveries beyond the expected count (an event delivered twice, or one whose publish was counted as failed)\n", f.Duplicates)
+		}
 		if f.RateLimited429 > 0 {
 			fmt.Fprintf(tw, "rate limited\t%d HTTP 429\n", f.RateLimited429)
 		}

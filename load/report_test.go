@@ -19,7 +19,7 @@ func reportCases() map[string]*Result {
 	clean := &Result{
 		Config: Config{Scenario: "echo", URL: "ws://127.0.0.1:6001/echo", Connections: 16, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
 		Summary: Summary{
-			Scenario: "echo", Mode: "closed", AchievedOpsPerS: 15356, ThroughputPerS: 153560, BytesPerS: 153560 * 256, Messages: 1535600,
+			Scenario: "echo", Mode: "closed", AttemptedOpsPerS: 15356, AchievedOpsPerS: 15356, ThroughputPerS: 153560, BytesPerS: 153560 * 256, Messages: 1535600,
 			MeasuredNs: 10e9, ErrorsByReason: map[string]int64{}, Dropped: i64(0), Reconnects: i64(0),
 			ConnectionsRequested: 16, ConnectionsOpen: 16,
 			Latency: Latency{Count: 1535600, Min: 80000, Mean: 1e6, P50: 984575, P90: 1600511, P99: 4296703, P999: 7196671, Max: 12121518},
@@ -29,7 +29,7 @@ func reportCases() map[string]*Result {
 	failing := &Result{
 		Config: Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 64, Batch: 5, RecordSize: 512, Payload: "json", WarmupNs: 1e9},
 		Summary: Summary{
-			Scenario: "fanout", Mode: "open", RequestedOpsPerS: f64(1000), AchievedOpsPerS: 812, ThroughputPerS: 50000, BytesPerS: 50000 * 600, Messages: 250000,
+			Scenario: "fanout", Mode: "open", RequestedOpsPerS: f64(1000), AttemptedOpsPerS: 820, AchievedOpsPerS: 812, ThroughputPerS: 50000, BytesPerS: 50000 * 600, Messages: 250000,
 			MeasuredNs: 5e9, Errors: 42, ErrorsByReason: map[string]int64{"publish_status_429": 30, "ECONNRESET": 2, "publish_status_500": 10},
 			Dropped: i64(2), Reconnects: i64(0), Saturated: true, SaturatedReason: "publisher 0 reached --max-inflight 8 requests: the requested rate was not met",
 			ConnectionsRequested: 64, ConnectionsOpen: 64,
@@ -48,7 +48,21 @@ func reportCases() map[string]*Result {
 			Dropped: i64(0), Reconnects: i64(0), ConnectionsRequested: 16,
 			Fanout: &FanoutSummary{GraceNs: 2e9, HTTPFailures: map[string]int64{}}},
 	}
-	return map[string]*Result{"report_clean": clean, "report_failing": failing, "report_preflight": preflight}
+	// Issue 8 item 10: an overloaded server; most publishes time out, and
+	// some of those were delivered all the same.
+	overload := &Result{
+		Config: Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 392, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 1e9},
+		Summary: Summary{
+			Scenario: "fanout", Mode: "open", RequestedOpsPerS: f64(300), AttemptedOpsPerS: 300, AchievedOpsPerS: 117, ThroughputPerS: 117645.3, Messages: 1176453,
+			MeasuredNs: 10e9, Errors: 1830, ErrorsByReason: map[string]int64{"publish_timeout": 1830},
+			Dropped: i64(0), Reconnects: i64(0), ConnectionsRequested: 392, ConnectionsOpen: 392,
+			Latency: Latency{Count: 1176453, Min: 100000, Mean: 2e8, P50: 1e8, P90: 5e8, P99: 9e8, P999: 1e9, Max: 2e9},
+			Fanout: &FanoutSummary{EventsPublished: 11700, DeliveriesExpected: 1176000, Delivered: 1176453, Duplicates: 453, DeliveredPct: 100, GraceNs: 2e9,
+				HTTPFailures: map[string]int64{"timeout": 1830}, PublishLatency: Latency{Count: 1170, Min: 2e8, P50: 9e8, P90: 1.5e9, P99: 2e9, P999: 2e9, Max: 2e9}},
+		},
+		Generator: GeneratorStats{CPUCores: 0.5},
+	}
+	return map[string]*Result{"report_clean": clean, "report_failing": failing, "report_preflight": preflight, "report_overload": overload}
 }
 
 func TestWriteReportGolden(t *testing.T) {

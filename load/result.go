@@ -61,10 +61,15 @@ type Summary struct {
 	Scenario string `json:"scenario"` // echo | fanout
 	Mode     string `json:"mode"`     // closed | open
 
-	// Open loop only: what was asked for and what was done, in operations
-	// per second. An operation is one batch (echo) or one publish request
-	// (fanout). Null in closed loop.
+	// What was asked for (open loop only; null in closed loop), what was
+	// attempted and what succeeded, in operations per second of the
+	// window. An operation is one batch (echo: succeeded when every reply
+	// came back) or one publish request (fanout: succeeded when the server
+	// accepted it, a 2xx without an error in its body). Achieved counts
+	// successes only: an overloaded server that times out most requests
+	// shows attempted at the requested rate and achieved far below it.
 	RequestedOpsPerS *float64 `json:"requested_ops_per_s"`
+	AttemptedOpsPerS float64  `json:"attempted_ops_per_s"`
 	AchievedOpsPerS  float64  `json:"achieved_ops_per_s"`
 
 	// ThroughputPerS counts messages the server handled per second of the
@@ -103,15 +108,24 @@ type Summary struct {
 
 // FanoutSummary is the Pusher fan-out scenario's delivery accounting.
 type FanoutSummary struct {
-	EventsPublished    int64            `json:"events_published"`
-	DeliveriesExpected int64            `json:"deliveries_expected"`
-	Delivered          int64            `json:"delivered"`
-	DeliveredPct       float64          `json:"delivered_pct"`
-	Late               int64            `json:"late"` // arrived after the grace period
-	GraceNs            int64            `json:"grace_ns"`
-	HTTPFailures       map[string]int64 `json:"http_failures"` // by reason: "status_500", "ECONNRESET", ...
-	RateLimited429     int64            `json:"rate_limited_429"`
-	PublishLatency     Latency          `json:"publish_latency_ns"` // REST round trip
+	EventsPublished    int64 `json:"events_published"`
+	DeliveriesExpected int64 `json:"deliveries_expected"`
+	// Delivered counts every delivery of an event published inside the
+	// window that arrived within the grace. Duplicates is the part of it
+	// beyond DeliveriesExpected: deliveries the successful publishes do
+	// not account for (an event delivered twice, or one whose publish the
+	// generator counted as failed, a timeout after the server had queued
+	// it). DeliveredPct is the expected deliveries that arrived,
+	// 100 * (Delivered - Duplicates) / DeliveriesExpected, so never above
+	// 100.
+	Delivered      int64            `json:"delivered"`
+	Duplicates     int64            `json:"duplicates"`
+	DeliveredPct   float64          `json:"delivered_pct"`
+	Late           int64            `json:"late"` // arrived after the grace period
+	GraceNs        int64            `json:"grace_ns"`
+	HTTPFailures   map[string]int64 `json:"http_failures"` // by reason: "status_500", "ECONNRESET", ...
+	RateLimited429 int64            `json:"rate_limited_429"`
+	PublishLatency Latency          `json:"publish_latency_ns"` // REST round trip
 }
 
 // GeneratorStats is the generator's evidence about itself: whether it kept

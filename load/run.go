@@ -123,7 +123,37 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("interrupted before the window ended: %w", ctx.Err())
 	}
+	if err := nothingArrived(res); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// ErrNothingArrived is a run that ran its window and got not one message
+// back: not a throughput of zero but a failure, so the harness fails the
+// point (summary.failure) instead of reporting a figure with a verdict.
+var ErrNothingArrived = errors.New("nothing arrived in the window")
+
+// nothingArrived says why a run that got no message in its window failed,
+// or nil when something arrived.
+func nothingArrived(res *Result) error {
+	s := &res.Summary
+	if s.Messages > 0 || s.MeasuredNs <= 0 {
+		return nil
+	}
+	why := ""
+	if len(s.ErrorsByReason) > 0 {
+		var parts []string
+		for _, k := range sortedReasons(s.ErrorsByReason) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, s.ErrorsByReason[k]))
+		}
+		why = "; errors: " + strings.Join(parts, ", ")
+	}
+	if f := s.Fanout; f != nil {
+		return fmt.Errorf("%w: %w: %d events published, 0 of %d expected deliveries arrived%s",
+			ErrNothingArrived, ErrNotDelivered, f.EventsPublished, f.DeliveriesExpected, why)
+	}
+	return fmt.Errorf("%w: no reply to %.0f operations/s attempted%s", ErrNothingArrived, s.AttemptedOpsPerS, why)
 }
 
 // fillSummary computes the scenario-independent summary from the merged
@@ -147,7 +177,8 @@ func fillSummary(res *Result, m *Recorder, open int, measuredNs int64) {
 		sec := float64(measuredNs) / 1e9
 		s.ThroughputPerS = float64(m.Messages) / sec
 		s.BytesPerS = float64(m.Bytes) / sec
-		s.AchievedOpsPerS = float64(m.Ops) / sec
+		s.AchievedOpsPerS = float64(m.OK) / sec
+		s.AttemptedOpsPerS = float64(m.Ops) / sec
 	}
 	s.Errors = m.TotalErrors()
 	s.ErrorsByReason = m.Errors

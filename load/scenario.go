@@ -12,7 +12,7 @@ import (
 // one Recorder per worker once every worker has stopped.
 type Scenario interface {
 	// Preflight checks the target before any connection (fanout: one
-	// publish must succeed).
+	// signed publish must reach a preflight subscriber).
 	Preflight(ctx context.Context) error
 	// Connect opens connection i and makes it ready (subscribed).
 	Connect(ctx context.Context, i int) error

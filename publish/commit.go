@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/redact"
 )
 
 // Defaults of `ceiling publish commit`.
@@ -17,6 +20,10 @@ const (
 	DefaultRemote  = "origin"
 	DefaultRetries = 5
 	DefaultAuthor  = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+	// pushBackoff times the attempt is the longest random pause before a
+	// rejected push is fetched and re-applied.
+	pushBackoff = 50 * time.Millisecond
 )
 
 // ErrNotPublishable is a valid result that must not become the published
@@ -27,10 +34,25 @@ var ErrNotPublishable = errors.New("not publishing it")
 // point: there is no figure to publish.
 var ErrNoCleanHeadline = fmt.Errorf("the result has no clean headline point; %w", ErrNotPublishable)
 
+// RefError refuses a meta.git_ref that names no commit: the history is
+// keyed by it, the commit message names it, and it is handed to git (so a
+// ref such as "--help" must never reach git's command line). It wraps
+// ErrNotPublishable (exit status 1).
+type RefError struct {
+	Ref    string
+	Reason string
+}
+
+func (e *RefError) Error() string {
+	return fmt.Sprintf("meta.git_ref %q names no commit: %s; %v", e.Ref, e.Reason, ErrNotPublishable)
+}
+
+func (e *RefError) Unwrap() error { return ErrNotPublishable }
+
 // Publishable says why r may not be published, or nil: no clean headline,
-// an interrupted (partial) sweep, or a git ref that names no commit (the
-// history is keyed by it, and the commit message must name what was
-// measured).
+// an interrupted (partial) sweep, or a git ref that is not a full hex
+// commit SHA (a *RefError). Commit also checks that the SHA is a commit
+// of the repository it publishes from.
 func Publishable(r *harness.Result) error {
 	ref := r.Meta.GitRef
 	switch {
@@ -38,8 +60,12 @@ func Publishable(r *harness.Result) error {
 		return ErrNoCleanHeadline
 	case r.Partial:
 		return fmt.Errorf("the sweep was interrupted (partial: %s); %w", oneLine(r.PartialReason), ErrNotPublishable)
-	case ref == "unknown" || strings.HasSuffix(ref, "-dirty"):
-		return fmt.Errorf("meta.git_ref %q names no commit (measured outside a checkout, or from a tree with uncommitted changes); %w", ref, ErrNotPublishable)
+	case ref == "unknown":
+		return &RefError{ref, "measured outside a checkout"}
+	case strings.HasSuffix(strings.ToLower(ref), "-dirty"):
+		return &RefError{ref, "measured from a tree with uncommitted changes"}
+	case !IsFullSHA(ref):
+		return &RefError{ref, "want a full hex commit SHA (40 or 64 lower-case hex digits), as `git rev-parse HEAD` prints it"}
 	}
 	return nil
 }
@@ -56,6 +82,11 @@ type CommitOptions struct {
 	Author      string // "Name <email>"
 	Retries     int    // pushes retried after a rejection; <0 means none
 	Trace       io.Writer
+
+	// Secrets that must not be published (see Secrets): a document that
+	// holds one is refused with a *SecretError before git runs. nil: no
+	// check.
+	Secrets *redact.Set
 
 	// beforePush runs after the commit is built and before it is pushed;
 	// tests use it to land a concurrent push in exactly that window.
@@ -106,6 +137,12 @@ func (o *CommitOptions) fill(r *harness.Result) error {
 	if o.Remote == "" {
 		o.Remote = DefaultRemote
 	}
+	if strings.HasPrefix(o.Remote, "-") {
+		return fmt.Errorf("--remote: %q starts with \"-\"; want a remote name or URL", o.Remote)
+	}
+	if strings.HasPrefix(o.Branch, "-") || strings.ContainsAny(o.Branch, " :^~?*[\\") {
+		return fmt.Errorf("--branch: %q is not a branch name", o.Branch)
+	}
 	if o.Retries == 0 {
 		o.Retries = DefaultRetries
 	}
@@ -150,6 +187,9 @@ func splitAuthor(a string) (name, email string, err error) {
 // opts.Remote: the result at opts.Path, its headline appended to the
 // history. See the package comment for how concurrent pushes are handled.
 func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
+	if err := CheckSecrets(raw, "result", opts.Secrets); err != nil {
+		return CommitOutcome{}, err
+	}
 	if err := Publishable(r); err != nil {
 		return CommitOutcome{}, err
 	}
@@ -161,6 +201,12 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email}
 	g := &git{dir: opts.Repo, trace: opts.Trace}
 	out := CommitOutcome{Path: opts.Path, HistoryPath: opts.HistoryPath}
+	switch ok, err := g.hasCommit(ctx, r.Meta.GitRef); {
+	case err != nil:
+		return out, fmt.Errorf("look up meta.git_ref: %w", err)
+	case !ok:
+		return out, &RefError{r.Meta.GitRef, "no such commit in " + opts.Repo}
+	}
 
 	for attempt := 1; ; attempt++ {
 		out.Attempts = attempt
@@ -186,7 +232,7 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 				return out, err
 			}
 		}
-		_, err = g.run(ctx, nil, nil, "push", "--quiet", "--porcelain", opts.Remote, commit+":refs/heads/"+opts.Branch)
+		_, err = g.run(ctx, nil, nil, "push", "--quiet", "--porcelain", "--", opts.Remote, commit+":refs/heads/"+opts.Branch)
 		if err == nil {
 			out.Commit = commit
 			return out, nil
@@ -197,8 +243,16 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 		if attempt > opts.Retries {
 			return out, fmt.Errorf("push: %s moved on %d times in a row; giving up (--retries %d): %w", opts.Branch, attempt, opts.Retries, err)
 		}
+		// A short random pause, growing with the attempt, so that
+		// publishers that keep colliding stop doing it in lock step.
+		pause := time.Duration(rand.Int64N(int64(attempt) * int64(pushBackoff)))
 		if opts.Trace != nil {
-			fmt.Fprintf(opts.Trace, "push rejected (%s moved on); fetching and re-applying, attempt %d of %d\n", opts.Branch, attempt+1, opts.Retries+1)
+			fmt.Fprintf(opts.Trace, "push rejected (%s moved on); fetching and re-applying in %s, attempt %d of %d\n", opts.Branch, pause.Round(time.Millisecond), attempt+1, opts.Retries+1)
+		}
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-time.After(pause):
 		}
 	}
 }

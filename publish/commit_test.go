@@ -84,6 +84,14 @@ func resultAt(t *testing.T, ref string, tput float64) (*harness.Result, []byte) 
 	return r, raw
 }
 
+// refT makes a commit named name in repo without moving its HEAD or
+// touching its tree (commit-tree on HEAD's tree) and returns its SHA: a
+// measured commit the publisher can find, as in the workflow's checkout.
+func refT(t *testing.T, repo, name string) string {
+	t.Helper()
+	return gitT(t, repo, "commit-tree", "-p", "HEAD", "-m", name, "HEAD^{tree}")
+}
+
 func remoteFile(t *testing.T, remote, path string) string {
 	t.Helper()
 	return gitT(t, remote, "show", "main:"+path)
@@ -106,7 +114,8 @@ func TestCommitFirstPublish(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
 	headBefore := gitT(t, checkout, "rev-parse", "HEAD")
-	r, raw := resultAt(t, "aaaa", 123456)
+	aaaa := refT(t, checkout, "aaaa")
+	r, raw := resultAt(t, aaaa, 123456)
 
 	out, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
 	if err != nil {
@@ -118,11 +127,11 @@ func TestCommitFirstPublish(t *testing.T) {
 	if got := remoteFile(t, remote, "benchmark/published/ceiling-load.json"); got != strings.TrimSpace(string(raw)) {
 		t.Errorf("published file differs from the result")
 	}
-	if diff := cmp.Diff([]string{"aaaa"}, historyRefs(t, remote)); diff != "" {
+	if diff := cmp.Diff([]string{aaaa}, historyRefs(t, remote)); diff != "" {
 		t.Errorf("history refs (-want +got):\n%s", diff)
 	}
 	msg := gitT(t, remote, "log", "-1", "--format=%B", "main")
-	if !strings.Contains(msg, "measured at aaaa") || !strings.Contains(msg, "[skip ci]") {
+	if !strings.Contains(msg, "measured at "+aaaa) || !strings.Contains(msg, "[skip ci]") {
 		t.Errorf("commit message does not name the measured commit:\n%s", msg)
 	}
 	if got := gitT(t, remote, "log", "-1", "--format=%an <%ae>", "main"); got != DefaultAuthor {
@@ -144,8 +153,9 @@ func TestCommitConcurrentPush(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
 	other := cloneT(t, remote)
-	r, raw := resultAt(t, "bbbb", 200000)
-	r2, raw2 := resultAt(t, "cccc", 210000)
+	bbbb, cccc := refT(t, checkout, "bbbb"), refT(t, other, "cccc")
+	r, raw := resultAt(t, bbbb, 200000)
+	r2, raw2 := resultAt(t, cccc, 210000)
 
 	opts := CommitOptions{Repo: checkout, beforePush: func(attempt int) error {
 		if attempt != 1 {
@@ -171,12 +181,12 @@ func TestCommitConcurrentPush(t *testing.T) {
 		t.Errorf("attempts = %d, want 2 (one rejected push)", out.Attempts)
 	}
 	subjects := strings.Split(gitT(t, remote, "log", "--format=%s", "main"), "\n")
-	want := []string{"ceiling: publish ceiling-load ceiling measured at bbbb", "unrelated work",
-		"ceiling: publish ceiling-load ceiling measured at cccc", "first"}
+	want := []string{"ceiling: publish ceiling-load ceiling measured at " + bbbb, "unrelated work",
+		"ceiling: publish ceiling-load ceiling measured at " + cccc, "first"}
 	if diff := cmp.Diff(want, subjects); diff != "" {
 		t.Errorf("main's log (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"cccc", "bbbb"}, historyRefs(t, remote)); diff != "" {
+	if diff := cmp.Diff([]string{cccc, bbbb}, historyRefs(t, remote)); diff != "" {
 		t.Errorf("history refs (-want +got):\n%s", diff)
 	}
 	if got := remoteFile(t, remote, "code.go"); got != "package x" {
@@ -187,7 +197,8 @@ func TestCommitConcurrentPush(t *testing.T) {
 func TestCommitIdempotent(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
-	r, raw := resultAt(t, "dddd", 100)
+	dddd := refT(t, checkout, "dddd")
+	r, raw := resultAt(t, dddd, 100)
 	ctx := context.Background()
 	if _, err := Commit(ctx, r, raw, CommitOptions{Repo: checkout}); err != nil {
 		t.Fatal(err)
@@ -201,7 +212,7 @@ func TestCommitIdempotent(t *testing.T) {
 	}
 	// The same measured commit published again with other numbers replaces
 	// its entry instead of adding one.
-	r2, raw2 := resultAt(t, "dddd", 200)
+	r2, raw2 := resultAt(t, dddd, 200)
 	if _, err := Commit(ctx, r2, raw2, CommitOptions{Repo: checkout}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,13 +228,15 @@ func TestCommitIdempotent(t *testing.T) {
 func TestCommitHistoryBounded(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
+	var refs []string
 	for i := range 8 {
-		r, raw := resultAt(t, fmt.Sprintf("ref%02d", i), float64(1000+i))
+		refs = append(refs, refT(t, checkout, fmt.Sprintf("ref%02d", i)))
+		r, raw := resultAt(t, refs[i], float64(1000+i))
 		if _, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout, HistoryMax: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if diff := cmp.Diff([]string{"ref05", "ref06", "ref07"}, historyRefs(t, remote)); diff != "" {
+	if diff := cmp.Diff(refs[5:], historyRefs(t, remote)); diff != "" {
 		t.Errorf("history refs (-want +got):\n%s", diff)
 	}
 }
@@ -232,7 +245,7 @@ func TestCommitGivesUp(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
 	other := cloneT(t, remote)
-	r, raw := resultAt(t, "eeee", 1)
+	r, raw := resultAt(t, refT(t, checkout, "eeee"), 1)
 	n := 0
 	opts := CommitOptions{Repo: checkout, Retries: 2, beforePush: func(int) error {
 		n++
@@ -313,7 +326,7 @@ func TestCommitDamagedHistory(t *testing.T) {
 	gitT(t, work, "add", ".")
 	gitT(t, work, "commit", "--quiet", "-m", "hand edit")
 	gitT(t, work, "push", "--quiet", "origin", "main")
-	r, raw := resultAt(t, "ffff", 1)
+	r, raw := resultAt(t, refT(t, checkout, "ffff"), 1)
 	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
 	if err == nil || !strings.Contains(err.Error(), "ceiling-load.history.jsonl:2:") {
 		t.Errorf("Commit = %v, want an error naming line 2 of the history", err)
@@ -322,7 +335,7 @@ func TestCommitDamagedHistory(t *testing.T) {
 
 func TestCommitOptionErrors(t *testing.T) {
 	t.Parallel()
-	r, raw := resultAt(t, "abcd", 1)
+	r, raw := resultAt(t, strings.Repeat("ab", 20), 1)
 	for _, tt := range []struct {
 		opts CommitOptions
 		want string
@@ -352,7 +365,7 @@ func TestCommitRefusesUnpublishable(t *testing.T) {
 		{func(r *harness.Result) { r.Meta.GitRef = "unknown" }, `"unknown" names no commit`},
 		{func(r *harness.Result) { r.Meta.GitRef = "abc-dirty" }, `"abc-dirty" names no commit`},
 	} {
-		r, raw := resultAt(t, "abc", 1)
+		r, raw := resultAt(t, refT(t, checkout, "abc"), 1)
 		tt.edit(r)
 		_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
 		if !errors.Is(err, ErrNotPublishable) || !strings.Contains(err.Error(), tt.want) {
@@ -373,7 +386,8 @@ func TestCommitFromShallowClone(t *testing.T) {
 	gitT(t, other, "push", "--quiet", "origin", "main")
 	shallow := filepath.Join(t.TempDir(), "shallow")
 	gitT(t, filepath.Dir(shallow), "clone", "--quiet", "--depth", "1", "file://"+remote, shallow)
-	r, raw := resultAt(t, "abab", 1)
+	abab := refT(t, shallow, "abab")
+	r, raw := resultAt(t, abab, 1)
 	opts := CommitOptions{Repo: shallow, beforePush: func(attempt int) error {
 		if attempt == 1 {
 			gitT(t, other, "commit", "--quiet", "--allow-empty", "-m", "third")
@@ -385,7 +399,7 @@ func TestCommitFromShallowClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	subjects := strings.Split(gitT(t, remote, "log", "--format=%s", "main"), "\n")
-	want := []string{"ceiling: publish ceiling-load ceiling measured at abab", "third", "second", "first"}
+	want := []string{"ceiling: publish ceiling-load ceiling measured at " + abab, "third", "second", "first"}
 	if diff := cmp.Diff(want, subjects); diff != "" {
 		t.Errorf("main's log (-want +got):\n%s", diff)
 	}
@@ -398,7 +412,7 @@ func TestCommitRedactsRemoteURL(t *testing.T) {
 	_, checkout := newRemote(t)
 	const secret = "ghs_SECRETINURL123"
 	gitT(t, checkout, "remote", "add", "tokened", "https://x-access-token:"+secret+"@127.0.0.1:1/o/r.git")
-	r, raw := resultAt(t, "cdcd", 1)
+	r, raw := resultAt(t, refT(t, checkout, "cdcd"), 1)
 	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout, Remote: "tokened"})
 	if err == nil {
 		t.Fatal("push to an unreachable remote succeeded")
@@ -415,7 +429,7 @@ func TestCommitTraceRedactsRemoteURL(t *testing.T) {
 	_, checkout := newRemote(t)
 	const secret = "ghs_SECRETINTRACE456"
 	var trace strings.Builder
-	r, raw := resultAt(t, "cdce", 1)
+	r, raw := resultAt(t, refT(t, checkout, "cdce"), 1)
 	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout,
 		Remote: "https://x-access-token:" + secret + "@127.0.0.1:1/o/r.git", Trace: &trace})
 	if err == nil {

@@ -11,6 +11,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // git runs real git in one repository with a clean environment: nothing
@@ -91,22 +93,117 @@ func exitCode(err error) int {
 	return -1
 }
 
+// lockContention reports whether git failed because another git process
+// held a lock in the same repository (a ref, packed-refs, shallow, the
+// index): "cannot lock ref", "Unable to create '....lock': File exists".
+// That failure is transient, unlike every other one, so it is retried.
+// Git has no exit status of its own for it (it exits 128 or 1, as for
+// everything else), so the check is on the exit status and the stable,
+// untranslated (LC_ALL=C) prefixes of its messages.
+func lockContention(err error) bool {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return false
+	}
+	if c := exitCode(ge.err); c != 128 && c != 1 {
+		return false
+	}
+	s := ge.stderr
+	return strings.Contains(s, "cannot lock ref") ||
+		(strings.Contains(s, "Unable to create '") && strings.Contains(s, ".lock': File exists")) ||
+		strings.Contains(s, "Another git process seems to be running")
+}
+
+// Bounds of the retry on lock contention: the other process holds a lock
+// for the length of one fetch or ref update, milliseconds on loopback,
+// seconds on a slow network.
+const (
+	lockRetries  = 20
+	lockBackoff  = 25 * time.Millisecond
+	lockMaxSleep = time.Second
+)
+
+// retryLocked runs git like run, again after a short, growing pause while
+// it fails on lock contention (lockContention), at most lockRetries times.
+func (g *git) retryLocked(ctx context.Context, extraEnv []string, args ...string) (string, error) {
+	sleep := lockBackoff
+	for i := 0; ; i++ {
+		out, err := g.run(ctx, nil, extraEnv, args...)
+		if err == nil || !lockContention(err) || i == lockRetries {
+			return out, err
+		}
+		if g.trace != nil {
+			fmt.Fprintf(g.trace, "git: another git process holds a lock in %s; retrying in %s (%d of %d)\n", g.dir, sleep, i+1, lockRetries)
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(sleep):
+		}
+		sleep = min(2*sleep, lockMaxSleep)
+	}
+}
+
+// tempRefSeq numbers the private refs of one process.
+var tempRefSeq atomic.Uint64
+
 // remoteTip fetches branch from remote and returns the fetched commit, or ""
 // when the remote has no such branch yet (the first publish).
+//
+// The fetch lands in a private ref (so that a user's remote-tracking
+// branches are left alone) that is unique to this process and call:
+// publishes running at once from the same checkout would otherwise all
+// update one ref and all but one fail with "cannot lock ref". The ref is
+// deleted again once the tip's objects are referenced by name (the
+// returned SHA); what the fetch brought stays in the object store.
+// FETCH_HEAD is not written, for the same reason.
 func (g *git) remoteTip(ctx context.Context, remote, branch string) (string, error) {
-	out, err := g.run(ctx, nil, nil, "ls-remote", "--heads", remote, "refs/heads/"+branch)
+	out, err := g.retryLocked(ctx, nil, "ls-remote", "--heads", "--", remote, "refs/heads/"+branch)
 	if err != nil {
 		return "", err
 	}
 	if out == "" {
 		return "", nil
 	}
-	// A private ref, so that a user's remote-tracking branches are left alone.
-	ref := "refs/ceiling-publish/" + branch
-	if _, err := g.run(ctx, nil, nil, "fetch", "--quiet", "--no-tags", remote, "+refs/heads/"+branch+":"+ref); err != nil {
+	ref := fmt.Sprintf("refs/ceiling-publish/%d-%d-%d/%s", os.Getpid(), time.Now().UnixNano(), tempRefSeq.Add(1), branch)
+	defer func() {
+		// Best effort: a ref left behind by a failed delete costs nothing
+		// but a line in `git for-each-ref`.
+		if _, err := g.retryLocked(context.WithoutCancel(ctx), nil, "update-ref", "-d", "--", ref); err != nil && g.trace != nil {
+			fmt.Fprintf(g.trace, "git: could not delete the private ref %s: %v\n", ref, err)
+		}
+	}()
+	if _, err := g.retryLocked(ctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", remote, "+refs/heads/"+branch+":"+ref); err != nil {
 		return "", err
 	}
-	return g.run(ctx, nil, nil, "rev-parse", "--verify", ref+"^{commit}")
+	return g.run(ctx, nil, nil, "rev-parse", "--verify", "--end-of-options", ref+"^{commit}")
+}
+
+// fullSHA matches a full commit name: 40 hex digits (SHA-1) or 64
+// (SHA-256), lower case as git prints them.
+var fullSHA = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// IsFullSHA reports whether ref is a full, lower-case hex commit name,
+// the only form of meta.git_ref that publish accepts: a branch name, HEAD,
+// an abbreviation or anything starting with "-" is refused before git
+// sees it.
+func IsFullSHA(ref string) bool { return fullSHA.MatchString(ref) }
+
+// hasCommit reports whether sha (a full SHA, IsFullSHA) names a commit in
+// the repository. A missing object, or an object that is not a commit,
+// is false; a git that does not run is an error.
+func (g *git) hasCommit(ctx context.Context, sha string) (bool, error) {
+	if !IsFullSHA(sha) {
+		return false, nil
+	}
+	_, err := g.run(ctx, nil, nil, "cat-file", "-e", "--end-of-options", sha+"^{commit}")
+	switch c := exitCode(err); {
+	case err == nil:
+		return true, nil
+	case c == 1 || c == 128:
+		return false, nil
+	}
+	return false, err
 }
 
 // show returns the file at path in commit, and whether it exists.
@@ -114,13 +211,16 @@ func (g *git) show(ctx context.Context, commit, p string) ([]byte, bool, error) 
 	if commit == "" {
 		return nil, false, nil
 	}
-	if _, err := g.run(ctx, nil, nil, "cat-file", "-e", commit+":"+p); err != nil {
+	if !IsFullSHA(commit) {
+		return nil, false, fmt.Errorf("git show: %q is not a full commit SHA", commit)
+	}
+	if _, err := g.run(ctx, nil, nil, "cat-file", "-e", "--end-of-options", commit+":"+p); err != nil {
 		if exitCode(err) == 128 || exitCode(err) == 1 {
 			return nil, false, nil
 		}
 		return nil, false, err
 	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "blob", commit+":"+p)
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "blob", "--end-of-options", commit+":"+p)
 	cmd.Dir = g.dir
 	cmd.Env = append(cleanEnv(), g.env...)
 	var errb bytes.Buffer
@@ -146,8 +246,11 @@ func (g *git) commitFiles(ctx context.Context, parent string, files map[string][
 	defer os.Remove(idx.Name())
 	env := []string{"GIT_INDEX_FILE=" + idx.Name()}
 
+	if parent != "" && !IsFullSHA(parent) {
+		return "", fmt.Errorf("git commit: parent %q is not a full commit SHA", parent)
+	}
 	if parent != "" {
-		if _, err := g.run(ctx, nil, env, "read-tree", parent); err != nil {
+		if _, err := g.run(ctx, nil, env, "read-tree", "--end-of-options", parent); err != nil {
 			return "", err
 		}
 	}
@@ -156,7 +259,7 @@ func (g *git) commitFiles(ctx context.Context, parent string, files map[string][
 		if err != nil {
 			return "", err
 		}
-		if _, err := g.run(ctx, nil, env, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil {
+		if _, err := g.run(ctx, nil, env, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil { // one argument: p cannot become an option
 			return "", err
 		}
 	}
@@ -164,9 +267,14 @@ func (g *git) commitFiles(ctx context.Context, parent string, files map[string][
 	if err != nil {
 		return "", err
 	}
+	// commit-tree takes no "--"; tree and parent are full SHAs (checked
+	// above, and write-tree prints one), so neither can read as an option.
+	if !IsFullSHA(tree) {
+		return "", fmt.Errorf("git write-tree: printed %q, not a tree SHA", tree)
+	}
 	args := []string{"commit-tree", tree, "-F", "-"}
 	if parent != "" {
-		ptree, err := g.run(ctx, nil, nil, "rev-parse", parent+"^{tree}")
+		ptree, err := g.run(ctx, nil, nil, "rev-parse", "--verify", "--end-of-options", parent+"^{tree}")
 		if err != nil {
 			return "", err
 		}
@@ -179,9 +287,12 @@ func (g *git) commitFiles(ctx context.Context, parent string, files map[string][
 }
 
 // isAncestor reports whether a is an ancestor of b; known is false when git
-// cannot tell (either is not a commit it has).
+// cannot tell (either is not a full SHA, or not a commit it has).
 func (g *git) isAncestor(ctx context.Context, a, b string) (yes, known bool) {
-	_, err := g.run(ctx, nil, nil, "merge-base", "--is-ancestor", a, b)
+	if !IsFullSHA(a) || !IsFullSHA(b) {
+		return false, false
+	}
+	_, err := g.run(ctx, nil, nil, "merge-base", "--is-ancestor", "--end-of-options", a, b)
 	switch {
 	case err == nil:
 		return true, true

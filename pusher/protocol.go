@@ -61,6 +61,12 @@ const (
 	CodeGenericReconnect     = 4200
 	CodePongNotReceived      = 4201
 	CodeClosedAfterInactive  = 4202
+	// The 4300-4399 range is Pusher's "other errors": reported with
+	// pusher:error, the connection stays open (4301 is its client-event
+	// rate limit). Pusher defines no code for a per-connection
+	// subscription limit; refserver answers a subscribe past its limit
+	// with this one, from that range.
+	CodeSubscriptionLimit = 4300
 
 	CloseMessageTooBig  = 1009 // frame over the size limit
 	CloseServiceRestart = 1012 // server shutting down

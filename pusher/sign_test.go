@@ -98,8 +98,14 @@ func TestVerify(t *testing.T) {
 			body: body, now: now, secret: exampleSecret, wantKind: ErrMissingParam, wantParam: ParamKey},
 		{name: "missing signature", query: func() url.Values { q := signed(); q.Del(ParamSignature); return q },
 			body: body, now: now, secret: exampleSecret, wantKind: ErrMissingParam, wantParam: ParamSignature},
-		{name: "missing body_md5", query: func() url.Values { q := signed(); q.Del(ParamBodyMD5); return q },
-			body: body, now: now, secret: exampleSecret, wantKind: ErrMissingParam, wantParam: ParamBodyMD5},
+		// Signed for an empty body (no body_md5), sent with one.
+		{name: "missing body_md5", query: func() url.Values {
+			return Sign("POST", examplePath, nil, exampleKey, exampleSecret, exampleTS, nil)
+		}, body: body, now: now, secret: exampleSecret, wantKind: ErrMissingParam, wantParam: ParamBodyMD5},
+		// body_md5 removed after signing: the signature no longer matches,
+		// found before the body is looked at.
+		{name: "body_md5 stripped", query: func() url.Values { q := signed(); q.Del(ParamBodyMD5); return q },
+			body: body, now: now, secret: exampleSecret, wantKind: ErrBadSignature, wantParam: ParamSignature},
 		{name: "wrong key", query: func() url.Values { q := signed(); q.Set(ParamKey, "other"); return q },
 			body: body, now: now, secret: exampleSecret, wantKind: ErrUnknownKey, wantParam: ParamKey},
 		{name: "wrong version", query: func() url.Values { q := signed(); q.Set(ParamVersion, "2.0"); return q },

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ceiling-bench/ceiling/pusher"
 	"github.com/gorilla/websocket"
@@ -85,7 +86,7 @@ func (s *Server) admit(r *http.Request) (int, string) {
 // ReadMessage and encoding/json are fine here.
 func (sk *sock) readLoop() error {
 	for {
-		_, data, err := sk.ws.ReadMessage()
+		mt, data, err := sk.ws.ReadMessage()
 		if err != nil {
 			return err
 		}
@@ -93,9 +94,17 @@ func (sk *sock) readLoop() error {
 		sk.mu.Lock()
 		closing := sk.closing
 		sk.mu.Unlock()
-		if !closing {
-			sk.handle(data)
+		if closing {
+			continue // waiting for the client's close
 		}
+		if mt == websocket.TextMessage && !utf8.Valid(data) {
+			// RFC 6455 8.1: fail the connection with 1007. Reading goes
+			// on until the client answers the close (or closeGrace).
+			sk.srv.stats.invalidUTF8Closes.Add(1)
+			sk.finish(closeFrame(closeInvalidPayload, "invalid UTF-8 in a text message"), true)
+			continue
+		}
+		sk.handle(data)
 	}
 }
 
@@ -130,6 +139,12 @@ func (sk *sock) handle(data []byte) {
 		}
 		if strings.HasPrefix(d.Channel, "private-") || strings.HasPrefix(d.Channel, "presence-") {
 			sk.sendError(fmt.Sprintf("%s: %q: private and presence channels are not supported", m.Event, d.Channel))
+			return
+		}
+		if _, ok := sk.channels[d.Channel]; !ok && len(sk.channels) >= sk.srv.cfg.MaxSubscriptions {
+			msg := fmt.Sprintf("%s: %q: this connection is subscribed to %d channels, the limit (--max-subscriptions); unsubscribe first",
+				m.Event, d.Channel, len(sk.channels))
+			sk.send(sealFrame(pusher.AppendError(frameBuf(64+len(msg)), pusher.CodeSubscriptionLimit, msg), opText))
 			return
 		}
 		sk.srv.hub.subscribe(d.Channel, sk)

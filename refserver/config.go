@@ -24,8 +24,24 @@ type Config struct {
 	// Pusher caps it at 10).
 	MaxBatch int
 
-	// MaxBodyBytes caps a REST request body; larger gets 413 (default 64 MiB).
+	// MaxBodyBytes caps a REST request body; larger gets 413 (default
+	// 4 MiB: a full batch of MaxBatch events with data of up to about
+	// 3 KiB each). A body announced larger (Content-Length) is refused
+	// before it is read.
 	MaxBodyBytes int64
+
+	// MaxInflightBodyBytes caps the memory held by REST bodies being read
+	// or handled at once, over all requests; a request that would go past
+	// it gets 503 with Retry-After (default 64 MiB). Each request reserves
+	// its Content-Length, or twice MaxBodyBytes when the length is not
+	// announced (a chunked body grows its buffer), so it must be at least
+	// that.
+	MaxInflightBodyBytes int64
+
+	// MaxSubscriptions is how many channels one Pusher socket may be
+	// subscribed to at once; a subscribe past it gets a pusher:error with
+	// code 4300 and the socket stays open (default 100).
+	MaxSubscriptions int
 
 	// SendQueue is how many frames may wait for one Pusher socket, at
 	// least MaxBatch. A publish that would overfill it closes that socket
@@ -44,16 +60,18 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultAddr            = "127.0.0.1:6001"
-	DefaultAppID           = "app-id"
-	DefaultKey             = "app-key"
-	DefaultSecret          = "app-secret"
-	DefaultMaxMessageBytes = 1 << 20
-	DefaultMaxBatch        = 1000
-	DefaultMaxBodyBytes    = 64 << 20
-	DefaultSendQueue       = 65536
-	DefaultWriteTimeout    = 10 * time.Second
-	DefaultActivityTimeout = 120 * time.Second
+	DefaultAddr             = "127.0.0.1:6001"
+	DefaultAppID            = "app-id"
+	DefaultKey              = "app-key"
+	DefaultSecret           = "app-secret"
+	DefaultMaxMessageBytes  = 1 << 20
+	DefaultMaxBatch         = 1000
+	DefaultMaxBodyBytes     = 4 << 20
+	DefaultMaxInflightBody  = 64 << 20
+	DefaultMaxSubscriptions = 100
+	DefaultSendQueue        = 65536
+	DefaultWriteTimeout     = 10 * time.Second
+	DefaultActivityTimeout  = 120 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -77,6 +95,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxInflightBodyBytes == 0 {
+		c.MaxInflightBodyBytes = max(DefaultMaxInflightBody, 2*c.MaxBodyBytes)
+	}
+	if c.MaxSubscriptions == 0 {
+		c.MaxSubscriptions = DefaultMaxSubscriptions
 	}
 	if c.SendQueue == 0 {
 		c.SendQueue = DefaultSendQueue
@@ -102,6 +126,12 @@ func (c Config) validate() error {
 	if c.MaxBodyBytes < 0 {
 		errs = append(errs, fmt.Errorf("MaxBodyBytes: %d is negative", c.MaxBodyBytes))
 	}
+	if c.MaxInflightBodyBytes < 0 {
+		errs = append(errs, fmt.Errorf("MaxInflightBodyBytes: %d is negative", c.MaxInflightBodyBytes))
+	}
+	if c.MaxSubscriptions < 0 {
+		errs = append(errs, fmt.Errorf("MaxSubscriptions: %d is negative", c.MaxSubscriptions))
+	}
 	if c.SendQueue < 0 {
 		errs = append(errs, fmt.Errorf("SendQueue: %d is negative", c.SendQueue))
 	}
@@ -117,6 +147,9 @@ func (c Config) validate() error {
 		d := c.withDefaults()
 		if d.SendQueue < d.MaxBatch {
 			errs = append(errs, fmt.Errorf("SendQueue: %d is less than MaxBatch %d; a full batch could never be queued", d.SendQueue, d.MaxBatch))
+		}
+		if d.MaxInflightBodyBytes < 2*d.MaxBodyBytes {
+			errs = append(errs, fmt.Errorf("MaxInflightBodyBytes: %d is less than twice MaxBodyBytes %d; a body of unannounced length could never be read", d.MaxInflightBodyBytes, d.MaxBodyBytes))
 		}
 	}
 	return errors.Join(errs...)

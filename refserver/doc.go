@@ -24,7 +24,15 @@
 //   - /echo is a plain gorilla NextReader/NextWriter loop in one goroutine,
 //     the conventional baseline.
 //   - Bad input never takes the server down: oversized messages close that
-//     socket with 1009, malformed client JSON gets pusher:error and the
-//     socket stays open, bad REST requests get 400/401/404/413 with a
-//     message. Shutdown closes every socket with 1012.
+//     socket with 1009, a text message that is not UTF-8 with 1007,
+//     malformed client JSON gets pusher:error and the socket stays open, a
+//     subscribe past Config.MaxSubscriptions gets pusher:error 4300, bad
+//     REST requests get 400/401/404/413 with a message. Shutdown closes
+//     every socket with 1012.
+//   - A REST body costs nothing until its sender is known: the signature
+//     covers body_md5, so it is checked on the query before the body is
+//     read; an announced length over MaxBodyBytes is refused unread; and
+//     every body reserves its size from one budget
+//     (MaxInflightBodyBytes, 503 when full), so the memory held by bodies
+//     in flight is bounded however many requests arrive.
 package refserver

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -58,7 +59,21 @@ func (s *Server) serveEcho(w http.ResponseWriter, r *http.Request) {
 			s.endSocket(ws.NetConn(), err)
 			return
 		}
-		if _, err := io.Copy(wr, rd); err != nil {
+		src := rd
+		if mt == websocket.TextMessage {
+			src = &utf8Reader{r: rd}
+		}
+		if _, err := io.Copy(wr, src); err != nil {
+			if errors.Is(err, errInvalidUTF8) {
+				// Not wr.Close: that would end the message with what
+				// was copied so far. Part of a long message may have
+				// gone out already as fragments; the close frame ends it.
+				s.stats.invalidUTF8Closes.Add(1)
+				c.closeWith(closeInvalidPayload, "invalid UTF-8 in a text message")
+				drainUntilClose(ws)
+				ws.NetConn().Close()
+				return
+			}
 			wr.Close()
 			s.endSocket(ws.NetConn(), err)
 			return
@@ -68,6 +83,16 @@ func (s *Server) serveEcho(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.stats.messagesOut.Add(1)
+	}
+}
+
+// drainUntilClose reads, discarding, until the client answers our close
+// frame or the read deadline closeWith set passes.
+func drainUntilClose(ws *websocket.Conn) {
+	for {
+		if _, _, err := ws.NextReader(); err != nil {
+			return
+		}
 	}
 }
 

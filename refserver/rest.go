@@ -14,7 +14,11 @@ import (
 )
 
 // bodyPool recycles request body buffers; a busy publisher sends many.
+// Buffers that grew past maxPooledBody are dropped instead, so one large
+// request does not pin its buffer for the life of the process.
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 1 << 20
 
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	s.serveREST(w, r, false)
@@ -24,29 +28,65 @@ func (s *Server) serveBatchEvents(w http.ResponseWriter, r *http.Request) {
 	s.serveREST(w, r, true)
 }
 
-// serveREST checks app id, body size and signature (in that order), then
-// UTF-8, and decodes and validates every event before publishing any, so
-// a request is all or nothing. 200 {} means every event is queued to every subscriber.
+// serveREST checks, in this order and each before any work the next one
+// costs: the app id; the announced body size (Content-Length over
+// MaxBodyBytes: 413, nothing read); the signature of the query, which
+// covers body_md5, so a forged request is refused (401) before a byte of
+// its body is read; room in the in-flight body budget (503 when full);
+// then it reads the body (at most MaxBodyBytes: 413 beyond), checks it
+// against body_md5 (401), UTF-8, and decodes and validates every event
+// before publishing any, so a request is all or nothing. 200 {} means
+// every event is queued to every subscriber.
 func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, batch bool) {
 	s.stats.restRequests.Add(1)
 	if id := r.PathValue("id"); id != s.cfg.AppID {
 		s.restError(w, http.StatusNotFound, fmt.Sprintf("unknown app id %q", id))
 		return
 	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		s.bodyTooLarge(w)
+		return
+	}
+	query := r.URL.Query()
+	if err := pusher.VerifyQuery(r.Method, r.URL.Path, query, s.cfg.Key, s.cfg.Secret, time.Now()); err != nil {
+		s.restError(w, http.StatusUnauthorized, "401 UNAUTHORIZED: "+err.Error())
+		return
+	}
+	// A body of unannounced length grows its buffer by doubling: up to
+	// twice the limit is held while it is read.
+	reserve := 2 * s.cfg.MaxBodyBytes
+	if r.ContentLength >= 0 {
+		reserve = r.ContentLength
+	}
+	if !s.bodies.take(reserve) {
+		s.stats.restBusy.Add(1)
+		w.Header().Set("Retry-After", "1")
+		s.restError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many request bodies in flight (over %d bytes, --max-inflight-body-bytes); retry", s.cfg.MaxInflightBodyBytes))
+		return
+	}
+	defer s.bodies.give(reserve)
 	buf := bodyPool.Get().(*bytes.Buffer)
-	defer func() { buf.Reset(); bodyPool.Put(buf) }()
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			buf.Reset()
+			bodyPool.Put(buf)
+		}
+	}()
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			s.restError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes (--max-body-bytes)", s.cfg.MaxBodyBytes))
+			s.bodyTooLarge(w)
 			return
 		}
 		s.restError(w, http.StatusBadRequest, fmt.Sprintf("reading body: %v", err))
 		return
 	}
 	body := buf.Bytes()
-	if err := pusher.Verify(r.Method, r.URL.Path, r.URL.Query(), s.cfg.Key, s.cfg.Secret, time.Now(), body); err != nil {
+	if err := pusher.VerifyBody(query, body); err != nil {
 		s.restError(w, http.StatusUnauthorized, "401 UNAUTHORIZED: "+err.Error())
 		return
 	}
@@ -167,6 +207,10 @@ func encodeEvent(ev *rawEvent, ch string) []byte {
 	b = append(b, data...)
 	b = append(b, '}')
 	return sealFrame(b, opText)
+}
+
+func (s *Server) bodyTooLarge(w http.ResponseWriter) {
+	s.restError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes (--max-body-bytes)", s.cfg.MaxBodyBytes))
 }
 
 // restError answers with status and a one-line text message.

@@ -37,6 +37,7 @@ type Server struct {
 	echoUpgrader websocket.Upgrader
 	appUpgrader  websocket.Upgrader
 	hub          *hub
+	bodies       byteBudget // REST bodies in flight
 	stats        counters
 	started      time.Time
 
@@ -66,6 +67,7 @@ func New(cfg Config) (*Server, error) {
 		idPrefix: rand.Uint32() >> 1,
 		live:     make(map[closer]struct{}),
 	}
+	s.bodies.limit = cfg.MaxInflightBodyBytes
 	s.pong = sealFrame(pusher.AppendPong(frameBuf(48)), opText)
 	// Buffer sizes 0 make gorilla reuse the 4 KiB reader and writer that
 	// net/http hijacks to us: no buffer allocated per socket or message.

@@ -18,6 +18,8 @@ type counters struct {
 	restErrors         atomic.Uint64
 	slowConsumerCloses atomic.Uint64
 	oversizeCloses     atomic.Uint64
+	invalidUTF8Closes  atomic.Uint64
+	restBusy           atomic.Uint64
 	dropped            atomic.Uint64
 }
 
@@ -45,10 +47,13 @@ type Stats struct {
 	Deliveries      uint64 `json:"deliveries"`       // event frames queued to subscribers
 
 	RESTRequests       uint64 `json:"rest_requests"`
-	RESTErrors         uint64 `json:"rest_errors"`          // answered 4xx
-	SlowConsumerCloses uint64 `json:"slow_consumer_closes"` // closed 4100: send queue full
-	OversizeCloses     uint64 `json:"oversize_closes"`      // closed 1009: message over the limit
-	DroppedMessages    uint64 `json:"dropped_messages"`     // queued or offered to a socket that was closing
+	RESTErrors         uint64 `json:"rest_errors"`              // answered 4xx or 503
+	RESTBusy           uint64 `json:"rest_busy"`                // answered 503: the in-flight body budget was full
+	RESTInflightBytes  int64  `json:"rest_inflight_body_bytes"` // body bytes reserved by REST requests now
+	SlowConsumerCloses uint64 `json:"slow_consumer_closes"`     // closed 4100: send queue full
+	OversizeCloses     uint64 `json:"oversize_closes"`          // closed 1009: message over the limit
+	InvalidUTF8Closes  uint64 `json:"invalid_utf8_closes"`      // closed 1007: a text message that is not UTF-8
+	DroppedMessages    uint64 `json:"dropped_messages"`         // queued or offered to a socket that was closing
 }
 
 // Stats reads the counters and the process's resource use.
@@ -77,8 +82,11 @@ func (s *Server) Stats() Stats {
 
 		RESTRequests:       s.stats.restRequests.Load(),
 		RESTErrors:         s.stats.restErrors.Load(),
+		RESTBusy:           s.stats.restBusy.Load(),
+		RESTInflightBytes:  s.bodies.inUse(),
 		SlowConsumerCloses: s.stats.slowConsumerCloses.Load(),
 		OversizeCloses:     s.stats.oversizeCloses.Load(),
+		InvalidUTF8Closes:  s.stats.invalidUTF8Closes.Load(),
 		DroppedMessages:    s.stats.dropped.Load(),
 	}
 	return st

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
@@ -43,6 +44,8 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 		return runPublishCommit(args[1:], stdout, stderr)
 	case "comment":
 		return runPublishComment(args[1:], stdout, stderr)
+	case "stale":
+		return runPublishStale(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, publishUsage)
 		return nil
@@ -104,6 +107,35 @@ flags:
 type publishCommitOptions struct {
 	opts    publish.CommitOptions
 	verbose bool
+	targets stringList
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// publishSecrets is what publish must never send: secret-named variables
+// of this environment (GITHUB_TOKEN, ...), extra values, and the secrets
+// of each --target file. A bad target file is bad input (exit 2).
+func publishSecrets(targets []string, extra ...string) (*redact.Set, error) {
+	set, err := publish.Secrets(os.Environ(), extra, targets)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return set, nil
+}
+
+// secretRefusal turns a *publish.SecretError into exit status 2: the
+// document is not fit to publish as given. The message names field paths
+// only, never the secret.
+func secretRefusal(err error) error {
+	var se *publish.SecretError
+	if errors.As(err, &se) {
+		return usageError{se}
+	}
+	return nil
 }
 
 func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.FlagSet {
@@ -121,6 +153,7 @@ func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.Flag
 	fs.StringVar(&c.Author, "author", publish.DefaultAuthor, "commit author and committer, \"Name <email>\"")
 	fs.IntVar(&c.Retries, "retries", publish.DefaultRetries, "pushes retried after the branch moved on (0: none)")
 	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
+	fs.Var(&o.targets, "target", "target `FILE` the sweep ran (repeatable): a document holding any of its secrets is refused, as one holding a secret-named environment variable's value is")
 	return fs
 }
 
@@ -146,6 +179,11 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	if st, err := os.Stat(o.opts.Repo); err != nil || !st.IsDir() {
 		return usagef("--repo: %q is not a directory", o.opts.Repo)
 	}
+	secrets, err := publishSecrets(o.targets)
+	if err != nil {
+		return err
+	}
+	o.opts.Secrets = secrets
 	r, raw, err := readResult("result", fs.Arg(0), publishStdin)
 	if err != nil {
 		return err
@@ -157,6 +195,8 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	out, err := publish.Commit(ctx, r, raw, o.opts)
 	switch {
+	case secretRefusal(err) != nil:
+		return secretRefusal(err)
 	case errors.Is(err, publish.ErrNotPublishable):
 		return exitStatus{1, err}
 	case err != nil && strings.HasPrefix(err.Error(), "--"):
@@ -206,6 +246,7 @@ type publishCommentOptions struct {
 	tokenEnv      string
 	maxWait       time.Duration
 	rateRetries   int
+	targets       stringList
 	commentTarget [2]string // owner, name
 }
 
@@ -232,6 +273,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.StringVar(&o.tokenEnv, "token-env", "GITHUB_TOKEN", "environment variable holding the token (never printed)")
 	fs.DurationVar(&o.maxWait, "max-wait", publish.DefaultMaxWait, "longest wait for one rate limit to reset")
 	fs.IntVar(&o.rateRetries, "rate-retries", publish.DefaultRateRetries, "retries of one request after a rate limit")
+	fs.Var(&o.targets, "target", "target `FILE` the sweeps ran (repeatable): a --head holding any of its secrets is refused, as one holding the token or a secret-named environment variable's value is")
 	return fs
 }
 
@@ -282,11 +324,18 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	if err := o.check(fs); err != nil {
 		return err
 	}
-	head, _, err := readResult("--head", o.head, publishStdin)
+	secrets, err := publishSecrets(o.targets, os.Getenv(o.tokenEnv))
 	if err != nil {
 		return err
 	}
-	base, copts := readBaseline(o, stderr)
+	head, headRaw, err := readResult("--head", o.head, publishStdin)
+	if err != nil {
+		return err
+	}
+	if err := publish.CheckSecrets(headRaw, o.head, secrets); err != nil {
+		return secretRefusal(err)
+	}
+	base, copts := readBaseline(o, stderr, secrets)
 	if o.marker == "" {
 		o.marker = publish.Marker(head.Meta.Generator)
 	}
@@ -337,7 +386,11 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 // readBaseline reads --base. The head is the input under test; a baseline
 // that is missing or unreadable (main published with an older schema, say)
 // must not block every pull request, so it becomes a footnote instead.
-func readBaseline(o publishCommentOptions, stderr io.Writer) (*harness.Result, publish.CompareOptions) {
+//
+// A baseline that holds a configured secret is not used either (its
+// figures would be rendered into the comment); the footnote names the
+// fields, never the secret.
+func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set) (*harness.Result, publish.CompareOptions) {
 	copts := publish.CompareOptions{MergeBase: o.mergeBase, BaseSource: o.baseSource}
 	if o.base == "" {
 		copts.BaseMissing = "no --base was given"
@@ -350,6 +403,11 @@ func readBaseline(o publishCommentOptions, stderr io.Writer) (*harness.Result, p
 	}
 	if err != nil {
 		copts.BaseMissing = "--base: " + err.Error()
+		return nil, copts
+	}
+	if err := publish.CheckSecrets(data, o.base, secrets); err != nil {
+		fmt.Fprintf(stderr, "ceiling publish comment: the baseline is unusable, comparing nothing: %v\n", err)
+		copts.BaseMissing = "the baseline holds a configured secret and was not used"
 		return nil, copts
 	}
 	r, err := publish.Read(data, o.base)

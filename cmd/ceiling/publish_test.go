@@ -46,6 +46,7 @@ func TestPublishExitStatus(t *testing.T) {
 		{[]string{"publish", "commit", "--history-max", "0", publishFixtures + "base.json"}, 2, "--history-max"},
 		{[]string{"publish", "commit", "--repo", dir, "--path", "../x.json", publishFixtures + "base.json"}, 2, "--path"},
 		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "no_headline.json"}, 1, "no clean headline"},
+		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "base.json"}, 1, `meta.git_ref "1111111111111111111111111111111111111111" names no commit: no such commit`},
 		{[]string{"publish", "comment"}, 2, "--head: required"},
 		{[]string{"publish", "comment", "--head", publishFixtures + "base.json", "--repo", "justname", "--pr", "1"}, 2, "--repo"},
 		{[]string{"publish", "comment", "--head", publishFixtures + "base.json", "--repo", "o/r"}, 2, "--pr"},
@@ -87,11 +88,14 @@ func TestPublishCommitFromStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The measured commit must be one the checkout has.
+	head := gitCmd(t, work, "rev-parse", "HEAD")
+	raw = bytes.ReplaceAll(raw, []byte("1111111111111111111111111111111111111111"), []byte(head))
 	stdout, stderr, code := runCLI(t, string(raw), "publish", "commit", "--repo", work, "-")
 	if code != 0 {
 		t.Fatalf("status %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "published ceiling-load measured at 1111111111111111111111111111111111111111") {
+	if !strings.Contains(stdout, "published ceiling-load measured at "+head) {
 		t.Errorf("stdout = %q", stdout)
 	}
 	got := gitCmd(t, filepath.Join(root, "remote.git"), "show", "main:benchmark/published/ceiling-load.json")

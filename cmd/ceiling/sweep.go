@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -74,9 +75,30 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.URL, "url", o.URL, "override the target's URL for the scenario ({addr} is filled in)")
 	fs.StringVar(&o.Ready, "ready", o.Ready, "override the target's readiness probe: tcp:{addr}, http://{addr}/health, log:REGEX")
 	fs.Var(durationFlag{&o.ReadyTimeout}, "ready-timeout", "override the target's readiness timeout")
-	fs.Float64Var(&o.HeadroomProbe, "headroom-probe", o.HeadroomProbe, "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
-	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir)")
+	fs.BoolVar(&o.AllowUnpinnedURL, "allow-unpinned-url", o.AllowUnpinnedURL, "run a target URL without {addr} or {port} (a server the harness did not boot or pin), with a warning in the result")
+	fs.Var(finiteFloat{&o.HeadroomProbe}, "headroom-probe", "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
+	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir, removed after a successful run)")
+	fs.BoolVar(&o.KeepWorkDir, "keep-work-dir", o.KeepWorkDir, "keep the temp work dir after a successful run (KEEP_WORK_DIR)")
 	return fs
+}
+
+// sweepSetup is sweepOptions plus the secrets to redact (gathered and
+// checked before anything boots: a secret too short to redact is exit 2)
+// and the check that OUT can be written.
+func sweepSetup(args []string, stderr io.Writer) (*harness.Options, harness.TargetSpec, *redact.Set, error) {
+	o, t, err := sweepOptions(args, stderr)
+	if err != nil {
+		return nil, t, nil, err
+	}
+	if err := harness.CheckOut(o.Out); err != nil {
+		return nil, t, nil, usageError{err}
+	}
+	secrets, notes, err := harness.SweepSecrets(o, t, os.Environ())
+	if err != nil {
+		return nil, t, nil, usageError{err}
+	}
+	o.Notes = append(o.Notes, notes...)
+	return o, t, secrets, nil
 }
 
 // sweepOptions layers defaults, env and flags, then resolves and validates
@@ -149,10 +171,16 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 	if o.Ready != "" {
 		t.Ready = o.Ready
 	}
+	if o.AllowUnpinnedURL {
+		t.AllowUnpinnedURL = true
+	}
 	if err := t.Check(); err != nil {
 		return t, fmt.Errorf("target %s with flag overrides: %w", o.TargetFile, err)
 	}
 	if err := t.CheckRunnable(o.Scenario); err != nil {
+		return t, fmt.Errorf("TARGET %s: %w", o.TargetFile, err)
+	}
+	if err := t.CheckFor(o); err != nil {
 		return t, fmt.Errorf("TARGET %s: %w", o.TargetFile, err)
 	}
 	return t, nil
@@ -162,15 +190,17 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 var errHelp = errors.New("help requested")
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
-	o, target, err := sweepOptions(args, stderr)
+	o, target, secrets, err := sweepSetup(args, stderr)
 	if errors.Is(err, errHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	// SIGINT/SIGTERM: stop both children, write what finished, exit 1.
-	ctx, stop := supervise.OnSignal(context.Background(), harness.DefaultStopGrace)
+	// SIGINT/SIGTERM: write what finished, stop both children with a
+	// short bounded grace (CI gives a cancelled job seconds), exit 1.
+	_, grace := target.Durations()
+	ctx, stop := supervise.OnSignal(context.Background(), harness.InterruptGrace(grace))
 	defer stop()
 	_, err = harness.Run(ctx, o, harness.RunConfig{
 		Target:     target,
@@ -178,6 +208,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		Stdout:     stdout,
 		Stderr:     stderr,
 		Thresholds: harness.DefaultThresholds,
+		Secrets:    secrets,
 	})
 	switch {
 	case err == nil:

@@ -33,7 +33,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	maxMsg := byteSize(refserver.DefaultMaxMessageBytes)
 	fs.Var(&maxMsg, "max-message-bytes", "largest WebSocket message in `bytes` (65536, 64KiB, 1MiB); larger closes the socket with 1009")
 	maxBody := byteSize(refserver.DefaultMaxBodyBytes)
-	fs.Var(&maxBody, "max-body-bytes", "largest REST request body in `bytes`; larger is answered 413")
+	fs.Var(&maxBody, "max-body-bytes", "largest REST request body in `bytes`; larger is answered 413 (an announced Content-Length before anything is read)")
+	maxInflight := byteSize(0)
+	fs.Var(&maxInflight, "max-inflight-body-bytes", "most `bytes` of REST bodies held at once over all requests; past it a request is answered 503 (default the larger of 64MiB and twice --max-body-bytes)")
+	maxSubs := positiveInt(refserver.DefaultMaxSubscriptions)
+	fs.Var(&maxSubs, "max-subscriptions", "most `channels` one Pusher socket may be subscribed to; a subscribe past it gets pusher:error code 4300")
 	maxBatch := positiveInt(refserver.DefaultMaxBatch)
 	fs.Var(&maxBatch, "max-batch", "most `events` per batch_events request (real Pusher: 10)")
 	sendQueue := positiveInt(refserver.DefaultSendQueue)
@@ -65,6 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c.Addr = string(addr)
 	c.MaxMessageBytes = int64(maxMsg)
 	c.MaxBodyBytes = int64(maxBody)
+	c.MaxInflightBodyBytes = int64(maxInflight)
+	c.MaxSubscriptions = int(maxSubs)
 	c.MaxBatch = int(maxBatch)
 	c.SendQueue = int(sendQueue)
 	c.WriteTimeout = time.Duration(writeTimeout)
@@ -72,6 +78,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o.shutdownTimeout = time.Duration(shutdown)
 	if c.SendQueue < c.MaxBatch {
 		return o, usagef("--send-queue: %d is less than --max-batch %d; a full batch could never be queued", c.SendQueue, c.MaxBatch)
+	}
+	if c.MaxInflightBodyBytes != 0 && c.MaxInflightBodyBytes < 2*c.MaxBodyBytes {
+		return o, usagef("--max-inflight-body-bytes: %d is less than twice --max-body-bytes (%d); a body of unannounced length could never be read", c.MaxInflightBodyBytes, c.MaxBodyBytes)
 	}
 	if c.ActivityTimeout < time.Second {
 		return o, usagef("--activity-timeout: %s is under 1s", c.ActivityTimeout)

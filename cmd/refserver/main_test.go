@@ -35,13 +35,15 @@ func TestMain(m *testing.M) {
 func TestFlags(t *testing.T) {
 	o, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--app-id", "7", "--key", "k", "--secret", "s",
 		"--max-message-bytes", "64KiB", "--max-batch", "10", "--max-body-bytes", "1MiB", "--send-queue", "50",
+		"--max-inflight-body-bytes", "8MiB", "--max-subscriptions", "7",
 		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := options{
 		cfg: refserver.Config{Addr: "127.0.0.1:0", AppID: "7", Key: "k", Secret: "s", MaxMessageBytes: 65536,
-			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second},
+			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50,
+			MaxInflightBodyBytes: 8 << 20, MaxSubscriptions: 7, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second},
 		shutdownTimeout: 2 * time.Second,
 	}
 	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {
@@ -65,6 +67,9 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--activity-timeout", "500ms"}, "--activity-timeout"},
 		{[]string{"--key", ""}, "--key"},
 		{[]string{"--send-queue", "10"}, "--send-queue: 10 is less than --max-batch 1000"},
+		{[]string{"--max-subscriptions", "0"}, "-max-subscriptions"},
+		{[]string{"--max-inflight-body-bytes", "0"}, "-max-inflight-body-bytes"},
+		{[]string{"--max-body-bytes", "4MiB", "--max-inflight-body-bytes", "6MiB"}, "--max-inflight-body-bytes: 6291456 is less than twice --max-body-bytes"},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, tt := range tests {

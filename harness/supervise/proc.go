@@ -242,6 +242,18 @@ func (p *Proc) stop(grace time.Duration) error {
 	return errors.Join(waitGroupGone(p.Pid, killWait), p.contain.sweep())
 }
 
+// KillTree SIGKILLs the child's whole tree now, without waiting: through
+// its supervisor (pinning.SignalKillTree), which alone knows all of the
+// tree, or to the process group where there is none. Use it to cut short a
+// Stop that is waiting out its grace; that Stop then sweeps as usual.
+func (p *Proc) KillTree() {
+	if p.supervised {
+		_ = signalOne(p.Pid, pinning.SignalKillTree)
+		return
+	}
+	_ = signalGroup(p.Pid, syscall.SIGKILL)
+}
+
 // Escaped lists the processes of the child's tree that Stop found alive
 // after the supervisor had exited (left in its cgroup, or carrying its
 // MarkerEnv) and killed: empty until Stop returned, and when the tree was

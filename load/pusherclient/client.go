@@ -1,7 +1,9 @@
 package pusherclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,6 +69,61 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("pusher REST: HTTP %d: %s", e.Status, strings.TrimSpace(e.Body))
 }
 
+// BodyError is a 2xx answer whose body nevertheless says the request
+// failed: a JSON object with a numeric "code" of 400 or more, or a
+// non-empty "error" (as {"code":401,"message":"invalid signature"} from a
+// server that reports refusals in the body). The event was not published.
+type BodyError struct {
+	Status int    // the HTTP status, 2xx
+	Code   int    // the body's "code"; 0 when only "error" was given
+	Body   string // the body, up to 4 KiB
+}
+
+func (e *BodyError) Error() string {
+	return fmt.Sprintf("pusher REST: HTTP %d with an error in the body: %s", e.Status, strings.TrimSpace(e.Body))
+}
+
+// bodyError inspects a 2xx body: nil for success ({} and anything without
+// an error), a *BodyError otherwise. The common {} costs no decoding. The
+// top-level keys are read in order, so a body cut at 4 KiB still counts
+// when "code" or "error" came before the cut.
+func bodyError(status int, body []byte) error {
+	b := bytes.TrimSpace(body)
+	if len(b) < 2 || b[0] != '{' || string(b) == "{}" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return nil
+	}
+	code, hasError := 0, false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			break
+		}
+		switch key {
+		case "code":
+			var c float64
+			if json.Unmarshal(raw, &c) == nil && c >= 400 {
+				code = int(c)
+			}
+		case "error":
+			s := strings.TrimSpace(string(raw))
+			hasError = s != "null" && s != `""` && s != "false" && s != "{}" && s != "[]"
+		}
+	}
+	if code == 0 && !hasError {
+		return nil
+	}
+	return &BodyError{Status: status, Code: code, Body: string(body)}
+}
+
 // Trigger publishes one event with POST /apps/{id}/events.
 func (c *Client) Trigger(ctx context.Context, ev pusher.Event) error {
 	b := c.getBuf()
@@ -127,9 +184,27 @@ func (c *Client) post(ctx context.Context, path string, buf *[]byte) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 {
-		_, err := io.Copy(io.Discard, resp.Body)
-		if err != nil {
+		// Some servers answer a refused request (bad signature, unknown
+		// app) with 200 and the error in the body: read enough of it to
+		// tell, then drain the rest so the connection is reused.
+		var small [512]byte
+		n, err := io.ReadFull(resp.Body, small[:])
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 			return fmt.Errorf("pusher REST: POST %s: reading response: %w", path, err)
+		}
+		head := small[:n]
+		if n == len(small) {
+			more, err := io.ReadAll(io.LimitReader(resp.Body, 4096-int64(n)))
+			if err != nil {
+				return fmt.Errorf("pusher REST: POST %s: reading response: %w", path, err)
+			}
+			head = append(head, more...)
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return fmt.Errorf("pusher REST: POST %s: reading response: %w", path, err)
+			}
+		}
+		if be := bodyError(resp.StatusCode, head); be != nil {
+			return be
 		}
 		return nil
 	}

@@ -21,14 +21,19 @@
 // and no overall timeout: bound each call with ctx.
 //
 // A 2xx answer is success (the response body is drained so the connection
-// is reused). Any other status is a *HTTPError{Status, Body}, Body being the
-// first 4 KiB of the response. Transport failures are returned wrapped
-// with %w.
+// is reused) unless its body says otherwise: some servers answer a bad
+// signature or an unknown app id with 200 and {"code":401,...} in the
+// body. A 2xx body that is a JSON object with a numeric "code" of 400 or
+// more, or a non-empty "error", is a *BodyError{Status, Code, Body}; the
+// usual {} is recognised without decoding. Any other status is a
+// *HTTPError{Status, Body}, Body being the first 4 KiB of the response.
+// Transport failures are returned wrapped with %w.
 //
 // # Counting failures
 //
 // Reason(err) maps any error from this package to a stable counter key:
-// "status_<code>" (so "status_401", "status_429"), "ECONNRESET", "EPIPE",
+// "status_<code>" (so "status_401", "status_429"), "body_code_<code>" (a
+// *BodyError with a code; "body_error" without one), "ECONNRESET", "EPIPE",
 // "ECONNREFUSED", "timeout" (context deadline or a net timeout), "canceled"
 // (context cancelled), or "other"; "" for nil. These are the keys of
 // load.FanoutSummary.HTTPFailures.

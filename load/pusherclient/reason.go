@@ -15,10 +15,15 @@ func Reason(err error) string {
 		return ""
 	}
 	var he *HTTPError
+	var be *BodyError
 	var ne net.Error
 	switch {
 	case errors.As(err, &he):
 		return "status_" + strconv.Itoa(he.Status)
+	case errors.As(err, &be) && be.Code != 0:
+		return "body_code_" + strconv.Itoa(be.Code)
+	case errors.As(err, &be):
+		return "body_error"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "ECONNRESET"
 	case errors.Is(err, syscall.EPIPE):

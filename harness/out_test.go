@@ -1,0 +1,72 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckOut(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, ok := range []string{
+		filepath.Join(dir, "out.json"),
+		filepath.Join(dir, "new", "deeper", "out.json"), // made at the end
+		file, // replaced at the end
+	} {
+		if err := CheckOut(ok); err != nil {
+			t.Errorf("CheckOut(%s): %v", ok, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("CheckOut created a directory")
+	}
+	for _, bad := range []string{
+		"/proc/x.json",                            // a directory no file can be made in
+		filepath.Join(file, "out.json"),           // parent is a file
+		filepath.Join(file, "a", "b", "out.json"), // an ancestor is a file
+		dir, // a directory
+		"",
+	} {
+		err := CheckOut(bad)
+		if err == nil || !strings.HasPrefix(err.Error(), "OUT") {
+			t.Errorf("CheckOut(%q) = %v, want an error naming OUT", bad, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".ceiling-out-check-*")); len(left) > 0 {
+		t.Errorf("probe files left: %v", left)
+	}
+}
+
+func TestWriteResultOrSave(t *testing.T) {
+	dir := t.TempDir()
+	r := &Result{SchemaVersion: SchemaVersion, Warnings: []string{"kept"}}
+	if err := WriteResultOrSave(filepath.Join(dir, "ok.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(dir, "blocker")
+	os.WriteFile(blocker, nil, 0o644)
+	out := filepath.Join(blocker, "out.json")
+	saved := filepath.Join(dir, "work", ResultFileName)
+	err := WriteResultOrSave(out, r, filepath.Join(blocker, "also-bad.json"), saved)
+	var oe *OutError
+	if !errors.As(err, &oe) || oe.SavedAt != saved || oe.Out != out {
+		t.Fatalf("err %v, want an OutError saved at %s", err, saved)
+	}
+	if !strings.Contains(err.Error(), saved) || !strings.Contains(err.Error(), out) {
+		t.Errorf("message %q names neither path", err)
+	}
+	var back Result
+	data, _ := os.ReadFile(saved)
+	if json.Unmarshal(data, &back) != nil || back.Warnings[0] != "kept" {
+		t.Errorf("saved document %s", data)
+	}
+	err = WriteResultOrSave(out, r, filepath.Join(blocker, "x.json"))
+	if !errors.As(err, &oe) || oe.SavedAt != "" || !strings.Contains(err.Error(), "lost") {
+		t.Errorf("nowhere to save: %v", err)
+	}
+}

@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ceiling-bench/ceiling/harness/redact"
+)
+
+// ShortSecretError is a secret the harness was given that is too short to
+// redact from free text (redact.MinLen): the sweep refuses to run.
+type ShortSecretError struct {
+	Source string // the knob, field or variable it came from
+	Len    int
+}
+
+func (e *ShortSecretError) Error() string {
+	return fmt.Sprintf("%s: a secret of %d characters is too short to redact from logs (at least %d): use a longer one",
+		e.Source, e.Len, redact.MinLen)
+}
+
+// SweepSecrets is every secret a sweep knows, for redaction: the target's
+// (TargetSpec.Secrets: fan-out secret, marked env entries and literals,
+// secret flag values of its command or --server-cmd), the secret flag
+// values of the GENERATOR command, and the values of secret-named
+// variables of environ (the harness's own environment, which the server
+// inherits).
+//
+// A secret from the target or GENERATOR shorter than redact.MinLen is an
+// error (*ShortSecretError; the target's are also refused by
+// TargetSpec.Check): it could not be hidden in a server's log. A short
+// value in environ is not the sweep's to fix; it is skipped and a note
+// (naming the variable, never the value) says it is not redacted.
+func SweepSecrets(o *Options, t TargetSpec, environ []string) (*redact.Set, []string, error) {
+	set := redact.New()
+	var errs []error
+	if err := t.CheckSecrets(); err != nil {
+		errs = append(errs, err)
+	}
+	set.Add(t.Secrets()...)
+	for _, v := range redact.FromArgs(strings.Fields(o.Generator)) {
+		if len(v) < redact.MinLen {
+			errs = append(errs, &ShortSecretError{Source: "GENERATOR (a secret flag's value)", Len: len(v)})
+		}
+		set.Add(v)
+	}
+	var notes []string
+	names := map[string]bool{}
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || value == "" || !redact.SecretName(name) {
+			continue
+		}
+		if len(value) < redact.MinLen {
+			names[name] = true
+			continue
+		}
+		set.Add(value)
+	}
+	if len(names) > 0 {
+		var l []string
+		for n := range names {
+			l = append(l, n)
+		}
+		sort.Strings(l)
+		notes = append(notes, fmt.Sprintf("environment variables %s look secret but are shorter than %d characters: they are not redacted from logs", strings.Join(l, ", "), redact.MinLen))
+	}
+	return set, notes, errors.Join(errs...)
+}
+
+// RedactResult replaces every known secret in every string of r — command
+// lines, URLs, log tails, reasons, warnings, and any string field added
+// later — by redact.Mask. Command lines get redact.Set.Args: a secret
+// flag's value is masked whole.
+func RedactResult(r *Result, s *redact.Set) {
+	if r == nil {
+		return
+	}
+	r.Meta.Command = s.Args(r.Meta.Command)
+	r.Meta.Target.Command = s.Args(r.Meta.Target.Command)
+	if s.Len() == 0 {
+		return
+	}
+	redactValue(reflect.ValueOf(r).Elem(), s)
+}
+
+func redactValue(v reflect.Value, s *redact.Set) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(s.String(v.String()))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			redactValue(v.Elem(), s)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				redactValue(v.Field(i), s)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			redactValue(v.Index(i), s)
+		}
+	case reflect.Map:
+		// Map values are not addressable: each is copied, redacted and
+		// put back (keys are left as they are).
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			redactValue(e, s)
+			v.SetMapIndex(k, e)
+		}
+	}
+}
+
+// RedactFile rewrites path with every known secret masked, line by line
+// (a secret spans no newline), through a temporary file renamed over it; a
+// file holding none is left as it was. A missing file is no error.
+func RedactFile(path string, s *redact.Set) error {
+	if s.Len() == 0 {
+		return nil
+	}
+	in, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".redact-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	w := bufio.NewWriter(tmp)
+	rd := bufio.NewReader(in)
+	changed := false
+	for {
+		line, rerr := rd.ReadString('\n')
+		if line != "" {
+			red := s.String(line)
+			changed = changed || red != line
+			if _, err := w.WriteString(red); err != nil {
+				tmp.Close()
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			tmp.Close()
+			return rerr
+		}
+	}
+	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
+		return err
+	}
+	if !changed {
+		return nil
+	}
+	if fi, err := in.Stat(); err == nil {
+		_ = os.Chmod(tmp.Name(), fi.Mode().Perm())
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// redactWriter masks known secrets in each Write: the harness writes its
+// progress and table a line per call, so no secret is split across calls.
+type redactWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	s  *redact.Set
+}
+
+func newRedactWriter(w io.Writer, s *redact.Set) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return &redactWriter{w: w, s: s}
+}
+
+func (rw *redactWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if _, err := io.WriteString(rw.w, rw.s.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
