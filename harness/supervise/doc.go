@@ -25,6 +25,8 @@
 //	                        is killed; reaped; cgroup removed; idempotent
 //	Escalated() bool        Stop needed SIGKILL
 //	Escaped() []EscapedProcess  what Stop found outside the supervisor's tree
+//	KillTree()              SIGKILL the whole tree now (cuts a Stop's grace short)
+//	TargetPid() int         the program itself, below the supervisor
 //	Tail(n) string          last n lines of its log
 //	ExitedError()           *ExitedError for a process that died (nil while running)
 //
