@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
 // Containment: see docs/sweep.md, "Containment". These tests reproduce
@@ -221,6 +222,22 @@ func TestEscapedProcessInResult(t *testing.T) {
 	}
 	if len(pids) == 0 {
 		t.Fatalf("no point measured: %+v", r.Curve)
+	}
+	// The document with its escaped processes is one publish accepts
+	// (sweep.schema.json: escaped[].pid, escaped[].command).
+	data, err := os.ReadFile(o.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"escaped": [`) {
+		t.Errorf("the written document has no escaped list")
+	}
+	if _, err := publish.Read(data, o.Out); err != nil {
+		t.Errorf("publish.Read rejects the document: %v", err)
+	}
+	bad := strings.Replace(string(data), `"command": "sleep"`, `"command": 7`, 1)
+	if _, err := publish.Read([]byte(bad), o.Out); err == nil || !strings.Contains(err.Error(), "escaped[0].command") {
+		t.Errorf("publish.Read of an escaped command that is no string: %v, want an error naming escaped[0].command", err)
 	}
 	for _, pid := range pids {
 		if supervise.Alive(pid) {

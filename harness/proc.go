@@ -511,7 +511,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 
 // stopProc is proc.Stop(grace), except that an interrupt arriving while
 // it waits out the grace bounds the wait to InterruptGrace from then on,
-// then kills the tree (Proc.KillNow): a stop already begun cannot be given
+// then kills the tree (Proc.KillTree): a stop already begun cannot be given
 // a shorter grace, and a server ignoring SIGTERM with a long stop_grace
 // would otherwise hold the interrupted harness for all of it. It reports
 // whether the process had to be SIGKILLed.
@@ -531,7 +531,7 @@ func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (e
 	case <-t.C:
 	}
 	// Stop, still waiting, sees the exit and sweeps.
-	proc.KillNow()
+	proc.KillTree()
 	return true, <-done
 }
 

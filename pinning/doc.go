@@ -76,15 +76,17 @@
 // its parent-death signal, which forks the target (itself with SIGKILL as
 // parent-death signal towards the supervisor) from its locked main thread
 // and reaps every child, the target and whatever reparented to it. On
-// SIGTERM it sends SIGTERM once to every process below it (walking
-// /proc/PID/task/TID/children); on SignalKillTree, or once the target
-// exited by itself, it SIGKILLs them until none is left. It exits when the
+// SignalStopTree (SIGUSR2) it sends SIGTERM once to every process below it
+// (walking /proc/PID/task/TID/children); on SignalKillTree (SIGUSR1), or
+// once the target exited by itself, it SIGKILLs them until none is left. It exits when the
 // target has exited and nothing is left below it, with the target's
 // status: the same exit code, or death by the same signal (re-raised on
-// itself where Go allows, else exit 128+n). If the caller dies (the
-// parent-death signal, or a parent pid that changed, checked every second)
-// it stops the tree as on SIGTERM, SIGKILLs it after Spec.OrphanGrace,
-// moves itself out of Spec.Cgroup and Spec.Contain and removes them.
+// itself where Go allows, else exit 128+n). On SIGTERM, its parent-death
+// signal (the caller's forking thread died; getppid may not show it yet),
+// or a parent pid that changed (checked every second), the caller is taken
+// for dead: it stops the tree as on SignalStopTree, SIGKILLs it after
+// Spec.OrphanGrace, moves itself out of Spec.Cgroup and Spec.Contain and
+// removes them. A SIGTERM from anyone else is handled the same way.
 //
 // # Containers
 //

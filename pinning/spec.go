@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -44,6 +45,18 @@ const envSpec = "CEILING_PIN_SPEC"
 // environment lost envSpec (cmd.Env replaced instead of appended to) fails
 // loudly instead of running the program as if it were ceiling itself.
 const trampolineArg = "__ceiling_pin__"
+
+// SupervisorComm is the supervisor's process name (/proc/PID/comm), so
+// that ps and a leftover scan can tell it from the target it runs.
+const SupervisorComm = "ceiling-superv"
+
+// SignalStopTree is what the caller sends the supervisor to stop the tree:
+// SIGTERM to every process below it, then wait for them.
+const SignalStopTree = syscall.SIGUSR2
+
+// SignalKillTree is what the caller sends the supervisor to have the whole
+// tree SIGKILLed now (its grace after SIGTERM is over).
+const SignalKillTree = syscall.SIGUSR1
 
 // superviseArg is argv[1] of the supervisor: the trampoline, once it has
 // applied the spec to itself, execs this executable again with it.

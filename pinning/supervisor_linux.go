@@ -19,14 +19,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SupervisorComm is the supervisor's process name (/proc/PID/comm), so
-// that ps and a leftover scan can tell it from the target it runs.
-const SupervisorComm = "ceiling-superv"
-
-// SignalKillTree is what the caller sends the supervisor to have the whole
-// tree SIGKILLed now (its grace after SIGTERM is over).
-const SignalKillTree = syscall.SIGUSR1
-
 // defaultOrphanGrace bounds the SIGTERM-to-SIGKILL wait when the caller
 // died and nobody else waits.
 const defaultOrphanGrace = 5 * time.Second
@@ -50,7 +42,7 @@ func supervise(spec Spec, argv []string) int {
 		die(fmt.Errorf("supervisor: set the parent-death signal: %w", err))
 	}
 	sigs := make(chan os.Signal, 64)
-	signal.Notify(sigs, unix.SIGTERM, SignalKillTree, unix.SIGCHLD)
+	signal.Notify(sigs, unix.SIGTERM, SignalStopTree, SignalKillTree, unix.SIGCHLD)
 	if os.Getppid() != spec.parent {
 		fmt.Fprintln(os.Stderr, "ceiling supervise: the harness died before the target started")
 		removeCgroups(spec)
@@ -130,9 +122,11 @@ func supervise(spec Spec, argv []string) int {
 		case s := <-sigs:
 			switch s {
 			case unix.SIGTERM:
-				if os.Getppid() != spec.parent {
-					orphan = true
-				}
+				// The parent-death signal (the caller's forking thread
+				// died: getppid may not say so yet), or someone else's
+				// stop: either way the caller will not finish the job.
+				orphan = true
+			case SignalStopTree:
 				if !stopping {
 					stopping = true
 					signalTree(self, unix.SIGTERM)

@@ -91,7 +91,8 @@ func signalOf(err error) syscall.Signal {
 }
 
 // A process that left the target's session (setsid) is out of reach of a
-// process-group kill; the supervisor, its subreaper, still stops it.
+// process-group kill; the supervisor, its subreaper, still stops it. (A
+// SIGTERM to the supervisor is what the parent-death signal sends.)
 func TestSupervisorStopsWhatLeftTheSession(t *testing.T) {
 	c, daemon, _ := startSupervised(t, Spec{}, `setsid sleep 60 & echo $!; exec sleep 60`)
 	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(c.Pid()) + "/comm")
@@ -129,11 +130,17 @@ func TestSupervisorEndsTheTreeWithTheTarget(t *testing.T) {
 
 // A tree that ignores SIGTERM is SIGKILLed on SignalKillTree.
 func TestSupervisorKillTree(t *testing.T) {
-	c, daemon, out := startSupervised(t, Spec{}, `trap '' TERM; setsid sh -c 'trap "" TERM; echo ready; while :; do sleep 1; done' & echo $!; wait`)
-	if line, _ := bufio.NewReader(out).ReadString('\n'); !strings.HasPrefix(line, "ready") {
-		t.Fatalf("daemon said %q", line)
+	ready := filepath.Join(t.TempDir(), "ready")
+	c, daemon, _ := startSupervised(t, Spec{}, `trap '' TERM; setsid sh -c 'trap "" TERM; touch "$0"; while :; do sleep 1; done' `+ready+` & echo $!; wait`)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon never set its TERM trap")
+		}
 	}
-	_ = unix.Kill(c.Pid(), unix.SIGTERM)
+	_ = unix.Kill(c.Pid(), SignalStopTree)
 	time.Sleep(300 * time.Millisecond)
 	if !alive(daemon) || !alive(c.Pid()) {
 		t.Fatal("a TERM-ignoring tree ended on SIGTERM: the test proves nothing")

@@ -55,10 +55,6 @@ func (t *Throttle) Stats() (ThrottleStats, error) { return ThrottleStats{}, ErrU
 // Remove does nothing.
 func (t *Throttle) Remove() error { return nil }
 
-// SupervisorComm is the supervisor's process name; no supervisor runs
-// where pinning is unsupported.
-const SupervisorComm = "ceiling-superv"
-
 // Container is a cgroup holding one child's tree; Linux only.
 type Container struct {
 	Path    string

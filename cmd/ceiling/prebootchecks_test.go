@@ -36,11 +36,11 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	fileDir := target("filedir.json", `"dir":"`+noDir+`","echo_url":"ws://{addr}/echo"`)
 	trailing := write("trailing.json", `{"name":"x",`+strings.Replace(ok, "%s", server, 1)+`,"echo_url":"ws://{addr}/echo"} {"name":"y"}`)
 	trailingText := write("trailingtext.json", `{"name":"x",`+strings.Replace(ok, "%s", server, 1)+`,"echo_url":"ws://{addr}/echo"}`+"\n,\n")
-	channels := target("channels.json", `"fanout":{"url":"ws://{addr}","app_id":"a","key":"k","secret":"app-secret","channels":8}`)
-	negChannels := target("negchannels.json", `"fanout":{"url":"ws://{addr}","app_id":"a","key":"k","secret":"app-secret","channels":-1}`)
+	channels := target("channels.json", `"fanout":{"url":"ws://{addr}","app_id":"a","key":"k","secret":"sweep-test-secret","channels":8}`)
+	negChannels := target("negchannels.json", `"fanout":{"url":"ws://{addr}","app_id":"a","key":"k","secret":"sweep-test-secret","channels":-1}`)
 	fixedEcho := target("fixedecho.json", `"echo_url":"ws://127.0.0.1:6001/echo"`)
 	hostOnly := target("hostonly.json", `"echo_url":"ws://{host}:6001/echo"`)
-	fixedFanout := target("fixedfanout.json", `"fanout":{"url":"ws://127.0.0.1:6001","app_id":"a","key":"k","secret":"app-secret"}`)
+	fixedFanout := target("fixedfanout.json", `"fanout":{"url":"ws://127.0.0.1:6001","app_id":"a","key":"k","secret":"sweep-test-secret"}`)
 
 	tests := []struct {
 		name string

@@ -236,14 +236,29 @@ func (l Leftover) String() string {
 // behind, kills and removes it, and says what it was: processes carrying
 // MarkerEnv whose owner no longer runs (a supervisor that was SIGKILLed
 // too, and what it started), and cgroups named by CgroupName (or the
-// headroom probe's older names) whose owner no longer runs. What belongs
-// to a harness that is still running, this one or another, is left alone.
+// headroom probe's older names) whose owner no longer runs. A supervisor
+// of a dead harness that is still stopping its tree is given its grace
+// (up to DefaultGrace and 2 s) first. What belongs to a harness that is
+// still running, this one or another, is left alone.
 func CleanLeftovers() ([]Leftover, error) {
 	var out []Leftover
 	var errs []error
 	dead := func(v string) bool {
 		m := markerRE.FindStringSubmatch(v)
 		return m != nil && !ownerAlive(m[1], m[2])
+	}
+	// A supervisor whose harness just died is stopping its tree and will
+	// remove its cgroups: let it (its grace is at most DefaultGrace).
+	deadline := time.Now().Add(DefaultGrace + 2*time.Second)
+	for time.Now().Before(deadline) {
+		busy := false
+		for _, pid := range withMarker(dead) {
+			busy = busy || comm(pid) == pinning.SupervisorComm
+		}
+		if !busy {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	killed := map[int]bool{}
 	for range 50 { // killing a parent may reveal no one new, but bound it
@@ -329,11 +344,11 @@ func DescribeLeftovers(left []Leftover) string {
 		owners[l.Owner] = true
 		what = append(what, l.String())
 	}
-	var os []string
+	var names []string
 	for o := range owners {
-		os = append(os, o)
+		names = append(names, o)
 	}
-	slices.Sort(os)
+	slices.Sort(names)
 	return fmt.Sprintf("an earlier run (harness %s) was killed and left %d things behind; killed and removed them: %s",
-		strings.Join(os, ", "), len(left), strings.Join(what, ", "))
+		strings.Join(names, ", "), len(left), strings.Join(what, ", "))
 }

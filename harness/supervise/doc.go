@@ -25,6 +25,8 @@
 //	                        is killed; reaped; cgroup removed; idempotent
 //	Escalated() bool        Stop needed SIGKILL
 //	Escaped() []EscapedProcess  what Stop found outside the supervisor's tree
+//	KillTree()              SIGKILL the whole tree now (cuts a Stop's grace short)
+//	TargetPid() int         the program itself, below the supervisor
 //	Tail(n) string          last n lines of its log
 //	ExitedError()           *ExitedError for a process that died (nil while running)
 //
@@ -62,8 +64,9 @@
 // subreaper, pinned like the target, that gets SIGTERM when the harness
 // dies and then stops every process below it, also those that left the
 // process group or session (setsid, a daemon's double fork, a launcher
-// script's server), and reaps them all. Stop sends it SIGTERM, which it
-// passes to the whole tree, and after grace pinning.SignalKillTree, which
+// script's server), and reaps them all. Stop sends it
+// pinning.SignalStopTree, on which it sends SIGTERM to the whole tree, and
+// after grace pinning.SignalKillTree, which
 // makes it SIGKILL the tree until empty; only a supervisor still there
 // 10 s later is SIGKILLed with its group. The supervisor exits with the
 // target's status, so Wait and ExitErr read as the target's.

@@ -185,8 +185,9 @@ func (p *Proc) Tail(n int) string {
 	return s
 }
 
-// Stop stops the child's whole tree. With a supervisor (Linux) it sends
-// the supervisor SIGTERM, which passes it to every process below it; after
+// Stop stops the child's whole tree. With a supervisor (Linux) it asks the
+// supervisor (pinning.SignalStopTree) to send SIGTERM to every process
+// below it; after
 // grace it asks the supervisor to SIGKILL the tree (pinning.SignalKillTree)
 // and, should the supervisor not be gone within 10 s, SIGKILLs the group.
 // Without one it sends SIGTERM to the process group, and SIGKILL after
@@ -208,7 +209,7 @@ func (p *Proc) stop(grace time.Duration) error {
 	if !p.Exited() {
 		term := func() error { return signalGroup(p.Pid, syscall.SIGTERM) }
 		if p.supervised {
-			term = func() error { return signalOne(p.Pid, syscall.SIGTERM) }
+			term = func() error { return signalOne(p.Pid, pinning.SignalStopTree) }
 		}
 		if err := term(); err != nil {
 			return fmt.Errorf("stop %s (pid %d): %w", p.Name, p.Pid, err)
@@ -239,6 +240,18 @@ func (p *Proc) stop(grace time.Duration) error {
 		return fmt.Errorf("kill %s (pid %d): still running %s after SIGKILL", p.Name, p.Pid, killWait)
 	}
 	return errors.Join(waitGroupGone(p.Pid, killWait), p.contain.sweep())
+}
+
+// KillTree SIGKILLs the child's whole tree now, without waiting: through
+// its supervisor (pinning.SignalKillTree), which alone knows all of the
+// tree, or to the process group where there is none. Use it to cut short a
+// Stop that is waiting out its grace; that Stop then sweeps as usual.
+func (p *Proc) KillTree() {
+	if p.supervised {
+		_ = signalOne(p.Pid, pinning.SignalKillTree)
+		return
+	}
+	_ = signalGroup(p.Pid, syscall.SIGKILL)
 }
 
 // Escaped lists the processes of the child's tree that Stop found alive
