@@ -20,26 +20,20 @@
 //     (DefaultOptions, ApplyEnv for the make variables, the CLI's flags),
 //     then Resolve picks CPU sets for the cores present and validates all
 //     of them together, before anything boots.
-//
 //   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
 //     order (round-robin over batch sizes), so a slow stretch of the
 //     machine does not read as the effect of one batch size.
-//
 //   - TargetSpec: the server under test from a target file, with {port}
 //     placeholders filled per point.
-//
 //   - PointRunner: one point in, one Outcome out. ProcRunner is the real
 //     one; Sweep drives any runner, repeats the headline peak at the end
 //     (A-A) and fills the Result.
-//
 //   - Result.Summarize: the per-batch ceilings (highest clean point), the
 //     headline, the noise floor and the warnings, from the curve alone, so
 //     a partial curve (SIGINT) summarizes the same way.
-//
 //   - WriteResult, WriteTable: the JSON written whole and moved into place
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
-//
 //   - SweepTwoArm (twoarm.go) and DecideComparison (compare.go): base and
 //     head in one run — a short first pass over both arms' ladders, then
 //     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
