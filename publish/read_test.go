@@ -23,12 +23,15 @@ func readFixture(t *testing.T, name string) []byte {
 
 // sweep_real.json was written by a real `ceiling sweep` (two rungs per batch,
 // 1 s points, on a 2-core machine), so the harness and the publisher are held
-// to the same document.
+// to the same document. compare_real.json is a real two-arm sweep: refserver
+// (base) against refserver --spin 15us (head), batches 10 and 1024, one rung
+// each, 1 s points, on the same shared 2-core machine, whose starved
+// generator made every compared point cannot_conclude.
 func TestReadValidFixtures(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"base.json", "head_same.json", "head_mixed.json", "head_capped.json",
 		"head_nofloor.json", "no_headline.json", "head_hostile.json", "ok_unknown_fields.json",
-		"sweep_real.json"} {
+		"sweep_real.json", "compare_real.json"} {
 		if _, err := Read(readFixture(t, name), name); err != nil {
 			t.Errorf("Read(%s) = %v, want no error", name, err)
 		}
