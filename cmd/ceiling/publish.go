@@ -156,10 +156,11 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	out, err := publish.Commit(ctx, r, raw, o.opts)
+	var optErr *publish.OptionError
 	switch {
 	case errors.Is(err, publish.ErrNotPublishable):
 		return exitStatus{1, err}
-	case err != nil && strings.HasPrefix(err.Error(), "--"):
+	case errors.As(err, &optErr):
 		return usageError{err} // an option the library refused
 	case err != nil:
 		return fmt.Errorf("publish commit: %w", err)
