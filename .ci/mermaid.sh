@@ -6,13 +6,22 @@
 # render with the same versions. Idempotent: a second run with the same lock
 # file does nothing. Prints the mmdc path and the puppeteer config path.
 #
-#   CHROMIUM   the browser to drive (default /usr/bin/chromium)
+#   CHROMIUM   the browser to drive (default: the first of chromium,
+#              chromium-browser, google-chrome, google-chrome-stable on PATH)
+#
+# Exit status 3: no browser or no npm (the test skips on it outside CI).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$root/.cache/mmdc"
-chromium="${CHROMIUM:-/usr/bin/chromium}"
 
-[ -x "$chromium" ] || { echo ".ci/mermaid.sh: no browser at $chromium (apt-get install chromium, or set CHROMIUM)" >&2; exit 3; }
+chromium="${CHROMIUM:-}"
+if [ -z "$chromium" ]; then
+  for b in chromium chromium-browser google-chrome google-chrome-stable; do
+    chromium="$(command -v "$b" || true)"
+    [ -n "$chromium" ] && break
+  done
+fi
+[ -n "$chromium" ] && [ -x "$chromium" ] || { echo ".ci/mermaid.sh: no browser (apt-get install chromium, or set CHROMIUM)" >&2; exit 3; }
 command -v npm >/dev/null || { echo ".ci/mermaid.sh: npm is not installed (apt-get install npm)" >&2; exit 3; }
 
 mkdir -p "$dir"
