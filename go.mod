@@ -3,6 +3,11 @@ module github.com/ceiling-bench/ceiling
 go 1.26.8
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+)
+
+require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect

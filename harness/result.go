@@ -8,8 +8,15 @@ import (
 
 // SchemaVersion is the version of the sweep document (`ceiling sweep
 // --out`), the one the publisher reads. Bump it when a field changes meaning
-// or disappears.
-const SchemaVersion = 1
+// or disappears. Version 2 added the two-arm sweep: Point.Arm, the role
+// "compare", Meta.BaseTarget, Config.CompareReps/Alpha and Comparison; a
+// version 1 document reads as a single-arm sweep.
+const SchemaVersion = 2
+
+// OldestSchemaVersion is the oldest sweep document the publisher still
+// reads: version 2 only added fields, so a version 1 document (a baseline
+// published before) reads as a single-arm sweep.
+const OldestSchemaVersion = 1
 
 // Verdicts say which side limited a point. See docs/sweep.md, "The verdict rule" (and
 // verdict.go) for the rule.
@@ -25,6 +32,13 @@ const (
 const (
 	RoleSweep    = "sweep"
 	RoleAARepeat = "aa_repeat"
+	RoleCompare  = "compare" // a repeat at a compared rung of a two-arm sweep
+)
+
+// Arms of a two-arm sweep (Point.Arm); empty in a single-arm sweep.
+const (
+	ArmBase = "base"
+	ArmHead = "head"
 )
 
 // Result is the document one `ceiling sweep` writes.
@@ -48,9 +62,16 @@ type Result struct {
 	// capped by a cgroup quota (HEADROOM_PROBE); null when not run.
 	HeadroomProbe *HeadroomProbe `json:"headroom_probe"`
 
-	Curve    []Point        `json:"curve"` // every point, in the order run, A-A repeat last
+	// Curve is every point in the order run, A-A repeat last. In a
+	// two-arm sweep it holds both arms' points (Point.Arm), and
+	// Headline, Ceilings and NoiseFloorPct describe the head arm only.
+	Curve    []Point        `json:"curve"`
 	Ceilings []BatchCeiling `json:"ceilings"`
 	Warnings []string       `json:"warnings"`
+
+	// Comparison is the two-arm sweep's verdict of head against base
+	// (DecideComparison over the curve); nil in a single-arm sweep.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // Meta is load.Meta plus what only the harness knows.
@@ -60,7 +81,10 @@ type Meta struct {
 	Runner     Runner    `json:"runner"`
 	Pinning    Pinning   `json:"pinning"`
 	Target     Target    `json:"target"`
-	Generator  string    `json:"generator"` // "ceiling-load", or the GENERATOR command's name
+	// BaseTarget is the base arm's server in a two-arm sweep (Target is
+	// then the head's); nil in a single-arm sweep.
+	BaseTarget *Target `json:"base_target,omitempty"`
+	Generator  string  `json:"generator"` // "ceiling-load", or the GENERATOR command's name
 }
 
 // Runner identifies the machine class the sweep ran on (CI or local).
@@ -108,6 +132,15 @@ type Config struct {
 	// HeadroomProbeFraction is HEADROOM_PROBE: the share of its cores the
 	// generator is held to for the headroom probe; 0: no probe.
 	HeadroomProbeFraction float64 `json:"headroom_probe_fraction"`
+
+	// Two-arm sweep only (zero otherwise): COMPARE_REPS repeats per arm
+	// at each compared point, the test's ALPHA, and the compare phase's
+	// own window and warm-up (COMPARE_DURATION, COMPARE_WARMUP);
+	// DurationNs and WarmupNs are then the first pass's. See docs/compare.md.
+	CompareReps       int     `json:"compare_reps,omitempty"`
+	Alpha             float64 `json:"alpha,omitempty"`
+	CompareDurationNs int64   `json:"compare_duration_ns,omitempty"`
+	CompareWarmupNs   int64   `json:"compare_warmup_ns,omitempty"`
 }
 
 // PointKey names one point of the sweep.
@@ -147,7 +180,8 @@ type CPUStats struct {
 // Point is one measured (batch, connections, rep).
 type Point struct {
 	Index       int    `json:"index"`
-	Role        string `json:"role"` // sweep | aa_repeat | headroom_probe
+	Role        string `json:"role"`          // sweep | aa_repeat | headroom_probe | compare
+	Arm         string `json:"arm,omitempty"` // base | head in a two-arm sweep; empty otherwise
 	Batch       int    `json:"batch"`
 	Connections int    `json:"connections"`
 	Rep         int    `json:"rep"`
@@ -199,4 +233,76 @@ type HeadroomProbe struct {
 	GeneratorHadHeadroom bool     `json:"generator_had_headroom"`
 	GeneratorCPU         CPUStats `json:"generator_cpu"`
 	Conclusion           string   `json:"conclusion"`
+}
+
+// Comparison verdicts (ComparedPoint.Verdict) and p99 verdicts
+// (ComparedPoint.P99Verdict). See DecideComparison for the rule.
+const (
+	CompareFaster         = "faster"
+	CompareSlower         = "slower"
+	CompareWithinNoise    = "within_noise"
+	CompareCannotConclude = "cannot_conclude"
+	P99Better             = "better"
+	P99Worse              = "worse"
+)
+
+// Comparison is a two-arm sweep's verdict: head against base at every
+// compared (batch, connections), from the repeats with role "compare".
+type Comparison struct {
+	Alpha      float64         `json:"alpha"`      // significance level of the test (ALPHA)
+	Confidence float64         `json:"confidence"` // of every interval: 1 - Alpha
+	Reps       int             `json:"reps"`       // repeats per arm per compared point asked for (COMPARE_REPS)
+	Gate       string          `json:"gate"`       // which verdict gates, and how the others are reported
+	Method     string          `json:"method"`     // the statistics, in words
+	Headline   ComparedPoint   `json:"headline"`   // the compared point of the headline batch
+	Points     []ComparedPoint `json:"points"`     // one per compared (batch, connections), ascending batch
+}
+
+// ComparedPoint is head against base at one (batch, connections).
+type ComparedPoint struct {
+	Batch       int    `json:"batch"`
+	Connections int    `json:"connections"`
+	Verdict     string `json:"verdict"` // faster | slower | within_noise | cannot_conclude
+	Reason      string `json:"reason"`
+	// ChangePct is (median head / median base - 1) * 100; nil when an
+	// arm has no clean sample.
+	ChangePct *float64 `json:"change_pct"`
+	// CILowPct and CIHighPct bound the change at Confidence (Moses
+	// interval of the head/base ratio, on log values); nil when the
+	// samples are too few for that confidence.
+	CILowPct  *float64 `json:"ci_low_pct"`
+	CIHighPct *float64 `json:"ci_high_pct"`
+	// PValue is the two-sided Mann-Whitney U test's; nil when an arm has
+	// fewer than 2 clean samples.
+	PValue *float64 `json:"p_value"`
+	NBase  int      `json:"n_base"`
+	NHead  int      `json:"n_head"`
+	// SpreadPct is the larger of the arms' MAD/median*100: a change must
+	// exceed it as well as be significant.
+	SpreadPct float64 `json:"spread_pct"`
+	// AtLeast: the verdict rests on a lower bound (a generator-capped
+	// arm), so the change is "at least" this large.
+	AtLeast bool `json:"at_least"`
+
+	P99Verdict   string   `json:"p99_verdict"` // better | worse | within_noise | cannot_conclude
+	P99ChangePct *float64 `json:"p99_change_pct"`
+	P99PValue    *float64 `json:"p99_p_value"`
+
+	Base ArmStats `json:"base"`
+	Head ArmStats `json:"head"`
+}
+
+// ArmStats is one arm's repeats at a compared point.
+type ArmStats struct {
+	N          int      `json:"n"` // clean samples
+	MedianPerS float64  `json:"median_per_s"`
+	CILowPerS  *float64 `json:"ci_low_per_s"` // nil when n is too small for the confidence
+	CIHighPerS *float64 `json:"ci_high_per_s"`
+	// SamplesPerS and P99SamplesNs are every clean repeat's throughput
+	// and p99, in run order; Points are those repeats' Point.Index.
+	SamplesPerS  []float64 `json:"samples_per_s"`
+	P99SamplesNs []int64   `json:"p99_samples_ns"`
+	Points       []int     `json:"points"`
+	LowerBound   bool      `json:"lower_bound"` // any sample generator-capped
+	Failed       int       `json:"failed"`      // repeats that failed or were not clean
 }

@@ -35,7 +35,9 @@ func plural(n int, what string) string {
 
 // Summarize derives the ceilings, the headline and the noise floor from the
 // curve, and adds the warnings they call for. It is idempotent and works on
-// a partial curve (an interrupted sweep).
+// a partial curve (an interrupted sweep). In a two-arm sweep the ceilings,
+// headline and noise floor are the head arm's, and the comparison is
+// derived too (DecideComparison).
 func (r *Result) Summarize() {
 	// Drop what an earlier call derived, so a call on a longer curve
 	// replaces its warnings instead of adding stale ones.
@@ -123,6 +125,7 @@ func (r *Result) Summarize() {
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
+	r.Comparison = DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.
@@ -133,7 +136,7 @@ var derivedWarnings = []string{"batch ", "the headline is a lower bound", "pinne
 func (r *Result) ceiling(batch int) BatchCeiling {
 	c := BatchCeiling{Batch: batch}
 	for _, p := range r.Curve {
-		if p.Role != RoleSweep || p.Batch != batch || !p.Clean {
+		if p.Role != RoleSweep || p.Arm == ArmBase || p.Batch != batch || !p.Clean {
 			continue
 		}
 		if !c.Found || p.ThroughputPerS > c.ThroughputPerS {
@@ -156,7 +159,7 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 
 func (r *Result) ran(batch int) bool {
 	for _, p := range r.Curve {
-		if p.Batch == batch {
+		if p.Batch == batch && p.Arm != ArmBase {
 			return true
 		}
 	}

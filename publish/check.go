@@ -24,8 +24,8 @@ func Check(r *harness.Result) []schema.Problem {
 	add := func(path, format string, args ...any) {
 		ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if r.SchemaVersion != harness.SchemaVersion {
-		add("schema_version", "unsupported version %d (this publisher reads %d)", r.SchemaVersion, harness.SchemaVersion)
+	if r.SchemaVersion < harness.OldestSchemaVersion || r.SchemaVersion > harness.SchemaVersion {
+		add("schema_version", "unsupported version %d (this publisher reads %d to %d)", r.SchemaVersion, harness.OldestSchemaVersion, harness.SchemaVersion)
 	}
 	if !validGenerator(r.Meta.Generator) {
 		add("meta.generator", "%s is not a plain name (letters, digits, '.', '_', '-')", strconv.Quote(r.Meta.Generator))

@@ -64,8 +64,8 @@ func Read(data []byte, name string) (*harness.Result, error) {
 	}
 	// A wrong schema_version makes every other message misleading: say it alone.
 	if obj, ok := generic.(map[string]any); ok {
-		if v, ok := obj["schema_version"].(json.Number); ok && v.String() != fmt.Sprint(harness.SchemaVersion) {
-			return nil, fail(schema.Problem{Path: "schema_version", Msg: fmt.Sprintf("unsupported version %s (this publisher reads %d)", v, harness.SchemaVersion)})
+		if v, ok := obj["schema_version"].(json.Number); ok && !readableVersion(v.String()) {
+			return nil, fail(schema.Problem{Path: "schema_version", Msg: fmt.Sprintf("unsupported version %s (this publisher reads %d to %d)", v, harness.OldestSchemaVersion, harness.SchemaVersion)})
 		}
 	}
 	if ps := sweepSchema.Validate(generic); len(ps) > 0 {
@@ -79,6 +79,16 @@ func Read(data []byte, name string) (*harness.Result, error) {
 		return nil, fail(ps...)
 	}
 	return &r, nil
+}
+
+// readableVersion reports whether a schema_version is one Read accepts.
+func readableVersion(v string) bool {
+	for n := harness.OldestSchemaVersion; n <= harness.SchemaVersion; n++ {
+		if v == fmt.Sprint(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func trailing(data []byte) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
 )
 
@@ -42,7 +43,7 @@ func TestReadMalformed(t *testing.T) {
 	}{
 		{"bad_missing_verdict.json", "curve[3].verdict: missing"},
 		{"bad_headline_batch.json", "headline.batch: 50 is not in config.batch_ladder [10 100]"},
-		{"bad_version.json", "schema_version: unsupported version 2 (this publisher reads 1)"},
+		{"bad_version.json", "schema_version: unsupported version 3 (this publisher reads 1 to 2)"},
 		{"bad_verdict_value.json", `curve[1].verdict: "fast" is not one of`},
 		{"bad_generator.json", `meta.generator: "../../etc" does not match`},
 		{"bad_ladder_type.json", "config.batch_ladder: want array, got string"},
@@ -87,6 +88,12 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 	if err := json.Unmarshal(readFixture(t, "base.json"), &doc); err != nil {
 		t.Fatal(err)
 	}
+	addComparison(t, doc)
+	if b, _ := json.Marshal(doc); true {
+		if _, err := Read(b, "two-arm.json"); err != nil {
+			t.Fatalf("the two-arm document itself: %v", err)
+		}
+	}
 	var sch struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -99,7 +106,8 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 	}
 	// Where each $defs object appears in the fixture.
 	at := map[string]string{"meta": "meta", "config": "config", "headline": "headline",
-		"point": "curve.2", "ceiling": "ceilings.1", "latency": "headline.latency_ns"}
+		"point": "curve.2", "ceiling": "ceilings.1", "latency": "headline.latency_ns",
+		"comparison": "comparison", "compared_point": "comparison.headline", "arm_stats": "comparison.headline.base"}
 	var cases [][]string
 	for _, f := range sch.Required {
 		cases = append(cases, []string{f})
@@ -131,6 +139,40 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 			t.Errorf("without %v: Read = %v, want %q", path, err, want)
 		}
 	}
+}
+
+// addComparison turns doc into a two-arm document: five repeats per arm
+// of its headline point with role "compare" (the head 10% slower), and the
+// comparison DecideComparison makes of them.
+func addComparison(t *testing.T, doc map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(doc)
+	var r harness.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	var tmpl harness.Point
+	for _, p := range r.Curve {
+		if p.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
+			tmpl = p
+		}
+	}
+	for i := range 10 {
+		p := tmpl
+		p.Index, p.Role, p.Rep, p.Arm = len(r.Curve)+1, harness.RoleCompare, i/2, harness.ArmBase
+		p.ThroughputPerS = tmpl.ThroughputPerS * (1 + float64(i)/1000)
+		if i%2 == 1 {
+			p.Arm, p.ThroughputPerS = harness.ArmHead, p.ThroughputPerS*0.9
+		}
+		r.Curve = append(r.Curve, p)
+	}
+	r.Comparison = harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, 5, 0.05)
+	b, _ = json.Marshal(r)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	doc["curve"], doc["comparison"] = out["curve"], out["comparison"]
 }
 
 func deepCopy(t *testing.T, v map[string]any) map[string]any {

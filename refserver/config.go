@@ -40,6 +40,11 @@ type Config struct {
 	// ActivityTimeout is announced in connection_established, in whole
 	// seconds (default 120s). The server does not enforce it.
 	ActivityTimeout time.Duration
+
+	// Spin is CPU burnt (a busy loop, not a sleep) per message echoed and
+	// per frame delivered to a Pusher socket: a regression of known size,
+	// planted on purpose (docs/compare.md). 0: none.
+	Spin time.Duration
 }
 
 // Defaults.
@@ -107,6 +112,9 @@ func (c Config) validate() error {
 	}
 	if c.WriteTimeout < 0 {
 		errs = append(errs, fmt.Errorf("WriteTimeout: %s is negative", c.WriteTimeout))
+	}
+	if c.Spin < 0 {
+		errs = append(errs, fmt.Errorf("Spin: %s is negative", c.Spin))
 	}
 	if c.ActivityTimeout < 0 || (c.ActivityTimeout > 0 && c.ActivityTimeout < time.Second) {
 		errs = append(errs, fmt.Errorf("ActivityTimeout: %s must be at least 1s", c.ActivityTimeout))

@@ -53,6 +53,7 @@ func (s *Server) serveEcho(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.stats.messagesIn.Add(1)
+		spin(s.cfg.Spin)
 		wr, err := ws.NextWriter(mt)
 		if err != nil {
 			s.endSocket(ws.NetConn(), err)

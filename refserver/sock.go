@@ -152,6 +152,7 @@ func (s *sock) writeLoop() {
 		if len(batch) > 0 {
 			// WriteTo consumes (nils) the elements of batch; it is reused anyway.
 			n := len(batch)
+			spin(time.Duration(n) * s.srv.cfg.Spin)
 			bufs := net.Buffers(batch)
 			if _, err := bufs.WriteTo(s.nc); err != nil {
 				s.mu.Lock()

@@ -40,7 +40,7 @@ func TestPublishExitStatus(t *testing.T) {
 		{[]string{"publish", "nope"}, 2, `unknown subcommand "nope"`},
 		{[]string{"publish", "commit"}, 2, "want one RESULT.json"},
 		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "bad_missing_verdict.json"}, 2, "curve[3].verdict: missing"},
-		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "bad_version.json"}, 2, "schema_version: unsupported version 2"},
+		{[]string{"publish", "commit", "--repo", dir, publishFixtures + "bad_version.json"}, 2, "schema_version: unsupported version 3"},
 		{[]string{"publish", "commit", "--repo", dir, filepath.Join(dir, "absent.json")}, 2, "absent.json"},
 		{[]string{"publish", "commit", "--repo", filepath.Join(dir, "nope"), publishFixtures + "base.json"}, 2, "--repo"},
 		{[]string{"publish", "commit", "--history-max", "0", publishFixtures + "base.json"}, 2, "--history-max"},

@@ -42,6 +42,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&writeTimeout, "write-timeout", "longest `duration` a single write to a socket may block before the client is dropped")
 	activity := positiveDuration(refserver.DefaultActivityTimeout)
 	fs.Var(&activity, "activity-timeout", "activity_timeout announced in connection_established (a `duration`, whole seconds, not enforced)")
+	spin := nonNegativeDuration(0)
+	fs.Var(&spin, "spin", "CPU `duration` burnt (a busy loop) per message echoed and per frame delivered: plants a regression of known size (0: none)")
 	shutdown := positiveDuration(o.shutdownTimeout)
 	fs.Var(&shutdown, "shutdown-timeout", "how long (`duration`) SIGTERM waits for close handshakes before cutting sockets")
 
@@ -69,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c.SendQueue = int(sendQueue)
 	c.WriteTimeout = time.Duration(writeTimeout)
 	c.ActivityTimeout = time.Duration(activity)
+	c.Spin = time.Duration(spin)
 	o.shutdownTimeout = time.Duration(shutdown)
 	if c.SendQueue < c.MaxBatch {
 		return o, usagef("--send-queue: %d is less than --max-batch %d; a full batch could never be queued", c.SendQueue, c.MaxBatch)
@@ -145,5 +148,18 @@ func (d *positiveDuration) Set(s string) error {
 		return fmt.Errorf("want a positive duration like 500ms or 10s")
 	}
 	*d = positiveDuration(v)
+	return nil
+}
+
+// nonNegativeDuration is a Go duration >= 0.
+type nonNegativeDuration time.Duration
+
+func (d *nonNegativeDuration) String() string { return time.Duration(*d).String() }
+func (d *nonNegativeDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("want a duration >= 0 like 0, 2us or 1ms")
+	}
+	*d = nonNegativeDuration(v)
 	return nil
 }

@@ -35,13 +35,14 @@ func TestMain(m *testing.M) {
 func TestFlags(t *testing.T) {
 	o, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--app-id", "7", "--key", "k", "--secret", "s",
 		"--max-message-bytes", "64KiB", "--max-batch", "10", "--max-body-bytes", "1MiB", "--send-queue", "50",
-		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s"}, &bytes.Buffer{})
+		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s", "--spin", "5us"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := options{
 		cfg: refserver.Config{Addr: "127.0.0.1:0", AppID: "7", Key: "k", Secret: "s", MaxMessageBytes: 65536,
-			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second},
+			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second,
+			Spin: 5 * time.Microsecond},
 		shutdownTimeout: 2 * time.Second,
 	}
 	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {
@@ -63,6 +64,8 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--send-queue", "many"}, "-send-queue"},
 		{[]string{"--write-timeout", "0s"}, "-write-timeout"},
 		{[]string{"--activity-timeout", "500ms"}, "--activity-timeout"},
+		{[]string{"--spin", "-1ms"}, "-spin"},
+		{[]string{"--spin", "lots"}, "-spin"},
 		{[]string{"--key", ""}, "--key"},
 		{[]string{"--send-queue", "10"}, "--send-queue: 10 is less than --max-batch 1000"},
 		{[]string{"extra"}, `"extra"`},

@@ -126,7 +126,7 @@ write("head_hostile.json", hostile)
 # Malformed documents: each names the field the error must mention.
 bad = copy.deepcopy(base); del bad["curve"][3]["verdict"]; write("bad_missing_verdict.json", bad)
 bad = copy.deepcopy(base); bad["headline"]["batch"] = 50; write("bad_headline_batch.json", bad)
-bad = copy.deepcopy(base); bad["schema_version"] = 2; write("bad_version.json", bad)
+bad = copy.deepcopy(base); bad["schema_version"] = 3; write("bad_version.json", bad)
 bad = copy.deepcopy(base); bad["curve"][1]["verdict"] = "fast"; write("bad_verdict_value.json", bad)
 bad = copy.deepcopy(base); bad["meta"]["generator"] = "../../etc"; write("bad_generator.json", bad)
 bad = copy.deepcopy(base); bad["config"]["batch_ladder"] = "10 100"; write("bad_ladder_type.json", bad)
