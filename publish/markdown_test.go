@@ -263,21 +263,43 @@ func TestTwoArmVerdicts(t *testing.T) {
 
 func TestHostileStaysContained(t *testing.T) {
 	t.Parallel()
-	md := Render(mustCompare(t, mustRead(t, "base.json"), mustRead(t, "head_hostile.json"), CompareOptions{}), RenderOptions{})
+	hostile := mustRead(t, "head_hostile.json")
+	assertContained(t, "cross-run", Render(mustCompare(t, mustRead(t, "base.json"), hostile, CompareOptions{
+		MergeBase: "</details> @octocat", BaseSource: "[x](https://evil.example) <script>",
+	}), RenderOptions{}))
+
+	// A two-arm document: its target names, regime, warnings and the
+	// reasons of its failed repeats come from the run too.
+	r := twoArmBounds(t)
+	r.Meta.BaseTarget.Name, r.Meta.Target.Name = hostile.Regime, hostile.Meta.Runner.Name
+	r.Regime, r.Warnings = hostile.Regime, hostile.Warnings
+	for i := range r.Curve {
+		if r.Curve[i].Status == harness.StatusFailed {
+			r.Curve[i].FailReason = hostile.Warnings[0]
+		}
+	}
+	assertContained(t, "two-arm", Render(mustCompare(t, nil, r, CompareOptions{}), RenderOptions{}))
+}
+
+func assertContained(t *testing.T, name, md string) {
+	t.Helper()
+	if !strings.Contains(md, "evil") || !strings.Contains(md, "octocat") {
+		t.Fatalf("%s: the hostile strings are not in the comment at all; the test tests nothing", name)
+	}
 	for _, bad := range []string{"<script", "</details><details open>", "](https://", "@octocat", "\nline two", "</td>"} {
 		if strings.Contains(md, bad) {
-			t.Errorf("rendered Markdown contains %q unescaped", bad)
+			t.Errorf("%s: rendered Markdown contains %q unescaped", name, bad)
 		}
 	}
 	if n := strings.Count(md, "<!-- ceiling:comment"); n != 1 {
-		t.Errorf("%d hidden markers, want exactly 1 (a warning must not forge one)", n)
+		t.Errorf("%s: %d hidden markers, want exactly 1 (a warning must not forge one)", name, n)
 	}
 	if o, c := strings.Count(md, "<details>"), strings.Count(md, "</details>"); o != c {
-		t.Errorf("<details> opened %d times, closed %d times", o, c)
+		t.Errorf("%s: <details> opened %d times, closed %d times", name, o, c)
 	}
 	for i, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != strings.Count(firstTableRowAbove(md, i), "|") {
-			t.Errorf("line %d: table row with a different cell count: %q", i+1, line)
+			t.Errorf("%s line %d: table row with a different cell count: %q", name, i+1, line)
 		}
 	}
 }
