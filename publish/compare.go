@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/stats"
 )
 
 // Row verdicts of a comparison: the harness's words (harness.Compare*), so
@@ -218,7 +219,7 @@ func (c *Comparison) twoArm(baseGiven bool) {
 				what = "its verdict rests on a lower bound: the change is at least the figure shown"
 			}
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("Lower bound at %s: %s generator-capped (the generator ran out of CPU first), so %s.",
-				at, cappedWhich(cp.Base.LowerBound, cp.Head.LowerBound), what))})
+				at, which(cp.Base.LowerBound, cp.Head.LowerBound), what))})
 		}
 	}
 }
@@ -229,16 +230,6 @@ func sameCompared(a, b *harness.ComparedPoint) bool {
 	return a.Batch == b.Batch && a.Connections == b.Connections
 }
 
-func cappedWhich(base, head bool) string {
-	switch {
-	case base && head:
-		return "both arms are"
-	case base:
-		return "the base is"
-	}
-	return "the head is"
-}
-
 func comparedRow(cp *harness.ComparedPoint) Row {
 	arm := func(a *harness.ArmStats) *Side {
 		s := &Side{Found: a.N > 0, ThroughputPerS: a.MedianPerS, Connections: cp.Connections, LowerBound: a.LowerBound, Arm: a}
@@ -247,7 +238,8 @@ func comparedRow(cp *harness.ComparedPoint) Row {
 			for i, v := range a.P99SamplesNs {
 				ps[i] = float64(v)
 			}
-			s.P99Ns = int64(median(ps))
+			// The median of the repeats' p99s: the figure the p99 test compares.
+			s.P99Ns = int64(stats.Summarize(ps, 0.5).Median)
 		}
 		return s
 	}
@@ -260,21 +252,6 @@ func comparedRow(cp *harness.ComparedPoint) Row {
 		Verdict: cp.Verdict, Reason: cp.Reason,
 		P99Verdict: cp.P99Verdict, P99DeltaPct: cp.P99ChangePct, P99PValue: cp.P99PValue,
 	}
-}
-
-// median of a copy of xs (0 for none); the p99 shown per arm is the median
-// of its repeats' p99s, the figure the p99 test compares.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ---- cross-run (the fallback)

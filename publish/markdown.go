@@ -237,7 +237,7 @@ func subtitle(c *Comparison) string {
 			base = text(h.Meta.BaseTarget.Name)
 		}
 		return fmt.Sprintf("Two arms in one job at %s: base %s vs head %s, %s, %d repeats per arm per compared point, interleaved. Regime: %s.",
-			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), confidenceWords(c.Stats), c.Stats.Reps, text(h.Regime))
+			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), alphaWords(c.Stats), c.Stats.Reps, text(h.Regime))
 	case ModeCrossRun:
 		return fmt.Sprintf("Head %s vs base %s, two separate runs. Regime: %s.",
 			text(shortRef(h.Meta.GitRef)), text(shortRef(c.Base.Meta.GitRef)), text(h.Regime))
@@ -245,7 +245,7 @@ func subtitle(c *Comparison) string {
 	return fmt.Sprintf("Head %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
 }
 
-func confidenceWords(s *harness.Comparison) string {
+func alphaWords(s *harness.Comparison) string {
 	return fmt.Sprintf("α"+nbsp+"="+nbsp+"%s", strconv.FormatFloat(s.Alpha, 'g', -1, 64))
 }
 

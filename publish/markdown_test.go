@@ -143,8 +143,8 @@ func TestAlertsAtTop(t *testing.T) {
 	md = Render(mustCompare(t, nil, twoArmBounds(t), CompareOptions{}), RenderOptions{})
 	for _, want := range []string{
 		"> - Too few samples at batch 10, 64 connections: n = 5 + 3 of the 5 per arm asked for (2 repeats failed or were not clean).",
-		"> - Lower bound at batch 10, 64 connections: the base is generator-capped",
-		"> - Lower bound at batch 100, 16 connections: the head is generator-capped (the generator ran out of CPU first), so its verdict rests on a lower bound",
+		"> - Lower bound at batch 10, 64 connections: base generator-capped",
+		"> - Lower bound at batch 100, 16 connections: head generator-capped (the generator ran out of CPU first), so its verdict rests on a lower bound",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no alert %q in:\n%.1500s", want, md)
