@@ -3,6 +3,7 @@
 #   make ceiling                                   sweep against refserver, sets picked for this machine
 #   make ceiling SRV_CPUSET=1,2,3 LT_CPUSET=0      exactly those sets (a 4-core runner)
 #   make ceiling-quick                             a small ladder in about a minute
+#   make ceiling-compare BASE_TARGET=FILE [TARGET=FILE]  base and head swept in one run and compared (docs/compare.md)
 #   make test                                      vet + race tests + actionlint
 #   make bench                                     generator efficiency report
 #   make load                                      refserver + one short `ceiling load`
@@ -15,10 +16,12 @@ LDFLAGS := -X main.version=$(VERSION)
 
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
 export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE
+# Two-arm sweep knobs (docs/compare.md).
+export BASE_TARGET COMPARE_REPS ALPHA COMPARE_DURATION COMPARE_WARMUP
 # CONNS_LADDER_<batch> given on the make command line, passed on too.
 CONNS_ENV := $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(v)='$($(v))')
 
-.PHONY: all build test vet lint bench load ceiling ceiling-quick clean
+.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare clean
 
 all: build
 
@@ -49,6 +52,10 @@ ceiling: build
 
 ceiling-quick: build
 	$(CONNS_ENV) QUICK=1 $(BIN)/ceiling sweep
+
+ceiling-compare: build
+	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }
+	$(CONNS_ENV) $(BIN)/ceiling sweep
 
 clean:
 	rm -rf $(BIN)

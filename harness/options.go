@@ -62,6 +62,13 @@ type Options struct {
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
 	HeadroomProbe float64
 
+	// Two-arm sweep (docs/compare.md): a BaseTargetFile makes one.
+	BaseTargetFile  string        // BASE_TARGET: the base arm's server; TargetFile is the head's
+	CompareReps     int           // COMPARE_REPS: repeats per arm at each compared point, >= 2
+	Alpha           float64       // ALPHA: significance level of the comparison, in (0, 1)
+	CompareDuration time.Duration // COMPARE_DURATION: window of each compare repeat
+	CompareWarmup   time.Duration // COMPARE_WARMUP: warm-up of each compare repeat
+
 	// Overrides of the target file (flags only).
 	ServerCmd    string // whole command line, space separated, placeholders allowed
 	URL          string
@@ -92,6 +99,7 @@ func DefaultOptions(quick bool) Options {
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s
 	}
+	o.setCompareDefaults(quick)
 	if quick {
 		o.Quick = true
 		o.BatchLadder = slices.Clone(QuickBatchLadder)
@@ -203,6 +211,7 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string)
 	if v, ok := get("TARGET"); ok {
 		o.TargetFile = v
 	}
+	errs = append(errs, o.applyCompareEnv(get))
 	if v, ok := get("HEADROOM_PROBE"); ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {

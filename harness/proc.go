@@ -42,6 +42,8 @@ type ProcRunner struct {
 	ready     time.Duration
 	grace     time.Duration
 
+	base *TargetSpec // a two-arm sweep's base arm (PointSpec.Arm), else nil
+
 	mu               sync.Mutex
 	serverGranted    pinning.CPUSet
 	generatorGranted pinning.CPUSet
@@ -65,6 +67,31 @@ func NewProcRunner(o *Options, t TargetSpec) (*ProcRunner, error) {
 		ready = o.ReadyTimeout
 	}
 	return &ProcRunner{o: o, target: t, generator: gen, ready: ready, grace: grace}, nil
+}
+
+// SetBase gives a two-arm sweep's runner its base arm: points with Arm
+// ArmBase boot it, with the same pinning, limits and generator as the
+// head. The readiness timeout and stop grace are the longer of the two
+// targets' (unless --ready-timeout set one).
+func (pr *ProcRunner) SetBase(t TargetSpec) {
+	pr.base = &t
+	ready, grace := t.Durations()
+	if pr.o.ReadyTimeout <= 0 {
+		pr.ready = max(pr.ready, ready)
+	}
+	pr.grace = max(pr.grace, grace)
+}
+
+// targetFor is the server a point boots, and its window and warm-up.
+func (pr *ProcRunner) targetFor(spec PointSpec) (t TargetSpec, window, warmup time.Duration) {
+	t, window, warmup = pr.target, pr.o.Duration, pr.o.Warmup
+	if spec.Arm == ArmBase && pr.base != nil {
+		t = *pr.base
+	}
+	if spec.Duration > 0 {
+		window, warmup = spec.Duration, spec.Warmup
+	}
+	return t, window, warmup
 }
 
 // RecordGranted copies the affinities the kernel granted (read back from
@@ -126,18 +153,19 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	if err != nil {
 		return fail("%v", err)
 	}
+	target, window, warmup := pr.targetFor(spec)
 
 	// The server.
-	argv := make([]string, len(pr.target.Command))
-	for i, a := range pr.target.Command {
+	argv := make([]string, len(target.Command))
+	for i, a := range target.Command {
 		argv[i] = Expand(a, port)
 	}
 	var env []string
-	for k, v := range pr.target.Env {
+	for k, v := range target.Env {
 		env = append(env, k+"="+Expand(v, port))
 	}
 	srv, err := supervise.Start(ctx, supervise.Spec{
-		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: pr.target.Dir,
+		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: target.Dir,
 		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: f.serverLog, Grace: pr.grace,
 	})
 	if err != nil {
@@ -153,7 +181,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		}
 		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", port), pr.grace)
 	}()
-	probe, err := supervise.ParseProbe(Expand(pr.target.Ready, port))
+	probe, err := supervise.ParseProbe(Expand(target.Ready, port))
 	if err != nil {
 		return fail("target ready: %v", err)
 	}
@@ -164,7 +192,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	pr.noteGranted(&pr.serverGranted, srv.Pid)
 
 	// The generator.
-	url, err := pr.target.URLFor(pr.o.Scenario)
+	url, err := target.URLFor(pr.o.Scenario)
 	if err != nil {
 		return fail("target: %v", err)
 	}
@@ -185,7 +213,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(spec.Key, Expand(url, port), f)...),
+		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(target, spec.Key, Expand(url, port), window, warmup, f)...),
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
@@ -199,7 +227,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	defer gen.Stop(pr.grace)
 
 	// Wait for the marker: every connection open and the warm-up over.
-	markerBy := time.Now().Add(pr.o.Warmup + connectTimeout)
+	markerBy := time.Now().Add(warmup + connectTimeout)
 	for {
 		if _, err := os.Stat(f.marker); err == nil {
 			break
@@ -228,7 +256,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
-	windowEnd := time.NewTimer(pr.o.Duration)
+	windowEnd := time.NewTimer(window)
 	select {
 	case <-windowEnd.C:
 	case <-gen.Done():
@@ -272,23 +300,23 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(k PointKey, url string, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,
 		"--connections", strconv.Itoa(k.Connections),
 		"--batch", strconv.Itoa(k.Batch),
 		"--record-size", strconv.Itoa(pr.o.RecordSize),
-		"--duration", pr.o.Duration.String(),
-		"--warmup", pr.o.Warmup.String(),
+		"--duration", window.String(),
+		"--warmup", warmup.String(),
 		"--connect-strategy", "bounded",
 		"--connect-concurrency", strconv.Itoa(ConnectConcurrency),
 		"--measure-marker", f.marker,
 		"--json", f.json,
 		"--quiet",
 	}
-	if pr.o.Scenario == ScenarioFanout && pr.target.Fanout != nil {
-		fo := pr.target.Fanout
+	if pr.o.Scenario == ScenarioFanout && target.Fanout != nil {
+		fo := target.Fanout
 		a = append(a, "--app-id", fo.AppID, "--key", fo.Key, "--secret", fo.Secret)
 		if fo.Channels > 0 {
 			a = append(a, "--channels", strconv.Itoa(fo.Channels))

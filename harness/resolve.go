@@ -65,6 +65,7 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 			bad("GENERATOR (--generator): %w", err)
 		}
 	}
+	errs = append(errs, o.resolveCompare())
 	errs = append(errs, o.resolveCPUs(available))
 	return errors.Join(errs...)
 }

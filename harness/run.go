@@ -23,6 +23,10 @@ type RunConfig struct {
 	Stdout     io.Writer // the table
 	Stderr     io.Writer // progress, warnings
 	Thresholds Thresholds
+
+	// BaseTarget makes a two-arm sweep (SweepTwoArm): the base arm's
+	// server, Target the head's. Nil: a single-arm sweep.
+	BaseTarget *TargetSpec
 }
 
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
@@ -62,7 +66,15 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sweepErr := Sweep(ctx, o, runner, r, rc.Stderr, rc.Thresholds)
+	var sweepErr error
+	if b := rc.BaseTarget; b != nil {
+		r.Meta.BaseTarget = &Target{Name: b.Name, File: b.File, Command: redact(b.Command, *b)}
+		r.Meta.BaseTarget.URL, _ = b.URLFor(o.Scenario)
+		runner.SetBase(*b)
+		sweepErr = SweepTwoArm(ctx, o, runner, r, rc.Stderr, rc.Thresholds)
+	} else {
+		sweepErr = Sweep(ctx, o, runner, r, rc.Stderr, rc.Thresholds)
+	}
 	runner.RecordGranted(r)
 	r.Meta.FinishedAt = time.Now().UTC()
 	r.Summarize()

@@ -30,6 +30,12 @@ type PointSpec struct {
 	Index int // 1-based position in the run
 	Role  string
 	Key   PointKey
+	// Arm is the server of a two-arm sweep (ArmBase, ArmHead); empty:
+	// the one target.
+	Arm string
+	// Duration and Warmup are this point's window and warm-up when
+	// Duration > 0 (the compare phase's); else the Options'.
+	Duration, Warmup time.Duration
 }
 
 // Outcome is what measuring one point produced. Load is nil when the point

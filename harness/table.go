@@ -49,6 +49,11 @@ func WriteTable(w io.Writer, r *Result) error {
 			idx += " A-A"
 		case RoleHeadroom:
 			idx += " probe"
+		case RoleCompare:
+			idx += " cmp"
+		}
+		if p.Arm != "" {
+			idx += " " + p.Arm
 		}
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
@@ -102,11 +107,16 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	if r.NoiseFloorPct != nil {
 		fmt.Fprintf(&b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
+	} else if r.Comparison != nil {
+		b.WriteString(", no A-A repeat in a two-arm sweep: the comparison's repeats measure the noise\n")
 	} else {
 		b.WriteString(", noise floor (A-A) unknown: no repeat\n")
 	}
 	if h := r.HeadroomProbe; h != nil {
 		fmt.Fprintf(&b, "headroom probe (point %d): %s\n", h.Index, h.Conclusion)
+	}
+	if err := writeComparison(&b, r.Comparison); err != nil {
+		return err
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

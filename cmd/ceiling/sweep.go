@@ -76,6 +76,7 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs.Var(durationFlag{&o.ReadyTimeout}, "ready-timeout", "override the target's readiness timeout")
 	fs.Float64Var(&o.HeadroomProbe, "headroom-probe", o.HeadroomProbe, "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
 	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir)")
+	compareFlags(fs, o)
 	return fs
 }
 
@@ -101,6 +102,11 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	quick = quick || scratch.Quick
 
 	o := harness.DefaultOptions(quick)
+	if scratch.TwoArm() || harness.BaseTargetFromEnv(os.LookupEnv) != "" {
+		// Like QUICK, a two-arm sweep lays its own defaults (the short
+		// first pass) under the env and flags.
+		o.SetTwoArmDefaults()
+	}
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
@@ -123,6 +129,11 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	t, err := loadTarget(&o)
 	if err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
+	}
+	if o.TwoArm() {
+		if _, err := loadBaseTarget(&o); err != nil {
+			return nil, harness.TargetSpec{}, usageError{err}
+		}
 	}
 	return &o, t, nil
 }
@@ -172,7 +183,16 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	// SIGINT/SIGTERM: stop both children, write what finished, exit 1.
 	ctx, stop := supervise.OnSignal(context.Background(), harness.DefaultStopGrace)
 	defer stop()
+	var base *harness.TargetSpec
+	if o.TwoArm() {
+		b, err := loadBaseTarget(o) // checked in sweepOptions
+		if err != nil {
+			return usageError{err}
+		}
+		base = &b
+	}
 	_, err = harness.Run(ctx, o, harness.RunConfig{
+		BaseTarget: base,
 		Target:     target,
 		Version:    version,
 		Stdout:     stdout,

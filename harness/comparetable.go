@@ -1,0 +1,94 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeComparison prints a two-arm sweep's comparison under the headline:
+// the gating verdict in words first, then one row per compared point.
+// Nothing for a single-arm sweep.
+func writeComparison(w io.Writer, c *Comparison) error {
+	if c == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\ncomparison, head against base: %s\n", ComparedLine(c.Headline, c.Confidence))
+	fmt.Fprintf(w, "  gate: %s\n", c.Gate)
+	fmt.Fprintf(w, "  method: %s; alpha %g, %d repeats per arm asked\n", c.Method, c.Alpha, c.Reps)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "batch\tconns\tbase median/s\thead median/s\tchange\t%.0f%% CI\tp\tn\tverdict\tp99\t\n", c.Confidence*100)
+	for _, p := range c.Points {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\t\n",
+			p.Batch, p.Connections, armMedian(p.Base), armMedian(p.Head), pctOr(p.ChangePct),
+			ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NBase, p.NHead, verdictWords(p), p.P99Verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range c.Points {
+		if p.Verdict == CompareCannotConclude || p.Base.Failed+p.Head.Failed > 0 {
+			fmt.Fprintf(w, "  batch %d: %s\n", p.Batch, p.Reason)
+		}
+	}
+	return nil
+}
+
+// ComparedLine is one compared point in words, e.g. "batch 10 at 64
+// connections: slower, -12.4% (95% CI -15.0 .. -9.8, p = 0.008, n = 5 + 5);
+// p99 within_noise".
+func ComparedLine(p ComparedPoint, confidence float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "batch %d at %d connections: %s", p.Batch, p.Connections, verdictWords(p))
+	if p.ChangePct != nil {
+		fmt.Fprintf(&b, ", %s", pctOr(p.ChangePct))
+		if p.CILowPct != nil && p.CIHighPct != nil {
+			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, n = %d + %d)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NBase, p.NHead)
+		} else {
+			fmt.Fprintf(&b, " (p = %s, n = %d + %d)", pOr(p.PValue), p.NBase, p.NHead)
+		}
+	} else {
+		fmt.Fprintf(&b, " (n = %d + %d)", p.NBase, p.NHead)
+	}
+	fmt.Fprintf(&b, "; p99 %s", p.P99Verdict)
+	if p.P99ChangePct != nil {
+		fmt.Fprintf(&b, " (%s)", pctOr(p.P99ChangePct))
+	}
+	return b.String()
+}
+
+func verdictWords(p ComparedPoint) string {
+	if p.AtLeast {
+		return p.Verdict + " (at least)"
+	}
+	return p.Verdict
+}
+
+func armMedian(a ArmStats) string {
+	if a.N == 0 {
+		return "-"
+	}
+	return rate(a.MedianPerS, a.LowerBound)
+}
+
+func pctOr(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", *v)
+}
+
+func ciText(lo, hi *float64) string {
+	if lo == nil || hi == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f .. %+.1f", *lo, *hi)
+}
+
+func pOr(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", *v)
+}

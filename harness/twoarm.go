@@ -1,0 +1,198 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// The two-arm sweep (docs/compare.md): base and head measured in one run,
+// on the same machine, pinning and generator, so the comparison does not
+// rest on two runners or two days.
+//
+//  1. First pass: every (batch, connections) of the ladders once per arm,
+//     short points (DURATION, WARMUP), the arms alternating which goes
+//     first from one key to the next, in the usual interleaved order. It
+//     finds each batch size's rung to compare (CompareRungs).
+//  2. Compare phase: COMPARE_REPS repeats per arm at those rungs
+//     (COMPARE_DURATION, COMPARE_WARMUP), in CompareSchedule's order: the
+//     arms innermost in a balanced ABBA order, the compared points
+//     round-robin, so a drift of the machine spreads over both arms and
+//     every batch size instead of landing on one.
+//
+// The curve holds both arms' points; Summarize gives the head arm's
+// ceilings and headline, and the comparison (DecideComparison). The
+// headline gates; the other compared points are reported.
+
+// ArmPoint is one point of a two-arm schedule.
+type ArmPoint struct {
+	Arm string
+	Key PointKey
+}
+
+// FirstPassOrder is the first pass: Order's interleaved keys, each run by
+// both arms, which arm goes first alternating from key to key (base first
+// on the first key), so neither arm always follows the other.
+func FirstPassOrder(keys []PointKey) []ArmPoint {
+	out := make([]ArmPoint, 0, 2*len(keys))
+	for i, k := range keys {
+		a, b := ArmBase, ArmHead
+		if i%2 == 1 {
+			a, b = b, a
+		}
+		out = append(out, ArmPoint{a, k}, ArmPoint{b, k})
+	}
+	return out
+}
+
+// CompareSchedule is the compare phase: for rep 0..reps-1, every compared
+// point in turn (round-robin), and at each the two arms, base first when
+// rep + its position is even and head first otherwise. Each point thus
+// sees AB, BA, AB, ... (ABBA order), and consecutive points alternate too.
+func CompareSchedule(points []PointKey, reps int) []ArmPoint {
+	var out []ArmPoint
+	for rep := 0; rep < reps; rep++ {
+		for j, p := range points {
+			k := PointKey{Batch: p.Batch, Connections: p.Connections, Rep: rep}
+			a, b := ArmBase, ArmHead
+			if (rep+j)%2 == 1 {
+				a, b = b, a
+			}
+			out = append(out, ArmPoint{a, k}, ArmPoint{b, k})
+		}
+	}
+	return out
+}
+
+// CompareRungs picks each batch size's rung to compare from the first
+// pass (the curve's points with role sweep), in batch ladder order: the
+// rung where both arms ran clean with the highest mean throughput of the
+// two (the ceiling rung of the pair); failing that the head's highest
+// clean rung, then the base's. A batch where neither arm ran clean is left
+// out and named in skipped.
+func CompareRungs(curve []Point, batches Ladder) (rungs []PointKey, skipped []string) {
+	for _, b := range batches {
+		best := map[string]map[int]float64{ArmBase: {}, ArmHead: {}}
+		var conns []int // clean rungs, in the order first run
+		for _, p := range curve {
+			if p.Role != RoleSweep || p.Batch != b || !p.Clean || best[p.Arm] == nil {
+				continue
+			}
+			if !slices.Contains(conns, p.Connections) {
+				conns = append(conns, p.Connections)
+			}
+			best[p.Arm][p.Connections] = max(best[p.Arm][p.Connections], p.ThroughputPerS)
+		}
+		pick, found := 0, false
+		var top float64
+		for _, c := range conns {
+			bv, okB := best[ArmBase][c]
+			hv, okH := best[ArmHead][c]
+			if okB && okH && (!found || (bv+hv)/2 > top) {
+				pick, top, found = c, (bv+hv)/2, true
+			}
+		}
+		for _, arm := range []string{ArmHead, ArmBase} {
+			if found {
+				break
+			}
+			for _, c := range conns {
+				if v, ok := best[arm][c]; ok && (!found || v > top) {
+					pick, top, found = c, v, true
+				}
+			}
+			if found {
+				skipped = append(skipped, fmt.Sprintf("comparison: batch %d has no rung where both arms ran clean in the first pass: compared at the %s's ceiling rung (%d connections)", b, arm, pick))
+			}
+		}
+		if !found {
+			skipped = append(skipped, fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass", b))
+			continue
+		}
+		rungs = append(rungs, PointKey{Batch: b, Connections: pick})
+	}
+	return rungs, skipped
+}
+
+// SweepTwoArm runs a two-arm sweep with runner (which boots the base for
+// ArmBase points and the head otherwise), filling r as Sweep does. Its
+// errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
+// when the head arm has no clean point at the headline batch (the
+// comparison cannot be made: exit 1).
+func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
+	r.SchemaVersion = SchemaVersion
+	r.Config = ConfigOf(o)
+	r.Config.CompareReps, r.Config.Alpha = o.CompareReps, o.Alpha
+	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
+	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	for _, n := range o.Notes {
+		r.warn(n)
+	}
+	first := FirstPassOrder(r.Config.Order)
+	// The compare phase's size is known after the first pass; until
+	// then count one compared rung per batch.
+	total := len(first) + 2*o.CompareReps*len(o.BatchLadder)
+	start := time.Now()
+
+	run := func(role string, ap ArmPoint, window, warmup time.Duration) {
+		i := len(r.Curve) + 1
+		armProgress(progress, i, total, role, ap, time.Since(start))
+		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: ap.Key, Arm: ap.Arm, Duration: window, Warmup: warmup})
+		p := MakePoint(i, role, ap.Key, out, th)
+		p.Arm = ap.Arm
+		r.Curve = append(r.Curve, p)
+		if p.Status != StatusOK {
+			fmt.Fprintf(progress, "point %d/%d (%s) failed: %s\n", i, total, ap.Arm, p.FailReason)
+		}
+	}
+	for _, ap := range first {
+		if ctx.Err() != nil {
+			break
+		}
+		run(RoleSweep, ap, 0, 0)
+	}
+	r.Summarize()
+	if ctx.Err() == nil {
+		rungs, skipped := CompareRungs(r.Curve, o.BatchLadder)
+		for _, s := range skipped {
+			r.warn(s)
+		}
+		sched := CompareSchedule(rungs, o.CompareReps)
+		total = len(first) + len(sched)
+		for _, ap := range sched {
+			if ctx.Err() != nil {
+				break
+			}
+			run(RoleCompare, ap, o.CompareDuration, o.CompareWarmup)
+		}
+	}
+	r.Summarize()
+	if ctx.Err() != nil {
+		r.Partial = true
+		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))
+		r.warn(r.PartialReason)
+		r.Summarize()
+		return ErrInterrupted
+	}
+	if !r.Headline.Clean {
+		return ErrNoCleanHeadline
+	}
+	return nil
+}
+
+// armProgress is Progress's line for a two-arm point.
+func armProgress(w io.Writer, i, n int, role string, ap ArmPoint, elapsed time.Duration) {
+	eta := "?"
+	if i > 1 {
+		eta = fmtDur(elapsed / time.Duration(i-1) * time.Duration(n-i+1))
+	}
+	phase := "first pass"
+	if role == RoleCompare {
+		phase = "compare"
+	}
+	k := ap.Key
+	fmt.Fprintf(w, "point %d/%d: %s, batch %d, %d connections, rep %d (%s) | elapsed %s, eta %s\n",
+		i, n, ap.Arm, k.Batch, k.Connections, k.Rep, phase, fmtDur(elapsed), eta)
+}

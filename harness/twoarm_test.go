@@ -1,0 +1,300 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/google/go-cmp/cmp"
+)
+
+// armScripted replays a throughput per (arm, batch, conns), scaled by a
+// small deterministic jitter per call, and records what it was asked.
+type armScripted struct {
+	thr    map[ArmPoint]float64 // Key.Rep 0
+	asked  []PointSpec
+	cancel func()
+	at     int
+}
+
+func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+	s.asked = append(s.asked, spec)
+	defer func() {
+		if s.cancel != nil && len(s.asked) == s.at {
+			s.cancel()
+		}
+	}()
+	k := spec.Key
+	k.Rep = 0
+	v := s.thr[ArmPoint{spec.Arm, k}]
+	if v == 0 {
+		return Outcome{FailReason: "server exited during the point"}
+	}
+	v *= 1 + float64(len(s.asked)%7)/1000 // ±0.3%: noise, not a change
+	srv := CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
+	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
+	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
+		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
+}
+
+func twoArmOpts(t *testing.T) *Options {
+	t.Helper()
+	o := DefaultOptions(false)
+	o.SetTwoArmDefaults()
+	o.BaseTargetFile = "base.json"
+	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2, 4}}
+	o.CompareReps = 5
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	return &o
+}
+
+func ap(arm string, b, c int) ArmPoint { return ArmPoint{arm, PointKey{Batch: b, Connections: c}} }
+
+func TestFirstPassAlternatesArms(t *testing.T) {
+	keys := []PointKey{{Batch: 10, Connections: 4}, {Batch: 100, Connections: 2}, {Batch: 10, Connections: 8}}
+	want := []ArmPoint{ap(ArmBase, 10, 4), ap(ArmHead, 10, 4), ap(ArmHead, 100, 2), ap(ArmBase, 100, 2), ap(ArmBase, 10, 8), ap(ArmHead, 10, 8)}
+	if diff := cmp.Diff(want, FirstPassOrder(keys)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Each compared point gets every rep of both arms, the arms in ABBA
+// order, and over the whole schedule each arm goes first as often as the
+// other (to one, for an odd count).
+func TestCompareScheduleIsBalanced(t *testing.T) {
+	pts := []PointKey{{Batch: 10, Connections: 64}, {Batch: 100, Connections: 32}, {Batch: 512, Connections: 16}}
+	for _, reps := range []int{2, 4, 5} {
+		s := CompareSchedule(pts, reps)
+		if len(s) != 2*reps*len(pts) {
+			t.Fatalf("reps %d: %d points, want %d", reps, len(s), 2*reps*len(pts))
+		}
+		firsts := map[string]int{}
+		for i := 0; i < len(s); i += 2 {
+			a, b := s[i], s[i+1]
+			if a.Key != b.Key || a.Arm == b.Arm {
+				t.Fatalf("reps %d: slot %d is %v then %v, want both arms of one point", reps, i, a, b)
+			}
+			firsts[a.Arm]++
+		}
+		if d := firsts[ArmBase] - firsts[ArmHead]; d < 0 || d > 1 {
+			t.Errorf("reps %d: base first %d times, head %d", reps, firsts[ArmBase], firsts[ArmHead])
+		}
+		// Point 0's arm order over its reps: AB, BA, AB, ...
+		var order []string
+		for _, x := range s {
+			if x.Key.Batch == 10 {
+				order = append(order, x.Arm[:1])
+			}
+		}
+		want := strings.Repeat("bhhb", reps)[:2*reps]
+		if got := strings.Join(order, ""); got != want {
+			t.Errorf("reps %d: batch 10 arms %s, want %s", reps, got, want)
+		}
+	}
+}
+
+func TestCompareRungs(t *testing.T) {
+	p := func(arm string, b, c int, thr float64, clean bool) Point {
+		return Point{Role: RoleSweep, Arm: arm, Batch: b, Connections: c, ThroughputPerS: thr, Clean: clean, Status: StatusOK}
+	}
+	curve := []Point{
+		// batch 10: both peak at 8; base alone higher at 16 (head unclean there).
+		p(ArmBase, 10, 4, 100, true), p(ArmHead, 10, 4, 100, true),
+		p(ArmBase, 10, 8, 150, true), p(ArmHead, 10, 8, 140, true),
+		p(ArmBase, 10, 16, 400, true), p(ArmHead, 10, 16, 300, false),
+		// batch 100: only the head clean.
+		p(ArmBase, 100, 2, 50, false), p(ArmHead, 100, 2, 60, true), p(ArmHead, 100, 4, 70, true),
+		// batch 512: nothing clean.
+		p(ArmBase, 512, 2, 50, false), p(ArmHead, 512, 2, 60, false),
+		// compare points do not count.
+		{Role: RoleCompare, Arm: ArmHead, Batch: 10, Connections: 4, ThroughputPerS: 1e9, Clean: true},
+	}
+	rungs, skipped := CompareRungs(curve, Ladder{10, 100, 512})
+	want := []PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 4}}
+	if diff := cmp.Diff(want, rungs); diff != "" {
+		t.Errorf("rungs (-want +got):\n%s", diff)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0], "batch 100") || !strings.Contains(skipped[0], "head's ceiling rung") ||
+		!strings.Contains(skipped[1], "batch 512 not compared") {
+		t.Errorf("skipped %q", skipped)
+	}
+}
+
+func TestSweepTwoArm(t *testing.T) {
+	o := twoArmOpts(t)
+	thr := map[ArmPoint]float64{}
+	for _, arm := range []string{ArmBase, ArmHead} {
+		f := 1.0
+		if arm == ArmHead {
+			f = 0.8 // a 20% regression everywhere
+		}
+		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)] = 100_000*f, 150_000*f
+		thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 60_000*f, 50_000*f
+	}
+	run := &armScripted{thr: thr}
+	r := &Result{}
+	var progress bytes.Buffer
+	if err := SweepTwoArm(context.Background(), o, run, r, &progress, DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	// 8 first-pass points, then 2 rungs x 2 arms x 5 reps.
+	if len(run.asked) != 8+20 || len(r.Curve) != 28 {
+		t.Fatalf("%d points asked, %d in the curve, want 28", len(run.asked), len(r.Curve))
+	}
+	for i, s := range run.asked {
+		p := r.Curve[i]
+		if s.Index != i+1 || p.Index != i+1 || p.Arm != s.Arm || p.Role != s.Role {
+			t.Errorf("point %d: asked %+v, curve %d %s %s", i, s, p.Index, p.Role, p.Arm)
+		}
+		switch {
+		case i < 8 && (s.Role != RoleSweep || s.Duration != 0):
+			t.Errorf("point %d: %+v, want a first-pass point with the options' window", i, s)
+		case i >= 8 && (s.Role != RoleCompare || s.Duration != o.CompareDuration || s.Warmup != o.CompareWarmup):
+			t.Errorf("point %d: %+v, want a compare repeat with COMPARE_DURATION and COMPARE_WARMUP", i, s)
+		case i >= 8 && !(s.Key.Connections == 8 && s.Key.Batch == 10 || s.Key.Connections == 2 && s.Key.Batch == 100):
+			t.Errorf("point %d: compared at %+v, want the ceiling rungs 10x8 and 100x2", i, s.Key)
+		}
+	}
+	if r.Config.CompareReps != 5 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(FirstPassDuration) {
+		t.Errorf("config %+v", r.Config)
+	}
+	// The head's figures only.
+	if r.Headline.Connections != 8 || r.Headline.ThroughputPerS > 150_000*0.8*1.01 {
+		t.Errorf("headline %+v, want the head's 120000 at 8", r.Headline)
+	}
+	c := r.Comparison
+	if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Verdict != CompareSlower || c.Points[1].Verdict != CompareSlower {
+		t.Fatalf("comparison %+v", c)
+	}
+	if c.Headline.NBase != 5 || c.Headline.NHead != 5 || *c.Headline.ChangePct > -19 || *c.Headline.ChangePct < -21 {
+		t.Errorf("headline comparison %+v", c.Headline)
+	}
+	if r.NoiseFloorPct != nil {
+		t.Errorf("noise floor %v from a two-arm sweep, which runs no A-A repeat", *r.NoiseFloorPct)
+	}
+	if !strings.Contains(progress.String(), "point 28/28: ") || !strings.Contains(progress.String(), "(compare)") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+
+	var table bytes.Buffer
+	if err := WriteTable(&table, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -19.8%", "p = 0.00794, n = 5 + 5", " cmp head", "gate: headline", "no A-A repeat in a two-arm sweep"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+}
+
+// The head without a clean headline point: the comparison cannot be
+// made, the run is not publishable (exit 1), yet the other batch is still
+// compared and the result complete.
+func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
+	o := twoArmOpts(t)
+	thr := map[ArmPoint]float64{
+		ap(ArmBase, 10, 4): 100, ap(ArmBase, 10, 8): 150,
+		ap(ArmBase, 100, 2): 60, ap(ArmHead, 100, 2): 60, ap(ArmBase, 100, 4): 50, ap(ArmHead, 100, 4): 50,
+	}
+	r := &Result{}
+	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, DefaultThresholds)
+	if !errors.Is(err, ErrNoCleanHeadline) {
+		t.Fatalf("err = %v, want ErrNoCleanHeadline", err)
+	}
+	c := r.Comparison
+	// Batch 10 is compared at the base's ceiling rung: the head fails
+	// there, so it cannot be concluded.
+	if c == nil || c.Headline.Verdict != CompareCannotConclude || c.Headline.NHead != 0 || c.Headline.Head.Failed != 5 {
+		t.Fatalf("comparison headline %+v", c.Headline)
+	}
+	if len(c.Points) != 2 || c.Points[1].Verdict != CompareWithinNoise {
+		t.Errorf("points %+v", c.Points)
+	}
+}
+
+func TestSweepTwoArmInterrupted(t *testing.T) {
+	o := twoArmOpts(t)
+	thr := map[ArmPoint]float64{}
+	for _, arm := range []string{ArmBase, ArmHead} {
+		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)], thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 1, 2, 3, 4
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := &armScripted{thr: thr, cancel: cancel, at: 11}
+	r := &Result{}
+	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, DefaultThresholds)
+	if !errors.Is(err, ErrInterrupted) || !r.Partial || len(r.Curve) != 11 || r.Comparison == nil {
+		t.Fatalf("err %v, partial %v, %d points, comparison %v", err, r.Partial, len(r.Curve), r.Comparison)
+	}
+	if !strings.Contains(r.PartialReason, "11 of 28") {
+		t.Errorf("partial reason %q", r.PartialReason)
+	}
+}
+
+func TestCompareOptions(t *testing.T) {
+	env := func(kv ...string) func(string) (string, bool) {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	o := DefaultOptions(false)
+	if o.CompareReps != 5 || o.Alpha != 0.05 || o.CompareDuration != DefaultCompareDuration || o.TwoArm() {
+		t.Fatalf("defaults %+v", o)
+	}
+	if err := o.ApplyEnv(env("BASE_TARGET", "b.json", "COMPARE_REPS", "7", "ALPHA", "0.01", "COMPARE_DURATION", "4", "COMPARE_WARMUP", "500ms"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !o.TwoArm() || o.CompareReps != 7 || o.Alpha != 0.01 || o.CompareDuration != 4*time.Second || o.CompareWarmup != 500*time.Millisecond {
+		t.Errorf("after env: %+v", o)
+	}
+	for _, tc := range []struct{ name, value string }{
+		{"COMPARE_REPS", "1"}, {"COMPARE_REPS", "five"}, {"ALPHA", "0"}, {"ALPHA", "1"}, {"ALPHA", "NaN"}, {"ALPHA", "x"},
+		{"COMPARE_DURATION", "-3"}, {"COMPARE_WARMUP", "soon"},
+	} {
+		o := DefaultOptions(false)
+		if err := o.ApplyEnv(env(tc.name, tc.value), nil); err == nil || !strings.Contains(err.Error(), tc.name+":") {
+			t.Errorf("%s=%s: %v, want an error naming it", tc.name, tc.value, err)
+		}
+	}
+	for _, tc := range []struct {
+		edit func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.CompareReps = 1 }, "COMPARE_REPS (--compare-reps)"},
+		{func(o *Options) { o.Alpha = 1.5 }, "ALPHA (--alpha)"},
+		{func(o *Options) { o.CompareDuration = 0 }, "COMPARE_DURATION (--compare-duration)"},
+		{func(o *Options) { o.BaseTargetFile, o.HeadroomProbe = "b.json", 0.5 }, "HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep"},
+	} {
+		o := DefaultOptions(false)
+		tc.edit(&o)
+		if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve = %v, want %q", err, tc.want)
+		}
+	}
+	// Three reps cannot reach 0.05: said, not refused.
+	o = DefaultOptions(false)
+	o.CompareReps = 3
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(o.Notes, "\n"), "COMPARE_REPS 3 cannot reach p < 0.05") {
+		t.Errorf("notes %q", o.Notes)
+	}
+	if p := MinPValue(5); p < 0.0079 || p > 0.008 {
+		t.Errorf("MinPValue(5) = %v, want 2/252", p)
+	}
+	q := DefaultOptions(true)
+	q.SetTwoArmDefaults()
+	if q.Duration != QuickFirstPassDuration || q.CompareDuration != QuickCompareDuration {
+		t.Errorf("quick two-arm %s/%s", q.Duration, q.CompareDuration)
+	}
+}
