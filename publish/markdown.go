@@ -382,7 +382,14 @@ func renderWhy(b *strings.Builder, c *Comparison) {
 			if a.Failed > 0 {
 				lost = fmt.Sprintf("; %d more failed or were not clean", a.Failed)
 			}
-			p("- %s: median %s msg/s, %s, n"+nbsp+"="+nbsp+"%d%s: %s\n", arm.name, medianCell(arm.s), ci, a.N, lost, strings.Join(samples, ", "))
+			median := "none"
+			if a.N > 0 {
+				median = rate(a.MedianPerS) + nbsp + "msg/s"
+				if a.LowerBound {
+					median += nbsp + "†"
+				}
+			}
+			p("- %s: median %s, %s, n"+nbsp+"="+nbsp+"%d%s: %s\n", arm.name, median, ci, a.N, lost, strings.Join(samples, ", "))
 		}
 		p("\n")
 	}

@@ -83,6 +83,11 @@ func renderCases(t *testing.T) []renderCase {
 		{"two_arm_slower", twoArmSlower(t), CompareOptions{}},
 		{"two_arm_same", twoArmSame(t), CompareOptions{BaseGiven: true}},
 		{"two_arm_bounds", twoArmBounds(t), CompareOptions{}},
+		// Written by a real `QUICK=1 ceiling sweep --base-target
+		// benchmark/targets/refserver.json --target T` where T adds
+		// --spin 2us, on a 2-core machine shared with other jobs: both arms
+		// generator-capped at batch 10, so it cannot conclude.
+		{"two_arm_real", mustRead(t, "two_arm_real.json"), CompareOptions{}},
 	} {
 		out = append(out, renderCase{tt.name, Render(mustCompare(t, nil, tt.head, tt.opts), RenderOptions{})})
 	}
