@@ -22,7 +22,9 @@ import (
 // the chart names the lines too, for a renderer without legends. The
 // y-axis starts at zero. A line cannot carry a mark, so the lower-bound
 // (generator-capped) points are drawn as bars of their own series, in
-// their own colour, under the lines.
+// their own colour at 40 % opacity (barAlpha), under the lines: mermaid
+// draws the bars of two series at one x over each other, and opaque bars
+// hid both the shorter bar and the lines.
 const (
 	ColorBase           = "#1f6feb" // blue
 	ColorHead           = "#d9480f" // orange
@@ -30,7 +32,11 @@ const (
 	ColorHeadLowerBound = "#a37000" // amber bars
 )
 
-// ChartColors is every colour a chart may use, for tests and docs.
+// barAlpha is the lower-bound bars' opacity, as the #RRGGBBAA suffix.
+const barAlpha = "66"
+
+// ChartColors is every colour a chart may use (the bars' before their
+// opacity), for tests and docs.
 var ChartColors = []string{ColorBase, ColorHead, ColorBaseLowerBound, ColorHeadLowerBound}
 
 // chartArm is one line of the chart.
@@ -133,7 +139,7 @@ func renderChart(b *strings.Builder, c *Comparison) {
 			}
 		}
 		if len(at) > 0 {
-			bars = append(bars, series{"bar", a.lbName, a.lbColor, values(func(x int) float64 {
+			bars = append(bars, series{"bar", a.lbName, a.lbColor + barAlpha, values(func(x int) float64 {
 				if lbs[i][x] {
 					return tps[i][x]
 				}
@@ -175,7 +181,7 @@ func renderChart(b *strings.Builder, c *Comparison) {
 		p(" Left out, clean in one arm only: %s connections.", strings.Trim(fmt.Sprint(left), "[]"))
 	}
 	if len(capped) > 0 {
-		p(" Generator-capped, so lower bounds (drawn as bars): %s.", strings.Join(capped, "; "))
+		p(" Generator-capped, so lower bounds (the shaded bars): %s.", strings.Join(capped, "; "))
 	}
 	p("</sub>\n\n")
 }

@@ -387,7 +387,7 @@ func TestChartNamesLowerBounds(t *testing.T) {
 		t.Fatal("fixture has no clean point at the headline batch")
 	}
 	md := Render(mustCompare(t, mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
-	want := fmt.Sprintf("Generator-capped, so lower bounds (drawn as bars): head at %d connections.", conns[0])
+	want := fmt.Sprintf("Generator-capped, so lower bounds (the shaded bars): head at %d connections.", conns[0])
 	if !strings.Contains(md, want) || !strings.Contains(md, `    bar "head lower bound" [`) {
 		t.Errorf("no %q and no bar series in the chart:\n%s", want, md)
 	}
