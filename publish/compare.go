@@ -288,7 +288,7 @@ func (c *Comparison) crossRun(opts CompareOptions) {
 		c.Alerts = append(c.Alerts, Alert{AlertWarning, note("The two runs' regimes differ (base: %s; head: %s): the figures are not like for like.", base.Regime, head.Regime)})
 	}
 	if mb := opts.MergeBase; mb != "" && !sameCommit(base.Meta.GitRef, mb) {
-		c.Alerts = append(c.Alerts, Alert{AlertWarning, note("The baseline fell back: it was measured at %s, not at the merge-base %s (no result for it), so changes between the two are part of the difference.", base.Meta.GitRef, mb)})
+		c.Alerts = append(c.Alerts, Alert{AlertWarning, note("The baseline fell back: it was measured at %s, not at the merge-base %s (no result for it), so changes between the two are part of the difference.", shortRef(base.Meta.GitRef), shortRef(mb))})
 	}
 	if c.FloorPct == nil {
 		c.Alerts = append(c.Alerts, Alert{AlertWarning, note("No A-A noise floor in " + which(base.NoiseFloorPct == nil, head.NoiseFloorPct == nil) + ": nothing can be called within noise either.")})
