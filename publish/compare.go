@@ -151,8 +151,8 @@ func (e *ComparisonError) Unwrap() error { return &e.ValidationError }
 // Compare decides the comparison of head against base. A head document
 // that carries a two-arm comparison is compared with itself: the
 // comparison is re-derived from its curve (harness.DecideComparison) and
-// must equal the one it carries; base is then not used (a footnote says
-// so). Otherwise base (nil: none) is the cross-run fallback.
+// must equal the one it carries; base is then not used (a note says so).
+// Otherwise base (nil: none) is the cross-run fallback.
 func Compare(base, head *harness.Result, opts CompareOptions) (*Comparison, error) {
 	if ps := checkComparison(head); len(ps) > 0 {
 		name := opts.HeadName

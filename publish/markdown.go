@@ -94,8 +94,12 @@ func Render(c *Comparison, opts RenderOptions) string {
 	return b.String()
 }
 
-// render escapes the Args (and only them) into Format.
+// render escapes the Args (and only them) into Format; a Note without
+// Args is its Format as written.
 func (n Note) render() string {
+	if len(n.Args) == 0 {
+		return n.Format
+	}
 	args := make([]any, len(n.Args))
 	for j, a := range n.Args {
 		args[j] = text(a)
