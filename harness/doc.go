@@ -35,5 +35,11 @@
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
 //
+//   - SweepTwoArm (twoarm.go) and DecideComparison (compare.go): base and
+//     head in one run — a short first pass over both arms' ladders, then
+//     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
+//     ABBA order — and the verdict of head against base (Mann-Whitney U,
+//     spread, lower bounds; the headline gates). docs/compare.md.
+//
 // Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

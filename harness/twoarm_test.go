@@ -187,6 +187,7 @@ func TestSweepTwoArm(t *testing.T) {
 	if err := WriteTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
+	golden(t, "table_twoarm.txt", table.Bytes())
 	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -19.8%", "p = 0.00794, n = 5 + 5", " cmp head", "gate: headline", "no A-A repeat in a two-arm sweep"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())

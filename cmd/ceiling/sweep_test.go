@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
 )
 
 // sweepEnv clears every knob variable so the host's environment cannot
@@ -13,7 +17,8 @@ import (
 func sweepEnv(t *testing.T, set ...string) {
 	t.Helper()
 	for _, v := range []string{"SRV_CPUSET", "LT_CPUSET", "ALLOW_OVERLAP", "BATCH_LADDER", "RECORD_SIZE", "HEADLINE_BATCH",
-		"REPS", "DURATION", "WARMUP", "SCENARIO", "OUT", "QUICK", "GENERATOR", "TARGET", "HEADROOM_PROBE"} {
+		"REPS", "DURATION", "WARMUP", "SCENARIO", "OUT", "QUICK", "GENERATOR", "TARGET", "HEADROOM_PROBE",
+		"BASE_TARGET", "COMPARE_REPS", "ALPHA", "COMPARE_DURATION", "COMPARE_WARMUP"} {
 		t.Setenv(v, "")
 	}
 	for _, kv := range os.Environ() {
@@ -34,6 +39,8 @@ func TestSweepKnobValidation(t *testing.T) {
 	os.WriteFile(typo, []byte(`{"name":"x","comand":["x"]}`), 0o644)
 	noBinary := filepath.Join(dir, "nobin.json")
 	os.WriteFile(noBinary, []byte(`{"name":"x","command":["./no/such/server","{addr}"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
+	okTarget := filepath.Join(dir, "ok.json")
+	os.WriteFile(okTarget, []byte(`{"name":"x","command":["/bin/true","{addr}"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
 	noPort := filepath.Join(dir, "noport.json")
 	os.WriteFile(noPort, []byte(`{"name":"x","command":["/bin/true"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
 
@@ -65,6 +72,16 @@ func TestSweepKnobValidation(t *testing.T) {
 		{"bad probe override", nil, []string{"--target", noBinary, "--ready", "udp:x"}, "ready"},
 		{"headroom fraction", []string{"HEADROOM_PROBE", "1.5"}, nil, "HEADROOM_PROBE"},
 		{"headroom not a number", nil, []string{"--headroom-probe", "half"}, "headroom-probe"},
+		{"compare reps env", []string{"COMPARE_REPS", "1"}, nil, "COMPARE_REPS"},
+		{"compare reps flag", nil, []string{"--compare-reps", "1"}, "COMPARE_REPS (--compare-reps)"},
+		{"alpha env", []string{"ALPHA", "0.05x"}, nil, "ALPHA"},
+		{"alpha flag", nil, []string{"--alpha", "1"}, "ALPHA (--alpha)"},
+		{"compare duration", []string{"COMPARE_DURATION", "-2"}, nil, "COMPARE_DURATION"},
+		{"compare warmup flag", nil, []string{"--compare-warmup", "later"}, "compare-warmup"},
+		{"base target missing", nil, []string{"--target", okTarget, "--base-target", filepath.Join(dir, "none.json")}, "BASE_TARGET (--base-target)"},
+		{"base target env typo field", []string{"BASE_TARGET", typo}, []string{"--target", okTarget}, `unknown field "comand"`},
+		{"base target command missing", []string{"BASE_TARGET", noBinary}, []string{"--target", okTarget}, "BASE_TARGET " + noBinary + ": command: ./no/such/server"},
+		{"headroom probe in two-arm", []string{"BASE_TARGET", okTarget}, []string{"--target", okTarget, "--headroom-probe", "0.5"}, "not available in a two-arm sweep"},
 		{"unknown flag", nil, []string{"--conns", "3"}, "conns"},
 		{"stray argument", nil, []string{"now"}, `unexpected argument "now"`},
 	}
@@ -97,5 +114,40 @@ func TestSweepHelp(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// A two-arm sweep lays its short first pass under the env and flags, as
+// QUICK does, whether BASE_TARGET or --base-target asked for it.
+func TestSweepTwoArmDefaults(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.json")
+	os.WriteFile(ok, []byte(`{"name":"x","command":["/bin/true","{addr}"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
+	out := filepath.Join(dir, "out.json")
+	tests := []struct {
+		name     string
+		env      []string
+		args     []string
+		duration time.Duration
+		reps     int
+	}{
+		{"single arm", nil, nil, harness.DefaultDuration, harness.DefaultCompareReps},
+		{"flag", nil, []string{"--base-target", ok}, harness.FirstPassDuration, harness.DefaultCompareReps},
+		{"env", []string{"BASE_TARGET", ok}, nil, harness.FirstPassDuration, harness.DefaultCompareReps},
+		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, harness.QuickFirstPassDuration, harness.DefaultCompareReps},
+		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9"}, nil, 7 * time.Second, 9},
+		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6"}, 4 * time.Second, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sweepEnv(t, tt.env...)
+			o, _, err := sweepOptions(append([]string{"--target", ok, "--out", out}, tt.args...), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Duration != tt.duration || o.CompareReps != tt.reps {
+				t.Errorf("duration %s, compare reps %d; want %s, %d", o.Duration, o.CompareReps, tt.duration, tt.reps)
+			}
+		})
 	}
 }

@@ -1,0 +1,192 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+// twoArmOptions is a QUICK-sized two-arm sweep: one rung per batch, 1 s
+// points, 5 repeats per arm (the default, and the fewest that can reach
+// p < 0.05).
+func twoArmOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *harness.Options {
+	t.Helper()
+	o := miniOptions(t, batches, conns)
+	o.BaseTargetFile = "base" // the runner gets the spec itself
+	o.CompareReps, o.Alpha = harness.DefaultCompareReps, harness.DefaultAlpha
+	o.CompareDuration, o.CompareWarmup = time.Second, 300*time.Millisecond
+	return o
+}
+
+// noCapThresholds never judge the generator capped. On this shared test
+// machine other processes starve the generator's CPU, the verdict rule
+// rightly calls such points lower bounds, and the comparison then rightly
+// says cannot_conclude; that path is unit-tested (TestComparePoint) and
+// the generator-capped call has its own tests. Here the subject is the
+// comparison of two servers, so it must reach a verdict.
+func noCapThresholds() harness.Thresholds {
+	th := harness.DefaultThresholds
+	th.GeneratorBusy = 2 // never reached: no closed-loop cap call
+	return th
+}
+
+func runTwoArm(t *testing.T, o *harness.Options, base, head harness.TargetSpec) (*harness.Result, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	_, err := harness.Run(context.Background(), o, harness.RunConfig{
+		Target: head, BaseTarget: &base, Version: "test", Stdout: &stdout, Stderr: &stderr,
+		Thresholds: noCapThresholds(), Getenv: func(string) string { return "" },
+	})
+	t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	data, rerr := os.ReadFile(o.Out)
+	if rerr != nil {
+		t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
+	}
+	if _, err := publish.Read(data, o.Out); err != nil {
+		t.Errorf("publish.Read rejects the two-arm document: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	return &r, stdout.String(), err
+}
+
+// checkTwoArmCurve: every point ran on its arm in the documented order,
+// the first pass before the compare repeats, each compared point with
+// both arms' repeats.
+func checkTwoArmCurve(t *testing.T, r *harness.Result, firstPass, compared int) {
+	t.Helper()
+	if len(r.Curve) != 2*firstPass+2*compared*r.Config.CompareReps {
+		t.Fatalf("%d points, want %d first-pass and %d compare", len(r.Curve), 2*firstPass, 2*compared*r.Config.CompareReps)
+	}
+	for i, p := range r.Curve {
+		wantRole := harness.RoleSweep
+		if i >= 2*firstPass {
+			wantRole = harness.RoleCompare
+		}
+		if p.Role != wantRole || (p.Arm != harness.ArmBase && p.Arm != harness.ArmHead) || p.Index != i+1 {
+			t.Errorf("point %d: role %s arm %q index %d", i+1, p.Role, p.Arm, p.Index)
+		}
+		// Pairs: the two arms of one key, one after the other.
+		if i%2 == 1 {
+			q := r.Curve[i-1]
+			if q.Arm == p.Arm || q.Batch != p.Batch || q.Connections != p.Connections || q.Rep != p.Rep {
+				t.Errorf("points %d and %d are not both arms of one point: %s %d/%d and %s %d/%d",
+					i, i+1, q.Arm, q.Batch, q.Connections, p.Arm, p.Batch, p.Connections)
+			}
+		}
+	}
+	if r.Meta.BaseTarget == nil || r.Config.CompareReps < 2 || r.Config.Alpha != harness.DefaultAlpha {
+		t.Errorf("meta.base_target %v, config %+v", r.Meta.BaseTarget, r.Config)
+	}
+}
+
+// TestTwoArmAAThenPlantedSpin runs refserver against itself (A/A) twice
+// with both quick batch sizes, then against refserver --spin (A/B) at the
+// headline. A/A must not call points faster or slower beyond the test's
+// own false-alarm rate; the planted regression must be called slower.
+//
+// The false-alarm bound: with 5 + 5 samples, no ties and both arms alike,
+// the exact Mann-Whitney test gives p < 0.05 with probability 8/252 =
+// 3.2% per point, the spread condition hardly lowers it, so across the 4
+// compared points of two runs a correct comparison makes at least one
+// false call 12% of the time and two or more 0.6% of the time. The test
+// allows one and fails at two: zero would fail a correct implementation
+// once in eight runs.
+func TestTwoArmAAThenPlantedSpin(t *testing.T) {
+	needProcs(t)
+	ref := refTarget(t)
+
+	const runs = 2
+	var calls []string
+	var perMsg []float64 // server CPU seconds per message, at the headline
+	for run := range runs {
+		o := twoArmOptions(t, harness.Ladder{10, 1024}, harness.ConnsLadders{10: {32}, 1024: {4}})
+		r, table, err := runTwoArm(t, o, ref, ref)
+		if err != nil {
+			t.Fatalf("A/A run %d: %v", run+1, err)
+		}
+		checkTwoArmCurve(t, r, 2, 2)
+		c := r.Comparison
+		if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Connections != 32 {
+			t.Fatalf("A/A run %d: comparison %+v", run+1, c)
+		}
+		if !strings.Contains(table, "comparison, head against base: batch 10 at 32 connections: ") {
+			t.Errorf("table lacks the comparison line:\n%s", table)
+		}
+		for _, p := range c.Points {
+			t.Logf("A/A run %d batch %d: %s, change %s, p %s, spread %.1f%%, n %d+%d", run+1, p.Batch, p.Verdict,
+				fmtPtr(p.ChangePct), fmtPtr(p.PValue), p.SpreadPct, p.NBase, p.NHead)
+			if p.NBase < 2 || p.NHead < 2 {
+				t.Errorf("A/A run %d batch %d: n %d + %d clean repeats: %s", run+1, p.Batch, p.NBase, p.NHead, p.Reason)
+			}
+			if p.Verdict == harness.CompareFaster || p.Verdict == harness.CompareSlower {
+				calls = append(calls, p.Reason)
+			}
+		}
+		for _, p := range r.Curve {
+			if p.Role == harness.RoleCompare && p.Batch == 10 && p.Clean && p.ServerCPU.MeanCores > 0 {
+				perMsg = append(perMsg, p.ServerCPU.MeanCores/p.ThroughputPerS)
+			}
+		}
+	}
+	t.Logf("A/A: %d of %d compared points called faster or slower %q", len(calls), 2*runs, calls)
+	if len(calls) > 1 {
+		t.Errorf("A/A called %d of %d points faster or slower (a correct comparison does so with probability 0.6%%): %q", len(calls), 2*runs, calls)
+	}
+
+	// The planted regression: spin per echoed message, and what it costs
+	// against the A/A figures. The server's CPU per message at the
+	// headline, c, is its cores over its throughput; a spin s makes a
+	// CPU-bound server (c + s) per message, a fall of s / (c + s).
+	const spin = 15 * time.Microsecond
+	if len(perMsg) < 2 {
+		t.Fatalf("A/A gave %d headline repeats with server CPU: cannot size the spin", len(perMsg))
+	}
+	slices.Sort(perMsg)
+	c := perMsg[len(perMsg)/2]
+	cost := spin.Seconds() / (c + spin.Seconds())
+	t.Logf("A/A headline: server %.1f µs CPU per message; a spin of %s costs %.0f%% of the headline", c*1e6, spin, cost*100)
+	if cost < 0.2 {
+		t.Fatalf("a spin of %s costs only %.0f%% of this machine's headline (%.1f µs per message): too small to plant a clear regression", spin, cost*100, c*1e6)
+	}
+
+	head := ref
+	head.Name = "refserver-spin"
+	head.Command = append(slices.Clone(ref.Command), "--spin", spin.String())
+	o := twoArmOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
+	r, table, err := runTwoArm(t, o, ref, head)
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("A/B: %v", err)
+	}
+	checkTwoArmCurve(t, r, 1, 1)
+	if r.Meta.Target.Name != "refserver-spin" || r.Meta.BaseTarget.Name != "refserver" || !slices.Contains(r.Meta.Target.Command, "--spin") {
+		t.Errorf("targets: head %+v, base %+v", r.Meta.Target, r.Meta.BaseTarget)
+	}
+	h := r.Comparison.Headline
+	t.Logf("A/B: %s", harness.ComparedLine(h, r.Comparison.Confidence))
+	if h.Verdict != harness.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 {
+		t.Errorf("a spin costing %.0f%% of the headline was called %s: %s", cost*100, h.Verdict, h.Reason)
+	}
+	if !strings.Contains(table, ": slower, -") {
+		t.Errorf("table does not say slower:\n%s", table)
+	}
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
