@@ -18,8 +18,12 @@ LDFLAGS := -X main.version=$(VERSION)
 export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE
 # Two-arm sweep knobs (docs/compare.md).
 export BASE_TARGET COMPARE_REPS ALPHA COMPARE_DURATION COMPARE_WARMUP
-# CONNS_LADDER_<batch> given on the make command line, passed on too.
-CONNS_ENV := $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(v)='$($(v))')
+# CONNS_LADDER_<batch> (from the command line or the environment) reach
+# `ceiling sweep` through the environment as well, never pasted into a
+# shell command line, where a quote in a value would end the quoting and
+# run the rest as a command. (A bare `export` with an empty list would
+# export every variable, hence one export per name.)
+$(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
 .PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare clean
 
@@ -48,14 +52,14 @@ load: build
 	$(BIN)/ceiling load --scenario echo --url ws://127.0.0.1:6001/echo --connections 16 --batch 10 --duration 5s --warmup 1s
 
 ceiling: build
-	$(CONNS_ENV) $(BIN)/ceiling sweep
+	$(BIN)/ceiling sweep
 
 ceiling-quick: build
-	$(CONNS_ENV) QUICK=1 $(BIN)/ceiling sweep
+	QUICK=1 $(BIN)/ceiling sweep
 
 ceiling-compare: build
 	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }
-	$(CONNS_ENV) $(BIN)/ceiling sweep
+	$(BIN)/ceiling sweep
 
 clean:
 	rm -rf $(BIN)

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +75,9 @@ type Options struct {
 	URL          string
 	Ready        string
 	ReadyTimeout time.Duration
+	// AllowUnpinnedURL runs a URL without the point's address, as the
+	// target field allow_unpinned_url does (--allow-unpinned-url).
+	AllowUnpinnedURL bool
 
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
@@ -213,9 +217,9 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string)
 	}
 	errs = append(errs, o.applyCompareEnv(get))
 	if v, ok := get("HEADROOM_PROBE"); ok {
-		f, err := strconv.ParseFloat(v, 64)
+		f, err := ParseFraction(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("HEADROOM_PROBE: %q is not a fraction such as 0.5", v))
+			errs = append(errs, fmt.Errorf("HEADROOM_PROBE: %w", err))
 		}
 		o.HeadroomProbe = f
 	}
@@ -224,10 +228,20 @@ func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string)
 
 // ParseSeconds reads a duration as Go writes it ("10s", "1m30s") or as a
 // bare number of seconds ("10"), the way the seed's scripts took DURATION.
-// Negative durations are refused.
+// Negative durations are refused, and so are NaN and infinities (which
+// strconv accepts as numbers) and a count of seconds too large for a
+// time.Duration: converting those gives an arbitrary value, not an error.
 func ParseSeconds(s string) (time.Duration, error) {
 	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			return 0, fmt.Errorf("%q is not a finite duration (e.g. 10s or 10)", s)
+		case f < 0:
+			return 0, fmt.Errorf("%q is negative", s)
+		case f*float64(time.Second) >= math.MaxInt64:
+			return 0, fmt.Errorf("%q seconds is longer than a duration can hold", s)
+		}
 		d = time.Duration(f * float64(time.Second))
 	} else {
 		d, err = time.ParseDuration(s)
@@ -239,6 +253,18 @@ func ParseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is negative", s)
 	}
 	return d, nil
+}
+
+// ParseFraction reads a finite number such as 0.5 (HEADROOM_PROBE);
+// strconv also accepts NaN and Inf, which are refused here because they
+// pass every range check made with < and > and then cannot be encoded in
+// the result. The range itself is Resolve's to check.
+func ParseFraction(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%q is not a finite number such as 0.5", s)
+	}
+	return f, nil
 }
 
 // ConnsLadder is the connection ladder of one batch size after defaults.

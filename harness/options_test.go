@@ -208,3 +208,37 @@ func TestFanoutBatchLadder(t *testing.T) {
 		t.Errorf("a ladder given for fanout is kept as given (headline 10 not in it): %v", err)
 	}
 }
+
+func TestParseSecondsAndFractionRefuseNonFinite(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"10", 10 * time.Second, ""},
+		{"1.5", 1500 * time.Millisecond, ""},
+		{"1m30s", 90 * time.Second, ""},
+		{"NaN", 0, "not a finite duration"},
+		{"Inf", 0, "not a finite duration"},
+		{"-Inf", 0, "not a finite duration"},
+		{"-1", 0, "negative"},
+		{"-1s", 0, "negative"},
+		{"1e12", 0, "longer than a duration can hold"},
+	} {
+		got, err := ParseSeconds(tt.in)
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("ParseSeconds(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseSeconds(%q) = %v, %v; want an error saying %q", tt.in, got, err, tt.err)
+		}
+	}
+	for _, in := range []string{"NaN", "+Inf", "-Inf", "infinity", "half"} {
+		if f, err := ParseFraction(in); err == nil {
+			t.Errorf("ParseFraction(%q) = %v, want an error", in, f)
+		}
+	}
+	if f, err := ParseFraction("0.5"); err != nil || f != 0.5 {
+		t.Errorf("ParseFraction(0.5) = %v, %v", f, err)
+	}
+}

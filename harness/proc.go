@@ -268,8 +268,9 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
 	out.ServerCPU = cpuStats(srvS.Stop(), len(pr.o.ServerCPUs))
 	out.GeneratorCPU = cpuStats(genS.Stop(), len(pr.o.GeneratorCPUs))
-	out.ServerCPU.PinnedBusy = busyFraction(srvCores0, srvCores1, okS0, okS1)
-	out.GeneratorCPU.PinnedBusy = busyFraction(genCores0, genCores1, okG0, okG1)
+	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
+	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
+	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
 
 	// The generator ends by itself after its window.
 	select {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -37,8 +38,20 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 			o.Notes = append(o.Notes, fmt.Sprintf("CONNS_LADDER_%d is set but %d is not in BATCH_LADDER %q: ignored", b, b, o.BatchLadder.String()))
 		}
 	}
-	if o.RecordSize <= 0 {
+	// The generator's limits (load.Validate; a GENERATOR honours the same
+	// contract): refused here, or every point would fail after its boot.
+	switch {
+	case o.RecordSize <= 0:
 		bad("RECORD_SIZE (--record-size): %d is not a positive number of bytes", o.RecordSize)
+	case o.RecordSize > load.MaxRecordSize:
+		bad("RECORD_SIZE (--record-size): %d is above the generator's limit of %d bytes per message", o.RecordSize, load.MaxRecordSize)
+	default:
+		for _, b := range o.BatchLadder {
+			if int64(b)*int64(o.RecordSize) > load.MaxBatchBytes {
+				bad("BATCH_LADDER (--batch-ladder) x RECORD_SIZE (--record-size): batch %d x %d B is above the generator's limit of %d bytes per write", b, o.RecordSize, load.MaxBatchBytes)
+				break
+			}
+		}
 	}
 	if o.Reps <= 0 {
 		bad("REPS (--reps): %d is not a positive count", o.Reps)
@@ -49,7 +62,9 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	if o.Warmup < 0 {
 		bad("WARMUP (--warmup): %s is negative", o.Warmup)
 	}
-	if o.HeadroomProbe < 0 || o.HeadroomProbe >= 1 {
+	// Written so that NaN (from a flag) fails too: every comparison with
+	// NaN is false.
+	if !(o.HeadroomProbe >= 0 && o.HeadroomProbe < 1) {
 		bad("HEADROOM_PROBE (--headroom-probe): %g is not a fraction in (0, 1) of the generator's cores (0: no probe)", o.HeadroomProbe)
 	}
 	if o.ReadyTimeout < 0 {

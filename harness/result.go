@@ -175,6 +175,15 @@ type CPUStats struct {
 	// side, other processes, interrupts) over the window, from /proc/stat;
 	// -1 when unknown. Well above FractionMean: the cores were shared.
 	PinnedBusy float64 `json:"pinned_cpus_busy_fraction"`
+	// StealFraction is the share of the pinned CPUs' time over the window
+	// that the hypervisor ran someone else (/proc/stat steal), as counted,
+	// never clamped; -1 when unknown. Above StealMax the point is
+	// contended.
+	StealFraction float64 `json:"pinned_cpus_steal_fraction"`
+	// OverlapCores is the other side's estimated use of these pinned CPUs
+	// when the two sets overlap (ALLOW_OVERLAP): the sweep's own work,
+	// not contention. 0 when they do not overlap.
+	OverlapCores float64 `json:"overlap_cores,omitempty"`
 }
 
 // Point is one measured (batch, connections, rep).
@@ -191,7 +200,11 @@ type Point struct {
 	LatencyNs      load.Latency `json:"latency_ns"`
 	Errors         int64        `json:"errors"`
 	Saturated      bool         `json:"saturated"`
-	Clean          bool         `json:"clean"` // no errors, not failed, not saturated
+	Clean          bool         `json:"clean"` // no errors, not failed, not saturated, not contended
+	// Contended: the pinned CPUs of either side were busy with other work
+	// beyond SharedMargin, or the hypervisor stole more than StealMax of
+	// them (see Contention). Such a point is never clean.
+	Contended bool `json:"contended"`
 
 	ServerCPU    CPUStats            `json:"server_cpu"`
 	GeneratorCPU CPUStats            `json:"generator_cpu"`

@@ -61,6 +61,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
 	}
+	for _, w := range rc.Target.Warnings(o.Scenario) {
+		r.warn(w)
+	}
 
 	runner, err := NewProcRunner(o, rc.Target)
 	if err != nil {

@@ -58,18 +58,18 @@ func (r *Result) Summarize() {
 				c.Batch, c.Connections, c.Batch))
 		}
 		if !c.Found && r.ran(c.Batch) {
-			r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors or was saturated)", c.Batch))
+			r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors, was saturated or was contended)", c.Batch))
 		}
 	}
 
-	shared := 0
+	contended := 0
 	for _, p := range r.Curve {
-		if p.Status == StatusOK && (Shared(p.ServerCPU) || Shared(p.GeneratorCPU)) {
-			shared++
+		if p.Status == StatusOK && p.Contended {
+			contended++
 		}
 	}
-	if shared > 0 {
-		r.warn(fmt.Sprintf("pinned CPUs busy with other work (other processes or interrupts) beyond what the server and generator used in %d of %d points: the machine was not quiet, and those figures measure contention", shared, len(r.Curve)))
+	if contended > 0 {
+		r.warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (busy beyond what the server and generator used, or more than %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), StealMax*100))
 	}
 
 	r.Headline = Headline{Batch: r.Config.HeadlineBatch}
@@ -106,6 +106,8 @@ func (r *Result) Summarize() {
 			case why != "":
 			case p.Status == StatusOK && p.Errors > 0:
 				why = fmt.Sprintf("it had %d errors", p.Errors)
+			case p.Status == StatusOK && p.Contended:
+				why = "it was contended: its pinned CPUs were shared with other work"
 			case p.Status == StatusOK && p.ThroughputPerS > 0:
 				why = "it was not clean (saturated, or connections short or dropped)"
 			default:
@@ -129,7 +131,7 @@ func (r *Result) Summarize() {
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.
-var derivedWarnings = []string{"batch ", "the headline is a lower bound", "pinned CPUs busy with other work", "no A-A repeat", "the A-A repeat"}
+var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat"}
 
 // ceiling is one batch's highest clean sweep point (the A-A repeat measures
 // noise and is not a candidate).

@@ -85,7 +85,7 @@ func TestSummarize(t *testing.T) {
 	}
 	wantWarn := []string{
 		"batch 100 peaked at the top of its connection ladder (32 connections): widen CONNS_LADDER_100, the knee may lie beyond it",
-		"batch 4096 has no clean point (every point failed, had errors or was saturated)",
+		"batch 4096 has no clean point (every point failed, had errors, was saturated or was contended)",
 	}
 	if diff := cmp.Diff(wantWarn, r.Warnings); diff != "" {
 		t.Errorf("Warnings (-want +got):\n%s", diff)

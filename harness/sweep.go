@@ -21,6 +21,12 @@ const (
 // batch has no clean point: the run is not publishable, exit status 1.
 var ErrNoCleanHeadline = errors.New("no clean point at the headline batch: result written, not publishable")
 
+// ErrContended is returned instead of ErrNoCleanHeadline (and matches it
+// with errors.Is) when the headline batch had points that ran, but every
+// one was contended or otherwise not clean and at least one was contended:
+// the machine was not quiet enough to publish. Exit status 1.
+var ErrContended = fmt.Errorf("the headline batch's points ran on contended CPUs (shared with other work, or stolen by the hypervisor): %w", ErrNoCleanHeadline)
+
 // ErrInterrupted is returned when the context ended mid-sweep; the partial
 // result is marked so.
 var ErrInterrupted = errors.New("sweep interrupted: partial result written")
@@ -111,6 +117,11 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		return ErrInterrupted
 	}
 	if !r.Headline.Clean {
+		for _, p := range r.Curve {
+			if p.Role == RoleSweep && p.Batch == r.Config.HeadlineBatch && p.Contended {
+				return ErrContended
+			}
+		}
 		return ErrNoCleanHeadline
 	}
 	return nil
@@ -151,6 +162,11 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	// And a throughput: a window in which nothing was measured is no
 	// measurement (a starved generator on a busy machine can produce one).
 	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
+	// And its pinned CPUs to itself: a point measured on cores shared
+	// with other work (or stolen by the hypervisor) measures the
+	// neighbour too, and never becomes a ceiling.
+	p.Contended = Contention(out.ServerCPU, out.GeneratorCPU) != ""
+	p.Clean = p.Clean && !p.Contended
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
 	p.LowerBound = IsLowerBound(p.Verdict)

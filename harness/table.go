@@ -17,13 +17,15 @@ func WriteTable(w io.Writer, r *Result) error {
 	if r.Partial {
 		fmt.Fprintf(&b, "PARTIAL RESULT: %s\n", r.PartialReason)
 	}
-	var failed, withErrors, unclean int
+	var failed, withErrors, contended, unclean int
 	for _, p := range r.Curve {
 		switch {
 		case p.Status != StatusOK:
 			failed++
 		case p.Errors > 0:
 			withErrors++
+		case p.Contended:
+			contended++
 		case !p.Clean:
 			unclean++
 		}
@@ -33,6 +35,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "errors: none in %d points\n", len(r.Curve))
 	default:
 		fmt.Fprintf(&b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
+	}
+	if contended > 0 {
+		fmt.Fprintf(&b, "CONTENDED: %d of %d points ran on pinned CPUs shared with other work or stolen by the hypervisor (not clean, not ceilings)\n", contended, len(r.Curve))
 	}
 	if unclean > 0 {
 		// No errors, yet not a ceiling: say so, or the row reads as one.
@@ -62,7 +67,10 @@ func WriteTable(w io.Writer, r *Result) error {
 			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
 		}
 		verdict := verdictText(p.Verdict, p.LowerBound)
-		if p.Status == StatusOK && !p.Clean {
+		switch {
+		case p.Status == StatusOK && p.Contended:
+			verdict += " (contended)"
+		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
@@ -140,6 +148,9 @@ func cpuCell(c CPUStats) string {
 	s := fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
 	if Shared(c) {
 		s += fmt.Sprintf(" cpus %.0f%% busy", c.PinnedBusy*100)
+	}
+	if Stolen(c) {
+		s += fmt.Sprintf(" steal %.0f%%", c.StealFraction*100)
 	}
 	return s
 }

@@ -27,6 +27,11 @@ type TargetSpec struct {
 	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
 	EchoURL string            `json:"echo_url"`      // scenario echo
 	Fanout  *FanoutTarget     `json:"fanout,omitempty"`
+	// AllowUnpinnedURL lets the scenario's URL name a fixed address
+	// instead of the point's ({addr} or {port}): the generator then
+	// drives some server other than the one booted pinned for the point,
+	// and the result carries a warning saying so (--allow-unpinned-url).
+	AllowUnpinnedURL bool `json:"allow_unpinned_url,omitempty"`
 	// Ready is the readiness probe: "tcp:{addr}", an "http://..." URL that
 	// answers 2xx, or "log:REGEX" matched against the server's output.
 	Ready        string `json:"ready"`
@@ -66,6 +71,11 @@ func LoadTarget(path string) (TargetSpec, error) {
 	if err := dec.Decode(&t); err != nil {
 		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
 	}
+	// One object and nothing after it: a second object or stray text is
+	// a file that was cut and pasted wrong, not one to half-read.
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		return TargetSpec{}, fmt.Errorf("TARGET %s: trailing data after the JSON object at byte %d", path, off)
+	}
 	t.File = path
 	if err := t.Check(); err != nil {
 		return TargetSpec{}, fmt.Errorf("TARGET %s: %w", path, err)
@@ -78,6 +88,9 @@ func (t TargetSpec) Check() error {
 	var errs []error
 	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
 		errs = append(errs, errors.New("command: empty"))
+	}
+	if t.Fanout != nil && t.Fanout.Channels < 0 {
+		errs = append(errs, fmt.Errorf("fanout.channels: %d is negative", t.Fanout.Channels))
 	}
 	all := strings.Join(t.Command, " ")
 	for _, v := range t.Env {
@@ -115,6 +128,31 @@ func (t TargetSpec) URLFor(scenario string) (string, error) {
 	return t.EchoURL, nil
 }
 
+// urlField is the name of the field holding the scenario's URL.
+func urlField(scenario string) string {
+	if scenario == ScenarioFanout {
+		return "fanout.url"
+	}
+	return "echo_url"
+}
+
+// pinnedURL reports whether a URL takes the point's address: without
+// {addr} or {port} it names a fixed server ({host} alone is only
+// 127.0.0.1), not the one each point boots on its own port.
+func pinnedURL(u string) bool {
+	return strings.Contains(u, "{addr}") || strings.Contains(u, "{port}")
+}
+
+// Warnings are what the result must say about a target that was allowed
+// to run: a URL that does not take the point's address.
+func (t TargetSpec) Warnings(scenario string) []string {
+	u, err := t.URLFor(scenario)
+	if err != nil || pinnedURL(u) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", urlField(scenario), u)}
+}
+
 // Durations returns the ready timeout and stop grace with defaults applied
 // (Check has vetted them).
 func (t TargetSpec) Durations() (ready, grace time.Duration) {
@@ -147,11 +185,21 @@ func FreePort() (int, error) {
 }
 
 // CheckRunnable checks what Check cannot from the file alone: that the
-// command exists (run `make build` for bin/refserver) and that the target
-// has an endpoint for the scenario.
+// working directory and the command exist (run `make build` for
+// bin/refserver), and that the target has an endpoint for the scenario
+// that takes the point's address (unless AllowUnpinnedURL).
 func (t TargetSpec) CheckRunnable(scenario string) error {
 	var errs []error
-	if len(t.Command) > 0 {
+	dirOK := true
+	if t.Dir != "" {
+		// Else the fork fails as "fork/exec /proc/self/exe: no such file",
+		// which names neither the field nor the directory.
+		if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("dir: %s is not a directory", t.Dir))
+			dirOK = false
+		}
+	}
+	if len(t.Command) > 0 && dirOK {
 		name := t.Command[0]
 		if strings.ContainsRune(name, os.PathSeparator) {
 			if !filepath.IsAbs(name) && t.Dir != "" {
@@ -164,11 +212,28 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 			errs = append(errs, fmt.Errorf("command: %w", err))
 		}
 	}
-	if _, err := t.URLFor(scenario); err != nil {
+	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
+	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
+		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", urlField(scenario), u))
 	}
 	if scenario == ScenarioFanout && t.Fanout != nil && (t.Fanout.AppID == "" || t.Fanout.Key == "" || t.Fanout.Secret == "") {
 		errs = append(errs, errors.New("fanout: app_id, key and secret are all needed"))
 	}
 	return errors.Join(errs...)
+}
+
+// CheckFor checks the target against the sweep's knobs: a fan-out target
+// spreads its subscribers over fanout.channels, so every point needs at
+// least that many connections (the generator refuses fewer, after boot).
+func (t TargetSpec) CheckFor(o *Options) error {
+	if o.Scenario != ScenarioFanout || t.Fanout == nil || t.Fanout.Channels <= 1 {
+		return nil
+	}
+	for _, b := range o.BatchLadder {
+		if l := o.ConnsLadder(b); len(l) > 0 && l[0] < t.Fanout.Channels {
+			return fmt.Errorf("fanout.channels: %d is more than the %d connections of the smallest rung of CONNS_LADDER_%d: a channel without subscribers delivers nothing", t.Fanout.Channels, l[0], b)
+		}
+	}
+	return nil
 }

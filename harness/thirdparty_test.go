@@ -132,6 +132,7 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 	w := watchTree(t)
 	r, table, err := runSweep(t, context.Background(), o, tg)
 	w.end()
+	skipIfContended(t, r, err)
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
@@ -160,7 +161,7 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 			continue
 		}
-		if p.ThroughputPerS <= 0 || p.Errors != 0 || !p.Clean {
+		if p.ThroughputPerS <= 0 || p.Errors != 0 || !p.Clean && !p.Contended {
 			t.Errorf("point %d: throughput %v, errors %d, clean %v; want a clean echo", p.Index, p.ThroughputPerS, p.Errors, p.Clean)
 		}
 		if p.LatencyNs.Count == 0 || p.LatencyNs.P99 <= 0 {
@@ -176,6 +177,9 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 	aa := r.Curve[2]
 	if aa.Role != harness.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
 		t.Errorf("last point %+v is not the A-A repeat of the headline %+v", aa, r.Headline)
+	}
+	if r.NoiseFloorPct == nil && aa.Contended {
+		t.Skipf("no noise floor: the A-A repeat ran on contended CPUs (%s)", aa.VerdictReason)
 	}
 	if r.NoiseFloorPct == nil {
 		t.Fatal("no noise floor")

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -38,7 +39,8 @@ import (
 //     is capped, the conservative call, since a lower bound understates.
 //
 // Both conditions give "both"; either generator verdict makes the point a
-// lower bound. Neither gives "neither", with a reason naming what else may
+// lower bound. Whatever the verdict, a point whose pinned CPUs were
+// contended (see Contention) says so in its reason and is not clean. Neither gives "neither", with a reason naming what else may
 // limit (latency-bound at too few connections, errors).
 type Thresholds struct {
 	ServerBusy     float64       // fraction of the server's pinned cores
@@ -68,24 +70,30 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	srvBusy := server.FractionMean >= th.ServerBusy
 	srvWhy, genWhy := cpuWhy("server", server), cpuWhy("generator", generator)
 	genBehind, evidence := generatorBehind(th, generator, summary, self)
+	contended := Contention(server, generator)
+	// A limit found on contended CPUs is said, and so is the contention:
+	// such a point is not clean (MakePoint), whatever limited it.
+	also := ""
+	if contended != "" {
+		also = "; contended: " + contended
+	}
 
 	switch {
 	case srvBusy && genBehind:
-		return VerdictBoth, fmt.Sprintf("%s and %s; %s: lower bound", srvWhy, genWhy, evidence)
+		return VerdictBoth, fmt.Sprintf("%s and %s; %s: lower bound%s", srvWhy, genWhy, evidence, also)
 	case srvBusy:
-		return VerdictServerSaturated, fmt.Sprintf("%s; %s, %s", srvWhy, genWhy, evidence)
+		return VerdictServerSaturated, fmt.Sprintf("%s; %s, %s%s", srvWhy, genWhy, evidence, also)
 	case genBehind:
-		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound", genWhy, evidence)
+		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound%s", genWhy, evidence, also)
 	}
 	why := "neither side near its cores: latency- or connection-bound (each connection waits a round trip; more connections may raise it)"
 	switch {
 	case summary.Errors > 0:
-		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it", summary.Errors)
+		why = fmt.Sprintf("neither side near its cores and %d errors: the errors limit it%s", summary.Errors, also)
 	// Contention first: a server whose cores other work filled cannot
 	// be said not to scale across them.
-	case Shared(server) || Shared(generator):
-		why = fmt.Sprintf("the pinned CPUs were busy with other work (server CPUs %.0f%% busy, generator CPUs %.0f%%): the machine was not quiet, this point measures contention",
-			server.PinnedBusy*100, generator.PinnedBusy*100)
+	case contended != "":
+		why = "contended: " + contended + ": the machine was not quiet, this point measures contention"
 	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
 		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
 	}
@@ -141,15 +149,64 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 	return false, "generator kept up (" + ev + ")"
 }
 
-// SharedMargin is how much busier than its own use a side's pinned CPUs
-// may be (interrupts, softirq for the other side's packets) before the
-// point counts as measured on shared cores.
-const SharedMargin = 0.15
+// Contention: a point is contended, and so not clean, when either side's
+// pinned CPUs were shared with work that is not the sweep's.
+//
+//   - Shared: the CPUs were busier (/proc/stat, PinnedBusy) than the side's
+//     own process tree kept them (FractionMean), plus the other side's
+//     estimated use where the sets overlap (OverlapCores), by more than
+//     SharedMargin. The margin covers interrupts and the softirq work of
+//     the other side's packets, which land on these CPUs.
+//   - Stolen: the hypervisor ran another guest on them for more than
+//     StealMax of the window (StealFraction). Steal is invisible to the
+//     process list and takes the CPU all the same.
+//
+// Either side counts: a server on shared cores measures the neighbour, and
+// a generator on shared cores drives the server unevenly. The thresholds
+// are documented in docs/sweep.md ("Contention").
+const (
+	SharedMargin = 0.15
+	StealMax     = 0.05
+)
 
 // Shared reports whether a side's pinned CPUs were busy with other work
 // beyond SharedMargin.
 func Shared(c CPUStats) bool {
-	return c.PinnedBusy >= 0 && c.PinnedBusy-c.FractionMean > SharedMargin
+	return c.PinnedBusy >= 0 && c.PinnedBusy-c.FractionMean-c.overlapFraction() > SharedMargin
+}
+
+// Stolen reports whether the hypervisor stole more than StealMax of a
+// side's pinned CPUs (unknown steal, -1, is not counted).
+func Stolen(c CPUStats) bool { return c.StealFraction > StealMax }
+
+func (c CPUStats) overlapFraction() float64 {
+	if c.PinnedCores <= 0 {
+		return 0
+	}
+	return c.OverlapCores / float64(c.PinnedCores)
+}
+
+// Contention says in words how a point's pinned CPUs were contended, or
+// "" when they were not.
+func Contention(server, generator CPUStats) string {
+	var parts []string
+	for _, s := range []struct {
+		side string
+		c    CPUStats
+	}{{"server", server}, {"generator", generator}} {
+		if Shared(s.c) {
+			own := "its own use"
+			if s.c.OverlapCores > 0 {
+				own = "its own use and the other side's on the shared CPUs"
+			}
+			parts = append(parts, fmt.Sprintf("%s CPUs %.0f%% busy, %.0f%% of it %s", s.side, s.c.PinnedBusy*100,
+				(s.c.FractionMean+s.c.overlapFraction())*100, own))
+		}
+		if Stolen(s.c) {
+			parts = append(parts, fmt.Sprintf("hypervisor stole %.1f%% of the %s CPUs (above %.0f%%)", s.c.StealFraction*100, s.side, StealMax*100))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // IsLowerBound reports whether a verdict means the throughput understates

@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,6 +48,9 @@ const (
 	DefaultIO = IOGoroutines
 	// MaxRecordSize bounds one value (and with --batch, one write).
 	MaxRecordSize = 16 << 20
+	// MaxBatchBytes bounds --batch x --record-size: one write (echo) or
+	// one publish body's events (fanout).
+	MaxBatchBytes = 64 << 20
 	// FanoutGrace is how long deliveries are awaited after the window.
 	FanoutGrace = 2 * time.Second
 )
@@ -130,7 +134,7 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if c.RecordSize < 1 || c.RecordSize > MaxRecordSize {
 		return fmt.Errorf("--record-size %d: must be between 1 and %d", c.RecordSize, MaxRecordSize)
 	}
-	if int64(c.Batch)*int64(c.RecordSize) > 64<<20 {
+	if int64(c.Batch)*int64(c.RecordSize) > MaxBatchBytes {
 		return fmt.Errorf("--batch %d x --record-size %d is over 64 MiB per write", c.Batch, c.RecordSize)
 	}
 	if c.DurationNs <= 0 {
@@ -139,8 +143,8 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if c.WarmupNs < 0 {
 		return fmt.Errorf("--warmup %v: must not be negative", time.Duration(c.WarmupNs))
 	}
-	if c.Rate < 0 {
-		return fmt.Errorf("--rate %g: must not be negative (0 is the closed loop)", c.Rate)
+	if !(c.Rate >= 0) || math.IsInf(c.Rate, 1) { // NaN fails >= too
+		return fmt.Errorf("--rate %g: must be a finite number, not negative (0 is the closed loop)", c.Rate)
 	}
 	if c.Rate == 0 && given("max-inflight") {
 		return fmt.Errorf("--max-inflight is only read by the open loop: give --rate too")

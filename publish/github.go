@@ -118,10 +118,16 @@ func (p *Poster) Upsert(ctx context.Context, body string) (Posted, error) {
 
 // find walks every page of comments for the first one carrying the marker.
 func (p *Poster) find(ctx context.Context, hidden string) (int64, error) {
+	c, err := p.findComment(ctx, hidden)
+	return c.GetID(), err // 0 for none
+}
+
+// findComment is find's comment, or nil when there is none.
+func (p *Poster) findComment(ctx context.Context, hidden string) (*github.IssueComment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for pages := 0; ; pages++ {
 		if pages == 1000 {
-			return 0, errors.New("list comments: more than 1000 pages; giving up")
+			return nil, errors.New("list comments: more than 1000 pages; giving up")
 		}
 		var comments []*github.IssueComment
 		var resp *github.Response
@@ -131,18 +137,18 @@ func (p *Poster) find(ctx context.Context, hidden string) (int64, error) {
 			return resp, err
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		for _, c := range comments {
 			if p.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), p.Author) {
 				continue
 			}
 			if strings.HasPrefix(strings.TrimSpace(c.GetBody()), hidden) {
-				return c.GetID(), nil
+				return c, nil
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
-			return 0, nil
+			return nil, nil
 		}
 		opts.Page = resp.NextPage
 	}

@@ -53,7 +53,7 @@ func newLoadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.RecordSize, "record-size", c.RecordSize, "bytes per message payload")
 	fs.Var(durationNs{&c.DurationNs}, "duration", "`duration` of the measured window, e.g. 10s")
 	fs.Var(durationNs{&c.WarmupNs}, "warmup", "`duration` after every connection is open that is excluded from every statistic")
-	fs.Float64Var(&c.Rate, "rate", 0, "open loop: operations per second in total (a batch for echo, a publish request for fanout); 0 = closed loop")
+	fs.Var(finiteFloat{&c.Rate}, "rate", "open loop: operations per second in total (a batch for echo, a publish request for fanout); 0 = closed loop")
 	fs.IntVar(&c.MaxInflight, "max-inflight", c.MaxInflight, "open loop: operations in flight per connection (per publisher for fanout) before the writer waits and the run is marked saturated")
 	fs.Var(&enumValue{&c.Payload, payload.Modes}, "payload", "`mode`: constant | json | random")
 	fs.Var(seedValue{&c.PayloadSeed}, "payload-seed", "`seed` of the json and random payloads (0 to 4294967295)")

@@ -43,6 +43,8 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 		return runPublishCommit(args[1:], stdout, stderr)
 	case "comment":
 		return runPublishComment(args[1:], stdout, stderr)
+	case "stale":
+		return runPublishStale(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, publishUsage)
 		return nil

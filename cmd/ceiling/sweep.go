@@ -74,7 +74,8 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.URL, "url", o.URL, "override the target's URL for the scenario ({addr} is filled in)")
 	fs.StringVar(&o.Ready, "ready", o.Ready, "override the target's readiness probe: tcp:{addr}, http://{addr}/health, log:REGEX")
 	fs.Var(durationFlag{&o.ReadyTimeout}, "ready-timeout", "override the target's readiness timeout")
-	fs.Float64Var(&o.HeadroomProbe, "headroom-probe", o.HeadroomProbe, "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
+	fs.BoolVar(&o.AllowUnpinnedURL, "allow-unpinned-url", o.AllowUnpinnedURL, "run a target URL without {addr} or {port} (a server the harness did not boot or pin), with a warning in the result")
+	fs.Var(finiteFloat{&o.HeadroomProbe}, "headroom-probe", "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
 	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir)")
 	compareFlags(fs, o)
 	return fs
@@ -160,10 +161,16 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 	if o.Ready != "" {
 		t.Ready = o.Ready
 	}
+	if o.AllowUnpinnedURL {
+		t.AllowUnpinnedURL = true
+	}
 	if err := t.Check(); err != nil {
 		return t, fmt.Errorf("target %s with flag overrides: %w", o.TargetFile, err)
 	}
 	if err := t.CheckRunnable(o.Scenario); err != nil {
+		return t, fmt.Errorf("TARGET %s: %w", o.TargetFile, err)
+	}
+	if err := t.CheckFor(o); err != nil {
 		return t, fmt.Errorf("TARGET %s: %w", o.TargetFile, err)
 	}
 	return t, nil

@@ -59,7 +59,7 @@ func checkSummary(t *testing.T, xs []float64, confidence float64) {
 // distribution), and the difference must be explained, by a tie pattern
 // that is not symmetric or by go-moremath's CDF disagreeing with
 // enumeration at benchmath's point. Explained deviations are counted.
-func checkU(t *testing.T, a, b []float64, deviations *int) {
+func checkU(t *testing.T, a, b []float64, dev *deviations) {
 	t.Helper()
 	origA, origB := slices.Clone(a), slices.Clone(b)
 	got := MannWhitneyU(a, b)
@@ -99,7 +99,21 @@ func checkU(t *testing.T, a, b []float64, deviations *int) {
 		t.Errorf("MannWhitneyU(%v, %v) = %v, benchmath %v: unexplained (ties %v symmetric, go-moremath's CDF right)", a, b, got, want, ties)
 		return
 	}
-	*deviations++
+	dev.n++
+	if (got < 0.05) != (want < 0.05) {
+		dev.verdict++
+	}
+	if want > 1 {
+		dev.above1++
+	}
+}
+
+// deviations counts explained differences from benchmath: all, those that
+// change significance at 0.05, and those where benchmath's p exceeds 1.
+type deviations struct{ n, verdict, above1 int }
+
+func (d deviations) String() string {
+	return fmt.Sprintf("%d explained deviations from benchmath (asymmetric ties): %d change significance at 0.05, %d have benchmath p > 1", d.n, d.verdict, d.above1)
 }
 
 func reversed(xs []int) []int {
@@ -111,25 +125,47 @@ func reversed(xs []int) []int {
 // bruteUCDF is P(U <= u) for a first sample of n1 of the sorted values,
 // by enumerating every split and counting U pair by pair.
 func bruteUCDF(vals []float64, n1 int, u float64) float64 {
-	le, total := 0, 0
+	us := bruteUs(vals, n1)
+	le, _ := slices.BinarySearch(us, u+0.25) // U is a multiple of 1/2
+	return float64(le) / float64(len(us))
+}
+
+var bruteUsCache = map[string][]float64{}
+
+// bruteUs is U for every choice of n1 of vals as the first sample,
+// sorted.
+func bruteUs(vals []float64, n1 int) []float64 {
+	key := fmt.Sprint(vals, n1)
+	if us, ok := bruteUsCache[key]; ok {
+		return us
+	}
+	var us []float64
 	for mask := 0; mask < 1<<len(vals); mask++ {
 		if popcount(mask) != n1 {
 			continue
 		}
-		var a, b []float64
-		for i, v := range vals {
-			if mask&(1<<i) != 0 {
-				a = append(a, v)
-			} else {
-				b = append(b, v)
+		u := 0.0
+		for i, x := range vals {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			for j, y := range vals {
+				if mask&(1<<j) != 0 {
+					continue
+				}
+				switch {
+				case x > y:
+					u++
+				case x == y:
+					u += 0.5
+				}
 			}
 		}
-		if pairU(a, b) <= u {
-			le++
-		}
-		total++
+		us = append(us, u)
 	}
-	return float64(le) / float64(total)
+	slices.Sort(us)
+	bruteUsCache[key] = us
+	return us
 }
 
 // TestAgainstBenchmath draws seeded random samples of every size pair
@@ -138,8 +174,8 @@ func bruteUCDF(vals []float64, n1 int, u float64) float64 {
 func TestAgainstBenchmath(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 12))
 	const reps = 3
-	deviations := 0
-	defer func() { t.Logf("%d explained deviations from benchmath (asymmetric ties)", deviations) }()
+	var dev deviations
+	defer func() { t.Log(dev) }()
 	for n1 := 1; n1 <= 12; n1++ {
 		for n2 := 1; n2 <= 12; n2++ {
 			for _, tied := range []bool{false, true} {
@@ -149,7 +185,7 @@ func TestAgainstBenchmath(t *testing.T) {
 						// Ties between the arms only, distinct within.
 						a, b = permutedRanks(r, n1, n2)
 					}
-					checkU(t, a, b, &deviations)
+					checkU(t, a, b, &dev)
 					if n1 == n2 {
 						for _, conf := range []float64{0.95, 0.9, 0.99} {
 							checkSummary(t, a, conf)
@@ -181,7 +217,8 @@ func permutedRanks(r *rand.Rand, n1, n2 int) (a, b []float64) {
 // no-ties distribution up to 50.
 func TestAgainstBenchmathLarge(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 13))
-	deviations := 0
+	var dev deviations
+	defer func() { t.Log(dev) }()
 	for n := 0; n <= 80; n++ {
 		for _, tied := range []bool{false, true} {
 			xs := randomSample(r, n, tied)
@@ -194,12 +231,12 @@ func TestAgainstBenchmathLarge(t *testing.T) {
 	for _, sz := range sizes {
 		for _, tied := range []bool{false, true} {
 			a, b := randomSample(r, sz[0], tied), randomSample(r, sz[1], tied)
-			checkU(t, a, b, &deviations)
+			checkU(t, a, b, &dev)
 			// A shifted head, so small p-values are covered too.
 			for i := range b {
 				b[i] *= 1.05
 			}
-			checkU(t, a, b, &deviations)
+			checkU(t, a, b, &dev)
 		}
 	}
 }
@@ -273,32 +310,9 @@ func TestUCDFBruteForce(t *testing.T) {
 				vals := randomSample(r, n, tied)
 				slices.Sort(vals)
 				_, ties := uStatistic(vals[:n1], vals[n1:])
-				counts := map[float64]int{}
-				total := 0
-				for mask := 0; mask < 1<<n; mask++ {
-					if popcount(mask) != n1 {
-						continue
-					}
-					var a, b []float64
-					for i, v := range vals {
-						if mask&(1<<i) != 0 {
-							a = append(a, v)
-						} else {
-							b = append(b, v)
-						}
-					}
-					counts[pairU(a, b)]++
-					total++
-				}
 				for twoU := 0; twoU <= 2*n1*(n-n1); twoU++ {
 					u := float64(twoU) / 2
-					le := 0
-					for v, c := range counts {
-						if v <= u {
-							le += c
-						}
-					}
-					want := float64(le) / float64(total)
+					want := bruteUCDF(vals, n1, u)
 					if got := uCDF(n1, ties, u); math.Abs(got-want) > 1e-12 {
 						t.Fatalf("uCDF(%d, %v, %v) = %v, brute force %v (values %v)", n1, ties, u, got, want, vals)
 					}
@@ -306,22 +320,6 @@ func TestUCDFBruteForce(t *testing.T) {
 			}
 		}
 	}
-}
-
-// pairU is U by its definition: pairs with a > b, plus half the ties.
-func pairU(a, b []float64) float64 {
-	u := 0.0
-	for _, x := range a {
-		for _, y := range b {
-			switch {
-			case x > y:
-				u++
-			case x == y:
-				u += 0.5
-			}
-		}
-	}
-	return u
 }
 
 func popcount(x int) int {

@@ -4,11 +4,12 @@
 //
 // # API
 //
-//	s := stats.Summarize(xs, 0.95)            // Summary{N, Median, Lo, Hi, Confidence}
-//	p := stats.MannWhitneyU(base, head)       // two-sided p-value
-//	est, lo, hi, ok := stats.ShiftCI(base, head, 0.95) // head/base ratio, its CI
-//	spread := stats.RelSpreadPct(xs)          // MAD/median*100
-//	reject := stats.Holm(ps, 0.05)            // which of ps stay significant
+//	s := stats.Summarize(xs, 0.95)      // median, its CI, n
+//	p := stats.MannWhitneyU(base, head) // two-sided p-value
+//	est, lo, hi, ok := stats.ShiftCI(base, head, 0.95)
+//	                                    // head/base ratio and its CI
+//	spread := stats.RelSpreadPct(xs)    // MAD/median*100
+//	reject := stats.Holm(ps, 0.05)      // which of ps stay significant
 //
 // # Why these methods
 //
@@ -53,16 +54,17 @@
 //     Hodges-Lehmann estimate of the shift between the arms is the median
 //     of all n1*n2 pairwise differences head_j - base_i, and Moses'
 //     interval is the pair of order statistics of those differences whose
-//     ranks come from the same exact U distribution as the test (so the
-//     interval excludes 0 exactly when the one-sided tests at (1-conf)/2
-//     reject). The differences are taken between logarithms, so the shift
+//     ranks come from the same exact U distribution as the test (so,
+//     without ties, the interval excludes a ratio of 1 exactly when the
+//     test's p is at most 1-conf). The differences are taken between logarithms, so the shift
 //     is a ratio head/base (throughputs change by factors, and a ratio is
 //     what a percentage reports) and is returned as that ratio: est, lo
 //     and hi are exp of the log shift. The interval needs the smallest
 //     possible tail, 1/C(n1+n2, n1), to be at most (1-conf)/2: at 95%
-//     that is 4+4 (or 3+5, 2+8), not 3+3; below that ok is false. Unlike the median
-//     CI (which benchmath computes per arm) the shift CI says directly how
-//     large the change is and how sure we are, which two overlapping
+//     that is 4+4 (or 3+5, 2+8), not 3+3; below that ok is false. Unlike
+//     the median CIs (which benchmath computes per arm, and which at 5
+//     repeats still have a -Inf lower bound) the shift CI says directly
+//     how large the change is and how sure we are, which two overlapping
 //     per-arm intervals do not.
 //   - RelSpreadPct: the arm's own noise, as the median absolute deviation
 //     over the median, in percent. The MAD is robust like the median (one

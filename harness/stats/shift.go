@@ -6,8 +6,9 @@ import (
 )
 
 // confidenceFuzz lets an interval whose exact confidence equals the one
-// asked for (0.95 = 1 - 2*3/120 for 3+7 values, say) count as reaching
-// it despite rounding in 1-0.95 (R's wilcox.test has the same fuzz).
+// asked for (1+39 values: 1 - 2/40 = 0.95) count as reaching it despite
+// the rounding in 1-0.95 (R's wilcox.test has a fuzz for the same
+// reason).
 const confidenceFuzz = 1e-9
 
 // ShiftCI estimates how much head differs from base, as a ratio
@@ -27,10 +28,11 @@ const confidenceFuzz = 1e-9
 // ok is false, and lo and hi are NaN, when no interval reaches the
 // confidence with these sample sizes, that is when 1/C(n1+n2, n1) >
 // (1-confidence)/2 (at 0.95: 3+3, 3+4, 2+7, 1+38 and anything smaller;
-// 4+4, 3+5, 2+8 and 1+39 are enough), or when est is NaN. est is NaN when an arm
-// is empty or holds a value that is not a positive finite number (a
-// ratio of logs needs positive values); otherwise it is returned even when
-// ok is false. base and head are not modified.
+// 4+4, 3+5, 2+8 and 1+39 are enough), when confidence is not strictly
+// between 0 and 1, or when est is NaN. est is NaN when an arm is empty
+// or holds a value that is not a positive finite number (a ratio of
+// logs needs positive values); otherwise it is returned even when ok is
+// false. base and head are not modified.
 func ShiftCI(base, head []float64, confidence float64) (est, lo, hi float64, ok bool) {
 	nan := math.NaN()
 	n1, n2 := len(base), len(head)

@@ -31,12 +31,8 @@ func bruteShift(base, head []float64, confidence float64) (est, lo, hi float64, 
 		ranks[i] = float64(i)
 	}
 	tail := (1 - confidence) / 2
-	k := 0
-	for {
-		// P(U <= k) for the candidate next rank k+1.
-		if bruteUCDF(ranks, n1, float64(k)) > tail*(1+1e-9) || k+1 > m/2 {
-			break
-		}
+	k := 0 // the next candidate is k+1, allowed when P(U <= k) <= tail
+	for k+1 <= m/2 && bruteUCDF(ranks, n1, float64(k)) <= tail*(1+1e-9) {
 		k++
 	}
 	if k == 0 {
@@ -51,7 +47,7 @@ func closeRel(a, b float64) bool {
 
 func TestShiftCIBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 15))
-	checked := 0
+	checked, dualities, excluded := 0, 0, 0
 	for n1 := 1; n1 <= 8; n1++ {
 		for n2 := 1; n1+n2 <= 16; n2++ {
 			for _, conf := range []float64{0.95, 0.9, 0.99} {
@@ -73,6 +69,19 @@ func TestShiftCIBruteForce(t *testing.T) {
 				if ok && !(lo <= est && est <= hi) {
 					t.Errorf("ShiftCI(%v, %v, %v): estimate %v outside [%v, %v]", base, head, conf, est, lo, hi)
 				}
+				// Without ties the interval and the test agree: it
+				// excludes a ratio of 1 exactly when p <= 1-conf.
+				if _, ties := uStatistic(base, head); ok && len(ties) == n1+n2 {
+					p := MannWhitneyU(base, head)
+					excl := lo > 1 || hi < 1
+					if excl != (p <= (1-conf)*(1+1e-9)) {
+						t.Errorf("ShiftCI(%v, %v, %v) = [%v, %v] but p = %v", base, head, conf, lo, hi, p)
+					}
+					dualities++
+					if excl {
+						excluded++
+					}
+				}
 				if !ok && (!math.IsNaN(lo) || !math.IsNaN(hi)) {
 					t.Errorf("ShiftCI not ok but lo, hi = %v, %v", lo, hi)
 				}
@@ -80,7 +89,10 @@ func TestShiftCIBruteForce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d size pairs and confidences checked", checked)
+	t.Logf("%d size pairs and confidences checked, %d against the U test (%d significant)", checked, dualities, excluded)
+	if excluded == 0 || excluded == dualities {
+		t.Errorf("the U-test duality saw %d significant of %d: both outcomes must be exercised", excluded, dualities)
+	}
 }
 
 func TestShiftCIKnown(t *testing.T) {

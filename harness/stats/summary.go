@@ -13,9 +13,9 @@ type Summary struct {
 	// Median is the sample median (the mean of the middle two for an
 	// even N); NaN when N is 0.
 	Median float64
-	// Lo and Hi bound the confidence interval. They are -Inf and +Inf
-	// when N is too small for the confidence (N < 6 at 0.95), as
-	// benchmath reports them.
+	// Lo and Hi bound the confidence interval. A bound is -Inf or +Inf
+	// when N is too small for the confidence, as benchmath reports it:
+	// at 0.95 Lo is -Inf up to N = 5 and Hi is +Inf up to N = 4.
 	Lo, Hi float64
 	// Confidence is the interval's actual confidence level, at least the
 	// one asked for (1 when the interval is -Inf..+Inf).

@@ -22,12 +22,11 @@ const (
 // of the permutation distribution of U given the tie pattern, at most 1)
 // when both samples have at most 50 values, or at most 25 when any two
 // values tie; otherwise it is the normal approximation with tie and
-// continuity correction. It equals benchmath's except for samples whose
-// ties are asymmetric (see the comment in the code), where benchmath's is
-// wrong; such ties do not occur in throughput samples of distinct values. When a or b is
-// empty or all values are equal the test has nothing to say and p is 1,
-// as in benchmath. A NaN among the values gives NaN. a and b are not
-// modified.
+// continuity correction. It equals benchmath's except for exact tests
+// on samples whose tie pattern is asymmetric (see the comment in the
+// code), where benchmath's is wrong. When a or b is empty or all values
+// are equal the test has nothing to say and p is 1, as in benchmath. A
+// NaN among the values gives NaN. a and b are not modified.
 func MannWhitneyU(a, b []float64) (p float64) {
 	n1, n2 := len(a), len(b)
 	if n1 == 0 || n2 == 0 {
@@ -54,6 +53,9 @@ func MannWhitneyU(a, b []float64) (p float64) {
 		// (go-moremath's UDist.CDF is 2/3, not 0, for n1 = 1, ties
 		// [2 1], U = 0), so it can give p = 0 for {1} vs {0, 0} or
 		// p > 1; here the tails are both computed and p is at most 1.
+		if !hasTies { // symmetric: the smaller tail is at min(u1, u2)
+			return min(1, 2*uCDF(n1, ties, min(u1, u2)))
+		}
 		return min(1, 2*min(uCDF(n1, ties, u1), uCDF(n2, ties, u2)))
 	}
 
@@ -151,12 +153,22 @@ func uCounts(n1 int, ties []int, maxTwoU int) (counts []float64, total float64) 
 	for j := range count {
 		count[j] = make([]float64, limit+1)
 	}
-	count[0][0] = 1
+	// Only count[j][lo[j]..hi[j]] can be non-zero (hi < lo: none yet).
+	lo, hi := make([]int, n1+1), make([]int, n1+1)
+	for j := range lo {
+		lo[j], hi[j] = limit+1, -1
+	}
+	count[0][0], lo[0], hi[0] = 1, 0, 0
 	start := 1
 	for _, t := range ties {
 		twoMid := start + start + t - 1 // doubled mid-rank of this group
+		ways := make([]float64, t+1)    // ways[r]: r of the group's t values
+		for r := range ways {
+			ways[r] = choose64(t, r)
+		}
 		for j := min(start-1, n1); j >= 0; j-- {
-			for s, c := range count[j] {
+			for s := lo[j]; s <= hi[j]; s++ {
+				c := count[j][s]
 				if c == 0 {
 					continue
 				}
@@ -165,7 +177,8 @@ func uCounts(n1 int, ties []int, maxTwoU int) (counts []float64, total float64) 
 					if s2 > limit {
 						break
 					}
-					count[j+r][s2] += c * choose64(t, r)
+					count[j+r][s2] += c * ways[r]
+					lo[j+r], hi[j+r] = min(lo[j+r], s2), max(hi[j+r], s2)
 				}
 			}
 		}

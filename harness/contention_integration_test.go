@@ -1,0 +1,128 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// startHog starts busy loops pinned to cpus with the pinning package (the
+// same trampoline that pins the server), bounded in time twice over: by
+// timeout(1) and by the test's cleanup, which kills its process group.
+//
+// Four loops, not one: the scheduler favours a task that sleeps and wakes
+// (a server waiting on its sockets) over one that never sleeps, and one
+// loop was seen to keep only 14% of the core, within SharedMargin. Four
+// hold their fair share, so the test does not depend on where the server's
+// wake-ups fall.
+func startHog(t *testing.T, cpus pinning.CPUSet, limit time.Duration) {
+	t.Helper()
+	const loops = "for i in 1 2 3; do (while :; do :; done) & done; while :; do :; done"
+	cmd := pinning.Command(pinning.Spec{CPUs: cpus}, "timeout", strconv.Itoa(int(limit.Seconds())), "sh", "-c", loops)
+	hog, err := pinning.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-hog.Pid(), syscall.SIGKILL)
+		_ = hog.Wait()
+	})
+	// Pinned where asked, before the sweep starts.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := pinning.Granted(hog.Pid())
+		if err == nil && got.String() == cpus.String() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hog pinned to %v (%v), want %s", got, err, cpus)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCPUHogOnServerCPUIsNotPublished runs a QUICK sweep of refserver
+// (both quick batch sizes, two rungs each) while a busy loop shares the
+// server's CPU: no point may be clean, every point that ran must say it
+// was contended, and `ceiling sweep` must exit 1 so the headline is not
+// published. Before the fix this exited 0 with a "clean" headline and a
+// warning.
+func TestCPUHogOnServerCPUIsNotPublished(t *testing.T) {
+	needProcs(t)
+	startHog(t, pinning.CPUSet{1}, 2*time.Minute)
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	cmd := sweepCommand(t, dir, out, "--quick")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	cmd.Env = append(os.Environ(), "QUICK=", "SRV_CPUSET=", "LT_CPUSET=", "BATCH_LADDER=", "DURATION=", "WARMUP=", "GENERATOR=", "TARGET=", "OUT=")
+	msg, err := cmd.CombinedOutput()
+	t.Logf("ceiling sweep --quick with a hog on the server's CPU:\n%s", msg)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1 (not publishable)", err)
+	}
+	if !strings.Contains(string(msg), "contended") {
+		t.Errorf("the output does not say the run was contended")
+	}
+
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result written: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Config.Quick || len(r.Config.Order) != 4 {
+		t.Errorf("config %+v: want the quick sweep's 4 points", r.Config)
+	}
+	if r.Headline.Clean || r.NoiseFloorPct != nil {
+		t.Errorf("headline %+v (noise %v) measured next to a hog", r.Headline, r.NoiseFloorPct)
+	}
+	ran := 0
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Logf("point %d failed: %s", p.Index, p.FailReason)
+			continue
+		}
+		ran++
+		if p.Clean || !p.Contended || !strings.Contains(p.VerdictReason, "contended: server CPUs") {
+			t.Errorf("point %d: clean %v, contended %v (%s); server cpu %+v", p.Index, p.Clean, p.Contended, p.VerdictReason, p.ServerCPU)
+		}
+		if p.ServerCPU.PinnedBusy < 0.9 {
+			t.Errorf("point %d: server CPU %.0f%% busy with a busy loop on it", p.Index, p.ServerCPU.PinnedBusy*100)
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no point ran: nothing was judged")
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "contended: in ") {
+		t.Errorf("warnings %q lack the contention", r.Warnings)
+	}
+	// The steal fraction is recorded per point and side, known or -1.
+	var raw struct {
+		Curve []map[string]map[string]any `json:"curve"`
+	}
+	_ = json.Unmarshal(data, &raw)
+	for i, p := range raw.Curve {
+		for _, side := range []string{"server_cpu", "generator_cpu"} {
+			if _, ok := p[side]["pinned_cpus_steal_fraction"]; !ok {
+				t.Errorf("point %d %s lacks pinned_cpus_steal_fraction", i+1, side)
+			}
+		}
+	}
+}

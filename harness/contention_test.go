@@ -1,0 +1,154 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+func TestStealFraction(t *testing.T) {
+	tests := []struct {
+		name     string
+		a, b     coreSnap
+		okA, okB bool
+		want     float64
+	}{
+		{"none", coreSnap{steal: 5, total: 100}, coreSnap{steal: 5, total: 200}, true, true, 0},
+		{"a tenth", coreSnap{steal: 5, total: 100}, coreSnap{steal: 15, total: 200}, true, true, 0.1},
+		{"a snapshot missing", coreSnap{}, coreSnap{steal: 1, total: 2}, true, false, -1},
+		{"no time passed", coreSnap{steal: 1, total: 2}, coreSnap{steal: 1, total: 2}, true, true, -1},
+		{"steal went backwards", coreSnap{steal: 5, total: 0}, coreSnap{steal: 1, total: 2}, true, true, -1},
+		{"as counted, never clamped", coreSnap{}, coreSnap{steal: 3, total: 2}, true, true, 1.5},
+	}
+	for _, tt := range tests {
+		if got := stealFraction(tt.a, tt.b, tt.okA, tt.okB); got != tt.want {
+			t.Errorf("%s: stealFraction = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// snapCores reads this machine's /proc/stat: steal is a counter like the
+// others, never negative, never more than the time that passed.
+func TestSnapCoresReadsSteal(t *testing.T) {
+	online, err := pinning.Online()
+	if err != nil {
+		t.Skip(err)
+	}
+	a, okA := snapCores(online)
+	if !okA {
+		t.Skip("no per-CPU times here")
+	}
+	var c CPUStats
+	b, okB := snapCores(online)
+	for i := 0; i < 100 && b.total == a.total; i++ {
+		b, okB = snapCores(online)
+	}
+	pinnedCPU(&c, a, b, okA, okB)
+	if a.steal < 0 || a.steal > a.total {
+		t.Errorf("steal %v of %v seconds", a.steal, a.total)
+	}
+	if b.total > a.total && (c.StealFraction < 0 || c.StealFraction > 1 || c.PinnedBusy < 0) {
+		t.Errorf("over a window: steal %v, busy %v", c.StealFraction, c.PinnedBusy)
+	}
+}
+
+func TestContention(t *testing.T) {
+	side := func(own, busy, steal float64) CPUStats {
+		c := cpuFrac(own, 1)
+		c.PinnedBusy, c.StealFraction = busy, steal
+		return c
+	}
+	quiet := side(0.5, 0.55, 0)
+	overlapped := side(0.4, 0.9, 0)
+	overlapped.OverlapCores = 0.45 // the generator's use of the shared CPU
+	tests := []struct {
+		name     string
+		srv, gen CPUStats
+		want     string // "" for not contended
+	}{
+		{"quiet", quiet, quiet, ""},
+		{"softirq within the margin", side(0.80, 0.90, 0), quiet, ""},
+		{"server cpus full of other work", side(0.47, 0.98, 0), quiet, "server CPUs 98% busy, 47% of it its own use"},
+		{"generator cpus full of other work", quiet, side(0.3, 1, 0), "generator CPUs 100% busy"},
+		{"steal above the threshold", side(0.5, 0.55, 0.08), quiet, "hypervisor stole 8.0% of the server CPUs (above 5%)"},
+		{"steal at the threshold", side(0.5, 0.55, StealMax), quiet, ""},
+		{"steal unknown is not contention", side(0.5, 0.55, -1), side(0.5, -1, -1), ""},
+		{"overlap is the sweep's own work", overlapped, quiet, ""},
+	}
+	for _, tt := range tests {
+		got := Contention(tt.srv, tt.gen)
+		if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: Contention = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// The same overlap without its attribution is contention.
+	overlapped.OverlapCores = 0
+	if Contention(overlapped, quiet) == "" {
+		t.Error("an overlapped CPU busy with the other side, unattributed, does not read as contended")
+	}
+}
+
+func TestAttributeOverlap(t *testing.T) {
+	srv := CPUStats{MeanCores: 1.5, PinnedCores: 3}
+	gen := CPUStats{MeanCores: 0.8, PinnedCores: 2}
+	attributeOverlap(&srv, &gen, pinning.CPUSet{1, 2, 3}, pinning.CPUSet{0, 1})
+	if srv.OverlapCores != 0.4 || gen.OverlapCores != 0.5 {
+		t.Errorf("overlap cores: server %v (want 0.8 x 1/2), generator %v (want 1.5 x 1/3)", srv.OverlapCores, gen.OverlapCores)
+	}
+	srv.OverlapCores, gen.OverlapCores = 0, 0
+	attributeOverlap(&srv, &gen, pinning.CPUSet{1}, pinning.CPUSet{0})
+	if srv.OverlapCores != 0 || gen.OverlapCores != 0 {
+		t.Errorf("disjoint sets attributed %v, %v", srv.OverlapCores, gen.OverlapCores)
+	}
+}
+
+// contendedRunner measures every point on a server CPU that another
+// process kept busy: every point is contended.
+type contendedRunner struct{ steal float64 }
+
+func (c contendedRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+	srv := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 1, StealFraction: c.steal}
+	if c.steal > 0 {
+		srv.PinnedBusy = 0.5 + c.steal
+	}
+	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 0.55}
+	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: 1000, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
+}
+
+func TestContendedHeadlineIsNotPublished(t *testing.T) {
+	for _, run := range []contendedRunner{{steal: 0}, {steal: 0.1}} {
+		r := &Result{}
+		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
+		if !errors.Is(err, ErrContended) || !errors.Is(err, ErrNoCleanHeadline) {
+			t.Fatalf("steal %v: error %v, want ErrContended (an ErrNoCleanHeadline)", run.steal, err)
+		}
+		if r.Headline.Clean || r.NoiseFloorPct != nil {
+			t.Errorf("headline %+v from contended points", r.Headline)
+		}
+		for _, p := range r.Curve {
+			if p.Clean || !p.Contended || !strings.Contains(p.VerdictReason, "contended") {
+				t.Errorf("point %d: clean %v contended %v (%s)", p.Index, p.Clean, p.Contended, p.VerdictReason)
+			}
+		}
+		var b bytes.Buffer
+		if err := WriteTable(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"CONTENDED: 3 of 3 points", "(contended)", "headline: none", "warning: contended: in 3 of 3 points"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("steal %v: table lacks %q:\n%s", run.steal, want, b.String())
+			}
+		}
+	}
+	// A run whose headline failed for another reason keeps the plain error.
+	r := &Result{}
+	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, DefaultThresholds)
+	if !errors.Is(err, ErrNoCleanHeadline) || errors.Is(err, ErrContended) {
+		t.Errorf("failed headline: %v, want ErrNoCleanHeadline only", err)
+	}
+}
