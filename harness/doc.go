@@ -34,7 +34,6 @@
 //   - WriteResult, WriteTable: the JSON written whole and moved into place
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
-//
 //   - SweepTwoArm (twoarm.go) and DecideComparison (compare.go): base and
 //     head in one run — a short first pass over both arms' ladders, then
 //     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
