@@ -109,6 +109,7 @@ func Check(r *harness.Result) []schema.Problem {
 		}
 	}
 	ps = append(ps, checkDerived(r)...)
+	ps = append(ps, checkComparison(r)...)
 	return ps
 }
 
@@ -180,4 +181,108 @@ func lowerBoundAgrees(add func(path, format string, args ...any), at, verdict st
 	if want := harness.IsLowerBound(verdict); lowerBound != want {
 		add(at+".lower_bound", "%v, but the verdict %s means %v", lowerBound, strconv.Quote(verdict), want)
 	}
+}
+
+// checkComparison re-derives a two-arm document's comparison from its
+// curve with the harness's own rule (harness.DecideComparison, at the
+// document's config.compare_reps and config.alpha) and refuses a document
+// whose comparison differs in any field: the verdict the comment shows and
+// --fail-on gates on must be the one its samples give. A curve with arms
+// and no comparison, or a comparison with no arms, is refused too.
+func checkComparison(r *harness.Result) []schema.Problem {
+	want := harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
+	got := r.Comparison
+	switch {
+	case got == nil && want == nil:
+		return nil
+	case got == nil:
+		return []schema.Problem{{Path: "comparison", Msg: "missing, but the curve has points of two arms (a two-arm sweep)"}}
+	case want == nil:
+		return []schema.Problem{{Path: "comparison", Msg: "present, but no curve point has an arm (a single-arm sweep compares nothing)"}}
+	}
+	var ps []schema.Problem
+	if r.Config.CompareReps < 1 {
+		ps = append(ps, schema.Problem{Path: "config.compare_reps", Msg: fmt.Sprintf("%d, a two-arm sweep needs at least 1", r.Config.CompareReps)})
+	}
+	if !(r.Config.Alpha > 0 && r.Config.Alpha < 1) {
+		ps = append(ps, schema.Problem{Path: "config.alpha", Msg: fmt.Sprintf("%v, want a level between 0 and 1", r.Config.Alpha)})
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	var g, w any
+	if err := roundTrip(got, &g); err != nil {
+		return []schema.Problem{{Path: "comparison", Msg: err.Error()}}
+	}
+	if err := roundTrip(want, &w); err != nil {
+		return []schema.Problem{{Path: "comparison", Msg: err.Error()}}
+	}
+	diffJSON("comparison", g, w, func(path string, g, w any) {
+		if len(ps) < maxProblems {
+			ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf("%s; the curve's compare repeats give %s (harness.DecideComparison)", jsonText(g), jsonText(w))})
+		}
+	})
+	return ps
+}
+
+func roundTrip(v any, into *any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, into)
+}
+
+// diffJSON reports every leaf where the decoded JSON values got and want
+// differ, by field path (a missing key is reported as null).
+func diffJSON(path string, got, want any, report func(path string, got, want any)) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			report(path, got, want)
+			return
+		}
+		keys := make([]string, 0, len(w)+len(g))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			diffJSON(path+"."+k, g[k], w[k], report)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			if ok {
+				report(path+".length", len(g), len(w))
+			} else {
+				report(path, got, want)
+			}
+			return
+		}
+		for i := range w {
+			diffJSON(fmt.Sprintf("%s[%d]", path, i), g[i], w[i], report)
+		}
+	default:
+		if got != want {
+			report(path, got, want)
+		}
+	}
+}
+
+func jsonText(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if s := string(data); len(s) <= 80 {
+		return s
+	}
+	return string(data[:77]) + "..."
 }

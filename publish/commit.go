@@ -194,7 +194,7 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 		return CommitOutcome{}, err
 	}
 	if err := opts.fill(r); err != nil {
-		return CommitOutcome{}, err
+		return CommitOutcome{}, &OptionError{err}
 	}
 	name, email, _ := splitAuthor(opts.Author)
 	author := []string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email,

@@ -21,13 +21,25 @@
 //     commit replaces an older entry for the same commit, so nothing is
 //     lost and nothing is duplicated. The history keeps the newest
 //     DefaultHistoryMax entries.
-//   - Compare decides per batch size, with the larger of the two runs' A-A
-//     noise floors as the threshold: a change inside it is "~", never a
-//     regression; a side that is a lower bound (generator-capped) or a run
-//     without a floor makes the row "cannot conclude".
-//   - Render writes Markdown in which every string that came from a run or
-//     a pull request is escaped (Markdown, HTML, mentions, autolinks), and
-//     whose only chart is a mermaid xychart built from numbers.
+//   - Compare decides; Render only formats. A head document from a
+//     two-arm sweep (both arms measured in one job, interleaved and
+//     repeated) carries its own comparison: Compare re-derives it from the
+//     curve with harness.DecideComparison, the harness's own rule, and
+//     refuses a document whose comparison differs (ComparisonError; Read
+//     refuses it too). Only that mode calls faster or slower, and only the
+//     headline gates (FailOn, `--fail-on slower`). Without one, a baseline
+//     published by another run is the fallback: runner variance is not in
+//     its single A-A figure, so a change inside the larger floor is within
+//     noise and anything beyond it cannot conclude, with a caution at the
+//     top saying why. Whatever weakens a comparison (lower bounds, too few
+//     samples, a baseline that fell back, different machines or regimes,
+//     an interrupted run) becomes an Alert, which Render puts at the top.
+//   - Render writes the verdict in words as the first line, then the
+//     alerts as GitHub alert blocks, the table, and a mermaid xychart
+//     built from numbers only, its colours set in the diagram (chart.go).
+//     Every string that came from a run or a pull request is escaped
+//     (Markdown, HTML, mentions, autolinks); figures keep a non-breaking
+//     space before their unit so table cells never wrap inside a number.
 //   - Poster finds the one comment carrying the hidden marker across every
 //     page of comments, edits it or creates it, waits out GitHub's rate
 //     limits a bounded number of times, and reports a missing permission

@@ -4,34 +4,58 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
-// Compare a pull request's sweep with the published baseline: batch 10 lost
-// 20 % and batch 100 gained 25 %, both beyond the 4 % noise floor.
+func readDoc(name string) *harness.Result {
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		panic(err)
+	}
+	r, err := publish.Read(b, name)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// A two-arm sweep (ceiling sweep --base-target) carries its own
+// comparison: both arms measured in one job, repeated and interleaved.
+// Compare re-derives it from the samples; here the headline batch lost
+// about 12 % and only it gates --fail-on slower.
 func ExampleCompare() {
-	read := func(name string) []byte {
-		b, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}
-	base, err := publish.Read(read("base.json"), "base.json")
+	c, err := publish.Compare(nil, readDoc("two_arm_slower.json"), publish.CompareOptions{})
 	if err != nil {
 		panic(err)
 	}
-	head, err := publish.Read(read("head_mixed.json"), "head_mixed.json")
+	fmt.Println(c.Mode)
+	for _, r := range c.Rows {
+		fmt.Printf("batch %d at %d connections: %+.1f %%, p = %.3f, n = %d + %d: %s, p99 %s\n",
+			r.Batch, r.Connections, *r.DeltaPct, *r.PValue, r.NBase, r.NHead, r.Verdict, r.P99Verdict)
+	}
+	fmt.Println(publish.FailOn(c, publish.FailOnSlower) != nil)
+	// Output:
+	// two-arm
+	// batch 10 at 64 connections: -12.3 %, p = 0.008, n = 5 + 5: slower, p99 worse
+	// batch 100 at 16 connections: +0.5 %, p = 0.310, n = 5 + 5: within_noise, p99 within_noise
+	// true
+}
+
+// Without a two-arm document the baseline is a result published by another
+// run: the fallback. A change beyond the A-A noise floor is not called
+// slower, since runner variance is not in that floor.
+func ExampleCompare_crossRun() {
+	c, err := publish.Compare(readDoc("base.json"), readDoc("head_mixed.json"), publish.CompareOptions{})
 	if err != nil {
 		panic(err)
 	}
-	c := publish.Compare(base, head, publish.CompareOptions{})
-	fmt.Printf("noise floor %.1f %%\n", *c.FloorPct)
+	fmt.Printf("%s, noise floor %.1f %%\n", c.Mode, *c.FloorPct)
 	for _, r := range c.Rows {
 		fmt.Printf("batch %d: %+.1f %% %s\n", r.Batch, *r.DeltaPct, r.Verdict)
 	}
 	// Output:
-	// noise floor 4.0 %
-	// batch 10: -20.0 % slower
-	// batch 100: +25.0 % faster
+	// cross-run, noise floor 4.0 %
+	// batch 10: -20.0 % cannot_conclude
+	// batch 100: +25.0 % cannot_conclude
 }

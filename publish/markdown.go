@@ -2,6 +2,7 @@ package publish
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,8 +41,12 @@ type RenderOptions struct {
 	NoPoints bool
 }
 
-// Render writes c as Markdown. Strings from the runs are escaped with text;
-// numbers are formatted here and nowhere else.
+// Render writes c as Markdown: the verdict in words on the first line
+// (after the hidden marker), then everything that weakens it as GitHub
+// alert blocks, then the table, the chart, and the details folded away.
+// Strings from the runs are escaped with text; numbers are formatted here
+// and in chart.go, nowhere else. Render decides nothing: every verdict and
+// alert comes from c.
 func Render(c *Comparison, opts RenderOptions) string {
 	m := opts.Marker
 	if m == "" {
@@ -49,27 +54,24 @@ func Render(c *Comparison, opts RenderOptions) string {
 	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	head, base := c.Head, c.Base
 
 	p("%s\n", HiddenMarker(m))
-	if base != nil {
-		p("### ceiling · %s: head %s vs base %s\n\n", text(c.Generator), text(shortRef(head.Meta.GitRef)), text(shortRef(base.Meta.GitRef)))
-	} else {
-		p("### ceiling · %s: head %s\n\n", text(c.Generator), text(shortRef(head.Meta.GitRef)))
-	}
+	p("%s\n\n", verdictLine(c))
+	renderAlerts(&b, c.Alerts)
+	p("%s\n\n", subtitle(c))
 
-	if len(c.Alerts) > 0 {
-		p("> [!WARNING]\n")
-		for _, a := range c.Alerts {
-			p("> %s\n", a) // built from counts and fixed words only
-		}
-		p("\n")
+	switch c.Mode {
+	case ModeTwoArm:
+		renderTwoArmTable(&b, c)
+	case ModeCrossRun:
+		renderCrossRunTable(&b, c)
+	default:
+		renderHeadOnlyTable(&b, c)
 	}
-
-	renderHeadline(&b, c)
-	renderTable(&b, c)
-	renderFloor(&b, c)
 	renderChart(&b, c)
+	if c.Mode == ModeTwoArm {
+		renderWhy(&b, c)
+	}
 
 	if len(c.Warnings) > 0 {
 		p("**Warnings**\n\n")
@@ -86,16 +88,23 @@ func Render(c *Comparison, opts RenderOptions) string {
 		p("The table of every point did not fit in a comment; it is in the job summary and the artifact.\n\n")
 	}
 
-	if len(c.Footnotes) > 0 {
-		for i, f := range c.Footnotes {
-			args := make([]any, len(f.Args))
-			for j, a := range f.Args {
-				args[j] = text(a)
-			}
-			p("<sub>%d. %s</sub><br>\n", i+1, fmt.Sprintf(f.Format, args...))
-		}
+	for i, f := range c.Footnotes {
+		p("<sub>%d. %s</sub><br>\n", i+1, f.render())
 	}
 	return b.String()
+}
+
+// render escapes the Args (and only them) into Format; a Note without
+// Args is its Format as written.
+func (n Note) render() string {
+	if len(n.Args) == 0 {
+		return n.Format
+	}
+	args := make([]any, len(n.Args))
+	for j, a := range n.Args {
+		args[j] = text(a)
+	}
+	return fmt.Sprintf(n.Format, args...)
 }
 
 // RenderComment is Render within GitHub's comment limit.
@@ -108,53 +117,235 @@ func RenderComment(c *Comparison, opts RenderOptions) string {
 	return Render(c, opts)
 }
 
-func renderHeadline(b *strings.Builder, c *Comparison) {
+// verdictLine is the comment's first visible line: the headline verdict
+// with its figures, then how the other points came out.
+func verdictLine(c *Comparison) string {
 	h := c.Headline
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("**Headline**, batch %d (%s)", h.Batch, text(c.Head.Regime))
-	switch {
-	case h.Head == nil || !h.Head.Found:
-		p(": the head run has **no clean point** at its headline batch.\n\n")
-		return
-	case c.Base == nil:
-		p(": **%s**.\n\n", side(h.Head))
-		return
-	case h.Base == nil || !h.Base.Found:
-		p(": **%s**; the baseline has no clean headline to compare with.\n\n", side(h.Head))
-		return
+	gen := "**" + text(c.Generator) + "**"
+	switch c.Mode {
+	case ModeHeadOnly:
+		return fmt.Sprintf("%s: head only, nothing compared (no baseline); headline %s.", gen, sideText(h.Head))
+	case ModeCrossRun:
+		return fmt.Sprintf("%s (cross-run fallback): headline %s against a result published by another run: %s; %s.",
+			gen, signedPct(h.DeltaPct), verdictWord(h), tally(c.Rows, "batch sizes"))
 	}
-	p(": **%s** vs base %s, %s: %s.\n\n", side(h.Head), side(h.Base), delta(h.DeltaPct), verdict(h))
+	var figs []string
+	if h.CILowPct != nil && h.CIHighPct != nil {
+		figs = append(figs, fmt.Sprintf("%s CI %s", confidence(c.Stats.Confidence), ciPct(*h.CILowPct, *h.CIHighPct)))
+	}
+	if h.PValue != nil {
+		figs = append(figs, "p"+nbsp+pval(*h.PValue))
+	}
+	figs = append(figs, fmt.Sprintf("n"+nbsp+"="+nbsp+"%d"+nbsp+"+"+nbsp+"%d", h.NBase, h.NHead))
+	change := signedPct(h.DeltaPct)
+	if h.AtLeast {
+		change = "at least " + change
+	}
+	unit := "batch sizes"
+	if len(c.Rows) != len(distinctBatches(c.Rows)) {
+		unit = "compared points"
+	}
+	line := fmt.Sprintf("%s: headline %s (%s): %s; %s", gen, change, strings.Join(figs, ", "), verdictWord(h), tally(c.Rows, unit))
+	if h.P99Verdict == harness.P99Worse || h.P99Verdict == harness.P99Better {
+		line += fmt.Sprintf("; headline p99 **%s**, %s", h.P99Verdict, signedPct(h.P99DeltaPct))
+		if h.P99PValue != nil {
+			line += " (p" + nbsp + pval(*h.P99PValue) + ")"
+		}
+	}
+	return line + "."
 }
 
-func renderTable(b *strings.Builder, c *Comparison) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	if c.Base != nil {
-		p("| batch | base ceiling | head ceiling | delta | verdict | base p99 | head p99 |\n")
-		p("|---:|---:|---:|---:|:---|---:|---:|\n")
-	} else {
-		p("| batch | head ceiling | head p99 |\n|---:|---:|---:|\n")
+func distinctBatches(rows []Row) []int {
+	var bs []int
+	for _, r := range rows {
+		if !slices.Contains(bs, r.Batch) {
+			bs = append(bs, r.Batch)
+		}
 	}
-	for _, r := range c.Rows {
-		if c.Base == nil {
-			p("| %d | %s | %s |\n", r.Batch, side(r.Head), p99(r.Head))
+	return bs
+}
+
+// tally counts the rows by verdict: "1 of 5 batch sizes slower, 4 within
+// noise".
+func tally(rows []Row, unit string) string {
+	n := map[string]int{}
+	for _, r := range rows {
+		n[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range []string{Slower, Faster, WithinNoise, CannotConclude} {
+		if n[v] == 0 {
 			continue
 		}
-		p("| %d | %s | %s | %s | %s | %s | %s |\n", r.Batch, side(r.Base), side(r.Head), delta(r.DeltaPct), verdict(r), p99(r.Base), p99(r.Head))
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d %s %s", n[v], len(rows), unit, words(v)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], words(v)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no " + unit + " compared"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func words(verdict string) string { return strings.ReplaceAll(verdict, "_", " ") }
+
+// verdictWord is a row's verdict for a sentence or a cell.
+func verdictWord(r Row) string {
+	switch r.Verdict {
+	case Faster, Slower:
+		if r.AtLeast {
+			return "**" + r.Verdict + "** (lower bound)"
+		}
+		return "**" + r.Verdict + "**"
+	case WithinNoise:
+		return "within noise"
+	case CannotConclude:
+		return "*cannot conclude*"
+	case HeadOnly:
+		return "head only"
+	}
+	return text(r.Verdict)
+}
+
+func renderAlerts(b *strings.Builder, alerts []Alert) {
+	for _, level := range []string{AlertCaution, AlertWarning, AlertNote} {
+		var lines []string
+		for _, a := range alerts {
+			if a.Level == level {
+				lines = append(lines, a.render())
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "> [!%s]\n", level)
+		for _, l := range lines {
+			if len(lines) > 1 {
+				l = "- " + l
+			}
+			fmt.Fprintf(b, "> %s\n", l)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// subtitle names what was compared: refs, regime, targets.
+func subtitle(c *Comparison) string {
+	h := c.Head
+	switch c.Mode {
+	case ModeTwoArm:
+		base := "base"
+		if h.Meta.BaseTarget != nil {
+			base = text(h.Meta.BaseTarget.Name)
+		}
+		return fmt.Sprintf("Two arms in one job at %s: base %s vs head %s, %s, %d repeats per arm per compared point, interleaved. Regime: %s.",
+			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), alphaWords(c.Stats), c.Stats.Reps, text(h.Regime))
+	case ModeCrossRun:
+		return fmt.Sprintf("Head %s vs base %s, two separate runs. Regime: %s.",
+			text(shortRef(h.Meta.GitRef)), text(shortRef(c.Base.Meta.GitRef)), text(h.Regime))
+	}
+	return fmt.Sprintf("Head %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
+}
+
+func alphaWords(s *harness.Comparison) string {
+	return fmt.Sprintf("α"+nbsp+"="+nbsp+"%s", strconv.FormatFloat(s.Alpha, 'g', -1, 64))
+}
+
+func renderTwoArmTable(b *strings.Builder, c *Comparison) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	conf := confidence(c.Stats.Confidence)
+	p("| batch | conns | base msg/s | head msg/s | change (%s CI) | p | n | verdict | p99 |\n", conf)
+	p("|---:|---:|---:|---:|:---|---:|:---|:---|:---|\n")
+	for _, r := range c.Rows {
+		batch := strconv.Itoa(r.Batch)
+		if r.Batch == c.Headline.Batch && r.Connections == c.Headline.Connections {
+			batch = "**" + batch + "**"
+		}
+		change := signedPct(r.DeltaPct)
+		if r.CILowPct != nil && r.CIHighPct != nil {
+			change += " (" + ciPct(*r.CILowPct, *r.CIHighPct) + ")"
+		}
+		p("| %s | %d | %s | %s | %s | %s | %d"+nbsp+"+"+nbsp+"%d | %s | %s |\n", batch, r.Connections,
+			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NBase, r.NHead, verdictWord(r), p99Cell(r))
 	}
 	p("\n")
-	var marks []string
+	marks := []string{fmt.Sprintf("**Bold** batch: the headline, the only point that gates (`--fail-on slower`); the others are reported, uncorrected for multiple comparisons. "+
+		"Medians of each arm's clean repeats; change = head median / base median − 1, with the %s confidence interval of the ratio (Hodges-Lehmann/Moses); p: two-sided Mann-Whitney U. "+
+		"A point is faster or slower only when p"+nbsp+"<"+nbsp+"%s and the change exceeds both arms' spread (MAD/median); p99: the same test on each repeat's p99.",
+		conf, strconv.FormatFloat(c.Stats.Alpha, 'g', -1, 64))}
 	if anyRow(c.Rows, func(s *Side) bool { return s.LowerBound }) {
-		marks = append(marks, "† generator-capped: the generator ran out of CPU first, so the figure is a lower bound on the server's ceiling.")
-	}
-	if anyRow(c.Rows, func(s *Side) bool { return s.AtLadderTop }) {
-		marks = append(marks, "↑ peaked at the top of its connection ladder: the knee may lie beyond it.")
+		marks = append(marks, "† generator-capped in at least one repeat: that arm's median is a lower bound on the server's throughput.")
 	}
 	for _, m := range marks {
-		p("%s<br>\n", m)
+		p("<sub>%s</sub><br>\n", m)
 	}
-	if len(marks) > 0 {
-		p("\n")
+	p("\n")
+}
+
+func medianCell(s *Side) string {
+	if s == nil || !s.Found {
+		return "none"
 	}
+	out := rate(s.ThroughputPerS)
+	if s.LowerBound {
+		out += nbsp + "†"
+	}
+	return out
+}
+
+func p99Cell(r Row) string {
+	switch r.P99Verdict {
+	case "":
+		return "n/a"
+	case harness.P99Worse, harness.P99Better:
+		return "**" + r.P99Verdict + "** " + signedPct(r.P99DeltaPct)
+	case WithinNoise:
+		return "within noise " + signedPct(r.P99DeltaPct)
+	case CannotConclude:
+		return "*cannot conclude*"
+	}
+	return text(r.P99Verdict)
+}
+
+func renderCrossRunTable(b *strings.Builder, c *Comparison) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("| batch | base ceiling | head ceiling | change | verdict | base p99 | head p99 |\n")
+	p("|---:|---:|---:|---:|:---|---:|---:|\n")
+	for _, r := range c.Rows {
+		p("| %d | %s | %s | %s | %s | %s | %s |\n", r.Batch, sideText(r.Base), sideText(r.Head), signedPct(r.DeltaPct), verdictWord(r), p99(r.Base), p99(r.Head))
+	}
+	p("\n")
+	switch {
+	case c.FloorPct == nil:
+		p("<sub>Noise floor: not measured (base %s, head %s), so no difference can be called within noise either.</sub><br>\n",
+			pctOrNone(c.Base.NoiseFloorPct), pctOrNone(c.Head.NoiseFloorPct))
+	default:
+		p("<sub>Noise floor %s: the larger of the two runs' A-A repeats (base %s, head %s). A change inside it is within noise; beyond it the rows cannot conclude, since one A-A figure per run is not a test and runner variance is not in it.</sub><br>\n",
+			pctAbs(*c.FloorPct), pctOrNone(c.Base.NoiseFloorPct), pctOrNone(c.Head.NoiseFloorPct))
+	}
+	ceilingMarks(b, c.Rows)
+}
+
+func renderHeadOnlyTable(b *strings.Builder, c *Comparison) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("| batch | head ceiling | head p99 |\n|---:|---:|---:|\n")
+	for _, r := range c.Rows {
+		p("| %d | %s | %s |\n", r.Batch, sideText(r.Head), p99(r.Head))
+	}
+	p("\n<sub>Noise floor of the head run (A-A repeat of its headline point): %s.</sub><br>\n", pctOrNone(c.Head.NoiseFloorPct))
+	ceilingMarks(b, c.Rows)
+}
+
+func ceilingMarks(b *strings.Builder, rows []Row) {
+	if anyRow(rows, func(s *Side) bool { return s.LowerBound }) {
+		b.WriteString("<sub>† generator-capped: the generator ran out of CPU first, so the figure is a lower bound on the server's ceiling.</sub><br>\n")
+	}
+	if anyRow(rows, func(s *Side) bool { return s.AtLadderTop }) {
+		b.WriteString("<sub>↑ peaked at the top of its connection ladder: the knee may lie beyond it.</sub><br>\n")
+	}
+	b.WriteString("\n")
 }
 
 func anyRow(rows []Row, f func(*Side) bool) bool {
@@ -168,24 +359,54 @@ func anyRow(rows []Row, f func(*Side) bool) bool {
 	return false
 }
 
-func renderFloor(b *strings.Builder, c *Comparison) {
+// renderWhy folds each compared point's reason and every sample away.
+func renderWhy(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	switch {
-	case c.Base == nil:
-		p("Noise floor of the head run (A-A repeat of its headline point): %s.\n\n", pct(c.Head.NoiseFloorPct))
-	case c.FloorPct == nil:
-		p("Noise floor: **not measured** (base %s, head %s), so no difference can be called faster or slower.\n\n",
-			pct(c.Base.NoiseFloorPct), pct(c.Head.NoiseFloorPct))
-	default:
-		p("Noise floor: **%.1f %%**, the larger of the two runs' A-A repeats (base %s, head %s). A change inside it is `~`, never a regression.\n\n",
-			*c.FloorPct, pct(c.Base.NoiseFloorPct), pct(c.Head.NoiseFloorPct))
+	p("<details><summary>Why each verdict: the test, the spread, every sample</summary>\n\n")
+	p("Method: %s. Gate: %s.\n\n", text(c.Stats.Method), text(c.Stats.Gate))
+	for _, r := range c.Rows {
+		p("**batch %d, %d connections**: %s\n\n", r.Batch, r.Connections, text(r.Reason))
+		for _, arm := range []struct {
+			name string
+			s    *Side
+		}{{"base", r.Base}, {"head", r.Head}} {
+			a := arm.s.Arm
+			ci := "CI n/a (too few samples)"
+			if a.CILowPerS != nil && a.CIHighPerS != nil {
+				ci = fmt.Sprintf("%s CI %s"+nbsp+"…"+nbsp+"%s", confidence(c.Stats.Confidence), rate(*a.CILowPerS), rate(*a.CIHighPerS))
+			}
+			samples := make([]string, len(a.SamplesPerS))
+			for i, v := range a.SamplesPerS {
+				samples[i] = rate(v)
+				if i < len(a.Points) {
+					samples[i] += fmt.Sprintf(" (#%d)", a.Points[i])
+				}
+			}
+			lost := ""
+			if a.Failed > 0 {
+				lost = fmt.Sprintf("; %d more failed or were not clean", a.Failed)
+			}
+			median := "none"
+			if a.N > 0 {
+				median = rate(a.MedianPerS) + nbsp + "msg/s"
+				if a.LowerBound {
+					median += nbsp + "†"
+				}
+			}
+			p("- %s: median %s, %s, n"+nbsp+"="+nbsp+"%d%s: %s\n", arm.name, median, ci, a.N, lost, strings.Join(samples, ", "))
+		}
+		p("\n")
 	}
+	p("</details>\n\n")
 }
 
 func renderRuns(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	runs := []*harness.Result{c.Head}
 	names := []string{"head"}
+	if c.Mode == ModeTwoArm {
+		names = []string{"both arms"}
+	}
 	if c.Base != nil {
 		runs, names = []*harness.Result{c.Base, c.Head}, []string{"base", "head"}
 	}
@@ -217,10 +438,19 @@ func renderRuns(b *strings.Builder, c *Comparison) {
 		}
 		return text(fmt.Sprintf("server %s, generator %s", cpuList(pn.ServerGranted), cpuList(pn.GeneratorGranted)))
 	})
-	row("target", func(r *harness.Result) string { return text(r.Meta.Target.Name) })
+	row("target", func(r *harness.Result) string {
+		if r.Meta.BaseTarget != nil {
+			return "base " + text(r.Meta.BaseTarget.Name) + ", head " + text(r.Meta.Target.Name)
+		}
+		return text(r.Meta.Target.Name)
+	})
 	row("generator", func(r *harness.Result) string { return text(r.Meta.Generator + " " + r.Meta.Version) })
 	row("ladder", func(r *harness.Result) string {
-		return text(fmt.Sprintf("batches %v, reps %d, %s per point", r.Config.BatchLadder, r.Config.Reps, formatNs(r.Config.DurationNs)))
+		s := fmt.Sprintf("batches %v, reps %d, %s per point", r.Config.BatchLadder, r.Config.Reps, formatNs(r.Config.DurationNs))
+		if r.Config.CompareReps > 0 {
+			s += fmt.Sprintf("; compare: %d repeats per arm, %s each", r.Config.CompareReps, formatNs(r.Config.CompareDurationNs))
+		}
+		return text(s)
 	})
 	row("finished", func(r *harness.Result) string { return text(r.Meta.FinishedAt.UTC().Format("2006-01-02 15:04 UTC")) })
 	p("\n</details>\n\n")
@@ -245,67 +475,135 @@ func cpuList(cpus []int) string {
 	return strings.Join(s, ",")
 }
 
+// renderPoints is the table of every point, narrow enough to read: one
+// short verdict word and marks per point; the long reasons of the points
+// that were not clean are listed under it.
 func renderPoints(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	runs := []*harness.Result{c.Head}
 	names := []string{"head"}
+	if c.Mode == ModeTwoArm {
+		names = []string{"both arms"}
+	}
 	if c.Base != nil {
 		runs, names = []*harness.Result{c.Base, c.Head}, []string{"base", "head"}
 	}
 	p("<details><summary>Every point</summary>\n\n")
 	for i, r := range runs {
+		arms := slices.ContainsFunc(r.Curve, func(pt harness.Point) bool { return pt.Arm != "" })
 		p("**%s** (%d points, in the order run)\n\n", names[i], len(r.Curve))
-		p("| # | role | batch | conns | rep | status | msg/s | p99 | errors | server CPU | generator CPU | verdict | why |\n")
-		p("|---:|:---|---:|---:|---:|:---|---:|---:|---:|---:|---:|:---|:---|\n")
+		if arms {
+			p("| # | arm | role | batch | conns | msg/s | p99 | CPU server · gen | limit |\n|---:|:---|:---|---:|---:|---:|---:|---:|:---|\n")
+		} else {
+			p("| # | role | batch | conns | msg/s | p99 | CPU server · gen | limit |\n|---:|:---|---:|---:|---:|---:|---:|:---|\n")
+		}
+		var notes []string
 		for _, pt := range r.Curve {
-			why := pt.VerdictReason
-			if pt.FailReason != "" {
-				why = strings.TrimSpace(why + "; " + pt.FailReason)
-			}
 			// A failed point measured nothing: "0 msg/s" would be a figure.
 			tp, lat := "n/a", "n/a"
 			if pt.Status == harness.StatusOK {
 				tp, lat = harness.FormatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
 				if pt.LowerBound {
-					tp += " †"
+					tp += nbsp + "†"
 				}
 			}
-			p("| %d | %s | %d | %d | %d | %s | %s | %s | %d | %s | %s | %s | %s |\n",
-				pt.Index, text(pt.Role), pt.Batch, pt.Connections, pt.Rep, text(pt.Status), tp,
-				lat, pt.Errors, cpuFrac(pt.ServerCPU), cpuFrac(pt.GeneratorCPU),
-				text(pt.Verdict), text(why))
+			limit := shortVerdict(pt.Verdict)
+			switch {
+			case pt.Status != harness.StatusOK:
+				limit = "**failed**"
+			case pt.Errors > 0:
+				limit += fmt.Sprintf(", **%d errors**", pt.Errors)
+			case !pt.Clean:
+				limit += ", not clean"
+			}
+			arm := ""
+			if arms {
+				arm = " " + text(pt.Arm) + " |"
+			}
+			p("| %d |%s %s | %d | %d | %s | %s | %s | %s |\n", pt.Index, arm, text(roleWord(pt.Role)), pt.Batch, pt.Connections, tp, lat,
+				cpuPair(pt.ServerCPU, pt.GeneratorCPU), limit)
+			if why := pointWhy(pt); why != "" {
+				notes = append(notes, fmt.Sprintf("- #%d: %s", pt.Index, text(why)))
+			}
 		}
 		p("\n")
+		if len(notes) > 0 {
+			p("Not clean:\n\n%s\n\n", strings.Join(notes, "\n"))
+		}
 	}
-	if slices.ContainsFunc(runs, func(r *harness.Result) bool {
-		return slices.ContainsFunc(r.Curve, func(pt harness.Point) bool { return pt.LowerBound })
-	}) {
-		p("† generator-capped: a lower bound on the server's throughput at that point.\n\n")
-	}
+	p("<sub>limit: which side limited the point (server = server-saturated, gen = generator-capped, both, neither). † a lower bound on the server's throughput. CPU: mean cores busy of those pinned, server · generator.</sub>\n\n")
 	p("</details>\n\n")
 }
 
-func cpuFrac(s harness.CPUStats) string {
-	if s.Samples == 0 {
-		return "n/a"
+// pointWhy is the reason a point was not clean, or "".
+func pointWhy(pt harness.Point) string {
+	if pt.Status == harness.StatusOK && pt.Errors == 0 && pt.Clean {
+		return ""
 	}
-	return fmt.Sprintf("%.2f of %d", s.MeanCores, s.PinnedCores)
+	why := pt.VerdictReason
+	if pt.FailReason != "" {
+		why = strings.TrimSpace(why + "; " + pt.FailReason)
+	}
+	if pt.Errors > 0 {
+		why = strings.TrimSpace(fmt.Sprintf("%d errors; %s", pt.Errors, why))
+	}
+	return strings.Trim(why, "; ")
 }
 
-// side prints one ceiling: throughput, connections, and its marks.
-func side(s *Side) string {
+func roleWord(role string) string {
+	switch role {
+	case harness.RoleAARepeat:
+		return "A-A"
+	case harness.RoleCompare:
+		return "compare"
+	}
+	return role
+}
+
+func shortVerdict(v string) string {
+	switch v {
+	case harness.VerdictServerSaturated:
+		return "server"
+	case harness.VerdictGeneratorCapped:
+		return "gen"
+	case harness.VerdictFailed:
+		return "failed"
+	}
+	return text(v)
+}
+
+func cpuPair(s, g harness.CPUStats) string {
+	f := func(c harness.CPUStats) string {
+		if c.Samples == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f/%d", c.MeanCores, c.PinnedCores)
+	}
+	return f(s) + nbsp + "·" + nbsp + f(g)
+}
+
+// ---- numbers
+
+// nbsp keeps a figure and its unit together: "+3.0 %" never wraps.
+const nbsp = "\u00a0"
+
+// rate is a throughput with thousands separators.
+func rate(v float64) string { return harness.FormatRate(v) }
+
+// sideText prints one ceiling: throughput, connections, and its marks.
+func sideText(s *Side) string {
 	switch {
 	case s == nil:
 		return "not run"
 	case !s.Found:
 		return "no clean point"
 	}
-	out := fmt.Sprintf("%s msg/s @ %d conns", harness.FormatRate(s.ThroughputPerS), s.Connections)
+	out := rate(s.ThroughputPerS) + nbsp + "msg/s @" + nbsp + strconv.Itoa(s.Connections) + nbsp + "conns"
 	if s.LowerBound {
-		out += " †"
+		out += nbsp + "†"
 	}
 	if s.AtLadderTop {
-		out += " ↑"
+		out += nbsp + "↑"
 	}
 	return out
 }
@@ -317,32 +615,58 @@ func p99(s *Side) string {
 	return formatNs(s.P99Ns)
 }
 
-func delta(d *float64) string {
-	if d == nil {
+// signedPct writes a change with its sign (a real minus) and a
+// non-breaking space before the unit: "−12.4 %".
+func signedPct(v *float64) string {
+	if v == nil {
 		return "n/a"
 	}
-	return fmt.Sprintf("%+.1f %%", *d)
+	return signed(*v) + nbsp + "%"
 }
 
-func pct(v *float64) string {
+func signed(v float64) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', 1, 64)
+	switch {
+	case s == "0.0":
+		return "±0.0"
+	case v < 0:
+		return "−" + s
+	}
+	return "+" + s
+}
+
+// ciPct writes an interval of changes: "−15.0 … −9.8 %".
+func ciPct(lo, hi float64) string {
+	return signed(lo) + nbsp + "…" + nbsp + signed(hi) + nbsp + "%"
+}
+
+func pctAbs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + nbsp + "%" }
+
+func pctOrNone(v *float64) string {
 	if v == nil {
 		return "none"
 	}
-	return fmt.Sprintf("%.1f %%", *v)
+	return pctAbs(*v)
 }
 
-func verdict(r Row) string {
-	switch r.Verdict {
-	case Same:
-		return "`~` within noise"
-	case Faster:
-		return "**faster**"
-	case Slower:
-		return "**slower**"
-	case CannotConclude:
-		return "cannot conclude: " + text(r.Reason)
+// confidence writes a confidence level: "95 %".
+func confidence(c float64) string {
+	return strconv.FormatFloat(c*100, 'f', -1, 64) + nbsp + "%"
+}
+
+// pval writes a p-value with "=" or "<": "= 0.008", "< 0.001".
+func pval(p float64) string {
+	if p < 0.001 {
+		return "<" + nbsp + "0.001"
 	}
-	return text(r.Verdict)
+	return "=" + nbsp + strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+func pvalOrNA(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return strings.TrimPrefix(pval(*p), "="+nbsp)
 }
 
 // shortRef abbreviates a full commit id; anything else is kept.
@@ -352,113 +676,4 @@ func shortRef(ref string) string {
 		return core[:12] + ref[40:]
 	}
 	return ref
-}
-
-// chartSeries is one run's clean throughput by connection count at a batch;
-// with several reps the highest, as the ceiling itself is chosen.
-func chartSeries(r *harness.Result, batch int) map[int]float64 {
-	out := map[int]float64{}
-	for _, p := range r.Curve {
-		if p.Role != harness.RoleSweep || p.Batch != batch || !p.Clean {
-			continue
-		}
-		if v, ok := out[p.Connections]; !ok || p.ThroughputPerS > v {
-			out[p.Connections] = p.ThroughputPerS
-		}
-	}
-	return out
-}
-
-// chartLowerBound says whether the point chartSeries drew for conns is a
-// lower bound.
-func chartLowerBound(r *harness.Result, batch, conns int) bool {
-	var best *harness.Point
-	for i, p := range r.Curve {
-		if p.Role == harness.RoleSweep && p.Batch == batch && p.Clean && p.Connections == conns &&
-			(best == nil || p.ThroughputPerS > best.ThroughputPerS) {
-			best = &r.Curve[i]
-		}
-	}
-	return best != nil && best.LowerBound
-}
-
-func renderChart(b *strings.Builder, c *Comparison) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	batch := c.Head.Config.HeadlineBatch
-	hs := chartSeries(c.Head, batch)
-	var bs map[int]float64
-	if c.Base != nil {
-		bs = chartSeries(c.Base, batch)
-	}
-	var xs []int
-	var left []int
-	for x := range hs {
-		if bs == nil {
-			xs = append(xs, x)
-			continue
-		}
-		if _, ok := bs[x]; ok {
-			xs = append(xs, x)
-		} else {
-			left = append(left, x)
-		}
-	}
-	for x := range bs {
-		if _, ok := hs[x]; !ok {
-			left = append(left, x)
-		}
-	}
-	slices.Sort(xs)
-	slices.Sort(left)
-	if len(xs) == 0 {
-		p("No chart: no connection count has a clean point at batch %d in both runs.\n\n", batch)
-		return
-	}
-	labels := make([]string, len(xs))
-	line := func(s map[int]float64) string {
-		v := make([]string, len(xs))
-		for i, x := range xs {
-			v[i] = strconv.FormatFloat(s[x], 'f', 0, 64)
-		}
-		return "[" + strings.Join(v, ", ") + "]"
-	}
-	for i, x := range xs {
-		labels[i] = strconv.Quote(strconv.Itoa(x))
-	}
-	p("```mermaid\nxychart-beta\n")
-	p("    title \"%s\"\n", chartLabel(fmt.Sprintf("Throughput by connections, batch %d (msg/s)", batch)))
-	p("    x-axis \"connections\" [%s]\n", strings.Join(labels, ", "))
-	p("    y-axis \"msg/s\"\n")
-	if bs != nil {
-		p("    line %s\n", line(bs))
-	}
-	p("    line %s\n```\n\n", line(hs))
-	if bs != nil {
-		p("First line: base; second line: head. Clean sweep points only (highest rep).")
-	} else {
-		p("Clean sweep points of the head run only (highest rep).")
-	}
-	if len(left) > 0 {
-		p(" Left out, clean in one run only: %s connections.", strings.Trim(fmt.Sprint(left), "[]"))
-	}
-	// A line cannot carry the † mark: name the lower bounds under it.
-	var capped []string
-	for i, r := range []*harness.Result{c.Base, c.Head} {
-		if r == nil {
-			continue
-		}
-		var at []int
-		for _, x := range xs {
-			if chartLowerBound(r, batch, x) {
-				at = append(at, x)
-			}
-		}
-		if len(at) > 0 {
-			capped = append(capped, fmt.Sprintf("%s at %s connections", []string{"base", "head"}[i], strings.Trim(fmt.Sprint(at), "[]")))
-		}
-	}
-	if len(capped) > 0 {
-		p(" Generator-capped, so lower bounds: %s.", strings.Join(capped, "; "))
-	}
-	p("\n\n")
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md from the current output")
@@ -42,9 +44,17 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestRenderGolden(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
+// renderCase is one comment of the golden tests (and of the mermaid
+// render test, which draws every chart in them).
+type renderCase struct {
+	name string
+	md   string
+}
+
+func renderCases(t *testing.T) []renderCase {
+	t.Helper()
+	var out []renderCase
+	cross := []struct {
 		name       string
 		base, head string // base "" = missing
 		opts       CompareOptions
@@ -58,14 +68,109 @@ func TestRenderGolden(t *testing.T) {
 		{"hostile", "base.json", "head_hostile.json", CompareOptions{}},
 		{"no_headline", "base.json", "no_headline.json", CompareOptions{}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var base *harness.Result
-			if tt.base != "" {
-				base = mustRead(t, tt.base)
+	for _, tt := range cross {
+		var base *harness.Result
+		if tt.base != "" {
+			base = mustRead(t, tt.base)
+		}
+		out = append(out, renderCase{tt.name, Render(mustCompare(t, base, mustRead(t, tt.head), tt.opts), RenderOptions{})})
+	}
+	for _, tt := range []struct {
+		name string
+		head *harness.Result
+		opts CompareOptions
+	}{
+		{"two_arm_slower", twoArmSlower(t), CompareOptions{}},
+		{"two_arm_same", twoArmSame(t), CompareOptions{BaseGiven: true}},
+		{"two_arm_bounds", twoArmBounds(t), CompareOptions{}},
+		// Written by a real `QUICK=1 ceiling sweep --base-target
+		// benchmark/targets/refserver.json --target T` where T adds
+		// --spin 2us, on a 2-core machine shared with other jobs: both arms
+		// generator-capped at batch 10, so it cannot conclude.
+		{"two_arm_real", mustRead(t, "two_arm_real.json"), CompareOptions{}},
+	} {
+		out = append(out, renderCase{tt.name, Render(mustCompare(t, nil, tt.head, tt.opts), RenderOptions{})})
+	}
+	return out
+}
+
+func mustCompare(t *testing.T, base, head *harness.Result, opts CompareOptions) *Comparison {
+	t.Helper()
+	c, err := Compare(base, head, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestRenderGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range renderCases(t) {
+		golden(t, tc.name, tc.md)
+	}
+}
+
+// The first line a reviewer sees (after the hidden marker) is the verdict
+// in words, with its figures.
+func TestVerdictLineFirst(t *testing.T) {
+	t.Parallel()
+	want := map[string]*regexp.Regexp{
+		"two_arm_slower": regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline −12\.\d % \(95 % CI −\d+\.\d … −\d+\.\d %, p = 0\.008, n = 5 \+ 5\): \*\*slower\*\*; 1 of 2 batch sizes slower, 1 within noise; headline p99 \*\*worse\*\*, \+\d+\.\d % \(p = 0\.008\)\.$`),
+		"two_arm_same":   regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline [+−±]\d\.\d % \(.*\): within noise; 2 of 2 batch sizes within noise\.$`),
+		"mixed":          regexp.MustCompile(`^\*\*ceiling\\-load\*\* \(cross-run fallback\): headline −20\.0 % against a result published by another run: \*cannot conclude\*; 2 of 2 batch sizes cannot conclude\.$`),
+		"head_only":      regexp.MustCompile(`^\*\*ceiling\\-load\*\*: head only, nothing compared \(no baseline\); headline `),
+	}
+	for _, tc := range renderCases(t) {
+		re, ok := want[tc.name]
+		if !ok {
+			continue
+		}
+		lines := strings.SplitN(tc.md, "\n", 3)
+		if !strings.HasPrefix(lines[0], "<!-- ceiling:comment") || !re.MatchString(lines[1]) {
+			t.Errorf("%s: first lines\n%s\n%s\nwant the marker, then a line matching %s", tc.name, lines[0], lines[1], re)
+		}
+	}
+}
+
+// Alerts come right after the verdict line, before any table.
+func TestAlertsAtTop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range renderCases(t) {
+		alert, table := strings.Index(tc.md, "> [!"), strings.Index(tc.md, "\n| ")
+		if alert >= 0 && alert > table {
+			t.Errorf("%s: an alert below the first table", tc.name)
+		}
+	}
+	md := Render(mustCompare(t, mustRead(t, "base.json"), mustRead(t, "head_same.json"), CompareOptions{}), RenderOptions{})
+	if !strings.Contains(md, "> [!CAUTION]\n> Different machines / runs: runner variance not in the estimate.") {
+		t.Errorf("a cross-run comparison without the caution at the top:\n%.600s", md)
+	}
+	md = Render(mustCompare(t, nil, twoArmBounds(t), CompareOptions{}), RenderOptions{})
+	for _, want := range []string{
+		"> - Too few samples at batch 10, 64 connections: n = 5 + 3 of the 5 per arm asked for (2 repeats failed or were not clean).",
+		"> - Lower bound at batch 10, 64 connections: base generator-capped",
+		"> - Lower bound at batch 100, 16 connections: head generator-capped (the generator ran out of CPU first), so its verdict rests on a lower bound",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no alert %q in:\n%.1500s", want, md)
+		}
+	}
+}
+
+// No figure with a unit can wrap: the space before "%" and inside "n = 5 +
+// 5" is non-breaking.
+func TestFiguresDoNotWrap(t *testing.T) {
+	t.Parallel()
+	bad := regexp.MustCompile(`\d %|… | …|p = \d|n = \d|\d \+ \d|msg/s @ \d`)
+	for _, tc := range renderCases(t) {
+		for i, line := range strings.Split(tc.md, "\n") {
+			if i != 1 && !strings.HasPrefix(line, "|") {
+				continue // the verdict line and the tables
 			}
-			golden(t, tt.name, Render(Compare(base, mustRead(t, tt.head), tt.opts), RenderOptions{}))
-		})
+			if m := bad.FindString(line); m != "" {
+				t.Errorf("%s line %d: breakable figure %q in %q", tc.name, i+1, m, line)
+			}
+		}
 	}
 }
 
@@ -76,14 +181,17 @@ func TestCompareVerdicts(t *testing.T) {
 		want             map[int]string // batch -> verdict
 		headline         string
 	}{
-		{"inside floor", "base.json", "head_same.json", map[int]string{10: Same, 100: Same}, Same},
-		{"beyond floor", "base.json", "head_mixed.json", map[int]string{10: Slower, 100: Faster}, Slower},
-		{"lower bound", "base.json", "head_capped.json", map[int]string{10: Faster, 100: CannotConclude}, Faster},
+		{"inside floor", "base.json", "head_same.json", map[int]string{10: WithinNoise, 100: WithinNoise}, WithinNoise},
+		{"beyond floor", "base.json", "head_mixed.json", map[int]string{10: CannotConclude, 100: CannotConclude}, CannotConclude},
+		{"lower bound", "base.json", "head_capped.json", map[int]string{10: CannotConclude, 100: CannotConclude}, CannotConclude},
 		{"no floor", "base.json", "head_nofloor.json", map[int]string{10: CannotConclude, 100: CannotConclude}, CannotConclude},
 		{"no clean headline, no floor", "base.json", "no_headline.json", map[int]string{10: CannotConclude, 100: CannotConclude}, CannotConclude},
 	}
 	for _, tt := range tests {
-		c := Compare(mustRead(t, tt.base), mustRead(t, tt.head), CompareOptions{})
+		c := mustCompare(t, mustRead(t, tt.base), mustRead(t, tt.head), CompareOptions{})
+		if c.Mode != ModeCrossRun {
+			t.Errorf("%s: mode %s, want %s", tt.name, c.Mode, ModeCrossRun)
+		}
 		got := map[int]string{}
 		for _, r := range c.Rows {
 			got[r.Batch] = r.Verdict
@@ -97,44 +205,106 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 }
 
-// TestNeverRegressionInsideFloor sweeps deltas around the floor: a change
-// whose size is at most the floor is never "slower".
-func TestNeverRegressionInsideFloor(t *testing.T) {
+// TestCrossRunNeverCallsAChange sweeps deltas around the floor: a
+// cross-run comparison (one A-A figure per run, runner variance not in
+// it) is within noise inside the floor and cannot conclude beyond it,
+// never faster or slower, however large the change.
+func TestCrossRunNeverCallsAChange(t *testing.T) {
 	t.Parallel()
 	base := mustRead(t, "base.json") // floor 4 %
-	for _, d := range []float64{-4, -3.99, -1, 0, 1, 4, -4.01, 4.01} {
+	for _, d := range []float64{-60, -4.01, -4, -3.99, -1, 0, 1, 4, 4.01, 60} {
 		head := mustRead(t, "head_same.json")
 		head.Ceilings[0].ThroughputPerS = base.Ceilings[0].ThroughputPerS * (1 + d/100)
-		got := Compare(base, head, CompareOptions{}).Rows[0].Verdict
-		want := Same
-		if d < -4.001 {
-			want = Slower
-		} else if d > 4.001 {
-			want = Faster
+		c := mustCompare(t, base, head, CompareOptions{})
+		got := c.Rows[0].Verdict
+		want := WithinNoise
+		if d < -4.001 || d > 4.001 {
+			want = CannotConclude
 		}
 		if got != want {
 			t.Errorf("delta %+.2f%% with a 4%% floor: %q, want %q", d, got, want)
+		}
+		if err := FailOn(c, FailOnSlower); err != nil {
+			t.Errorf("delta %+.2f%%: --fail-on slower failed a cross-run comparison: %v", d, err)
+		}
+	}
+}
+
+func TestTwoArmVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		head     *harness.Result
+		want     map[int]string
+		headline string
+		atLeast  map[int]bool
+	}{
+		{"slower", twoArmSlower(t), map[int]string{10: Slower, 100: WithinNoise}, Slower, nil},
+		{"same", twoArmSame(t), map[int]string{10: WithinNoise, 100: WithinNoise}, WithinNoise, nil},
+		{"bounds", twoArmBounds(t), map[int]string{10: CannotConclude, 100: Faster}, CannotConclude, map[int]bool{100: true}},
+	} {
+		c := mustCompare(t, mustRead(t, "base.json"), tt.head, CompareOptions{})
+		if c.Mode != ModeTwoArm || c.Base != nil {
+			t.Errorf("%s: mode %s with base %v; want two-arm, the --base unused", tt.name, c.Mode, c.Base != nil)
+		}
+		got, atLeast := map[int]string{}, map[int]bool{}
+		for _, r := range c.Rows {
+			got[r.Batch] = r.Verdict
+			if r.AtLeast {
+				atLeast[r.Batch] = true
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: verdicts by batch (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff(tt.atLeast, atLeast, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: at-least rows (-want +got):\n%s", tt.name, diff)
+		}
+		if c.Headline.Verdict != tt.headline {
+			t.Errorf("%s: headline %q, want %q", tt.name, c.Headline.Verdict, tt.headline)
 		}
 	}
 }
 
 func TestHostileStaysContained(t *testing.T) {
 	t.Parallel()
-	md := Render(Compare(mustRead(t, "base.json"), mustRead(t, "head_hostile.json"), CompareOptions{}), RenderOptions{})
+	hostile := mustRead(t, "head_hostile.json")
+	assertContained(t, "cross-run", Render(mustCompare(t, mustRead(t, "base.json"), hostile, CompareOptions{
+		MergeBase: "</details> @octocat", BaseSource: "[x](https://evil.example) <script>",
+	}), RenderOptions{}))
+
+	// A two-arm document: its target names, regime, warnings and the
+	// reasons of its failed repeats come from the run too.
+	r := twoArmBounds(t)
+	r.Meta.BaseTarget.Name, r.Meta.Target.Name = hostile.Regime, hostile.Meta.Runner.Name
+	r.Regime, r.Warnings = hostile.Regime, hostile.Warnings
+	for i := range r.Curve {
+		if r.Curve[i].Status == harness.StatusFailed {
+			r.Curve[i].FailReason = hostile.Warnings[0]
+		}
+	}
+	assertContained(t, "two-arm", Render(mustCompare(t, nil, r, CompareOptions{}), RenderOptions{}))
+}
+
+func assertContained(t *testing.T, name, md string) {
+	t.Helper()
+	if !strings.Contains(md, "evil") || !strings.Contains(md, "octocat") {
+		t.Fatalf("%s: the hostile strings are not in the comment at all; the test tests nothing", name)
+	}
 	for _, bad := range []string{"<script", "</details><details open>", "](https://", "@octocat", "\nline two", "</td>"} {
 		if strings.Contains(md, bad) {
-			t.Errorf("rendered Markdown contains %q unescaped", bad)
+			t.Errorf("%s: rendered Markdown contains %q unescaped", name, bad)
 		}
 	}
 	if n := strings.Count(md, "<!-- ceiling:comment"); n != 1 {
-		t.Errorf("%d hidden markers, want exactly 1 (a warning must not forge one)", n)
+		t.Errorf("%s: %d hidden markers, want exactly 1 (a warning must not forge one)", name, n)
 	}
 	if o, c := strings.Count(md, "<details>"), strings.Count(md, "</details>"); o != c {
-		t.Errorf("<details> opened %d times, closed %d times", o, c)
+		t.Errorf("%s: <details> opened %d times, closed %d times", name, o, c)
 	}
 	for i, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != strings.Count(firstTableRowAbove(md, i), "|") {
-			t.Errorf("line %d: table row with a different cell count: %q", i+1, line)
+			t.Errorf("%s line %d: table row with a different cell count: %q", name, i+1, line)
 		}
 	}
 }
@@ -156,7 +326,7 @@ func TestRenderCommentFitsLimit(t *testing.T) {
 	for len(head.Curve) < 2000 {
 		head.Curve = append(head.Curve, head.Curve...)
 	}
-	c := Compare(mustRead(t, "base.json"), head, CompareOptions{})
+	c := mustCompare(t, mustRead(t, "base.json"), head, CompareOptions{})
 	if full := Render(c, RenderOptions{}); len(full) <= MaxCommentLen {
 		t.Fatalf("test document too small: %d", len(full))
 	}
@@ -181,9 +351,9 @@ func TestComparePartialAlert(t *testing.T) {
 	t.Parallel()
 	head := mustRead(t, "head_same.json")
 	head.Partial, head.PartialReason = true, "SIGTERM"
-	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	md := Render(mustCompare(t, mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
 	want := "> [!WARNING]\n> head run: the sweep was interrupted; only the 7 points that finished are here.\n"
-	if !strings.Contains(md, want) {
+	if !strings.Contains(md, want) || strings.Index(md, want) > strings.Index(md, "\n| ") {
 		t.Errorf("no partial alert in:\n%.600s", md)
 	}
 }
@@ -194,9 +364,9 @@ func TestFailedPointShowsNoFigure(t *testing.T) {
 	fp := &head.Curve[1]
 	*fp = harness.Point{Index: fp.Index, Role: fp.Role, Batch: fp.Batch, Connections: fp.Connections,
 		Status: harness.StatusFailed, Verdict: harness.VerdictFailed, FailReason: "server exited"}
-	md := Render(Compare(nil, head, CompareOptions{}), RenderOptions{})
-	want := fmt.Sprintf("| %d | sweep | %d | %d | 0 | failed | n/a | n/a | 0 |", fp.Index, fp.Batch, fp.Connections)
-	if !strings.Contains(md, want) {
+	md := Render(mustCompare(t, nil, head, CompareOptions{}), RenderOptions{})
+	want := fmt.Sprintf("| %d | sweep | %d | %d | n/a | n/a | n/a\u00a0·\u00a0n/a | **failed** |", fp.Index, fp.Batch, fp.Connections)
+	if !strings.Contains(md, want) || !strings.Contains(md, fmt.Sprintf("- #%d: server exited", fp.Index)) {
 		t.Errorf("no row %q for the failed point in:\n%s", want, md)
 	}
 }
@@ -216,12 +386,12 @@ func TestChartNamesLowerBounds(t *testing.T) {
 	if len(conns) == 0 {
 		t.Fatal("fixture has no clean point at the headline batch")
 	}
-	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
-	want := fmt.Sprintf("Generator-capped, so lower bounds: head at %d connections.", conns[0])
-	if !strings.Contains(md, want) {
-		t.Errorf("no %q under the chart:\n%s", want, md)
+	md := Render(mustCompare(t, mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	want := fmt.Sprintf("Generator-capped, so lower bounds (the shaded bars): head at %d connections.", conns[0])
+	if !strings.Contains(md, want) || !strings.Contains(md, `    bar "head lower bound" [`) {
+		t.Errorf("no %q and no bar series in the chart:\n%s", want, md)
 	}
-	if md := Render(Compare(mustRead(t, "base.json"), mustRead(t, "head_same.json"), CompareOptions{}), RenderOptions{}); strings.Contains(md, "Generator-capped, so") {
+	if md := Render(mustCompare(t, mustRead(t, "base.json"), mustRead(t, "head_same.json"), CompareOptions{}), RenderOptions{}); strings.Contains(md, "Generator-capped, so") || strings.Contains(md, "bar \"") {
 		t.Error("a chart without lower bounds names some")
 	}
 }
@@ -230,7 +400,7 @@ func TestUncleanPointsAlert(t *testing.T) {
 	t.Parallel()
 	head := mustRead(t, "head_same.json")
 	head.Curve[1].Clean = false // no errors, but say a connection was lost
-	md := Render(Compare(mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
+	md := Render(mustCompare(t, mustRead(t, "base.json"), head, CompareOptions{}), RenderOptions{})
 	want := "> head run: 1 more points had no errors but were not clean"
 	if !strings.Contains(md, want) {
 		t.Errorf("no alert %q in:\n%.800s", want, md)

@@ -169,13 +169,14 @@ func addComparison(t *testing.T, doc map[string]any) {
 		}
 		r.Curve = append(r.Curve, p)
 	}
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, 5, 0.05)
+	r.Config.CompareReps, r.Config.Alpha = 5, 0.05 // the knobs the comparison is re-derived at
+	r.Comparison = harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
 	b, _ = json.Marshal(r)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	doc["curve"], doc["comparison"] = out["curve"], out["comparison"]
+	doc["curve"], doc["comparison"], doc["config"] = out["curve"], out["comparison"], out["config"]
 }
 
 func deepCopy(t *testing.T, v map[string]any) map[string]any {

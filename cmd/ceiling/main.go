@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
 // version is set with -ldflags "-X main.version=...".
@@ -54,6 +55,11 @@ func exitCode(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
+	}
+	// --fail-on slower: a significant headline regression fails the check.
+	var reg *publish.RegressionError
+	if errors.As(err, &reg) {
+		return 1
 	}
 	var s exitStatus
 	if errors.As(err, &s) {

@@ -194,12 +194,13 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	out, err := publish.Commit(ctx, r, raw, o.opts)
+	var optErr *publish.OptionError
 	switch {
 	case secretRefusal(err) != nil:
 		return secretRefusal(err)
 	case errors.Is(err, publish.ErrNotPublishable):
 		return exitStatus{1, err}
-	case err != nil && strings.HasPrefix(err.Error(), "--"):
+	case errors.As(err, &optErr):
 		return usageError{err} // an option the library refused
 	case err != nil:
 		return fmt.Errorf("publish commit: %w", err)
@@ -221,12 +222,19 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 
 const publishCommentUsage = `usage: ceiling publish comment --head RESULT.json|- [flags]
 
-Compares the head sweep with --base per batch size against the larger of the
-two A-A noise floors, writes the Markdown to --out and the job summary, and
-keeps one comment per pull request and generator up to date (found again by a
-hidden marker). The token is read from the environment variable --token-env.
-Without a token, or with a token that may not comment (a pull request from a
-fork), it says so and exits 0: the summary and --out carry the comparison.
+Writes the comparison of a pull request's sweep as Markdown to --out and the
+job summary, and keeps one comment per pull request and generator up to date
+(found again by a hidden marker). A head document from a two-arm sweep
+(ceiling sweep --base-target) carries its own comparison: it is re-derived
+from the samples (a document whose verdicts do not follow exits 2) and
+--base is not used. Otherwise --base is the fallback: a result published by
+another run, which never calls faster or slower.
+
+The token is read from the environment variable --token-env. Without a
+token, or with a token that may not comment (a pull request from a fork),
+it says so and exits 0: the summary and --out carry the comparison.
+--fail-on slower then exits 1 on a significant headline regression (after
+writing and posting the comparison), so a required check can gate on it.
 
 flags:
 `
@@ -247,6 +255,7 @@ type publishCommentOptions struct {
 	maxWait       time.Duration
 	rateRetries   int
 	targets       stringList
+	failOn        string
 	commentTarget [2]string // owner, name
 }
 
@@ -274,6 +283,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.DurationVar(&o.maxWait, "max-wait", publish.DefaultMaxWait, "longest wait for one rate limit to reset")
 	fs.IntVar(&o.rateRetries, "rate-retries", publish.DefaultRateRetries, "retries of one request after a rate limit")
 	fs.Var(&o.targets, "target", "target `FILE` the sweeps ran (repeatable): a --head holding any of its secrets is refused, as one holding the token or a secret-named environment variable's value is")
+	fs.StringVar(&o.failOn, "fail-on", publish.FailOnNever, "exit 1 when the two-arm headline verdict is this: slower, or never")
 	return fs
 }
 
@@ -297,6 +307,9 @@ func (o *publishCommentOptions) check(fs *flag.FlagSet) error {
 		if err := publish.CheckMarker(o.marker); err != nil {
 			return usageError{err}
 		}
+	}
+	if o.failOn != publish.FailOnNever && o.failOn != publish.FailOnSlower {
+		return usagef("--fail-on: %q, want %s or %s", o.failOn, publish.FailOnSlower, publish.FailOnNever)
 	}
 	if o.dryRun {
 		return nil
@@ -335,24 +348,38 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	if err := publish.CheckSecrets(headRaw, o.head, secrets); err != nil {
 		return secretRefusal(err)
 	}
-	base, copts := readBaseline(o, stderr, secrets)
+	// A two-arm head compares with itself; a --base is then not read
+	// (a note says it was not used).
+	var base *harness.Result
+	copts := publish.CompareOptions{HeadName: o.head, BaseGiven: o.base != ""}
+	if head.Comparison == nil {
+		base, copts = readBaseline(o, stderr, secrets)
+	}
 	if o.marker == "" {
 		o.marker = publish.Marker(head.Meta.Generator)
 	}
-	c := publish.Compare(base, head, copts)
+	c, err := publish.Compare(base, head, copts)
+	if err != nil {
+		return usageError{err} // a comparison that does not follow from its samples
+	}
+	// The verdict gates after the comparison was written and posted: a
+	// failing check must still leave the reviewer the reason.
+	gate := publish.FailOn(c, o.failOn)
 	full := publish.Render(c, publish.RenderOptions{Marker: o.marker})
 	if err := writeMarkdown(o, full); err != nil {
 		return err
 	}
 	if o.dryRun {
-		_, err := io.WriteString(stdout, full)
-		return err
+		if _, err := io.WriteString(stdout, full); err != nil {
+			return err
+		}
+		return gate
 	}
 	where := markdownPlaces(o)
 	token := os.Getenv(o.tokenEnv)
 	if token == "" {
 		fmt.Fprintf(stderr, "ceiling publish comment: $%s is empty, so no comment is posted; the comparison is in %s\n", o.tokenEnv, where)
-		return nil
+		return gate
 	}
 	client, err := publish.NewClient(o.apiURL, token, nil)
 	if err != nil {
@@ -371,16 +398,16 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case errors.Is(err, publish.ErrNoPermission):
 		fmt.Fprintf(stderr, "ceiling publish comment: %v\nno comment posted (a pull request from a fork gets a read-only token); the comparison is in %s\n", err, where)
-		return nil
+		return gate
 	case err != nil:
-		return fmt.Errorf("publish comment: %w (the comparison is in %s)", err, where)
+		return errors.Join(fmt.Errorf("publish comment: %w (the comparison is in %s)", err, where), gate)
 	}
 	verb := "updated"
 	if posted.Created {
 		verb = "created"
 	}
 	fmt.Fprintf(stdout, "%s comment %d on %s#%d %s\n", verb, posted.ID, o.repo, o.pr, posted.URL)
-	return nil
+	return gate
 }
 
 // readBaseline reads --base. The head is the input under test; a baseline
@@ -391,7 +418,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 // figures would be rendered into the comment); the footnote names the
 // fields, never the secret.
 func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set) (*harness.Result, publish.CompareOptions) {
-	copts := publish.CompareOptions{MergeBase: o.mergeBase, BaseSource: o.baseSource}
+	copts := publish.CompareOptions{MergeBase: o.mergeBase, BaseSource: o.baseSource, HeadName: o.head}
 	if o.base == "" {
 		copts.BaseMissing = "no --base was given"
 		return nil, copts

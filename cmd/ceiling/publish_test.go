@@ -191,7 +191,81 @@ func TestPublishCommentPosts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status %d, stderr %q", code, stderr)
 	}
-	if !strings.Contains(stdout, "created comment 77 on o/r#3") || !strings.Contains(posted, "**slower**") {
-		t.Errorf("stdout %q, posted %.200q", stdout, posted)
+	if !strings.Contains(stdout, "created comment 77 on o/r#3") || !strings.Contains(posted, "[!CAUTION]") || !strings.Contains(posted, "cannot conclude") {
+		t.Errorf("stdout %q, posted %.300q", stdout, posted)
+	}
+}
+
+// fakeCommentAPI accepts exactly one listing and one new comment on o/r#3.
+func fakeCommentAPI(t *testing.T, posted *string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		switch r.Method + " " + r.URL.Path {
+		case "GET /repos/o/r/issues/3/comments":
+			fmt.Fprint(w, `[]`)
+		case "POST /repos/o/r/issues/3/comments":
+			*posted = string(b)
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id": 78, "html_url": "https://example/c/78"}`)
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// --fail-on slower: a significant headline regression in a two-arm
+// document exits 1, after the comment is posted, so the reviewer has the
+// reason when the check goes red.
+func TestPublishCommentFailOnSlower(t *testing.T) {
+	t.Setenv("CEILING_TEST_TOKEN", cliToken)
+	var posted string
+	srv := fakeCommentAPI(t, &posted)
+	stdout, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"two_arm_slower.json",
+		"--repo", "o/r", "--pr", "3", "--token-env", "CEILING_TEST_TOKEN", "--summary-file", "", "--api-url", srv.URL,
+		"--fail-on", "slower")
+	if code != 1 || !strings.Contains(stderr, "significantly slower") || !strings.Contains(stdout, "created comment 78") {
+		t.Fatalf("status %d, stdout %q, stderr %q; want 1 after posting", code, stdout, stderr)
+	}
+	if !strings.Contains(posted, `**slower**`) {
+		t.Errorf("posted %.300q", posted)
+	}
+}
+
+func TestPublishCommentFailOnExitStatus(t *testing.T) {
+	t.Setenv("CEILING_TEST_TOKEN", "")
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	raw, err := os.ReadFile(publishFixtures + "two_arm_slower.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same document claiming the headline is within noise.
+	doc := strings.Replace(string(raw), `"verdict": "slower"`, `"verdict": "within_noise"`, 1)
+	if doc == string(raw) {
+		t.Fatal("fixture has no slower verdict to edit")
+	}
+	if err := os.WriteFile(edited, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string // in stdout+stderr
+	}{
+		{[]string{"--head", publishFixtures + "two_arm_slower.json", "--dry-run"}, 0, "**slower**"},
+		{[]string{"--head", publishFixtures + "two_arm_slower.json", "--dry-run", "--fail-on", "never"}, 0, "**slower**"},
+		{[]string{"--head", publishFixtures + "two_arm_slower.json", "--dry-run", "--fail-on", "slower"}, 1, "--fail-on slower"},
+		{[]string{"--head", publishFixtures + "two_arm_slower.json", "--repo", "o/r", "--pr", "3", "--token-env", "CEILING_TEST_TOKEN", "--summary-file", "", "--fail-on", "slower"}, 1, "is empty, so no comment is posted"},
+		{[]string{"--head", publishFixtures + "two_arm_same.json", "--dry-run", "--fail-on", "slower"}, 0, "within noise"},
+		{[]string{"--head", publishFixtures + "head_mixed.json", "--base", publishFixtures + "base.json", "--dry-run", "--fail-on", "slower"}, 0, "cross-run fallback"},
+		{[]string{"--head", publishFixtures + "two_arm_same.json", "--dry-run", "--fail-on", "sometimes"}, 2, `--fail-on: "sometimes"`},
+		{[]string{"--head", edited, "--dry-run"}, 2, "comparison.headline.verdict: \"within_noise\"; the curve's compare repeats give \"slower\""},
+	} {
+		stdout, stderr, code := runCLI(t, "", append([]string{"publish", "comment"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+			t.Errorf("ceiling publish comment %s: status %d, want %d and %q in\n%.400s\n%s", strings.Join(tt.args, " "), code, tt.code, tt.want, stdout, stderr)
+		}
 	}
 }
