@@ -127,14 +127,22 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 		return ErrInterrupted
 	}
 	if !r.Headline.Clean {
-		for _, p := range r.Curve {
-			if p.Role == RoleSweep && p.Batch == r.Config.HeadlineBatch && p.Contended {
-				return ErrContended
-			}
-		}
-		return ErrNoCleanHeadline
+		return noHeadline(r)
 	}
 	return nil
+}
+
+// noHeadline is the error of a sweep whose headline batch has no clean
+// point: ErrContended when one of its measured points (the head arm's, in
+// a two-arm sweep) ran on contended CPUs, else ErrNoCleanHeadline.
+func noHeadline(r *Result) error {
+	for _, p := range r.Curve {
+		if p.Batch == r.Config.HeadlineBatch && p.Arm != ArmBase && p.Contended &&
+			(p.Role == RoleSweep || p.Role == RoleCompare) {
+			return ErrContended
+		}
+	}
+	return ErrNoCleanHeadline
 }
 
 // admit is what both sweeps do with a runner's outcome: an interrupted

@@ -178,7 +178,7 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 		return ErrInterrupted
 	}
 	if !r.Headline.Clean {
-		return ErrNoCleanHeadline
+		return noHeadline(r)
 	}
 	return nil
 }
