@@ -119,6 +119,12 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 			}
 		}
 	}
+	return finish(ctx, r, total)
+}
+
+// finish is how both sweeps end: a partial document and ErrInterrupted
+// when ctx ended, else the headline's error (nil when it is clean).
+func finish(ctx context.Context, r *Result, total int) error {
 	if ctx.Err() != nil {
 		r.Partial = true
 		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))

@@ -170,17 +170,7 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 		}
 	}
 	r.Summarize()
-	if ctx.Err() != nil {
-		r.Partial = true
-		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))
-		r.warn(r.PartialReason)
-		r.Summarize()
-		return ErrInterrupted
-	}
-	if !r.Headline.Clean {
-		return noHeadline(r)
-	}
-	return nil
+	return finish(ctx, r, total)
 }
 
 // armProgress is Progress's line for a two-arm point.

@@ -173,7 +173,7 @@ func descendants(root int) []int {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		for _, c := range childrenOf(pid) {
+		for _, c := range Children(pid) {
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)
@@ -184,7 +184,10 @@ func descendants(root int) []int {
 	return out
 }
 
-func childrenOf(pid int) []int {
+// Children lists the children of every thread of pid (a child's parent is
+// the thread that forked it), from /proc/PID/task/TID/children; nil when
+// pid is gone.
+func Children(pid int) []int {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {

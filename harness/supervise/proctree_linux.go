@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // ProcStat is the part of /proc/PID/stat the harness uses.
@@ -83,7 +85,7 @@ func Descendants(root int) ([]int, error) {
 		}
 		return nil, nil // root is gone: no descendants
 	}
-	return walkTree(root, children), nil
+	return walkTree(root, pinning.Children), nil
 }
 
 // walkTree lists root's descendants, sorted, breadth first over kids.
@@ -103,29 +105,6 @@ func walkTree(root int, kids func(pid int) []int) []int {
 		}
 	}
 	slices.Sort(out)
-	return out
-}
-
-// children lists the children of every thread of pid (a child's parent is
-// the thread that forked it).
-func children(pid int) []int {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // gone
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range bytes.Fields(b) {
-			if c, err := strconv.Atoi(string(f)); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
 	return out
 }
 
