@@ -34,6 +34,11 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "SRV_CPUSET", flag: "--srv-cpuset", want: "SRV_CPUSET"},
 		{env: "LT_CPUSET", flag: "--lt-cpuset", want: "LT_CPUSET"},
 		{flag: "--ready-timeout", want: "ready-timeout"},
+		// The two-arm sweep's (docs/compare.md).
+		{env: "COMPARE_REPS", flag: "--compare-reps", want: "COMPARE_REPS"},
+		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},
+		{env: "COMPARE_DURATION", flag: "--compare-duration", want: "COMPARE_DURATION"},
+		{env: "COMPARE_WARMUP", flag: "--compare-warmup", want: "COMPARE_WARMUP"},
 	}
 	dir := t.TempDir()
 	for _, k := range knobs {
