@@ -166,14 +166,18 @@ func signalTree(root int, sig unix.Signal) {
 
 // descendants lists every process below root, through the children of
 // each of their threads (/proc/PID/task/TID/children).
-func descendants(root int) []int {
+func descendants(root int) []int { return WalkTree(root, Children) }
+
+// WalkTree lists root's descendants breadth first, asking kids for each
+// process's children; each pid once, root excluded.
+func WalkTree(root int, kids func(pid int) []int) []int {
 	var out []int
 	seen := map[int]bool{root: true}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		for _, c := range Children(pid) {
+		for _, c := range kids(pid) {
 			if !seen[c] {
 				seen[c] = true
 				out = append(out, c)

@@ -90,20 +90,7 @@ func Descendants(root int) ([]int, error) {
 
 // walkTree lists root's descendants, sorted, breadth first over kids.
 func walkTree(root int, kids func(pid int) []int) []int {
-	var out []int
-	seen := map[int]bool{root: true}
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range kids(pid) {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-				queue = append(queue, c)
-			}
-		}
-	}
+	out := pinning.WalkTree(root, kids)
 	slices.Sort(out)
 	return out
 }
