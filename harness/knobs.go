@@ -57,7 +57,8 @@ type Knob struct {
 	// Help is the meaning: the flag's help and the docs table's meaning
 	// column (Markdown; backquotes are dropped in the terminal).
 	Help string
-	// Doc is the docs table that lists the knob: DocSweep or DocCompare.
+	// Doc is the docs table that lists the knob: DocSweep (or "") or
+	// DocCompare.
 	Doc string
 	// Early knobs are read by the CLI before the defaults are laid, since
 	// they choose them (QUICK); ApplyEnv leaves them alone.
@@ -508,4 +509,63 @@ func stringParse(field func(*Options) *string) func(*Options, string, string) er
 		*field(o) = v
 		return nil
 	}
+}
+
+// KnobDocTable is the Markdown table of the knobs listed in doc (DocSweep
+// or DocCompare): the Knobs tables of docs/sweep.md and docs/compare.md
+// are this text, between the markers KnobDocBegin and KnobDocEnd
+// (TestKnobDocs checks them; -update rewrites them). The sweep's table
+// ends with one row for the two-arm knobs, which compare.md lists.
+func KnobDocTable(doc string) string {
+	var b strings.Builder
+	b.WriteString("| variable | flag | default | meaning |\n| --- | --- | --- | --- |\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var otherEnv, otherFlag []string
+	for _, k := range Knobs {
+		if k.doc() != doc {
+			if doc == DocSweep && k.doc() == DocCompare {
+				if k.Env != "" {
+					otherEnv = append(otherEnv, "`"+k.Env+"`")
+				}
+				if k.Flag != "" {
+					otherFlag = append(otherFlag, "`--"+k.Flag+"`")
+				}
+			}
+			continue
+		}
+		env, flag := "", ""
+		if k.Env != "" {
+			env = "`" + k.Env + "`"
+		}
+		if k.Flag != "" {
+			flag = "`--" + k.Flag
+			if k.Arg != "" {
+				flag += " " + k.Arg
+			}
+			flag += "`"
+		}
+		row := fmt.Sprintf("| %s | %s | %s | %s |", env, flag, cell(k.Default), cell(k.Help))
+		b.WriteString(strings.Replace(row, "|  |", "| |", 1) + "\n")
+	}
+	if len(otherEnv) > 0 {
+		fmt.Fprintf(&b, "| %s | %s | off | a two-arm sweep: base and head measured in one run and compared (see [compare.md](compare.md)) |\n",
+			strings.Join(otherEnv, ", "), strings.Join(otherFlag, ", "))
+	}
+	return b.String()
+}
+
+// The markers around a generated knob table in the docs.
+func KnobDocBegin(doc string) string {
+	return "<!-- knobs:" + doc + " (generated from harness/knobs.go; refresh with go test ./harness -run TestKnobDocs -update) -->"
+}
+
+func KnobDocEnd(doc string) string { return "<!-- /knobs:" + doc + " -->" }
+
+// doc is the docs table listing the knob; a row that names none is the
+// sweep's.
+func (k Knob) doc() string {
+	if k.Doc == "" {
+		return DocSweep
+	}
+	return k.Doc
 }

@@ -41,7 +41,8 @@ const (
 // Options is every knob of a sweep. The CLI fills it in three layers:
 // DefaultOptions(quick), then ApplyEnv (the make variables), then its flags;
 // Resolve fills what is still open (CPU sets, ladders) and validates it all
-// before anything boots. A zero CPU set or ladder means "not given".
+// before anything boots. A zero CPU set or ladder means "not given". The
+// knob table (Knobs, knobs.go) maps each variable and flag to its field.
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
