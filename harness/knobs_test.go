@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestKnobTable: every row can be set by some name, has no name another
@@ -106,5 +108,50 @@ func TestMakefileExportsEveryKnob(t *testing.T) {
 	}
 	for name := range exported {
 		t.Errorf("Makefile: exports %s, which is no knob of harness/knobs.go", name)
+	}
+}
+
+// TestKnobEnvAndFlagAgree: a variable and its flag given the same text
+// set the same Options, and the flag's String reads the value back.
+func TestKnobEnvAndFlagAgree(t *testing.T) {
+	sample := map[string]string{
+		"LIST": "0", "LADDER": "10 20", "BATCH=LADDER": "8,16", "N": "3", "BYTES": "3",
+		"DURATION": "4s", "NAME": "fanout", "FILE": "x.json", "COMMAND": "true",
+		"FRACTION": "0.25", "LEVEL": "0.25", "URL": "ws://{addr}/x", "PROBE": "tcp:{addr}", "DIR": "d", "": "true",
+	}
+	for _, k := range Knobs {
+		v, ok := sample[k.Arg]
+		if !ok {
+			t.Errorf("%s: no sample value for Arg %q", k.Name(), k.Arg)
+			continue
+		}
+		byFlag := DefaultOptions(false)
+		flagText := v
+		if _, ok := k.Pattern(); ok {
+			flagText = "10=" + v
+		}
+		if err := (KnobValue{K: k, O: &byFlag}).Set(flagText); err != nil {
+			t.Errorf("%s: flag %q: %v", k.Name(), flagText, err)
+			continue
+		}
+		if got := (KnobValue{K: k, O: &byFlag}).String(); got != flagText {
+			t.Errorf("%s: String() = %q after Set(%q)", k.Name(), got, flagText)
+		}
+		if k.Env == "" || k.Early {
+			continue
+		}
+		name := k.Env
+		if prefix, ok := k.Pattern(); ok {
+			name = prefix + "10"
+		}
+		byEnv := DefaultOptions(false)
+		lookup, environ := envOf(name, v)
+		if err := byEnv.ApplyEnv(lookup, environ); err != nil {
+			t.Errorf("%s=%q: %v", name, v, err)
+			continue
+		}
+		if diff := cmp.Diff(byFlag, byEnv); diff != "" {
+			t.Errorf("%s and --%s given %q differ (-flag +env):\n%s", name, k.Flag, v, diff)
+		}
 	}
 }
