@@ -22,8 +22,8 @@ with the generator pinned to its own CPUs, sweep batch sizes x connections in
 an interleaved order, repeat the headline peak (A-A noise floor) and give each
 point a verdict: server-saturated, generator-capped, both, neither or failed.
 
-Every flag has a make variable (env) of the same meaning; a flag overrides it.
-See docs/sweep.md.
+A flag with a make variable (env) names it in its help below; the flag
+overrides the variable. See docs/sweep.md.
 
 flags:
 `
