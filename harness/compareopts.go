@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -54,61 +53,11 @@ func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
 	return strings.TrimSpace(v)
 }
 
-// applyCompareEnv reads BASE_TARGET, COMPARE_REPS, ALPHA,
-// COMPARE_DURATION and COMPARE_WARMUP; every error names the variable.
-func (o *Options) applyCompareEnv(get func(string) (string, bool)) error {
-	var errs []error
-	if v, ok := get("BASE_TARGET"); ok {
-		o.BaseTargetFile = v
-	}
-	if v, ok := get("COMPARE_REPS"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 2 {
-			errs = append(errs, fmt.Errorf("COMPARE_REPS: %q is not an integer >= 2 (a test needs two samples per arm)", v))
-		} else {
-			o.CompareReps = n
-		}
-	}
-	if v, ok := get("ALPHA"); ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f < 1) {
-			errs = append(errs, fmt.Errorf("ALPHA: %q is not a significance level in (0, 1) such as 0.05", v))
-		} else {
-			o.Alpha = f
-		}
-	}
-	for _, k := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"COMPARE_DURATION", &o.CompareDuration}, {"COMPARE_WARMUP", &o.CompareWarmup}} {
-		if v, ok := get(k.name); ok {
-			d, err := ParseSeconds(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", k.name, err))
-				continue
-			}
-			*k.dst = d
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// resolveCompare validates the two-arm knobs, whichever layer set them.
+// resolveCompare checks what the two-arm knobs mean together (each
+// knob's own range is its Check in the knob table).
 func (o *Options) resolveCompare() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if o.CompareReps < 2 {
-		bad("COMPARE_REPS (--compare-reps): %d is below 2: the test needs at least two samples per arm (5 or more to reach p < 0.05)", o.CompareReps)
-	}
-	if !(o.Alpha > 0 && o.Alpha < 1) || math.IsNaN(o.Alpha) {
-		bad("ALPHA (--alpha): %v is not a significance level in (0, 1) such as 0.05", o.Alpha)
-	}
-	if o.CompareDuration <= 0 {
-		bad("COMPARE_DURATION (--compare-duration): %s is not a positive duration", o.CompareDuration)
-	}
-	if o.CompareWarmup < 0 {
-		bad("COMPARE_WARMUP (--compare-warmup): %s is negative", o.CompareWarmup)
-	}
 	if p := MinPValue(o.CompareReps); o.CompareReps >= 2 && p >= o.Alpha && o.Alpha > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("COMPARE_REPS %d cannot reach p < %g: the smallest two-sided p of %d + %d samples is %.3g, so no point can be called faster or slower",
 			o.CompareReps, o.Alpha, o.CompareReps, o.CompareReps, p))

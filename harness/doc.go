@@ -20,6 +20,11 @@
 //     (DefaultOptions, ApplyEnv for the make variables, the CLI's flags),
 //     then Resolve picks CPU sets for the cores present and validates all
 //     of them together, before anything boots.
+//   - Knobs (knobs.go): one table of every knob — variable, flag, default,
+//     help, parse and check. ApplyEnv, the CLI's flags and usage,
+//     Resolve's per-knob checks and the docs' knob tables all read it, so
+//     a knob is named in one place; tests hold the docs and the Makefile's
+//     exports to it.
 //   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
 //     order (round-robin over batch sizes), so a slow stretch of the
 //     machine does not read as the effect of one batch size.

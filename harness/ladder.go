@@ -14,20 +14,29 @@ import (
 type Ladder []int
 
 // ParseLadder parses a ladder; name is the knob it came from (BATCH_LADDER,
-// --conns-ladder, ...) and is named in every error.
+// --conns-ladder, ...) and is named in every error, unless it is empty
+// (the caller names the knob, as the knob table's callers do).
 func ParseLadder(name, s string) (Ladder, error) {
+	l, err := parseLadder(s)
+	if err != nil && name != "" {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	return l, err
+}
+
+func parseLadder(s string) (Ladder, error) {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("%s: empty ladder %q (want positive integers such as \"10 100 512\")", name, s)
+		return nil, fmt.Errorf("empty ladder %q (want positive integers such as \"10 100 512\")", s)
 	}
 	l := make(Ladder, 0, len(fields))
 	for _, f := range fields {
 		n, err := strconv.Atoi(f)
 		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%s: rung %q in %q is not a positive integer", name, f, s)
+			return nil, fmt.Errorf("rung %q in %q is not a positive integer", f, s)
 		}
 		if len(l) > 0 && n <= l[len(l)-1] {
-			return nil, fmt.Errorf("%s: rungs must increase strictly, %d follows %d in %q", name, n, l[len(l)-1], s)
+			return nil, fmt.Errorf("rungs must increase strictly, %d follows %d in %q", n, l[len(l)-1], s)
 		}
 		l = append(l, n)
 	}

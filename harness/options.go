@@ -41,7 +41,8 @@ const (
 // Options is every knob of a sweep. The CLI fills it in three layers:
 // DefaultOptions(quick), then ApplyEnv (the make variables), then its flags;
 // Resolve fills what is still open (CPU sets, ladders) and validates it all
-// before anything boots. A zero CPU set or ladder means "not given".
+// before anything boots. A zero CPU set or ladder means "not given". The
+// knob table (Knobs, knobs.go) maps each variable and flag to its field.
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
@@ -122,118 +123,52 @@ func DefaultOptions(quick bool) Options {
 // it before the defaults are laid down.
 func QuickFromEnv(lookup func(string) (string, bool)) (bool, error) {
 	v, ok := lookup("QUICK")
-	if !ok || v == "" {
+	if v = strings.TrimSpace(v); !ok || v == "" {
 		return false, nil
 	}
-	q, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("QUICK: %q is not a boolean (use 1 or 0)", v)
+	var o Options
+	if err := knobByEnv("QUICK").Parse(&o, "", v); err != nil {
+		return false, fmt.Errorf("QUICK: %w", err)
 	}
-	return q, nil
+	return o.Quick, nil
 }
 
 // ApplyEnv overrides o with the make variables that are set and not empty
-// (make exports empty ones). environ lists NAME=VALUE pairs, scanned for
-// CONNS_LADDER_<batch>. Every error names the variable.
+// (make exports empty ones), row by row of the knob table (knobs.go).
+// environ lists NAME=VALUE pairs, scanned for the pattern rows
+// (CONNS_LADDER_<batch>). Every error names the variable. Early knobs
+// (QUICK) are the caller's, read before the defaults.
 func (o *Options) ApplyEnv(lookup func(string) (string, bool), environ []string) error {
-	get := func(name string) (string, bool) {
-		v, ok := lookup(name)
-		v = strings.TrimSpace(v)
-		return v, ok && v != ""
-	}
 	var errs []error
-	if v, ok := get("SRV_CPUSET"); ok {
-		s, err := pinning.Parse("SRV_CPUSET", v)
-		errs = append(errs, err)
-		o.ServerCPUs = s
-	}
-	if v, ok := get("LT_CPUSET"); ok {
-		s, err := pinning.Parse("LT_CPUSET", v)
-		errs = append(errs, err)
-		o.GeneratorCPUs = s
-	}
-	if v, ok := get("ALLOW_OVERLAP"); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("ALLOW_OVERLAP: %q is not a boolean", v))
+	set := func(k Knob, name, key, v string) {
+		err := k.Parse(o, key, v)
+		if err == nil && k.Check != nil {
+			err = k.Check(o)
 		}
-		o.AllowOverlap = b
-	}
-	if v, ok := get("KEEP_WORK_DIR"); ok {
-		b, err := strconv.ParseBool(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("KEEP_WORK_DIR: %q is not a boolean", v))
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
-		o.KeepWorkDir = b
 	}
-	if v, ok := get("BATCH_LADDER"); ok {
-		l, err := ParseLadder("BATCH_LADDER", v)
-		errs = append(errs, err)
-		o.BatchLadder = l
-	}
-	for _, kv := range environ {
-		name, v, _ := strings.Cut(kv, "=")
-		rest, found := strings.CutPrefix(name, "CONNS_LADDER_")
-		if !found || strings.TrimSpace(v) == "" {
+	for _, k := range Knobs {
+		if k.Env == "" || k.Early {
 			continue
 		}
-		b, err := strconv.Atoi(rest)
-		if err != nil || b <= 0 {
-			errs = append(errs, fmt.Errorf("%s: %q after CONNS_LADDER_ is not a batch size", name, rest))
+		if prefix, ok := k.Pattern(); ok {
+			for _, kv := range environ {
+				name, v, _ := strings.Cut(kv, "=")
+				key, found := strings.CutPrefix(name, prefix)
+				if !found || strings.TrimSpace(v) == "" {
+					continue
+				}
+				set(k, name, key, v)
+			}
 			continue
 		}
-		l, err := ParseLadder(name, v)
-		errs = append(errs, err)
-		if o.ConnsLadders == nil {
-			o.ConnsLadders = ConnsLadders{}
-		}
-		o.ConnsLadders[b] = l
-	}
-	for _, k := range []struct {
-		name string
-		dst  *int
-	}{{"RECORD_SIZE", &o.RecordSize}, {"HEADLINE_BATCH", &o.HeadlineBatch}, {"REPS", &o.Reps}} {
-		if v, ok := get(k.name); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				errs = append(errs, fmt.Errorf("%s: %q is not a positive integer", k.name, v))
-				continue
+		if v, ok := lookup(k.Env); ok {
+			if v = strings.TrimSpace(v); v != "" {
+				set(k, k.Env, "", v)
 			}
-			*k.dst = n
 		}
-	}
-	for _, k := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"DURATION", &o.Duration}, {"WARMUP", &o.Warmup}} {
-		if v, ok := get(k.name); ok {
-			d, err := ParseSeconds(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", k.name, err))
-				continue
-			}
-			*k.dst = d
-		}
-	}
-	if v, ok := get("SCENARIO"); ok {
-		o.Scenario = v
-	}
-	if v, ok := get("OUT"); ok {
-		o.Out = v
-	}
-	if v, ok := get("GENERATOR"); ok {
-		o.Generator = v
-	}
-	if v, ok := get("TARGET"); ok {
-		o.TargetFile = v
-	}
-	errs = append(errs, o.applyCompareEnv(get))
-	if v, ok := get("HEADROOM_PROBE"); ok {
-		f, err := ParseFraction(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("HEADROOM_PROBE: %w", err))
-		}
-		o.HeadroomProbe = f
 	}
 	return errors.Join(errs...)
 }

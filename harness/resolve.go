@@ -3,10 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
-	"strings"
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -15,14 +12,15 @@ import (
 // Resolve fills what the knobs left open and validates every knob together,
 // before anything boots. available is the CPUs this process may run on (its
 // own affinity); default sets are carved from it. Each error names the knob
-// as both its variable and its flag, since either may have set it.
+// as both its variable and its flag, since either may have set it. Every
+// knob's own Check (knobs.go) runs here; what is left below is what
+// depends on several knobs together.
 func (o *Options) Resolve(available pinning.CPUSet) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
-		bad("SCENARIO (--scenario): %q is not a scenario (echo | fanout)", o.Scenario)
-	}
+	// Each knob's own range (knobs.go): whichever layer set the value.
+	errs = append(errs, o.checkKnobs()...)
 	if o.Scenario == ScenarioFanout && (slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
 		o.BatchLadder = slices.Clone(FanoutBatchLadder)
 		o.Notes = append(o.Notes, fmt.Sprintf("fanout: batch ladder %q (events per publish request; Pusher's batch_events takes at most 10)", o.BatchLadder.String()))
@@ -40,44 +38,13 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	}
 	// The generator's limits (load.Validate; a GENERATOR honours the same
 	// contract): refused here, or every point would fail after its boot.
-	switch {
-	case o.RecordSize <= 0:
-		bad("RECORD_SIZE (--record-size): %d is not a positive number of bytes", o.RecordSize)
-	case o.RecordSize > load.MaxRecordSize:
-		bad("RECORD_SIZE (--record-size): %d is above the generator's limit of %d bytes per message", o.RecordSize, load.MaxRecordSize)
-	default:
+	// RECORD_SIZE alone is its knob's Check.
+	if o.RecordSize > 0 && o.RecordSize <= load.MaxRecordSize {
 		for _, b := range o.BatchLadder {
 			if int64(b)*int64(o.RecordSize) > load.MaxBatchBytes {
 				bad("BATCH_LADDER (--batch-ladder) x RECORD_SIZE (--record-size): batch %d x %d B is above the generator's limit of %d bytes per write", b, o.RecordSize, load.MaxBatchBytes)
 				break
 			}
-		}
-	}
-	if o.Reps <= 0 {
-		bad("REPS (--reps): %d is not a positive count", o.Reps)
-	}
-	if o.Duration <= 0 {
-		bad("DURATION (--duration): %s is not a positive duration", o.Duration)
-	}
-	if o.Warmup < 0 {
-		bad("WARMUP (--warmup): %s is negative", o.Warmup)
-	}
-	// Written so that NaN (from a flag) fails too: every comparison with
-	// NaN is false.
-	if !(o.HeadroomProbe >= 0 && o.HeadroomProbe < 1) {
-		bad("HEADROOM_PROBE (--headroom-probe): %g is not a fraction in (0, 1) of the generator's cores (0: no probe)", o.HeadroomProbe)
-	}
-	if o.ReadyTimeout < 0 {
-		bad("--ready-timeout: %s is negative", o.ReadyTimeout)
-	}
-	if strings.TrimSpace(o.Out) == "" {
-		bad("OUT (--out): empty path")
-	} else if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
-		bad("OUT (--out): %s is a directory, want a file path", o.Out)
-	}
-	if g := strings.Fields(o.Generator); len(g) > 0 {
-		if _, err := exec.LookPath(g[0]); err != nil {
-			bad("GENERATOR (--generator): %w", err)
 		}
 	}
 	errs = append(errs, o.resolveCompare())

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
 )
 
 // badNumbers are what strconv and flag happily parse as numbers but no
@@ -39,6 +41,20 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},
 		{env: "COMPARE_DURATION", flag: "--compare-duration", want: "COMPARE_DURATION"},
 		{env: "COMPARE_WARMUP", flag: "--compare-warmup", want: "COMPARE_WARMUP"},
+	}
+	// Every number knob of the knob table is in the list above, so a new
+	// one is not left out of this test.
+	listed := map[string]bool{}
+	for _, k := range knobs {
+		listed[strings.TrimLeft(k.flag, "-")] = true
+	}
+	for _, k := range harness.Knobs {
+		switch k.Arg {
+		case "N", "BYTES", "DURATION", "FRACTION", "LEVEL", "LIST", "LADDER", "BATCH=LADDER":
+			if !listed[k.Flag] {
+				t.Errorf("--%s takes a number (%s) but is not in this test's list", k.Flag, k.Arg)
+			}
+		}
 	}
 	dir := t.TempDir()
 	for _, k := range knobs {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/redact"
@@ -23,63 +22,36 @@ with the generator pinned to its own CPUs, sweep batch sizes x connections in
 an interleaved order, repeat the headline peak (A-A noise floor) and give each
 point a verdict: server-saturated, generator-capped, both, neither or failed.
 
-Every flag has a make variable (env) of the same meaning; a flag overrides it.
-See docs/sweep.md.
+A flag with a make variable (env) names it in its help below; the flag
+overrides the variable. See docs/sweep.md.
 
 flags:
 `
 
-// durationFlag takes a Go duration ("10s") or bare seconds ("10").
-type durationFlag struct{ d *time.Duration }
-
-func (f durationFlag) String() string {
-	if f.d == nil {
-		return ""
-	}
-	return f.d.String()
-}
-
-func (f durationFlag) Set(s string) error {
-	d, err := harness.ParseSeconds(s)
-	if err != nil {
-		return err
-	}
-	*f.d = d
-	return nil
-}
-
-// sweepFlags binds every knob of o to a flag.
+// sweepFlags binds one flag per row of the knob table (harness.Knobs) to o;
+// the usage is printed from the same rows, each flag with its variable and
+// its default.
 func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling sweep", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, sweepUsage)
-		fs.PrintDefaults()
+		for _, k := range harness.Knobs {
+			if k.Flag == "" {
+				continue
+			}
+			name := "--" + k.Flag
+			if k.Arg != "" {
+				name += " " + k.Arg
+			}
+			fmt.Fprintf(out, "  %s\n    \t%s\n", name, k.FlagUsage())
+		}
 	}
-	fs.Var(&o.ServerCPUs, "srv-cpuset", "CPUs the server is pinned to, taskset list syntax (SRV_CPUSET; default: all but the first)")
-	fs.Var(&o.GeneratorCPUs, "lt-cpuset", "CPUs the generator is pinned to (LT_CPUSET; default: the first CPU)")
-	fs.BoolVar(&o.AllowOverlap, "allow-overlap", o.AllowOverlap, "allow the two CPU sets to overlap, with a warning in the result (ALLOW_OVERLAP)")
-	fs.Var(&o.BatchLadder, "batch-ladder", "batch sizes to sweep, e.g. \"10 100 512\" (BATCH_LADDER)")
-	fs.Var(o.ConnsLadders, "conns-ladder", "`BATCH=LADDER` connection ladder of one batch size, e.g. 10=32,64,128; repeatable (CONNS_LADDER_<batch>)")
-	fs.IntVar(&o.RecordSize, "record-size", o.RecordSize, "bytes per message payload (RECORD_SIZE)")
-	fs.IntVar(&o.HeadlineBatch, "headline-batch", o.HeadlineBatch, "batch size whose ceiling is the headline; must be in the batch ladder (HEADLINE_BATCH)")
-	fs.IntVar(&o.Reps, "reps", o.Reps, "runs of every point (REPS)")
-	fs.Var(durationFlag{&o.Duration}, "duration", "measured window of every point, e.g. 10s (DURATION)")
-	fs.Var(durationFlag{&o.Warmup}, "warmup", "warm-up before the window, excluded from the figures (WARMUP)")
-	fs.StringVar(&o.Scenario, "scenario", o.Scenario, "echo | fanout (SCENARIO)")
-	fs.StringVar(&o.Out, "out", o.Out, "result JSON path, written whole at the end (OUT)")
-	fs.BoolVar(&o.Quick, "quick", o.Quick, "small ladder and short points, about a minute, for smoke tests (QUICK=1)")
-	fs.StringVar(&o.Generator, "generator", o.Generator, "generator command honouring the `ceiling load` flags and JSON (GENERATOR; default: this binary's load)")
-	fs.StringVar(&o.TargetFile, "target", o.TargetFile, "target file describing the server under test (TARGET)")
-	fs.StringVar(&o.ServerCmd, "server-cmd", o.ServerCmd, "override the target's command line (space separated; {port} {addr} {host} are filled in)")
-	fs.StringVar(&o.URL, "url", o.URL, "override the target's URL for the scenario ({addr} is filled in)")
-	fs.StringVar(&o.Ready, "ready", o.Ready, "override the target's readiness probe: tcp:{addr}, http://{addr}/health, log:REGEX")
-	fs.Var(durationFlag{&o.ReadyTimeout}, "ready-timeout", "override the target's readiness timeout")
-	fs.BoolVar(&o.AllowUnpinnedURL, "allow-unpinned-url", o.AllowUnpinnedURL, "run a target URL without {addr} or {port} (a server the harness did not boot or pin), with a warning in the result")
-	fs.Var(finiteFloat{&o.HeadroomProbe}, "headroom-probe", "run the headline again with the generator held to this fraction of its cores by a cgroup quota, e.g. 0.5 (HEADROOM_PROBE; 0: off; needs cgroup write access)")
-	fs.StringVar(&o.WorkDir, "work-dir", o.WorkDir, "where per-point logs, markers and JSON go (default: a new temp dir, removed after a successful run)")
-	fs.BoolVar(&o.KeepWorkDir, "keep-work-dir", o.KeepWorkDir, "keep the temp work dir after a successful run (KEEP_WORK_DIR)")
-	compareFlags(fs, o)
+	for _, k := range harness.Knobs {
+		if k.Flag != "" {
+			fs.Var(harness.KnobValue{K: k, O: o}, k.Flag, k.FlagUsage())
+		}
+	}
 	return fs
 }
 

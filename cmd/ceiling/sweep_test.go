@@ -12,19 +12,24 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 )
 
-// sweepEnv clears every knob variable so the host's environment cannot
-// leak into a case; set lists NAME, VALUE pairs to set after.
+// sweepEnv clears every knob variable (the knob table's) so the host's
+// environment cannot leak into a case; set lists NAME, VALUE pairs to set
+// after.
 func sweepEnv(t *testing.T, set ...string) {
 	t.Helper()
-	for _, v := range []string{"SRV_CPUSET", "LT_CPUSET", "ALLOW_OVERLAP", "BATCH_LADDER", "RECORD_SIZE", "HEADLINE_BATCH",
-		"REPS", "DURATION", "WARMUP", "SCENARIO", "OUT", "QUICK", "GENERATOR", "TARGET", "HEADROOM_PROBE",
-		"BASE_TARGET", "COMPARE_REPS", "ALPHA", "COMPARE_DURATION", "COMPARE_WARMUP"} {
-		t.Setenv(v, "")
-	}
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "CONNS_LADDER_") {
-			t.Setenv(name, "")
+	for _, k := range harness.Knobs {
+		if k.Env == "" {
+			continue
 		}
+		if prefix, ok := k.Pattern(); ok {
+			for _, kv := range os.Environ() {
+				if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, prefix) {
+					t.Setenv(name, "")
+				}
+			}
+			continue
+		}
+		t.Setenv(k.Env, "")
 	}
 	for i := 0; i+1 < len(set); i += 2 {
 		t.Setenv(set[i], set[i+1])

@@ -1,0 +1,571 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// The knob table.
+//
+// Every knob of `ceiling sweep` is one row of Knobs: its make variable, its
+// flag, its default as the docs say it, its help, how its text is parsed
+// into Options and what its own value must satisfy. Everything that names
+// a knob reads the table, so a knob is added, renamed or documented in one
+// place:
+//
+//   - ApplyEnv sets Options from the variables, row by row;
+//   - the CLI binds one flag per row (KnobValue) and prints its usage from
+//     the rows;
+//   - Resolve runs every row's Check, whichever layer set the value;
+//   - the Knobs tables of docs/sweep.md and docs/compare.md are generated
+//     from it (KnobDocTable; TestKnobDocs fails when they differ, and
+//     `go test ./harness -run TestKnobDocs -update` rewrites them);
+//   - TestMakefileExportsEveryKnob checks the Makefile exports every
+//     variable of the table.
+//
+// Validation has two steps, so that each error names the knob the way the
+// user gave it. Parse reads the text (a number, a duration, a CPU list)
+// and fails on text that is no value at all; its error is bare, and the
+// caller names the knob: ApplyEnv as "VARIABLE: ...", the flag package as
+// "invalid value ... for flag -name: ...". Check judges the value (a
+// positive count, a fraction in range): ApplyEnv runs it right after Parse
+// and names the variable; Resolve runs it again for every knob, since a
+// flag or a default may have set the value, and names both
+// ("VARIABLE (--flag): ..."). What depends on several knobs at once (the
+// headline batch is a rung of the batch ladder, CPU sets that overlap)
+// stays in Resolve.
+type Knob struct {
+	// Env is the make variable ("" for a flag-only knob). A pattern row
+	// ends in "<batch>": CONNS_LADDER_<batch> stands for every
+	// CONNS_LADDER_10, CONNS_LADDER_100, ...
+	Env string
+	// Flag is the flag's name without dashes ("" for a variable-only knob).
+	Flag string
+	// Arg names the flag's value in the usage and the docs ("" for a
+	// boolean flag).
+	Arg string
+	// Default is the default as the docs table writes it (Markdown).
+	Default string
+	// Help is the meaning: the flag's help and the docs table's meaning
+	// column (Markdown; backquotes are dropped in the terminal).
+	Help string
+	// Doc is the docs table that lists the knob: DocSweep (or "") or
+	// DocCompare.
+	Doc string
+	// Early knobs are read by the CLI before the defaults are laid, since
+	// they choose them (QUICK); ApplyEnv leaves them alone.
+	Early bool
+
+	// Parse reads text into o (a pattern row: the part after the prefix is
+	// key). Its error does not name the knob; the caller does.
+	Parse func(o *Options, key, v string) error
+	// Check judges the value in o, whichever layer set it (nil: nothing to
+	// judge beyond Parse). Its error does not name the knob either.
+	Check func(o *Options) error
+	// Get renders the value in o, for the flag package.
+	Get func(o *Options) string
+}
+
+// The docs tables a knob can be listed in.
+const (
+	DocSweep   = "sweep"   // docs/sweep.md, "Knobs"
+	DocCompare = "compare" // docs/compare.md, "Knobs"
+)
+
+// Pattern reports whether the row stands for a family of variables
+// (CONNS_LADDER_<batch>) and returns their common prefix.
+func (k Knob) Pattern() (prefix string, ok bool) {
+	return strings.CutSuffix(k.Env, "<batch>")
+}
+
+// Bool reports whether the knob is a boolean flag (--quick, no value).
+func (k Knob) Bool() bool { return k.Flag != "" && k.Arg == "" }
+
+// Name is how the messages of Resolve name the knob: "VARIABLE (--flag)",
+// or whichever of the two it has.
+func (k Knob) Name() string {
+	switch {
+	case k.Env == "":
+		return "--" + k.Flag
+	case k.Flag == "":
+		return k.Env
+	}
+	return k.Env + " (--" + k.Flag + ")"
+}
+
+// FlagUsage is the flag's help line: the help, then the variable and the
+// default, without Markdown.
+func (k Knob) FlagUsage() string {
+	var extra []string
+	if k.Env != "" {
+		extra = append(extra, k.Env)
+	}
+	if k.Default != "" {
+		extra = append(extra, "default: "+k.Default)
+	}
+	s := k.Help
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, "; ") + ")"
+	}
+	return strings.ReplaceAll(s, "`", "")
+}
+
+// KnobValue binds a knob's flag to o: a flag.Value (and a boolean one when
+// the knob is). The flag package names the flag in Parse's errors.
+type KnobValue struct {
+	K Knob
+	O *Options
+}
+
+func (v KnobValue) String() string {
+	if v.O == nil || v.K.Get == nil {
+		return ""
+	}
+	return v.K.Get(v.O)
+}
+
+// Set parses a flag's text. A pattern row's flag takes KEY=VALUE
+// (--conns-ladder 10=32,64), the flag form of PREFIX_KEY=VALUE.
+func (v KnobValue) Set(s string) error {
+	if _, ok := v.K.Pattern(); ok {
+		key, val, found := strings.Cut(s, "=")
+		if !found {
+			return fmt.Errorf("want %s such as 10=32,64,128, got %q", v.K.Arg, s)
+		}
+		return v.K.Parse(v.O, strings.TrimSpace(key), val)
+	}
+	return v.K.Parse(v.O, "", s)
+}
+
+// IsBoolFlag lets a boolean knob's flag be given without a value.
+func (v KnobValue) IsBoolFlag() bool { return v.K.Bool() }
+
+// Knobs is the table. Its order is the order of the flags' usage and of
+// the docs tables.
+var Knobs = []Knob{
+	{
+		Env: "SRV_CPUSET", Flag: "srv-cpuset", Arg: "LIST", Default: "all CPUs but the first",
+		Help:  "CPUs the server is pinned to, taskset syntax (`1`, `1,2,3`, `1-3`)",
+		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.ServerCPUs }),
+		Get:   func(o *Options) string { return o.ServerCPUs.String() },
+	},
+	{
+		Env: "LT_CPUSET", Flag: "lt-cpuset", Arg: "LIST", Default: "the first CPU",
+		Help:  "CPUs the generator is pinned to",
+		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.GeneratorCPUs }),
+		Get:   func(o *Options) string { return o.GeneratorCPUs.String() },
+	},
+	boolKnob("ALLOW_OVERLAP", "allow-overlap", "let the two sets overlap (refused otherwise); the result then carries a warning",
+		func(o *Options) *bool { return &o.AllowOverlap }),
+	{
+		Env: "BATCH_LADDER", Flag: "batch-ladder", Arg: "LADDER", Default: "`10 100 512 1024 4096`",
+		Help: "batch sizes, strictly increasing, space or comma separated",
+		Parse: func(o *Options, _, v string) error {
+			l, err := ParseLadder("", v)
+			if err == nil {
+				o.BatchLadder = l
+			}
+			return err
+		},
+		Get: func(o *Options) string { return o.BatchLadder.String() },
+	},
+	{
+		Env: "CONNS_LADDER_<batch>", Flag: "conns-ladder", Arg: "BATCH=LADDER", Default: "by batch size (see the default ladders)",
+		Help: "connection ladder of one batch size, e.g. `10=32,64,128` as a flag; the flag is repeatable",
+		Parse: func(o *Options, key, v string) error {
+			b, err := strconv.Atoi(key)
+			if err != nil || b <= 0 {
+				return fmt.Errorf("batch %q is not a positive integer", key)
+			}
+			l, err := ParseLadder("", v)
+			if err != nil {
+				return err
+			}
+			if o.ConnsLadders == nil {
+				o.ConnsLadders = ConnsLadders{}
+			}
+			o.ConnsLadders[b] = l
+			return nil
+		},
+		Get: func(o *Options) string { return o.ConnsLadders.String() },
+	},
+	{
+		Env: "RECORD_SIZE", Flag: "record-size", Arg: "BYTES", Default: "`256`",
+		Help:  "bytes per message",
+		Parse: intParse(func(o *Options) *int { return &o.RecordSize }),
+		Check: func(o *Options) error {
+			switch {
+			case o.RecordSize <= 0:
+				return fmt.Errorf("%d is not a positive number of bytes", o.RecordSize)
+			case o.RecordSize > load.MaxRecordSize:
+				return fmt.Errorf("%d is above the generator's limit of %d bytes per message", o.RecordSize, load.MaxRecordSize)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.RecordSize) },
+	},
+	{
+		Env: "HEADLINE_BATCH", Flag: "headline-batch", Arg: "N", Default: "`10`",
+		Help:  "the batch whose ceiling is the headline; must be a rung of `BATCH_LADDER`",
+		Parse: intParse(func(o *Options) *int { return &o.HeadlineBatch }),
+		Check: positive(func(o *Options) int { return o.HeadlineBatch }, "batch size"),
+		Get:   func(o *Options) string { return strconv.Itoa(o.HeadlineBatch) },
+	},
+	{
+		Env: "REPS", Flag: "reps", Arg: "N", Default: "`1`",
+		Help:  "runs of every point (stated in the result)",
+		Parse: intParse(func(o *Options) *int { return &o.Reps }),
+		Check: positive(func(o *Options) int { return o.Reps }, "count"),
+		Get:   func(o *Options) string { return strconv.Itoa(o.Reps) },
+	},
+	durationKnob("DURATION", "duration", "`10s` (quick: `3s`)", "measured window per point; `10s` or bare seconds `10`",
+		func(o *Options) *time.Duration { return &o.Duration }, true),
+	durationKnob("WARMUP", "warmup", "`3s` (quick: `1s`)", "warm-up before the window, excluded from every figure",
+		func(o *Options) *time.Duration { return &o.Warmup }, false),
+	{
+		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
+		Help:  "`echo` or `fanout` (Pusher fan-out)",
+		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
+		Check: func(o *Options) error {
+			if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
+				return fmt.Errorf("%q is not a scenario (echo | fanout)", o.Scenario)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Scenario },
+	},
+	{
+		Env: "OUT", Flag: "out", Arg: "FILE", Default: "`out/ceiling.json`",
+		Help:  "where the result goes (checked writable before anything boots; rewritten whole before every point as this run's partial document and at the end, see \"The result document\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Out }),
+		Check: func(o *Options) error {
+			if strings.TrimSpace(o.Out) == "" {
+				return fmt.Errorf("empty path")
+			}
+			if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
+				return fmt.Errorf("%s is a directory, want a file path", o.Out)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Out },
+	},
+	func() Knob {
+		k := boolKnob("QUICK", "quick", "smoke-test sweep: batches `10 1024`, ladders `32 64` and `8 16` (any other batch: the first two rungs of its default ladder), short points",
+			func(o *Options) *bool { return &o.Quick })
+		k.Early = true
+		return k
+	}(),
+	{
+		Env: "GENERATOR", Flag: "generator", Arg: "COMMAND", Default: "this binary's `load`",
+		Help:  "another generator command, honouring the `ceiling load` flags and JSON (see \"The generator contract\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Generator }),
+		Check: func(o *Options) error {
+			if g := strings.Fields(o.Generator); len(g) > 0 {
+				if _, err := exec.LookPath(g[0]); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Generator },
+	},
+	{
+		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",
+		Help:  "the target file describing the server under test (see \"Pointing the harness at another server\")",
+		Parse: stringParse(func(o *Options) *string { return &o.TargetFile }),
+		Get:   func(o *Options) string { return o.TargetFile },
+	},
+	{
+		Flag: "server-cmd", Arg: "COMMAND", Default: "from the target file",
+		Help:  "override the target's command line (space separated; `{port}` `{addr}` `{host}` are filled in)",
+		Parse: stringParse(func(o *Options) *string { return &o.ServerCmd }),
+		Get:   func(o *Options) string { return o.ServerCmd },
+	},
+	{
+		Flag: "url", Arg: "URL", Default: "from the target file",
+		Help:  "override the target's URL for the scenario (`{addr}` is filled in)",
+		Parse: stringParse(func(o *Options) *string { return &o.URL }),
+		Get:   func(o *Options) string { return o.URL },
+	},
+	{
+		Flag: "ready", Arg: "PROBE", Default: "from the target file",
+		Help:  "override the target's readiness probe: `tcp:{addr}`, `http://{addr}/health`, `log:REGEX`",
+		Parse: stringParse(func(o *Options) *string { return &o.Ready }),
+		Get:   func(o *Options) string { return o.Ready },
+	},
+	func() Knob {
+		k := durationKnob("", "ready-timeout", "from the target file, or `10s`", "override the target's readiness timeout",
+			func(o *Options) *time.Duration { return &o.ReadyTimeout }, false)
+		k.Get = func(o *Options) string {
+			if o.ReadyTimeout == 0 {
+				return ""
+			}
+			return o.ReadyTimeout.String()
+		}
+		return k
+	}(),
+	boolKnob("", "allow-unpinned-url", "run a URL without `{addr}` or `{port}` (a server the harness did not boot), with a warning in the result; as the target's `allow_unpinned_url`",
+		func(o *Options) *bool { return &o.AllowUnpinnedURL }),
+	{
+		Env: "HEADROOM_PROBE", Flag: "headroom-probe", Arg: "FRACTION", Default: "`0` (off)",
+		Help: "run the headline once more with the generator held to this fraction of its cores by a cgroup quota, e.g. `0.5`; needs cgroup write access (see \"The headroom probe\")",
+		Parse: func(o *Options, _, v string) error {
+			f, err := ParseFraction(v)
+			if err == nil {
+				o.HeadroomProbe = f
+			}
+			return err
+		},
+		// Written so that NaN fails too: every comparison with NaN is false.
+		Check: func(o *Options) error {
+			if !(o.HeadroomProbe >= 0 && o.HeadroomProbe < 1) {
+				return fmt.Errorf("%g is not a fraction in (0, 1) of the generator's cores (0: no probe)", o.HeadroomProbe)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.FormatFloat(o.HeadroomProbe, 'g', -1, 64) },
+	},
+	{
+		Flag: "work-dir", Arg: "DIR", Default: "a new temp dir",
+		Help:  "per-point logs (`server.log`, `generator.log`), markers and generator JSON; each point's directory is emptied before it runs. A temp dir the sweep made (`/tmp/ceiling-sweep-*`) is removed after a successful run (exit 0); a given one is kept",
+		Parse: stringParse(func(o *Options) *string { return &o.WorkDir }),
+		Get:   func(o *Options) string { return o.WorkDir },
+	},
+	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
+		func(o *Options) *bool { return &o.KeepWorkDir }),
+
+	// The two-arm sweep's (docs/compare.md).
+	{
+		Env: "BASE_TARGET", Flag: "base-target", Arg: "FILE", Default: "none (single-arm sweep)", Doc: DocCompare,
+		Help:  "the base arm's target file; setting it makes the sweep two-arm: base and head (`TARGET`) in one run, compared",
+		Parse: stringParse(func(o *Options) *string { return &o.BaseTargetFile }),
+		Get:   func(o *Options) string { return o.BaseTargetFile },
+	},
+	{
+		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`5`", Doc: DocCompare,
+		Help:  "repeats per arm at each compared point, at least 2. With 5 + 5 the smallest two-sided p is 2/252 = 0.008; with 3 + 3 it is 0.1, so nothing could be called faster or slower at 0.05, and a note says so",
+		Parse: intParse(func(o *Options) *int { return &o.CompareReps }),
+		Check: func(o *Options) error {
+			if o.CompareReps < 2 {
+				return fmt.Errorf("%d is below 2: the test needs at least two samples per arm (5 or more to reach p < 0.05)", o.CompareReps)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.CompareReps) },
+	},
+	{
+		Env: "ALPHA", Flag: "alpha", Arg: "LEVEL", Default: "`0.05`", Doc: DocCompare,
+		Help: "significance level, in (0, 1); the intervals are at 1 − ALPHA",
+		Parse: func(o *Options, _, v string) error {
+			f, err := ParseFraction(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a significance level in (0, 1) such as 0.05", v)
+			}
+			o.Alpha = f
+			return nil
+		},
+		Check: func(o *Options) error {
+			if !(o.Alpha > 0 && o.Alpha < 1) || math.IsNaN(o.Alpha) {
+				return fmt.Errorf("%v is not a significance level in (0, 1) such as 0.05", o.Alpha)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.FormatFloat(o.Alpha, 'g', -1, 64) },
+	},
+	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
+		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
+	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`2s` (quick: `1s`)", "warm-up of each compare repeat",
+		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
+}
+
+// KnobByEnv is the row of a variable (a pattern row for any of its
+// family), or false.
+func KnobByEnv(name string) (Knob, bool) {
+	for _, k := range Knobs {
+		if k.Env == "" {
+			continue
+		}
+		if p, ok := k.Pattern(); ok && strings.HasPrefix(name, p) || k.Env == name {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+// knobByEnv is KnobByEnv for a row that must exist.
+func knobByEnv(name string) Knob {
+	k, ok := KnobByEnv(name)
+	if !ok {
+		panic("harness: no knob " + name)
+	}
+	return k
+}
+
+// checkKnobs runs every row's Check on o, naming each knob as both its
+// variable and its flag (either may have set it, or the default).
+func (o *Options) checkKnobs() []error {
+	var errs []error
+	for _, k := range Knobs {
+		if k.Check == nil {
+			continue
+		}
+		if err := k.Check(o); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k.Name(), err))
+		}
+	}
+	return errs
+}
+
+func compareKnob(k Knob) Knob {
+	k.Doc = DocCompare
+	return k
+}
+
+func boolKnob(env, flag, help string, field func(*Options) *bool) Knob {
+	return Knob{
+		Env: env, Flag: flag, Default: "off", Help: help,
+		Parse: func(o *Options, _, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a boolean (use 1 or 0)", v)
+			}
+			*field(o) = b
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.FormatBool(*field(o)) },
+	}
+}
+
+// durationKnob: a Go duration or bare seconds, never negative (ParseSeconds);
+// a window must also be above zero.
+func durationKnob(env, flag, def, help string, field func(*Options) *time.Duration, window bool) Knob {
+	k := Knob{
+		Env: env, Flag: flag, Arg: "DURATION", Default: def, Help: help,
+		Parse: func(o *Options, _, v string) error {
+			d, err := ParseSeconds(v)
+			if err == nil {
+				*field(o) = d
+			}
+			return err
+		},
+		Check: func(o *Options) error {
+			if d := *field(o); d < 0 {
+				return fmt.Errorf("%s is negative", d)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return field(o).String() },
+	}
+	if window {
+		k.Check = func(o *Options) error {
+			if d := *field(o); d <= 0 {
+				return fmt.Errorf("%s is not a positive duration", d)
+			}
+			return nil
+		}
+	}
+	return k
+}
+
+func cpusetParse(field func(*Options) *pinning.CPUSet) func(*Options, string, string) error {
+	return func(o *Options, _, v string) error {
+		s, err := pinning.Parse("", v)
+		*field(o) = s
+		return err
+	}
+}
+
+// intParse reads an integer; what range it must be in is the row's Check.
+func intParse(field func(*Options) *int) func(*Options, string, string) error {
+	return func(o *Options, _, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		*field(o) = n
+		return nil
+	}
+}
+
+func positive(field func(*Options) int, what string) func(*Options) error {
+	return func(o *Options) error {
+		if n := field(o); n <= 0 {
+			return fmt.Errorf("%d is not a positive %s", n, what)
+		}
+		return nil
+	}
+}
+
+func stringParse(field func(*Options) *string) func(*Options, string, string) error {
+	return func(o *Options, _, v string) error {
+		*field(o) = v
+		return nil
+	}
+}
+
+// KnobDocTable is the Markdown table of the knobs listed in doc (DocSweep
+// or DocCompare): the Knobs tables of docs/sweep.md and docs/compare.md
+// are this text, between the markers KnobDocBegin and KnobDocEnd
+// (TestKnobDocs checks them; -update rewrites them). The sweep's table
+// ends with one row for the two-arm knobs, which compare.md lists.
+func KnobDocTable(doc string) string {
+	var b strings.Builder
+	b.WriteString("| variable | flag | default | meaning |\n| --- | --- | --- | --- |\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var otherEnv, otherFlag []string
+	for _, k := range Knobs {
+		if k.doc() != doc {
+			if doc == DocSweep && k.doc() == DocCompare {
+				if k.Env != "" {
+					otherEnv = append(otherEnv, "`"+k.Env+"`")
+				}
+				if k.Flag != "" {
+					otherFlag = append(otherFlag, "`--"+k.Flag+"`")
+				}
+			}
+			continue
+		}
+		env, flag := "", ""
+		if k.Env != "" {
+			env = "`" + k.Env + "`"
+		}
+		if k.Flag != "" {
+			flag = "`--" + k.Flag
+			if k.Arg != "" {
+				flag += " " + k.Arg
+			}
+			flag += "`"
+		}
+		row := fmt.Sprintf("| %s | %s | %s | %s |", env, flag, cell(k.Default), cell(k.Help))
+		b.WriteString(strings.Replace(row, "|  |", "| |", 1) + "\n")
+	}
+	if len(otherEnv) > 0 {
+		fmt.Fprintf(&b, "| %s | %s | off | a two-arm sweep: base and head measured in one run and compared (see [compare.md](compare.md)) |\n",
+			strings.Join(otherEnv, ", "), strings.Join(otherFlag, ", "))
+	}
+	return b.String()
+}
+
+// The markers around a generated knob table in the docs.
+func KnobDocBegin(doc string) string {
+	return "<!-- knobs:" + doc + " (generated from harness/knobs.go; refresh with go test ./harness -run TestKnobDocs -update) -->"
+}
+
+func KnobDocEnd(doc string) string { return "<!-- /knobs:" + doc + " -->" }
+
+// doc is the docs table listing the knob; a row that names none is the
+// sweep's.
+func (k Knob) doc() string {
+	if k.Doc == "" {
+		return DocSweep
+	}
+	return k.Doc
+}
