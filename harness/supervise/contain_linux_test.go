@@ -3,7 +3,6 @@
 package supervise
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -57,29 +56,11 @@ func cgroupsOf(runID string) []string {
 // supervised; it returns the helper, its RunID and the supervisor's pid.
 func harnessHelper(t *testing.T, logPath, script string, throttle bool) (*exec.Cmd, string, int) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	args := []string{logPath, script}
 	if throttle {
 		args = append(args, "throttle")
 	}
-	h := exec.Command(self, args...)
-	h.Env = append(os.Environ(), helperEnv+"=harness")
-	h.Stderr = os.Stderr
-	out, err := h.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Process.Kill(); _ = h.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("harness helper said nothing: %v", err)
-	}
+	h, line := startHelper(t, "harness", args...)
 	f := strings.Fields(line)
 	if len(f) < 2 {
 		t.Fatalf("harness helper said %q", line)

@@ -280,25 +280,7 @@ func TestStopsWhenContextEnds(t *testing.T) {
 }
 
 func TestParentDeathKillsChild(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mid := exec.Command(self, filepath.Join(t.TempDir(), "grandchild.log"))
-	mid.Env = append(os.Environ(), helperEnv+"=intermediate")
-	mid.Stderr = os.Stderr
-	out, err := mid.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mid.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mid.Process.Kill(); _ = mid.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("intermediate said nothing: %v", err)
-	}
+	mid, line := startHelper(t, "intermediate", filepath.Join(t.TempDir(), "grandchild.log"))
 	grandchild, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
 		t.Fatal(err)
@@ -408,4 +390,30 @@ func TestContextStopUsesSpecGrace(t *testing.T) {
 	if !p.Escalated() {
 		t.Error("a TERM-ignoring child stopped by ctx was not SIGKILLed")
 	}
+}
+
+// startHelper runs this test binary as the helper role with args, and
+// returns it with the first line it prints; it is killed at cleanup.
+func startHelper(t *testing.T, role string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := exec.Command(self, args...)
+	h.Env = append(os.Environ(), helperEnv+"="+role)
+	h.Stderr = os.Stderr
+	out, err := h.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Process.Kill(); _ = h.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s helper said nothing: %v", role, err)
+	}
+	return h, line
 }
