@@ -232,11 +232,11 @@ var Knobs = []Knob{
 		func(o *Options) *time.Duration { return &o.Warmup }, false),
 	{
 		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
-		Help:  "`echo` or `fanout` (Pusher fan-out)",
+		Help:  "a scenario the generator registers: `echo`, `fanout` (Pusher fan-out); `ceiling load -h` lists them",
 		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
 		Check: func(o *Options) error {
-			if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
-				return fmt.Errorf("%q is not a scenario (echo | fanout)", o.Scenario)
+			if _, ok := load.Lookup(o.Scenario); !ok {
+				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(load.ScenarioNames(), " | "))
 			}
 			return nil
 		},

@@ -12,12 +12,6 @@ import (
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
-// Scenarios the generator contract knows.
-const (
-	ScenarioEcho   = "echo"
-	ScenarioFanout = "fanout"
-)
-
 // Defaults of the knobs that are not ladders.
 const (
 	DefaultRecordSize    = 256
@@ -25,7 +19,7 @@ const (
 	DefaultReps          = 1
 	DefaultDuration      = 10 * time.Second
 	DefaultWarmup        = 3 * time.Second
-	DefaultScenario      = ScenarioEcho
+	DefaultScenario      = "echo"
 	DefaultOut           = "out/ceiling.json"
 	DefaultTargetFile    = "benchmark/targets/refserver.json"
 
@@ -55,7 +49,7 @@ type Options struct {
 	Reps          int          // REPS
 	Duration      time.Duration
 	Warmup        time.Duration
-	Scenario      string // echo | fanout
+	Scenario      string // a registered scenario (load.Lookup)
 	Out           string // result path
 	Quick         bool
 	Generator     string // GENERATOR command line; empty: this binary's `load`

@@ -569,12 +569,8 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window
 		"--json", f.json,
 		"--quiet",
 	}
-	if pr.o.Scenario == ScenarioFanout && target.Fanout != nil {
-		fo := target.Fanout
-		a = append(a, "--app-id", fo.AppID, "--key", fo.Key, "--secret", fo.Secret)
-		if fo.Channels > 0 {
-			a = append(a, "--channels", strconv.Itoa(fo.Channels))
-		}
+	if blk, err := target.Block(pr.o.Scenario); err == nil {
+		a = append(a, blk.Args()...)
 	}
 	return a
 }
