@@ -787,3 +787,29 @@ func TestRoomsShutdown(t *testing.T) {
 		t.Errorf("after Shutdown: %d rooms, %d members", st.Rooms, st.RoomMembers)
 	}
 }
+
+// A text frame that is not UTF-8 closes a /rooms socket with 1007, a
+// message over --max-message-bytes with 1009; the room keeps going.
+func TestRoomsBadFramesClose(t *testing.T) {
+	ts := start(t, Config{MaxMessageBytes: 1024})
+	a, _ := ts.join(t, "r", "editor", "a", -1)
+	u, _ := ts.join(t, "r", "viewer", "u", -1)
+	if err := u.WriteMessage(websocket.TextMessage, []byte("{\"type\":\"presence\",\"ts\":1,\"cursor\":\"\xff\"}")); err != nil {
+		t.Fatal(err)
+	}
+	if got := closeCode(t, u); got != websocket.CloseInvalidFramePayloadData {
+		t.Errorf("invalid UTF-8: close %d, want 1007", got)
+	}
+	big, _ := ts.join(t, "r", "viewer", "big", -1)
+	if err := big.WriteMessage(websocket.TextMessage, []byte(`{"type":"presence","ts":1,"cursor":"`+strings.Repeat("x", 2048)+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := closeCode(t, big); got != websocket.CloseMessageTooBig {
+		t.Errorf("oversized: close %d, want 1009", got)
+	}
+	waitFor(t, func() bool { return ts.Stats().RoomMembers == 1 })
+	patch(t, a, "p", 1, "1")
+	if m := readRoom(t, a); m.Type != "ack" || m.V != 1 {
+		t.Errorf("editor after the closes: %+v", m)
+	}
+}
