@@ -79,6 +79,10 @@ type Options struct {
 	// --work-dir is never removed.
 	KeepWorkDir bool
 
+	// ProfileDir, when set, saves a profile of the server over each
+	// point's window there (PROFILE_DIR, --profile; profile.go).
+	ProfileDir string
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result

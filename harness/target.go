@@ -58,6 +58,11 @@ type TargetSpec struct {
 	// secret, e.g. "-k", "KEY").
 	SecretArgs []int `json:"secret_args,omitempty"`
 
+	// Metrics is read before and after each point's window; Profile is
+	// fetched over it with --profile (servermetrics.go, profile.go).
+	Metrics *MetricsSpec `json:"metrics,omitempty"`
+	Profile *ProfileSpec `json:"profile,omitempty"`
+
 	File string `json:"-"` // where it was read from
 
 	// URL replaces the scenario block's URL (--url); see OverrideURL.
@@ -118,6 +123,7 @@ func (t TargetSpec) Check() error {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
 	errs = append(errs, t.CheckSecrets())
+	errs = append(errs, t.checkMetrics()...)
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
 		if v == "" {
 			continue
@@ -163,6 +169,7 @@ func (t TargetSpec) Secrets() []string {
 		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
 	}
 	add(redact.FromArgs(t.Command)...)
+	add(t.metricsURLSecrets()...)
 	return out
 }
 
@@ -207,6 +214,9 @@ func (t TargetSpec) CheckSecrets() error {
 	}
 	for _, v := range redact.FromArgs(t.Command) {
 		short("command (a secret flag's value)", v)
+	}
+	for _, v := range t.metricsURLSecrets() {
+		short("metrics.url/profile.url (a secret query value or password)", v)
 	}
 	return errors.Join(errs...)
 }
@@ -495,6 +505,9 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 // spreads its subscribers over fanout.channels, so every point needs at
 // least that many connections (the generator refuses fewer, after boot).
 func (t TargetSpec) CheckFor(o *Options) error {
+	if err := t.CheckProfileFor(o); err != nil {
+		return err
+	}
 	blk, err := t.Block(o.Scenario)
 	if err != nil {
 		return nil // CheckRunnable says so
