@@ -43,7 +43,11 @@ func WriteTable(w io.Writer, r *Result) error {
 		// No errors, yet not a ceiling: say so, or the row reads as one.
 		fmt.Fprintf(&b, "NOT CLEAN: %d points without errors were saturated, short of connections, lost some or measured nothing (marked, not ceilings)\n", unclean)
 	}
-	fmt.Fprintf(&b, "regime: %s\n\n", r.Regime)
+	fmt.Fprintf(&b, "regime: %s\n", r.Regime)
+	if r.Config.Objective != "" {
+		fmt.Fprintf(&b, "objective: %s (a ceiling is the clean point with the most connections that meets it)\n", r.Config.Objective)
+	}
+	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
@@ -72,6 +76,13 @@ func WriteTable(w io.Writer, r *Result) error {
 			verdict += " (contended)"
 		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
+		}
+		if o := p.Objective; o != nil {
+			if o.Met {
+				verdict += ", objective met"
+			} else {
+				verdict += ", objective missed: " + o.Reasons()
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
 			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdict)
