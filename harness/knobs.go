@@ -342,6 +342,8 @@ var Knobs = []Knob{
 	},
 	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
 		func(o *Options) *bool { return &o.KeepWorkDir }),
+	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
+		func(o *Options) *bool { return &o.Drop }),
 	{
 		Env: "OBJECTIVE", Flag: "objective", Arg: "CONDITIONS", Default: "the scenario's, else none",
 		Help:  "conditions on each point's summary, e.g. `kinds.op.latency_ns.p99 <= 100ms, kinds.op.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (docs/scenarios.md)",

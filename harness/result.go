@@ -235,6 +235,8 @@ type Point struct {
 	// wrote them (fanout: "fanout"; a scenario file: "kinds"), so each
 	// point carries its per-kind figures.
 	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
+	// Drop is what DROP found after the window (nil without it).
+	Drop *load.DropResult `json:"drop,omitempty"`
 	// Objective is the objective judged on this point (Config.Objective);
 	// nil without one.
 	Objective *objective.Result `json:"objective,omitempty"`

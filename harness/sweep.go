@@ -210,6 +210,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	s := out.Load.Summary
 	p.Status = StatusOK
 	p.Scenario = s.Blocks
+	p.Drop = s.Drop
 	p.ThroughputPerS = s.ThroughputPerS
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors

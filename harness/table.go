@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // WriteTable prints the sweep for a reader: errors first (a throughput taken
@@ -76,6 +78,9 @@ func WriteTable(w io.Writer, r *Result) error {
 			verdict += " (contended)"
 		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
+		}
+		if d := p.Drop; d != nil {
+			verdict += dropText(d)
 		}
 		if o := p.Objective; o != nil {
 			if o.Met {
@@ -171,4 +176,20 @@ func verdictText(v string, lowerBound bool) string {
 		return v + " (lower bound)"
 	}
 	return v
+}
+
+// dropText is a point's DROP outcome for the table.
+func dropText(d *load.DropResult) string {
+	s := fmt.Sprintf("; drop %d:", d.Dropped)
+	if d.ServerUp && d.ReadyAfterNs != nil {
+		s += " ready after " + FormatLatency(*d.ReadyAfterNs)
+	} else {
+		s += " SERVER DID NOT ANSWER"
+	}
+	if d.NewClientOK {
+		s += ", new client served"
+	} else {
+		s += ", NEW CLIENT NOT SERVED"
+	}
+	return s
 }
