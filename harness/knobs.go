@@ -266,7 +266,7 @@ var Knobs = []Knob{
 	}(),
 	{
 		Env: "GENERATOR", Flag: "generator", Arg: "COMMAND", Default: "this binary's `load`",
-		Help:  "another generator command, honouring the `ceiling load` flags and JSON (see \"The generator contract\")",
+		Help:  "another generator command, honouring the `ceiling load` flags and JSON (docs/ARCHITECTURE.md, \"The generator contract\")",
 		Parse: stringParse(func(o *Options) *string { return &o.Generator }),
 		Check: func(o *Options) error {
 			if g := strings.Fields(o.Generator); len(g) > 0 {
@@ -280,7 +280,7 @@ var Knobs = []Knob{
 	},
 	{
 		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",
-		Help:  "the target file describing the server under test (see \"Pointing the harness at another server\")",
+		Help:  "the target file describing the server under test (docs/targets.md)",
 		Parse: stringParse(func(o *Options) *string { return &o.TargetFile }),
 		Get:   func(o *Options) string { return o.TargetFile },
 	},
@@ -346,7 +346,7 @@ var Knobs = []Knob{
 		func(o *Options) *bool { return &o.Drop }),
 	{
 		Env: "OBJECTIVE", Flag: "objective", Arg: "CONDITIONS", Default: "the scenario's, else none",
-		Help:  "conditions on each point's summary, e.g. `kinds.op.latency_ns.p99 <= 100ms, kinds.op.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (docs/scenarios.md)",
+		Help:  "conditions on each point's summary, e.g. `latency_ns.p99 <= 100ms, fanout.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (see \"Objectives\")",
 		Parse: stringParse(func(o *Options) *string { return &o.Objective }),
 		Check: func(o *Options) error {
 			_, err := objective.Parse(o.Objective)
