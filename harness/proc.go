@@ -459,10 +459,17 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 // point (the files were fresh, so nothing older can stand in).
 func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
 	srv, gen := p.srv, p.gen
+	wait := exitTimeout
+	if p.pr.o.Drop {
+		// The drop check may wait load.DropTimeout for a server that no
+		// longer answers: that is its finding (server_up false), not a
+		// stuck generator.
+		wait += load.DropTimeout
+	}
 	select {
 	case <-gen.Done():
-	case <-time.After(exitTimeout):
-		return p.fail(PhaseCollect, gen, "generator still running %s after its window", exitTimeout)
+	case <-time.After(wait):
+		return p.fail(PhaseCollect, gen, "generator still running %s after its window", wait)
 	case <-ctx.Done():
 		return p.interrupted(PhaseCollect)
 	}

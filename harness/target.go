@@ -25,7 +25,7 @@ import (
 // TargetSpec is a server under test as a target file describes it
 // (benchmark/targets/*.json). Strings may hold placeholders that each point
 // fills with its own free loopback port: {port}, {host} (127.0.0.1) and
-// {addr} ({host}:{port}). See docs/sweep.md.
+// {addr} ({host}:{port}). See docs/targets.md.
 type TargetSpec struct {
 	Name    string            `json:"name"`
 	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
