@@ -954,6 +954,7 @@ func (s *scenario) Finish(res *load.Result, merged *load.Recorder) {
 	}
 	s.kinds = out
 	setBlock(res, "kinds", out)
+	setBlock(res, "unmatched_messages", s.unmatched)
 }
 
 // Kinds is the summary.kinds block Finish computed.

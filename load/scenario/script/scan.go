@@ -8,7 +8,10 @@ import "unsafe"
 // no allocation. They check enough structure to find the value (strings,
 // nesting, commas, colons), not the full JSON grammar: on valid JSON they
 // agree with encoding/json (the fuzz test holds them to it), on invalid
-// JSON they return ok=false or some value, never panic.
+// JSON they return ok=false or some value, never panic. The scan stops at
+// the field it looks for, so what follows it is not checked: `{"type":"op"`
+// finds "op". Keys are compared as bytes (after decoding escapes), so a key
+// of invalid UTF-8 matches only itself.
 
 // Lookup returns the raw bytes of the value at path in the JSON object
 // msg: path[0] is a key of the top-level object, path[1] a key of the
