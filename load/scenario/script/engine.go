@@ -56,6 +56,7 @@ type shard struct {
 	rec       *load.Recorder
 	kinds     []kindStats
 	unmatched int64
+	reasons   map[string]string // server error reasons seen, by raw value
 }
 
 type kindStats struct {
@@ -106,6 +107,8 @@ type conn struct {
 	// reader state
 	rvs        vars
 	cache      []cacheEntry
+	fields     [numFields][]byte
+	top        [numFields][]byte
 	version    int64
 	hasVersion bool
 }
@@ -146,7 +149,7 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 	s.members = make([]int64, s.rooms)
 	nsh := min(c.Connections, 2*runtime.GOMAXPROCS(0))
 	for range max(nsh, 1) {
-		sh := &shard{rec: newRecorder(true, true), kinds: make([]kindStats, len(spec.kinds))}
+		sh := &shard{rec: newRecorder(true, true), kinds: make([]kindStats, len(spec.kinds)), reasons: map[string]string{}}
 		for k, kd := range spec.kinds {
 			if kd.recv != nil && kd.typ != "ignore" || kd.typ == "send" {
 				sh.kinds[k].hist = load.NewHistogram()
@@ -497,8 +500,13 @@ func (c *conn) countError(k int, reason string, in bool) {
 
 // takeID removes the send awaiting an ack with the id at path, if any.
 func (c *conn) takeID(msg []byte, path []string) (idEntry, bool) {
-	v, ok := Lookup(msg, path)
-	if !ok {
+	v, _ := Lookup(msg, path)
+	return c.takeRawID(v)
+}
+
+// takeRawID removes the send awaiting an ack with the raw id v, if any.
+func (c *conn) takeRawID(v []byte) (idEntry, bool) {
+	if v == nil {
 		return idEntry{}, false
 	}
 	if len(v) >= 2 && v[0] == '"' {
@@ -531,13 +539,27 @@ func (c *conn) rateLimited(msg []byte, now int64, w load.Window) {
 }
 
 func (c *conn) serverError(msg []byte, now int64, w load.Window) {
-	r := "server_error"
+	if !w.In(now) {
+		return
+	}
+	var v []byte
 	if p := c.s.spec.Errors.Reason; p != nil {
-		if v, ok := Lookup(msg, p); ok {
+		v, _ = Lookup(msg, p)
+	}
+	sh := c.sh
+	sh.mu.Lock()
+	r, ok := sh.reasons[string(v)] // no allocation once a reason is known
+	if !ok {
+		r = "server_error"
+		if v != nil {
 			r = "server_" + boundedReason(v)
 		}
+		if len(sh.reasons) < 64 {
+			sh.reasons[string(v)] = r
+		}
 	}
-	c.countError(-1, r, w.In(now))
+	sh.mu.Unlock()
+	c.countError(-1, r, true)
 }
 
 // boundedReason keeps a server's reason usable as a key: short, quoted
@@ -557,12 +579,43 @@ func boundedReason(v []byte) string {
 	return string(v)
 }
 
+// Field slots of a receive kind's extraction.
+const (
+	fTS = iota
+	fSender
+	fVersion
+	fID
+	numFields
+)
+
+// extract reads r's named fields from msg into c.fields: in one pass
+// when they are all top-level keys (the usual case), else one lookup each.
+func (c *conn) extract(r *recvSpec, msg []byte) {
+	if r.top != nil {
+		LookupTop(msg, r.top, c.top[:len(r.top)])
+		for f := range numFields {
+			c.fields[f] = nil
+			if k := r.topIdx[f]; k >= 0 {
+				c.fields[f] = c.top[k]
+			}
+		}
+		return
+	}
+	for f, p := range [numFields][]string{r.TS, r.Sender, r.Version, r.ID} {
+		c.fields[f] = nil
+		if p != nil {
+			c.fields[f], _ = Lookup(msg, p)
+		}
+	}
+}
+
 // receive accounts a message of receive kind r.
 func (c *conn) receive(r *recvSpec, msg []byte, now int64, w load.Window) {
+	c.extract(r, msg)
 	var ts int64
 	hasTS := false
 	if r.TS != nil {
-		if v, ok := Lookup(msg, r.TS); ok {
+		if v := c.fields[fTS]; v != nil {
 			ts, hasTS = ParseInt(v)
 		}
 		if !hasTS && r.Type == "relay" {
@@ -571,7 +624,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64, w load.Window) {
 		}
 	}
 	if r.Sender != nil {
-		if v, ok := Lookup(msg, r.Sender); ok && ValueEqual(v, c.clientQ) {
+		if v := c.fields[fSender]; v != nil && ValueEqual(v, c.clientQ) {
 			if w.In(now) {
 				c.sh.mu.Lock()
 				c.sh.kinds[r.kind].own++
@@ -582,7 +635,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64, w load.Window) {
 	}
 	var gaps int64
 	if r.Version != nil {
-		if v, ok := Lookup(msg, r.Version); ok {
+		if v := c.fields[fVersion]; v != nil {
 			if n, ok := ParseInt(v); ok {
 				if c.hasVersion && n > c.version+1 {
 					gaps = n - c.version - 1
@@ -595,7 +648,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64, w load.Window) {
 		}
 	}
 	if r.Type == "ack" && r.ID != nil {
-		e, ok := c.takeID(msg, r.ID)
+		e, ok := c.takeRawID(c.fields[fID])
 		if !hasTS {
 			if !ok {
 				c.countError(r.kind, "ack_unknown_id", w.In(now))

@@ -1,6 +1,9 @@
 package script
 
-import "unsafe"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // The hot path reads a handful of named fields from every message. These
 // functions find a field's raw value in a JSON object by scanning its bytes
@@ -85,10 +88,12 @@ func findKey(msg []byte, i int, key string) (start, end int, ok bool) {
 // keyEqual compares a raw key (as written between its quotes) with key.
 // A raw key with escapes is decoded on the fly, without allocating.
 func keyEqual(raw []byte, key string) bool {
-	if len(raw) == len(key) && string(raw) == key {
-		return true
+	if len(raw) == len(key) {
+		return string(raw) == key
 	}
-	return hasBackslash(raw) && rawStringEqual(raw, key)
+	// An escape is always longer than what it decodes to, so only a longer
+	// raw key with a backslash can still be equal.
+	return len(raw) > len(key) && hasBackslash(raw) && rawStringEqual(raw, key)
 }
 
 func hasBackslash(b []byte) bool {
@@ -218,17 +223,34 @@ func skipWS(b []byte, i int) int {
 }
 
 // endOfString returns the index of the quote closing a string whose
-// contents start at i, or -1.
+// contents start at i, or -1. It jumps from quote to quote with
+// bytes.IndexByte (vectorised), and a quote is escaped exactly when an odd
+// run of backslashes precedes it.
 func endOfString(b []byte, i int) int {
-	for i < len(b) {
+	// Keys and short values end within a few bytes: a plain loop beats the
+	// call into IndexByte there.
+	for end := min(len(b), i+16); i < end; i++ {
 		switch b[i] {
 		case '"':
 			return i
 		case '\\':
-			i += 2
-		default:
 			i++
 		}
+	}
+	for i <= len(b) {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
 	}
 	return -1
 }
@@ -390,4 +412,60 @@ func bytesToString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// LookupTop finds several top-level keys of the object msg in one pass,
+// stopping once all are found: out[i] is the raw value of keys[i], nil
+// when absent. len(out) must be len(keys). It reports false when msg is
+// not a JSON object (as far as it was scanned).
+func LookupTop(msg []byte, keys []string, out [][]byte) bool {
+	for i := range out {
+		out[i] = nil
+	}
+	i := skipWS(msg, 0)
+	if i >= len(msg) || msg[i] != '{' {
+		return false
+	}
+	i = skipWS(msg, i+1)
+	if i < len(msg) && msg[i] == '}' {
+		return true
+	}
+	left := len(keys)
+	for {
+		if i >= len(msg) || msg[i] != '"' {
+			return false
+		}
+		kEnd := endOfString(msg, i+1)
+		if kEnd < 0 {
+			return false
+		}
+		raw := msg[i+1 : kEnd]
+		i = skipWS(msg, kEnd+1)
+		if i >= len(msg) || msg[i] != ':' {
+			return false
+		}
+		i = skipWS(msg, i+1)
+		vEnd := endOfValue(msg, i)
+		if vEnd < 0 {
+			return false
+		}
+		for k, key := range keys {
+			if out[k] == nil && keyEqual(raw, key) {
+				out[k] = msg[i:vEnd]
+				left--
+				break
+			}
+		}
+		if left == 0 {
+			return true
+		}
+		i = skipWS(msg, vEnd)
+		if i >= len(msg) {
+			return false
+		}
+		if msg[i] != ',' {
+			return msg[i] == '}'
+		}
+		i = skipWS(msg, i+1)
+	}
 }

@@ -137,6 +137,26 @@ func checkObject(t *testing.T, root []byte, prefix []string) {
 			checkObject(t, root, path)
 		}
 	}
+	if len(prefix) == 0 {
+		// LookupTop finds every key at once, and nothing for an absent one.
+		keys := []string{"\x00absent"}
+		for k := range m {
+			keys = append(keys, k)
+		}
+		out := make([][]byte, len(keys))
+		if !LookupTop(root, keys, out) {
+			t.Fatalf("LookupTop(%q) failed on a valid object", root)
+		}
+		for i, k := range keys {
+			want := []byte(nil)
+			if i > 0 {
+				want = bytes.TrimSpace(m[k])
+			}
+			if !bytes.Equal(out[i], want) || (i == 0) != (out[i] == nil) {
+				t.Fatalf("LookupTop(%q)[%q] = %q; encoding/json: %q", root, k, out[i], want)
+			}
+		}
+	}
 	absent := append(append([]string{}, prefix...), "\x00absent")
 	if v, ok := Lookup(root, absent); ok {
 		t.Fatalf("Lookup(%q) in %q found %q", absent, root, v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"time"
 )
@@ -113,6 +114,42 @@ type recvSpec struct {
 	Version   []string
 	ID        []string
 	Coalesced bool
+
+	// When every field path is one top-level key, they are read in one
+	// pass: top lists the keys, topIdx[field] is its index in top or -1.
+	top    []string
+	topIdx [numFields]int
+}
+
+// plan decides how r's fields are read.
+func (r *recvSpec) plan() {
+	r.top = nil
+	for f := range r.topIdx {
+		r.topIdx[f] = -1
+	}
+	var keys []string
+	for f, p := range [numFields][]string{r.TS, r.Sender, r.Version, r.ID} {
+		if p == nil {
+			continue
+		}
+		if len(p) != 1 {
+			return
+		}
+		idx := -1
+		for k, key := range keys {
+			if key == p[0] {
+				idx = k
+			}
+		}
+		if idx < 0 {
+			idx = len(keys)
+			keys = append(keys, p[0])
+		}
+		r.topIdx[f] = idx
+	}
+	if len(keys) > 0 {
+		r.top = keys
+	}
 }
 
 type rateSpec struct {
@@ -163,6 +200,7 @@ func Parse(b []byte) (*Spec, error) {
 	if err := p.file(node{raw: b}); err != nil {
 		return nil, err
 	}
+	p.orderMatchers()
 	return p.s, nil
 }
 
@@ -692,6 +730,7 @@ func (p *parser) receives(n node) error {
 				}
 			}
 		}
+		r.plan()
 		p.s.Receives = append(p.s.Receives, r)
 	}
 	return nil
@@ -869,4 +908,45 @@ func (p *parser) pathIndex(path []string) int {
 	}
 	p.s.paths = append(p.s.paths, path)
 	return len(p.s.paths) - 1
+}
+
+// orderMatchers puts, in every matcher, the fields whose path the file
+// matches on most often first: that path ("type") is looked up once per
+// message and shared by all matchers, and a matcher that fails on it never
+// scans for its rarer fields (a "code" an op message does not have, which
+// would cost a scan of the whole message).
+func (p *parser) orderMatchers() {
+	s := p.s
+	uses := make([]int, len(s.paths))
+	var all []*matcher
+	for i := range s.Connect.Handshake {
+		st := &s.Connect.Handshake[i]
+		all = append(all, st.Await, st.Fail)
+	}
+	for i := range s.Connect.Answers {
+		all = append(all, &s.Connect.Answers[i].Match)
+	}
+	if s.RateLimited != nil {
+		all = append(all, s.RateLimited.Match)
+	}
+	if s.Errors != nil {
+		all = append(all, &s.Errors.Match)
+	}
+	for _, r := range s.Receives {
+		all = append(all, &r.Match)
+	}
+	for _, m := range all {
+		if m == nil {
+			continue
+		}
+		for _, f := range m.fields {
+			uses[f.path]++
+		}
+	}
+	for _, m := range all {
+		if m == nil {
+			continue
+		}
+		sort.SliceStable(m.fields, func(a, b int) bool { return uses[m.fields[a].path] > uses[m.fields[b].path] })
+	}
 }
