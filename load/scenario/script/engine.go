@@ -123,7 +123,9 @@ type cacheEntry struct {
 	ok, looked bool
 }
 
-// maxIDs bounds the per-connection table of sends awaiting an ack.
+// maxIDs bounds the per-connection table of sends awaiting an ack or a
+// refusal; when it is full it starts over, forgetting ids that were never
+// answered.
 const maxIDs = 1 << 16
 
 func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string][]byte) (*scenario, error) {
@@ -848,8 +850,7 @@ func (c *conn) send(j int, ts int64, w load.Window) bool {
 		if len(sd.ackKinds) > 0 || (c.s.spec.RateLimited != nil && c.s.spec.RateLimited.ID != nil) {
 			c.mu.Lock()
 			if len(c.ids) >= maxIDs {
-				clear(c.ids)
-				c.countError(sd.kind, "id_table_full", true)
+				clear(c.ids) // ids never answered (refused without an id, lost)
 			}
 			c.ids[string(c.id)] = idEntry{ts: ts, send: j}
 			c.mu.Unlock()

@@ -226,3 +226,20 @@ func TestChatHandshakeFail(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestChatRateLimitCloseCode: a server that closes a connection with a
+// rate-limit close code counts one rate_limited send, not an error.
+func TestChatRateLimitCloseCode(t *testing.T) {
+	cs := startChat(t, &chatServer{closeAt: 20})
+	s, merged := run(t, chatFile, cs.url, func(f string) string {
+		return strings.Replace(f, `"rate_limited": {"match": {"op": "err", "code": "slow"}, "id": "n"}`, `"rate_limited": {"match": {"op": "err", "code": "slow"}, "id": "n", "close_codes": [4429]}`, 1)
+	}, 8, 200*time.Millisecond, time.Second, 300*time.Millisecond)
+	say := s.Kinds()["say"]
+	// Two talkers, each closed at its 20th say (inside the window).
+	if say.RateLimited != 2 || merged.Errors["rate_limited"] != 2 || merged.Dropped != 2 {
+		t.Fatalf("rate_limited %d, errors %v, dropped %d; want 2 closes counted", say.RateLimited, merged.Errors, merged.Dropped)
+	}
+	if len(say.ErrorsByReason) != 0 {
+		t.Errorf("a rate-limit close is not an error of the send: %v", say.ErrorsByReason)
+	}
+}

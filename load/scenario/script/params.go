@@ -94,6 +94,12 @@ func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) 
 	return newScenario(c, pool, p.spec, p.keys)
 }
 
+// New builds the driver for the scenario file p.File (the constructor of
+// the issue 9 contract, for wiring before the registry lands).
+func New(cfg *load.Config, pool *payload.Pool, p *Params) (load.Scenario, error) {
+	return p.New(cfg, pool)
+}
+
 // assignRoles gives each of n connections a role: count roles their
 // counts, share roles their share of what the counts leave (largest
 // remainder when the shares sum to 1), and the rest to the role with

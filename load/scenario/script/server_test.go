@@ -31,6 +31,7 @@ import (
 type chatServer struct {
 	skipEvery int           // every Nth say skips a sequence number
 	limit     int64         // says accepted per connection (0: no limit)
+	closeAt   int64         // close the connection with 4429 at this say (0: never)
 	pingEvery time.Duration // 0: no pings
 	key       string        // HMAC key of /publish
 	welcomeIn time.Duration // delay before welcome
@@ -154,6 +155,12 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			said++
+			if cs.closeAt > 0 && said == cs.closeAt {
+				m.mu.Lock()
+				ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4429, "too fast"), time.Now().Add(time.Second))
+				m.mu.Unlock()
+				return
+			}
 			if cs.limit > 0 && said > cs.limit {
 				m.send(map[string]any{"op": "err", "code": "slow", "n": in.N})
 				continue
