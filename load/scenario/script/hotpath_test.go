@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
 
@@ -146,3 +147,5 @@ func BenchmarkReceive(b *testing.B) {
 		}
 	})
 }
+
+func readRooms() ([]byte, error) { return os.ReadFile(roomsFile) }

@@ -583,7 +583,11 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 			return sn.errf("give rate (messages per second per connection, open loop) or closed {\"await\": kind} (closed loop)")
 		}
 		if hn, ok := so.get("http"); ok {
-			if sd.HTTP, err = p.http(hn); err != nil {
+			httpVars := varsHTTP
+			if sd.ID == nil {
+				httpVars = varsHTTP[:len(varsHTTP)-1] // {id} is last: only with an id
+			}
+			if sd.HTTP, err = p.http(hn, httpVars); err != nil {
 				return err
 			}
 		} else if !r.WebSocket {
@@ -605,7 +609,7 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 	return nil
 }
 
-func (p *parser) http(n node) (*httpSpec, error) {
+func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 	ho, err := n.object("method", "url", "headers", "sign")
 	if err != nil {
 		return nil, err
@@ -623,10 +627,10 @@ func (p *parser) http(n node) (*httpSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.URL, err = compileText(u, varsHTTP); err != nil {
+	if h.URL, err = compileText(u, allowed); err != nil {
 		return nil, ho.child("url").errf("%v", err)
 	}
-	if h.Headers, err = headers(ho, "headers", varsHTTP); err != nil {
+	if h.Headers, err = headers(ho, "headers", allowed); err != nil {
 		return nil, err
 	}
 	if sn, ok := ho.get("sign"); ok {

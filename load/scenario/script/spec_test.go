@@ -218,3 +218,35 @@ func TestAssignRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestRoomsFile: benchmark/scenarios/rooms.json parses into the kinds the
+// rooms protocol has (presence is both the send and its coalesced relay).
+func TestRoomsFile(t *testing.T) {
+	s, err := ParseFile(roomsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range s.kinds {
+		exp := ""
+		if k.hasExp {
+			exp = "+expected"
+		}
+		names = append(names, k.name+":"+k.typ+exp)
+	}
+	want := "patch:send presence:relay op:relay+expected ack:ack+expected joined:ignore resync:ignore"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("kinds\n  %s\nwant\n  %s", got, want)
+	}
+	if s.RoomSize != 10 || s.Roles[0].Share != 0.1 || s.Roles[0].Sends[0].Rate != 2 || s.Roles[1].Sends[0].Rate != 20 {
+		t.Fatalf("the seed's mix is not in the file: %+v", s)
+	}
+	if s.RateLimited == nil || s.RateLimited.ID == nil || s.Errors == nil {
+		t.Fatal("rate_limited/errors missing")
+	}
+	// One pass reads ts, from and v of an op.
+	op := s.Receives[0]
+	if strings.Join(op.top, ",") != "ts,from,v" {
+		t.Fatalf("op fields %v", op.top)
+	}
+}

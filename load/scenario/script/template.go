@@ -264,8 +264,7 @@ func compileJSON(raw json.RawMessage, allowed []int) (*Template, error) {
 		lit = append(lit, '"')
 		for _, sg := range segs {
 			if sg.kind == segLit {
-				enc, _ := json.Marshal(string(sg.lit))
-				lit = append(lit, enc[1:len(enc)-1]...)
+				lit = appendEscaped(lit, sg.lit)
 				continue
 			}
 			flush()
