@@ -344,12 +344,17 @@ func (c *conn) read(ctx context.Context, w load.Window) {
 	}
 }
 
+// readError counts the error that ended the connection's reads: in the
+// run's errors whenever it happened before the drain ended (a connection
+// lost in the warm-up is lost too), against the last send's kind inside
+// the window, and as dropped before the window's end. The drain's own
+// deadline is not an error.
 func (c *conn) readError(err error, now int64, w load.Window) {
 	r := reason(err)
 	if r == "timeout" && now >= w.Drain {
 		return // the drain ended
 	}
-	if now < w.Start || now >= w.Drain {
+	if now >= w.Drain {
 		return
 	}
 	sh := c.sh
@@ -362,7 +367,7 @@ func (c *conn) readError(err error, now int64, w load.Window) {
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if j := c.lastSend.Load(); j >= 0 {
+	if j := c.lastSend.Load(); j >= 0 && now >= w.Start {
 		k := &sh.kinds[c.role.Sends[j].kind]
 		if limited {
 			k.rateLimited++
