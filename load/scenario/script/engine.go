@@ -41,8 +41,9 @@ type scenario struct {
 	members []int64
 	shards  []*shard
 	httpc   *http.Client
-	baseURL string // --url without a trailing slash ({url})
-	httpURL string // the same with http:// ({http_url})
+	baseURL string          // --url without a trailing slash ({url})
+	httpURL string          // the same with http:// ({http_url})
+	reqCtx  context.Context // HTTP sends: ends at the drain
 
 	kinds     map[string]*KindSummary
 	unmatched int64
@@ -297,6 +298,16 @@ func (s *scenario) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	done := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() { close(done) })
 	defer stop()
+	// Nothing outlives the drain: HTTP sends carry its deadline, and a
+	// write to a server that stopped reading fails at it.
+	var cancel context.CancelFunc
+	s.reqCtx, cancel = context.WithDeadline(ctx, monoTime(w.Drain))
+	defer cancel()
+	for _, c := range s.conns {
+		if c.ws != nil {
+			c.ws.SetWriteDeadline(monoTime(w.Drain))
+		}
+	}
 	var wg sync.WaitGroup
 	for _, c := range s.conns {
 		if c.ws == nil && c.role.WebSocket {
@@ -328,7 +339,10 @@ func (s *scenario) Load(ctx context.Context, w load.Window) []*load.Recorder {
 func (c *conn) read(ctx context.Context, w load.Window) {
 	defer close(c.dead)
 	ws := c.ws
-	stop := context.AfterFunc(ctx, func() { ws.SetReadDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() {
+		ws.SetReadDeadline(time.Unix(1, 0))
+		ws.SetWriteDeadline(time.Unix(1, 0))
+	})
 	defer stop()
 	ws.SetReadDeadline(monoTime(w.Drain))
 	for {
@@ -927,7 +941,7 @@ func httpReason(err error) string {
 // post sends c.body as an HTTP send, signed when the send says so.
 func (c *conn) post(sd *sendSpec) error {
 	h := sd.HTTP
-	req, err := http.NewRequest(h.Method, h.URL.String(&c.vs), bytes.NewReader(c.body))
+	req, err := http.NewRequestWithContext(c.s.reqCtx, h.Method, h.URL.String(&c.vs), bytes.NewReader(c.body))
 	if err != nil {
 		return err
 	}

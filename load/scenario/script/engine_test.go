@@ -243,3 +243,25 @@ func TestChatRateLimitCloseCode(t *testing.T) {
 		t.Errorf("a rate-limit close is not an error of the send: %v", say.ErrorsByReason)
 	}
 }
+
+// TestChatHandshakeTimeout: connect.timeout_ms bounds the await of the
+// handshake's reply.
+func TestChatHandshakeTimeout(t *testing.T) {
+	cs := startChat(t, &chatServer{welcomeIn: 3 * time.Second})
+	b, _ := os.ReadFile(chatFile)
+	spec, err := Parse([]byte(strings.Replace(string(b), `"timeout_ms": 5000`, `"timeout_ms": 300`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: cs.url, Connections: 1, Payload: "constant", RecordSize: 8}
+	pool, _ := payload.New("constant", 1, 8, 1)
+	sc, err := newScenario(cfg, pool, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = sc.Connect(context.Background(), 0)
+	if err == nil || reason(err) != "timeout" || time.Since(start) > 2*time.Second {
+		t.Fatalf("err = %v (%s) after %v", err, reason(err), time.Since(start))
+	}
+}
