@@ -540,7 +540,7 @@ func TestSIGKILLHarnessTakesChildren(t *testing.T) {
 func TestFanoutMiniSweep(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
-	o.Scenario = harness.ScenarioFanout
+	o.Scenario = "fanout"
 	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
 	skipIfContended(t, r, err)
 	if err != nil {

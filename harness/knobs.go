@@ -232,11 +232,11 @@ var Knobs = []Knob{
 		func(o *Options) *time.Duration { return &o.Warmup }, false),
 	{
 		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
-		Help:  "`echo` or `fanout` (Pusher fan-out)",
+		Help:  "a scenario the generator registers: `echo`, `fanout` (Pusher fan-out); `ceiling load -h` lists them",
 		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
 		Check: func(o *Options) error {
-			if o.Scenario != ScenarioEcho && o.Scenario != ScenarioFanout {
-				return fmt.Errorf("%q is not a scenario (echo | fanout)", o.Scenario)
+			if _, ok := load.Lookup(o.Scenario); !ok {
+				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(load.ScenarioNames(), " | "))
 			}
 			return nil
 		},
@@ -341,6 +341,18 @@ var Knobs = []Knob{
 	},
 	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
 		func(o *Options) *bool { return &o.KeepWorkDir }),
+	{
+		Env: "PROFILE_DIR", Flag: "profile", Arg: "DIR", Default: "off",
+		Help:  "save a profile of the server over each point's window, fetched from the target's `profile` url, as `DIR/point-<index>-b<batch>-c<conns>-r<rep>.pprof` (the point's `profile_file`); a failed fetch is recorded on the point, never fails it",
+		Parse: stringParse(func(o *Options) *string { return &o.ProfileDir }),
+		Check: func(o *Options) error {
+			if fi, err := os.Stat(o.ProfileDir); o.ProfileDir != "" && err == nil && !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", o.ProfileDir)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.ProfileDir },
+	},
 
 	// The two-arm sweep's (docs/compare.md).
 	{

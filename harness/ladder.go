@@ -130,11 +130,6 @@ func DefaultConnsLadder(batch int) Ladder {
 	}
 }
 
-// FanoutBatchLadder replaces the default (and the quick) batch ladder in
-// the fanout scenario, where a batch is events per publish request and
-// Pusher's batch_events takes at most 10.
-var FanoutBatchLadder = Ladder{1, 10}
-
 // QuickBatchLadder is the quick sweep's batch sizes, for smoke tests.
 var QuickBatchLadder = Ladder{10, 1024}
 

@@ -12,12 +12,6 @@ import (
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
-// Scenarios the generator contract knows.
-const (
-	ScenarioEcho   = "echo"
-	ScenarioFanout = "fanout"
-)
-
 // Defaults of the knobs that are not ladders.
 const (
 	DefaultRecordSize    = 256
@@ -25,7 +19,7 @@ const (
 	DefaultReps          = 1
 	DefaultDuration      = 10 * time.Second
 	DefaultWarmup        = 3 * time.Second
-	DefaultScenario      = ScenarioEcho
+	DefaultScenario      = "echo"
 	DefaultOut           = "out/ceiling.json"
 	DefaultTargetFile    = "benchmark/targets/refserver.json"
 
@@ -55,7 +49,7 @@ type Options struct {
 	Reps          int          // REPS
 	Duration      time.Duration
 	Warmup        time.Duration
-	Scenario      string // echo | fanout
+	Scenario      string // a registered scenario (load.Lookup)
 	Out           string // result path
 	Quick         bool
 	Generator     string // GENERATOR command line; empty: this binary's `load`
@@ -84,6 +78,10 @@ type Options struct {
 	// successful run (KEEP_WORK_DIR, --keep-work-dir); one given with
 	// --work-dir is never removed.
 	KeepWorkDir bool
+
+	// ProfileDir, when set, saves a profile of the server over each
+	// point's window there (PROFILE_DIR, --profile; profile.go).
+	ProfileDir string
 
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
+
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/google/go-cmp/cmp"
 )
@@ -103,7 +105,7 @@ func TestResolve(t *testing.T) {
 		{name: "zero duration", avail: two, edit: func(o *Options) { o.Duration = 0 }, wantErr: "DURATION (--duration)"},
 		{name: "out is a dir", avail: two, edit: func(o *Options) { o.Out = t.TempDir() }, wantErr: "OUT (--out)"},
 		{name: "generator missing", avail: two, edit: func(o *Options) { o.Generator = "/nonexistent/gen --x" }, wantErr: "GENERATOR (--generator)"},
-		{name: "fanout gets its own batch ladder", avail: two, edit: func(o *Options) { o.Scenario = ScenarioFanout }, srv: pinning.CPUSet{1}, gen: pinning.CPUSet{0}},
+		{name: "fanout gets its own batch ladder", avail: two, edit: func(o *Options) { o.Scenario = "fanout" }, srv: pinning.CPUSet{1}, gen: pinning.CPUSet{0}},
 		{name: "server takes every cpu", avail: two, edit: func(o *Options) { o.ServerCPUs = two }, wantErr: "LT_CPUSET: not set"},
 	}
 	for _, tt := range tests {
@@ -186,11 +188,11 @@ func ladderNotes(notes []string) []string {
 func TestFanoutBatchLadder(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		o := DefaultOptions(quick)
-		o.Scenario = ScenarioFanout
+		o.Scenario = "fanout"
 		if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(FanoutBatchLadder, o.BatchLadder); diff != "" {
+		if diff := cmp.Diff(Ladder(fanout.BatchLadder), o.BatchLadder); diff != "" {
 			t.Errorf("quick=%v: fanout ladder (-want +got):\n%s", quick, diff)
 		}
 		if n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps)); quick && n != 4 {
@@ -203,7 +205,7 @@ func TestFanoutBatchLadder(t *testing.T) {
 		}
 	}
 	o := DefaultOptions(false)
-	o.Scenario, o.BatchLadder = ScenarioFanout, Ladder{2, 5}
+	o.Scenario, o.BatchLadder = "fanout", Ladder{2, 5}
 	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "HEADLINE_BATCH") {
 		t.Errorf("a ladder given for fanout is kept as given (headline 10 not in it): %v", err)
 	}

@@ -432,6 +432,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	pr, srv, gen := p.pr, p.srv, p.gen
 	srvS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(srv.Pid))
 	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
+	capture := p.startCapture(ctx) // the server's metrics and profile
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
 	windowEnd := time.NewTimer(p.window)
@@ -442,6 +443,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	case <-ctx.Done():
 	}
 	windowEnd.Stop()
+	capture.windowEnded(ctx)
 	srvCores1, okS1 := snapCores(pr.o.ServerCPUs)
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
 	out.ServerCPU = cpuStats(srvS.Stop(), len(pr.o.ServerCPUs))
@@ -449,6 +451,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
 	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
+	capture.finish(out)
 }
 
 // collect waits for the generator to end by itself after its window and
@@ -569,12 +572,8 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window
 		"--json", f.json,
 		"--quiet",
 	}
-	if pr.o.Scenario == ScenarioFanout && target.Fanout != nil {
-		fo := target.Fanout
-		a = append(a, "--app-id", fo.AppID, "--key", fo.Key, "--secret", fo.Secret)
-		if fo.Channels > 0 {
-			a = append(a, "--channels", strconv.Itoa(fo.Channels))
-		}
+	if blk, err := target.Block(pr.o.Scenario); err == nil {
+		a = append(a, blk.Args()...)
 	}
 	return a
 }

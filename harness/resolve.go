@@ -21,9 +21,10 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 
 	// Each knob's own range (knobs.go): whichever layer set the value.
 	errs = append(errs, o.checkKnobs()...)
-	if o.Scenario == ScenarioFanout && (slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
-		o.BatchLadder = slices.Clone(FanoutBatchLadder)
-		o.Notes = append(o.Notes, fmt.Sprintf("fanout: batch ladder %q (events per publish request; Pusher's batch_events takes at most 10)", o.BatchLadder.String()))
+	if d, ok := load.Lookup(o.Scenario); ok && d.Target != nil && d.Target.BatchLadder != nil &&
+		(slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
+		o.BatchLadder = slices.Clone(Ladder(d.Target.BatchLadder))
+		o.Notes = append(o.Notes, fmt.Sprintf("%s: batch ladder %q (%s)", o.Scenario, o.BatchLadder.String(), d.Target.BatchNote))
 	}
 	if len(o.BatchLadder) == 0 {
 		bad("BATCH_LADDER (--batch-ladder): empty")

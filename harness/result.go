@@ -225,6 +225,13 @@ type Point struct {
 	// (left in its cgroup or carrying its marker), and then killed.
 	Escaped []EscapedProcess `json:"escaped,omitempty"`
 
+	// ServerMetrics is the target's metrics over the window (nil without
+	// "metrics"); ProfileFile the profile saved with --profile, or
+	// ProfileError why none was.
+	ServerMetrics *ServerMetrics `json:"server_metrics,omitempty"`
+	ProfileFile   string         `json:"profile_file,omitempty"`
+	ProfileError  string         `json:"profile_error,omitempty"`
+
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`
 }

@@ -49,7 +49,7 @@ func stubbornTarget(t *testing.T, stopGrace string) harness.TargetSpec {
 	return harness.TargetSpec{
 		Name:      "stubborn",
 		Command:   []string{stubborn(t), "--addr", "{addr}"},
-		EchoURL:   "ws://{addr}/echo",
+		Blocks:    map[string]json.RawMessage{"echo_url": json.RawMessage(`"ws://{addr}/echo"`)},
 		Ready:     "tcp:{addr}",
 		StopGrace: stopGrace,
 	}

@@ -25,7 +25,7 @@ func TestTargetSecrets(t *testing.T) {
 		SecretEnv:    []string{"LICENSE"},
 		SecretArgs:   []int{7},
 		SecretValues: []string{"literal-secret-1", "fanout-secret-1"},
-		Fanout:       &FanoutTarget{Secret: "fanout-secret-1"},
+		Blocks:       map[string]json.RawMessage{"fanout": json.RawMessage(`{"url":"ws://{addr}","app_id":"a","key":"k","secret":"fanout-secret-1"}`)},
 	}
 	want := []string{"fanout-secret-1", "literal-secret-1", "positional-1", "license-value-1", "db-password-1", "command-token-1"}
 	if got := tg.Secrets(); !reflect.DeepEqual(got, want) {
@@ -45,7 +45,7 @@ func TestCheckSecretsRefuses(t *testing.T) {
 		{"unknown secret_env", TargetSpec{SecretEnv: []string{"NOPE"}}, "secret_env"},
 		{"empty literal", TargetSpec{SecretValues: []string{""}}, "secrets[0]"},
 		{"short literal", TargetSpec{SecretValues: []string{"abc"}}, "secrets[0]"},
-		{"short fanout", TargetSpec{Fanout: &FanoutTarget{Secret: "s"}}, "fanout.secret"},
+		{"short fanout", TargetSpec{Blocks: map[string]json.RawMessage{"fanout": json.RawMessage(`{"url":"ws://{addr}","app_id":"a","key":"k","secret":"s"}`)}}, "fanout.secret"},
 		{"short env by name", TargetSpec{Env: map[string]string{"API_TOKEN": "t"}}, "env.API_TOKEN"},
 		{"short env marked", TargetSpec{Env: map[string]string{"X": "t"}, SecretEnv: []string{"X"}}, "env.X"},
 		{"short flag", TargetSpec{Command: []string{"srv", "--secret", "S"}}, "command"},

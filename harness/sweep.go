@@ -62,6 +62,9 @@ type Outcome struct {
 	// Escalated names the sides ("server", "generator") that outlived
 	// SIGTERM by their stop grace and were SIGKILLed.
 	Escalated []string
+	// The server's own metrics and profile over the window (windowCapture).
+	ServerMetrics             *ServerMetrics
+	ProfileFile, ProfileError string
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -185,6 +188,8 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
 		Escalated: out.Escalated,
 		Escaped:   out.Escaped,
+
+		ServerMetrics: out.ServerMetrics, ProfileFile: out.ProfileFile, ProfileError: out.ProfileError,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.

@@ -9,14 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // TargetSpec is a server under test as a target file describes it
@@ -28,8 +31,11 @@ type TargetSpec struct {
 	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
 	Env     map[string]string `json:"env,omitempty"` // added to the harness's environment
 	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
-	EchoURL string            `json:"echo_url"`      // scenario echo
-	Fanout  *FanoutTarget     `json:"fanout,omitempty"`
+	// Blocks are the scenarios' blocks, by their top-level key
+	// ("echo_url", "fanout", ...: load.TargetDef.Key). The harness keeps
+	// them raw and hands them to the scenario (Block); it does not know
+	// what they mean.
+	Blocks map[string]json.RawMessage `json:"-"`
 	// AllowUnpinnedURL lets the scenario's URL name a fixed address
 	// instead of the point's ({addr} or {port}): the generator then
 	// drives some server other than the one booted pinned for the point,
@@ -52,18 +58,15 @@ type TargetSpec struct {
 	// secret, e.g. "-k", "KEY").
 	SecretArgs []int `json:"secret_args,omitempty"`
 
-	File string `json:"-"` // where it was read from
-}
+	// Metrics is read before and after each point's window; Profile is
+	// fetched over it with --profile (servermetrics.go, profile.go).
+	Metrics *MetricsSpec `json:"metrics,omitempty"`
+	Profile *ProfileSpec `json:"profile,omitempty"`
 
-// FanoutTarget is what the fan-out scenario needs: the Pusher endpoint and
-// an app's credentials (the secret signs REST publishes and is never
-// recorded in a result).
-type FanoutTarget struct {
-	URL      string `json:"url"`
-	AppID    string `json:"app_id"`
-	Key      string `json:"key"`
-	Secret   string `json:"secret"`
-	Channels int    `json:"channels,omitempty"`
+	File string `json:"-"` // where it was read from
+
+	// URL replaces the scenario block's URL (--url); see OverrideURL.
+	URL string `json:"url,omitempty"`
 }
 
 // Target defaults.
@@ -103,8 +106,10 @@ func (t TargetSpec) Check() error {
 	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
 		errs = append(errs, errors.New("command: empty"))
 	}
-	if t.Fanout != nil && t.Fanout.Channels < 0 {
-		errs = append(errs, fmt.Errorf("fanout.channels: %d is negative", t.Fanout.Channels))
+	for _, key := range sortedKeys(t.Blocks) {
+		if _, err := t.parseBlock(key); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	all := strings.Join(t.Command, " ")
 	for _, v := range t.Env {
@@ -118,6 +123,7 @@ func (t TargetSpec) Check() error {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
 	errs = append(errs, t.CheckSecrets())
+	errs = append(errs, t.checkMetrics()...)
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {
 		if v == "" {
 			continue
@@ -147,8 +153,8 @@ func (t TargetSpec) Secrets() []string {
 			}
 		}
 	}
-	if t.Fanout != nil {
-		add(t.Fanout.Secret)
+	for _, sec := range t.blockSecrets() {
+		add(sec.value)
 	}
 	add(t.SecretValues...)
 	for _, i := range t.SecretArgs {
@@ -163,6 +169,7 @@ func (t TargetSpec) Secrets() []string {
 		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
 	}
 	add(redact.FromArgs(t.Command)...)
+	add(t.metricsURLSecrets()...)
 	return out
 }
 
@@ -187,8 +194,8 @@ func (t TargetSpec) CheckSecrets() error {
 			errs = append(errs, &ShortSecretError{Source: field, Len: len(v)})
 		}
 	}
-	if t.Fanout != nil {
-		short("fanout.secret", t.Fanout.Secret)
+	for _, sec := range t.blockSecrets() {
+		short(sec.field, sec.value)
 	}
 	for i, v := range t.SecretValues {
 		short(fmt.Sprintf("secrets[%d]", i), v)
@@ -208,10 +215,13 @@ func (t TargetSpec) CheckSecrets() error {
 	for _, v := range redact.FromArgs(t.Command) {
 		short("command (a secret flag's value)", v)
 	}
+	for _, v := range t.metricsURLSecrets() {
+		short("metrics.url/profile.url (a secret query value or password)", v)
+	}
 	return errors.Join(errs...)
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -220,26 +230,191 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// OverrideURL makes url the generator's URL for scenario (--url): the
+// block's other fields stay, and a scenario whose block is a URL alone
+// (echo) gets one when the target has none.
+func (t *TargetSpec) OverrideURL(scenario, url string) {
+	t.URL = url
+	if d, ok := load.Lookup(scenario); ok && d.Target != nil && d.Target.FromURL != nil {
+		if _, has := t.Blocks[d.Target.Key]; !has {
+			t.SetBlock(d.Target.Key, d.Target.FromURL(url))
+		}
+	}
+}
+
 // URLFor is the URL the generator is given for a scenario.
 func (t TargetSpec) URLFor(scenario string) (string, error) {
-	if scenario == ScenarioFanout {
-		if t.Fanout == nil || t.Fanout.URL == "" {
-			return "", errors.New("fanout.url: the target has no fan-out endpoint")
+	if t.URL != "" {
+		if _, err := t.Block(scenario); err != nil {
+			return "", err
 		}
-		return t.Fanout.URL, nil
+		return t.URL, nil
 	}
-	if t.EchoURL == "" {
-		return "", errors.New("echo_url: the target has no echo endpoint")
+	blk, err := t.Block(scenario)
+	if err != nil {
+		return "", err
 	}
-	return t.EchoURL, nil
+	if blk.URL() == "" {
+		return "", fmt.Errorf("%s: empty", blk.URLField())
+	}
+	return blk.URL(), nil
 }
 
 // urlField is the name of the field holding the scenario's URL.
-func urlField(scenario string) string {
-	if scenario == ScenarioFanout {
-		return "fanout.url"
+func (t TargetSpec) urlField(scenario string) string {
+	if blk, err := t.Block(scenario); err == nil {
+		return blk.URLField()
 	}
-	return "echo_url"
+	return blockKey(scenario)
+}
+
+// blockKey is the scenario's block key in a target file.
+func blockKey(scenario string) string {
+	if d, ok := load.Lookup(scenario); ok && d.Target != nil {
+		return d.Target.Key
+	}
+	return scenario
+}
+
+// Block is the scenario's parsed block of the target. Errors name the
+// block's key.
+func (t TargetSpec) Block(scenario string) (load.TargetBlock, error) {
+	d, ok := load.Lookup(scenario)
+	if !ok {
+		return nil, &load.UnknownScenarioError{Name: scenario}
+	}
+	if d.Target == nil {
+		return nil, fmt.Errorf("scenario %s cannot be swept from a target file", scenario)
+	}
+	if _, ok := t.Blocks[d.Target.Key]; !ok {
+		return nil, fmt.Errorf("%s: the target has no %s block, which scenario %s needs", d.Target.Key, d.Target.Key, scenario)
+	}
+	return t.parseBlock(d.Target.Key)
+}
+
+// parseBlock parses the block under key with its scenario's parser.
+func (t TargetSpec) parseBlock(key string) (load.TargetBlock, error) {
+	td := blockDef(key)
+	if td == nil {
+		return nil, fmt.Errorf("%s: no scenario reads this block", key)
+	}
+	blk, err := td.Parse(t.Blocks[key])
+	if err != nil {
+		return nil, blockError(key, err)
+	}
+	return blk, nil
+}
+
+// blockError names a block's error by its path in the target file:
+// key.field for a load.FieldError, key: for anything else (a JSON error).
+func blockError(key string, err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, blockError(key, e))
+		}
+		return errors.Join(errs...)
+	}
+	var fe *load.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s.%w", key, fe)
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}
+
+// SetBlock stores raw as the block under key (a scenario's TargetDef.Key).
+func (t *TargetSpec) SetBlock(key string, raw json.RawMessage) {
+	if t.Blocks == nil {
+		t.Blocks = map[string]json.RawMessage{}
+	}
+	t.Blocks[key] = raw
+}
+
+// blockDef is the target definition that reads the block under key.
+func blockDef(key string) *load.TargetDef {
+	for _, d := range load.Scenarios() {
+		if d.Target != nil && d.Target.Key == key {
+			return d.Target
+		}
+	}
+	return nil
+}
+
+type blockSecret struct{ field, value string }
+
+// blockSecrets are the secrets of every block that parses, by field.
+func (t TargetSpec) blockSecrets() []blockSecret {
+	var out []blockSecret
+	for _, key := range sortedKeys(t.Blocks) {
+		blk, err := t.parseBlock(key)
+		if err != nil || blk == nil {
+			continue
+		}
+		sec := blk.Secrets()
+		for _, f := range sortedKeys(sec) {
+			out = append(out, blockSecret{key + "." + f, sec[f]})
+		}
+	}
+	return out
+}
+
+// targetFields is TargetSpec without its methods, for encoding.
+type targetFields TargetSpec
+
+// harnessKeys are the target file's own keys; every other top-level key
+// is a scenario's block.
+var harnessKeys = sync.OnceValue(func() map[string]bool { return load.JSONFieldNames(reflect.TypeOf(targetFields{})) })
+
+// UnmarshalJSON reads the harness's fields strictly and keeps each
+// scenario block raw. A key that is neither is an error naming it.
+func (t *TargetSpec) UnmarshalJSON(b []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	own := map[string]json.RawMessage{}
+	var blocks map[string]json.RawMessage
+	for _, k := range sortedKeys(all) {
+		switch {
+		case harnessKeys()[k]:
+			own[k] = all[k]
+		case blockDef(k) != nil:
+			if blocks == nil {
+				blocks = map[string]json.RawMessage{}
+			}
+			var c bytes.Buffer
+			if err := json.Compact(&c, all[k]); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			blocks[k] = c.Bytes()
+		default:
+			return fmt.Errorf("json: unknown field %q (not a target field, and no scenario reads a block of that name)", k)
+		}
+	}
+	ownJSON, err := json.Marshal(own)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(ownJSON))
+	dec.DisallowUnknownFields()
+	var f targetFields
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	*t = TargetSpec(f)
+	t.Blocks = blocks
+	return nil
+}
+
+// MarshalJSON writes the harness's fields and then every block under its
+// key, so a TargetSpec written (target.json in a point's work dir) reads
+// back the same.
+func (t TargetSpec) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(targetFields(t))
+	if err != nil {
+		return nil, err
+	}
+	return load.InlineBlocks(b, t.Blocks), nil
 }
 
 // pinnedURL reports whether a URL takes the point's address: without
@@ -256,7 +431,7 @@ func (t TargetSpec) Warnings(scenario string) []string {
 	if err != nil || pinnedURL(u) {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", urlField(scenario), u)}
+	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", t.urlField(scenario), u)}
 }
 
 // Durations returns the ready timeout and stop grace with defaults applied
@@ -321,10 +496,7 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
 	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
-		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", urlField(scenario), u))
-	}
-	if scenario == ScenarioFanout && t.Fanout != nil && (t.Fanout.AppID == "" || t.Fanout.Key == "" || t.Fanout.Secret == "") {
-		errs = append(errs, errors.New("fanout: app_id, key and secret are all needed"))
+		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", t.urlField(scenario), u))
 	}
 	return errors.Join(errs...)
 }
@@ -333,12 +505,18 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 // spreads its subscribers over fanout.channels, so every point needs at
 // least that many connections (the generator refuses fewer, after boot).
 func (t TargetSpec) CheckFor(o *Options) error {
-	if o.Scenario != ScenarioFanout || t.Fanout == nil || t.Fanout.Channels <= 1 {
-		return nil
+	if err := t.CheckProfileFor(o); err != nil {
+		return err
+	}
+	blk, err := t.Block(o.Scenario)
+	if err != nil {
+		return nil // CheckRunnable says so
 	}
 	for _, b := range o.BatchLadder {
-		if l := o.ConnsLadder(b); len(l) > 0 && l[0] < t.Fanout.Channels {
-			return fmt.Errorf("fanout.channels: %d is more than the %d connections of the smallest rung of CONNS_LADDER_%d: a channel without subscribers delivers nothing", t.Fanout.Channels, l[0], b)
+		if l := o.ConnsLadder(b); len(l) > 0 {
+			if err := blk.CheckLadder(l[0]); err != nil {
+				return fmt.Errorf("%w (CONNS_LADDER_%d)", blockError(blockKey(o.Scenario), err), b)
+			}
 		}
 	}
 	return nil

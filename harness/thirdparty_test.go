@@ -33,7 +33,7 @@ func websocketdTarget(t *testing.T) harness.TargetSpec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tg.CheckRunnable(harness.ScenarioEcho); err != nil {
+	if err := tg.CheckRunnable("echo"); err != nil {
 		t.Fatal(err)
 	}
 	return tg

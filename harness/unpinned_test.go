@@ -2,9 +2,11 @@ package harness_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,13 +41,14 @@ func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	}
 
 	tg := refTarget(t)
-	tg.EchoURL = "ws://" + addr + "/echo"
-	if err := tg.CheckRunnable(harness.ScenarioEcho); err == nil || !strings.Contains(err.Error(), "echo_url") {
+	echoURL := "ws://" + addr + "/echo"
+	tg.SetBlock("echo_url", json.RawMessage(strconv.Quote(echoURL)))
+	if err := tg.CheckRunnable("echo"); err == nil || !strings.Contains(err.Error(), "echo_url") {
 		t.Fatalf("unpinned echo_url: CheckRunnable = %v, want an error naming echo_url", err)
 	}
 
 	tg.AllowUnpinnedURL = true
-	if err := tg.CheckRunnable(harness.ScenarioEcho); err != nil {
+	if err := tg.CheckRunnable("echo"); err != nil {
 		t.Fatalf("allowed: %v", err)
 	}
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
@@ -53,12 +56,12 @@ func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
 	}
-	if r.Meta.Target.URL != tg.EchoURL {
-		t.Errorf("meta.target.url %q, want %q", r.Meta.Target.URL, tg.EchoURL)
+	if r.Meta.Target.URL != echoURL {
+		t.Errorf("meta.target.url %q, want %q", r.Meta.Target.URL, echoURL)
 	}
 	var warned bool
 	for _, w := range r.Warnings {
-		warned = warned || strings.Contains(w, tg.EchoURL) && strings.Contains(w, "allow_unpinned_url")
+		warned = warned || strings.Contains(w, echoURL) && strings.Contains(w, "allow_unpinned_url")
 	}
 	if !warned {
 		t.Errorf("warnings %q do not name the unpinned URL", r.Warnings)

@@ -7,16 +7,16 @@ import "time"
 // and never steps with the wall clock.
 var epoch = time.Now()
 
-func mono() int64 { return int64(time.Since(epoch)) }
+func Mono() int64 { return int64(time.Since(epoch)) }
 
-// sleeper waits for scheduled times with one reused timer, so pacing an
+// Sleeper waits for scheduled times with one reused timer, so pacing an
 // open loop allocates nothing per operation.
-type sleeper struct{ t *time.Timer }
+type Sleeper struct{ t *time.Timer }
 
-// until sleeps until mono() >= t or done closes; it reports false when
+// until sleeps until Mono() >= t or done closes; it reports false when
 // done closed first.
-func (s *sleeper) until(t int64, done <-chan struct{}) bool {
-	d := t - mono()
+func (s *Sleeper) Until(t int64, done <-chan struct{}) bool {
+	d := t - Mono()
 	if d <= 0 {
 		select {
 		case <-done:
@@ -40,11 +40,14 @@ func (s *sleeper) until(t int64, done <-chan struct{}) bool {
 }
 
 // sleepUntil is until with a timer of its own, for one-off waits.
-func sleepUntil(t int64, done <-chan struct{}) bool {
-	var s sleeper
-	ok := s.until(t, done)
+func SleepUntil(t int64, done <-chan struct{}) bool {
+	var s Sleeper
+	ok := s.Until(t, done)
 	if s.t != nil {
 		s.t.Stop()
 	}
 	return ok
 }
+
+// MonoTime is the wall-clock time.Time of a Mono timestamp, for deadlines.
+func MonoTime(ns int64) time.Time { return epoch.Add(time.Duration(ns)) }

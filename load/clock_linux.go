@@ -13,7 +13,7 @@ type preciseTimer struct {
 	f        *os.File
 	fd       int
 	buf      [8]byte
-	fallback sleeper
+	fallback Sleeper
 }
 
 func newPreciseTimer() *preciseTimer {
@@ -33,7 +33,7 @@ func (p *preciseTimer) sleep(d int64, done <-chan struct{}) bool {
 			return err == nil
 		}
 	}
-	return p.fallback.until(mono()+d, done)
+	return p.fallback.Until(Mono()+d, done)
 }
 
 // cancel makes a pending and every later sleep return false.

@@ -22,16 +22,16 @@ const minPacerSleep = 200 * time.Microsecond
 // dueNs is when operation j of the whole run is due, in ns after the
 // start of load: j/rate seconds. Workers and the clock both use it, so
 // they agree to the nanosecond.
-func dueNs(j int64, rate float64) int64 { return int64(float64(j) * 1e9 / rate) }
+func DueNs(j int64, rate float64) int64 { return int64(float64(j) * 1e9 / rate) }
 
 // runClock walks the global schedule of an open loop: operation j is due
-// at open + dueNs(j) on worker j mod len(wakes). At each due time it wakes
+// at open + DueNs(j) on worker j mod len(wakes). At each due time it wakes
 // that worker with a token on its channel (capacity 1, never blocking: a
 // worker that is behind finds a token waiting and does not sleep). The
 // worker itself checks the time again, so a stale token only makes it
 // look at the clock once more. nil channels (workers that failed to
 // connect) are skipped.
-func runClock(ctx context.Context, rate float64, open, end int64, wakes []chan struct{}) {
+func RunClock(ctx context.Context, rate float64, open, end int64, wakes []chan struct{}) {
 	t := newPreciseTimer()
 	defer t.close()
 	done := make(chan struct{})
@@ -39,11 +39,11 @@ func runClock(ctx context.Context, rate float64, open, end int64, wakes []chan s
 	defer stop()
 	n := int64(len(wakes))
 	for j := int64(0); ; j++ {
-		due := open + dueNs(j, rate)
+		due := open + DueNs(j, rate)
 		if due >= end {
 			return
 		}
-		if d := due - mono(); d > 0 {
+		if d := due - Mono(); d > 0 {
 			if d < int64(minPacerSleep) {
 				d = int64(minPacerSleep)
 			}
@@ -60,10 +60,10 @@ func runClock(ctx context.Context, rate float64, open, end int64, wakes []chan s
 	}
 }
 
-// waitDue blocks until mono() >= due, woken by the clock's tokens. It
+// WaitDue blocks until Mono() >= due, woken by the clock's tokens. It
 // returns false when done closes first.
-func waitDue(due int64, wake <-chan struct{}, done <-chan struct{}) bool {
-	for mono() < due {
+func WaitDue(due int64, wake <-chan struct{}, done <-chan struct{}) bool {
+	for Mono() < due {
 		select {
 		case <-wake:
 		case <-done:

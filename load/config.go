@@ -1,20 +1,16 @@
 package load
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // Config is every knob of `ceiling load`. The CLI fills it from one
 // flag.FlagSet (see cmd/ceiling); Validate must pass before any connection
 // opens. It is recorded verbatim in the result.
 type Config struct {
-	Scenario string `json:"scenario"` // echo | fanout
-	URL      string `json:"url"`      // ws://host:port/path (echo) or ws://host:port (fanout; the app path is added)
-
-	// Pusher credentials (fanout only).
-	AppID  string `json:"app_id"`
-	Key    string `json:"key"`
-	Secret string `json:"-"` // never recorded
-	// Channels the subscribers are spread over, evenly (fanout only).
-	Channels int `json:"channels"`
-	// Publishers is the number of concurrent REST publishers (fanout only).
-	Publishers int `json:"publishers"`
+	Scenario string `json:"scenario"` // a registered scenario (load.Scenarios)
+	URL      string `json:"url"`      // ws://host:port/path; the scenario may add to it (fanout: the app path)
 
 	Connections int   `json:"connections"`
 	Batch       int   `json:"batch"`
@@ -34,17 +30,34 @@ type Config struct {
 	ConnectConcurrency int    `json:"connect_concurrency"`
 	ConnectStaggerMs   int    `json:"connect_stagger_ms"`
 
-	// EagerReads turns off batched reads in the closed echo loop: by
-	// default the reader asks the kernel to wake it once a whole batch is
-	// back (SO_RCVLOWAT), which halves the generator's CPU per message but
-	// times every message of a batch at the batch's completion.
-	EagerReads bool `json:"eager_reads"`
-
-	// IO is how the closed echo loop drives its connections: "goroutines"
-	// (one per connection, Go's netpoller) or "reactor" (one epoll loop
-	// per GOMAXPROCS, Linux only; see load/reactor).
-	IO string `json:"io"`
+	// Params are the scenario's own knobs (its flags), recorded under
+	// config.params; see Definition.
+	Params Params `json:"params,omitempty"`
 
 	MeasureMarker string `json:"measure_marker,omitempty"`
 	JSONPath      string `json:"-"`
+}
+
+// UnmarshalJSON reads a recorded config back, decoding params into the
+// registered scenario's Params type (kept out when the scenario is not
+// registered in this binary).
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	var aux struct {
+		plain
+		Params json.RawMessage `json:"params,omitempty"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	*c = Config(aux.plain)
+	c.Params = nil
+	if d, ok := Lookup(c.Scenario); ok && len(aux.Params) > 0 && string(aux.Params) != "null" {
+		p := d.NewParams()
+		if err := json.Unmarshal(aux.Params, p); err != nil {
+			return fmt.Errorf("config.params (%s): %w", c.Scenario, err)
+		}
+		c.Params = p
+	}
+	return nil
 }

@@ -8,9 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ceiling-bench/ceiling/load/payload"
-	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
 // concurrencyProbe is a ConnectFunc that records how many connects were
@@ -98,47 +95,4 @@ func TestConnectStrategies(t *testing.T) {
 			t.Fatalf("errs %v: the last connect ran after cancel", errs)
 		}
 	})
-}
-
-// The echo hot path (frame a batch, one write, read and record every
-// reply) allocates nothing per message once warm.
-func TestEchoHotPathDoesNotAllocate(t *testing.T) {
-	url := startRawEchoServer(t)
-	cfg := testConfig(url)
-	cfg.Batch = 10
-	pool, err := payload.New(payload.JSON, 1, 256, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.RecordSize = 256
-	e := newEcho(&cfg, pool)
-	c, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rec := newRecorder(true, true)
-	w := Window{Start: 0, End: 1 << 62, Drain: 1 << 62}
-	buf := make([]byte, 0, cfg.Batch*(cfg.RecordSize+14))
-	next := 0
-	ctx := context.Background()
-	op := func() {
-		buf = e.frameBatch(c, buf, &next)
-		t0 := mono()
-		if err := c.Write(buf); err != nil {
-			t.Fatal(err)
-		}
-		c.ExpectBytes(cfg.Batch * wsconn.ServerFrameSize(cfg.RecordSize))
-		if !e.readBatch(ctx, c, t0, true, w, rec) {
-			t.Fatal("read failed")
-		}
-		rec.Lag.Record(mono() - t0)
-	}
-	op()
-	if a := testing.AllocsPerRun(200, op); a != 0 {
-		t.Fatalf("%v allocations per batch of %d", a, cfg.Batch)
-	}
-	if rec.Messages != 202*10 || rec.TotalErrors() != 0 {
-		t.Fatalf("messages %d errors %v", rec.Messages, rec.Errors)
-	}
 }

@@ -19,14 +19,14 @@ func startObserver(ctx context.Context, w Window, marker string, sc Scenario) *o
 	go func() {
 		defer close(o.done)
 		stop := ctx.Done()
-		if !sleepUntil(w.Start, stop) {
+		if !SleepUntil(w.Start, stop) {
 			return
 		}
 		o.stats.start = snapshot(sc)
 		if marker != "" {
 			o.markerErr = createMarker(marker)
 		}
-		if !sleepUntil(w.End, stop) {
+		if !SleepUntil(w.End, stop) {
 			o.stats.end = snapshot(sc)
 			return
 		}

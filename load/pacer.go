@@ -25,22 +25,22 @@ var _ Pacer = ConstantPacer{}
 // rounding never drifts the schedule.
 func (p ConstantPacer) Due(k int64) int64 { return int64(p.PhaseNs + float64(k)*p.IntervalNs) }
 
-// workerPacer is worker i's share of a total rate split over n workers:
+// WorkerPacer is worker i's share of a total rate split over n workers:
 // its k-th operation is operation k*n+i of the whole run, so together the
 // workers fire evenly spaced instead of n operations at once, and each
 // due time is exactly the one the clock (runClock) wakes it for.
-type workerPacer struct {
+type WorkerPacer struct {
 	rate float64
 	n, i int64
 }
 
-var _ Pacer = workerPacer{}
+var _ Pacer = WorkerPacer{}
 
-func (p workerPacer) Due(k int64) int64 { return dueNs(k*p.n+p.i, p.rate) }
+func (p WorkerPacer) Due(k int64) int64 { return DueNs(k*p.n+p.i, p.rate) }
 
 // interval is the time between two operations of one worker.
-func (p workerPacer) interval() int64 { return int64(float64(p.n) * 1e9 / p.rate) }
+func (p WorkerPacer) Interval() int64 { return int64(float64(p.n) * 1e9 / p.rate) }
 
-func connectionPacer(rate float64, n, i int) workerPacer {
-	return workerPacer{rate: rate, n: int64(n), i: int64(i)}
+func ConnectionPacer(rate float64, n, i int) WorkerPacer {
+	return WorkerPacer{rate: rate, n: int64(n), i: int64(i)}
 }

@@ -32,7 +32,7 @@ type Recorder struct {
 // newRecorder returns an empty recorder with the histograms its worker
 // fills (each is about 250 KiB, so a writer that records no latency gets
 // none).
-func newRecorder(latency, lag bool) *Recorder {
+func NewRecorder(latency, lag bool) *Recorder {
 	r := &Recorder{}
 	if latency {
 		r.Latency = NewHistogram()
@@ -99,7 +99,7 @@ func (r *Recorder) TotalErrors() int64 {
 // reason names an error by kind, not by text, so errors_by_reason has a
 // bounded set of keys: ECONNRESET, EPIPE, timeout, EOF, close_1009,
 // handshake_401, ...
-func reason(err error) string {
+func Reason(err error) string {
 	var ce *wsconn.CloseError
 	var he *wsconn.HandshakeError
 	var pe *wsconn.ProtocolError

@@ -33,8 +33,13 @@ func WriteReport(w io.Writer, r *Result) error {
 	if s.Saturated {
 		fmt.Fprintf(&b, "SATURATED: %s\n", s.SaturatedReason)
 	}
-	if f := s.Fanout; f != nil && f.DeliveredPct < 100 && f.DeliveriesExpected > 0 {
-		fmt.Fprintf(&b, "UNDELIVERED: %.2f%% of expected deliveries arrived within the %v grace\n", f.DeliveredPct, time.Duration(f.GraceNs))
+	var rows []ReportRow
+	if d, ok := Lookup(c.Scenario); ok && d.Report != nil {
+		var warnings []string
+		warnings, rows = d.Report(r)
+		for _, w := range warnings {
+			fmt.Fprintf(&b, "%s\n", w)
+		}
 	}
 	b.WriteString("\n")
 
@@ -52,15 +57,8 @@ func WriteReport(w io.Writer, r *Result) error {
 	fmt.Fprintf(tw, "load\t%d/%d connections, batch %d, %d B %s payloads\n", s.ConnectionsOpen, s.ConnectionsRequested, c.Batch, c.RecordSize, c.Payload)
 	fmt.Fprintf(tw, "window\t%v measured after %v warm-up\n", time.Duration(s.MeasuredNs).Round(time.Millisecond), time.Duration(c.WarmupNs))
 	fmt.Fprintf(tw, "throughput\t%.0f msg/s, %s/s (%d messages)\n", s.ThroughputPerS, bytesHuman(s.BytesPerS), s.Messages)
-	if f := s.Fanout; f != nil {
-		fmt.Fprintf(tw, "delivered\t%d of %d expected (%.2f%%), %d late, %d events published\n", f.Delivered-f.Duplicates, f.DeliveriesExpected, f.DeliveredPct, f.Late, f.EventsPublished)
-		if f.Duplicates > 0 {
-			fmt.Fprintf(tw, "duplicates\t%d deliveries beyond the expected count (an event delivered twice, or one whose publish was counted as failed)\n", f.Duplicates)
-		}
-		if f.RateLimited429 > 0 {
-			fmt.Fprintf(tw, "rate limited\t%d HTTP 429\n", f.RateLimited429)
-		}
-		fmt.Fprintf(tw, "publish\t%s\n", latencyLine(f.PublishLatency))
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", row.Name, row.Value)
 	}
 	fmt.Fprintf(tw, "latency\t%s\n", latencyLine(s.Latency))
 	g := &r.Generator
@@ -77,6 +75,12 @@ func WriteReport(w io.Writer, r *Result) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// ReportRow is one line of a scenario's part of the report table.
+type ReportRow struct{ Name, Value string }
+
+// LatencyLine is the report's one-line form of a latency summary.
+func LatencyLine(l Latency) string { return latencyLine(l) }
 
 func latencyLine(l Latency) string {
 	if l.Count == 0 {

@@ -1,11 +1,16 @@
 package load
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // SchemaVersion is the version of the JSON document written by `ceiling load
 // --json`. Bump it when a field changes meaning or is removed; adding a field
-// does not need a bump.
-const SchemaVersion = 1
+// does not need a bump. 2: a scenario's own knobs moved under
+// config.params (fanout's app_id, key, channels, publishers; echo's
+// eager_reads, io).
+const SchemaVersion = 2
 
 // Result is the whole JSON document of one `ceiling load` run. The harness
 // reads it back (see harness), so every field name here is a contract: snake
@@ -58,7 +63,7 @@ type Latency struct {
 
 // Summary is what the run measured inside its window (warm-up excluded).
 type Summary struct {
-	Scenario string `json:"scenario"` // echo | fanout
+	Scenario string `json:"scenario"` // the scenario's registered name
 	Mode     string `json:"mode"`     // closed | open
 
 	// What was asked for (open loop only; null in closed loop), what was
@@ -103,29 +108,9 @@ type Summary struct {
 
 	Latency Latency `json:"latency_ns"`
 
-	Fanout *FanoutSummary `json:"fanout,omitempty"`
-}
-
-// FanoutSummary is the Pusher fan-out scenario's delivery accounting.
-type FanoutSummary struct {
-	EventsPublished    int64 `json:"events_published"`
-	DeliveriesExpected int64 `json:"deliveries_expected"`
-	// Delivered counts every delivery of an event published inside the
-	// window that arrived within the grace. Duplicates is the part of it
-	// beyond DeliveriesExpected: deliveries the successful publishes do
-	// not account for (an event delivered twice, or one whose publish the
-	// generator counted as failed, a timeout after the server had queued
-	// it). DeliveredPct is the expected deliveries that arrived,
-	// 100 * (Delivered - Duplicates) / DeliveriesExpected, so never above
-	// 100.
-	Delivered      int64            `json:"delivered"`
-	Duplicates     int64            `json:"duplicates"`
-	DeliveredPct   float64          `json:"delivered_pct"`
-	Late           int64            `json:"late"` // arrived after the grace period
-	GraceNs        int64            `json:"grace_ns"`
-	HTTPFailures   map[string]int64 `json:"http_failures"` // by reason: "status_500", "ECONNRESET", ...
-	RateLimited429 int64            `json:"rate_limited_429"`
-	PublishLatency Latency          `json:"publish_latency_ns"` // REST round trip
+	// Blocks are the scenario's own parts of the summary, each written
+	// inline under its key (summary.fanout, summary.kinds): see SetBlock.
+	Blocks map[string]json.RawMessage `json:"-"`
 }
 
 // GeneratorStats is the generator's evidence about itself: whether it kept

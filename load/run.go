@@ -56,15 +56,15 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sc Scenario
-	drain := int64(FanoutGrace)
-	switch cfg.Scenario {
-	case ScenarioEcho:
-		sc = newEcho(&cfg, pool)
-	case ScenarioFanout:
-		sc = newFanout(&cfg, pool)
+	sc, err := cfg.Params.New(&cfg, pool)
+	if err != nil {
+		return nil, err
 	}
-	merged := newRecorder(true, cfg.OpenLoop())
+	drain := int64(Drain)
+	if d, ok := sc.(Drainer); ok {
+		drain = d.DrainNs()
+	}
+	merged := NewRecorder(true, cfg.OpenLoop())
 	finish := func() *Result {
 		sc.Finish(res, merged)
 		return res
@@ -84,7 +84,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			open++
 			continue
 		}
-		merged.Error("connect_" + reason(err))
+		merged.Error("connect_" + Reason(err))
 		if firstErr == nil {
 			firstErr = err
 		}
@@ -99,7 +99,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		return finish(), ctx.Err()
 	}
 
-	w := newWindow(mono(), &cfg, drain)
+	w := NewWindow(Mono(), &cfg, drain)
 	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
 	obs := startObserver(ctx, w, cfg.MeasureMarker, sc)
 	recs := sc.Load(ctx, w)
@@ -108,7 +108,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		merged.Merge(r)
 	}
 	measured := w.End - w.Start
-	if now := mono(); now < w.End {
+	if now := Mono(); now < w.End {
 		measured = now - w.Start // cut short
 	}
 	if measured < 0 {
@@ -123,7 +123,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("interrupted before the window ended: %w", ctx.Err())
 	}
-	if err := nothingArrived(res); err != nil {
+	if err := nothingArrived(res, sc); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -136,7 +136,7 @@ var ErrNothingArrived = errors.New("nothing arrived in the window")
 
 // nothingArrived says why a run that got no message in its window failed,
 // or nil when something arrived.
-func nothingArrived(res *Result) error {
+func nothingArrived(res *Result, explainer Scenario) error {
 	s := &res.Summary
 	if s.Messages > 0 || s.MeasuredNs <= 0 {
 		return nil
@@ -149,9 +149,8 @@ func nothingArrived(res *Result) error {
 		}
 		why = "; errors: " + strings.Join(parts, ", ")
 	}
-	if f := s.Fanout; f != nil {
-		return fmt.Errorf("%w: %w: %d events published, 0 of %d expected deliveries arrived%s",
-			ErrNothingArrived, ErrNotDelivered, f.EventsPublished, f.DeliveriesExpected, why)
+	if sc, ok := explainer.(NothingExplainer); ok {
+		return sc.NothingArrived(res, why)
 	}
 	return fmt.Errorf("%w: no reply to %.0f operations/s attempted%s", ErrNothingArrived, s.AttemptedOpsPerS, why)
 }

@@ -28,7 +28,7 @@ type Scenario interface {
 
 // connCounters sums read syscalls and messages over a scenario's
 // connections (nil where a connection never opened).
-func connCounters(conns []*wsconn.Conn) (reads, messages int64) {
+func ConnCounters(conns []*wsconn.Conn) (reads, messages int64) {
 	for _, c := range conns {
 		if c != nil {
 			reads += c.Reads()
@@ -36,4 +36,18 @@ func connCounters(conns []*wsconn.Conn) (reads, messages int64) {
 		}
 	}
 	return reads, messages
+}
+
+// Drainer is a Scenario that awaits in-flight work for other than Drain
+// after the window.
+type Drainer interface {
+	DrainNs() int64
+}
+
+// NothingExplainer is a Scenario that says, in its own terms, why a run
+// that ran its window got nothing (fanout: events published, none
+// delivered). The error must wrap ErrNothingArrived; why lists the errors
+// by reason ("; errors: ...", or empty).
+type NothingExplainer interface {
+	NothingArrived(res *Result, why string) error
 }

@@ -29,7 +29,7 @@ type counters struct {
 const schedLatencies = "/sched/latencies:seconds"
 
 func snapshot(sc Scenario) counters {
-	c := counters{ok: true, at: mono()}
+	c := counters{ok: true, at: Mono()}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
 		c.userNs = ru.Utime.Nano()

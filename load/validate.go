@@ -9,31 +9,18 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
-	"github.com/ceiling-bench/ceiling/load/reactor"
 )
 
-// Scenario and strategy names.
+// Connect strategy names.
 const (
-	ScenarioEcho   = "echo"
-	ScenarioFanout = "fanout"
-
 	ConnectBounded   = "bounded"
 	ConnectStagger   = "stagger"
 	ConnectAllAtOnce = "all-at-once"
-
-	IOGoroutines = "goroutines"
-	IOReactor    = "reactor"
 )
 
 // Defaults of every knob (the CLI shows them in -h).
 const (
-	DefaultEchoURL            = "ws://127.0.0.1:6001/echo"
-	DefaultFanoutURL          = "ws://127.0.0.1:6001"
-	DefaultAppID              = "app-id"
-	DefaultKey                = "app-key"
-	DefaultSecret             = "app-secret"
-	DefaultChannels           = 1
-	DefaultPublishers         = 1
+	DefaultScenario           = "echo"
 	DefaultConnections        = 16
 	DefaultBatch              = 1
 	DefaultRecordSize         = 256
@@ -43,28 +30,22 @@ const (
 	DefaultPayloadSeed        = 1
 	DefaultConnectConcurrency = 32
 	DefaultConnectStaggerMs   = 10
-	// DefaultIO is the closed echo loop's I/O mode (see docs/efficiency.md
-	// for the A/B that chose it).
-	DefaultIO = IOGoroutines
 	// MaxRecordSize bounds one value (and with --batch, one write).
 	MaxRecordSize = 16 << 20
 	// MaxBatchBytes bounds --batch x --record-size: one write (echo) or
 	// one publish body's events (fanout).
 	MaxBatchBytes = 64 << 20
-	// FanoutGrace is how long deliveries are awaited after the window.
-	FanoutGrace = 2 * time.Second
+	// Drain is how long operations in flight at the window's end (and
+	// deliveries of messages sent inside it) are awaited.
+	Drain = 2 * time.Second
 )
 
 // DefaultConfig is the configuration with every default filled in; URL is
-// left empty and chosen by the scenario in Validate.
+// left empty and chosen by the scenario in Validate, and Params are the
+// scenario's defaults, made in Validate when nil.
 func DefaultConfig() Config {
 	return Config{
-		Scenario:           ScenarioEcho,
-		AppID:              DefaultAppID,
-		Key:                DefaultKey,
-		Secret:             DefaultSecret,
-		Channels:           DefaultChannels,
-		Publishers:         DefaultPublishers,
+		Scenario:           DefaultScenario,
 		Connections:        DefaultConnections,
 		Batch:              DefaultBatch,
 		RecordSize:         DefaultRecordSize,
@@ -76,7 +57,6 @@ func DefaultConfig() Config {
 		ConnectStrategy:    ConnectBounded,
 		ConnectConcurrency: DefaultConnectConcurrency,
 		ConnectStaggerMs:   DefaultConnectStaggerMs,
-		IO:                 DefaultIO,
 	}
 }
 
@@ -89,34 +69,18 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if given == nil {
 		given = func(string) bool { return false }
 	}
-	switch c.Scenario {
-	case ScenarioEcho:
-		for _, f := range []string{"app-id", "key", "secret", "channels", "publishers"} {
-			if given(f) {
-				return fmt.Errorf("--%s is only read by --scenario fanout", f)
-			}
+	d, err := lookupScenario(c.Scenario)
+	if err != nil {
+		return err
+	}
+	if c.Params == nil {
+		c.Params = d.NewParams()
+	}
+	if c.URL == "" {
+		if d.DefaultURL == "" {
+			return fmt.Errorf("--url: --scenario %s has no default URL: give one", c.Scenario)
 		}
-		if c.URL == "" {
-			c.URL = DefaultEchoURL
-		}
-	case ScenarioFanout:
-		if c.URL == "" {
-			c.URL = DefaultFanoutURL
-		}
-		if c.AppID == "" || c.Key == "" || c.Secret == "" {
-			return fmt.Errorf("--app-id, --key and --secret must not be empty for --scenario fanout")
-		}
-		if c.Channels < 1 {
-			return fmt.Errorf("--channels %d: must be at least 1", c.Channels)
-		}
-		if c.Channels > c.Connections {
-			return fmt.Errorf("--channels %d exceeds --connections %d: a channel without subscribers has nothing to deliver", c.Channels, c.Connections)
-		}
-		if c.Publishers < 1 {
-			return fmt.Errorf("--publishers %d: must be at least 1", c.Publishers)
-		}
-	default:
-		return fmt.Errorf("--scenario %q: want echo or fanout", c.Scenario)
+		c.URL = d.DefaultURL
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
@@ -155,33 +119,8 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if err := payload.Validate(c.Payload, c.RecordSize); err != nil {
 		return err
 	}
-	if given("eager-reads") && (c.Scenario != ScenarioEcho || c.OpenLoop()) {
-		return fmt.Errorf("--eager-reads is only read by the closed loop of --scenario echo (the open loop always reads eagerly)")
-	}
-	switch c.IO {
-	case "":
-		c.IO = DefaultIO // a Config built by hand
-	case IOGoroutines, IOReactor:
-	default:
-		return fmt.Errorf("--io %q: want reactor or goroutines", c.IO)
-	}
-	if c.Scenario != ScenarioEcho || c.OpenLoop() {
-		if given("io") {
-			return fmt.Errorf("--io is only read by the closed loop of --scenario echo")
-		}
-		c.IO = IOGoroutines // what actually runs, recorded as such
-	}
-	if c.IO == IOReactor && !reactor.Supported {
-		if given("io") {
-			return fmt.Errorf("--io reactor needs Linux (epoll): use --io goroutines")
-		}
-		c.IO = IOGoroutines
-	}
 	if c.Payload == payload.Constant && given("payload-seed") {
 		return fmt.Errorf("--payload-seed is only read by --payload json or random")
-	}
-	if c.Scenario == ScenarioFanout && c.Payload == payload.Random {
-		return fmt.Errorf("--payload random is binary and Pusher event data is text: use constant or json with --scenario fanout")
 	}
 	switch c.ConnectStrategy {
 	case ConnectBounded, ConnectStagger, ConnectAllAtOnce:
@@ -208,7 +147,7 @@ func (c *Config) Validate(given func(flag string) bool) error {
 			return fmt.Errorf("%s %s: its directory does not exist", f.flag, f.path)
 		}
 	}
-	return nil
+	return c.Params.Validate(c, given)
 }
 
 // OpenLoop reports whether the run is paced by --rate.

@@ -13,7 +13,7 @@ type Window struct {
 // In reports whether an operation scheduled or sent at t is measured.
 func (w Window) In(t int64) bool { return t >= w.Start && t < w.End }
 
-func newWindow(open int64, c *Config, drain int64) Window {
+func NewWindow(open int64, c *Config, drain int64) Window {
 	start := open + c.WarmupNs
 	return Window{Open: open, Start: start, End: start + c.DurationNs, Drain: start + c.DurationNs + drain}
 }

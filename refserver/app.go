@@ -28,20 +28,7 @@ func (s *Server) serveApp(w http.ResponseWriter, r *http.Request) {
 	defer s.untrack(sk)
 	go sk.writeLoop()
 
-	// Control frames go through the queue too: gorilla's defaults would
-	// write from this goroutine, racing the writer.
-	ws.SetPingHandler(func(p string) error {
-		sk.send(controlFrame(opPong, p))
-		return nil
-	})
-	ws.SetCloseHandler(func(code int, text string) error {
-		if code == websocket.CloseNoStatusReceived {
-			sk.finish(closeFrame(0, ""), true)
-		} else {
-			sk.finish(closeFrame(code, ""), true)
-		}
-		return nil
-	})
+	sk.handleControl()
 
 	if code, msg := s.admit(r); code != 0 {
 		// The error, then a close with the same code, as Pusher does.

@@ -134,3 +134,44 @@ func BenchmarkBatchREST(b *testing.B) {
 	waitFor(b, func() bool { return ts.stats.messagesOut.Load() >= want })
 	b.ReportMetric(float64(b.N*batch*subs/channels)/time.Since(t0).Seconds(), "deliveries/s")
 }
+
+// BenchmarkRoomsPatch applies patches straight to a room (no client
+// decode) whose members' clients discard bytes at the TCP level: version,
+// encode the op once, queue it to every other member, the ack to the
+// sender, keep it in the ring. One op is one patch; deliveries/s counts
+// frames written (ops and acks).
+func BenchmarkRoomsPatch(b *testing.B) {
+	for _, members := range []int{2, 100} {
+		b.Run("members="+strconv.Itoa(members), func(b *testing.B) {
+			ts := start(b, Config{RoomsEditorCap: members})
+			for i := range members {
+				c := ts.dialTB(b, "/rooms")
+				c.WriteMessage(websocket.TextMessage, []byte(`{"type":"join","room":"bench","role":"editor","id":"m`+strconv.Itoa(i)+`"}`))
+				go io.Copy(io.Discard, c.NetConn())
+			}
+			// Every joined written.
+			waitFor(b, func() bool { return ts.stats.messagesOut.Load() == uint64(members) })
+			base := ts.stats.messagesOut.Load()
+			r := ts.rooms.lookup("bench")
+			r.mu.Lock()
+			sender := r.members[0]
+			r.mu.Unlock()
+			id, data := []byte(`"m0-1"`), []byte(`{"op":"insert","pos":12345,"text":"aaaaaaaaaaaaaaaa"}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			// Paced in chunks so no queue overflows (1008, not throughput).
+			for i := range b.N {
+				r.patch(sender, id, 1700000000000000000, data)
+				if i%1000 == 999 {
+					sent := base + uint64((i+1-1000)*members)
+					waitFor(b, func() bool { return ts.stats.messagesOut.Load() >= sent })
+				}
+			}
+			want := base + uint64(b.N*members)
+			waitFor(b, func() bool { return ts.stats.messagesOut.Load() >= want })
+			el := time.Since(start)
+			b.ReportMetric(float64(b.N*members)/el.Seconds(), "deliveries/s")
+		})
+	}
+}

@@ -61,6 +61,38 @@ type Config struct {
 	// per frame delivered to a Pusher socket: a regression of known size,
 	// planted on purpose (docs/compare.md). 0: none.
 	Spin time.Duration
+
+	// The /rooms protocol (docs/rooms.md).
+
+	// RoomsEditorCap is how many editors a room takes; an editor joining a
+	// full room is joined as a viewer with reason "editor_cap" (default 100).
+	RoomsEditorCap int
+
+	// RoomsRing is how many recent ops each room keeps for a join with
+	// "since" to resume from; older than that gets "resync" (default 1000).
+	RoomsRing int
+
+	// RoomsSkipEvery makes every Nth accepted patch of a room bump its
+	// version by 2 instead of 1, so clients see a gap: a test knob for gap
+	// detection. 0: off (the default).
+	RoomsSkipEvery int
+
+	// RoomsPresenceBeat is how often a room sends its members the
+	// presence that changed, one message per member per beat at most
+	// (default 50ms).
+	RoomsPresenceBeat time.Duration
+
+	// RoomsRateLimit is each /rooms connection's token bucket, in
+	// messages per second, burst the same; presence is not counted. A
+	// message over it gets error 429 and a patch is not applied
+	// (default 60).
+	RoomsRateLimit int
+
+	// RoomsSendQueue is how many frames may wait for one /rooms
+	// connection; one more closes it with 1008 as a slow consumer. It must
+	// hold a join's reply and a full resume: at least RoomsRing+1
+	// (default 4096).
+	RoomsSendQueue int
 }
 
 // Defaults.
@@ -77,6 +109,12 @@ const (
 	DefaultSendQueue        = 65536
 	DefaultWriteTimeout     = 10 * time.Second
 	DefaultActivityTimeout  = 120 * time.Second
+
+	DefaultRoomsEditorCap    = 100
+	DefaultRoomsRing         = 1000
+	DefaultRoomsPresenceBeat = 50 * time.Millisecond
+	DefaultRoomsRateLimit    = 60
+	DefaultRoomsSendQueue    = 4096
 )
 
 func (c Config) withDefaults() Config {
@@ -116,6 +154,21 @@ func (c Config) withDefaults() Config {
 	if c.ActivityTimeout == 0 {
 		c.ActivityTimeout = DefaultActivityTimeout
 	}
+	if c.RoomsEditorCap == 0 {
+		c.RoomsEditorCap = DefaultRoomsEditorCap
+	}
+	if c.RoomsRing == 0 {
+		c.RoomsRing = DefaultRoomsRing
+	}
+	if c.RoomsPresenceBeat == 0 {
+		c.RoomsPresenceBeat = DefaultRoomsPresenceBeat
+	}
+	if c.RoomsRateLimit == 0 {
+		c.RoomsRateLimit = DefaultRoomsRateLimit
+	}
+	if c.RoomsSendQueue == 0 {
+		c.RoomsSendQueue = max(DefaultRoomsSendQueue, c.RoomsRing+1)
+	}
 	return c
 }
 
@@ -149,6 +202,18 @@ func (c Config) validate() error {
 	if c.ActivityTimeout < 0 || (c.ActivityTimeout > 0 && c.ActivityTimeout < time.Second) {
 		errs = append(errs, fmt.Errorf("ActivityTimeout: %s must be at least 1s", c.ActivityTimeout))
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"RoomsEditorCap", c.RoomsEditorCap}, {"RoomsRing", c.RoomsRing}, {"RoomsSkipEvery", c.RoomsSkipEvery},
+		{"RoomsRateLimit", c.RoomsRateLimit}, {"RoomsSendQueue", c.RoomsSendQueue}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("%s: %d is negative", f.name, f.v))
+		}
+	}
+	if c.RoomsPresenceBeat < 0 {
+		errs = append(errs, fmt.Errorf("RoomsPresenceBeat: %s is negative", c.RoomsPresenceBeat))
+	}
 	if errs == nil {
 		// A whole batch is queued at once: a queue shorter than the
 		// largest batch would close every subscriber of it.
@@ -158,6 +223,10 @@ func (c Config) validate() error {
 		}
 		if d.MaxInflightBodyBytes < 2*d.MaxBodyBytes {
 			errs = append(errs, fmt.Errorf("MaxInflightBodyBytes: %d is less than twice MaxBodyBytes %d; a body of unannounced length could never be read", d.MaxInflightBodyBytes, d.MaxBodyBytes))
+		}
+		// A resume queues joined and up to a whole ring at once.
+		if d.RoomsSendQueue <= d.RoomsRing {
+			errs = append(errs, fmt.Errorf("RoomsSendQueue: %d is not more than RoomsRing %d; a full resume could never be queued", d.RoomsSendQueue, d.RoomsRing))
 		}
 	}
 	return errors.Join(errs...)

@@ -5,9 +5,11 @@
 //
 //	GET  /echo                       every message back with the same opcode
 //	GET  /app/{key}?protocol=7       Pusher Channels protocol 7, public channels
+//	GET  /rooms                      collaborative rooms: patches, acks, presence (docs/rooms.md)
 //	POST /apps/{id}/events           signed REST publish (package pusher)
 //	POST /apps/{id}/batch_events     up to Config.MaxBatch events per request
 //	GET  /health                     process CPU, RSS, goroutines and counters
+//	GET  /metrics                    the same counters, Prometheus text format 0.0.4
 //
 // Design, since this is the thing being measured:
 //
@@ -23,6 +25,20 @@
 //     never blocks on one slow client.
 //   - /echo is a plain gorilla NextReader/NextWriter loop in one goroutine,
 //     the conventional baseline.
+//   - /rooms sockets reuse the Pusher writer (one goroutine, bounded queue,
+//     one writev per wake-up) with their own bound, Config.RoomsSendQueue;
+//     a full queue closes that member with 1008. A patch is versioned, its
+//     op encoded once into a frame, queued to every other member, acked to
+//     the sender and kept in the room's ring, all under the room's lock,
+//     so every member sees versions in one order and the lock is held for
+//     appends only (queueing never blocks). Presence is coalesced: a
+//     room's beat timer runs only while some presence waits, and a beat
+//     encodes one frame shared by every member that did not move plus one
+//     per member that did (its list less itself), at most 61 frames
+//     however big the room. A room lives while it has members: the last one
+//     out, cleanly or not, drops it with its ring and timer.
+//   - Each /rooms connection has a token bucket (Config.RoomsRateLimit);
+//     a patch over it gets error 429 and is not applied.
 //   - Bad input never takes the server down: oversized messages close that
 //     socket with 1009, a text message that is not UTF-8 with 1007,
 //     malformed client JSON gets pusher:error and the socket stays open, a

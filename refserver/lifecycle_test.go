@@ -219,6 +219,19 @@ func TestSlowConsumerClosed(t *testing.T) {
 	}
 }
 
+// The rooms send queue defaults to the larger of 4096 and a full resume.
+func TestRoomsSendQueueDefault(t *testing.T) {
+	for _, tt := range []struct{ ring, want int }{{0, DefaultRoomsSendQueue}, {10, DefaultRoomsSendQueue}, {5000, 5001}} {
+		srv, err := New(Config{RoomsRing: tt.ring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := srv.Config().RoomsSendQueue; got != tt.want {
+			t.Errorf("RoomsRing %d: RoomsSendQueue %d, want %d", tt.ring, got, tt.want)
+		}
+	}
+}
+
 func TestNewRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		cfg  Config
@@ -227,6 +240,10 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{Config{MaxBatch: -1, SendQueue: -2}, []string{"MaxBatch", "SendQueue"}},
 		{Config{SendQueue: 10}, []string{"SendQueue: 10 is less than MaxBatch 1000"}},
 		{Config{ActivityTimeout: time.Millisecond}, []string{"ActivityTimeout"}},
+		{Config{RoomsEditorCap: -1, RoomsRing: -1, RoomsSkipEvery: -1, RoomsRateLimit: -1, RoomsSendQueue: -1, RoomsPresenceBeat: -time.Second},
+			[]string{"RoomsEditorCap", "RoomsRing", "RoomsSkipEvery", "RoomsRateLimit", "RoomsSendQueue", "RoomsPresenceBeat"}},
+		{Config{RoomsRing: 10, RoomsSendQueue: 10}, []string{"RoomsSendQueue: 10 is not more than RoomsRing 10"}},
+		{Config{RoomsSendQueue: 1000}, []string{"RoomsSendQueue: 1000 is not more than RoomsRing 1000"}},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.cfg)

@@ -37,6 +37,7 @@ type Server struct {
 	echoUpgrader websocket.Upgrader
 	appUpgrader  websocket.Upgrader
 	hub          *hub
+	rooms        *roomHub
 	bodies       byteBudget // REST bodies in flight
 	stats        counters
 	started      time.Time
@@ -67,6 +68,7 @@ func New(cfg Config) (*Server, error) {
 		idPrefix: rand.Uint32() >> 1,
 		live:     make(map[closer]struct{}),
 	}
+	s.rooms = newRoomHub(&s.cfg)
 	s.bodies.limit = cfg.MaxInflightBodyBytes
 	s.pong = sealFrame(pusher.AppendPong(frameBuf(48)), opText)
 	// Buffer sizes 0 make gorilla reuse the 4 KiB reader and writer that
@@ -87,15 +89,17 @@ func New(cfg Config) (*Server, error) {
 // Config returns the configuration in effect, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
 
-// Handler serves every endpoint: /echo, /app/{key}, the REST API under
-// /apps/{id}/ and /health.
+// Handler serves every endpoint: /echo, /app/{key}, /rooms, the REST API
+// under /apps/{id}/, /health and /metrics.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /echo", s.serveEcho)
 	mux.HandleFunc("GET /app/{key}", s.serveApp)
 	mux.HandleFunc("POST /apps/{id}/events", s.serveEvents)
 	mux.HandleFunc("POST /apps/{id}/batch_events", s.serveBatchEvents)
+	mux.HandleFunc("GET /rooms", s.serveRooms)
 	mux.HandleFunc("GET /health", s.serveHealth)
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	return mux
 }
 

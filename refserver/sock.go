@@ -26,6 +26,13 @@ type sock struct {
 	nc       net.Conn
 	socketID string
 
+	// limit is how many frames may wait; a send past it closes the socket
+	// with overCode (a slow consumer). Pusher sockets: Config.SendQueue and
+	// 4100; /rooms members: Config.RoomsSendQueue and 1008.
+	limit      int
+	overCode   int
+	overReason string
+
 	mu       sync.Mutex
 	q        [][]byte // frames waiting; swapped with spare by the writer
 	spare    [][]byte
@@ -45,6 +52,9 @@ func newSock(srv *Server, ws *websocket.Conn, socketID string) *sock {
 		ws:         ws,
 		nc:         ws.NetConn(),
 		socketID:   socketID,
+		limit:      srv.cfg.SendQueue,
+		overCode:   closeOverCapacity,
+		overReason: "over capacity",
 		wake:       make(chan struct{}, 1),
 		writerDone: make(chan struct{}),
 		channels:   make(map[string]struct{}),
@@ -65,9 +75,9 @@ func (s *sock) send(frame []byte) bool {
 }
 
 // sendAll queues frames, in order, all or none. A queue that would go past
-// Config.SendQueue means the client reads slower than it is sent to: the
-// socket is closed with 4100 rather than letting memory grow or blocking
-// the publisher. It reports whether the frames were queued.
+// its limit means the client reads slower than it is sent to: the socket is
+// closed with overCode rather than letting memory grow or blocking the
+// publisher. It reports whether the frames were queued.
 func (s *sock) sendAll(frames [][]byte) bool {
 	s.mu.Lock()
 	if s.closing {
@@ -75,13 +85,13 @@ func (s *sock) sendAll(frames [][]byte) bool {
 		s.srv.stats.dropped.Add(uint64(len(frames)))
 		return false
 	}
-	if len(s.q)+len(frames) > s.srv.cfg.SendQueue {
+	if len(s.q)+len(frames) > s.limit {
 		s.mu.Unlock()
 		s.srv.stats.slowConsumerCloses.Add(1)
 		s.srv.stats.dropped.Add(uint64(len(frames)))
 		// The write in flight keeps its WriteTimeout: a client that catches
-		// up by then still gets the 4100 close frame after it.
-		s.finishWithin(closeFrame(closeOverCapacity, "over capacity"), true, 0)
+		// up by then still gets the close frame after it.
+		s.finishWithin(closeFrame(s.overCode, s.overReason), true, 0)
 		return false
 	}
 	s.q = append(s.q, frames...)
@@ -129,6 +139,24 @@ func (s *sock) finishWithin(frame []byte, drop bool, grace time.Duration) {
 func (s *sock) closeWith(code int, reason string) { s.finish(closeFrame(code, reason), true) }
 
 func (s *sock) netConn() net.Conn { return s.nc }
+
+// handleControl routes the pong to a ping and the answer to a close
+// through the queue: gorilla's default handlers would write from the
+// reader goroutine, racing the writer.
+func (s *sock) handleControl() {
+	s.ws.SetPingHandler(func(p string) error {
+		s.send(controlFrame(opPong, p))
+		return nil
+	})
+	s.ws.SetCloseHandler(func(code int, text string) error {
+		if code == websocket.CloseNoStatusReceived {
+			s.finish(closeFrame(0, ""), true)
+		} else {
+			s.finish(closeFrame(code, ""), true)
+		}
+		return nil
+	})
+}
 
 // writeLoop is the socket's only writer of queued frames.
 func (s *sock) writeLoop() {

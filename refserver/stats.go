@@ -21,6 +21,8 @@ type counters struct {
 	invalidUTF8Closes  atomic.Uint64
 	restBusy           atomic.Uint64
 	dropped            atomic.Uint64
+	roomOps            atomic.Uint64 // patches accepted on /rooms
+	rateLimited        atomic.Uint64 // /rooms messages refused with 429
 }
 
 // Stats is the /health document: process resources from the OS and the
@@ -36,7 +38,7 @@ type Stats struct {
 	GOMAXPROCS       int     `json:"gomaxprocs"`
 	UptimeSeconds    float64 `json:"uptime_seconds"`
 
-	Connections      int64  `json:"connections"` // open WebSockets, /echo and /app together
+	Connections      int64  `json:"connections"` // open WebSockets, /echo, /app and /rooms together
 	ConnectionsTotal uint64 `json:"connections_total"`
 	Channels         int    `json:"channels"`      // channels with at least one subscriber
 	Subscriptions    int    `json:"subscriptions"` // (socket, channel) pairs
@@ -50,16 +52,20 @@ type Stats struct {
 	RESTErrors         uint64 `json:"rest_errors"`              // answered 4xx or 503
 	RESTBusy           uint64 `json:"rest_busy"`                // answered 503: the in-flight body budget was full
 	RESTInflightBytes  int64  `json:"rest_inflight_body_bytes"` // body bytes reserved by REST requests now
-	SlowConsumerCloses uint64 `json:"slow_consumer_closes"`     // closed 4100: send queue full
+	SlowConsumerCloses uint64 `json:"slow_consumer_closes"`     // closed 4100 (/app) or 1008 (/rooms): send queue full
 	OversizeCloses     uint64 `json:"oversize_closes"`          // closed 1009: message over the limit
 	InvalidUTF8Closes  uint64 `json:"invalid_utf8_closes"`      // closed 1007: a text message that is not UTF-8
 	DroppedMessages    uint64 `json:"dropped_messages"`         // queued or offered to a socket that was closing
+
+	Rooms       int   `json:"rooms"`        // live /rooms rooms (with at least one member)
+	RoomMembers int64 `json:"room_members"` // connections joined to a room
 }
 
 // Stats reads the counters and the process's resource use.
 func (s *Server) Stats() Stats {
 	user, sys, maxRSS := rusage()
 	channels, subs := s.hub.counts()
+	rooms, members := s.rooms.counts()
 	st := Stats{
 		CPUSeconds:       user + sys,
 		CPUUserSeconds:   user,
@@ -88,6 +94,9 @@ func (s *Server) Stats() Stats {
 		OversizeCloses:     s.stats.oversizeCloses.Load(),
 		InvalidUTF8Closes:  s.stats.invalidUTF8Closes.Load(),
 		DroppedMessages:    s.stats.dropped.Load(),
+
+		Rooms:       rooms,
+		RoomMembers: members,
 	}
 	return st
 }

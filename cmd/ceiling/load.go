@@ -34,21 +34,23 @@ type loadOptions struct {
 }
 
 // newLoadFlags binds every `ceiling load` flag (the GENERATOR contract in
-// docs/ARCHITECTURE.md) to o.
-func newLoadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
+// docs/ARCHITECTURE.md) to o: the common ones, then the chosen scenario's
+// own (load.Params.Flags). The scenario is read from args first, since its
+// flags depend on it.
+func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSet, error) {
 	fs := flag.NewFlagSet("ceiling load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, loadUsage); fs.PrintDefaults() }
 	c := &o.cfg
 	*c = load.DefaultConfig()
-	fs.Var(&enumValue{&c.Scenario, []string{load.ScenarioEcho, load.ScenarioFanout}}, "scenario", "`name`: echo | fanout")
-	fs.StringVar(&c.URL, "url", "", "server URL (default "+load.DefaultEchoURL+" for echo, "+load.DefaultFanoutURL+" for fanout; the app path is added)")
-	fs.StringVar(&c.AppID, "app-id", c.AppID, "Pusher app id (fanout)")
-	fs.StringVar(&c.Key, "key", c.Key, "Pusher app key (fanout)")
-	fs.StringVar(&c.Secret, "secret", c.Secret, "Pusher app secret (fanout; never printed or recorded)")
-	fs.IntVar(&c.Channels, "channels", c.Channels, "channels the subscribers are spread over, evenly (fanout)")
-	fs.IntVar(&c.Publishers, "publishers", c.Publishers, "concurrent REST publishers (fanout)")
-	fs.IntVar(&c.Connections, "connections", c.Connections, "WebSocket connections (echo) or subscribers (fanout)")
+	c.Scenario = scenarioArg(args)
+	d, ok := load.Lookup(c.Scenario)
+	if !ok {
+		return nil, &load.UnknownScenarioError{Name: c.Scenario}
+	}
+	fs.Usage = func() { loadHelp(fs, stderr) }
+	fs.Var(&enumValue{&c.Scenario, load.ScenarioNames()}, "scenario", "`name`: "+strings.Join(load.ScenarioNames(), " | ")+" (its own flags are listed below)")
+	fs.StringVar(&c.URL, "url", "", "server URL (default: the scenario's, listed below)")
+	fs.IntVar(&c.Connections, "connections", c.Connections, "WebSocket connections")
 	fs.IntVar(&c.Batch, "batch", c.Batch, "messages per write (echo) or events per publish request (fanout; > 1 uses batch_events)")
 	fs.IntVar(&c.RecordSize, "record-size", c.RecordSize, "bytes per message payload")
 	fs.Var(durationNs{&c.DurationNs}, "duration", "`duration` of the measured window, e.g. 10s")
@@ -60,18 +62,108 @@ func newLoadFlags(o *loadOptions, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&enumValue{&c.ConnectStrategy, []string{load.ConnectBounded, load.ConnectStagger, load.ConnectAllAtOnce}}, "connect-strategy", "`name`: bounded | stagger | all-at-once")
 	fs.IntVar(&c.ConnectConcurrency, "connect-concurrency", c.ConnectConcurrency, "bounded: connects in flight at most")
 	fs.IntVar(&c.ConnectStaggerMs, "connect-stagger-ms", c.ConnectStaggerMs, "stagger: connection i starts after i * this many ms")
-	fs.BoolVar(&c.EagerReads, "eager-reads", false, "closed echo loop: read each reply as it arrives (per-message latency) instead of waking once per batch (less generator CPU)")
-	fs.Var(&enumValue{&c.IO, []string{load.IOReactor, load.IOGoroutines}}, "io", "`mode` of the closed echo loop: reactor (one epoll loop per GOMAXPROCS, Linux) | goroutines (one per connection)")
 	fs.StringVar(&c.MeasureMarker, "measure-marker", "", "create this file once every connection is open (and subscribed) and the warm-up has ended")
 	fs.StringVar(&c.JSONPath, "json", "", "write the JSON result document to this file")
 	fs.BoolVar(&o.selfTest, "self-test", false, "check the histogram and the payload golden vectors, then exit (needs no server)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
-	return fs
+	c.Params = d.NewParams()
+	c.Params.Flags(fs)
+	return fs, nil
+}
+
+// scenarioArg is the --scenario of args (the last one wins, as in
+// flag), or the default. It stops at "--" and skips nothing else: a
+// scenario named after a flag that takes a value is read as flag parses
+// it, since every other flag is given as --name value or --name=value.
+func scenarioArg(args []string) string {
+	name := load.DefaultScenario
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		flagName, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || flagName != "scenario" {
+			continue
+		}
+		if hasValue {
+			name = value
+		} else if i+1 < len(args) {
+			name = args[i+1]
+			i++
+		}
+	}
+	return name
+}
+
+// otherScenarioFlag reports a flag of args that belongs to another
+// scenario than the chosen one, so that it is refused by name ("--app-id
+// is only read by --scenario fanout") instead of as an unknown flag.
+func otherScenarioFlag(fs *flag.FlagSet, scenario string, args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if fs.Lookup(name) != nil {
+			continue
+		}
+		for _, d := range load.Scenarios() {
+			if d.Name == scenario {
+				continue
+			}
+			other := flag.NewFlagSet(d.Name, flag.ContinueOnError)
+			d.NewParams().Flags(other)
+			if other.Lookup(name) != nil {
+				return fmt.Errorf("--%s is only read by --scenario %s", name, d.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// loadHelp prints the common flags, then each scenario's own.
+func loadHelp(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, loadUsage)
+	common := flag.NewFlagSet("common", flag.ContinueOnError)
+	own := map[string]bool{}
+	for _, d := range load.Scenarios() {
+		sfs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
+		d.NewParams().Flags(sfs)
+		sfs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !own[f.Name] {
+			common.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	common.SetOutput(w)
+	common.PrintDefaults()
+	for _, d := range load.Scenarios() {
+		fmt.Fprintf(w, "\n--scenario %s: %s", d.Name, d.Help)
+		if d.DefaultURL != "" {
+			fmt.Fprintf(w, " (default --url %s)", d.DefaultURL)
+		}
+		fmt.Fprintln(w)
+		sfs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
+		d.NewParams().Flags(sfs)
+		sfs.SetOutput(w)
+		sfs.PrintDefaults()
+	}
 }
 
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	var o loadOptions
-	fs := newLoadFlags(&o, stderr)
+	fs, err := newLoadFlags(&o, args, stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := otherScenarioFlag(fs, o.cfg.Scenario, args); err != nil {
+		return usageError{err}
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

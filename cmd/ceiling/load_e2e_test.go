@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
+
+	"github.com/ceiling-bench/ceiling/load/scenario/echo"
+
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
@@ -119,10 +123,10 @@ func TestLoadEchoAgainstRefserver(t *testing.T) {
 		_, r := runLoadJSON(t, "--url", url, "--connections", "4", "--batch", "10", "--record-size", "200",
 			"--payload", "json", "--payload-seed", "5", "--duration", "1s", "--warmup", "200ms")
 		checkCommon(t, r, "echo", "closed", 4)
-		want := load.Config{Scenario: "echo", URL: url, AppID: "app-id", Key: "app-key", Channels: 1, Publishers: 1,
+		want := load.Config{Scenario: "echo", URL: url,
 			Connections: 4, Batch: 10, RecordSize: 200, DurationNs: 1e9, WarmupNs: 2e8, MaxInflight: load.DefaultMaxInflight,
 			Payload: "json", PayloadSeed: 5, ConnectStrategy: "bounded", ConnectConcurrency: 32, ConnectStaggerMs: 10,
-			IO: load.DefaultIO, MeasureMarker: r.Config.MeasureMarker}
+			Params: &echo.Params{IO: echo.DefaultIO}, MeasureMarker: r.Config.MeasureMarker}
 		if diff := cmp.Diff(want, r.Config); diff != "" {
 			t.Errorf("config (-want +got):\n%s", diff)
 		}
@@ -145,7 +149,7 @@ func TestLoadFanoutAgainstRefserver(t *testing.T) {
 	url := "ws://" + addr
 	check := func(t *testing.T, r load.Result, batch int) {
 		t.Helper()
-		f := r.Summary.Fanout
+		f := fanoutOf(t, r)
 		if f == nil {
 			t.Fatal("summary.fanout missing")
 		}
@@ -234,7 +238,7 @@ func TestLoadFanoutCountsHTTPFailuresByReason(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	f, s := r.Summary.Fanout, r.Summary
+	f, s := fanoutOf(t, r), r.Summary
 	if f.RateLimited429 == 0 || f.HTTPFailures["status_429"] != f.RateLimited429 || f.HTTPFailures["status_500"] == 0 {
 		t.Fatalf("http failures %v, 429 %d", f.HTTPFailures, f.RateLimited429)
 	}
@@ -247,4 +251,18 @@ func TestLoadFanoutCountsHTTPFailuresByReason(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "ERRORS: ") || !strings.Contains(stdout.String(), "rate limited") {
 		t.Fatalf("report:\n%s", stdout.String())
 	}
+}
+
+// fanoutOf is the result's fanout block, nil when it has none.
+func fanoutOf(t *testing.T, r load.Result) *fanout.Summary {
+	t.Helper()
+	var f fanout.Summary
+	ok, err := r.Summary.Block(fanout.Name, &f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return nil
+	}
+	return &f
 }

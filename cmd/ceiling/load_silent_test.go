@@ -106,7 +106,7 @@ func TestLoadFanoutErrorIn200BodyDuringRun(t *testing.T) {
 	})
 	err, report, r := runLoadFailing(t, "--scenario", "fanout", "--url", url, "--connections", "4", "--channels", "2",
 		"--duration", "500ms", "--warmup", "100ms")
-	s, f := r.Summary, r.Summary.Fanout
+	s, f := r.Summary, fanoutOf(t, r)
 	if s.ErrorsByReason["publish_body_code_401"] == 0 || f.HTTPFailures["body_code_401"] != s.ErrorsByReason["publish_body_code_401"] {
 		t.Errorf("errors by reason %v, http failures %v; want publish_body_code_401", s.ErrorsByReason, f.HTTPFailures)
 	}
@@ -146,7 +146,7 @@ func TestLoadFanoutSomeErrorsIn200Body(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "ERRORS: ") || !strings.Contains(stdout.String(), "attempted") {
 		t.Errorf("report does not lead with the errors or hides the attempted rate:\n%s", stdout.String())
 	}
-	s, f := r.Summary, r.Summary.Fanout
+	s, f := r.Summary, fanoutOf(t, r)
 	if s.ErrorsByReason["publish_body_code_401"] == 0 || s.Failure != "" {
 		t.Errorf("errors by reason %v, failure %q", s.ErrorsByReason, s.Failure)
 	}
@@ -189,7 +189,7 @@ func TestLoadFanoutDeliveriesBeyondExpected(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	s, f := r.Summary, r.Summary.Fanout
+	s, f := r.Summary, fanoutOf(t, r)
 	if f.Duplicates == 0 || f.Delivered != f.DeliveriesExpected+f.Duplicates {
 		t.Errorf("delivered %d, expected %d, duplicates %d; want delivered = expected + duplicates > expected", f.Delivered, f.DeliveriesExpected, f.Duplicates)
 	}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 
+	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // every scenario ceiling ships
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 )

@@ -145,14 +145,7 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 		t.SecretArgs = nil
 	}
 	if o.URL != "" {
-		if o.Scenario == harness.ScenarioFanout {
-			if t.Fanout == nil {
-				t.Fanout = &harness.FanoutTarget{}
-			}
-			t.Fanout.URL = o.URL
-		} else {
-			t.EchoURL = o.URL
-		}
+		t.OverrideURL(o.Scenario, o.URL)
 	}
 	if o.Ready != "" {
 		t.Ready = o.Ready

@@ -16,5 +16,8 @@ func loadBaseTarget(o *harness.Options) (harness.TargetSpec, error) {
 	if err := t.CheckRunnable(o.Scenario); err != nil {
 		return t, fmt.Errorf("BASE_TARGET %s: %w", o.BaseTargetFile, err)
 	}
+	if err := t.CheckProfileFor(o); err != nil {
+		return t, fmt.Errorf("BASE_TARGET %s: %w", o.BaseTargetFile, err)
+	}
 	return t, nil
 }

@@ -48,6 +48,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&activity, "activity-timeout", "activity_timeout announced in connection_established (a `duration`, whole seconds, not enforced)")
 	spin := nonNegativeDuration(0)
 	fs.Var(&spin, "spin", "CPU `duration` burnt (a busy loop) per message echoed and per frame delivered: plants a regression of known size (0: none)")
+	editorCap := positiveInt(refserver.DefaultRoomsEditorCap)
+	fs.Var(&editorCap, "rooms-editor-cap", "most `editors` in one /rooms room; an editor joining a full room is joined as a viewer (reason editor_cap)")
+	ring := positiveInt(refserver.DefaultRoomsRing)
+	fs.Var(&ring, "rooms-ring", "recent `ops` each room keeps for a join with since to resume from; a since older than that gets resync")
+	skipEvery := nonNegativeInt(0)
+	fs.Var(&skipEvery, "rooms-skip-every", "test knob: every `N`th accepted patch bumps a room's version by 2, so clients see a gap (0: off)")
+	beat := positiveDuration(refserver.DefaultRoomsPresenceBeat)
+	fs.Var(&beat, "rooms-presence-beat", "how often (`duration`) a room sends the presence that changed: at most one message per member per beat")
+	rate := positiveInt(refserver.DefaultRoomsRateLimit)
+	fs.Var(&rate, "rooms-rate-limit", "`messages` per second per /rooms connection, burst the same, presence not counted; past it error 429 and the patch is dropped")
+	roomsQueue := positiveInt(0)
+	fs.Var(&roomsQueue, "rooms-send-queue", "`frames` queued per /rooms connection before it is closed with 1008 as a slow consumer (default the larger of 4096 and --rooms-ring+1)")
 	shutdown := positiveDuration(o.shutdownTimeout)
 	fs.Var(&shutdown, "shutdown-timeout", "how long (`duration`) SIGTERM waits for close handshakes before cutting sockets")
 
@@ -78,12 +90,21 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c.WriteTimeout = time.Duration(writeTimeout)
 	c.ActivityTimeout = time.Duration(activity)
 	c.Spin = time.Duration(spin)
+	c.RoomsEditorCap = int(editorCap)
+	c.RoomsRing = int(ring)
+	c.RoomsSkipEvery = int(skipEvery)
+	c.RoomsPresenceBeat = time.Duration(beat)
+	c.RoomsRateLimit = int(rate)
+	c.RoomsSendQueue = int(roomsQueue)
 	o.shutdownTimeout = time.Duration(shutdown)
 	if c.SendQueue < c.MaxBatch {
 		return o, usagef("--send-queue: %d is less than --max-batch %d; a full batch could never be queued", c.SendQueue, c.MaxBatch)
 	}
 	if c.MaxInflightBodyBytes != 0 && c.MaxInflightBodyBytes < 2*c.MaxBodyBytes {
 		return o, usagef("--max-inflight-body-bytes: %d is less than twice --max-body-bytes (%d); a body of unannounced length could never be read", c.MaxInflightBodyBytes, c.MaxBodyBytes)
+	}
+	if c.RoomsSendQueue != 0 && c.RoomsSendQueue <= c.RoomsRing {
+		return o, usagef("--rooms-send-queue: %d is not more than --rooms-ring %d; a full resume (joined and the ring) could never be queued", c.RoomsSendQueue, c.RoomsRing)
 	}
 	if c.ActivityTimeout < time.Second {
 		return o, usagef("--activity-timeout: %s is under 1s", c.ActivityTimeout)
@@ -144,6 +165,19 @@ func (p *positiveInt) Set(s string) error {
 		return fmt.Errorf("want an integer >= 1")
 	}
 	*p = positiveInt(n)
+	return nil
+}
+
+// nonNegativeInt is an integer >= 0.
+type nonNegativeInt int
+
+func (p *nonNegativeInt) String() string { return strconv.Itoa(int(*p)) }
+func (p *nonNegativeInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want an integer >= 0")
+	}
+	*p = nonNegativeInt(n)
 	return nil
 }
 

@@ -1,5 +1,6 @@
 // Command refserver runs the bundled reference server (package refserver):
-// /echo, the Pusher protocol 7 subset, its signed REST API and /health.
+// /echo, the Pusher protocol 7 subset, its signed REST API, the /rooms
+// collaborative-rooms protocol (docs/rooms.md), /health and /metrics.
 //
 //	refserver [--addr 127.0.0.1:6001] [--app-id ID] [--key KEY] [--secret SECRET] ...
 //

@@ -36,7 +36,9 @@ func TestFlags(t *testing.T) {
 	o, err := parseFlags([]string{"--addr", "127.0.0.1:0", "--app-id", "7", "--key", "k", "--secret", "s",
 		"--max-message-bytes", "64KiB", "--max-batch", "10", "--max-body-bytes", "1MiB", "--send-queue", "50",
 		"--max-inflight-body-bytes", "8MiB", "--max-subscriptions", "7",
-		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s", "--spin", "5us"}, &bytes.Buffer{})
+		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s", "--spin", "5us",
+		"--rooms-editor-cap", "3", "--rooms-ring", "20", "--rooms-skip-every", "5", "--rooms-presence-beat", "10ms",
+		"--rooms-rate-limit", "7", "--rooms-send-queue", "21"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,8 @@ func TestFlags(t *testing.T) {
 		cfg: refserver.Config{Addr: "127.0.0.1:0", AppID: "7", Key: "k", Secret: "s", MaxMessageBytes: 65536,
 			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50,
 			MaxInflightBodyBytes: 8 << 20, MaxSubscriptions: 7, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second,
-			Spin: 5 * time.Microsecond},
+			Spin: 5 * time.Microsecond, RoomsEditorCap: 3, RoomsRing: 20, RoomsSkipEvery: 5,
+			RoomsPresenceBeat: 10 * time.Millisecond, RoomsRateLimit: 7, RoomsSendQueue: 21},
 		shutdownTimeout: 2 * time.Second,
 	}
 	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {
@@ -73,6 +76,14 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--max-subscriptions", "0"}, "-max-subscriptions"},
 		{[]string{"--max-inflight-body-bytes", "0"}, "-max-inflight-body-bytes"},
 		{[]string{"--max-body-bytes", "4MiB", "--max-inflight-body-bytes", "6MiB"}, "--max-inflight-body-bytes: 6291456 is less than twice --max-body-bytes"},
+		{[]string{"--rooms-editor-cap", "0"}, "-rooms-editor-cap"},
+		{[]string{"--rooms-ring", "-5"}, "-rooms-ring"},
+		{[]string{"--rooms-skip-every", "-1"}, "-rooms-skip-every"},
+		{[]string{"--rooms-skip-every", "often"}, "-rooms-skip-every"},
+		{[]string{"--rooms-presence-beat", "0s"}, "-rooms-presence-beat"},
+		{[]string{"--rooms-rate-limit", "0"}, "-rooms-rate-limit"},
+		{[]string{"--rooms-send-queue", "0"}, "-rooms-send-queue"},
+		{[]string{"--rooms-ring", "100", "--rooms-send-queue", "100"}, "--rooms-send-queue: 100 is not more than --rooms-ring 100"},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, tt := range tests {

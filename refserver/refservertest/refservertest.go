@@ -48,3 +48,6 @@ func Start(t testing.TB, cfg refserver.Config) *Server {
 
 // EchoURL is the server's /echo endpoint.
 func (s *Server) EchoURL() string { return "ws://" + s.Addr + "/echo" }
+
+// RoomsURL is the server's /rooms endpoint (docs/rooms.md).
+func (s *Server) RoomsURL() string { return "ws://" + s.Addr + "/rooms" }

@@ -1,4 +1,4 @@
-package load
+package fanout
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/pusherclient"
@@ -27,10 +29,11 @@ import (
 // scanning the bytes (pusherclient.IntField), never by json.Unmarshal. The
 // timestamps are this process's monotonic clock: publisher and subscribers
 // share it. Deliveries of events published inside the window are awaited
-// for FanoutGrace after it; expected deliveries are the subscribers of each
+// for Grace after it; expected deliveries are the subscribers of each
 // successfully published event's channel.
 type fanout struct {
-	cfg    *Config
+	cfg    *load.Config
+	p      *Params
 	pool   *payload.Pool
 	client *pusherclient.Client
 
@@ -48,15 +51,16 @@ const fanoutEvent = "ceiling-load"
 // count deliveries that came late instead of losing them silently.
 const fanoutLate = 250 * time.Millisecond
 
-func newFanout(cfg *Config, pool *payload.Pool) *fanout {
+func newFanout(cfg *load.Config, p *Params, pool *payload.Pool) *fanout {
 	f := &fanout{
 		cfg:    cfg,
+		p:      p,
 		pool:   pool,
-		client: pusherclient.New(cfg.URL, cfg.AppID, cfg.Key, cfg.Secret, nil),
+		client: pusherclient.New(cfg.URL, p.AppID, p.Key, p.Secret, nil),
 		conns:  make([]*wsconn.Conn, cfg.Connections),
-		subs:   make([]int64, cfg.Channels),
+		subs:   make([]int64, p.Channels),
 	}
-	for c := 0; c < cfg.Channels; c++ {
+	for c := 0; c < p.Channels; c++ {
 		f.channels = append(f.channels, "ceiling-"+strconv.Itoa(c))
 	}
 	return f
@@ -107,7 +111,7 @@ func (f *fanout) Preflight(ctx context.Context) error {
 		_, msg, err := c.ReadMessage()
 		if err != nil {
 			return fmt.Errorf("%w: the signed publish to %s was accepted, but the event did not reach its subscriber within %v (%v): the server accepts publishes it does not deliver (check --app-id, and that REST and WebSocket reach the same server)",
-				ErrNotDelivered, ch, preflightDeliveryTimeout, reason(err))
+				ErrNotDelivered, ch, preflightDeliveryTimeout, load.Reason(err))
 		}
 		ev, evCh, data, ok := pusherclient.ScanEvent(msg)
 		if !ok {
@@ -136,7 +140,7 @@ func (f *fanout) wsURL() string {
 	for len(u) > 0 && u[len(u)-1] == '/' {
 		u = u[:len(u)-1]
 	}
-	return u + pusher.AppPath(f.cfg.Key) + "?protocol=" + strconv.Itoa(pusher.ProtocolVersion)
+	return u + pusher.AppPath(f.p.Key) + "?protocol=" + strconv.Itoa(pusher.ProtocolVersion)
 }
 
 // Connect opens subscriber i, waits for connection_established, subscribes
@@ -192,21 +196,21 @@ func (f *fanout) awaitEvent(c *wsconn.Conn, event, channel string) error {
 	}
 }
 
-func (f *fanout) ReadCounters() (reads, messages int64) { return connCounters(f.conns) }
+func (f *fanout) ReadCounters() (reads, messages int64) { return load.ConnCounters(f.conns) }
 
-func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
+func (f *fanout) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	for i, c := range f.conns {
 		if c != nil {
 			f.subs[i%len(f.channels)]++
 		}
 	}
-	var recs []*Recorder
+	var recs []*load.Recorder
 	var wg sync.WaitGroup
 	for _, c := range f.conns {
 		if c == nil {
 			continue
 		}
-		rec := newRecorder(true, false)
+		rec := load.NewRecorder(true, false)
 		recs = append(recs, rec)
 		wg.Add(1)
 		go func(c *wsconn.Conn) {
@@ -217,7 +221,7 @@ func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 		}(c)
 	}
 	var pwg sync.WaitGroup
-	wakes := make([]chan struct{}, f.cfg.Publishers)
+	wakes := make([]chan struct{}, f.p.Publishers)
 	for p := range wakes {
 		wakes[p] = make(chan struct{}, 1)
 	}
@@ -225,10 +229,10 @@ func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			runClock(ctx, f.cfg.Rate, w.Open, w.End, wakes)
+			load.RunClock(ctx, f.cfg.Rate, w.Open, w.End, wakes)
 		}()
 	}
-	for p := 0; p < f.cfg.Publishers; p++ {
+	for p := 0; p < f.p.Publishers; p++ {
 		pub := newPublisher(f, p)
 		f.pubs = append(f.pubs, pub)
 		pwg.Add(1)
@@ -246,17 +250,17 @@ func (f *fanout) Load(ctx context.Context, w Window) []*Recorder {
 }
 
 // subscribe reads deliveries until the grace (plus the late margin) ends.
-func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *Recorder) {
+func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w load.Window, rec *load.Recorder) {
 	var pong []byte
-	c.SetReadDeadline(epoch.Add(time.Duration(w.Drain) + fanoutLate))
+	c.SetReadDeadline(load.MonoTime(w.Drain + int64(fanoutLate)))
 	for {
 		_, msg, err := c.ReadMessage()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			now := mono()
-			if r := reason(err); r != "timeout" || now < w.Drain {
+			now := load.Mono()
+			if r := load.Reason(err); r != "timeout" || now < w.Drain {
 				rec.Error(r)
 				if now < w.End {
 					rec.Dropped++
@@ -264,12 +268,12 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *R
 			}
 			return
 		}
-		if f.deliver(msg, mono(), w, rec) {
+		if f.deliver(msg, load.Mono(), w, rec) {
 			// Answer the server's keep-alive; this goroutine is the only
 			// writer once subscribed.
 			pong = pusher.AppendPong(pong[:0])
 			if err := c.WriteMessage(wsconn.OpText, pong); err != nil && ctx.Err() == nil {
-				rec.Error(reason(err))
+				rec.Error(load.Reason(err))
 			}
 		}
 	}
@@ -278,7 +282,7 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w Window, rec *R
 // deliver accounts one message a subscriber received at now: our events
 // published inside the window are delivered (or late, after the grace);
 // anything else is skipped. It reports whether msg was a pusher:ping.
-func (f *fanout) deliver(msg []byte, now int64, w Window, rec *Recorder) (ping bool) {
+func (f *fanout) deliver(msg []byte, now int64, w load.Window, rec *load.Recorder) (ping bool) {
 	ev, _, data, ok := pusherclient.ScanEvent(msg)
 	if !ok || string(ev) != fanoutEvent {
 		if ok && string(ev) == pusher.EventError {
@@ -304,15 +308,15 @@ func (f *fanout) deliver(msg []byte, now int64, w Window, rec *Recorder) (ping b
 	return false
 }
 
-func (f *fanout) Finish(res *Result, m *Recorder) {
+func (f *fanout) Finish(res *load.Result, m *load.Recorder) {
 	for i, c := range f.conns {
 		if c != nil {
 			c.Close()
 			f.conns[i] = nil
 		}
 	}
-	fs := &FanoutSummary{GraceNs: int64(FanoutGrace), HTTPFailures: map[string]int64{}}
-	pubLat := NewHistogram()
+	fs := &Summary{GraceNs: int64(Grace), HTTPFailures: map[string]int64{}}
+	pubLat := load.NewHistogram()
 	for _, p := range f.pubs {
 		for _, w := range p.workers {
 			fs.EventsPublished += w.events
@@ -331,5 +335,5 @@ func (f *fanout) Finish(res *Result, m *Recorder) {
 	if fs.DeliveriesExpected > 0 {
 		fs.DeliveredPct = 100 * float64(fs.Delivered-fs.Duplicates) / float64(fs.DeliveriesExpected)
 	}
-	res.Summary.Fanout = fs
+	_ = res.Summary.SetBlock(Name, fs)
 }

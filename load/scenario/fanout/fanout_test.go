@@ -1,7 +1,9 @@
-package load
+package fanout
 
 import (
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/pusher"
@@ -10,17 +12,18 @@ import (
 // A delivery is scanned, not unmarshalled: accounting one costs no
 // allocation, and its latency is now - ceiling_ts.
 func TestFanoutDeliverScansWithoutAllocating(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Scenario, cfg.Channels = ScenarioFanout, 1
+	cfg := load.DefaultConfig()
+	cfg.Scenario = Name
+	p := &Params{AppID: DefaultAppID, Key: DefaultKey, Secret: DefaultSecret, Channels: 1, Publishers: 1}
 	pool, _ := payload.New(payload.JSON, 1, 256, 4)
-	f := newFanout(&cfg, pool)
-	w := Window{Start: 1000, End: 2000, Drain: 3000}
+	f := newFanout(&cfg, p, pool)
+	w := load.Window{Start: 1000, End: 2000, Drain: 3000}
 	msg := func(ts int64) []byte {
 		data := appendEventData(nil, ts, 7, pool.Value(0), payload.JSON)
 		return pusher.AppendEvent(nil, fanoutEvent, "ceiling-0", string(data))
 	}
 	in, before := msg(1500), msg(500)
-	rec := newRecorder(true, false)
+	rec := load.NewRecorder(true, false)
 	f.deliver(in, 1600, w, rec)
 	f.deliver(before, 1600, w, rec)                                     // published in the warm-up: not counted
 	f.deliver(in, 3100, w, rec)                                         // after the grace: late

@@ -1,4 +1,4 @@
-package load
+package echo
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/reactor"
@@ -19,7 +21,8 @@ import (
 // on a connection, so a FIFO of batch times per connection is all the
 // bookkeeping there is: no ids in the payload.
 type echo struct {
-	cfg   *Config
+	cfg   *load.Config
+	p     *Params
 	pool  *payload.Pool
 	op    wsconn.Opcode
 	conns []*wsconn.Conn
@@ -28,12 +31,12 @@ type echo struct {
 	reactors []*reactor.Reactor
 }
 
-func newEcho(cfg *Config, pool *payload.Pool) *echo {
+func newEcho(cfg *load.Config, p *Params, pool *payload.Pool) *echo {
 	op := wsconn.OpText
 	if pool.Binary() {
 		op = wsconn.OpBinary
 	}
-	return &echo{cfg: cfg, pool: pool, op: op, conns: make([]*wsconn.Conn, cfg.Connections)}
+	return &echo{cfg: cfg, p: p, pool: pool, op: op, conns: make([]*wsconn.Conn, cfg.Connections)}
 }
 
 func (e *echo) Preflight(context.Context) error { return nil }
@@ -48,7 +51,7 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 }
 
 func (e *echo) ReadCounters() (reads, messages int64) {
-	reads, messages = connCounters(e.conns)
+	reads, messages = load.ConnCounters(e.conns)
 	e.mu.Lock()
 	for _, r := range e.reactors {
 		rd, m := r.Counters()
@@ -59,11 +62,11 @@ func (e *echo) ReadCounters() (reads, messages int64) {
 	return reads, messages
 }
 
-func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
-	if !e.cfg.OpenLoop() && e.cfg.IO == IOReactor {
+func (e *echo) Load(ctx context.Context, w load.Window) []*load.Recorder {
+	if !e.cfg.OpenLoop() && e.p.IO == IOReactor {
 		return e.reactorLoad(ctx, w)
 	}
-	var recs []*Recorder
+	var recs []*load.Recorder
 	var wg sync.WaitGroup
 	var wakes []chan struct{}
 	if e.cfg.OpenLoop() {
@@ -76,18 +79,18 @@ func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runClock(ctx, e.cfg.Rate, w.Open, w.End, wakes)
+			load.RunClock(ctx, e.cfg.Rate, w.Open, w.End, wakes)
 		}()
 	}
 	for i, c := range e.conns {
 		if c == nil {
 			continue
 		}
-		rec := newRecorder(true, false)
+		rec := load.NewRecorder(true, false)
 		recs = append(recs, rec)
-		var wrec *Recorder // the open loop's writer records on its own
+		var wrec *load.Recorder // the open loop's writer records on its own
 		if e.cfg.OpenLoop() {
-			wrec = newRecorder(false, true)
+			wrec = load.NewRecorder(false, true)
 			recs = append(recs, wrec)
 		}
 		wg.Add(1)
@@ -96,7 +99,7 @@ func (e *echo) Load(ctx context.Context, w Window) []*Recorder {
 			// Unblock a pending read on cancel, and bound it by the drain.
 			stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Unix(1, 0)) })
 			defer stop()
-			c.SetReadDeadline(epoch.Add(time.Duration(w.Drain)))
+			c.SetReadDeadline(load.MonoTime(w.Drain))
 			if e.cfg.OpenLoop() {
 				e.openLoop(ctx, c, i, w, rec, wrec, wakes[i])
 			} else {
@@ -123,14 +126,14 @@ func (e *echo) frameBatch(c *wsconn.Conn, buf []byte, next *int) []byte {
 
 // readBatch reads one batch of replies and records each against t0 when
 // measured. It returns false on a failed connection (already counted).
-func (e *echo) readBatch(ctx context.Context, c *wsconn.Conn, t0 int64, measured bool, w Window, rec *Recorder) bool {
+func (e *echo) readBatch(ctx context.Context, c *wsconn.Conn, t0 int64, measured bool, w load.Window, rec *load.Recorder) bool {
 	for j := 0; j < e.cfg.Batch; j++ {
 		_, p, err := c.ReadMessage()
 		if err != nil {
 			e.fail(ctx, err, w, rec)
 			return false
 		}
-		now := mono()
+		now := load.Mono()
 		if len(p) != e.cfg.RecordSize {
 			rec.Error("echo_size_mismatch")
 			continue
@@ -148,12 +151,12 @@ func (e *echo) readBatch(ctx context.Context, c *wsconn.Conn, t0 int64, measured
 // is also counted in dropped; we do not reconnect (an echo connection lost
 // mid-run is a failure of the point, not something to paper over). A read
 // that hit the drain deadline is a reply that never came.
-func (e *echo) fail(ctx context.Context, err error, w Window, rec *Recorder) {
+func (e *echo) fail(ctx context.Context, err error, w load.Window, rec *load.Recorder) {
 	if ctx.Err() != nil {
 		return // interrupted: the run reports itself as cut short
 	}
-	now := mono()
-	r := reason(err)
+	now := load.Mono()
+	r := load.Reason(err)
 	if r == "timeout" && now >= w.Drain {
 		r = "no_reply_by_drain"
 	}
@@ -163,19 +166,19 @@ func (e *echo) fail(ctx context.Context, err error, w Window, rec *Recorder) {
 	}
 }
 
-func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rec *Recorder) {
+func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w load.Window, rec *load.Recorder) {
 	buf := make([]byte, 0, e.cfg.Batch*(e.cfg.RecordSize+14))
 	next := e.pool.Start(i, e.cfg.Batch)
 	// Wake once per batch rather than per segment: the closed loop waits
 	// for the whole batch anyway, and reading eagerly would spend the
 	// generator's CPU on wake-ups (see docs/efficiency.md).
 	expect := 0
-	if e.cfg.Batch > 1 && !e.cfg.EagerReads {
+	if e.cfg.Batch > 1 && !e.p.EagerReads {
 		expect = e.cfg.Batch * wsconn.ServerFrameSize(e.cfg.RecordSize)
 	}
 	for ctx.Err() == nil {
 		buf = e.frameBatch(c, buf, &next)
-		t0 := mono()
+		t0 := load.Mono()
 		if t0 >= w.End {
 			return
 		}
@@ -200,7 +203,7 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, 
 // reactorLoad is the closed loop on epoll reactors (--io reactor): one
 // per GOMAXPROCS, each with its own Recorder and a share of the
 // connections, so no goroutine parks per connection (load/reactor).
-func (e *echo) reactorLoad(ctx context.Context, w Window) []*Recorder {
+func (e *echo) reactorLoad(ctx context.Context, w load.Window) []*load.Recorder {
 	var open []int
 	for i, c := range e.conns {
 		if c != nil {
@@ -208,15 +211,15 @@ func (e *echo) reactorLoad(ctx context.Context, w Window) []*Recorder {
 		}
 	}
 	n := min(runtime.GOMAXPROCS(0), len(open))
-	recs := make([]*Recorder, n)
+	recs := make([]*load.Recorder, n)
 	rs := make([]*reactor.Reactor, n)
 	cfg := reactor.Config{
-		Batch: e.cfg.Batch, RecordSize: e.cfg.RecordSize, Op: e.op, Pool: e.pool, Now: mono,
+		Batch: e.cfg.Batch, RecordSize: e.cfg.RecordSize, Op: e.op, Pool: e.pool, Now: load.Mono,
 		Window:       reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain},
-		WakePerBatch: e.cfg.Batch > 1 && !e.cfg.EagerReads, // as the goroutine loop
+		WakePerBatch: e.cfg.Batch > 1 && !e.p.EagerReads, // as the goroutine loop
 	}
 	for k := range rs {
-		recs[k] = newRecorder(true, false)
+		recs[k] = load.NewRecorder(true, false)
 		r, err := reactor.New(cfg, &reactorRecorder{ctx: ctx, e: e, w: w, rec: recs[k]})
 		if err != nil {
 			recs[k].ErrorN("reactor", int64(len(open)))
@@ -253,8 +256,8 @@ func (e *echo) reactorLoad(ctx context.Context, w Window) []*Recorder {
 type reactorRecorder struct {
 	ctx context.Context
 	e   *echo
-	w   Window
-	rec *Recorder
+	w   load.Window
+	rec *load.Recorder
 }
 
 func (r *reactorRecorder) Reply(latencyNs int64, size int) {
@@ -271,8 +274,8 @@ func (r *reactorRecorder) Fail(err error)      { r.e.fail(r.ctx, err, r.w, r.rec
 // scheduled times. At most --max-inflight batches are outstanding: when
 // the cap is reached the writer waits (its operations keep their scheduled
 // times, so the wait shows in latency and lag) and the run is saturated.
-func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rrec, rec *Recorder, wake <-chan struct{}) {
-	pacer := connectionPacer(e.cfg.Rate, e.cfg.Connections, i)
+func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w load.Window, rrec, rec *load.Recorder, wake <-chan struct{}) {
+	pacer := load.ConnectionPacer(e.cfg.Rate, e.cfg.Connections, i)
 	slots := make(chan struct{}, e.cfg.MaxInflight)
 	scheds := make(chan int64, e.cfg.MaxInflight)
 	readerDone := make(chan struct{})
@@ -294,14 +297,14 @@ func (e *echo) openLoop(ctx context.Context, c *wsconn.Conn, i int, w Window, rr
 
 	buf := make([]byte, 0, e.cfg.Batch*(e.cfg.RecordSize+14))
 	next := e.pool.Start(i, e.cfg.Batch)
-	interval := pacer.interval()
+	interval := pacer.Interval()
 writer:
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
 		if sched >= w.End {
 			break
 		}
-		if !waitDue(sched, wake, done) {
+		if !load.WaitDue(sched, wake, done) {
 			break
 		}
 		measured := w.In(sched)
@@ -320,7 +323,7 @@ writer:
 			}
 		}
 		buf = e.frameBatch(c, buf, &next)
-		now := mono()
+		now := load.Mono()
 		if measured {
 			lag := now - sched
 			rec.Lag.Record(lag)
@@ -334,7 +337,7 @@ writer:
 			// The reader meets the same broken connection and counts it
 			// as dropped; here only the failed write is counted.
 			if ctx.Err() == nil {
-				rec.Error(reason(err))
+				rec.Error(load.Reason(err))
 			}
 			break
 		}
@@ -343,7 +346,7 @@ writer:
 	<-readerDone
 }
 
-func (e *echo) Finish(res *Result, m *Recorder) {
+func (e *echo) Finish(res *load.Result, m *load.Recorder) {
 	for i, c := range e.conns {
 		if c != nil {
 			c.Close()

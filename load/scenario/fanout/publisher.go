@@ -1,11 +1,12 @@
-package load
+package fanout
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"sync"
-	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/pusherclient"
 	"github.com/ceiling-bench/ceiling/pusher"
@@ -19,13 +20,13 @@ import (
 type publisher struct {
 	f       *fanout
 	id      int
-	recs    []*Recorder
+	recs    []*load.Recorder
 	workers []*pubWorker
 }
 
 type pubWorker struct {
-	rec            *Recorder // ops, lag, errors
-	publishLatency *Histogram
+	rec            *load.Recorder // ops, lag, errors
+	publishLatency *load.Histogram
 	events         int64
 	expected       int64
 	rateLimited    int64
@@ -40,8 +41,8 @@ func newPublisher(f *fanout, id int) *publisher { return &publisher{f: f, id: id
 
 func (p *publisher) newWorker() *pubWorker {
 	w := &pubWorker{
-		rec:            newRecorder(false, p.f.cfg.OpenLoop()),
-		publishLatency: NewHistogram(),
+		rec:            load.NewRecorder(false, p.f.cfg.OpenLoop()),
+		publishLatency: load.NewHistogram(),
 		reqEvents:      make([]pusher.Event, p.f.cfg.Batch),
 		next:           p.f.pool.Start(p.id*p.f.cfg.MaxInflight+len(p.workers), p.f.cfg.Batch),
 		// Sequence numbers never collide: publisher and worker in the top bits.
@@ -52,7 +53,7 @@ func (p *publisher) newWorker() *pubWorker {
 	return w
 }
 
-func (p *publisher) run(ctx context.Context, w Window, wake <-chan struct{}) {
+func (p *publisher) run(ctx context.Context, w load.Window, wake <-chan struct{}) {
 	if p.f.cfg.OpenLoop() {
 		p.openLoop(ctx, w, wake)
 		return
@@ -60,7 +61,7 @@ func (p *publisher) run(ctx context.Context, w Window, wake <-chan struct{}) {
 	wk := p.newWorker()
 	var k int64
 	for ctx.Err() == nil {
-		t := mono()
+		t := load.Mono()
 		if t >= w.End {
 			return
 		}
@@ -69,9 +70,9 @@ func (p *publisher) run(ctx context.Context, w Window, wake <-chan struct{}) {
 	}
 }
 
-func (p *publisher) openLoop(ctx context.Context, w Window, wake <-chan struct{}) {
-	pacer := connectionPacer(p.f.cfg.Rate, p.f.cfg.Publishers, p.id)
-	interval := pacer.interval()
+func (p *publisher) openLoop(ctx context.Context, w load.Window, wake <-chan struct{}) {
+	pacer := load.ConnectionPacer(p.f.cfg.Rate, p.f.p.Publishers, p.id)
+	interval := pacer.Interval()
 	jobs := make(chan int64)
 	var wg sync.WaitGroup
 	defer func() { close(jobs); wg.Wait() }()
@@ -86,7 +87,7 @@ func (p *publisher) openLoop(ctx context.Context, w Window, wake <-chan struct{}
 			var k int64
 			for sched := range jobs {
 				if w.In(sched) {
-					lag := mono() - sched
+					lag := load.Mono() - sched
 					wk.rec.Lag.Record(lag)
 					if lag > interval {
 						wk.rec.LateSends++
@@ -101,7 +102,7 @@ func (p *publisher) openLoop(ctx context.Context, w Window, wake <-chan struct{}
 	saturated := ""
 	for k := int64(0); ; k++ {
 		sched := w.Open + pacer.Due(k)
-		if sched >= w.End || !waitDue(sched, wake, done) {
+		if sched >= w.End || !load.WaitDue(sched, wake, done) {
 			break
 		}
 		select {
@@ -126,18 +127,18 @@ func (p *publisher) openLoop(ctx context.Context, w Window, wake <-chan struct{}
 // publish sends one request of --batch events stamped with ts (the send
 // time in the closed loop, the scheduled time in the open loop) and counts
 // it when ts is inside the window.
-func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w Window, k int64) {
+func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w load.Window, k int64) {
 	f := p.f
 	cfg := f.cfg
 	var expected int64
 	for j := range wk.reqEvents {
-		ch := int((int64(p.id) + (k*int64(cfg.Batch)+int64(j))*int64(cfg.Publishers)) % int64(len(f.channels)))
+		ch := int((int64(p.id) + (k*int64(cfg.Batch)+int64(j))*int64(f.p.Publishers)) % int64(len(f.channels)))
 		expected += f.subs[ch]
 		wk.data = appendEventData(wk.data[:0], ts, wk.nextSeq(), f.pool.Value(wk.next), f.pool.Mode())
 		wk.next++
 		wk.reqEvents[j] = pusher.Event{Name: fanoutEvent, Channel: f.channels[ch], Data: string(wk.data)}
 	}
-	rctx, cancel := context.WithDeadline(ctx, epoch.Add(time.Duration(w.Drain)))
+	rctx, cancel := context.WithDeadline(ctx, load.MonoTime(w.Drain))
 	var err error
 	if cfg.Batch == 1 {
 		err = f.client.Trigger(rctx, wk.reqEvents[0])
@@ -145,7 +146,7 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w Wind
 		err = f.client.TriggerBatch(rctx, wk.reqEvents)
 	}
 	cancel()
-	now := mono()
+	now := load.Mono()
 	if !w.In(ts) || ctx.Err() != nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package load
+package echo
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/reactor"
@@ -32,9 +34,9 @@ func TestReactorAgainstRefserver(t *testing.T) {
 		eager        bool
 	}{{1, 3, false}, {10, 4, false}, {10, 4, true}, {100, 5, false}} {
 		cfg := testConfig(url)
-		cfg.IO, cfg.EagerReads = IOReactor, tc.eager
+		ep(&cfg).IO, ep(&cfg).EagerReads = IOReactor, tc.eager
 		cfg.Batch, cfg.Connections = tc.batch, tc.conns
-		res, err := Run(context.Background(), cfg, Options{})
+		res, err := load.Run(context.Background(), cfg, load.Options{})
 		if err != nil {
 			t.Fatalf("batch %d: %v", tc.batch, err)
 		}
@@ -54,8 +56,8 @@ func TestReactorAgainstRefserver(t *testing.T) {
 		if l := s.Latency; !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max) {
 			t.Fatalf("batch %d: latency %+v", tc.batch, l)
 		}
-		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || res.Config.IO != IOReactor {
-			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, res.Config.IO)
+		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || ep(&res.Config).IO != IOReactor {
+			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, ep(&res.Config).IO)
 		}
 		// Waking once per batch reads about once per batch; a server
 		// that writes each echo on its own makes eager reads read more.
@@ -83,12 +85,12 @@ func endOneInWindow(es *echoServer, marker string, end func(*websocket.Conn)) {
 func TestReactorDroppedConnection(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
-	cfg.IO = IOReactor
+	ep(&cfg).IO = IOReactor
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
 		c.NetConn().Close() // abrupt: no close frame
 	})
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +108,12 @@ func TestReactorDroppedConnection(t *testing.T) {
 func TestReactorServerCloseFrame(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
-	cfg.IO = IOReactor
+	ep(&cfg).IO = IOReactor
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
 		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "bye"))
 	})
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +149,9 @@ func TestReactorAgreesWithGoroutines(t *testing.T) {
 	}
 	run := func(io string) got {
 		cfg := testConfig(es.URL)
-		cfg.IO, cfg.Connections, cfg.Batch = io, conns, batch
+		ep(&cfg).IO, cfg.Connections, cfg.Batch = io, conns, batch
 		cfg.WarmupNs, cfg.DurationNs = 0, int64(time.Second) // the 8 round trips fit however loaded the machine
-		res, err := Run(context.Background(), cfg, Options{})
+		res, err := load.Run(context.Background(), cfg, load.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", io, err)
 		}
@@ -168,7 +170,7 @@ func TestReactorAgreesWithGoroutines(t *testing.T) {
 func TestReactorStopsOnCancel(t *testing.T) {
 	url := startRefserver(t)
 	cfg := testConfig(url)
-	cfg.IO = IOReactor
+	ep(&cfg).IO = IOReactor
 	cfg.DurationNs = int64(time.Minute)
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -183,7 +185,7 @@ func TestReactorStopsOnCancel(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	res, err := Run(ctx, cfg, Options{})
+	res, err := load.Run(ctx, cfg, load.Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
@@ -202,11 +204,11 @@ func TestReactorNoAllocationPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEcho(&cfg, pool)
+	e := newEcho(&cfg, cfg.Params.(*Params), pool)
 	var base time.Time
 	now := func() int64 { return int64(time.Since(base)) }
-	w := Window{Start: 0, End: int64(200 * time.Millisecond), Drain: int64(2 * time.Second)}
-	rec := newRecorder(true, false)
+	w := load.Window{Start: 0, End: int64(200 * time.Millisecond), Drain: int64(2 * time.Second)}
+	rec := load.NewRecorder(true, false)
 	rr := &reactorRecorder{ctx: context.Background(), e: e, w: w, rec: rec}
 	var rs []*reactor.Reactor
 	for range 2 { // AllocsPerRun runs once more as a warm-up

@@ -1,8 +1,10 @@
-package load
+package echo
 
 import (
 	"context"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
@@ -17,14 +19,14 @@ func BenchmarkEchoBatch(b *testing.B) {
 	cfg := testConfig(url)
 	cfg.Batch, cfg.RecordSize = 10, 64
 	pool, _ := payload.New(payload.Constant, 1, 64, 100)
-	e := newEcho(&cfg, pool)
+	e := newEcho(&cfg, cfg.Params.(*Params), pool)
 	c, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	rec := newRecorder(true, false)
-	w := Window{Start: 0, End: 1 << 62, Drain: 1 << 62}
+	rec := load.NewRecorder(true, false)
+	w := load.Window{Start: 0, End: 1 << 62, Drain: 1 << 62}
 	buf := make([]byte, 0, 4096)
 	next := 0
 	expect := cfg.Batch * wsconn.ServerFrameSize(cfg.RecordSize)
@@ -32,7 +34,7 @@ func BenchmarkEchoBatch(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		buf = e.frameBatch(c, buf, &next)
-		t0 := mono()
+		t0 := load.Mono()
 		if err := c.Write(buf); err != nil {
 			b.Fatal(err)
 		}

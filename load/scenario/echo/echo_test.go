@@ -1,4 +1,4 @@
-package load
+package echo
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/gorilla/websocket"
 )
@@ -63,16 +65,20 @@ func startEchoServer(t *testing.T, onMessage func()) *echoServer {
 	return es
 }
 
-func testConfig(url string) Config {
-	c := DefaultConfig()
+func testConfig(url string) load.Config {
+	c := load.DefaultConfig()
 	c.URL = url
 	c.Connections = 4
 	c.Batch = 5
 	c.RecordSize = 64
 	c.DurationNs = int64(time.Second)
 	c.WarmupNs = int64(200 * time.Millisecond)
+	c.Params = &Params{IO: DefaultIO}
 	return c
 }
+
+// ep is the config's echo Params.
+func ep(c *load.Config) *Params { return c.Params.(*Params) }
 
 func TestEchoClosedLoop(t *testing.T) {
 	es := startEchoServer(t, nil)
@@ -103,7 +109,7 @@ func TestEchoClosedLoop(t *testing.T) {
 			}
 		}
 	}()
-	res, err := Run(context.Background(), cfg, Options{Version: "test", Command: []string{"x"}})
+	res, err := load.Run(context.Background(), cfg, load.Options{Version: "test", Command: []string{"x"}})
 	close(stopWatch)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +178,7 @@ func TestEchoOpenLoopMeetsRate(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
 	cfg.Rate = 200 // batches per second, in total
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +215,7 @@ func TestEchoDroppedConnection(t *testing.T) {
 		}
 		return true
 	}
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +241,7 @@ func TestEchoOpenLoopDroppedCountedOnce(t *testing.T) {
 		}
 		return true
 	}
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,4 @@
+package harness_test
+
+// The harness knows no scenario: its tests use the ones ceiling ships.
+import _ "github.com/ceiling-bench/ceiling/load/scenario/all"

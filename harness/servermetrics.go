@@ -1,0 +1,444 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/ceiling-bench/ceiling/harness/redact"
+)
+
+// Server metrics: a target may name an HTTP endpoint where the server
+// under test publishes its own figures ("metrics" in the target file). The
+// harness reads it right before a point's measured window opens and right
+// after it ends, and records every numeric series' change over the window
+// on the point (Point.ServerMetrics). Reading is best effort: a failure is
+// recorded on the point and never fails it.
+
+// Metrics formats (MetricsSpec.Format).
+const (
+	MetricsPrometheus = "prometheus" // the Prometheus text exposition format
+	MetricsJSON       = "json"       // any JSON document: numeric leaves, by dotted path
+)
+
+// Bounds of one metrics read.
+const (
+	MaxMetricSeries = 200     // series kept per point; the rest are counted in dropped_series
+	MaxMetricsBody  = 1 << 20 // bytes of one response body
+	MetricsTimeout  = 2 * time.Second
+)
+
+// Series types (MetricSeries.Type).
+const (
+	SeriesCounter = "counter"
+	SeriesGauge   = "gauge"
+	SeriesUntyped = "untyped"
+)
+
+// MetricsSpec is a target's "metrics": where the server publishes its
+// figures. URL takes the placeholders of the other fields (Expand).
+type MetricsSpec struct {
+	URL    string `json:"url"`
+	Format string `json:"format,omitempty"` // prometheus (default) | json
+}
+
+// ServerMetrics is what the server's own metrics said over a point's
+// measured window.
+type ServerMetrics struct {
+	Format string `json:"format"`
+	// IntervalS is the time between the two reads' responses, the
+	// denominator of every rate; 0 unless both reads succeeded.
+	IntervalS float64 `json:"interval_s"`
+	// Series are sorted by name, at most MaxMetricSeries of them;
+	// DroppedSeries says how many more there were (the last by name).
+	Series        []MetricSeries `json:"series"`
+	DroppedSeries int            `json:"dropped_series"`
+	// Error says why a read failed (either or both); the point itself
+	// is not failed by it. The series of a read that worked are kept.
+	Error string `json:"error,omitempty"`
+}
+
+// MetricSeries is one numeric series read before and after the window.
+// Before or After is null when that read did not have it (or failed, or it
+// was not a finite number); Delta and RatePerS need both.
+type MetricSeries struct {
+	// Name is the metric name with its labels in Prometheus's form,
+	// name{a="x", b="y"}; a histogram or summary gives name_sum and
+	// name_count. For JSON it is the leaf's dotted path (stats.conns).
+	Name   string   `json:"name"`
+	Type   string   `json:"type"` // counter | gauge | untyped (every JSON leaf)
+	Before *float64 `json:"before"`
+	After  *float64 `json:"after"`
+	Delta  *float64 `json:"delta,omitempty"` // after - before
+	// RatePerS is Delta / IntervalS, for counters only.
+	RatePerS *float64 `json:"rate_per_s,omitempty"`
+	// Reset: a counter went down (the server restarted it during the
+	// window), so it has no rate.
+	Reset bool `json:"reset,omitempty"`
+}
+
+// sample is one series' value in one read.
+type sample struct {
+	typ string
+	v   float64
+}
+
+// checkMetrics checks the target's "metrics" and "profile"; errors name
+// the field.
+func (t TargetSpec) checkMetrics() []error {
+	var errs []error
+	if m := t.Metrics; m != nil {
+		if err := checkHTTPURL(Expand(m.URL, 1)); err != nil {
+			errs = append(errs, fmt.Errorf("metrics.url: %w", err))
+		}
+		switch m.Format {
+		case "", MetricsPrometheus, MetricsJSON:
+		default:
+			errs = append(errs, fmt.Errorf("metrics.format: %q is not %s or %s", m.Format, MetricsPrometheus, MetricsJSON))
+		}
+	}
+	if p := t.Profile; p != nil {
+		if err := checkHTTPURL(expandProfile(p.URL, 1, time.Second)); err != nil {
+			errs = append(errs, fmt.Errorf("profile.url: %w", err))
+		}
+	}
+	return errs
+}
+
+// checkHTTPURL: an absolute http(s) URL. The error never quotes the URL,
+// which may carry a token in its query.
+func checkHTTPURL(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return errors.New("not a URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("want an http:// or https:// URL with a host, got scheme %q", u.Scheme)
+	}
+	return nil
+}
+
+// metricsURLSecrets are the secrets the metrics and profile URLs carry:
+// the values of query parameters named like secrets (?token=...,
+// ?api_key=...) and a password in the userinfo. Placeholders are not
+// filled in.
+func (t TargetSpec) metricsURLSecrets() []string {
+	var urls []string
+	if t.Metrics != nil {
+		urls = append(urls, t.Metrics.URL)
+	}
+	if t.Profile != nil {
+		urls = append(urls, t.Profile.URL)
+	}
+	var out []string
+	for _, s := range urls {
+		u, err := url.Parse(Expand(s, 1)) // a "{addr}" host does not parse
+		if err != nil {
+			continue
+		}
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+		for k, vs := range u.Query() {
+			if redact.SecretName(k) {
+				for _, v := range vs {
+					if v != "" {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// safeURL is a URL fit to print: no userinfo, and the query (which may
+// carry a token) replaced by a note that there was one.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	hadQuery := u.RawQuery != "" || u.ForceQuery
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	if hadQuery {
+		return u.String() + "?(query hidden)"
+	}
+	return u.String()
+}
+
+// newCaptureClient is the HTTP client of metrics reads and profile
+// fetches: no redirects (a 3xx is an error naming it, never a hop to
+// another address), no proxy (the server is on loopback) and timeout.
+func newCaptureClient(timeout time.Duration) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// httpGet GETs rawURL and returns the response of a 2xx status; any error
+// names the URL without its query (safeURL) and says a timeout is one.
+func httpGet(ctx context.Context, client *http.Client, rawURL, accept string) (*http.Response, error) {
+	safe := safeURL(rawURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: bad request", safe)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		// A *url.Error quotes the URL, query and all: keep its cause only.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			if ue.Timeout() {
+				return nil, fmt.Errorf("GET %s: timed out after %s", safe, client.Timeout)
+			}
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("GET %s: %v", safe, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: status %s", safe, resp.Status)
+	}
+	return resp, nil
+}
+
+// readBounded reads at most limit bytes of r; more is an error.
+func readBounded(r io.Reader, limit int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", what, limit)
+	}
+	return b, nil
+}
+
+// metricsRead is one read of the endpoint: its series, when the response
+// arrived, and why it failed.
+type metricsRead struct {
+	series map[string]sample
+	at     time.Time
+	err    error
+}
+
+// readMetrics reads and parses the endpoint once.
+func readMetrics(ctx context.Context, client *http.Client, rawURL, format string) metricsRead {
+	accept := "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+	if format == MetricsJSON {
+		accept = "application/json"
+	}
+	resp, err := httpGet(ctx, client, rawURL, accept)
+	if err != nil {
+		return metricsRead{err: err}
+	}
+	defer resp.Body.Close()
+	at := time.Now()
+	body, err := readBounded(resp.Body, MaxMetricsBody, "the body")
+	if err == nil {
+		var s map[string]sample
+		if s, err = parseMetrics(format, body); err == nil {
+			return metricsRead{series: s, at: at}
+		}
+	}
+	return metricsRead{err: fmt.Errorf("GET %s: %w", safeURL(rawURL), err)}
+}
+
+// parseMetrics parses a body in format (prometheus when empty).
+func parseMetrics(format string, body []byte) (map[string]sample, error) {
+	if format == MetricsJSON {
+		return parseJSONMetrics(body)
+	}
+	return parsePrometheus(body)
+}
+
+// parsePrometheus parses the Prometheus text format (expfmt): counters,
+// gauges and untyped series by name and labels, histograms and summaries
+// as their _sum and _count (counters; a gauge histogram's are gauges).
+// Values that are not finite are left out.
+func parsePrometheus(body []byte) (map[string]sample, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("not the Prometheus text format: %w", err)
+	}
+	out := map[string]sample{}
+	add := func(name string, labels []*dto.LabelPair, typ string, v float64) {
+		if !finite(v) {
+			return
+		}
+		m := model.Metric{model.MetricNameLabel: model.LabelValue(name)}
+		for _, l := range labels {
+			m[model.LabelName(l.GetName())] = model.LabelValue(l.GetValue())
+		}
+		out[m.String()] = sample{typ: typ, v: v}
+	}
+	for name, mf := range families {
+		for _, m := range mf.GetMetric() {
+			switch mf.GetType() {
+			case dto.MetricType_COUNTER:
+				add(name, m.GetLabel(), SeriesCounter, m.GetCounter().GetValue())
+			case dto.MetricType_GAUGE:
+				add(name, m.GetLabel(), SeriesGauge, m.GetGauge().GetValue())
+			case dto.MetricType_UNTYPED:
+				add(name, m.GetLabel(), SeriesUntyped, m.GetUntyped().GetValue())
+			case dto.MetricType_SUMMARY:
+				add(name+"_sum", m.GetLabel(), SeriesCounter, m.GetSummary().GetSampleSum())
+				add(name+"_count", m.GetLabel(), SeriesCounter, float64(m.GetSummary().GetSampleCount()))
+			case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
+				typ := SeriesCounter
+				if mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM {
+					typ = SeriesGauge
+				}
+				h := m.GetHistogram()
+				add(name+"_sum", m.GetLabel(), typ, h.GetSampleSum())
+				count := float64(h.GetSampleCount())
+				if h.SampleCountFloat != nil {
+					count = h.GetSampleCountFloat()
+				}
+				add(name+"_count", m.GetLabel(), typ, count)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseJSONMetrics flattens a JSON document's numeric leaves into dotted
+// paths ({"stats": {"conns": 3}} is stats.conns = 3; array elements are
+// numbered: workers.0.busy). Strings, booleans and nulls are left out.
+// The top level must be an object or an array.
+func parseJSONMetrics(body []byte) (map[string]sample, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not JSON: trailing data after the document")
+	}
+	switch doc.(type) {
+	case map[string]any, []any:
+	default:
+		return nil, errors.New("not a JSON object or array of metrics")
+	}
+	out := map[string]sample{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		join := func(k string) string {
+			if path == "" {
+				return k
+			}
+			return path + "." + k
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				walk(join(k), e)
+			}
+		case []any:
+			for i, e := range v {
+				walk(join(strconv.Itoa(i)), e)
+			}
+		case json.Number:
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err == nil && !math.IsInf(f, 0) {
+				out[path] = sample{typ: SeriesUntyped, v: f}
+			}
+		}
+	}
+	walk("", doc)
+	return out, nil
+}
+
+// diffMetrics makes the point's record of two reads.
+func diffMetrics(format string, before, after metricsRead) *ServerMetrics {
+	sm := &ServerMetrics{Format: format, Series: []MetricSeries{}}
+	var errs []string
+	if before.err != nil {
+		errs = append(errs, "before the window: "+before.err.Error())
+	}
+	if after.err != nil {
+		errs = append(errs, "after the window: "+after.err.Error())
+	}
+	sm.Error = strings.Join(errs, "; ")
+	both := before.err == nil && after.err == nil
+	if both {
+		sm.IntervalS = after.at.Sub(before.at).Seconds()
+	}
+	names := map[string]bool{}
+	for n := range before.series {
+		names[n] = true
+	}
+	for n := range after.series {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	if len(sorted) > MaxMetricSeries {
+		sm.DroppedSeries = len(sorted) - MaxMetricSeries
+		sorted = sorted[:MaxMetricSeries]
+	}
+	for _, n := range sorted {
+		s := MetricSeries{Name: n}
+		b, okB := before.series[n]
+		a, okA := after.series[n]
+		if okB {
+			s.Type, s.Before = b.typ, ptr(b.v)
+		}
+		if okA {
+			s.Type, s.After = a.typ, ptr(a.v)
+		}
+		if okA && okB {
+			d := a.v - b.v
+			if finite(d) {
+				s.Delta = ptr(d)
+			}
+			switch {
+			case s.Type != SeriesCounter || !finite(d):
+			case d < 0:
+				s.Reset = true
+			case sm.IntervalS > 0:
+				s.RatePerS = ptr(d / sm.IntervalS)
+			}
+		}
+		sm.Series = append(sm.Series, s)
+	}
+	return sm
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// finite: a value JSON can hold.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// errNoAfterRead: the window never ended (finish without windowEnded).
+var errNoAfterRead = errors.New("not read")
+
+// windowCapture is what the harness takes from the server itself around a
+// point's measured window, besides CPU: its metrics read before and after
+// (MetricsSpec) and a profile fetched over the window (ProfileSpec, with
+// --profile). measure starts it with the CPU samplers, tells it when the
+// window ended, and has it fill the Outcome; every request runs in its own
+// goroutine, so a slow endpoint delays neither the sampling nor the end of
+// the window.
+type windowCapture struct {
+	wg sync.WaitGroup
+
+	metrics    *MetricsSpec
+	metricsURL string
+	before     chan metricsRead // the before read, once done
+	after      metricsRead
+	afterOK    bool // the after read ran
+
+	profileFile, profileErr string
+}
+
+// startCapture starts the before read and the profile fetch, at the
+// window's start.
+func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
+	c := &windowCapture{metrics: p.target.Metrics}
+	if c.metrics != nil {
+		c.metricsURL = Expand(c.metrics.URL, p.port)
+		c.before = make(chan metricsRead, 1)
+		client := newCaptureClient(MetricsTimeout)
+		go func() { c.before <- readMetrics(ctx, client, c.metricsURL, c.metrics.Format) }()
+	}
+	if dir := p.pr.o.ProfileDir; dir != "" {
+		if p.target.Profile == nil || p.target.Profile.URL == "" {
+			c.profileErr = `the target has no "profile" url`
+			return c
+		}
+		path := ProfilePath(dir, p.spec)
+		rawURL := expandProfile(p.target.Profile.URL, p.port, p.window)
+		client := newCaptureClient(p.window + ProfileSlack)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			if err := fetchProfile(ctx, client, rawURL, path); err != nil {
+				c.profileErr = err.Error()
+				return
+			}
+			c.profileFile = path
+		}()
+	}
+	return c
+}
+
+// windowEnded starts the after read, once the before read is done (so the
+// two never overlap and always come in order).
+func (c *windowCapture) windowEnded(ctx context.Context) {
+	if c.metrics == nil {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		before := <-c.before
+		c.before <- before
+		c.after, c.afterOK = readMetrics(ctx, newCaptureClient(MetricsTimeout), c.metricsURL, c.metrics.Format), true
+	}()
+}
+
+// finish waits for every request (each bounded by its client's timeout)
+// and records what they found on out.
+func (c *windowCapture) finish(out *Outcome) {
+	c.wg.Wait()
+	out.ProfileFile, out.ProfileError = c.profileFile, c.profileErr
+	if c.metrics == nil {
+		return
+	}
+	before := <-c.before
+	after := c.after
+	if !c.afterOK {
+		after = metricsRead{err: errNoAfterRead}
+	}
+	format := c.metrics.Format
+	if format == "" {
+		format = MetricsPrometheus
+	}
+	out.ServerMetrics = diffMetrics(format, before, after)
+}

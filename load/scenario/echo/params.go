@@ -1,0 +1,138 @@
+// Package echo is the echo scenario: a server that sends every message
+// back (RFC 6455 data frames, any path). An operation is one batch of
+// --batch frames written with one syscall; the closed loop waits for the
+// whole batch to come back, the open loop (--rate) sends on schedule and
+// times every reply from its scheduled time.
+//
+// It registers itself with load.Register; import it (or
+// load/scenario/all) for `--scenario echo`.
+package echo
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/reactor"
+)
+
+// Name is the scenario's registered name.
+const Name = "echo"
+
+// DefaultURL is refserver's echo endpoint on its default port.
+const DefaultURL = "ws://127.0.0.1:6001/echo"
+
+// I/O modes of the closed loop.
+const (
+	IOGoroutines = "goroutines"
+	IOReactor    = "reactor"
+	// DefaultIO is the closed loop's I/O mode (see docs/efficiency.md for
+	// the A/B that chose it).
+	DefaultIO = IOGoroutines
+)
+
+func init() {
+	load.Register(load.Definition{
+		Name:       Name,
+		Help:       "a server that sends every message back",
+		DefaultURL: DefaultURL,
+		NewParams:  func() load.Params { return &Params{IO: DefaultIO} },
+		Target: &load.TargetDef{
+			Key:   "echo_url",
+			Parse: parseTarget,
+			FromURL: func(u string) json.RawMessage {
+				b, _ := json.Marshal(u)
+				return b
+			},
+		},
+	})
+}
+
+// Params are echo's own knobs.
+type Params struct {
+	// EagerReads turns off batched reads in the closed loop: by default
+	// the reader asks the kernel to wake it once a whole batch is back
+	// (SO_RCVLOWAT), which halves the generator's CPU per message but
+	// times every message of a batch at the batch's completion.
+	EagerReads bool `json:"eager_reads"`
+	// IO is how the closed loop drives its connections: "goroutines" (one
+	// per connection, Go's netpoller) or "reactor" (one epoll loop per
+	// GOMAXPROCS, Linux only; see load/reactor).
+	IO string `json:"io"`
+}
+
+// Flags binds --eager-reads and --io.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	fs.BoolVar(&p.EagerReads, "eager-reads", p.EagerReads, "closed loop: read each reply as it arrives (per-message latency) instead of waking once per batch (less generator CPU)")
+	fs.Var(&ioValue{&p.IO}, "io", "`mode` of the closed loop: reactor (one epoll loop per GOMAXPROCS, Linux) | goroutines (one per connection)")
+}
+
+// Validate refuses knobs the run would not read, and records the I/O mode
+// that actually runs.
+func (p *Params) Validate(c *load.Config, given func(string) bool) error {
+	if given("eager-reads") && c.OpenLoop() {
+		return errors.New("--eager-reads is only read by the closed loop of --scenario echo (the open loop always reads eagerly)")
+	}
+	switch p.IO {
+	case "":
+		p.IO = DefaultIO // Params built by hand
+	case IOGoroutines, IOReactor:
+	default:
+		return fmt.Errorf("--io %q: want reactor or goroutines", p.IO)
+	}
+	if c.OpenLoop() {
+		if given("io") {
+			return errors.New("--io is only read by the closed loop of --scenario echo")
+		}
+		p.IO = IOGoroutines // what actually runs, recorded as such
+	}
+	if p.IO == IOReactor && !reactor.Supported {
+		if given("io") {
+			return errors.New("--io reactor needs Linux (epoll): use --io goroutines")
+		}
+		p.IO = IOGoroutines
+	}
+	return nil
+}
+
+// New builds the driver.
+func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) {
+	return newEcho(c, p, pool), nil
+}
+
+type ioValue struct{ s *string }
+
+func (v *ioValue) String() string {
+	if v.s == nil {
+		return ""
+	}
+	return *v.s
+}
+
+func (v *ioValue) Set(s string) error {
+	if s != IOReactor && s != IOGoroutines {
+		return fmt.Errorf("want reactor or goroutines")
+	}
+	*v.s = s
+	return nil
+}
+
+// target is echo's block of a target file: "echo_url": "ws://{addr}/echo".
+type target string
+
+func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
+	var u string
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return nil, fmt.Errorf("want a string URL: %w", err)
+	}
+	return target(u), nil
+}
+
+func (t target) URL() string                { return string(t) }
+func (t target) URLField() string           { return "echo_url" }
+func (t target) Args() []string             { return nil }
+func (t target) Secrets() map[string]string { return nil }
+func (t target) CheckLadder(int) error      { return nil }
