@@ -152,7 +152,7 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 	s.members = make([]int64, s.rooms)
 	nsh := min(c.Connections, 2*runtime.GOMAXPROCS(0))
 	for range max(nsh, 1) {
-		sh := &shard{rec: newRecorder(true, true), kinds: make([]kindStats, len(spec.kinds)), reasons: map[string]string{}}
+		sh := &shard{rec: load.NewRecorder(true, true), kinds: make([]kindStats, len(spec.kinds)), reasons: map[string]string{}}
 		for k, kd := range spec.kinds {
 			if kd.recv != nil && kd.typ != "ignore" || kd.typ == "send" {
 				sh.kinds[k].hist = load.NewHistogram()
@@ -224,7 +224,7 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 	ws.SetReadDeadline(dl)
 	for _, st := range cs.Handshake {
 		if st.Send != nil {
-			c.vs.ints[varTsNs] = mono()
+			c.vs.ints[varTsNs] = load.Mono()
 			c.body = st.Send.Append(c.body[:0], c.fill(&c.vs))
 			if err := ws.WriteMessage(wsconn.OpText, c.body); err != nil {
 				ws.Close()
@@ -301,11 +301,11 @@ func (s *scenario) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	// Nothing outlives the drain: HTTP sends carry its deadline, and a
 	// write to a server that stopped reading fails at it.
 	var cancel context.CancelFunc
-	s.reqCtx, cancel = context.WithDeadline(ctx, monoTime(w.Drain))
+	s.reqCtx, cancel = context.WithDeadline(ctx, load.MonoTime(w.Drain))
 	defer cancel()
 	for _, c := range s.conns {
 		if c.ws != nil {
-			c.ws.SetWriteDeadline(monoTime(w.Drain))
+			c.ws.SetWriteDeadline(load.MonoTime(w.Drain))
 		}
 	}
 	var wg sync.WaitGroup
@@ -344,10 +344,10 @@ func (c *conn) read(ctx context.Context, w load.Window) {
 		ws.SetWriteDeadline(time.Unix(1, 0))
 	})
 	defer stop()
-	ws.SetReadDeadline(monoTime(w.Drain))
+	ws.SetReadDeadline(load.MonoTime(w.Drain))
 	for {
 		_, msg, err := ws.ReadMessage()
-		now := mono()
+		now := load.Mono()
 		if err != nil {
 			if ctx.Err() == nil {
 				c.readError(err, now, w)
@@ -364,7 +364,7 @@ func (c *conn) read(ctx context.Context, w load.Window) {
 // the window, and as dropped before the window's end. The drain's own
 // deadline is not an error.
 func (c *conn) readError(err error, now int64, w load.Window) {
-	r := reason(err)
+	r := load.Reason(err)
 	if r == "timeout" && now >= w.Drain {
 		return // the drain ended
 	}
@@ -433,7 +433,7 @@ func (c *conn) answerFor(msg []byte) []byte {
 	for i := range c.s.spec.Connect.Answers {
 		a := &c.s.spec.Connect.Answers[i]
 		if c.match(&a.Match, msg) {
-			c.rvs.ints[varTsNs] = mono()
+			c.rvs.ints[varTsNs] = load.Mono()
 			c.rvs.strs[varPayload] = c.s.pool.Value(c.i)
 			return a.Reply.Append(nil, &c.rvs)
 		}
@@ -699,6 +699,8 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64, w load.Window) {
 	case "ignore":
 		if w.In(now) {
 			k.received++
+			sh.rec.Messages++
+			sh.rec.Bytes += int64(len(msg))
 		}
 		return
 	}
@@ -732,11 +734,11 @@ func (c *conn) write(w load.Window, done <-chan struct{}) {
 	c.waitUntil(w.Drain, done, nil) // keep answering until the drain
 }
 
-// waitUntil waits for mono() >= t, writing the reader's answers
+// waitUntil waits for load.Mono() >= t, writing the reader's answers
 // meanwhile. It returns 1 at t, 2 when await fired, 0 when stopped.
 func (c *conn) waitUntil(t int64, done <-chan struct{}, await <-chan struct{}) int {
 	for {
-		d := t - mono()
+		d := t - load.Mono()
 		if d <= 0 {
 			select {
 			case <-done:
@@ -799,7 +801,7 @@ func (c *conn) openLoop(w load.Window, done <-chan struct{}) {
 		if due >= w.End || c.waitUntil(due, done, nil) == 0 {
 			return
 		}
-		now := mono()
+		now := load.Mono()
 		k[j]++
 		ok := c.send(j, due, w)
 		if w.In(due) {
@@ -824,7 +826,7 @@ func (c *conn) closedLoop(w load.Window, done <-chan struct{}) {
 	sends := c.role.Sends
 	for n := 0; ; n++ {
 		j := n % len(sends)
-		t := mono()
+		t := load.Mono()
 		if t >= w.End {
 			return
 		}
@@ -880,9 +882,9 @@ func (c *conn) send(j int, ts int64, w load.Window) bool {
 	var err error
 	var rtt int64
 	if sd.HTTP != nil {
-		start := mono()
+		start := load.Mono()
 		err = c.post(sd)
-		rtt = mono() - start
+		rtt = load.Mono() - start
 	} else {
 		c.frame = c.ws.AppendFrame(c.frame[:0], wsconn.OpText, c.body)
 		err = c.ws.Write(c.frame)
@@ -935,7 +937,7 @@ func httpReason(err error) string {
 	if errors.As(err, &se) {
 		return "status_" + strconv.Itoa(se.code)
 	}
-	return "send_" + reason(err)
+	return "send_" + load.Reason(err)
 }
 
 // post sends c.body as an HTTP send, signed when the send says so.
@@ -1026,8 +1028,12 @@ func (s *scenario) Finish(res *load.Result, merged *load.Recorder) {
 		s.unmatched += sh.unmatched
 	}
 	s.kinds = out
-	setBlock(res, "kinds", out)
-	setBlock(res, "unmatched_messages", s.unmatched)
+	if res != nil {
+		s.mode(res)
+		// Both marshal: a map of plain structs, an integer.
+		res.Summary.SetBlock(BlockKinds, out)
+		res.Summary.SetBlock(BlockUnmatched, s.unmatched)
+	}
 }
 
 // Kinds is the summary.kinds block Finish computed.
@@ -1061,4 +1067,39 @@ type KindSummary struct {
 	Own            int64            `json:"own"`  // relays of this client's own sends (sender field)
 	Late           int64            `json:"late"` // arrived after the drain
 	ErrorsByReason map[string]int64 `json:"errors_by_reason"`
+}
+
+// NothingArrived says what was sent when nothing came back.
+func (s *scenario) NothingArrived(res *load.Result, why string) error {
+	var parts []string
+	for _, kd := range s.spec.kinds {
+		if k := s.kinds[kd.name]; k != nil && kd.typ == "send" || k != nil && k.Expected != nil {
+			p := fmt.Sprintf("%s: %d sent", kd.name, k.Sent)
+			if k.Expected != nil {
+				p += fmt.Sprintf(", 0 of %d expected arrived", *k.Expected)
+			}
+			parts = append(parts, p)
+		}
+	}
+	return fmt.Errorf("%w: %s%s", load.ErrNothingArrived, strings.Join(parts, "; "), why)
+}
+
+// mode corrects the common summary's mode: --rate is 0 for a scenario
+// file, but its sends are paced by their own rates. With any open-loop
+// send the run is "open" and requested_ops_per_s is the sum of the rates
+// of the connections that opened.
+func (s *scenario) mode(res *load.Result) {
+	var requested float64
+	for _, c := range s.conns {
+		if c.ws == nil && c.role.WebSocket {
+			continue
+		}
+		for _, sd := range c.role.Sends {
+			requested += sd.Rate
+		}
+	}
+	if requested > 0 {
+		res.Summary.Mode = "open"
+		res.Summary.RequestedOpsPerS = &requested
+	}
 }

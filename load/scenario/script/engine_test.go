@@ -28,9 +28,9 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &load.Config{URL: url, Connections: conns, Payload: "json", RecordSize: 200}
+	cfg := &load.Config{URL: url, Connections: conns, Payload: "json", RecordSize: 200, Batch: 1}
 	params := &Params{File: p}
-	if err := params.Validate(cfg); err != nil {
+	if err := params.Validate(cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	pool, err := payload.New(cfg.Payload, 1, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, 1, conns))
@@ -48,9 +48,9 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 			t.Fatalf("connect %d: %v", i, err)
 		}
 	}
-	open := mono()
+	open := load.Mono()
 	w := load.Window{Open: open, Start: open + int64(warm), End: open + int64(warm+dur), Drain: open + int64(warm+dur+drain)}
-	merged := newRecorder(true, true)
+	merged := load.NewRecorder(true, true)
 	for _, r := range sc.Load(ctx, w) {
 		merged.Merge(r)
 	}
@@ -261,7 +261,7 @@ func TestChatHandshakeTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	err = sc.Connect(context.Background(), 0)
-	if err == nil || reason(err) != "timeout" || time.Since(start) > 2*time.Second {
-		t.Fatalf("err = %v (%s) after %v", err, reason(err), time.Since(start))
+	if err == nil || load.Reason(err) != "timeout" || time.Since(start) > 2*time.Second {
+		t.Fatalf("err = %v (%s) after %v", err, load.Reason(err), time.Since(start))
 	}
 }

@@ -50,7 +50,7 @@ func TestReceiveAllocs(t *testing.T) {
 	if editor.role.Name != "editor" || viewer.role.Name != "viewer" {
 		t.Fatalf("roles: %s %s", editor.role.Name, viewer.role.Name)
 	}
-	now := mono()
+	now := load.Mono()
 	var v int64
 	msgs := make([][]byte, 0, 1000)
 	for i := range 1000 {
@@ -108,12 +108,12 @@ func TestReceiveAllocs(t *testing.T) {
 // record). ns/op and allocs/op are per message; neither includes the read.
 func BenchmarkReceive(b *testing.B) {
 	b.Run("echo", func(b *testing.B) {
-		rec := newRecorder(true, false)
+		rec := load.NewRecorder(true, false)
 		msg := make([]byte, 200)
-		t0 := mono()
+		t0 := load.Mono()
 		b.ReportAllocs()
 		for b.Loop() {
-			now := mono()
+			now := load.Mono()
 			if len(msg) != 200 {
 				b.Fatal("size")
 			}
@@ -125,7 +125,7 @@ func BenchmarkReceive(b *testing.B) {
 	b.Run("rooms_op", func(b *testing.B) {
 		s := roomsScenario(b, 20)
 		c := s.conns[5]
-		ts := mono()
+		ts := load.Mono()
 		msgs := make([][]byte, 1024)
 		for i := range msgs {
 			msgs[i] = opMessage(int64(i+1), ts)
@@ -133,17 +133,17 @@ func BenchmarkReceive(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			c.handle(msgs[i&1023], mono(), everything)
+			c.handle(msgs[i&1023], load.Mono(), everything)
 			i++
 		}
 	})
 	b.Run("rooms_presence", func(b *testing.B) {
 		s := roomsScenario(b, 20)
 		c := s.conns[5]
-		msg := []byte(`{"type":"presence","room":"r0","ts":` + strconv.FormatInt(mono(), 10) + `,"n":2,"users":[{"id":"c2","ts":1,"cursor":{"line":3}},{"id":"c3","ts":2,"cursor":null}]}`)
+		msg := []byte(`{"type":"presence","room":"r0","ts":` + strconv.FormatInt(load.Mono(), 10) + `,"n":2,"users":[{"id":"c2","ts":1,"cursor":{"line":3}},{"id":"c3","ts":2,"cursor":null}]}`)
 		b.ReportAllocs()
 		for b.Loop() {
-			c.handle(msg, mono(), everything)
+			c.handle(msg, load.Mono(), everything)
 		}
 	})
 }

@@ -43,7 +43,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate parses the file and checks it against the common knobs. Every
 // error names the flag, the file and the JSON path of the bad field.
-func (p *Params) Validate(c *load.Config) error {
+func (p *Params) Validate(c *load.Config, given func(flag string) bool) error {
 	if p.File == "" {
 		return errors.New("--scenario-file: required (a JSON scenario file, see docs/scenarios.md)")
 	}
@@ -62,6 +62,9 @@ func (p *Params) Validate(c *load.Config) error {
 	}
 	if c.Rate > 0 {
 		return fmt.Errorf("--rate %g: a scenario file sets its own rates (roles[].sends[].rate, per connection); leave --rate at 0", c.Rate)
+	}
+	if c.Batch != 1 {
+		return fmt.Errorf("--batch %d: a scenario file sends one message per send; leave --batch at 1", c.Batch)
 	}
 	if _, err := assignRoles(spec, c.Connections); err != nil {
 		return fmt.Errorf("--connections %d: %w (--scenario-file %s)", c.Connections, err, p.File)
@@ -87,7 +90,7 @@ func (p *Params) Validate(c *load.Config) error {
 // New builds the driver. Validate must have passed.
 func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) {
 	if p.spec == nil {
-		if err := p.Validate(c); err != nil {
+		if err := p.Validate(c, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -123,46 +123,46 @@ func TestValidate(t *testing.T) {
 		return p
 	}
 	cfg := func() *load.Config {
-		return &load.Config{URL: "ws://127.0.0.1:1", Connections: 8, Payload: "constant", RecordSize: 16}
+		return &load.Config{URL: "ws://127.0.0.1:1", Connections: 8, Payload: "constant", RecordSize: 16, Batch: 1}
 	}
 	good := write("good.json", base)
 	p := &Params{File: good}
-	if err := p.Validate(cfg()); err != nil {
+	if err := p.Validate(cfg(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.SHA256) != 64 {
 		t.Fatalf("SHA256 = %q", p.SHA256)
 	}
 	bad := write("rooms.json", strings.Replace(base, `"share": 0.25`, `"share": 2`, 1))
-	err := (&Params{File: bad}).Validate(cfg())
+	err := (&Params{File: bad}).Validate(cfg(), nil)
 	if !errors.Is(err, ErrBadFile) || !strings.HasPrefix(err.Error(), "--scenario-file "+bad+": roles[0].share: 2: ") {
 		t.Fatalf("err = %v", err)
 	}
-	if err := (&Params{}).Validate(cfg()); err == nil || !strings.HasPrefix(err.Error(), "--scenario-file: required") {
+	if err := (&Params{}).Validate(cfg(), nil); err == nil || !strings.HasPrefix(err.Error(), "--scenario-file: required") {
 		t.Fatalf("no file: %v", err)
 	}
 	c := cfg()
 	c.Payload = "random"
-	if err := (&Params{File: good}).Validate(c); err == nil || !strings.HasPrefix(err.Error(), "--payload random") {
+	if err := (&Params{File: good}).Validate(c, nil); err == nil || !strings.HasPrefix(err.Error(), "--payload random") {
 		t.Fatalf("random payload: %v", err)
 	}
 	c = cfg()
 	c.Rate = 10
-	if err := (&Params{File: good}).Validate(c); err == nil || !strings.HasPrefix(err.Error(), "--rate 10") {
+	if err := (&Params{File: good}).Validate(c, nil); err == nil || !strings.HasPrefix(err.Error(), "--rate 10") {
 		t.Fatalf("rate: %v", err)
 	}
 	counted := write("counted.json", strings.Replace(base, `"share": 0.25`, `"count": 9`, 1))
-	if err := (&Params{File: counted}).Validate(cfg()); err == nil || !strings.HasPrefix(err.Error(), "--connections 8: the roles' counts need 9") {
+	if err := (&Params{File: counted}).Validate(cfg(), nil); err == nil || !strings.HasPrefix(err.Error(), "--connections 8: the roles' counts need 9") {
 		t.Fatalf("counts: %v", err)
 	}
 	signed := write("signed.json", strings.Replace(base, `"rate": 5,`, `"rate": 5, "http": {"url": "{http_url}/x", "sign": {"sign": "hmac_sha256", "key_env": "SCRIPT_TEST_KEY_UNSET", "header": "X-Sig"}},`, 1))
-	err = (&Params{File: signed}).Validate(cfg())
+	err = (&Params{File: signed}).Validate(cfg(), nil)
 	if !errors.Is(err, ErrBadFile) || !strings.Contains(err.Error(), "roles[0].sends[0].http.sign.key_env: environment variable SCRIPT_TEST_KEY_UNSET is not set") {
 		t.Fatalf("unset key: %v", err)
 	}
 	t.Setenv("SCRIPT_TEST_KEY_UNSET", "s3cret")
 	ps := &Params{File: signed}
-	if err := ps.Validate(cfg()); err != nil {
+	if err := ps.Validate(cfg(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if string(ps.keys["SCRIPT_TEST_KEY_UNSET"]) != "s3cret" {
