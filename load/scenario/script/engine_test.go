@@ -244,6 +244,26 @@ func TestChatRateLimitCloseCode(t *testing.T) {
 	}
 }
 
+// TestChatSubprotocolRequired: without the file's subprotocol the server
+// refuses the upgrade.
+func TestChatSubprotocolRequired(t *testing.T) {
+	cs := startChat(t, &chatServer{})
+	b, _ := os.ReadFile(chatFile)
+	spec, err := Parse([]byte(strings.Replace(string(b), `"subprotocol": "chat.v1",`, ``, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: cs.url, Connections: 1, Payload: "constant", RecordSize: 8}
+	pool, _ := payload.New("constant", 1, 8, 1)
+	sc, err := newScenario(cfg, pool, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Connect(context.Background(), 0); load.Reason(err) != "handshake_400" {
+		t.Fatalf("err = %v, want a 400 upgrade", err)
+	}
+}
+
 // TestChatHandshakeTimeout: connect.timeout_ms bounds the await of the
 // handshake's reply.
 func TestChatHandshakeTimeout(t *testing.T) {

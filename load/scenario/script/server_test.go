@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,9 +81,16 @@ func startChat(t *testing.T, cs *chatServer) *chatServer {
 	return cs
 }
 
-var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, Subprotocols: []string{"chat.v1"}}
 
+// serveWS wants the chat.v1 subprotocol, and a hello whose "me" is the
+// X-Client header of the upgrade (the file's connect.headers).
 func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
+	if !slices.Contains(websocket.Subprotocols(r), "chat.v1") {
+		http.Error(w, "subprotocol chat.v1 required", http.StatusBadRequest)
+		return
+	}
+	client := r.Header.Get("X-Client")
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
@@ -132,7 +140,7 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 		}
 		switch in.Op {
 		case "hello":
-			if in.Chan == "forbidden" {
+			if in.Chan == "forbidden" || in.Me != client {
 				m.send(map[string]any{"op": "denied"})
 				continue
 			}

@@ -250,3 +250,27 @@ func TestRoomsFile(t *testing.T) {
 		t.Fatalf("op fields %v", op.top)
 	}
 }
+
+// TestDocExample: the example at the top of docs/scenarios.md is a valid
+// file.
+func TestDocExample(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/scenarios.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	const start = "## The format at a glance\n\n```json\n"
+	i := strings.Index(doc, start)
+	if i < 0 {
+		t.Fatal("docs/scenarios.md lost its example")
+	}
+	ex := doc[i+len(start):]
+	ex = ex[:strings.Index(ex, "```")]
+	s, err := Parse([]byte(ex))
+	if err != nil {
+		t.Fatalf("the documented example does not parse: %v", err)
+	}
+	if len(s.Roles) != 2 || len(s.Receives) != 4 {
+		t.Fatalf("example parsed to %d roles, %d receives", len(s.Roles), len(s.Receives))
+	}
+}
