@@ -149,3 +149,21 @@ func BenchmarkReceive(b *testing.B) {
 }
 
 func readRooms() ([]byte, error) { return os.ReadFile(roomsFile) }
+
+// FuzzReceive: no message makes the receive path panic, whatever it
+// holds where the rooms file looks.
+func FuzzReceive(f *testing.F) {
+	f.Add(opMessage(1, 5))
+	f.Add([]byte(`{"type":"ack","id":"c0-1","v":2,"ts":3}`))
+	f.Add([]byte(`{"type":"error","code":429,"id":"c0-1"}`))
+	f.Add([]byte(`{"type":"presence","ts":"x","users":[]}`))
+	f.Add([]byte(`{"type":"op","from":"c0","v":-1}`))
+	s := roomsScenario(f, 20)
+	editor := s.conns[0]
+	editor.lastSend.Store(0)
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		editor.ids["c0-1"] = idEntry{ts: 1, send: 0}
+		editor.handle(msg, load.Mono(), everything)
+		s.conns[5].handle(msg, load.Mono(), everything)
+	})
+}
