@@ -216,7 +216,16 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 	if cs.Subprotocol != "" {
 		hdr.Set("Sec-WebSocket-Protocol", cs.Subprotocol)
 	}
-	ws, err := wsconn.Dial(ctx, cs.URL.String(&c.vs), wsconn.Options{Header: hdr})
+	ws, err := wsconn.Dial(ctx, cs.URL.String(&c.vs), wsconn.Options{
+		Header: hdr,
+		// Thousands of connections of small messages: 32 KiB of read
+		// buffer each instead of the default 256 (a larger message is
+		// reassembled in wsconn's second buffer), and sends are framed
+		// into the connection's own buffer, so wsconn's is for the
+		// handshake only.
+		ReadBufferSize:  32 << 10,
+		WriteBufferSize: 4 << 10,
+	})
 	if err != nil {
 		return err
 	}
@@ -772,6 +781,11 @@ func (c *conn) waitUntil(t int64, done <-chan struct{}, await <-chan struct{}) i
 	}
 }
 
+// saturatedLag is how far behind its schedule a send may go before the
+// run is marked saturated: far beyond a scheduling hiccup, so it means
+// the generator (or a blocking HTTP send) could not keep up.
+const saturatedLag = int64(time.Second)
+
 // phase spreads connections' schedules over one interval (golden-ratio
 // sequence, so any n connections are evenly spread).
 func (c *conn) phase(interval float64) float64 {
@@ -810,6 +824,9 @@ func (c *conn) openLoop(w load.Window, done <-chan struct{}) {
 			c.sh.rec.Lag.Record(lag)
 			if float64(lag) > intervals[j] {
 				c.sh.rec.LateSends++
+			}
+			if lag > saturatedLag && c.sh.rec.SaturatedReason == "" {
+				c.sh.rec.SaturatedReason = fmt.Sprintf("connection %d sent %s %v behind its schedule: the generator could not keep the file's rates", c.i, sends[j].Name, time.Duration(lag).Round(time.Millisecond))
 			}
 			if ok {
 				c.sh.rec.OK++

@@ -198,6 +198,14 @@ func TestChatHTTPPublish(t *testing.T) {
 		t.Errorf("errors %v", k["say"].ErrorsByReason)
 	}
 
+	// A server that takes 1.2 s per publish holds the publisher's
+	// schedule back: the run says it is saturated.
+	slow := startChat(t, &chatServer{key: "k3y", slowPost: 1200 * time.Millisecond})
+	_, merged := run(t, chatFile, slow.url, publisher, 5, 100*time.Millisecond, 1500*time.Millisecond, 300*time.Millisecond)
+	if !strings.Contains(merged.SaturatedReason, "connection 0 sent say") {
+		t.Errorf("saturated reason %q", merged.SaturatedReason)
+	}
+
 	t.Setenv("CHAT_TEST_KEY", "wrong")
 	s, _ = run(t, chatFile, cs.url, publisher, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
 	k = s.Kinds()

@@ -36,6 +36,7 @@ type chatServer struct {
 	pingEvery time.Duration // 0: no pings
 	key       string        // HMAC key of /publish
 	welcomeIn time.Duration // delay before welcome
+	slowPost  time.Duration // delay before answering /publish
 
 	mu    sync.Mutex
 	chans map[string]*channel
@@ -204,6 +205,7 @@ func (cs *chatServer) relay(ch *channel, from *member, ts int64, p json.RawMessa
 }
 
 func (cs *chatServer) servePublish(w http.ResponseWriter, r *http.Request) {
+	time.Sleep(cs.slowPost)
 	body, _ := io.ReadAll(r.Body)
 	mac := hmac.New(sha256.New, []byte(cs.key))
 	mac.Write(body)
