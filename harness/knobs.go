@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -341,6 +342,18 @@ var Knobs = []Knob{
 	},
 	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
 		func(o *Options) *bool { return &o.KeepWorkDir }),
+	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
+		func(o *Options) *bool { return &o.Drop }),
+	{
+		Env: "OBJECTIVE", Flag: "objective", Arg: "CONDITIONS", Default: "the scenario's, else none",
+		Help:  "conditions on each point's summary, e.g. `kinds.op.latency_ns.p99 <= 100ms, kinds.op.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (docs/scenarios.md)",
+		Parse: stringParse(func(o *Options) *string { return &o.Objective }),
+		Check: func(o *Options) error {
+			_, err := objective.Parse(o.Objective)
+			return err
+		},
+		Get: func(o *Options) string { return o.Objective },
+	},
 	{
 		Env: "PROFILE_DIR", Flag: "profile", Arg: "DIR", Default: "off",
 		Help:  "save a profile of the server over each point's window, fetched from the target's `profile` url, as `DIR/point-<index>-b<batch>-c<conns>-r<rep>.pprof` (the point's `profile_file`); a failed fetch is recorded on the point, never fails it",

@@ -83,6 +83,17 @@ type Options struct {
 	// point's window there (PROFILE_DIR, --profile; profile.go).
 	ProfileDir string
 
+	// Drop is DROP: after each window every client drops at once with no
+	// close handshake, and the point records whether the server stayed
+	// up and served a new client (curve[].drop).
+	Drop bool
+
+	// Objective is OBJECTIVE: the service-level objective a point must
+	// meet to be a ceiling (load/objective); "" : the scenario's own
+	// (a target block's Objective), else none, and the ceiling is the
+	// highest clean throughput.
+	Objective string
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result

@@ -386,7 +386,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, Expand(url, p.port), p.window, p.warmup, p.f)...),
+		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.port, Expand(url, p.port), p.window, p.warmup, p.f)...),
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
@@ -557,7 +557,7 @@ func (p *pointRun) scrub() {
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window, warmup time.Duration, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, port int, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,
@@ -573,7 +573,17 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, url string, window
 		"--quiet",
 	}
 	if blk, err := target.Block(pr.o.Scenario); err == nil {
-		a = append(a, blk.Args()...)
+		for _, arg := range blk.Args() {
+			a = append(a, Expand(arg, port))
+		}
+	}
+	if pr.o.Drop {
+		a = append(a, "--drop")
+		// The target's own ready probe, when the generator can poll it
+		// (a log: probe it cannot): how soon the server answers again.
+		if r := Expand(target.Ready, port); strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "tcp:") {
+			a = append(a, "--drop-probe", r)
+		}
 	}
 	return a
 }

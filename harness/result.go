@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
 // SchemaVersion is the version of the sweep document (`ceiling sweep
@@ -132,6 +134,10 @@ type Config struct {
 	// HeadroomProbeFraction is HEADROOM_PROBE: the share of its cores the
 	// generator is held to for the headroom probe; 0: no probe.
 	HeadroomProbeFraction float64 `json:"headroom_probe_fraction"`
+	// Objective is OBJECTIVE (or the scenario's own): with one, a batch's
+	// ceiling is its clean point with the most connections that meets it
+	// (Point.Objective), not its highest throughput.
+	Objective string `json:"objective,omitempty"`
 
 	// Two-arm sweep only (zero otherwise): COMPARE_REPS repeats per arm
 	// at each compared point, the test's ALPHA, and the compare phase's
@@ -224,6 +230,16 @@ type Point struct {
 	// found alive after it was stopped, outside the supervisor's tree
 	// (left in its cgroup or carrying its marker), and then killed.
 	Escaped []EscapedProcess `json:"escaped,omitempty"`
+
+	// Scenario holds the generator's scenario blocks of the summary, as it
+	// wrote them (fanout: "fanout"; a scenario file: "kinds"), so each
+	// point carries its per-kind figures.
+	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
+	// Drop is what DROP found after the window (nil without it).
+	Drop *load.DropResult `json:"drop,omitempty"`
+	// Objective is the objective judged on this point (Config.Objective);
+	// nil without one.
+	Objective *objective.Result `json:"objective,omitempty"`
 
 	// ServerMetrics is the target's metrics over the window (nil without
 	// "metrics"); ProfileFile the profile saved with --profile, or

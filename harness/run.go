@@ -77,6 +77,14 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		// Checked with its file (TargetSpec.Check refuses short ones).
 		secrets.Add(rc.BaseTarget.Secrets()...)
 	}
+	if o.Objective == "" {
+		if blk, err := rc.Target.Block(o.Scenario); err == nil {
+			if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
+				o.Objective = ob.Objective()
+				o.Notes = append(o.Notes, fmt.Sprintf("objective from the target's %s block: %s", blockKey(o.Scenario), o.Objective))
+			}
+		}
+	}
 	stderr := newRedactWriter(rc.Stderr, secrets)
 	stdout := newRedactWriter(rc.Stdout, secrets)
 	for _, n := range o.Notes {

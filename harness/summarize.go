@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
 // NoiseFloorPct is the A-A noise floor: how far the repeat of the headline
@@ -58,7 +60,11 @@ func (r *Result) Summarize() {
 				c.Batch, c.Connections, c.Batch))
 		}
 		if !c.Found && r.ran(c.Batch) {
-			r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors, was saturated or was contended)", c.Batch))
+			if r.Config.Objective != "" && r.anyClean(c.Batch) {
+				r.warn(fmt.Sprintf("batch %d has no clean point that meets the objective (%s)", c.Batch, r.Config.Objective))
+			} else {
+				r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors, was saturated or was contended)", c.Batch))
+			}
 		}
 	}
 
@@ -130,6 +136,23 @@ func (r *Result) Summarize() {
 	r.Comparison = DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
 }
 
+// judgeObjective evaluates the sweep's objective on a measured point. An
+// objective that cannot be evaluated is not met, and says why.
+func judgeObjective(p *Point, spec string, out Outcome) {
+	if spec == "" || p.Status != StatusOK || out.Load == nil {
+		return
+	}
+	o, err := objective.Parse(spec)
+	var res objective.Result
+	if err == nil {
+		res, err = o.Eval(out.Load.Summary)
+	}
+	if err != nil {
+		res = objective.Result{Conditions: []objective.Evaluated{{Why: "objective: " + err.Error()}}}
+	}
+	p.Objective = &res
+}
+
 // derivedWarnings are the openings of the warnings Summarize derives.
 var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat"}
 
@@ -141,7 +164,16 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 		if p.Role != RoleSweep || p.Arm == ArmBase || p.Batch != batch || !p.Clean {
 			continue
 		}
-		if !c.Found || p.ThroughputPerS > c.ThroughputPerS {
+		if r.Config.Objective != "" && (p.Objective == nil || !p.Objective.Met) {
+			continue
+		}
+		// With an objective the ceiling is the most load that meets it;
+		// without, the highest throughput.
+		better := p.ThroughputPerS > c.ThroughputPerS
+		if r.Config.Objective != "" {
+			better = p.Connections > c.Connections || p.Connections == c.Connections && better
+		}
+		if !c.Found || better {
 			c = BatchCeiling{
 				Batch:          batch,
 				Found:          true,
@@ -157,6 +189,15 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 		c.AtLadderTop = c.Connections == lad[len(lad)-1]
 	}
 	return c
+}
+
+func (r *Result) anyClean(batch int) bool {
+	for _, p := range r.Curve {
+		if p.Batch == batch && p.Arm != ArmBase && p.Role == RoleSweep && p.Clean {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Result) ran(batch int) bool {

@@ -170,6 +170,7 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 	}
 	p := MakePoint(i, role, k, out, th)
 	p.Arm = arm
+	judgeObjective(&p, r.Config.Objective, out)
 	r.Curve = append(r.Curve, p)
 	if len(p.Escalated) > 0 {
 		r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
@@ -208,6 +209,8 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	}
 	s := out.Load.Summary
 	p.Status = StatusOK
+	p.Scenario = s.Blocks
+	p.Drop = s.Drop
 	p.ThroughputPerS = s.ThroughputPerS
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors
@@ -244,6 +247,7 @@ func ConfigOf(o *Options) Config {
 		Quick:         o.Quick,
 
 		HeadroomProbeFraction: o.HeadroomProbe,
+		Objective:             o.Objective,
 	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)

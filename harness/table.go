@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // WriteTable prints the sweep for a reader: errors first (a throughput taken
@@ -43,7 +45,11 @@ func WriteTable(w io.Writer, r *Result) error {
 		// No errors, yet not a ceiling: say so, or the row reads as one.
 		fmt.Fprintf(&b, "NOT CLEAN: %d points without errors were saturated, short of connections, lost some or measured nothing (marked, not ceilings)\n", unclean)
 	}
-	fmt.Fprintf(&b, "regime: %s\n\n", r.Regime)
+	fmt.Fprintf(&b, "regime: %s\n", r.Regime)
+	if r.Config.Objective != "" {
+		fmt.Fprintf(&b, "objective: %s (a ceiling is the clean point with the most connections that meets it)\n", r.Config.Objective)
+	}
+	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
@@ -72,6 +78,16 @@ func WriteTable(w io.Writer, r *Result) error {
 			verdict += " (contended)"
 		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
+		}
+		if d := p.Drop; d != nil {
+			verdict += dropText(d)
+		}
+		if o := p.Objective; o != nil {
+			if o.Met {
+				verdict += ", objective met"
+			} else {
+				verdict += ", objective missed: " + o.Reasons()
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
 			idx, p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdict)
@@ -160,4 +176,20 @@ func verdictText(v string, lowerBound bool) string {
 		return v + " (lower bound)"
 	}
 	return v
+}
+
+// dropText is a point's DROP outcome for the table.
+func dropText(d *load.DropResult) string {
+	s := fmt.Sprintf("; drop %d:", d.Dropped)
+	if d.ServerUp && d.ReadyAfterNs != nil {
+		s += " ready after " + FormatLatency(*d.ReadyAfterNs)
+	} else {
+		s += " SERVER DID NOT ANSWER"
+	}
+	if d.NewClientOK {
+		s += ", new client served"
+	} else {
+		s += ", NEW CLIENT NOT SERVED"
+	}
+	return s
 }

@@ -34,6 +34,12 @@ type Config struct {
 	// config.params; see Definition.
 	Params Params `json:"params,omitempty"`
 
+	// Drop: after the window every connection is dropped at once, with no
+	// close handshake, and DropProbe (the server's ready probe) is timed
+	// (summary.drop; see drop.go).
+	Drop      bool   `json:"drop,omitempty"`
+	DropProbe string `json:"drop_probe,omitempty"`
+
 	MeasureMarker string `json:"measure_marker,omitempty"`
 	JSONPath      string `json:"-"`
 }

@@ -92,6 +92,12 @@ type TargetBlock interface {
 	CheckLadder(minConnections int) error
 }
 
+// ObjectiveBlock is a TargetBlock that brings a default objective (a
+// scenario file's own), used when the sweep is given none (OBJECTIVE).
+type ObjectiveBlock interface {
+	Objective() string
+}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Definition{}

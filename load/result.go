@@ -108,6 +108,10 @@ type Summary struct {
 
 	Latency Latency `json:"latency_ns"`
 
+	// Drop is what --drop found: whether the server stayed up and served
+	// a new client after every connection vanished at once.
+	Drop *DropResult `json:"drop,omitempty"`
+
 	// Blocks are the scenario's own parts of the summary, each written
 	// inline under its key (summary.fanout, summary.kinds): see SetBlock.
 	Blocks map[string]json.RawMessage `json:"-"`

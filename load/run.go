@@ -116,6 +116,15 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	}
 	fillSummary(res, merged, open, measured)
 	res.Generator = stats.generatorStats(merged, measured)
+	if cfg.Drop && ctx.Err() == nil {
+		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
+		dr, err := dropAll(ctx, sc, cfg.DropProbe)
+		if err != nil {
+			finish()
+			return res, err
+		}
+		res.Summary.Drop = dr
+	}
 	finish()
 	if markerErr != nil {
 		return res, fmt.Errorf("--measure-marker: %w", markerErr)

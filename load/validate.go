@@ -119,6 +119,12 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if err := payload.Validate(c.Payload, c.RecordSize); err != nil {
 		return err
 	}
+	if given("drop-probe") && !c.Drop {
+		return fmt.Errorf("--drop-probe is only read with --drop")
+	}
+	if err := validateDropProbe(c.DropProbe); err != nil {
+		return err
+	}
 	if c.Payload == payload.Constant && given("payload-seed") {
 		return fmt.Errorf("--payload-seed is only read by --payload json or random")
 	}

@@ -62,6 +62,8 @@ func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSe
 	fs.Var(&enumValue{&c.ConnectStrategy, []string{load.ConnectBounded, load.ConnectStagger, load.ConnectAllAtOnce}}, "connect-strategy", "`name`: bounded | stagger | all-at-once")
 	fs.IntVar(&c.ConnectConcurrency, "connect-concurrency", c.ConnectConcurrency, "bounded: connects in flight at most")
 	fs.IntVar(&c.ConnectStaggerMs, "connect-stagger-ms", c.ConnectStaggerMs, "stagger: connection i starts after i * this many ms")
+	fs.BoolVar(&c.Drop, "drop", false, "after the window, drop every connection at once with no close handshake, then time --drop-probe and check a new client is served (summary.drop)")
+	fs.StringVar(&c.DropProbe, "drop-probe", "", "with --drop: the server's ready probe, `http://...` (2xx) or tcp:HOST:PORT")
 	fs.StringVar(&c.MeasureMarker, "measure-marker", "", "create this file once every connection is open (and subscribed) and the warm-up has ended")
 	fs.StringVar(&c.JSONPath, "json", "", "write the JSON result document to this file")
 	fs.BoolVar(&o.selfTest, "self-test", false, "check the histogram and the payload golden vectors, then exit (needs no server)")

@@ -231,3 +231,16 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// Abort closes the TCP connection at once, with no close frame: a client
+// that vanished (a killed tab, a lost network), for --drop. A later Close
+// sends nothing.
+func (c *Conn) Abort() error {
+	c.wmu.Lock()
+	c.closeSent = true
+	c.wmu.Unlock()
+	if c.nc == nil {
+		return nil
+	}
+	return c.nc.Close()
+}

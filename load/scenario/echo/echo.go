@@ -354,3 +354,41 @@ func (e *echo) Finish(res *load.Result, m *load.Recorder) {
 		}
 	}
 }
+
+// Drop aborts every connection with no close frame (--drop).
+func (e *echo) Drop() int {
+	n := 0
+	for _, c := range e.conns {
+		if c != nil {
+			c.Abort()
+			n++
+		}
+	}
+	return n
+}
+
+// Probe is a new client's round trip: one message sent on a fresh
+// connection must come back unchanged.
+func (e *echo) Probe(ctx context.Context) error {
+	c, err := wsconn.Dial(ctx, e.cfg.URL, wsconn.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetReadDeadline(dl)
+		c.SetWriteDeadline(dl)
+	}
+	msg := []byte("ceiling-probe")
+	if err := c.WriteMessage(wsconn.OpText, msg); err != nil {
+		return err
+	}
+	_, got, err := c.ReadMessage()
+	if err != nil {
+		return err
+	}
+	if string(got) != string(msg) {
+		return fmt.Errorf("the echo came back as %q", got)
+	}
+	return nil
+}

@@ -89,6 +89,12 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 		}
 		p.IO = IOGoroutines // what actually runs, recorded as such
 	}
+	if p.IO == IOReactor && c.Drop {
+		if given("io") {
+			return errors.New("--drop needs --io goroutines: the reactor owns its sockets and closes them itself")
+		}
+		p.IO = IOGoroutines
+	}
 	if p.IO == IOReactor && !reactor.Supported {
 		if given("io") {
 			return errors.New("--io reactor needs Linux (epoll): use --io goroutines")

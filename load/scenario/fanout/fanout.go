@@ -337,3 +337,19 @@ func (f *fanout) Finish(res *load.Result, m *load.Recorder) {
 	}
 	_ = res.Summary.SetBlock(Name, fs)
 }
+
+// Drop aborts every subscriber with no close frame (--drop).
+func (f *fanout) Drop() int {
+	n := 0
+	for _, c := range f.conns {
+		if c != nil {
+			c.Abort()
+			n++
+		}
+	}
+	return n
+}
+
+// Probe is a new client's round trip: the preflight's subscribe, signed
+// publish and delivery, on fresh connections.
+func (f *fanout) Probe(ctx context.Context) error { return f.Preflight(ctx) }

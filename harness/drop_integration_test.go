@@ -1,0 +1,36 @@
+package harness_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
+)
+
+// DROP=1: each point's generator drops every client without a close
+// handshake after the window, and the point records that refserver's
+// /health answered and a new client was served.
+func TestDropMiniSweep(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
+	o.Drop = true
+	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
+	if err != nil && r == nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Logf("point %d failed: %s", p.Index, p.FailReason)
+			continue
+		}
+		seen++
+		d := p.Drop
+		if d == nil || d.Dropped != 32 || !d.ServerUp || d.ReadyAfterNs == nil || !d.NewClientOK || d.ReadyProbe == "" {
+			t.Errorf("point %d: drop %+v", p.Index, d)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no point measured")
+	}
+}

@@ -1,0 +1,63 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/objective"
+)
+
+// With an objective, a batch's ceiling is its clean point with the most
+// connections that meets it, whatever a heavier point's throughput; a
+// point that misses it, or one not evaluated, is never the ceiling.
+func TestObjectiveCeilingIsTheMostLoadThatMeetsIt(t *testing.T) {
+	met := func(p Point, ok bool) Point {
+		p.Objective = &objective.Result{Met: ok}
+		return p
+	}
+	r := &Result{Config: Config{BatchLadder: []int{1}, HeadlineBatch: 1, Objective: "latency_ns.p99 <= 100ms",
+		ConnsLadders: map[string][]int{"1": {200, 1000, 3000}}}}
+	r.Curve = []Point{
+		met(pt(RoleSweep, 1, 200, 4000, VerdictNeither), true),
+		met(pt(RoleSweep, 1, 1000, 20000, VerdictNeither), true),
+		met(pt(RoleSweep, 1, 3000, 50000, VerdictServerSaturated), false), // most throughput, misses it
+	}
+	r.Summarize()
+	if !r.Headline.Clean || r.Headline.Connections != 1000 || r.Headline.ThroughputPerS != 20000 {
+		t.Fatalf("headline %+v, want the 1000-connection point", r.Headline)
+	}
+	// Without the objective the same curve peaks at 3000.
+	r.Config.Objective = ""
+	r.Summarize()
+	if r.Headline.Connections != 3000 {
+		t.Fatalf("without objective: headline %+v", r.Headline)
+	}
+	// None meets it: no ceiling, and the warning says why.
+	r.Config.Objective = "latency_ns.p99 <= 1ms"
+	for i := range r.Curve {
+		r.Curve[i].Objective = &objective.Result{Met: false}
+	}
+	r.Summarize()
+	if r.Headline.Clean || !strings.Contains(strings.Join(r.Warnings, "\n"), "no clean point that meets the objective") {
+		t.Fatalf("none met: headline %+v warnings %q", r.Headline, r.Warnings)
+	}
+}
+
+// judgeObjective evaluates the paths on the generator's summary, blocks
+// included.
+func TestJudgeObjectiveReadsScenarioBlocks(t *testing.T) {
+	var s load.Summary
+	s.Latency.P99 = 5e6
+	if err := s.SetBlock("kinds", map[string]any{"op": map[string]any{"delivered_pct": 99.5}}); err != nil {
+		t.Fatal(err)
+	}
+	p := Point{Status: StatusOK}
+	judgeObjective(&p, "latency_ns.p99 <= 10ms, kinds.op.delivered_pct >= 99.9", Outcome{Load: &load.Result{Summary: s}})
+	if p.Objective == nil || p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "kinds.op.delivered_pct is 99.5") {
+		t.Fatalf("objective %+v", p.Objective)
+	}
+	if !p.Objective.Conditions[0].Met {
+		t.Errorf("p99 condition: %+v", p.Objective.Conditions[0])
+	}
+}
