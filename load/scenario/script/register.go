@@ -30,8 +30,10 @@ func init() {
 		NewParams:  func() load.Params { return &Params{} },
 		Report:     report,
 		Target: &load.TargetDef{
-			Key:   Name,
-			Parse: parseTarget,
+			Key:         Name,
+			Parse:       parseTarget,
+			BatchLadder: []int{1},
+			BatchNote:   "a scenario file sends one message per send: the load grows with connections",
 		},
 	})
 }
@@ -85,6 +87,8 @@ type Target struct {
 	File  string `json:"file"`
 }
 
+var _ load.ObjectiveBlock = (*Target)(nil)
+
 func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	var t Target
 	if err := load.DecodeStrict(raw, &t); err != nil {
@@ -110,6 +114,16 @@ func (t *Target) URLField() string { return Name + ".url" }
 
 // Args name the file.
 func (t *Target) Args() []string { return []string{"--scenario-file", t.File} }
+
+// Objective is the file's own objective, the sweep's default when it is
+// given none (load.ObjectiveBlock).
+func (t *Target) Objective() string {
+	s, err := ParseFile(t.File)
+	if err != nil {
+		return ""
+	}
+	return s.Objective
+}
 
 // Secrets: none (keys are read from the environment).
 func (t *Target) Secrets() map[string]string { return nil }

@@ -2,10 +2,14 @@ package script
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 )
@@ -64,6 +68,26 @@ func TestRoomsRefserver(t *testing.T) {
 	if res.Summary.Block(BlockUnmatched, &unmatched); unmatched != 0 {
 		t.Errorf("unmatched = %d", unmatched)
 	}
+	// The file's objective evaluates on this summary: every path it names
+	// is there (met or not depends on the machine; only presence is
+	// checked to be found).
+	spec, err := ParseFile(roomsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := objective.Parse(spec.Objective)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := obj.Eval(res.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Conditions {
+		if c.Got == nil {
+			t.Errorf("objective condition %q: %s", c.Text, c.Why)
+		}
+	}
 	if res.Summary.Mode != "open" || *res.Summary.RequestedOpsPerS != 2*2+20*20 {
 		t.Errorf("mode %s, requested %v", res.Summary.Mode, res.Summary.RequestedOpsPerS)
 	}
@@ -89,5 +113,39 @@ func TestRoomsRefserverRateLimit(t *testing.T) {
 	patch, ack := k["patch"], k["ack"]
 	if patch.RateLimited == 0 || ack.Received+patch.RateLimited != patch.Sent {
 		t.Errorf("patch %+v, acked %d, errors %v", patch, ack.Received, res.Summary.ErrorsByReason)
+	}
+}
+
+// TestTarget: the sweep's target block names the file; its objective is
+// the sweep's default; a ladder the roles do not fit is refused.
+func TestTarget(t *testing.T) {
+	blk, err := parseTarget([]byte(`{"url": "ws://{addr}", "file": "` + roomsFile + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blk.URL() != "ws://{addr}" || strings.Join(blk.Args(), " ") != "--scenario-file "+roomsFile || blk.URLField() != "script.url" {
+		t.Fatalf("block %+v", blk)
+	}
+	if o := blk.(load.ObjectiveBlock).Objective(); !strings.HasPrefix(o, "kinds.op.latency_ns.p99") {
+		t.Fatalf("objective %q", o)
+	}
+	if err := blk.CheckLadder(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseTarget([]byte(`{"url": "ws://{addr}", "file": "testdata/bad-share.json"}`)); err == nil || !strings.HasPrefix(err.Error(), "file: testdata/bad-share.json: roles[0].share: 1.5") {
+		t.Fatalf("bad file: %v", err)
+	}
+	if _, err := parseTarget([]byte(`{"url": "ws://{addr}", "fil": "x"}`)); err == nil {
+		t.Fatal("unknown field accepted")
+	}
+	b, _ := os.ReadFile(chatFile)
+	file := filepath.Join(t.TempDir(), "counted.json")
+	os.WriteFile(file, []byte(strings.Replace(string(b), `"share": 0.25`, `"count": 9`, 1)), 0o644)
+	counted, err := parseTarget([]byte(`{"url": "ws://{addr}", "file": "` + file + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := counted.CheckLadder(8); err == nil || !strings.Contains(err.Error(), "the roles' counts need 9 connections, more than the 8 connections of the smallest rung") {
+		t.Fatalf("ladder of 8 for 9 counted: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
 // Spec is a parsed, compiled scenario file. It is immutable once parsed
@@ -17,6 +19,9 @@ import (
 type Spec struct {
 	Name        string
 	Description string
+	// Objective is the file's service-level objective for a sweep
+	// (load/objective syntax), "" when it has none.
+	Objective   string
 	ClientID    *Template
 	Connect     connectSpec
 	RoomSize    int // members per room (rooms = ceil(connections/size)); 0 when RoomCount is set
@@ -210,7 +215,7 @@ type parser struct {
 }
 
 func (p *parser) file(n node) error {
-	o, err := n.object("name", "description", "client_id", "connect", "rooms", "roles", "receives", "rate_limited", "errors")
+	o, err := n.object("name", "description", "objective", "client_id", "connect", "rooms", "roles", "receives", "rate_limited", "errors")
 	if err != nil {
 		return err
 	}
@@ -255,6 +260,12 @@ func (p *parser) file(n node) error {
 		if err := p.rateLimited(n); err != nil {
 			return err
 		}
+	}
+	if s.Objective, err = o.str("objective", "", false); err != nil {
+		return err
+	}
+	if err := p.objective(o.child("objective")); err != nil {
+		return err
 	}
 	if n, ok := o.get("errors"); ok {
 		eo, err := n.object("match", "reason")
@@ -953,4 +964,34 @@ func (p *parser) orderMatchers() {
 		}
 		sort.SliceStable(m.fields, func(a, b int) bool { return uses[m.fields[a].path] > uses[m.fields[b].path] })
 	}
+}
+
+// objective checks the file's objective: its syntax, and that every
+// kinds.<kind> it names is a kind of this file (a typo would make it a
+// condition that is never met).
+func (p *parser) objective(n node) error {
+	if p.s.Objective == "" {
+		return nil
+	}
+	obj, err := objective.Parse(p.s.Objective)
+	if err != nil {
+		return n.errf("%v", err)
+	}
+	for _, c := range obj {
+		parts := strings.Split(c.Path, ".")
+		if parts[0] != BlockKinds {
+			continue
+		}
+		if len(parts) < 3 {
+			return n.errf("%q: want kinds.<kind>.<figure>, e.g. kinds.op.latency_ns.p99", c.Path)
+		}
+		known := false
+		for _, k := range p.s.kinds {
+			known = known || k.name == parts[1]
+		}
+		if !known {
+			return n.errf("%q: this file has no kind %q", c.Path, parts[1])
+		}
+	}
+	return nil
 }

@@ -93,6 +93,9 @@ func TestParseErrors(t *testing.T) {
 		{"websocket false without http", `{"name": "talker", "share": 0.25,`, `{"name": "talker", "share": 0.25, "websocket": false,`, `roles[0].sends[0]: role "talker" has no WebSocket`},
 		{"rate_limited empty", `"receives": [`, `"rate_limited": {}, "receives": [`, `rate_limited: give match`},
 		{"close code range", `"receives": [`, `"rate_limited": {"close_codes": [99]}, "receives": [`, `rate_limited.close_codes[0]: want a close code`},
+		{"objective syntax", `"client_id"`, `"objective": "kinds.heard.latency_ns.p99 <= soon", "client_id"`, `objective: condition 1`},
+		{"objective unknown kind", `"client_id"`, `"objective": "kinds.hread.latency_ns.p99 <= 100ms", "client_id"`, `objective: "kinds.hread.latency_ns.p99": this file has no kind "hread"`},
+		{"objective type", `"client_id"`, `"objective": 100, "client_id"`, `objective: want a string, got a number`},
 		{"invalid JSON", `"rooms": {"size": 4},`, `"rooms": {"size": 4},,`, `line 4: invalid JSON`},
 	}
 	for _, c := range cases {
@@ -240,6 +243,9 @@ func TestRoomsFile(t *testing.T) {
 	}
 	if s.RoomSize != 10 || s.Roles[0].Share != 0.1 || s.Roles[0].Sends[0].Rate != 2 || s.Roles[1].Sends[0].Rate != 20 {
 		t.Fatalf("the seed's mix is not in the file: %+v", s)
+	}
+	if !strings.Contains(s.Objective, "kinds.op.latency_ns.p99 <= 100ms") {
+		t.Fatalf("objective %q", s.Objective)
 	}
 	if s.RateLimited == nil || s.RateLimited.ID == nil || s.Errors == nil {
 		t.Fatal("rate_limited/errors missing")
