@@ -50,6 +50,10 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"io name", []string{dead, "--io", "threads"}, "-io"},
 		{"io with open loop", []string{dead, "--rate", "10", "--io", "reactor"}, "--io"},
 		{"io with fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--io", "goroutines"}, "--io"},
+		{"script without file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1"}, "--scenario-file: required"},
+		{"script bad file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../load/scenario/script/testdata/bad-share.json"}, "--scenario-file ../../load/scenario/script/testdata/bad-share.json: roles[0].share: 1.5: "},
+		{"script with rate", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../benchmark/scenarios/rooms.json", "--rate", "10"}, "--rate 10"},
+		{"scenario-file with echo", []string{dead, "--scenario-file", "x.json"}, "--scenario-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,4 +6,5 @@ package all
 import (
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/fanout"
+	_ "github.com/ceiling-bench/ceiling/load/scenario/script"
 )

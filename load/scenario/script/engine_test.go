@@ -1,0 +1,295 @@
+package script
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/payload"
+)
+
+// run drives the scenario file (after edit) against url the way load.Run
+// does: Validate, New, Connect each, Load over a window, merge, Finish.
+func run(t *testing.T, file, url string, edit func(string) string, conns int, warm, dur, drain time.Duration) (*scenario, *load.Recorder) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if edit != nil {
+		s = edit(s)
+	}
+	p := filepath.Join(t.TempDir(), filepath.Base(file))
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: url, Connections: conns, Payload: "json", RecordSize: 200, Batch: 1}
+	params := &Params{File: p}
+	if err := params.Validate(cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := payload.New(cfg.Payload, 1, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, 1, conns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := params.New(cfg, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range conns {
+		if err := sc.Connect(ctx, i); err != nil {
+			t.Fatalf("connect %d: %v", i, err)
+		}
+	}
+	open := load.Mono()
+	w := load.Window{Open: open, Start: open + int64(warm), End: open + int64(warm+dur), Drain: open + int64(warm+dur+drain)}
+	merged := load.NewRecorder(true, true)
+	for _, r := range sc.Load(ctx, w) {
+		merged.Merge(r)
+	}
+	sc.Finish(&load.Result{}, merged)
+	return sc.(*scenario), merged
+}
+
+func checkLatency(t *testing.T, kind string, l load.Latency) {
+	t.Helper()
+	if l.Count == 0 || l.Min <= 0 {
+		t.Errorf("%s: no latency: %+v", kind, l)
+		return
+	}
+	if !(l.Min <= l.P50 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
+		t.Errorf("%s: percentiles out of order: %+v", kind, l)
+	}
+	if l.Max > int64(5*time.Second) {
+		t.Errorf("%s: max %v is implausible on loopback", kind, time.Duration(l.Max))
+	}
+}
+
+const chatFile = "testdata/chat.json"
+
+// TestChatOpenLoop: 12 connections in rooms of 4, one talker per room at
+// 50/s. Every say is heard by the 3 others and acked; the handshake waits
+// past a motd and a delayed welcome; application pings are answered.
+func TestChatOpenLoop(t *testing.T) {
+	cs := startChat(t, &chatServer{pingEvery: 20 * time.Millisecond, welcomeIn: 30 * time.Millisecond})
+	s, merged := run(t, chatFile, cs.url, nil, 12, 200*time.Millisecond, time.Second, 500*time.Millisecond)
+	k := s.Kinds()
+	say, heard, ok := k["say"], k["heard"], k["ok"]
+	if say.Type != "send" || heard.Type != "relay" || ok.Type != "ack" || k["motd"].Type != "ignore" {
+		t.Fatalf("types: %+v", k)
+	}
+	// 3 talkers x 50/s x 1 s, give or take the phase of each schedule.
+	if say.Sent < 140 || say.Sent > 160 {
+		t.Errorf("say.sent = %d, want about 150", say.Sent)
+	}
+	if heard.Sent != say.Sent || *heard.Expected != 3*say.Sent || heard.Received != *heard.Expected {
+		t.Errorf("heard: sent %d expected %v received %d; say.sent %d", heard.Sent, *heard.Expected, heard.Received, say.Sent)
+	}
+	if *ok.Expected != say.Sent || ok.Received != say.Sent {
+		t.Errorf("ok: expected %v received %d; say.sent %d", *ok.Expected, ok.Received, say.Sent)
+	}
+	if *heard.DeliveredPct != 100 || *ok.DeliveredPct != 100 {
+		t.Errorf("delivered: heard %v ok %v", *heard.DeliveredPct, *ok.DeliveredPct)
+	}
+	if heard.Gaps != 0 || ok.Gaps != 0 || heard.Own != 0 || say.RateLimited != 0 {
+		t.Errorf("gaps %d/%d own %d rate-limited %d, want 0", heard.Gaps, ok.Gaps, heard.Own, say.RateLimited)
+	}
+	checkLatency(t, "heard", heard.Latency)
+	checkLatency(t, "ok", ok.Latency)
+	if heard.Latency.Count != heard.Received || ok.Latency.Count != ok.Received {
+		t.Errorf("latency counts %d/%d vs received %d/%d", heard.Latency.Count, ok.Latency.Count, heard.Received, ok.Received)
+	}
+	if merged.Messages != heard.Received+ok.Received || merged.Ops != say.Sent || merged.OK != say.Sent {
+		t.Errorf("recorder: messages %d ops %d ok %d", merged.Messages, merged.Ops, merged.OK)
+	}
+	if merged.Lag == nil || merged.Lag.Count() != say.Sent {
+		t.Errorf("schedule lag not recorded per send")
+	}
+	if len(merged.Errors) != 0 {
+		t.Errorf("errors: %v", merged.Errors)
+	}
+	if cs.pongs.Load() == 0 {
+		t.Error("no pong answered the server's pings")
+	}
+	if s.Unmatched() != 0 {
+		t.Errorf("unmatched = %d (pings are answers, everything else has a kind)", s.Unmatched())
+	}
+}
+
+// TestChatGapsAndRateLimit: the server skips a sequence number every 5th
+// say and accepts only 20 says per connection; refusals name the say.
+func TestChatGapsAndRateLimit(t *testing.T) {
+	cs := startChat(t, &chatServer{skipEvery: 5, limit: 20})
+	s, merged := run(t, chatFile, cs.url, nil, 8, 200*time.Millisecond, time.Second, 500*time.Millisecond)
+	k := s.Kinds()
+	say, heard, ok := k["say"], k["heard"], k["ok"]
+	if say.RateLimited == 0 {
+		t.Fatalf("say.rate_limited = 0 with a limit of 20 per connection: %+v", say)
+	}
+	if ok.Received+say.RateLimited != say.Sent {
+		t.Errorf("every say in the window is acked or refused: ok %d + limited %d != sent %d", ok.Received, say.RateLimited, say.Sent)
+	}
+	if *ok.DeliveredPct >= 100 || heard.Received >= *heard.Expected {
+		t.Errorf("refused says were counted delivered: ok %v%%, heard %d of %d", *ok.DeliveredPct, heard.Received, *heard.Expected)
+	}
+	// Accepted says in the window: each skips a number every 5th, seen by
+	// the talker (ok) and by 3 listeners (heard).
+	if heard.Gaps == 0 || ok.Gaps == 0 {
+		t.Errorf("gaps heard %d ok %d, want > 0", heard.Gaps, ok.Gaps)
+	}
+	if heard.Gaps != 3*ok.Gaps {
+		t.Errorf("heard.gaps %d != 3 x ok.gaps %d (every listener sees each skip)", heard.Gaps, ok.Gaps)
+	}
+	if merged.Errors["rate_limited"] != say.RateLimited {
+		t.Errorf("errors_by_reason.rate_limited = %d, want %d", merged.Errors["rate_limited"], say.RateLimited)
+	}
+}
+
+// TestChatClosedLoop: talkers send, await their ok, send again.
+func TestChatClosedLoop(t *testing.T) {
+	cs := startChat(t, &chatServer{})
+	s, merged := run(t, chatFile, cs.url, func(f string) string {
+		return strings.Replace(f, `"rate": 50,`, `"closed": {"await": "ok", "timeout_ms": 2000},`, 1)
+	}, 8, 100*time.Millisecond, 500*time.Millisecond, 500*time.Millisecond)
+	k := s.Kinds()
+	if k["say"].Sent < 10 {
+		t.Fatalf("closed loop sent %d", k["say"].Sent)
+	}
+	if k["ok"].Received != k["say"].Sent || merged.OK != k["say"].Sent {
+		t.Errorf("ok received %d, recorder ok %d, sent %d", k["ok"].Received, merged.OK, k["say"].Sent)
+	}
+	if k["heard"].Received != *k["heard"].Expected {
+		t.Errorf("heard %d of %d", k["heard"].Received, *k["heard"].Expected)
+	}
+	checkLatency(t, "ok", k["ok"].Latency)
+	if merged.Lag.Count() != 0 {
+		t.Error("a closed loop has no schedule")
+	}
+}
+
+// TestChatHTTPPublish: a REST publisher (no WebSocket) signs its bodies;
+// the listeners of its room hear them. A wrong key is a 401 per send.
+func TestChatHTTPPublish(t *testing.T) {
+	cs := startChat(t, &chatServer{key: "k3y"})
+	publisher := func(f string) string {
+		f = strings.Replace(f, `{"name": "talker", "share": 0.25, "sends": [`, `{"name": "talker", "count": 1, "websocket": false, "sends": [`, 1)
+		f = strings.Replace(f, `"rate": 50, "id": "{client}-{seq}",`, `"rate": 50, "http": {"url": "{http_url}/publish/ch{room}", "sign": {"sign": "hmac_sha256", "key_env": "CHAT_TEST_KEY", "header": "X-Sig", "prefix": "sha256="}},`, 1)
+		f = strings.Replace(f, `"n": "{id}", `, ``, 1)
+		f = strings.Replace(f, `{"kind": "ok", "match": {"op": "ok"}, "type": "ack", "of": "say", "id": "n", "version": "s"},`, ``, 1)
+		return f
+	}
+	t.Setenv("CHAT_TEST_KEY", "k3y")
+	s, _ := run(t, chatFile, cs.url, publisher, 5, 100*time.Millisecond, 500*time.Millisecond, 300*time.Millisecond)
+	k := s.Kinds()
+	// 5 connections in rooms of 4 make 2 rooms; the publisher is
+	// connection 0, in room 0 with listeners 2 and 4.
+	if k["say"].Sent < 20 || *k["heard"].Expected != 2*k["say"].Sent || k["heard"].Received != *k["heard"].Expected {
+		t.Errorf("say sent %d, heard %d of %v", k["say"].Sent, k["heard"].Received, *k["heard"].Expected)
+	}
+	checkLatency(t, "heard", k["heard"].Latency)
+	if len(k["say"].ErrorsByReason) != 0 {
+		t.Errorf("errors %v", k["say"].ErrorsByReason)
+	}
+
+	// A server that takes 1.2 s per publish holds the publisher's
+	// schedule back: the run says it is saturated.
+	slow := startChat(t, &chatServer{key: "k3y", slowPost: 1200 * time.Millisecond})
+	_, merged := run(t, chatFile, slow.url, publisher, 5, 100*time.Millisecond, 1500*time.Millisecond, 300*time.Millisecond)
+	if !strings.Contains(merged.SaturatedReason, "connection 0 sent say") {
+		t.Errorf("saturated reason %q", merged.SaturatedReason)
+	}
+
+	t.Setenv("CHAT_TEST_KEY", "wrong")
+	s, _ = run(t, chatFile, cs.url, publisher, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
+	k = s.Kinds()
+	if k["say"].ErrorsByReason["status_401"] != k["say"].Sent || k["say"].Sent == 0 || k["heard"].Received != 0 {
+		t.Errorf("wrong key: %+v", k["say"])
+	}
+}
+
+// TestChatHandshakeFail: a fail match during the handshake fails the
+// connection with the server's answer.
+func TestChatHandshakeFail(t *testing.T) {
+	cs := startChat(t, &chatServer{})
+	b, _ := os.ReadFile(chatFile)
+	spec, err := Parse([]byte(strings.Replace(string(b), `"chan": "ch{room}"`, `"chan": "forbidden"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: cs.url, Connections: 1, Payload: "constant", RecordSize: 8}
+	pool, _ := payload.New("constant", 1, 8, 1)
+	sc, err := newScenario(cfg, pool, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sc.Connect(context.Background(), 0)
+	if err == nil || !strings.Contains(err.Error(), `handshake failed: the server answered {"op":"denied"}`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestChatRateLimitCloseCode: a server that closes a connection with a
+// rate-limit close code counts one rate_limited send, not an error.
+func TestChatRateLimitCloseCode(t *testing.T) {
+	cs := startChat(t, &chatServer{closeAt: 20})
+	s, merged := run(t, chatFile, cs.url, func(f string) string {
+		return strings.Replace(f, `"rate_limited": {"match": {"op": "err", "code": "slow"}, "id": "n"}`, `"rate_limited": {"match": {"op": "err", "code": "slow"}, "id": "n", "close_codes": [4429]}`, 1)
+	}, 8, 200*time.Millisecond, time.Second, 300*time.Millisecond)
+	say := s.Kinds()["say"]
+	// Two talkers, each closed at its 20th say (inside the window).
+	if say.RateLimited != 2 || merged.Errors["rate_limited"] != 2 || merged.Dropped != 2 {
+		t.Fatalf("rate_limited %d, errors %v, dropped %d; want 2 closes counted", say.RateLimited, merged.Errors, merged.Dropped)
+	}
+	if len(say.ErrorsByReason) != 0 {
+		t.Errorf("a rate-limit close is not an error of the send: %v", say.ErrorsByReason)
+	}
+}
+
+// TestChatSubprotocolRequired: without the file's subprotocol the server
+// refuses the upgrade.
+func TestChatSubprotocolRequired(t *testing.T) {
+	cs := startChat(t, &chatServer{})
+	b, _ := os.ReadFile(chatFile)
+	spec, err := Parse([]byte(strings.Replace(string(b), `"subprotocol": "chat.v1",`, ``, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: cs.url, Connections: 1, Payload: "constant", RecordSize: 8}
+	pool, _ := payload.New("constant", 1, 8, 1)
+	sc, err := newScenario(cfg, pool, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Connect(context.Background(), 0); load.Reason(err) != "handshake_400" {
+		t.Fatalf("err = %v, want a 400 upgrade", err)
+	}
+}
+
+// TestChatHandshakeTimeout: connect.timeout_ms bounds the await of the
+// handshake's reply.
+func TestChatHandshakeTimeout(t *testing.T) {
+	cs := startChat(t, &chatServer{welcomeIn: 3 * time.Second})
+	b, _ := os.ReadFile(chatFile)
+	spec, err := Parse([]byte(strings.Replace(string(b), `"timeout_ms": 5000`, `"timeout_ms": 300`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &load.Config{URL: cs.url, Connections: 1, Payload: "constant", RecordSize: 8}
+	pool, _ := payload.New("constant", 1, 8, 1)
+	sc, err := newScenario(cfg, pool, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = sc.Connect(context.Background(), 0)
+	if err == nil || load.Reason(err) != "timeout" || time.Since(start) > 2*time.Second {
+		t.Fatalf("err = %v (%s) after %v", err, load.Reason(err), time.Since(start))
+	}
+}

@@ -1,0 +1,286 @@
+package script
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Variables a template may name, as {name}. Which ones a field allows is
+// decided by the field (see docs/scenarios.md); an integer variable that is
+// the whole of a JSON string in a message template renders as a bare JSON
+// number.
+const (
+	varRoom = iota
+	varConn
+	varRole
+	varClient
+	varSeq
+	varTsNs
+	varPayload
+	varID
+	varURL
+	varHTTPURL
+	numVars
+)
+
+var varNames = [numVars]string{"room", "conn", "role", "client", "seq", "ts_ns", "payload", "id", "url", "http_url"}
+
+// varInt marks the variables whose value is an integer.
+var varInt = [numVars]bool{varRoom: true, varConn: true, varSeq: true, varTsNs: true}
+
+func varByName(name string) int {
+	for i, n := range varNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Variable sets allowed by the different fields.
+var (
+	varsConnURL  = []int{varURL, varRoom, varConn, varRole, varClient}
+	varsClientID = []int{varRoom, varConn, varRole}
+	varsID       = []int{varRoom, varConn, varRole, varClient, varSeq}
+	varsMessage  = []int{varRoom, varConn, varRole, varClient, varSeq, varTsNs, varPayload}
+	varsHTTP     = []int{varHTTPURL, varRoom, varConn, varRole, varClient, varSeq, varID}
+)
+
+// segment kinds
+const (
+	segLit   = iota // literal bytes
+	segRaw          // a variable as a bare JSON value (number, or the payload's quoted string)
+	segInStr        // a variable inside a JSON string (escaped)
+	segText         // a variable in a plain-text template
+)
+
+type segment struct {
+	kind int
+	lit  []byte
+	v    int
+}
+
+// Template is compiled once, when the file is parsed; Append renders it
+// into a caller's buffer.
+type Template struct {
+	segs []segment
+	uses [numVars]bool
+}
+
+// Uses reports whether the template names variable v.
+func (t *Template) Uses(v int) bool { return t != nil && t.uses[v] }
+
+// vars holds one rendering's values. Strings are kept as bytes so that
+// rendering allocates nothing.
+type vars struct {
+	ints [numVars]int64
+	strs [numVars][]byte
+}
+
+// Append renders t into b.
+func (t *Template) Append(b []byte, vs *vars) []byte {
+	for i := range t.segs {
+		s := &t.segs[i]
+		switch s.kind {
+		case segLit:
+			b = append(b, s.lit...)
+		case segRaw:
+			if varInt[s.v] {
+				b = strconv.AppendInt(b, vs.ints[s.v], 10)
+			} else {
+				b = append(b, '"')
+				b = appendEscaped(b, vs.strs[s.v])
+				b = append(b, '"')
+			}
+		case segInStr:
+			if varInt[s.v] {
+				b = strconv.AppendInt(b, vs.ints[s.v], 10)
+			} else {
+				b = appendEscaped(b, vs.strs[s.v])
+			}
+		case segText:
+			if varInt[s.v] {
+				b = strconv.AppendInt(b, vs.ints[s.v], 10)
+			} else {
+				b = append(b, vs.strs[s.v]...)
+			}
+		}
+	}
+	return b
+}
+
+// String renders t with vs into a new string (for connect-time fields).
+func (t *Template) String(vs *vars) string { return string(t.Append(nil, vs)) }
+
+const hexDigits = "0123456789abcdef"
+
+// appendEscaped appends s escaped for the inside of a JSON string.
+func appendEscaped(b, s []byte) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		start = i + 1
+	}
+	return append(b, s[start:]...)
+}
+
+// parsePlaceholders splits s into literal text and {variable} references.
+// "{{" and "}}" are literal braces. It returns the pieces as segments of
+// kind segText (variables) and segLit (text, unescaped).
+func parsePlaceholders(s string, allowed []int) ([]segment, error) {
+	var segs []segment
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			segs = append(segs, segment{kind: segLit, lit: []byte(lit.String())})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '{' && i+1 < len(s) && s[i+1] == '{':
+			lit.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(s) && s[i+1] == '}':
+			lit.WriteByte('}')
+			i++
+		case c == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed { in %q (write {{ for a literal brace)", s)
+			}
+			name := s[i+1 : i+end]
+			v := varByName(name)
+			if v < 0 || !contains(allowed, v) {
+				return nil, fmt.Errorf("unknown variable {%s} in %q (allowed here: %s)", name, s, varList(allowed))
+			}
+			flush()
+			segs = append(segs, segment{kind: segText, v: v})
+			i += end
+		case c == '}':
+			return nil, fmt.Errorf("unmatched } in %q (write }} for a literal brace)", s)
+		default:
+			lit.WriteByte(c)
+		}
+	}
+	flush()
+	return segs, nil
+}
+
+func contains(xs []int, v int) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func varList(allowed []int) string {
+	var names []string
+	for _, v := range allowed {
+		names = append(names, "{"+varNames[v]+"}")
+	}
+	return strings.Join(names, " ")
+}
+
+// compileText compiles a plain-text template (a URL, a header value, an
+// id): variables are substituted as text.
+func compileText(s string, allowed []int) (*Template, error) {
+	segs, err := parsePlaceholders(s, allowed)
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{segs: segs}
+	t.finish()
+	return t, nil
+}
+
+// compileJSON compiles a JSON value whose strings may hold {variables}.
+// A string that is exactly one integer variable ("{ts_ns}") renders as a
+// bare number, "{payload}" alone as a JSON string of the payload; any
+// other string renders as a string with the variables substituted (and
+// escaped).
+func compileJSON(raw json.RawMessage, allowed []int) (*Template, error) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, err
+	}
+	b := compact.Bytes()
+	t := &Template{}
+	lit := []byte{}
+	flush := func() {
+		if len(lit) > 0 {
+			t.segs = append(t.segs, segment{kind: segLit, lit: lit})
+			lit = []byte{}
+		}
+	}
+	for i := 0; i < len(b); {
+		if b[i] != '"' {
+			lit = append(lit, b[i])
+			i++
+			continue
+		}
+		end := endOfString(b, i+1)
+		tok := b[i : end+1]
+		i = end + 1
+		var s string
+		if err := json.Unmarshal(tok, &s); err != nil {
+			return nil, err
+		}
+		if !strings.ContainsAny(s, "{}") {
+			lit = append(lit, tok...)
+			continue
+		}
+		segs, err := parsePlaceholders(s, allowed)
+		if err != nil {
+			return nil, err
+		}
+		if len(segs) == 1 && segs[0].kind == segText && (varInt[segs[0].v] || segs[0].v == varPayload) {
+			flush()
+			t.segs = append(t.segs, segment{kind: segRaw, v: segs[0].v})
+			continue
+		}
+		lit = append(lit, '"')
+		for _, sg := range segs {
+			if sg.kind == segLit {
+				lit = appendEscaped(lit, sg.lit)
+				continue
+			}
+			flush()
+			t.segs = append(t.segs, segment{kind: segInStr, v: sg.v})
+		}
+		lit = append(lit, '"')
+	}
+	flush()
+	t.finish()
+	return t, nil
+}
+
+func (t *Template) finish() {
+	for _, s := range t.segs {
+		if s.kind != segLit {
+			t.uses[s.v] = true
+		}
+	}
+}
