@@ -233,10 +233,10 @@ var Knobs = []Knob{
 		func(o *Options) *time.Duration { return &o.Warmup }, false),
 	{
 		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
-		Help:  "a scenario the generator registers: `echo`, `fanout` (Pusher fan-out); `ceiling load -h` lists them",
+		Help:  "a scenario the generator registers: `echo`, `fanout` (Pusher fan-out), `script` (a scenario file), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` lists them",
 		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
 		Check: func(o *Options) error {
-			if _, ok := load.Lookup(o.Scenario); !ok {
+			if _, ok := load.Lookup(o.Scenario); !ok && !scenarioFileExists(o.Scenario) {
 				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(load.ScenarioNames(), " | "))
 			}
 			return nil
@@ -342,6 +342,12 @@ var Knobs = []Knob{
 	},
 	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
 		func(o *Options) *bool { return &o.KeepWorkDir }),
+	{
+		Env: "SCENARIO_FILE", Flag: "scenario-file", Arg: "FILE", Default: "the target's",
+		Help:  "a scenario file (docs/scenarios.md) for `SCENARIO=script`, in place of the target block's; `SCENARIO=rooms` is short for `SCENARIO_FILE=benchmark/scenarios/rooms.json`",
+		Parse: stringParse(func(o *Options) *string { return &o.ScenarioFile }),
+		Get:   func(o *Options) string { return o.ScenarioFile },
+	},
 	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
 		func(o *Options) *bool { return &o.Drop }),
 	{

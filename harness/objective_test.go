@@ -6,6 +6,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
+	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // With an objective, a batch's ceiling is its clean point with the most
@@ -59,5 +60,30 @@ func TestJudgeObjectiveReadsScenarioBlocks(t *testing.T) {
 	}
 	if !p.Objective.Conditions[0].Met {
 		t.Errorf("p99 condition: %+v", p.Objective.Conditions[0])
+	}
+}
+
+// SCENARIO=rooms is the scenario file benchmark/scenarios/rooms.json, run
+// by the scenario that reads files; a file with another scenario, or a
+// name that is neither, is refused by name.
+func TestScenarioNamesAFile(t *testing.T) {
+	t.Chdir("..")
+	o := DefaultOptions(true)
+	o.Scenario = "rooms"
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if o.Scenario != "script" || o.ScenarioFile != "benchmark/scenarios/rooms.json" || !o.BatchLadder.Contains(o.HeadlineBatch) {
+		t.Fatalf("scenario %q file %q ladder %v headline %d", o.Scenario, o.ScenarioFile, o.BatchLadder, o.HeadlineBatch)
+	}
+	o = DefaultOptions(true)
+	o.Scenario, o.ScenarioFile = "fanout", "benchmark/scenarios/rooms.json"
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SCENARIO_FILE (--scenario-file): read by SCENARIO=script, not fanout") {
+		t.Errorf("file with fanout: %v", err)
+	}
+	o = DefaultOptions(true)
+	o.Scenario = "roomz"
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), `"roomz" is not a scenario`) {
+		t.Errorf("unknown: %v", err)
 	}
 }

@@ -83,6 +83,11 @@ type Options struct {
 	// point's window there (PROFILE_DIR, --profile; profile.go).
 	ProfileDir string
 
+	// ScenarioFile is SCENARIO_FILE: a declarative scenario file
+	// (docs/scenarios.md) run by the scenario that reads files, in place
+	// of its target block's own file.
+	ScenarioFile string
+
 	// Drop is DROP: after each window every client drops at once with no
 	// close handshake, and the point records whether the server stayed
 	// up and served a new client (curve[].drop).

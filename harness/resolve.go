@@ -3,7 +3,10 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -19,12 +22,19 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
+	if err := o.resolveScenarioFile(); err != nil {
+		errs = append(errs, err)
+	}
 	// Each knob's own range (knobs.go): whichever layer set the value.
 	errs = append(errs, o.checkKnobs()...)
 	if d, ok := load.Lookup(o.Scenario); ok && d.Target != nil && d.Target.BatchLadder != nil &&
 		(slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
 		o.BatchLadder = slices.Clone(Ladder(d.Target.BatchLadder))
 		o.Notes = append(o.Notes, fmt.Sprintf("%s: batch ladder %q (%s)", o.Scenario, o.BatchLadder.String(), d.Target.BatchNote))
+		if o.HeadlineBatch == DefaultHeadlineBatch && !o.BatchLadder.Contains(o.HeadlineBatch) {
+			o.HeadlineBatch = o.BatchLadder[0]
+			o.Notes = append(o.Notes, fmt.Sprintf("%s: headline batch %d", o.Scenario, o.HeadlineBatch))
+		}
 	}
 	if len(o.BatchLadder) == 0 {
 		bad("BATCH_LADDER (--batch-ladder): empty")
@@ -100,4 +110,49 @@ func (o *Options) resolveCPUs(available pinning.CPUSet) error {
 			srv, gen, shared)
 	}
 	return nil
+}
+
+// ScenarioDir is where SCENARIO=<name> finds <name>.json when no scenario
+// of that name is registered (SCENARIO=rooms).
+const ScenarioDir = "benchmark/scenarios"
+
+// resolveScenarioFile turns SCENARIO=<a file in ScenarioDir> and
+// SCENARIO_FILE into the scenario that reads files, and refuses a file
+// with a scenario that does not.
+func (o *Options) resolveScenarioFile() error {
+	fd, hasFiles := load.FileScenario()
+	if _, registered := load.Lookup(o.Scenario); !registered && o.ScenarioFile == "" {
+		path := filepath.Join(ScenarioDir, o.Scenario+".json")
+		if _, err := os.Stat(path); err == nil && hasFiles {
+			o.Notes = append(o.Notes, fmt.Sprintf("SCENARIO=%s: the scenario file %s (--scenario %s)", o.Scenario, path, fd.Name))
+			o.ScenarioFile, o.Scenario = path, fd.Name
+		}
+		return nil // else SCENARIO's own check names it
+	}
+	if o.ScenarioFile == "" {
+		return nil
+	}
+	if !hasFiles {
+		return errors.New("SCENARIO_FILE (--scenario-file): no registered scenario reads scenario files")
+	}
+	if o.Scenario == DefaultScenario {
+		o.Scenario = fd.Name
+	}
+	if o.Scenario != fd.Name {
+		return fmt.Errorf("SCENARIO_FILE (--scenario-file): read by SCENARIO=%s, not %s", fd.Name, o.Scenario)
+	}
+	if _, err := os.Stat(o.ScenarioFile); err != nil {
+		return fmt.Errorf("SCENARIO_FILE (--scenario-file): %w", err)
+	}
+	return nil
+}
+
+// scenarioFileExists reports whether SCENARIO=name names a file of
+// ScenarioDir.
+func scenarioFileExists(name string) bool {
+	if name == "" || strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(ScenarioDir, name+".json"))
+	return err == nil
 }

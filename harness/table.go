@@ -102,7 +102,11 @@ func WriteTable(w io.Writer, r *Result) error {
 		}
 	}
 
-	fmt.Fprintf(&b, "\nceilings (highest clean point per batch):\n")
+	if r.Config.Objective != "" {
+		fmt.Fprintf(&b, "\nceilings (per batch, the clean point with the most connections that meets the objective):\n")
+	} else {
+		fmt.Fprintf(&b, "\nceilings (highest clean point per batch):\n")
+	}
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "batch\tconns\tthroughput/s\tp99\tverdict\t")
 	for _, c := range r.Ceilings {
@@ -122,7 +126,11 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 
 	b.WriteString("\n")
-	if r.Headline.Clean {
+	if r.Headline.Clean && r.Config.Objective != "" {
+		fmt.Fprintf(&b, "headline: %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
+			r.Headline.Connections, rate(r.Headline.ThroughputPerS, r.Headline.LowerBound),
+			FormatLatency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound), r.Headline.Batch)
+	} else if r.Headline.Clean {
 		fmt.Fprintf(&b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
 			rate(r.Headline.ThroughputPerS, r.Headline.LowerBound), r.Headline.Batch, r.Headline.Connections,
 			FormatLatency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound))

@@ -242,6 +242,46 @@ func (t *TargetSpec) OverrideURL(scenario, url string) {
 	}
 }
 
+// ForSweep applies the sweep's knobs that reach into the scenario's block:
+// SCENARIO_FILE replaces its file (TargetDef.WithFile), and a block that
+// brings a connection ladder (a scenario file's "sweep") sets the ladder
+// of every batch the sweep was given none for.
+func (t *TargetSpec) ForSweep(o *Options) error {
+	d, ok := load.Lookup(o.Scenario)
+	if !ok || d.Target == nil {
+		return nil
+	}
+	if o.ScenarioFile != "" && d.Target.WithFile != nil {
+		raw, err := d.Target.WithFile(t.Blocks[d.Target.Key], o.ScenarioFile)
+		if err != nil {
+			return blockError(d.Target.Key, err)
+		}
+		t.SetBlock(d.Target.Key, raw)
+	}
+	blk, err := t.Block(o.Scenario)
+	if err != nil {
+		return nil // CheckRunnable says so
+	}
+	lb, ok := blk.(load.LadderBlock)
+	if !ok {
+		return nil
+	}
+	l := lb.ConnsLadder(o.Quick)
+	if l == nil {
+		return nil
+	}
+	for _, b := range o.BatchLadder {
+		if _, given := o.ConnsLadders[b]; !given {
+			if o.ConnsLadders == nil {
+				o.ConnsLadders = ConnsLadders{}
+			}
+			o.ConnsLadders[b] = slices.Clone(Ladder(l))
+			o.Notes = append(o.Notes, fmt.Sprintf("CONNS_LADDER_%d: %s, the scenario file's", b, Ladder(l).String()))
+		}
+	}
+	return nil
+}
+
 // URLFor is the URL the generator is given for a scenario.
 func (t TargetSpec) URLFor(scenario string) (string, error) {
 	if t.URL != "" {

@@ -67,6 +67,10 @@ type TargetDef struct {
 	// FromURL, when not nil, makes a whole block from a URL alone (echo),
 	// so `ceiling sweep --url` works with a target that has no block.
 	FromURL func(url string) json.RawMessage
+	// WithFile, when not nil, returns the block with its scenario file
+	// replaced (SCENARIO_FILE; raw is nil when the target has no block):
+	// the scenario that reads declarative files.
+	WithFile func(raw json.RawMessage, file string) (json.RawMessage, error)
 	// BatchLadder, when not nil, replaces the harness's default batch
 	// ladder for this scenario (fanout: events per publish request).
 	BatchLadder []int
@@ -90,6 +94,24 @@ type TargetBlock interface {
 	// CheckLadder checks the block against the smallest connection count
 	// the sweep will use; errors name the field.
 	CheckLadder(minConnections int) error
+}
+
+// LadderBlock is a TargetBlock that brings its own connection ladder (a
+// scenario file's "sweep"), used when the sweep is given none for the
+// batch. Nil: none.
+type LadderBlock interface {
+	ConnsLadder(quick bool) []int
+}
+
+// FileScenario is the registered scenario that reads scenario files
+// (TargetDef.WithFile), if any.
+func FileScenario() (Definition, bool) {
+	for _, d := range Scenarios() {
+		if d.Target != nil && d.Target.WithFile != nil {
+			return d, true
+		}
+	}
+	return Definition{}, false
 }
 
 // ObjectiveBlock is a TargetBlock that brings a default objective (a

@@ -150,6 +150,9 @@ func loadTarget(o *harness.Options) (harness.TargetSpec, error) {
 	if o.Ready != "" {
 		t.Ready = o.Ready
 	}
+	if err := t.ForSweep(o); err != nil {
+		return t, fmt.Errorf("TARGET %s: %w", o.TargetFile, err)
+	}
 	if o.AllowUnpinnedURL {
 		t.AllowUnpinnedURL = true
 	}

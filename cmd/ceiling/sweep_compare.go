@@ -13,6 +13,11 @@ func loadBaseTarget(o *harness.Options) (harness.TargetSpec, error) {
 	if err != nil {
 		return t, fmt.Errorf("BASE_TARGET (--base-target): %w", err)
 	}
+	// SCENARIO_FILE is the sweep's, so both arms run the same file; the
+	// ladder is the head's (already set).
+	if err := t.ForSweep(o); err != nil {
+		return t, fmt.Errorf("BASE_TARGET %s: %w", o.BaseTargetFile, err)
+	}
 	if err := t.CheckRunnable(o.Scenario); err != nil {
 		return t, fmt.Errorf("BASE_TARGET %s: %w", o.BaseTargetFile, err)
 	}

@@ -149,7 +149,7 @@ func (o Objective) Eval(summary any) (Result, error) {
 			e.Got = &v
 			e.Met = compare(v, c.Op, c.Bound)
 			if !e.Met {
-				e.Why = fmt.Sprintf("%s is %s", c.Path, strconv.FormatFloat(v, 'g', -1, 64))
+				e.Why = fmt.Sprintf("%s is %s", c.Path, formatValue(c.Path, v))
 			}
 		}
 		r.Met = r.Met && e.Met
@@ -201,4 +201,15 @@ func (r Result) Reasons() string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// formatValue writes a figure for a reason: a nanosecond figure (a path
+// through a *_ns member) as a duration, anything else as a number.
+func formatValue(path string, v float64) string {
+	for _, seg := range strings.Split(path, ".") {
+		if strings.HasSuffix(seg, "_ns") && math.Abs(v) < math.MaxInt64 {
+			return time.Duration(int64(v)).String()
+		}
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

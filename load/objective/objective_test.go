@@ -26,7 +26,7 @@ func TestParseAndEval(t *testing.T) {
 	}
 	summary["kinds"].(map[string]any)["op"].(map[string]any)["latency_ns"] = map[string]any{"p99": 120e6}
 	r, _ = o.Eval(summary)
-	if r.Met || !strings.Contains(r.Reasons(), "kinds.op.latency_ns.p99 is 1.2e+08") {
+	if r.Met || !strings.Contains(r.Reasons(), "kinds.op.latency_ns.p99 is 120ms") {
 		t.Fatalf("not met: %+v (%s)", r, r.Reasons())
 	}
 	// A path the summary does not have is not met: never passed unchecked.

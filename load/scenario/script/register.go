@@ -32,6 +32,7 @@ func init() {
 		Target: &load.TargetDef{
 			Key:         Name,
 			Parse:       parseTarget,
+			WithFile:    withFile,
 			BatchLadder: []int{1},
 			BatchNote:   "a scenario file sends one message per send: the load grows with connections",
 		},
@@ -84,7 +85,7 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 // target.
 type Target struct {
 	WSURL string `json:"url"`
-	File  string `json:"file"`
+	File  string `json:"file,omitempty"`
 }
 
 var _ load.ObjectiveBlock = (*Target)(nil)
@@ -98,12 +99,41 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	if t.WSURL == "" {
 		errs = append(errs, load.Fieldf("url", "required"))
 	}
-	if t.File == "" {
-		errs = append(errs, load.Fieldf("file", "required: the scenario file"))
-	} else if _, err := ParseFile(t.File); err != nil {
-		errs = append(errs, &load.FieldError{Field: "file", Err: err})
+	if t.File != "" {
+		if _, err := ParseFile(t.File); err != nil {
+			errs = append(errs, &load.FieldError{Field: "file", Err: err})
+		}
 	}
 	return &t, errors.Join(errs...)
+}
+
+// withFile is SCENARIO_FILE: the block's file replaced (a block made with
+// the default URL when the target has none).
+func withFile(raw json.RawMessage, file string) (json.RawMessage, error) {
+	t := Target{WSURL: DefaultURL}
+	if raw != nil {
+		if err := load.DecodeStrict(raw, &t); err != nil {
+			return nil, err
+		}
+	}
+	t.File = file
+	return json.Marshal(t)
+}
+
+// ConnsLadder is the file's connection ladder ("sweep"), nil without one
+// (load.LadderBlock).
+func (t *Target) ConnsLadder(quick bool) []int {
+	if t.File == "" {
+		return nil
+	}
+	s, err := ParseFile(t.File)
+	if err != nil {
+		return nil
+	}
+	if quick && s.QuickLadder != nil {
+		return s.QuickLadder
+	}
+	return s.Ladder
 }
 
 // URL is the server's base URL ({url} in the file).
@@ -113,7 +143,12 @@ func (t *Target) URL() string { return t.WSURL }
 func (t *Target) URLField() string { return Name + ".url" }
 
 // Args name the file.
-func (t *Target) Args() []string { return []string{"--scenario-file", t.File} }
+func (t *Target) Args() []string {
+	if t.File == "" {
+		return nil
+	}
+	return []string{"--scenario-file", t.File}
+}
 
 // Objective is the file's own objective, the sweep's default when it is
 // given none (load.ObjectiveBlock).
@@ -130,6 +165,9 @@ func (t *Target) Secrets() map[string]string { return nil }
 
 // CheckLadder refuses a smallest rung the roles' counts do not fit.
 func (t *Target) CheckLadder(minConnections int) error {
+	if t.File == "" {
+		return load.Fieldf("file", "no scenario file: name one here, or give SCENARIO_FILE (or SCENARIO=<a file in benchmark/scenarios>)")
+	}
 	s, err := ParseFile(t.File)
 	if err != nil {
 		return &load.FieldError{Field: "file", Err: err}

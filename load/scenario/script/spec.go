@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,12 @@ type Spec struct {
 	Description string
 	// Objective is the file's service-level objective for a sweep
 	// (load/objective syntax), "" when it has none.
-	Objective   string
+	Objective string
+	// Ladder and QuickLadder are the file's connection ladders for a
+	// sweep ("sweep": {"connections": [...], "quick": [...]}), nil when
+	// it gives none.
+	Ladder      []int
+	QuickLadder []int
 	ClientID    *Template
 	Connect     connectSpec
 	RoomSize    int // members per room (rooms = ceil(connections/size)); 0 when RoomCount is set
@@ -215,7 +221,7 @@ type parser struct {
 }
 
 func (p *parser) file(n node) error {
-	o, err := n.object("name", "description", "objective", "client_id", "connect", "rooms", "roles", "receives", "rate_limited", "errors")
+	o, err := n.object("name", "description", "objective", "sweep", "client_id", "connect", "rooms", "roles", "receives", "rate_limited", "errors")
 	if err != nil {
 		return err
 	}
@@ -266,6 +272,11 @@ func (p *parser) file(n node) error {
 	}
 	if err := p.objective(o.child("objective")); err != nil {
 		return err
+	}
+	if n, ok := o.get("sweep"); ok {
+		if err := p.sweep(n); err != nil {
+			return err
+		}
 	}
 	if n, ok := o.get("errors"); ok {
 		eo, err := n.object("match", "reason")
@@ -994,4 +1005,43 @@ func (p *parser) objective(n node) error {
 		}
 	}
 	return nil
+}
+
+// sweep reads the file's connection ladders: strictly increasing counts,
+// each at least 1.
+func (p *parser) sweep(n node) error {
+	o, err := n.object("connections", "quick")
+	if err != nil {
+		return err
+	}
+	ladder := func(key string) ([]int, error) {
+		ln, ok := o.get(key)
+		if !ok {
+			return nil, nil
+		}
+		xs, err := ln.array()
+		if err != nil {
+			return nil, err
+		}
+		if len(xs) == 0 {
+			return nil, ln.errf("empty")
+		}
+		var out []int
+		for i, x := range xs {
+			v, err := strconv.Atoi(string(bytes.TrimSpace(x.raw)))
+			if err != nil || v < 1 {
+				return nil, x.errf("want a connection count of at least 1")
+			}
+			if i > 0 && v <= out[i-1] {
+				return nil, x.errf("%d after %d: the ladder must increase", v, out[i-1])
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	if p.s.Ladder, err = ladder("connections"); err != nil {
+		return err
+	}
+	p.s.QuickLadder, err = ladder("quick")
+	return err
 }

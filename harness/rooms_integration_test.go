@@ -1,0 +1,53 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// SCENARIO_FILE through the whole sweep: refserver's /rooms driven by
+// benchmark/scenarios/rooms.json, its objective judged on every point, and
+// every point carrying its per-kind block.
+func TestRoomsMiniSweep(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {20}})
+	o.Scenario, o.ScenarioFile = harness.DefaultScenario, "../benchmark/scenarios/rooms.json"
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	tg := refTarget(t)
+	if err := tg.ForSweep(o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Scenario != "script" || o.HeadlineBatch != 1 {
+		t.Fatalf("scenario %q headline batch %d", o.Scenario, o.HeadlineBatch)
+	}
+	r, _, err := runSweep(t, context.Background(), o, tg)
+	skipIfContended(t, r, err)
+	if r.Config.Objective == "" {
+		t.Fatal("the file's objective was not taken")
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Fatalf("point %d failed: %s", p.Index, p.FailReason)
+		}
+		var kinds map[string]struct {
+			Sent, Received int64
+			Expected       *int64
+		}
+		if err := json.Unmarshal(p.Scenario["kinds"], &kinds); err != nil {
+			t.Fatalf("point %d: kinds: %v (%s)", p.Index, err, p.Scenario["kinds"])
+		}
+		op, ack := kinds["op"], kinds["ack"]
+		if op.Received == 0 || op.Expected == nil || ack.Received != *ack.Expected || kinds["presence"].Received == 0 {
+			t.Errorf("point %d: kinds %+v", p.Index, kinds)
+		}
+		if p.Objective == nil || len(p.Objective.Conditions) != 4 {
+			t.Errorf("point %d: objective %+v", p.Index, p.Objective)
+		}
+	}
+}
