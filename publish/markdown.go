@@ -452,6 +452,14 @@ func renderRuns(b *strings.Builder, c *Comparison) {
 		}
 		return text(s)
 	})
+	if slices.ContainsFunc(runs, func(r *harness.Result) bool { return r.Config.Objective != "" }) {
+		row("objective", func(r *harness.Result) string {
+			if r.Config.Objective == "" {
+				return "none (ceiling = highest throughput)"
+			}
+			return text(r.Config.Objective) + " (ceiling = most connections that meet it)"
+		})
+	}
 	row("finished", func(r *harness.Result) string { return text(r.Meta.FinishedAt.UTC().Format("2006-01-02 15:04 UTC")) })
 	p("\n</details>\n\n")
 }
@@ -515,6 +523,14 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 				limit += fmt.Sprintf(", **%d errors**", pt.Errors)
 			case !pt.Clean:
 				limit += ", not clean"
+			}
+			if o := pt.Objective; o != nil && pt.Status == harness.StatusOK {
+				if o.Met {
+					limit += ", objective met"
+				} else {
+					limit += ", **objective missed**"
+					notes = append(notes, fmt.Sprintf("- #%d: objective missed: %s", pt.Index, text(o.Reasons())))
+				}
 			}
 			arm := ""
 			if arms {

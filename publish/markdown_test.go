@@ -88,6 +88,10 @@ func renderCases(t *testing.T) []renderCase {
 		// --spin 2us, on a 2-core machine shared with other jobs: both arms
 		// generator-capped at batch 10, so it cannot conclude.
 		{"two_arm_real", mustRead(t, "two_arm_real.json"), CompareOptions{}},
+		// Written by a real `make ceiling SCENARIO=rooms` on a 2-core
+		// machine: 200, 1000 and 3000 users, the objective of
+		// benchmark/scenarios/rooms.json met up to 1000.
+		{"rooms_real", mustRead(t, "rooms_real.json"), CompareOptions{BaseMissing: "main has no published result for rooms yet"}},
 	} {
 		out = append(out, renderCase{tt.name, Render(mustCompare(t, nil, tt.head, tt.opts), RenderOptions{})})
 	}
