@@ -17,6 +17,11 @@
 //     window, and the generator's read syscalls per message. The generator
 //     is `ceiling load` (bin/ceiling) when it is there, else a small echo
 //     loop over wsconn in this program.
+//  4. Scenario file against echo: the generator's CPU per message received
+//     running benchmark/scenarios/rooms.json (-rooms-users users) against
+//     refserver /rooms, then echo over as many connections in an open loop
+//     at the message rate rooms received, so the difference is what the
+//     scenario engine costs.
 //
 // Every measured party is a separate process started through
 // pinning.Command, so its affinity is set before its program runs and it

@@ -215,24 +215,33 @@ type loadResult struct {
 }
 
 func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, m ceilingMode) (echoPoint, error) {
+	return ceilingLoad(o, pl, srv, batch, m.name(), "--scenario", "echo", "--url", url,
+		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
+		"--io", m.io, fmt.Sprintf("--eager-reads=%v", m.eager))
+}
+
+// ceilingLoad runs one `ceiling load` point pinned to the generator's CPU
+// with args (the window, marker and JSON flags are added) and samples both
+// processes' CPU over its window.
+func ceilingLoad(o options, pl placement, srv *proc, batch int, name string, args ...string) (echoPoint, error) {
 	dir, err := os.MkdirTemp("", "ceiling-bench-")
 	if err != nil {
 		return echoPoint{}, err
 	}
 	defer os.RemoveAll(dir)
 	marker, jsonPath := filepath.Join(dir, "measuring"), filepath.Join(dir, "result.json")
-	g, err := startProc("ceiling load", pl.gen, nil, o.ceiling, "load", "--scenario", "echo", "--url", url,
-		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
-		"--duration", o.duration.String(), "--warmup", o.warmup.String(),
-		"--measure-marker", marker, "--json", jsonPath, "--quiet", "--io", m.io, fmt.Sprintf("--eager-reads=%v", m.eager))
+	argv := append([]string{"load"}, args...)
+	argv = append(argv, "--duration", o.duration.String(), "--warmup", o.warmup.String(),
+		"--measure-marker", marker, "--json", jsonPath, "--quiet")
+	g, err := startProc("ceiling load", pl.gen, nil, o.ceiling, argv...)
 	if err != nil {
 		return echoPoint{}, err
 	}
 	defer g.kill()
-	if err := waitFile(marker, g, 30*time.Second); err != nil {
+	if err := waitFile(marker, g, 60*time.Second); err != nil {
 		return echoPoint{}, err
 	}
-	p := echoPoint{batch: batch, generatorName: m.name()}
+	p := echoPoint{batch: batch, generatorName: name}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
 		return p, err
 	}

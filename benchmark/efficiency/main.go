@@ -24,16 +24,17 @@ func main() {
 }
 
 type options struct {
-	role      string
-	duration  time.Duration
-	echoDur   time.Duration
-	warmup    time.Duration
-	reps      int
-	echoConns int
-	generator string
-	ceiling   string
-	refserver string
-	skipEcho  bool
+	role       string
+	duration   time.Duration
+	echoDur    time.Duration
+	warmup     time.Duration
+	reps       int
+	echoConns  int
+	generator  string
+	ceiling    string
+	refserver  string
+	skipEcho   bool
+	roomsUsers int
 
 	// role arguments
 	impl  string
@@ -59,7 +60,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.generator, "generator", "auto", "echo generator: auto (bin/ceiling if present) | ceiling | builtin")
 	fs.StringVar(&o.ceiling, "ceiling", "bin/ceiling", "the ceiling binary for -generator ceiling")
 	fs.StringVar(&o.refserver, "refserver", "bin/refserver", "the refserver binary (built from ./cmd/refserver when missing)")
-	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points")
+	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points and the scenario-file section")
+	fs.IntVar(&o.roomsUsers, "rooms-users", 200, "users of the rooms scenario file in section 4")
 	fs.StringVar(&o.impl, "impl", "wsconn", "internal: wsconn | gorilla")
 	fs.StringVar(&o.url, "url", "", "internal: ws:// URL to connect to")
 	fs.IntVar(&o.size, "size", 64, "payload bytes per message")

@@ -68,7 +68,10 @@ func orchestrate(o options, stdout io.Writer) error {
 	if o.skipEcho {
 		return nil
 	}
-	return echoSection(o, stdout, self, pl)
+	if err := echoSection(o, stdout, self, pl); err != nil {
+		return err
+	}
+	return scenarioSection(o, stdout, pl)
 }
 
 // pairSection runs gorilla then wsconn against one server, -reps times
