@@ -105,6 +105,11 @@ type conn struct {
 
 	lastSend atomic.Int32
 
+	// pending is the rest of the last frame when connect.split is
+	// "newline": its messages still to handle (aliases the read buffer,
+	// valid until the next ReadMessage, which only runs once it is empty).
+	pending []byte
+
 	// reader state
 	rvs        vars
 	cache      []cacheEntry
@@ -241,7 +246,7 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 			}
 		}
 		for st.Await != nil {
-			_, msg, err := ws.ReadMessage()
+			msg, err := c.nextMessage(ws)
 			if err != nil {
 				ws.Close()
 				return err
@@ -354,9 +359,13 @@ func (c *conn) read(ctx context.Context, w load.Window) {
 	})
 	defer stop()
 	ws.SetReadDeadline(load.MonoTime(w.Drain))
+	now := load.Mono()
 	for {
-		_, msg, err := ws.ReadMessage()
-		now := load.Mono()
+		fresh := len(c.pending) == 0
+		msg, err := c.nextMessage(ws)
+		if fresh {
+			now = load.Mono() // every message of a frame arrived with it
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				c.readError(err, now, w)
@@ -364,6 +373,35 @@ func (c *conn) read(ctx context.Context, w load.Window) {
 			return
 		}
 		c.handle(msg, now, w)
+	}
+}
+
+// nextMessage returns the next message: the next frame, or with
+// connect.split "newline" the next non-blank line of the last frame (a
+// server that joins queued messages into one frame, as Centrifugo and
+// gorilla's chat example do).
+func (c *conn) nextMessage(ws *wsconn.Conn) ([]byte, error) {
+	for {
+		if len(c.pending) > 0 {
+			var part []byte
+			if i := bytes.IndexByte(c.pending, '\n'); i >= 0 {
+				part, c.pending = c.pending[:i], c.pending[i+1:]
+			} else {
+				part, c.pending = c.pending, nil
+			}
+			if len(bytes.TrimSpace(part)) == 0 {
+				continue
+			}
+			return part, nil
+		}
+		_, msg, err := ws.ReadMessage()
+		if err != nil || !c.s.spec.Connect.SplitLines {
+			return msg, err
+		}
+		if len(msg) == 0 {
+			continue
+		}
+		c.pending = msg
 	}
 }
 
@@ -426,6 +464,9 @@ func (c *conn) lookup(msg []byte, p int) ([]byte, bool) {
 }
 
 func (c *conn) match(m *matcher, msg []byte) bool {
+	if m.empty {
+		return isEmptyObject(msg)
+	}
 	for i := range m.fields {
 		f := &m.fields[i]
 		v, ok := c.lookup(msg, f.path)
@@ -1119,4 +1160,14 @@ func (s *scenario) mode(res *load.Result) {
 		res.Summary.Mode = "open"
 		res.Summary.RequestedOpsPerS = &requested
 	}
+}
+
+// isEmptyObject reports whether msg is {} with only whitespace around and
+// inside it.
+func isEmptyObject(msg []byte) bool {
+	t := bytes.TrimSpace(msg)
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return false
+	}
+	return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
 }

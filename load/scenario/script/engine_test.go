@@ -293,3 +293,35 @@ func TestChatHandshakeTimeout(t *testing.T) {
 		t.Fatalf("err = %v (%s) after %v", err, load.Reason(err), time.Since(start))
 	}
 }
+
+// TestChatJoinedFrames: a server that joins queued messages into one frame,
+// one per line (Centrifugo, gorilla's chat example), and pings with {}.
+// With connect.split "newline" every message of a frame is counted, the
+// handshake's awaited reply is found behind another in the same frame,
+// and the {} pings are answered through a match of {}.
+func TestChatJoinedFrames(t *testing.T) {
+	cs := startChat(t, &chatServer{joinFrames: true, emptyPing: true, pingEvery: 20 * time.Millisecond})
+	split := func(s string) string {
+		s = strings.Replace(s, `"timeout_ms": 5000,`, `"timeout_ms": 5000, "split": "newline",`, 1)
+		return strings.Replace(s, `"answers": [{"match": {"op": "ping"}, "reply": {"op": "pong"}}]`, `"answers": [{"match": {}, "reply": {}}]`, 1)
+	}
+	s, merged := run(t, chatFile, cs.url, split, 12, 200*time.Millisecond, time.Second, 500*time.Millisecond)
+	k := s.Kinds()
+	heard, ok := k["heard"], k["ok"]
+	if cs.multi.Load() == 0 {
+		t.Fatal("the server never joined two messages into a frame: the test proves nothing")
+	}
+	if heard.Received != *heard.Expected || ok.Received != *ok.Expected || heard.Received == 0 {
+		t.Errorf("heard %d of %d, ok %d of %d: messages of joined frames were lost", heard.Received, *heard.Expected, ok.Received, *ok.Expected)
+	}
+	if cs.pongs.Load() == 0 || s.Unmatched() != 0 || len(merged.Errors) != 0 {
+		t.Errorf("pongs %d, unmatched %d, errors %v", cs.pongs.Load(), s.Unmatched(), merged.Errors)
+	}
+
+	// Without split the same server loses messages, and the run says so.
+	cs2 := startChat(t, &chatServer{joinFrames: true, welcomeIn: 30 * time.Millisecond}) // welcome in a frame of its own: no split needed to connect
+	s2, _ := run(t, chatFile, cs2.url, nil, 12, 200*time.Millisecond, time.Second, 500*time.Millisecond)
+	if h := s2.Kinds()["heard"]; cs2.multi.Load() > 0 && h.Received >= *h.Expected {
+		t.Errorf("without split: heard %d of %d expected, want fewer (joined frames)", h.Received, *h.Expected)
+	}
+}

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -37,10 +38,16 @@ type chatServer struct {
 	key       string        // HMAC key of /publish
 	welcomeIn time.Duration // delay before welcome
 	slowPost  time.Duration // delay before answering /publish
+	// joinFrames: every member's messages are queued and written every
+	// few ms as one frame, one message per line (Centrifugo's way).
+	joinFrames bool
+	// emptyPing: pings are {} and a {} back is the pong.
+	emptyPing bool
 
 	mu    sync.Mutex
 	chans map[string]*channel
 	pongs atomic.Int64
+	multi atomic.Int64 // joined frames written with more than one message
 	says  atomic.Int64
 	srv   *http.Server
 	url   string
@@ -53,16 +60,45 @@ type channel struct {
 }
 
 type member struct {
-	ws *websocket.Conn
-	mu sync.Mutex // one writer at a time
-	me string
+	ws     *websocket.Conn
+	mu     sync.Mutex // one writer at a time
+	me     string
+	joined bool   // queue into buf (joinFrames)
+	buf    []byte // queued lines
+	frames atomic.Int64
+	multi  *atomic.Int64 // frames that held more than one message
 }
 
 func (m *member) send(v any) {
 	b, _ := json.Marshal(v)
+	m.sendRaw(b)
+}
+
+func (m *member) sendRaw(b []byte) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.joined {
+		if len(m.buf) > 0 {
+			m.buf = append(m.buf, '\n')
+		}
+		m.buf = append(m.buf, b...)
+		return
+	}
 	m.ws.WriteMessage(websocket.TextMessage, b)
-	m.mu.Unlock()
+}
+
+// flush writes the queued lines as one frame.
+func (m *member) flush() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.buf) == 0 {
+		return
+	}
+	if bytes.IndexByte(m.buf, '\n') >= 0 {
+		m.multi.Add(1)
+	}
+	m.ws.WriteMessage(websocket.TextMessage, m.buf)
+	m.buf = m.buf[:0]
 }
 
 func startChat(t *testing.T, cs *chatServer) *chatServer {
@@ -97,11 +133,25 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
-	m := &member{ws: ws}
+	m := &member{ws: ws, joined: cs.joinFrames, multi: &cs.multi}
 	var ch *channel
 	var said int64
 	done := make(chan struct{})
 	defer close(done)
+	if cs.joinFrames {
+		go func() {
+			tk := time.NewTicker(3 * time.Millisecond)
+			defer tk.Stop()
+			for {
+				select {
+				case <-tk.C:
+					m.flush()
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
 	if cs.pingEvery > 0 {
 		go func() {
 			tk := time.NewTicker(cs.pingEvery)
@@ -109,6 +159,10 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 			for k := 0; ; k++ {
 				select {
 				case <-tk.C:
+					if cs.emptyPing {
+						m.sendRaw([]byte("{}"))
+						continue
+					}
 					m.send(map[string]any{"op": "ping", "k": k})
 				case <-done:
 					return
@@ -137,6 +191,10 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 			P    json.RawMessage `json:"p"`
 		}
 		if json.Unmarshal(b, &in) != nil {
+			continue
+		}
+		if cs.emptyPing && bytes.Equal(bytes.TrimSpace(b), []byte("{}")) {
+			cs.pongs.Add(1)
 			continue
 		}
 		switch in.Op {

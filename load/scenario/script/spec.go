@@ -58,6 +58,9 @@ type connectSpec struct {
 	URL         *Template
 	Headers     []header
 	Subprotocol string
+	// SplitLines: connect.split "newline", a frame may hold several
+	// messages, one per line.
+	SplitLines  bool
 	Timeout     time.Duration
 	Handshake   []step
 	Answers     []answer
@@ -179,7 +182,10 @@ type matchField struct {
 	want []byte // compact JSON
 }
 
-type matcher struct{ fields []matchField }
+type matcher struct {
+	fields []matchField
+	empty  bool // matches the message {} (whitespace aside) and nothing else
+}
 
 // ParseFile reads and compiles a scenario file. Errors are "<file>:
 // <json path>: <problem>".
@@ -304,7 +310,7 @@ func (p *parser) connect(o *object) error {
 	if !ok {
 		return nil
 	}
-	co, err := n.object("url", "headers", "subprotocol", "timeout_ms", "handshake", "answers")
+	co, err := n.object("url", "headers", "subprotocol", "split", "timeout_ms", "handshake", "answers")
 	if err != nil {
 		return err
 	}
@@ -318,6 +324,14 @@ func (p *parser) connect(o *object) error {
 	}
 	if s.Connect.Subprotocol, err = co.str("subprotocol", "", false); err != nil {
 		return err
+	}
+	switch split, err := co.str("split", "", false); {
+	case err != nil:
+		return err
+	case split == "newline":
+		s.Connect.SplitLines = true
+	case split != "":
+		return co.child("split").errf("%q: want \"newline\" (one message per line of a frame) or leave it out (one message per frame)", split)
 	}
 	ms, _, err := co.integer("timeout_ms", 10000, 1, 600000)
 	if err != nil {
@@ -904,7 +918,8 @@ func (p *parser) matcher(o *object, key string, required bool) (matcher, error) 
 		return matcher{}, err
 	}
 	if len(mo.fields) == 0 {
-		return matcher{}, n.errf("match at least one field")
+		// {} matches the empty object only (a ping such as Centrifugo's).
+		return matcher{empty: true}, nil
 	}
 	keys := make([]string, 0, len(mo.fields))
 	for k := range mo.fields {

@@ -76,7 +76,7 @@ func TestParseErrors(t *testing.T) {
 		{"relay without ts", `"ts": "t", `, ``, `receives[0]: a relay kind needs ts`},
 		{"of unknown send", `"of": "say", "ts"`, `"of": "shout", "ts"`, `receives[0].of: "shout" is not the name of any role's send`},
 		{"bad type", `"type": "relay"`, `"type": "broadcast"`, `receives[0].type: "broadcast": want relay, ack or ignore`},
-		{"empty match", `{"op": "heard"}`, `{}`, `receives[0].match: match at least one field`},
+		{"bad split", `"url": "{url}/ws",`, `"url": "{url}/ws", "split": "lines",`, `connect.split: "lines": want "newline"`},
 		{"empty path element", `"sender": "by"`, `"sender": "a..b"`, `receives[0].sender: "a..b": empty element`},
 		{"ack by id without send id", `"id": "{client}-{seq}", "message": {"op": "say", "t": "{ts_ns}", "n": "{id}",`, `"message": {"op": "say", "t": "{ts_ns}",`, `receives[1]: an ack matched by id needs the send "say" to have an id`},
 		{"rooms both", `{"size": 4}`, `{"size": 4, "count": 2}`, `rooms: give exactly one of size`},
