@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,43 @@ func TestReportBenchstat(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
+	}
+}
+
+func TestHistoryCommand(t *testing.T) {
+	hist := publishFixtures + "history.jsonl"
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"git_ref\":\"a\"}\n{oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"history", "--file", filepath.Join(dir, "absent.jsonl")}, 2, "--file: open"},
+		{[]string{"history", "--file", bad}, 2, "bad.jsonl:2: "},
+		{[]string{"history", "--file", hist, "--last", "-1"}, 2, "--last: -1 is negative"},
+		{[]string{"history", "--file", hist, "extra"}, 2, `unexpected argument "extra"`},
+	} {
+		_, stderr, code := runCLI(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("ceiling %s: status %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.want)
+		}
+	}
+	stdout, stderr, code := runCLI(t, "", "history", "--file", hist, "--last", "3")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	// The newest three: the real sweep (a regime change, lower bounds),
+	// the two-arm sweep and the rooms sweep; not the oldest entry.
+	for _, want := range []string{"unknown", "da4f75ed66fd", "e5d20d59cb76-dirty", "≥134,020 @4", "▲", "objective (newest): kinds.op.latency_ns.p99"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "0f0f0f0f0f0f") {
+		t.Errorf("--last 3 printed the oldest entry:\n%s", stdout)
 	}
 }
