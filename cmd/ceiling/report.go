@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/publish/site"
 )
 
 const reportUsage = `usage: ceiling report --out DIR [--history FILE] RESULT.json...
@@ -97,5 +99,22 @@ func readResults(paths []string) ([]*harness.Result, error) {
 }
 
 func writeSite(o reportOptions, names []string, results []*harness.Result, stdout io.Writer) error {
-	return usagef("--format html: not built yet")
+	var opts site.Options
+	if o.history != "" {
+		h, err := readHistory("--history", o.history)
+		if err != nil {
+			return err
+		}
+		opts.History = h
+	}
+	runs := make([]site.Run, len(results))
+	for i, r := range results {
+		runs[i] = site.Run{Name: filepath.Base(names[i]), Result: r}
+	}
+	files, err := site.Write(o.out, runs, opts)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote %d page(s) to %s: open %s\n", len(files), o.out, filepath.Join(o.out, site.IndexFile))
+	return nil
 }

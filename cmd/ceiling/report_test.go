@@ -83,3 +83,32 @@ func TestHistoryCommand(t *testing.T) {
 		t.Errorf("--last 3 printed the oldest entry:\n%s", stdout)
 	}
 }
+
+func TestReportSite(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	stdout, stderr, code := runCLI(t, "", "report", "--out", out, "--history", publishFixtures+"history.jsonl",
+		publishFixtures+"sweep_real.json", publishFixtures+"two_arm_real.json")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "wrote 3 page(s)") {
+		t.Errorf("stdout %q", stdout)
+	}
+	index, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(out, "run-*.html"))
+	if len(pages) != 2 {
+		t.Fatalf("run pages %v, want 2", pages)
+	}
+	for _, p := range pages {
+		if !strings.Contains(string(index), `href="`+filepath.Base(p)+`"`) {
+			t.Errorf("index does not link %s", filepath.Base(p))
+		}
+	}
+	_, stderr, code = runCLI(t, "", "report", "--out", out, "--history", filepath.Join(out, "absent.jsonl"), publishFixtures+"base.json")
+	if code != 2 || !strings.Contains(stderr, "--history: open") {
+		t.Errorf("missing --history: status %d, stderr %q", code, stderr)
+	}
+}
