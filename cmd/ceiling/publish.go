@@ -108,6 +108,7 @@ type publishCommitOptions struct {
 	opts    publish.CommitOptions
 	verbose bool
 	targets stringList
+	summary string
 }
 
 // stringList is a repeatable string flag.
@@ -154,6 +155,7 @@ func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.Flag
 	fs.IntVar(&c.Retries, "retries", publish.DefaultRetries, "pushes retried after the branch moved on (0: none)")
 	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
 	fs.Var(&o.targets, "target", "target `FILE` the sweep ran (repeatable): a document holding any of its secrets is refused, as one holding a secret-named environment variable's value is")
+	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "after publishing, append the run's table and chart (Markdown) to this file (the job summary)")
 	return fs
 }
 
@@ -215,6 +217,7 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	if out.KeptNewer {
 		fmt.Fprintf(stdout, "%s already publishes a newer commit's result; only the history got this one\n", out.Path)
 	}
+	publish.WriteSummary(stderr, o.summary, r, fmt.Sprintf("ceiling publish commit: %s measured at %s, on %s", r.Meta.Generator, r.Meta.GitRef, o.opts.Branch), secrets)
 	return nil
 }
 

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
 func TestReportExitStatus(t *testing.T) {
@@ -110,5 +113,42 @@ func TestReportSite(t *testing.T) {
 	_, stderr, code = runCLI(t, "", "report", "--out", out, "--history", filepath.Join(out, "absent.jsonl"), publishFixtures+"base.json")
 	if code != 2 || !strings.Contains(stderr, "--history: open") {
 		t.Errorf("missing --history: status %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSweepSummary(t *testing.T) {
+	data, err := os.ReadFile(publishFixtures + "sweep_real.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := publish.Read(data, "sweep_real.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A secret the document still holds is masked on its way out.
+	r.Warnings = append(r.Warnings, "token s3cr3t-value-0123456789 leaked")
+	path := filepath.Join(t.TempDir(), "summary.md")
+	var stderr strings.Builder
+	sweepSummary("", &stderr, r, nil) // no summary file: nothing
+	sweepSummary(path, &stderr, r, redact.New("s3cr3t-value-0123456789"))
+	md, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### ceiling sweep&#58; ceiling\\-load", "```mermaid", "| 10 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("no %q in the summary:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "s3cr3t") {
+		t.Error("the secret reached the job summary")
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	// An unwritable summary is a warning, not a failure.
+	sweepSummary(filepath.Join(t.TempDir(), "no", "dir", "summary.md"), &stderr, r, nil)
+	if !strings.Contains(stderr.String(), "job summary") {
+		t.Errorf("no warning for an unwritable summary: %q", stderr.String())
 	}
 }
