@@ -152,3 +152,18 @@ func TestSweepSummary(t *testing.T) {
 		t.Errorf("no warning for an unwritable summary: %q", stderr.String())
 	}
 }
+
+func TestPublishCommentSiteURL(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"head_mixed.json", "--dry-run", "--site-url", "javascript:alert(1)")
+	if code != 2 || !strings.Contains(stderr, "--site-url") {
+		t.Errorf("bad --site-url: status %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "", "publish", "comment", "--head", publishFixtures+"head_mixed.json", "--base", publishFixtures+"base.json",
+		"--dry-run", "--summary-file", "", "--site-url", "https://o.github.io/ceiling/")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "(https://o.github.io/ceiling/run-111111111111-ceiling-load-20261129T101600Z.html)") {
+		t.Errorf("no link to the baseline run's page:\n%s", stdout)
+	}
+}

@@ -36,7 +36,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -172,12 +171,8 @@ func render(name string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// pageName is a run's page: run-<commit>-<generator>-<finished>.html,
-// every part reduced to [A-Za-z0-9._-], so no document can name a path.
-func pageName(r *harness.Result) string {
-	return "run-" + slug(shortRef(r.Meta.GitRef)) + "-" + slug(r.Meta.Generator) + "-" +
-		r.Meta.FinishedAt.UTC().Format("20060102T150405Z") + ".html"
-}
+// pageName is a run's page (publish.SitePage, which the comment links).
+func pageName(r *harness.Result) string { return publish.SitePage(r) }
 
 func uniquePage(taken map[string][]byte, name string) string {
 	if _, ok := taken[name]; !ok {
@@ -192,22 +187,7 @@ func uniquePage(taken map[string][]byte, name string) string {
 	}
 }
 
-func slug(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-' || r == '_') {
-			return r
-		}
-		return '_'
-	}, s)
-	s = strings.TrimLeft(s, ".")
-	if len(s) > 60 {
-		s = s[:60]
-	}
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
+func slug(s string) string { return publish.Slug(s) }
 
 type indexView struct {
 	Built   time.Time
