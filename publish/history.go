@@ -10,13 +10,19 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 )
 
-// DefaultHistoryMax bounds the history file: 500 entries of about 400 bytes
-// is about 200 KB, however long the project lives. Older entries stay in the
-// file's git history.
+// DefaultHistoryMax bounds the history file: 500 entries of about 700
+// bytes (the headline, and a ceiling per batch size of about 130 bytes each)
+// is about 350 KB, however long the project lives. Older entries stay in
+// the file's git history.
 const DefaultHistoryMax = 500
 
 // HistoryEntry is one line of the history file (JSON Lines): the headline
-// of one published sweep.
+// of one published sweep, and since the results page, every batch size's
+// ceiling, the objective and the two-arm verdict.
+//
+// Every field added after the first version is omitempty and optional on
+// reading: an entry written before reads with Ceilings nil (Trend then
+// shows its headline as its headline batch's ceiling) and no objective.
 type HistoryEntry struct {
 	GitRef         string    `json:"git_ref"`
 	FinishedAt     time.Time `json:"finished_at"`
@@ -30,6 +36,32 @@ type HistoryEntry struct {
 	Verdict        string    `json:"verdict"`
 	LowerBound     bool      `json:"lower_bound"`
 	Runner         string    `json:"runner,omitempty"`
+
+	Scenario string `json:"scenario,omitempty"`
+	// Objective is the run's objective (harness Config.Objective): with
+	// one, a ceiling is the point with the most connections meeting it.
+	Objective string `json:"objective,omitempty"`
+	// Comparison is a two-arm sweep's headline verdict of head against
+	// base (faster, slower, within_noise, cannot_conclude); empty otherwise.
+	Comparison string `json:"comparison,omitempty"`
+	// Partial: the sweep was interrupted and holds only finished points.
+	Partial bool `json:"partial,omitempty"`
+	// Ceilings is every batch size's ceiling, ascending batch as in the
+	// result; nil in entries written before it existed.
+	Ceilings []HistoryCeiling `json:"ceilings,omitempty"`
+}
+
+// HistoryCeiling is one batch size's ceiling in a history entry
+// (harness.BatchCeiling without what a trend does not plot).
+type HistoryCeiling struct {
+	Batch          int     `json:"batch"`
+	Found          bool    `json:"found"` // false: no clean point at this batch
+	ThroughputPerS float64 `json:"throughput_per_s,omitempty"`
+	Connections    int     `json:"connections,omitempty"`
+	P99Ns          int64   `json:"p99_ns,omitempty"`
+	Verdict        string  `json:"verdict,omitempty"`
+	LowerBound     bool    `json:"lower_bound,omitempty"`
+	AtLadderTop    bool    `json:"at_ladder_top,omitempty"`
 }
 
 // EntryOf is the history entry of a result with a clean headline.
@@ -47,7 +79,48 @@ func EntryOf(r *harness.Result) HistoryEntry {
 		Verdict:        r.Headline.Verdict,
 		LowerBound:     r.Headline.LowerBound,
 		Runner:         r.Meta.Runner.Name,
+		Scenario:       r.Config.Scenario,
+		Objective:      r.Config.Objective,
+		Comparison:     comparisonVerdict(r),
+		Partial:        r.Partial,
+		Ceilings:       historyCeilings(r.Ceilings),
 	}
+}
+
+func comparisonVerdict(r *harness.Result) string {
+	if r.Comparison == nil {
+		return ""
+	}
+	return r.Comparison.Headline.Verdict
+}
+
+func historyCeilings(cs []harness.BatchCeiling) []HistoryCeiling {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]HistoryCeiling, len(cs))
+	for i, c := range cs {
+		out[i] = HistoryCeiling{Batch: c.Batch, Found: c.Found}
+		if c.Found {
+			out[i] = HistoryCeiling{
+				Batch: c.Batch, Found: true, ThroughputPerS: c.ThroughputPerS, Connections: c.Connections,
+				P99Ns: c.LatencyNs.P99, Verdict: c.Verdict, LowerBound: c.LowerBound, AtLadderTop: c.AtLadderTop,
+			}
+		}
+	}
+	return out
+}
+
+// CeilingsOf is e's ceilings; for an entry written before they were kept,
+// its headline as its headline batch's only ceiling.
+func (e HistoryEntry) CeilingsOf() []HistoryCeiling {
+	if e.Ceilings != nil {
+		return e.Ceilings
+	}
+	return []HistoryCeiling{{
+		Batch: e.Batch, Found: true, ThroughputPerS: e.ThroughputPerS, Connections: e.Connections,
+		P99Ns: e.P99Ns, Verdict: e.Verdict, LowerBound: e.LowerBound,
+	}}
 }
 
 // ParseHistory reads a history file. Blank lines are skipped; a line that

@@ -2,7 +2,9 @@ package publish
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -59,5 +61,126 @@ func TestParseHistoryErrors(t *testing.T) {
 		if _, err := ParseHistory([]byte(in), "h"); err == nil || err.Error()[:len(want)] != want {
 			t.Errorf("ParseHistory(%q) = %v, want prefix %q", in, err, want)
 		}
+	}
+}
+
+// oldEntry is a line written before entries kept every batch's ceiling
+// (docs/publish.md's example): it must stay readable.
+const oldEntry = `{"git_ref":"0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f","finished_at":"2026-11-28T10:16:00Z","generator":"ceiling-load","regime":"echo, batch 10, 256 B, 3 server cores, 1 generator core","batch":10,"connections":64,"throughput_per_s":140000,"p99_ns":4000000,"noise_floor_pct":4,"verdict":"server-saturated","lower_bound":false,"runner":"GitHub Actions 7"}`
+
+// historyFixtures are the results testdata/history.jsonl is built from,
+// oldest first: three runs of one regime, one capped (lower bounds), then
+// the real sweeps on another machine (a regime change), a two-arm sweep,
+// and a rooms sweep with an objective (another regime change).
+var historyFixtures = []string{"base.json", "head_same.json", "head_mixed.json", "head_capped.json", "sweep_real.json", "two_arm_real.json", "rooms_real.json"}
+
+// historyFixture is testdata/history.jsonl as this code builds it: the
+// old entry, then EntryOf each fixture an hour apart.
+func historyFixture(t *testing.T) []HistoryEntry {
+	t.Helper()
+	h, err := ParseHistory([]byte(oldEntry+"\n"), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range historyFixtures {
+		e := EntryOf(mustRead(t, name))
+		e.FinishedAt = h[0].FinishedAt.Add(time.Duration(i+1) * time.Hour)
+		h = AppendHistory(h, e, DefaultHistoryMax)
+	}
+	return h
+}
+
+func TestHistoryFixture(t *testing.T) {
+	t.Parallel()
+	h := historyFixture(t)
+	goldenFile(t, "history.jsonl", string(FormatHistory(h)))
+	got, err := ParseHistory(readFixture(t, "history.jsonl"), "history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(h, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestEntryOfKeepsEveryCeiling(t *testing.T) {
+	t.Parallel()
+	r := mustRead(t, "rooms_real.json")
+	e := EntryOf(r)
+	if e.Objective == "" || e.Objective != r.Config.Objective {
+		t.Errorf("objective %q, want %q", e.Objective, r.Config.Objective)
+	}
+	two := EntryOf(mustRead(t, "two_arm_real.json"))
+	if two.Comparison == "" {
+		t.Error("two-arm entry has no comparison verdict")
+	}
+	s := mustRead(t, "sweep_real.json")
+	e = EntryOf(s)
+	if len(e.Ceilings) != len(s.Ceilings) {
+		t.Fatalf("%d ceilings, want %d", len(e.Ceilings), len(s.Ceilings))
+	}
+	for i, c := range s.Ceilings {
+		got := e.Ceilings[i]
+		if got.Batch != c.Batch || got.ThroughputPerS != c.ThroughputPerS || got.Connections != c.Connections || got.LowerBound != c.LowerBound || got.P99Ns != c.LatencyNs.P99 {
+			t.Errorf("ceiling %d: %+v, want %+v", i, got, c)
+		}
+	}
+	// An entry written before ceilings were kept reads its headline as
+	// its only ceiling.
+	old, err := ParseHistory([]byte(oldEntry), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []HistoryCeiling{{Batch: 10, Found: true, ThroughputPerS: 140000, Connections: 64, P99Ns: 4000000, Verdict: "server-saturated"}}
+	if diff := cmp.Diff(want, old[0].CeilingsOf()); diff != "" {
+		t.Errorf("old entry's ceilings (-want +got):\n%s", diff)
+	}
+}
+
+func TestHistoryEntryBounded(t *testing.T) {
+	t.Parallel()
+	// The bound in DefaultHistoryMax's comment: an entry of a two-batch
+	// sweep stays under 1 KB, so 500 stay under 500 KB.
+	for _, name := range historyFixtures {
+		line := FormatHistory([]HistoryEntry{EntryOf(mustRead(t, name))})
+		if len(line) > 1024 {
+			t.Errorf("%s: entry is %d bytes, want at most 1024:\n%s", name, len(line), line)
+		}
+	}
+}
+
+func TestHistoryTable(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	if err := WriteHistoryTable(&b, historyFixture(t), 0); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "history_table.golden.txt", b.String())
+	out := b.String()
+	for _, want := range []string{"▲", "≥", "0f0f0f0f0f0f", "batch 1024", "regime changed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := WriteHistoryTable(&b, historyFixture(t), 2); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(b.String(), "\n"); !strings.Contains(b.String(), "e5d20d59cb76") || strings.Contains(b.String(), "0f0f0f0f0f0f") {
+		t.Errorf("--last 2 (%d lines):\n%s", lines, b.String())
+	}
+}
+
+func TestHistoryTableHostile(t *testing.T) {
+	t.Parallel()
+	e := EntryOf(mustRead(t, "head_hostile.json"))
+	e.Regime += "\x1b[2J\x1b]0;pwned\x07"
+	e.GitRef = "evil\x1b[31m\nsecond line"
+	var b strings.Builder
+	if err := WriteHistoryTable(&b, []HistoryEntry{e}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07\r") || strings.Contains(b.String(), "\nsecond line") {
+		t.Errorf("a control character reached the terminal: %q", b.String())
 	}
 }

@@ -39,6 +39,10 @@ type RenderOptions struct {
 	// NoPoints leaves out the table of every point (used when the comment
 	// would exceed GitHub's limit; the summary and the artifact keep it).
 	NoPoints bool
+	// SiteURL is the results site's base URL, checked by CheckSiteURL
+	// (ends in '/'); when set, a line links the baseline run's page (a
+	// cross-run comparison) and the trend.
+	SiteURL string
 }
 
 // Render writes c as Markdown: the verdict in words on the first line
@@ -81,6 +85,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 		p("\n")
 	}
 
+	renderSiteLinks(&b, c, opts.SiteURL)
 	renderRuns(&b, c)
 	if !opts.NoPoints {
 		renderPoints(&b, c)
@@ -692,4 +697,20 @@ func shortRef(ref string) string {
 		return core[:12] + ref[40:]
 	}
 	return ref
+}
+
+// renderSiteLinks links the results site (docs/report.md): the baseline
+// run's page in a cross-run comparison, and the trend. The base URL was
+// checked (CheckSiteURL) and a page name is a slug, so neither can end the
+// link; the URL is still shown as link text only, never raw.
+func renderSiteLinks(b *strings.Builder, c *Comparison, site string) {
+	if site == "" {
+		return
+	}
+	links := []string{}
+	if c.Base != nil {
+		links = append(links, fmt.Sprintf("[baseline run %s](%s%s)", text(shortRef(c.Base.Meta.GitRef)), site, SitePage(c.Base)))
+	}
+	links = append(links, fmt.Sprintf("[trend over commits](%s)", site))
+	fmt.Fprintf(b, "Results site: %s.\n\n", strings.Join(links, " · "))
 }

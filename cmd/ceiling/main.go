@@ -4,6 +4,8 @@
 //	ceiling load     one measured point against a running server
 //	ceiling sweep    boot the server pinned, sweep batch x connections, A-A repeat
 //	ceiling publish  commit a sweep result, or post a pull-request comparison
+//	ceiling report   a static results site, or the Go benchmark format for benchstat
+//	ceiling history  the published history as a trend table
 //
 // main only calls run; every subcommand lives in its own file with its own
 // flag.FlagSet.
@@ -75,6 +77,8 @@ commands:
   load      drive one point of load against a running server and report it
   sweep     boot the server pinned, sweep batch x connections, repeat the headline
   publish   commit a sweep result (publish commit) or post a PR comparison (publish comment)
+  report    a static results site (--out DIR), or benchstat text (--format benchstat)
+  history   print the published history as a trend table
   version   print the version
 
 Run 'ceiling <command> -h' for a command's flags.
@@ -93,6 +97,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSweep(rest, stdout, stderr)
 	case "publish":
 		return runPublish(rest, stdout, stderr)
+	case "report":
+		return runReport(rest, stdout, stderr)
+	case "history":
+		return runHistory(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

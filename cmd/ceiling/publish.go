@@ -108,6 +108,7 @@ type publishCommitOptions struct {
 	opts    publish.CommitOptions
 	verbose bool
 	targets stringList
+	summary string
 }
 
 // stringList is a repeatable string flag.
@@ -154,6 +155,7 @@ func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.Flag
 	fs.IntVar(&c.Retries, "retries", publish.DefaultRetries, "pushes retried after the branch moved on (0: none)")
 	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
 	fs.Var(&o.targets, "target", "target `FILE` the sweep ran (repeatable): a document holding any of its secrets is refused, as one holding a secret-named environment variable's value is")
+	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "after publishing, append the run's table and chart (Markdown) to this file (the job summary)")
 	return fs
 }
 
@@ -215,6 +217,7 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	if out.KeptNewer {
 		fmt.Fprintf(stdout, "%s already publishes a newer commit's result; only the history got this one\n", out.Path)
 	}
+	publish.WriteSummary(stderr, o.summary, r, fmt.Sprintf("ceiling publish commit: %s measured at %s, on %s", r.Meta.Generator, r.Meta.GitRef, o.opts.Branch), secrets)
 	return nil
 }
 
@@ -256,6 +259,7 @@ type publishCommentOptions struct {
 	rateRetries   int
 	targets       stringList
 	failOn        string
+	siteURL       string
 	commentTarget [2]string // owner, name
 }
 
@@ -284,6 +288,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.IntVar(&o.rateRetries, "rate-retries", publish.DefaultRateRetries, "retries of one request after a rate limit")
 	fs.Var(&o.targets, "target", "target `FILE` the sweeps ran (repeatable): a --head holding any of its secrets is refused, as one holding the token or a secret-named environment variable's value is")
 	fs.StringVar(&o.failOn, "fail-on", publish.FailOnNever, "exit 1 when the two-arm headline verdict is this: slower, or never")
+	fs.StringVar(&o.siteURL, "site-url", "", "the results site's base URL (ceiling report, deployed): the comment links the baseline run's page and the trend")
 	return fs
 }
 
@@ -310,6 +315,13 @@ func (o *publishCommentOptions) check(fs *flag.FlagSet) error {
 	}
 	if o.failOn != publish.FailOnNever && o.failOn != publish.FailOnSlower {
 		return usagef("--fail-on: %q, want %s or %s", o.failOn, publish.FailOnSlower, publish.FailOnNever)
+	}
+	if o.siteURL != "" {
+		u, err := publish.CheckSiteURL(o.siteURL)
+		if err != nil {
+			return usageError{err}
+		}
+		o.siteURL = u
 	}
 	if o.dryRun {
 		return nil
@@ -365,7 +377,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	// The verdict gates after the comparison was written and posted: a
 	// failing check must still leave the reviewer the reason.
 	gate := publish.FailOn(c, o.failOn)
-	full := publish.Render(c, publish.RenderOptions{Marker: o.marker})
+	full := publish.Render(c, publish.RenderOptions{Marker: o.marker, SiteURL: o.siteURL})
 	if err := writeMarkdown(o, full); err != nil {
 		return err
 	}
@@ -394,7 +406,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	posted, err := p.Upsert(ctx, publish.RenderComment(c, publish.RenderOptions{Marker: o.marker}))
+	posted, err := p.Upsert(ctx, publish.RenderComment(c, publish.RenderOptions{Marker: o.marker, SiteURL: o.siteURL}))
 	switch {
 	case errors.Is(err, publish.ErrNoPermission):
 		fmt.Fprintf(stderr, "ceiling publish comment: %v\nno comment posted (a pull request from a fork gets a read-only token); the comparison is in %s\n", err, where)

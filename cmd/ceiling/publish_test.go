@@ -91,12 +91,23 @@ func TestPublishCommitFromStdin(t *testing.T) {
 	// The measured commit must be one the checkout has.
 	head := gitCmd(t, work, "rev-parse", "HEAD")
 	raw = bytes.ReplaceAll(raw, []byte("1111111111111111111111111111111111111111"), []byte(head))
-	stdout, stderr, code := runCLI(t, string(raw), "publish", "commit", "--repo", work, "-")
+	summary := filepath.Join(root, "summary.md")
+	stdout, stderr, code := runCLI(t, string(raw), "publish", "commit", "--repo", work, "--summary-file", summary, "-")
 	if code != 0 {
 		t.Fatalf("status %d\n%s", code, stderr)
 	}
 	if !strings.Contains(stdout, "published ceiling-load measured at "+head) {
 		t.Errorf("stdout = %q", stdout)
+	}
+	// The job summary: a heading, the run's table and its chart.
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### ceiling publish commit&#58; ceiling\\-load measured at " + head, "| 10 | 150,000", "```mermaid"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("job summary has no %q:\n%s", want, md)
+		}
 	}
 	got := gitCmd(t, filepath.Join(root, "remote.git"), "show", "main:benchmark/published/ceiling-load.json")
 	if got != strings.TrimSpace(string(raw)) {

@@ -13,6 +13,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
 const sweepUsage = `usage: ceiling sweep [flags]
@@ -192,7 +193,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		base = &b
 	}
-	_, err = harness.Run(ctx, o, harness.RunConfig{
+	r, err := harness.Run(ctx, o, harness.RunConfig{
 		BaseTarget: base,
 		Target:     target,
 		Version:    version,
@@ -201,6 +202,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		Thresholds: harness.DefaultThresholds,
 		Secrets:    secrets,
 	})
+	sweepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), stderr, r, secrets)
 	switch {
 	case err == nil:
 		return nil
@@ -208,4 +210,15 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		return exitStatus{1, err}
 	}
 	return err
+}
+
+// sweepSummary writes the sweep's table and chart to the job summary when
+// there is one (GITHUB_STEP_SUMMARY), also without a clean headline: the
+// summary says why. r was redacted by harness.Run; the Markdown passes
+// through the secrets again on its way out. A failure is a warning.
+func sweepSummary(path string, stderr io.Writer, r *harness.Result, secrets *redact.Set) {
+	if path == "" || r == nil {
+		return
+	}
+	publish.WriteSummary(stderr, path, r, "ceiling sweep: "+r.Meta.Generator, secrets)
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+const historyUsage = `usage: ceiling history [--file FILE] [--last N]
+
+Prints the published history (the JSON Lines file 'ceiling publish commit'
+appends to) as a trend table, oldest first: commit, date, the headline,
+every batch size's ceiling, the A-A noise floor and the verdict. Lower
+bounds are marked ≥, regime changes ▲ (the legend under the table says
+from what to what).
+
+flags:
+`
+
+// defaultHistoryFile is the history publish commit writes for the default
+// generator.
+const defaultHistoryFile = publish.DefaultDir + "/ceiling-load.history.jsonl"
+
+func runHistory(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ceiling history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, historyUsage); fs.PrintDefaults() }
+	file := fs.String("file", defaultHistoryFile, "history file, JSON Lines")
+	last := fs.Int("last", 20, "print the newest `N` entries (0: all)")
+	if done, err := parseFlags(fs, args); done {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("ceiling history: unexpected argument %q (the file goes in --file)", fs.Arg(0))
+	}
+	if *last < 0 {
+		return usagef("--last: %d is negative", *last)
+	}
+	h, err := readHistory("--file", *file)
+	if err != nil {
+		return err
+	}
+	return publish.WriteHistoryTable(stdout, h, *last)
+}
+
+// readHistory reads a history file; a missing or malformed one is bad
+// input (exit 2) naming the flag, or the file and line.
+func readHistory(flagName, path string) ([]publish.HistoryEntry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("%s: %w", flagName, err)
+	}
+	h, err := publish.ParseHistory(data, path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return h, nil
+}

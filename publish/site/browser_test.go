@@ -1,0 +1,272 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// browserPath finds Chromium (Debian's chromium, which .ci/run installs).
+// Without one the test skips, with the reason, unless CI is set: there a
+// missing browser is a failure, so the check cannot silently vanish.
+func browserPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CEILING_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI is set but no Chromium was found (chromium, chromium-browser, google-chrome on PATH, or CEILING_CHROMIUM): .ci/run installs Debian's chromium")
+	}
+	t.Skip("no Chromium found (chromium, chromium-browser, google-chrome on PATH, or CEILING_CHROMIUM) and CI is not set: the browser test needs one")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and nothing
+// that reaches the network by itself.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := browserPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil { // start the browser
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	return bctx
+}
+
+// consoleErrors collects the errors a tab reports: console.error calls,
+// uncaught exceptions, and error entries of the browser log (a resource
+// that failed to load, a blocked request).
+type consoleErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (c *consoleErrors) listen(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				msg = "console.error"
+			}
+		case *runtime.EventExceptionThrown:
+			msg = "exception: " + ev.ExceptionDetails.Text
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				msg = fmt.Sprintf("log %s: %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+			}
+		}
+		if msg != "" {
+			c.mu.Lock()
+			c.errs = append(c.errs, msg)
+			c.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *consoleErrors) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.errs
+	c.errs = nil
+	return out
+}
+
+// pageFacts is what a page looks like in the browser, laid out.
+type pageFacts struct {
+	Title    string       `json:"title"`
+	Charts   []chartFacts `json:"charts"`
+	SVGs     [][2]float64 `json:"svgs"`
+	RunLinks []string     `json:"runLinks"`
+	Rows     int          `json:"rows"`
+}
+
+type chartFacts struct {
+	Kind        string  `json:"kind"`
+	Batch       int     `json:"batch"`
+	W           float64 `json:"w"`
+	H           float64 `json:"h"`
+	Series      int     `json:"series"`
+	LowerBounds int     `json:"lowerBounds"`
+	Points      int     `json:"points"`
+	Titled      int     `json:"titled"`
+	// HiddenLowerBounds counts lower-bound markers drawn without a
+	// dashed, non-white outline: in the DOM but not visible as such.
+	HiddenLowerBounds int `json:"hiddenLowerBounds"`
+}
+
+const factsJS = `(() => {
+  const size = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const charts = [...document.querySelectorAll('svg.chart')].map(s => {
+    const [w, h] = size(s);
+    const lbs = [...s.querySelectorAll('.point.lower-bound')];
+    const hidden = lbs.filter(el => {
+      const cs = getComputedStyle(el);
+      return cs.strokeDasharray === 'none' || cs.stroke === 'rgb(255, 255, 255)' || cs.stroke === 'none' || el.getBoundingClientRect().width === 0;
+    }).length;
+    return {kind: s.dataset.kind, batch: Number(s.dataset.batch || 0), w, h,
+      series: s.querySelectorAll('g.series').length, lowerBounds: lbs.length,
+      points: s.querySelectorAll('.point').length, titled: s.querySelectorAll('.point > title').length,
+      hiddenLowerBounds: hidden};
+  });
+  return {title: document.title, charts, svgs: [...document.querySelectorAll('svg')].map(size),
+    runLinks: [...document.querySelectorAll('a.run-link')].map(a => a.getAttribute('href')),
+    rows: document.querySelectorAll('table.trend tbody tr').length};
+})()`
+
+// TestSiteInBrowser renders the site from the real sweeps and the fixture
+// history, serves it on loopback and loads every page in Chromium: no
+// console error, every SVG laid out with a size, the expected series and
+// lower-bound markers (visibly dashed), and the index listing each run.
+// With CEILING_SCREENSHOT_DIR set, each page is saved there as a PNG.
+func TestSiteInBrowser(t *testing.T) {
+	ctx := browser(t)
+	var runs []Run
+	for _, f := range siteFixtures {
+		runs = append(runs, readRun(t, f))
+	}
+	hist := readHistory(t)
+	dir := t.TempDir()
+	names, err := Write(dir, runs, Options{History: hist, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	// The control: a page with a missing image must be reported, or the
+	// "no console errors" check proves nothing.
+	mux.HandleFunc("/broken-control", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head><body><img src="/missing.png"></body></html>`)
+	})
+	srv := httptest.NewServer(mux) // 127.0.0.1
+	t.Cleanup(srv.Close)
+
+	var errs consoleErrors
+	errs.listen(t, ctx)
+	load := func(page string) pageFacts {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+page)); err != nil {
+			t.Fatalf("load %s: %v", page, err)
+		}
+		facts, err := chromedp.Run(ctx, chromedp.Evaluate[pageFacts](factsJS))
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		if e := errs.take(); len(e) > 0 {
+			t.Errorf("%s: console errors:\n%s", page, strings.Join(e, "\n"))
+		}
+		if shots := os.Getenv("CEILING_SCREENSHOT_DIR"); shots != "" {
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("screenshot %s: %v", page, err)
+			}
+			if err := os.MkdirAll(shots, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(shots, strings.TrimSuffix(page, ".html")+".png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, s := range facts.SVGs {
+			if s[0] <= 0 || s[1] <= 0 {
+				t.Errorf("%s: svg %d is %vx%v", page, i, s[0], s[1])
+			}
+		}
+		for _, c := range facts.Charts {
+			if c.HiddenLowerBounds > 0 {
+				t.Errorf("%s: %s chart (batch %d): %d lower-bound markers are not drawn dashed and coloured", page, c.Kind, c.Batch, c.HiddenLowerBounds)
+			}
+			if c.Titled != c.Points {
+				t.Errorf("%s: %s chart (batch %d): %d of %d markers have a hover title", page, c.Kind, c.Batch, c.Titled, c.Points)
+			}
+		}
+		return facts
+	}
+
+	// The index: the trend chart, a row per history entry (with the runs
+	// added), and a link to each run page.
+	index := load(IndexFile)
+	all := historyWith(hist, runs)
+	wantSeries, wantLB := expectTrend(all)
+	if len(index.Charts) != 1 || index.Charts[0].Kind != "trend" {
+		t.Fatalf("index charts: %+v, want one trend", index.Charts)
+	}
+	if c := index.Charts[0]; c.Series != wantSeries || c.LowerBounds != wantLB {
+		t.Errorf("trend: %d series and %d lower-bound markers, want %d and %d", c.Series, c.LowerBounds, wantSeries, wantLB)
+	}
+	if index.Rows != len(all) {
+		t.Errorf("trend table: %d rows, want %d", index.Rows, len(all))
+	}
+	if len(index.RunLinks) != len(runs) {
+		t.Errorf("index lists %d runs %v, want %d", len(index.RunLinks), index.RunLinks, len(runs))
+	}
+	for i, r := range runs {
+		page := pageName(r.Result)
+		if i < len(index.RunLinks) && index.RunLinks[i] != page {
+			t.Errorf("run link %d: %q, want %q", i, index.RunLinks[i], page)
+		}
+		facts := load(page)
+		if len(facts.Charts) != len(r.Result.Config.BatchLadder) {
+			t.Errorf("%s: %d charts, want one per batch size (%d)", page, len(facts.Charts), len(r.Result.Config.BatchLadder))
+		}
+		for _, c := range facts.Charts {
+			ws, wlb := expectCurve(r.Result, c.Batch)
+			if c.Series != ws || c.LowerBounds != wlb {
+				t.Errorf("%s batch %d: %d series and %d lower-bound markers, want %d and %d", page, c.Batch, c.Series, c.LowerBounds, ws, wlb)
+			}
+		}
+	}
+	if len(names) != len(runs)+1 {
+		t.Errorf("wrote %v", names)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/broken-control")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var got []string
+	for len(got) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		got = errs.take()
+	}
+	if len(got) == 0 {
+		t.Error("the control page's missing image was not reported: the console check is blind")
+	}
+}

@@ -1,0 +1,489 @@
+package site
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+// chart is one inline SVG: one or two panels side by side and a legend.
+// Everything in it is numbers and fixed words, except the titles (hover
+// text) and legend names, which html/template escapes.
+type chart struct {
+	Kind   string // "curve" (a batch size of a run) or "trend"
+	Batch  int    // curve only
+	W, H   float64
+	Label  string // the SVG's <title> and aria-label
+	Panels []*panel
+	Legend []legendItem
+}
+
+type legendItem struct {
+	X, Y       float64 // its place (layoutLegend)
+	Name       string
+	Color      string
+	Dash       bool
+	LowerBound bool // a hollow marker, not a line
+	Band       bool // the noise band's swatch
+	Regime     bool // the regime-change line
+}
+
+type panel struct {
+	X, Y, W, H     float64 // the plot area
+	Title          string
+	XLabel, YLabel string
+	XTicks, YTicks []tick
+	Band           *band
+	VLines         []vline
+	Series         []*series
+	Rings          []mark // the ceilings, a ring around their point
+}
+
+type tick struct {
+	Pos   float64
+	Label string
+}
+
+type band struct {
+	Y, H  float64
+	Title string
+}
+
+type vline struct {
+	X     float64
+	Title string
+}
+
+type series struct {
+	Name   string
+	Color  string
+	Dash   bool
+	Wide   bool   // drawn wide and translucent, under the others
+	Points string // the polyline, "x,y x,y"
+	Marks  []mark
+}
+
+type mark struct {
+	X, Y       float64
+	LowerBound bool // hollow, dashed: the generator was capped
+	NotClean   bool // measured, but with errors, saturated or contended
+	Failed     bool // no number: a cross on the axis
+	Title      string
+}
+
+// Geometry of every chart, in SVG user units.
+const (
+	panelW  = 420.0
+	panelH  = 240.0
+	marginL = 70.0
+	marginR = 20.0
+	marginT = 30.0
+	marginB = 50.0
+	legendH = 26.0
+)
+
+// niceTop is the axis maximum: the highest value plus 10 %, rounded up to
+// 1, 2, 2.5 or 5 times a power of ten, so the ticks are round.
+func niceTop(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	v *= 1.1
+	mag := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= v {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// yScale maps [0, top] onto the panel, top up.
+func (p *panel) y(v, top float64) float64 { return p.Y + p.H - v/top*p.H }
+
+func (p *panel) yTicks(top float64, format func(float64) string) {
+	for i := range 5 {
+		v := top * float64(i) / 4
+		p.YTicks = append(p.YTicks, tick{Pos: p.y(v, top), Label: format(v)})
+	}
+}
+
+// xScale places connection counts: on a log scale when the ladder spans
+// more than a factor of 2 (ladders are geometric), linear otherwise, and
+// in the middle when there is one.
+type xScale struct {
+	lo, hi float64
+	log    bool
+}
+
+func newXScale(vals []int) xScale {
+	if len(vals) == 0 {
+		return xScale{lo: 0, hi: 1}
+	}
+	lo, hi := float64(slices.Min(vals)), float64(slices.Max(vals))
+	return xScale{lo: lo, hi: hi, log: lo > 0 && hi/lo > 2}
+}
+
+func (s xScale) at(p *panel, v float64) float64 {
+	inset := p.W * 0.06
+	if s.hi == s.lo {
+		return p.X + p.W/2
+	}
+	var f float64
+	if s.log {
+		f = (math.Log(v) - math.Log(s.lo)) / (math.Log(s.hi) - math.Log(s.lo))
+	} else {
+		f = (v - s.lo) / (s.hi - s.lo)
+	}
+	return p.X + inset + f*(p.W-2*inset)
+}
+
+func newPanel(i int, title, xl, yl string) *panel {
+	return &panel{
+		X: marginL + float64(i)*(panelW+marginL+marginR), Y: marginT,
+		W: panelW, H: panelH, Title: title, XLabel: xl, YLabel: yl,
+	}
+}
+
+func chartSize(c *chart) {
+	c.W = float64(len(c.Panels)) * (marginL + panelW + marginR)
+	layoutLegend(c)
+}
+
+// legendW is the room of one legend entry; entries wrap onto rows.
+const legendW = 190.0
+
+// layoutLegend places the legend entries in rows under the plots and sets
+// the chart's height to hold them.
+func layoutLegend(c *chart) {
+	perRow := max(1, int((c.W-marginL)/legendW))
+	top := marginT + panelH + marginB
+	for i := range c.Legend {
+		c.Legend[i].X = marginL + float64(i%perRow)*legendW
+		c.Legend[i].Y = top + float64(i/perRow)*legendH
+	}
+	rows := (len(c.Legend) + perRow - 1) / perRow
+	c.H = top + float64(max(rows, 1))*legendH
+}
+
+func polyline(marks []mark) string {
+	var b strings.Builder
+	for i, m := range marks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f", m.X, m.Y)
+	}
+	return b.String()
+}
+
+func rate(v float64) string { return harness.FormatRate(v) }
+
+func shortRate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case v >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func latency(ns float64) string {
+	if ns <= 0 {
+		return "0"
+	}
+	return harness.FormatLatency(int64(ns))
+}
+
+// arm is one measured server of a run: the only one, or base and head.
+type arm struct {
+	key   string // Point.Arm
+	name  string
+	color string
+}
+
+func armsOf(r *harness.Result) []arm {
+	if r.Comparison != nil || r.Meta.BaseTarget != nil {
+		return []arm{{harness.ArmBase, "base", publish.ColorBase}, {harness.ArmHead, "head", publish.ColorHead}}
+	}
+	return []arm{{"", "throughput", publish.ColorBase}}
+}
+
+// sample reports whether a point is a sample of its (batch, connections):
+// a sweep point, the A-A repeat or a compare repeat; the headroom probe
+// (generator held to a quota) is not.
+func sample(p harness.Point) bool {
+	return p.Role == harness.RoleSweep || p.Role == harness.RoleAARepeat || p.Role == harness.RoleCompare
+}
+
+// pointTitle is a point's hover text: what it measured, its verdict and
+// the reason.
+func pointTitle(p harness.Point) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "point %d, %s", p.Index, strings.ReplaceAll(p.Role, "_", " "))
+	if p.Arm != "" {
+		fmt.Fprintf(&b, " (%s)", p.Arm)
+	}
+	fmt.Fprintf(&b, ", batch %d, %d connections, rep %d\n", p.Batch, p.Connections, p.Rep)
+	if p.Status != "ok" {
+		fmt.Fprintf(&b, "failed: %s", p.FailReason)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s msg/s, p99 %s\n", rate(p.ThroughputPerS), latency(float64(p.LatencyNs.P99)))
+	fmt.Fprintf(&b, "verdict: %s", p.Verdict)
+	if p.LowerBound {
+		b.WriteString(" (a lower bound: the server may do more)")
+	}
+	if p.VerdictReason != "" {
+		fmt.Fprintf(&b, "\nwhy: %s", p.VerdictReason)
+	}
+	if !p.Clean {
+		b.WriteString("\nnot clean: ")
+		var why []string
+		if p.Errors > 0 {
+			why = append(why, fmt.Sprintf("%d errors", p.Errors))
+		}
+		if p.Saturated {
+			why = append(why, "saturated")
+		}
+		if p.Contended {
+			why = append(why, "contended")
+		}
+		if len(why) == 0 {
+			why = append(why, "see the point's table row")
+		}
+		b.WriteString(strings.Join(why, ", "))
+	}
+	if p.Objective != nil {
+		if p.Objective.Met {
+			b.WriteString("\nobjective: met")
+		} else {
+			b.WriteString("\nobjective: missed")
+			for _, cond := range p.Objective.Conditions {
+				if !cond.Met && cond.Why != "" {
+					b.WriteString("; " + cond.Why)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// curveChart is one batch size of a run: throughput against connections
+// on the left, p99 on the right, one line per arm through its highest
+// clean sweep point at each connection count, and a marker for every
+// measured sample (repeats stack). Lower bounds are hollow and dashed,
+// failed points a cross on the axis, the ceiling ringed, and at the
+// headline batch the A-A noise band around the headline.
+func curveChart(r *harness.Result, batch int) *chart {
+	c := &chart{Kind: "curve", Batch: batch, Label: fmt.Sprintf("batch %d: throughput and p99 against connections", batch)}
+	tp := newPanel(0, fmt.Sprintf("batch %d: throughput", batch), "connections", "msg/s")
+	lat := newPanel(1, fmt.Sprintf("batch %d: p99 latency", batch), "connections", "p99")
+	c.Panels = []*panel{tp, lat}
+
+	var pts []harness.Point
+	var conns []int
+	maxTP, maxLat := 0.0, 0.0
+	for _, p := range r.Curve {
+		if p.Batch != batch || !sample(p) {
+			continue
+		}
+		pts = append(pts, p)
+		if !slices.Contains(conns, p.Connections) {
+			conns = append(conns, p.Connections)
+		}
+		if p.Status == "ok" {
+			maxTP = max(maxTP, p.ThroughputPerS)
+			maxLat = max(maxLat, float64(p.LatencyNs.P99))
+		}
+	}
+	slices.Sort(conns)
+	var floorPct float64
+	withBand := r.NoiseFloorPct != nil && batch == r.Headline.Batch && r.Headline.ThroughputPerS > 0
+	if withBand {
+		floorPct = *r.NoiseFloorPct
+		maxTP = max(maxTP, r.Headline.ThroughputPerS*(1+floorPct/100))
+	}
+	topTP, topLat := niceTop(maxTP), niceTop(maxLat)
+	xs := newXScale(conns)
+	for _, p := range []*panel{tp, lat} {
+		for _, n := range conns {
+			p.XTicks = append(p.XTicks, tick{Pos: xs.at(p, float64(n)), Label: strconv.Itoa(n)})
+		}
+	}
+	tp.yTicks(topTP, shortRate)
+	lat.yTicks(topLat, latency)
+
+	if withBand {
+		hi := min(r.Headline.ThroughputPerS*(1+floorPct/100), topTP)
+		lo := max(r.Headline.ThroughputPerS*(1-floorPct/100), 0)
+		tp.Band = &band{
+			Y: tp.y(hi, topTP), H: tp.y(lo, topTP) - tp.y(hi, topTP),
+			Title: fmt.Sprintf("A-A noise floor ±%.1f%% around the headline (%s msg/s at %d connections): the headline point run again at the end differed by this much",
+				floorPct, rate(r.Headline.ThroughputPerS), r.Headline.Connections),
+		}
+		c.Legend = append(c.Legend, legendItem{Name: fmt.Sprintf("A-A noise ±%.1f%%", floorPct), Band: true})
+	}
+
+	for _, a := range armsOf(r) {
+		ts := &series{Name: a.name, Color: a.color}
+		ls := &series{Name: "p99 " + a.name, Color: a.color, Dash: true}
+		if a.name == "throughput" {
+			ls.Name = "p99"
+		}
+		best := map[int]harness.Point{}
+		for _, p := range pts {
+			if p.Arm != a.key {
+				continue
+			}
+			title := pointTitle(p)
+			x0, x1 := xs.at(tp, float64(p.Connections)), xs.at(lat, float64(p.Connections))
+			if p.Status != "ok" {
+				ts.Marks = append(ts.Marks, mark{X: x0, Y: tp.Y + tp.H, Failed: true, Title: title})
+				ls.Marks = append(ls.Marks, mark{X: x1, Y: lat.Y + lat.H, Failed: true, Title: title})
+				continue
+			}
+			ts.Marks = append(ts.Marks, mark{X: x0, Y: tp.y(p.ThroughputPerS, topTP), LowerBound: p.LowerBound, NotClean: !p.Clean, Title: title})
+			ls.Marks = append(ls.Marks, mark{X: x1, Y: lat.y(float64(p.LatencyNs.P99), topLat), NotClean: !p.Clean, Title: title})
+			if p.Role == harness.RoleSweep && p.Clean {
+				if b, ok := best[p.Connections]; !ok || p.ThroughputPerS > b.ThroughputPerS {
+					best[p.Connections] = p
+				}
+			}
+		}
+		var line, lline []mark
+		for _, n := range conns {
+			if p, ok := best[n]; ok {
+				line = append(line, mark{X: xs.at(tp, float64(n)), Y: tp.y(p.ThroughputPerS, topTP)})
+				lline = append(lline, mark{X: xs.at(lat, float64(n)), Y: lat.y(float64(p.LatencyNs.P99), topLat)})
+			}
+		}
+		ts.Points, ls.Points = polyline(line), polyline(lline)
+		tp.Series = append(tp.Series, ts)
+		lat.Series = append(lat.Series, ls)
+		c.Legend = append(c.Legend, legendItem{Name: ts.Name, Color: a.color}, legendItem{Name: ls.Name, Color: a.color, Dash: true})
+	}
+	// The ceiling (the head's, in a two-arm run: Ceilings describe it).
+	for _, bc := range r.Ceilings {
+		if bc.Batch != batch || !bc.Found {
+			continue
+		}
+		t := fmt.Sprintf("ceiling of batch %d: %s msg/s at %d connections (%s)", batch, rate(bc.ThroughputPerS), bc.Connections, bc.Verdict)
+		if bc.LowerBound {
+			t += ", a lower bound"
+		}
+		if bc.AtLadderTop {
+			t += ", at the top of the ladder: widen it"
+		}
+		tp.Rings = append(tp.Rings, mark{X: xs.at(tp, float64(bc.Connections)), Y: tp.y(bc.ThroughputPerS, topTP), LowerBound: bc.LowerBound, Title: t})
+	}
+	if anyMark(tp.Series, func(m mark) bool { return m.LowerBound }) {
+		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
+	}
+	chartSize(c)
+	return c
+}
+
+func anyMark(ss []*series, f func(mark) bool) bool {
+	for _, s := range ss {
+		if slices.ContainsFunc(s.Marks, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// trendPalette colours the trend's batch series; the headline is drawn
+// wide and grey under them.
+var trendPalette = []string{publish.ColorBase, publish.ColorHead, publish.ColorBaseLowerBound, publish.ColorHeadLowerBound, "#1a7f37", "#bf3989"}
+
+// trendChart is the headline and every batch size's ceiling over the
+// history, oldest left; a dashed vertical line before each regime change,
+// lower bounds hollow.
+func trendChart(rows []publish.TrendRow) *chart {
+	c := &chart{Kind: "trend", Label: "the headline and each batch size's ceiling over commits"}
+	p := newPanel(0, "ceilings over commits", "commit (oldest left)", "msg/s")
+	p.W = max(panelW, min(float64(len(rows))*70, 1100))
+	c.Panels = []*panel{p}
+	top := 0.0
+	for _, r := range rows {
+		top = max(top, r.ThroughputPerS)
+		for _, bc := range r.CeilingsOf() {
+			top = max(top, bc.ThroughputPerS)
+		}
+	}
+	top = niceTop(top)
+	p.yTicks(top, shortRate)
+	xs := xScale{lo: 0, hi: float64(max(len(rows)-1, 0))}
+	// A label every 80 units at most: a commit is about 12 characters.
+	step := max(1, int(math.Ceil(float64(len(rows))*80/p.W)))
+	for i, r := range rows {
+		x := xs.at(p, float64(i))
+		if i%step == 0 {
+			p.XTicks = append(p.XTicks, tick{Pos: x, Label: shortRef(r.GitRef)})
+		}
+		if r.RegimeChanged {
+			prev := xs.at(p, float64(i-1))
+			p.VLines = append(p.VLines, vline{X: (x + prev) / 2, Title: fmt.Sprintf("regime changed at %s: %s → %s (not comparable across this line)", shortRef(r.GitRef), r.PrevRegime, r.Regime)})
+		}
+	}
+	head := &series{Name: "headline", Color: "#6e7781", Wide: true}
+	var line []mark
+	for i, r := range rows {
+		m := mark{X: xs.at(p, float64(i)), Y: p.y(r.ThroughputPerS, top), LowerBound: r.LowerBound,
+			Title: fmt.Sprintf("%s, %s: headline %s msg/s, batch %d at %d connections (%s)%s", shortRef(r.GitRef), r.FinishedAt.UTC().Format("2006-01-02 15:04"), rate(r.ThroughputPerS), r.Batch, r.Connections, r.Verdict, lbWords(r.LowerBound))}
+		head.Marks = append(head.Marks, m)
+		line = append(line, m)
+	}
+	head.Points = polyline(line)
+	p.Series = append(p.Series, head)
+	c.Legend = append(c.Legend, legendItem{Name: "headline", Color: head.Color})
+	for bi, b := range publish.TrendBatches(rows) {
+		s := &series{Name: fmt.Sprintf("batch %d", b), Color: trendPalette[bi%len(trendPalette)]}
+		var line []mark
+		for i, r := range rows {
+			bc, ok := r.Ceiling(b)
+			if !ok || !bc.Found {
+				continue
+			}
+			m := mark{X: xs.at(p, float64(i)), Y: p.y(bc.ThroughputPerS, top), LowerBound: bc.LowerBound,
+				Title: fmt.Sprintf("%s: batch %d ceiling %s msg/s at %d connections (%s)%s", shortRef(r.GitRef), b, rate(bc.ThroughputPerS), bc.Connections, bc.Verdict, lbWords(bc.LowerBound))}
+			s.Marks = append(s.Marks, m)
+			line = append(line, m)
+		}
+		s.Points = polyline(line)
+		p.Series = append(p.Series, s)
+		c.Legend = append(c.Legend, legendItem{Name: s.Name, Color: s.Color})
+	}
+	if len(p.VLines) > 0 {
+		c.Legend = append(c.Legend, legendItem{Name: "regime change", Regime: true})
+	}
+	if anyMark(p.Series, func(m mark) bool { return m.LowerBound }) {
+		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
+	}
+	c.W = marginL + p.W + marginR
+	layoutLegend(c)
+	return c
+}
+
+func lbWords(lb bool) string {
+	if lb {
+		return ", a lower bound: the server may do more"
+	}
+	return ""
+}
+
+// shortRef abbreviates a full commit id; anything else is kept.
+func shortRef(ref string) string {
+	core := strings.TrimSuffix(ref, "-dirty")
+	if len(core) == 40 && strings.Trim(core, "0123456789abcdef") == "" {
+		return core[:12] + ref[40:]
+	}
+	return ref
+}

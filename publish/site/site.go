@@ -1,0 +1,243 @@
+// Package site renders published sweep results and their history as a
+// static web site (`ceiling report --out DIR`): index.html, the trend of
+// the headline and of every batch size's ceiling over commits, and one
+// page per run with each batch size's curve.
+//
+// Design:
+//
+//   - Static and self-contained: every chart is an inline SVG computed in
+//     Go (chart.go), the style is inline, there is no script, no font and
+//     no request to anywhere else, so a page works from a file, offline,
+//     and on GitHub Pages, and looks the same in each.
+//   - Everything that came from a result or the history (regime, target
+//     names, commands, reasons, warnings, git refs) goes through
+//     html/template, which escapes it for the context it lands in (text,
+//     attribute, URL). Page names are built from a sanitised slug, never
+//     from raw text. The hover text of a point is an SVG <title>, which
+//     browsers show as a tooltip without any script.
+//   - What the comment says in words, the page shows: lower bounds are
+//     hollow, dashed markers (and ≥ in tables), the A-A noise band is a
+//     shaded band around the headline, a regime change is a dashed
+//     vertical line in the trend, failed points are crosses on the axis.
+//   - The DOM carries what tests count: each chart is <svg class="chart"
+//     data-kind=...>, each series a <g class="series">, each lower-bound
+//     marker has the class lower-bound (site_test.go and the browser test
+//     check these against the documents).
+package site
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+// Run is one sweep document to render, and the name it was read from.
+type Run struct {
+	Name   string
+	Result *harness.Result
+}
+
+// Options are what a site is built from besides the runs.
+type Options struct {
+	// History is the published history, oldest first; each run given is
+	// added to it (replacing an entry for the same commit and generator)
+	// so that the trend shows it.
+	History []publish.HistoryEntry
+	// Now stamps the pages ("built at"); zero: time.Now.
+	Now time.Time
+}
+
+// IndexFile is the site's entry page.
+const IndexFile = "index.html"
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"rate":    func(v float64) string { return harness.FormatRate(v) },
+	"latency": func(ns int64) string { return latency(float64(ns)) },
+	"f1":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"short":   shortRef,
+	"words":   func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"pct": func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.1f%%", *v)
+	},
+	"signedPct": func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.1f%%", *v)
+	},
+	"pval": func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", *v)
+	},
+	"join": strings.Join,
+	"add":  func(a, b float64) float64 { return a + b },
+	"sub":  func(a, b float64) float64 { return a - b },
+	"half": func(a float64) float64 { return a / 2 },
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// Build renders the site in memory: file name to content.
+func Build(runs []Run, opts Options) (map[string][]byte, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	out := map[string][]byte{}
+	hist := slices.Clone(opts.History)
+	pageOf := map[string]string{} // generator + "\x00" + git ref -> page
+	var runViews []*runView
+	for _, r := range runs {
+		page := uniquePage(out, pageName(r.Result))
+		out[page] = nil // reserve
+		pageOf[r.Result.Meta.Generator+"\x00"+r.Result.Meta.GitRef] = page
+		hist = publish.AppendHistory(hist, publish.EntryOf(r.Result), 0)
+		runViews = append(runViews, newRunView(r, page, opts.Now))
+	}
+	rows := publish.Trend(hist)
+	idx := &indexView{Built: opts.Now, Runs: runViews, Batches: publish.TrendBatches(rows)}
+	for _, row := range rows {
+		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Page: pageOf[row.Generator+"\x00"+row.GitRef]})
+	}
+	if len(rows) > 0 {
+		idx.Trend = trendChart(rows)
+	}
+	for _, rv := range runViews {
+		b, err := render("run.tmpl", rv)
+		if err != nil {
+			return nil, err
+		}
+		out[rv.Page] = b
+	}
+	b, err := render("index.tmpl", idx)
+	if err != nil {
+		return nil, err
+	}
+	out[IndexFile] = b
+	return out, nil
+}
+
+// Write builds the site and writes it into dir (created if missing),
+// returning the files written, index first.
+func Write(dir string, runs []Run, opts Options) ([]string, error) {
+	files, err := Build(runs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		switch {
+		case a == IndexFile:
+			return -1
+		case b == IndexFile:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	var errs []error
+	for _, name := range names {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, name), files[name], 0o644))
+	}
+	return names, errors.Join(errs...)
+}
+
+func render(name string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// pageName is a run's page (publish.SitePage, which the comment links).
+func pageName(r *harness.Result) string { return publish.SitePage(r) }
+
+func uniquePage(taken map[string][]byte, name string) string {
+	if _, ok := taken[name]; !ok {
+		return name
+	}
+	base := strings.TrimSuffix(name, ".html")
+	for i := 2; ; i++ {
+		n := fmt.Sprintf("%s-%d.html", base, i)
+		if _, ok := taken[n]; !ok {
+			return n
+		}
+	}
+}
+
+func slug(s string) string { return publish.Slug(s) }
+
+type indexView struct {
+	Built   time.Time
+	Trend   *chart
+	Rows    []trendRowView
+	Batches []int
+	Runs    []*runView
+}
+
+type trendRowView struct {
+	publish.TrendRow
+	Page string // its run page, when the run was given
+}
+
+// Cell is the trend table's cell of a batch.
+func (r trendRowView) Cell(batch int) string {
+	c, ok := r.Ceiling(batch)
+	switch {
+	case !ok:
+		return ""
+	case !c.Found:
+		return "none"
+	}
+	s := harness.FormatRate(c.ThroughputPerS) + " @" + fmt.Sprint(c.Connections)
+	if c.LowerBound {
+		s = "≥" + s
+	}
+	return s
+}
+
+// CellLowerBound reports whether the cell of a batch is a lower bound.
+func (r trendRowView) CellLowerBound(batch int) bool {
+	c, ok := r.Ceiling(batch)
+	return ok && c.LowerBound
+}
+
+type runView struct {
+	Name    string
+	Page    string
+	Built   time.Time
+	R       *harness.Result
+	Charts  []*chart
+	Points  []harness.Point
+	Ceiling []harness.BatchCeiling
+}
+
+func newRunView(r Run, page string, now time.Time) *runView {
+	v := &runView{Name: r.Name, Page: page, Built: now, R: r.Result, Points: r.Result.Curve, Ceiling: r.Result.Ceilings}
+	for _, b := range r.Result.Config.BatchLadder {
+		v.Charts = append(v.Charts, curveChart(r.Result, b))
+	}
+	return v
+}

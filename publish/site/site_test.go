@@ -1,0 +1,220 @@
+package site
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+const fixtures = "../testdata/"
+
+// siteFixtures are the real sweeps the site is tested with: a single-arm
+// sweep with lower bounds and an A-A band, a two-arm sweep, and a rooms
+// sweep with an objective.
+var siteFixtures = []string{"sweep_real.json", "two_arm_real.json", "rooms_real.json"}
+
+func readRun(t testing.TB, name string) Run {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtures, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := publish.Read(data, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run{Name: name, Result: r}
+}
+
+func readHistory(t testing.TB) []publish.HistoryEntry {
+	t.Helper()
+	data, err := os.ReadFile(fixtures + "history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := publish.ParseHistory(data, "history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// expectCurve is what the curve chart of a batch must hold, derived from
+// the document independently of the chart code: a throughput and a p99
+// series per arm, and a lower-bound marker per lower-bound sample.
+func expectCurve(r *harness.Result, batch int) (series, lowerBounds int) {
+	arms := 1
+	if r.Comparison != nil || r.Meta.BaseTarget != nil {
+		arms = 2
+	}
+	for _, p := range r.Curve {
+		if p.Batch == batch && p.Status == "ok" && p.LowerBound &&
+			(p.Role == harness.RoleSweep || p.Role == harness.RoleAARepeat || p.Role == harness.RoleCompare) {
+			lowerBounds++
+		}
+	}
+	return 2 * arms, lowerBounds
+}
+
+// expectTrend: the headline and one series per batch size; a lower-bound
+// marker per lower-bound headline and per lower-bound ceiling.
+func expectTrend(h []publish.HistoryEntry) (series, lowerBounds int) {
+	batches := map[int]bool{}
+	for _, e := range h {
+		if e.LowerBound {
+			lowerBounds++
+		}
+		for _, c := range e.CeilingsOf() {
+			batches[c.Batch] = true
+			if c.Found && c.LowerBound {
+				lowerBounds++
+			}
+		}
+	}
+	return 1 + len(batches), lowerBounds
+}
+
+// historyWith is the history the index is built from: the file, plus
+// the runs given (as Build adds them).
+func historyWith(h []publish.HistoryEntry, runs []Run) []publish.HistoryEntry {
+	for _, r := range runs {
+		h = publish.AppendHistory(h, publish.EntryOf(r.Result), 0)
+	}
+	return h
+}
+
+var svgRE = regexp.MustCompile(`(?s)<svg class="chart"[^>]*data-kind="(\w+)"(?: data-batch="(\d+)")?.*?</svg>`)
+
+func TestSiteChartsHoldTheDocuments(t *testing.T) {
+	t.Parallel()
+	var runs []Run
+	for _, f := range siteFixtures {
+		runs = append(runs, readRun(t, f))
+	}
+	hist := readHistory(t)
+	files, err := Build(runs, Options{History: hist, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(runs)+1 {
+		t.Fatalf("%d files, want index and %d run pages", len(files), len(runs))
+	}
+	index := string(files[IndexFile])
+	wantSeries, wantLB := expectTrend(historyWith(hist, runs))
+	trend := svgRE.FindAllStringSubmatch(index, -1)
+	if len(trend) != 1 || trend[0][1] != "trend" {
+		t.Fatalf("index: want one trend chart, got %d", len(trend))
+	}
+	if got := strings.Count(trend[0][0], `<g class="series"`); got != wantSeries {
+		t.Errorf("trend: %d series, want %d", got, wantSeries)
+	}
+	if got := strings.Count(trend[0][0], `class="point lower-bound"`); got != wantLB || wantLB == 0 {
+		t.Errorf("trend: %d lower-bound markers, want %d (> 0)", got, wantLB)
+	}
+	if got := strings.Count(trend[0][0], `class="regime-change"`); got < 2 {
+		t.Errorf("trend: %d regime-change marks, want the two of the fixture history (and the legend's)", got)
+	}
+	for _, r := range runs {
+		page := pageName(r.Result)
+		if !strings.Contains(index, fmt.Sprintf(`<a class="run-link" href="%s">`, page)) {
+			t.Errorf("index does not link %s", page)
+		}
+		html := string(files[page])
+		charts := svgRE.FindAllStringSubmatch(html, -1)
+		if len(charts) != len(r.Result.Config.BatchLadder) {
+			t.Errorf("%s: %d charts, want one per batch size (%d)", r.Name, len(charts), len(r.Result.Config.BatchLadder))
+		}
+		for _, c := range charts {
+			var batch int
+			fmt.Sscan(c[2], &batch)
+			ws, wlb := expectCurve(r.Result, batch)
+			if got := strings.Count(c[0], `<g class="series"`); got != ws {
+				t.Errorf("%s batch %d: %d series, want %d", r.Name, batch, got, ws)
+			}
+			if got := strings.Count(c[0], `class="point lower-bound"`); got != wlb {
+				t.Errorf("%s batch %d: %d lower-bound markers, want %d", r.Name, batch, got, wlb)
+			}
+			band := strings.Contains(c[0], `class="noise-band" x=`)
+			if wantBand := r.Result.NoiseFloorPct != nil && batch == r.Result.Headline.Batch; band != wantBand {
+				t.Errorf("%s batch %d: noise band drawn %v, want %v", r.Name, batch, band, wantBand)
+			}
+			// Every marker carries its verdict on hover.
+			if n, titled := strings.Count(c[0], `<circle class="point`), strings.Count(c[0], "verdict: "); titled < n {
+				t.Errorf("%s batch %d: %d markers, %d with a verdict title", r.Name, batch, n, titled)
+			}
+		}
+	}
+}
+
+func TestSiteFailedPointIsACross(t *testing.T) {
+	t.Parallel()
+	run := readRun(t, "sweep_real.json")
+	run.Result.Curve[1].Status = "failed"
+	run.Result.Curve[1].FailReason = "server exited"
+	files, err := Build([]Run{run}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(files[pageName(run.Result)])
+	// One cross in the throughput panel and one in the p99 panel.
+	if got := strings.Count(html, `<path class="failed"`); got != 2 {
+		t.Errorf("%d failed crosses, want 2", got)
+	}
+	if !strings.Contains(html, "failed: server exited") {
+		t.Error("the failed point's reason is not in its title")
+	}
+}
+
+// TestSiteHostile renders a result whose strings are hostile: everything
+// from the document must arrive as text, never as markup or a link.
+func TestSiteHostile(t *testing.T) {
+	t.Parallel()
+	run := readRun(t, "head_hostile.json")
+	run.Result.Meta.GitRef = `../../x"><script>alert(2)</script>`
+	run.Result.Meta.Generator = `javascript:alert(3)`
+	run.Result.Curve[0].VerdictReason = `</title><script>alert(4)</script><a href="javascript:alert(5)">x</a>`
+	run.Result.Meta.Target.Name = `<img src=x onerror=alert(6)>`
+	files, err := Build([]Run{run}, Options{History: []publish.HistoryEntry{publish.EntryOf(run.Result)}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if strings.ContainsAny(name, `/\"<>`) || strings.HasPrefix(name, ".") {
+			t.Errorf("page name %q is not a plain file name", name)
+		}
+		html := strings.ToLower(string(b))
+		for _, bad := range []string{"<script", "<img", `href="javascript:`, "<a href=\"javascript"} {
+			if strings.Contains(html, bad) {
+				t.Errorf("%s holds %q: a document's text became markup", name, bad)
+			}
+		}
+		if !strings.Contains(html, "&lt;script&gt;") {
+			t.Errorf("%s: the hostile text is not shown escaped", name)
+		}
+	}
+}
+
+func TestPageNames(t *testing.T) {
+	t.Parallel()
+	a, b := readRun(t, "sweep_real.json"), readRun(t, "sweep_real.json")
+	files, err := Build([]Run{a, b}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two runs of one commit get two pages; the history keeps one entry.
+	if len(files) != 3 {
+		t.Errorf("%d files, want index and two pages", len(files))
+	}
+	if got := slug("a/b c\x00..d"); got != "a_b_c_..d" {
+		t.Errorf("slug = %q", got)
+	}
+}

@@ -1,0 +1,66 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/redact"
+)
+
+// SummaryMarker is the hidden marker of a job summary (a summary is never
+// found again, but Render wants one).
+const SummaryMarker = "ceiling:summary"
+
+// Summary is the job summary of one run (`ceiling sweep`, `ceiling
+// publish commit`): a heading, then the run as the comment renders it, its
+// table and its mermaid chart. A two-arm run shows its own comparison; a
+// single-arm run shows itself alone, with nothing compared. heading is
+// escaped.
+func Summary(r *harness.Result, heading string) (string, error) {
+	c, err := Compare(nil, r, CompareOptions{BaseMissing: "a job summary shows one run", HeadName: "result"})
+	if err != nil {
+		return "", err
+	}
+	return "### " + text(heading) + "\n\n" + Render(c, RenderOptions{Marker: SummaryMarker}), nil
+}
+
+// AppendSummary appends md to the job summary file (GITHUB_STEP_SUMMARY);
+// nothing when path is empty.
+func AppendSummary(path, md string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := io.WriteString(f, md+"\n")
+	return errors.Join(werr, f.Close())
+}
+
+// WriteSummary renders r's summary and appends it to path, for a command
+// whose main work is done: a failure is a warning on w, never an error.
+// With secrets, r is redacted in place before it is rendered (the
+// Markdown escapes punctuation, so a secret could no longer be found in
+// it afterwards), and the Markdown passes through them again.
+func WriteSummary(w io.Writer, path string, r *harness.Result, heading string, secrets *redact.Set) {
+	if path == "" || r == nil {
+		return
+	}
+	if secrets != nil {
+		harness.RedactResult(r, secrets)
+	}
+	md, err := Summary(r, heading)
+	if err == nil && secrets != nil {
+		md = secrets.String(md)
+	}
+	if err == nil {
+		err = AppendSummary(path, md)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "ceiling: job summary %s not written: %v\n", path, err)
+	}
+}

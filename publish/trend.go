@@ -1,0 +1,178 @@
+package publish
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ceiling-bench/ceiling/harness"
+)
+
+// TrendRow is one history entry as a trend shows it.
+type TrendRow struct {
+	HistoryEntry
+	// RegimeChanged: the regime differs from the previous entry of the
+	// same generator, so the two are not comparable (another machine
+	// class, other cores, another scenario).
+	RegimeChanged bool
+	// PrevRegime is that previous entry's regime when RegimeChanged.
+	PrevRegime string
+}
+
+// Trend marks regime changes along h (oldest first). Each generator is
+// its own series: an entry is compared with the previous entry of the
+// same generator only.
+func Trend(h []HistoryEntry) []TrendRow {
+	last := map[string]string{}
+	out := make([]TrendRow, len(h))
+	for i, e := range h {
+		out[i] = TrendRow{HistoryEntry: e}
+		if prev, ok := last[e.Generator]; ok && prev != e.Regime {
+			out[i].RegimeChanged = true
+			out[i].PrevRegime = prev
+		}
+		last[e.Generator] = e.Regime
+	}
+	return out
+}
+
+// TrendBatches is every batch size with a ceiling in rows, ascending.
+func TrendBatches(rows []TrendRow) []int {
+	var bs []int
+	for _, r := range rows {
+		for _, c := range r.CeilingsOf() {
+			if !slices.Contains(bs, c.Batch) {
+				bs = append(bs, c.Batch)
+			}
+		}
+	}
+	slices.Sort(bs)
+	return bs
+}
+
+// Ceiling is row's ceiling at batch, and whether the row has that batch.
+func (r TrendRow) Ceiling(batch int) (HistoryCeiling, bool) {
+	for _, c := range r.CeilingsOf() {
+		if c.Batch == batch {
+			return c, true
+		}
+	}
+	return HistoryCeiling{}, false
+}
+
+// Marks in the terminal table (the legend under it says what they mean).
+const (
+	markLowerBound = "≥"
+	markRegime     = "▲"
+	markPartial    = "~"
+)
+
+// WriteHistoryTable writes the trend as a table for a terminal, oldest
+// first, the last `last` entries (all when last <= 0): commit, date, the
+// headline, every batch size's ceiling, the noise floor and the verdict.
+// Lower bounds carry ≥ and a regime change ▲; a legend says so. Every
+// string from the file is flattened to one line of printable characters,
+// so a hostile entry cannot move the cursor or colour the terminal.
+func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
+	rows := Trend(h)
+	if last > 0 && len(rows) > last {
+		rows = rows[len(rows)-last:]
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no history entries")
+		return err
+	}
+	batches := TrendBatches(rows)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"commit", "date", "generator", "headline msg/s", "conns", "p99"}
+	for _, b := range batches {
+		head = append(head, fmt.Sprintf("batch %d", b))
+	}
+	head = append(head, "floor", "verdict", "")
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	var anyLB, anyRegime, anyPartial bool
+	for _, r := range rows {
+		mark := ""
+		if r.RegimeChanged {
+			mark += markRegime + " "
+			anyRegime = true
+		}
+		if r.Partial {
+			mark += markPartial
+			anyPartial = true
+		}
+		cells := []string{
+			termText(shortRef(r.GitRef)),
+			r.FinishedAt.UTC().Format("2006-01-02 15:04"),
+			termText(r.Generator),
+			boundRate(r.ThroughputPerS, r.LowerBound),
+			fmt.Sprint(r.Connections),
+			harness.FormatLatency(r.P99Ns),
+		}
+		anyLB = anyLB || r.LowerBound
+		for _, b := range batches {
+			c, ok := r.Ceiling(b)
+			switch {
+			case !ok:
+				cells = append(cells, "")
+			case !c.Found:
+				cells = append(cells, "none")
+			default:
+				cells = append(cells, fmt.Sprintf("%s @%d", boundRate(c.ThroughputPerS, c.LowerBound), c.Connections))
+				anyLB = anyLB || c.LowerBound
+			}
+		}
+		floor := "n/a"
+		if r.NoiseFloorPct != nil {
+			floor = fmt.Sprintf("%.1f%%", *r.NoiseFloorPct)
+		}
+		verdict := termText(r.Verdict)
+		if r.Comparison != "" {
+			verdict += ", " + termText(words(r.Comparison))
+		}
+		cells = append(cells, floor, verdict, mark)
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	regime := termText(rows[len(rows)-1].Regime)
+	fmt.Fprintf(w, "\nregime (newest): %s\n", regime)
+	if obj := rows[len(rows)-1].Objective; obj != "" {
+		fmt.Fprintf(w, "objective (newest): %s; a ceiling is the most connections meeting it\n", termText(obj))
+	}
+	if anyLB {
+		fmt.Fprintln(w, markLowerBound+" lower bound: the generator was capped, the server may do more")
+	}
+	if anyRegime {
+		fmt.Fprintln(w, markRegime+" regime changed from the entry before (not comparable):")
+		for _, r := range rows {
+			if r.RegimeChanged {
+				fmt.Fprintf(w, "  %s: %s -> %s\n", termText(shortRef(r.GitRef)), termText(r.PrevRegime), termText(r.Regime))
+			}
+		}
+	}
+	if anyPartial {
+		fmt.Fprintln(w, markPartial+" partial: the sweep was interrupted")
+	}
+	return nil
+}
+
+func boundRate(v float64, lowerBound bool) string {
+	if lowerBound {
+		return markLowerBound + harness.FormatRate(v)
+	}
+	return harness.FormatRate(v)
+}
+
+// termText is a string from a file made safe for a terminal: one line,
+// no control characters (no escape sequences), bounded.
+func termText(s string) string {
+	s = benchLine(s)
+	if r := []rune(s); len(r) > maxText {
+		s = string(r[:maxText]) + "…"
+	}
+	return s
+}
