@@ -240,8 +240,11 @@ func TestCentrifugoScenario(t *testing.T) {
 	// JSON); the engine reads one JSON message per frame, so a busy machine
 	// can lose some (10% at 60 connections on a machine with every CPU
 	// busy, docs/scenarios.md). Half lost is a broken file or server.
-	if *rel.DeliveredPct < 50 {
-		t.Errorf("pub.delivered_pct = %v, want >= 50", *rel.DeliveredPct)
+	// Centrifugo joins queued pushes into one frame, one per line; with
+	// connect.split every one of them counts, so at this low rate all
+	// arrive (an engine reading one message per frame lost 10% and more).
+	if *rel.DeliveredPct < 99 {
+		t.Errorf("pub.delivered_pct = %v, want >= 99", *rel.DeliveredPct)
 	}
 	if rel.LatencyNs.Count != rel.Received {
 		t.Errorf("pub.latency_ns.count = %d, received = %d", rel.LatencyNs.Count, rel.Received)
