@@ -81,7 +81,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		if blk, err := rc.Target.Block(o.Scenario); err == nil {
 			if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
 				o.Objective = ob.Objective()
-				o.Notes = append(o.Notes, fmt.Sprintf("objective from the target's %s block: %s", blockKey(o.Scenario), o.Objective))
+				o.Notes = append(o.Notes, fmt.Sprintf("objective from the scenario (%s): %s", blockKey(o.Scenario), o.Objective))
 			}
 		}
 	}

@@ -327,7 +327,19 @@ func (t TargetSpec) Block(scenario string) (load.TargetBlock, error) {
 		return nil, fmt.Errorf("scenario %s cannot be swept from a target file", scenario)
 	}
 	if _, ok := t.Blocks[d.Target.Key]; !ok {
-		return nil, fmt.Errorf("%s: the target has no %s block, which scenario %s needs", d.Target.Key, d.Target.Key, scenario)
+		err := fmt.Errorf("%s: the target has no %s block, which scenario %s needs", d.Target.Key, d.Target.Key, scenario)
+		var have []string
+		for _, key := range sortedKeys(t.Blocks) {
+			for _, od := range load.Scenarios() {
+				if od.Target != nil && od.Target.Key == key {
+					have = append(have, "SCENARIO="+od.Name)
+				}
+			}
+		}
+		if len(have) > 0 {
+			err = fmt.Errorf("%w (it has blocks for %s)", err, strings.Join(have, ", "))
+		}
+		return nil, err
 	}
 	return t.parseBlock(d.Target.Key)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,10 +61,10 @@ type connectSpec struct {
 	Subprotocol string
 	// SplitLines: connect.split "newline", a frame may hold several
 	// messages, one per line.
-	SplitLines  bool
-	Timeout     time.Duration
-	Handshake   []step
-	Answers     []answer
+	SplitLines bool
+	Timeout    time.Duration
+	Handshake  []step
+	Answers    []answer
 }
 
 type step struct {
@@ -412,7 +413,16 @@ func headers(o *object, key string, allowed []int) ([]header, error) {
 	}
 	var hs []header
 	for _, k := range keys {
-		t, err := compileText(m[k], allowed)
+		v, err := expandEnv(m[k])
+		if err != nil {
+			return nil, n.child(k).errf("%v", err)
+		}
+		// Checked as written, so an error never quotes a value read from
+		// the environment.
+		if _, err := compileText(envPattern.ReplaceAllString(m[k], "x"), allowed); err != nil {
+			return nil, n.child(k).errf("%v", err)
+		}
+		t, err := compileText(v, allowed)
 		if err != nil {
 			return nil, n.child(k).errf("%v", err)
 		}
@@ -1059,4 +1069,37 @@ func (p *parser) sweep(n node) error {
 	}
 	p.s.QuickLadder, err = ladder("quick")
 	return err
+}
+
+var envPattern = regexp.MustCompile(`\{env:[^}]*\}`)
+
+// expandEnv replaces every {env:NAME} of a header value with the variable's
+// value, read once when the file is read, so a key stays out of the file.
+// An unset variable is an error naming it (never its value). Name it like
+// a secret (..._KEY, ..._TOKEN) and the sweep redacts its value from all
+// it writes.
+func expandEnv(s string) (string, error) {
+	var out strings.Builder
+	for {
+		i := strings.Index(s, "{env:")
+		if i < 0 {
+			out.WriteString(s)
+			return out.String(), nil
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unclosed {env:")
+		}
+		name := s[i+len("{env:") : i+j]
+		if name == "" {
+			return "", fmt.Errorf("{env:} names no variable")
+		}
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return "", fmt.Errorf("{env:%s}: %s is not set", name, name)
+		}
+		out.WriteString(s[:i])
+		out.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(v))
+		s = s[i+j+1:]
+	}
 }

@@ -280,3 +280,26 @@ func TestDocExample(t *testing.T) {
 		t.Fatalf("example parsed to %d roles, %d receives", len(s.Roles), len(s.Receives))
 	}
 }
+
+// A header may read a key from the environment ({env:NAME}): the file
+// holds no secret, an unset variable is named, and no error quotes the
+// value.
+func TestHeaderFromEnv(t *testing.T) {
+	file := strings.Replace(base, `"url": "{url}/ws",`, `"url": "{url}/ws", "headers": {"X-API-Key": "k-{env:CEILING_TEST_API_KEY}"},`, 1)
+	if _, err := Parse([]byte(file)); err == nil || !strings.Contains(err.Error(), "connect.headers.X-API-Key: {env:CEILING_TEST_API_KEY}: CEILING_TEST_API_KEY is not set") {
+		t.Fatalf("unset: %v", err)
+	}
+	t.Setenv("CEILING_TEST_API_KEY", "s3cr{t-value")
+	s, err := Parse([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs vars
+	if got := string(s.Connect.Headers[0].value.Append(nil, &vs)); got != "k-s3cr{t-value" {
+		t.Errorf("header = %q", got)
+	}
+	bad := strings.Replace(file, `"k-{env:CEILING_TEST_API_KEY}"`, `"{nope}-{env:CEILING_TEST_API_KEY}"`, 1)
+	if _, err := Parse([]byte(bad)); err == nil || strings.Contains(err.Error(), "s3cr") {
+		t.Errorf("a bad header's error: %v", err)
+	}
+}
