@@ -70,6 +70,10 @@ type Result struct {
 	Curve    []Point        `json:"curve"`
 	Ceilings []BatchCeiling `json:"ceilings"`
 	Warnings []string       `json:"warnings"`
+	// Notes say how defaults were picked (the CPU sets for this machine,
+	// a scenario's own ladder, the objective a scenario file brought):
+	// facts about the run, not reasons to doubt it.
+	Notes []string `json:"notes,omitempty"`
 
 	// Comparison is the two-arm sweep's verdict of head against base
 	// (DecideComparison over the curve); nil in a single-arm sweep.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,9 +83,7 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	r.SchemaVersion = SchemaVersion
 	r.Config = ConfigOf(o)
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
-	for _, n := range o.Notes {
-		r.warn(n)
-	}
+	r.Notes = slices.Clone(o.Notes)
 	order := r.Config.Order
 	total := len(order) + 1 // the A-A repeat
 	if o.HeadroomProbe > 0 {

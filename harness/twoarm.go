@@ -127,9 +127,7 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	r.Config.CompareReps, r.Config.Alpha = o.CompareReps, o.Alpha
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
-	for _, n := range o.Notes {
-		r.warn(n)
-	}
+	r.Notes = slices.Clone(o.Notes)
 	first := FirstPassOrder(r.Config.Order)
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
