@@ -65,6 +65,10 @@ type series struct {
 	Dash   bool
 	Wide   bool   // drawn wide and translucent, under the others
 	Points string // the polyline, "x,y x,y"
+	// Breaks are more polylines after Points: the trend's line starts
+	// afresh after each regime change, since values across it are not
+	// comparable.
+	Breaks []string
 	Marks  []mark
 }
 
@@ -436,18 +440,26 @@ func trendChart(rows []publish.TrendRow) *chart {
 	head := &series{Name: "headline", Color: "#6e7781", Wide: true}
 	var line []mark
 	for i, r := range rows {
+		if r.RegimeChanged && len(line) > 0 {
+			head.addSegment(line)
+			line = nil
+		}
 		m := mark{X: xs.at(p, float64(i)), Y: p.y(r.ThroughputPerS, top), LowerBound: r.LowerBound,
 			Title: fmt.Sprintf("%s, %s: headline %s msg/s, batch %d at %d connections (%s)%s", shortRef(r.GitRef), r.FinishedAt.UTC().Format("2006-01-02 15:04"), rate(r.ThroughputPerS), r.Batch, r.Connections, r.Verdict, lbWords(r.LowerBound))}
 		head.Marks = append(head.Marks, m)
 		line = append(line, m)
 	}
-	head.Points = polyline(line)
+	head.addSegment(line)
 	p.Series = append(p.Series, head)
 	c.Legend = append(c.Legend, legendItem{Name: "headline", Color: head.Color})
 	for bi, b := range publish.TrendBatches(rows) {
 		s := &series{Name: fmt.Sprintf("batch %d", b), Color: trendPalette[bi%len(trendPalette)]}
 		var line []mark
 		for i, r := range rows {
+			if r.RegimeChanged && len(line) > 0 {
+				s.addSegment(line)
+				line = nil
+			}
 			bc, ok := r.Ceiling(b)
 			if !ok || !bc.Found {
 				continue
@@ -457,7 +469,7 @@ func trendChart(rows []publish.TrendRow) *chart {
 			s.Marks = append(s.Marks, m)
 			line = append(line, m)
 		}
-		s.Points = polyline(line)
+		s.addSegment(line)
 		p.Series = append(p.Series, s)
 		c.Legend = append(c.Legend, legendItem{Name: s.Name, Color: s.Color})
 	}
@@ -486,4 +498,17 @@ func shortRef(ref string) string {
 		return core[:12] + ref[40:]
 	}
 	return ref
+}
+
+// addSegment adds a run of marks as the series' line (Points) or, after
+// the first, as a break (Breaks).
+func (s *series) addSegment(marks []mark) {
+	if len(marks) == 0 {
+		return
+	}
+	if s.Points == "" {
+		s.Points = polyline(marks)
+		return
+	}
+	s.Breaks = append(s.Breaks, polyline(marks))
 }

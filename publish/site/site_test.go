@@ -218,3 +218,22 @@ func TestPageNames(t *testing.T) {
 		t.Errorf("slug = %q", got)
 	}
 }
+
+// The trend's lines start afresh after a regime change: values on either
+// side are not comparable, so no segment joins them.
+func TestTrendBreaksAtRegimeChange(t *testing.T) {
+	h := []publish.HistoryEntry{
+		{GitRef: "a", Regime: "echo, batch 10, 256 B, 3 server cores, 1 generator core", Batch: 10, ThroughputPerS: 100},
+		{GitRef: "b", Regime: "echo, batch 10, 256 B, 3 server cores, 1 generator core", Batch: 10, ThroughputPerS: 110},
+		{GitRef: "c", Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Batch: 10, ThroughputPerS: 40},
+		{GitRef: "d", Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Batch: 10, ThroughputPerS: 45},
+	}
+	c := trendChart(publish.Trend(h))
+	head := c.Panels[0].Series[0]
+	if got := strings.Count(head.Points, ",") + strings.Count(strings.Join(head.Breaks, " "), ","); got != 4 {
+		t.Fatalf("headline marks in lines: %d, want 4", got)
+	}
+	if len(head.Breaks) != 1 || strings.Count(head.Points, ",") != 2 || len(c.Panels[0].VLines) != 1 {
+		t.Errorf("headline line %q breaks %q vlines %d: want two segments of two, split at the regime change", head.Points, head.Breaks, len(c.Panels[0].VLines))
+	}
+}
