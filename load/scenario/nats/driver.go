@@ -124,7 +124,7 @@ func (d *driver) connect(name string, reconnect bool, w *worker) (*natsgo.Conn, 
 func (d *driver) Preflight(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout+time.Duration(d.p.Prepopulate)*time.Millisecond)
 	defer cancel()
-	nc, err := d.connect("ceiling-admin", false, nil)
+	nc, err := d.connect("ceiling-admin", true, nil) // it reads the stream's state at Finish, after any restart
 	if err != nil {
 		return fmt.Errorf("connect %s: %w", d.cfg.URL, err)
 	}
@@ -537,7 +537,10 @@ func (d *driver) stream(ctx context.Context, win load.Window, w *worker) {
 	cc, err := w.cons.Consume(func(m jetstream.Msg) { d.deliver(win, w, m, ackEvery) },
 		jetstream.PullMaxMessages(d.p.Window),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			if w.nc.IsConnected() && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, natsgo.ErrConnectionClosed) {
+			// The connection's loss and its announcements (the server
+			// shutting down, heartbeats missed while away) are counted
+			// in dropped and reconnects, not here.
+			if w.nc.IsConnected() && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, jetstream.ErrServerShutdown) && !errors.Is(err, natsgo.ErrConnectionClosed) {
 				w.rec.Error("consume_" + reason(err))
 			}
 		}))
