@@ -56,7 +56,7 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"scenario-file with echo", []string{dead, "--scenario-file", "x.json"}, "--scenario-file"},
 		{"nats keys", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--keys", "0"}, "--keys 0"},
 		{"nats fetch without backlog", []string{"--scenario", "fetch", "--url", "ws://127.0.0.1:1", "--prepopulate", "0"}, "--prepopulate 0"},
-		{"nats max", []string{"--scenario", "mixed", "--url", "ws://127.0.0.1:1", "--max", "0"}, "--max 0"},
+		{"nats max", []string{"--scenario", "mixed", "--url", "ws://127.0.0.1:1", "--max", "-1"}, "--max -1"},
 		{"nats window", []string{"--scenario", "stream", "--url", "ws://127.0.0.1:1", "--window", "0"}, "--window 0"},
 		{"nats window outside stream", []string{"--scenario", "fetch", "--url", "ws://127.0.0.1:1", "--window", "5"}, "--window"},
 		{"nats max with produce", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--max", "5"}, "--max"},

@@ -59,8 +59,8 @@ var Modes = []string{Produce, Fetch, Stream, Mixed}
 const (
 	DefaultURL         = "ws://127.0.0.1:8080"
 	DefaultKeys        = 1
-	DefaultPrepopulate = 10000
-	DefaultMax         = 100
+	DefaultPrepopulate = 50000
+	DefaultMax         = 0 // --batch: the sweep's batch ladder is the fetch size
 	DefaultWindow      = 1000
 	DefaultStream      = "CEILING"
 	DefaultStorage     = "file"
@@ -105,7 +105,7 @@ type Params struct {
 func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Keys, "keys", p.Keys, "subjects the records are spread over (key cardinality)")
 	fs.IntVar(&p.Prepopulate, "prepopulate", p.Prepopulate, "fetch, mixed: records seeded into the stream before the window opens")
-	fs.IntVar(&p.Max, "max", p.Max, "fetch, mixed: records per fetch")
+	fs.IntVar(&p.Max, "max", p.Max, "fetch, mixed: records per fetch (0: --batch)")
 	fs.IntVar(&p.Window, "window", p.Window, "stream: the consumer's credit (max ack pending, and messages per pull)")
 	fs.StringVar(&p.Stream, "stream", p.Stream, "JetStream stream name (deleted and made anew by the run)")
 	fs.StringVar(&p.Storage, "storage", p.Storage, "stream storage: file or memory")
@@ -119,8 +119,8 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	if p.Prepopulate < 0 {
 		return fmt.Errorf("--prepopulate %d: must not be negative", p.Prepopulate)
 	}
-	if p.Max < 1 {
-		return fmt.Errorf("--max %d: must be at least 1", p.Max)
+	if p.Max < 0 {
+		return fmt.Errorf("--max %d: must not be negative (0 is --batch)", p.Max)
 	}
 	if p.Window < 1 {
 		return fmt.Errorf("--window %d: must be at least 1", p.Window)
@@ -142,6 +142,9 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	}
 	if (p.Mode == Produce || p.Mode == Stream) && (given("max") || given("prepopulate")) {
 		return fmt.Errorf("--max and --prepopulate are only read by --scenario fetch and mixed")
+	}
+	if p.Max == 0 && (p.Mode == Fetch || p.Mode == Mixed) {
+		p.Max = c.Batch // recorded in config.params as the size used
 	}
 	if c.OpenLoop() {
 		return fmt.Errorf("--rate: --scenario %s is a closed loop (--batch in flight per connection)", p.Mode)
