@@ -87,6 +87,7 @@ type worker struct {
 	// stream: the handler's state.
 	lastCons, lastStream uint64
 	delivered            atomic.Int64 // delivered stream seq high-water mark, for the drain
+	backlog              atomic.Int64 // the consumer's pending after its last delivery
 	redelivered          int64
 	maxAckedSubj         uint64 // highest acked stream seq of this worker's subject by this worker
 
@@ -374,7 +375,15 @@ func (d *driver) pipeline(ctx context.Context, win load.Window, w *worker, stamp
 		if now >= win.End {
 			break
 		}
-		if n == len(ring) {
+		// stream: the publisher keeps within the consumer's credit, so
+		// the backlog stays bounded by --window instead of growing
+		// until nothing published in the window is delivered in it.
+		behind := stamp && w.backlog.Load() > int64(d.p.Window)
+		if behind && n == 0 {
+			time.Sleep(100 * time.Microsecond)
+			continue
+		}
+		if n == len(ring) || behind {
 			d.awaitAck(ctx, win, w, ring[head], min(now+int64(d.ackTimeout()), win.Drain))
 			ring[head] = inflight{}
 			head, n = (head+1)%len(ring), n-1
@@ -582,6 +591,7 @@ func (d *driver) deliver(win load.Window, w *worker, m jetstream.Msg, ackEvery u
 	w.lastCons = max(w.lastCons, meta.Sequence.Consumer)
 	w.lastStream = max(w.lastStream, meta.Sequence.Stream)
 	w.delivered.Store(int64(w.lastStream))
+	w.backlog.Store(int64(meta.NumPending))
 	if meta.Sequence.Consumer%ackEvery == 0 || meta.NumPending == 0 {
 		_ = m.Ack()
 	}
