@@ -20,23 +20,16 @@ import (
 // monotonic clock, ns): publisher and consumer are the same process.
 const TsHeader = "Ceiling-Ts"
 
-// ackTimeout bounds an ack's wait: stream's is short, so a publish a
-// reconnect took does not stall its pipeline for long.
-func (d *driver) ackTimeout() time.Duration {
-	if d.p.Mode == Stream {
-		return streamAckTimeout
-	}
-	return ackTimeout
-}
-
 // Timeouts. Every wait is bounded: an ack or fetch not answered by then
 // is an error by its reason, never a hang.
 const (
-	adminTimeout     = 30 * time.Second
-	ackTimeout       = 10 * time.Second
-	streamAckTimeout = time.Second
-	fetchWait        = time.Second
-	connectTimeout   = 10 * time.Second
+	adminTimeout = 30 * time.Second
+	ackTimeout   = 10 * time.Second
+	// lostGrace is how long stream still waits for the ack of a publish
+	// sent before a disconnect: the reconnect usually took it.
+	lostGrace      = 100 * time.Millisecond
+	fetchWait      = time.Second
+	connectTimeout = 10 * time.Second
 )
 
 // driver is one run of a NATS scenario. Connection i has its own
@@ -92,7 +85,8 @@ type worker struct {
 	maxAckedSubj         uint64 // highest acked stream seq of this worker's subject by this worker
 
 	disconnects, reconnects atomic.Int64
-	lost                    int64 // stream: publishes whose ack a disconnect took
+	lost                    int64         // stream: publishes whose ack a disconnect took
+	lostConn                chan struct{} // stream: a disconnect, to the ack awaited
 }
 
 func newDriver(c *load.Config, p *Params, pool *payload.Pool) *driver {
@@ -112,7 +106,13 @@ func (d *driver) connect(name string, reconnect bool, w *worker) (*natsgo.Conn, 
 	}
 	if w != nil {
 		opts = append(opts,
-			natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) { w.disconnects.Add(1) }),
+			natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {
+				w.disconnects.Add(1)
+				select {
+				case w.lostConn <- struct{}{}:
+				default:
+				}
+			}),
 			natsgo.ReconnectHandler(func(*natsgo.Conn) { w.reconnects.Add(1) }),
 		)
 	}
@@ -215,12 +215,12 @@ func (d *driver) consumerConfig(i int) jetstream.ConsumerConfig {
 func (d *driver) Connect(ctx context.Context, i int) error {
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout)
 	defer cancel()
-	w := &worker{i: i, rec: load.NewRecorder(true, false), ackLat: load.NewHistogram(), fetchLat: load.NewHistogram(), pending: ^uint64(0)}
+	w := &worker{i: i, rec: load.NewRecorder(true, false), ackLat: load.NewHistogram(), fetchLat: load.NewHistogram(), pending: ^uint64(0), lostConn: make(chan struct{}, 1)}
 	nc, err := d.connect("ceiling-"+strconv.Itoa(i), d.p.Mode == Stream, w)
 	if err != nil {
 		return err
 	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(d.cfg.Batch, 1)), jetstream.WithPublishAsyncTimeout(d.ackTimeout()))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(d.cfg.Batch, 1)), jetstream.WithPublishAsyncTimeout(ackTimeout))
 	if err != nil {
 		nc.Close()
 		return err
@@ -308,7 +308,11 @@ func (d *driver) publish(w *worker, t0 int64, stamp bool) (jetstream.PubAckFutur
 // awaitAck waits for the oldest publish's ack (at most until deadline),
 // checks its sequence and records it.
 func (d *driver) awaitAck(ctx context.Context, win load.Window, w *worker, q inflight, deadline int64) {
-	timer := time.NewTimer(time.Duration(max(deadline-load.Mono(), int64(time.Millisecond))))
+	wait := time.Duration(max(deadline-load.Mono(), int64(time.Millisecond)))
+	if d.p.Mode == Stream && w.disconnects.Load() != q.gen {
+		wait = min(wait, lostGrace)
+	}
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	in := win.In(q.t0)
 	select {
@@ -341,6 +345,9 @@ func (d *driver) awaitAck(ctx context.Context, win load.Window, w *worker, q inf
 			return
 		}
 		w.rec.Error("publish_" + reason(err))
+	case <-w.lostConn:
+		// A disconnect while waiting: this ack may be lost with it.
+		d.awaitAck(ctx, win, w, q, min(deadline, load.Mono()+int64(lostGrace)))
 	case <-timer.C:
 		if d.lostInReconnect(w, q) {
 			return
@@ -384,7 +391,7 @@ func (d *driver) pipeline(ctx context.Context, win load.Window, w *worker, stamp
 			continue
 		}
 		if n == len(ring) || behind {
-			d.awaitAck(ctx, win, w, ring[head], min(now+int64(d.ackTimeout()), win.Drain))
+			d.awaitAck(ctx, win, w, ring[head], min(now+int64(ackTimeout), win.Drain))
 			ring[head] = inflight{}
 			head, n = (head+1)%len(ring), n-1
 			continue
@@ -526,7 +533,7 @@ func (d *driver) mixed(ctx context.Context, win load.Window, w *worker) {
 			q = append(q, inflight{f, now, 0})
 		}
 		for _, f := range q {
-			d.awaitAck(ctx, win, w, f, min(load.Mono()+int64(d.ackTimeout()), win.Drain))
+			d.awaitAck(ctx, win, w, f, min(load.Mono()+int64(ackTimeout), win.Drain))
 		}
 		if _, err := d.fetchOnce(ctx, win, w, 0); err != nil && !w.nc.IsConnected() {
 			w.rec.Dropped++
