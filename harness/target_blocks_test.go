@@ -16,7 +16,7 @@ import (
 // written (as each point's target.json is) reads back the same, blocks
 // and all. The harness once lost echo_url here (issue 9's first attempt).
 func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
-	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json"} {
+	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json", "../benchmark/targets/nats.json"} {
 		tg, err := harness.LoadTarget(file)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
 		if diff := cmp.Diff(tg, back, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s round trip (-want +got):\n%s", file, diff)
 		}
-		for _, sc := range []string{"echo", "fanout"} {
+		for _, sc := range []string{"echo", "fanout", "produce"} {
 			want, errWant := tg.URLFor(sc)
 			got, errGot := back.URLFor(sc)
 			if want != got || (errWant == nil) != (errGot == nil) {
@@ -65,5 +65,33 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: LoadTarget = %v, want an error containing %q", tc.body, err, tc.want)
 		}
+	}
+}
+
+// The shipped NATS target serves all four of its scenarios from one
+// "nats" block: each finds the block and its URL, the point's address is
+// in it, and the command, env and ready probe take the point's {port},
+// {port2} and {workdir}.
+func TestNATSTargetServesFourScenarios(t *testing.T) {
+	tg, err := harness.LoadTarget("../benchmark/targets/nats.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"produce", "fetch", "stream", "mixed"} {
+		u, err := tg.URLFor(sc)
+		if err != nil || u != "ws://{addr}" {
+			t.Errorf("URLFor(%s) = %q, %v", sc, u, err)
+		}
+		if w := tg.Warnings(sc); len(w) != 0 {
+			t.Errorf("%s: %v", sc, w)
+		}
+	}
+	a := harness.PointAddr{Port: 4100, Port2: 4200, WorkDir: "/w/p1"}
+	cmd := harness.Expand(strings.Join(tg.Command, " "), a)
+	if !strings.Contains(cmd, "-m 4200") || !strings.Contains(cmd, "-sd /w/p1") || harness.Expand(tg.Env["CEILING_WS_PORT"], a) != "4100" {
+		t.Errorf("command %q, env %v", cmd, tg.Env)
+	}
+	if r := harness.Expand(tg.Ready, a); r != "http://127.0.0.1:4200/healthz" {
+		t.Errorf("ready %q", r)
 	}
 }
