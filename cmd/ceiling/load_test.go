@@ -64,6 +64,8 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"nats storage", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--storage", "disk"}, "--storage"},
 		{"nats rate", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--rate", "100"}, "--rate"},
 		{"keys with echo", []string{dead, "--keys", "2"}, "--keys"},
+		{"repeated url with echo", []string{dead, "--url", "ws://127.0.0.1:2/echo"}, "--url given 2 times"},
+		{"nats url scheme", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--url", "http://127.0.0.1:2"}, "--url \"http://127.0.0.1:2\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

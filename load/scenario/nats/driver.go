@@ -56,11 +56,12 @@ type driver struct {
 // (atomics) and the stream handler's recorder (sub), written only by the
 // client's delivery goroutine of this connection's subscription.
 type worker struct {
-	i    int
-	nc   *natsgo.Conn
-	js   jetstream.JetStream
-	cons jetstream.Consumer
-	name string // durable consumer name
+	i      int
+	server int // index into urls
+	nc     *natsgo.Conn
+	js     jetstream.JetStream
+	cons   jetstream.Consumer
+	name   string // durable consumer name
 
 	rec *load.Recorder // the worker's own (produce, fetch, mixed; stream: publishes' errors)
 	sub *load.Recorder // stream: deliveries (the handler's)
@@ -97,7 +98,15 @@ func newDriver(c *load.Config, p *Params, pool *payload.Pool) *driver {
 	return d
 }
 
-func (d *driver) connect(name string, reconnect bool, w *worker) (*natsgo.Conn, error) {
+// urls are the servers: connection i goes to urls[i mod len].
+func (d *driver) urls() []string {
+	if len(d.cfg.URLs) > 0 {
+		return d.cfg.URLs
+	}
+	return []string{d.cfg.URL}
+}
+
+func (d *driver) connect(url, name string, reconnect bool, w *worker) (*natsgo.Conn, error) {
 	opts := []natsgo.Option{natsgo.Name(name), natsgo.Timeout(connectTimeout)}
 	if reconnect {
 		opts = append(opts, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond), natsgo.ReconnectJitter(0, 0))
@@ -116,7 +125,7 @@ func (d *driver) connect(name string, reconnect bool, w *worker) (*natsgo.Conn, 
 			natsgo.ReconnectHandler(func(*natsgo.Conn) { w.reconnects.Add(1) }),
 		)
 	}
-	return natsgo.Connect(d.cfg.URL, opts...)
+	return natsgo.Connect(url, opts...)
 }
 
 // Preflight makes the stream anew (deleting one of that name: every run
@@ -125,7 +134,7 @@ func (d *driver) connect(name string, reconnect bool, w *worker) (*natsgo.Conn, 
 func (d *driver) Preflight(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout+time.Duration(d.p.Prepopulate)*time.Millisecond)
 	defer cancel()
-	nc, err := d.connect("ceiling-admin", true, nil) // it reads the stream's state at Finish, after any restart
+	nc, err := d.connect(d.cfg.URL, "ceiling-admin", true, nil) // it reads the stream's state at Finish, after any restart
 	if err != nil {
 		return fmt.Errorf("connect %s: %w", d.cfg.URL, err)
 	}
@@ -216,7 +225,9 @@ func (d *driver) Connect(ctx context.Context, i int) error {
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout)
 	defer cancel()
 	w := &worker{i: i, rec: load.NewRecorder(true, false), ackLat: load.NewHistogram(), fetchLat: load.NewHistogram(), pending: ^uint64(0), lostConn: make(chan struct{}, 1)}
-	nc, err := d.connect("ceiling-"+strconv.Itoa(i), d.p.Mode == Stream, w)
+	urls := d.urls()
+	w.server = i % len(urls)
+	nc, err := d.connect(urls[w.server], "ceiling-"+strconv.Itoa(i), d.p.Mode == Stream, w)
 	if err != nil {
 		return err
 	}
@@ -691,6 +702,18 @@ func (d *driver) Finish(res *load.Result, m *load.Recorder) {
 		res.Summary.Dropped, res.Summary.Reconnects = &dr, &rc
 	} else {
 		res.Summary.Dropped, res.Summary.Reconnects = nil, nil
+	}
+	urls := d.urls()
+	for _, u := range urls {
+		s.Servers = append(s.Servers, ServerCount{URL: u})
+	}
+	for _, w := range d.workers {
+		sc := &s.Servers[w.server]
+		sc.Connections++
+		sc.Messages += w.rec.Messages
+		if w.sub != nil {
+			sc.Messages += w.sub.Messages
+		}
 	}
 	_ = res.Summary.SetBlock(BlockKey, s)
 	d.summary = s

@@ -229,3 +229,38 @@ func lastSeq(url, stream, durable string) (uint64, error) {
 	}
 	return info.State.LastSeq, nil
 }
+
+// Repeated --url against a 3-node cluster: connection i goes to node
+// i mod 3, the stream lives on one node, so the other nodes' consumers
+// and publishers reach it across the routes; every node holds its share
+// of the connections and counts deliveries, with no error.
+func TestClusterSpreadsConnections(t *testing.T) {
+	nodes := startCluster(t, 3)
+	var urls []string
+	for _, n := range nodes {
+		urls = append(urls, n.url())
+	}
+	for _, mode := range []string{nats.Stream, nats.Produce} {
+		t.Run(mode, func(t *testing.T) {
+			c := config(t, mode, urls[0], time.Second, func(p *nats.Params) { p.Keys = 1 })
+			c.URLs, c.Connections = urls, 6
+			res, s := run(t, c)
+			if res.Summary.Errors != 0 || res.Summary.Messages == 0 {
+				t.Fatalf("errors %v, messages %d", res.Summary.ErrorsByReason, res.Summary.Messages)
+			}
+			if len(s.Servers) != 3 {
+				t.Fatalf("servers %+v", s.Servers)
+			}
+			var sum int64
+			for i, sv := range s.Servers {
+				if sv.URL != urls[i] || sv.Connections != 2 || sv.Messages == 0 {
+					t.Errorf("server %d: %+v, want %s with 2 connections and messages", i, sv, urls[i])
+				}
+				sum += sv.Messages
+			}
+			if sum != res.Summary.Messages {
+				t.Errorf("per-server messages add up to %d, the run counted %d", sum, res.Summary.Messages)
+			}
+		})
+	}
+}

@@ -152,6 +152,10 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	return nil
 }
 
+// MultiServer: repeated --url (connection i to server i mod N), and
+// wss:// as well as ws://.
+func (p *Params) MultiServer() bool { return true }
+
 // New builds the driver.
 func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) {
 	return newDriver(c, p, pool), nil
@@ -187,6 +191,17 @@ type Summary struct {
 	OutOfOrder      int64 `json:"out_of_order"`
 	Disconnects     int64 `json:"disconnects"`
 	Reconnects      int64 `json:"reconnects"`
+	// Servers are the --url servers in order: the connections each held
+	// and the messages counted on them (acked, fetched or delivered in
+	// the window).
+	Servers []ServerCount `json:"servers"`
+}
+
+// ServerCount is one server's share of a run.
+type ServerCount struct {
+	URL         string `json:"url"`
+	Connections int    `json:"connections"`
+	Messages    int64  `json:"messages"`
 }
 
 func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
@@ -209,6 +224,13 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 	}
 	if s.Mode == Stream {
 		rows = append(rows, load.ReportRow{Name: "stream", Value: fmt.Sprintf("%d delivered, %d redelivered, window %d, %d disconnects, %d reconnects, %d publishes lost in them", s.Delivered, s.Redelivered, s.Window, s.Disconnects, s.Reconnects, s.LostInReconnect)})
+	}
+	if len(s.Servers) > 1 {
+		var parts []string
+		for _, sv := range s.Servers {
+			parts = append(parts, fmt.Sprintf("%s %d conns %d msgs", sv.URL, sv.Connections, sv.Messages))
+		}
+		rows = append(rows, load.ReportRow{Name: "servers", Value: strings.Join(parts, "; ")})
 	}
 	return warnings, rows
 }

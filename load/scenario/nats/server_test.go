@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ type server struct {
 	cmd             *exec.Cmd
 	log             string
 	waited          chan struct{}
+	conf            string // a config of its own (cluster); "": the shipped nats.conf
 }
 
 func freePort(t *testing.T) int {
@@ -79,6 +81,11 @@ func startServer(t *testing.T) *server {
 }
 
 func (s *server) start() {
+	s.launch()
+	s.awaitHealthy(20 * time.Second)
+}
+
+func (s *server) launch() {
 	t := s.t
 	t.Helper()
 	logf, err := os.OpenFile(s.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -86,8 +93,12 @@ func (s *server) start() {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	s.cmd = exec.Command(natsServer, "-c", "../../../benchmark/targets/nats.conf", "-a", "127.0.0.1", "-p", "-1",
-		"-m", fmt.Sprint(s.monPort), "-js", "-sd", s.store)
+	if s.conf != "" {
+		s.cmd = exec.Command(natsServer, "-c", s.conf)
+	} else {
+		s.cmd = exec.Command(natsServer, "-c", "../../../benchmark/targets/nats.conf", "-a", "127.0.0.1", "-p", "-1",
+			"-m", fmt.Sprint(s.monPort), "-js", "-sd", s.store)
+	}
 	s.cmd.Env = append(os.Environ(), fmt.Sprintf("CEILING_WS_PORT=%d", s.wsPort))
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
@@ -95,7 +106,12 @@ func (s *server) start() {
 	}
 	s.waited = make(chan struct{})
 	go func(c *exec.Cmd, done chan struct{}) { c.Wait(); close(done) }(s.cmd, s.waited)
-	deadline := time.Now().Add(20 * time.Second)
+}
+
+func (s *server) awaitHealthy(timeout time.Duration) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monPort))
 		if err == nil {
@@ -106,7 +122,7 @@ func (s *server) start() {
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(s.log)
-			t.Fatalf("nats-server not healthy in 20s: %v\n%s", err, b)
+			t.Fatalf("nats-server not healthy in %v: %v\n%s", timeout, err, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -137,3 +153,45 @@ func (s *server) stop() {
 }
 
 func (s *server) url() string { return fmt.Sprintf("ws://127.0.0.1:%d", s.wsPort) }
+
+// startCluster boots n nats-servers clustered by routes on loopback, each
+// with JetStream and a WebSocket listener, and waits until every one is
+// healthy (its /healthz waits for the JetStream meta group).
+func startCluster(t *testing.T, n int) []*server {
+	t.Helper()
+	if natsServer == "" {
+		t.Skip("needs Linux and nats-server built from the module (not -short)")
+	}
+	routes := make([]int, n)
+	var routeURLs []string
+	for i := range routes {
+		routes[i] = freePort(t)
+		routeURLs = append(routeURLs, fmt.Sprintf("%q", fmt.Sprintf("nats://127.0.0.1:%d", routes[i])))
+	}
+	var nodes []*server
+	for i := 0; i < n; i++ {
+		s := &server{t: t, wsPort: freePort(t), monPort: freePort(t), store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
+		s.conf = filepath.Join(t.TempDir(), "node.conf")
+		conf := fmt.Sprintf(`server_name: n%d
+listen: "127.0.0.1:-1"
+http: "127.0.0.1:%d"
+websocket { host: 127.0.0.1, port: %d, no_tls: true, compression: false }
+jetstream { store_dir: %q }
+cluster { name: ceiling, listen: "127.0.0.1:%d", routes: [%s] }
+`, i, s.monPort, s.wsPort, s.store, routes[i], strings.Join(routeURLs, ", "))
+		if err := os.WriteFile(s.conf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, s)
+	}
+	// Every node is started before any is awaited: a node's JetStream is
+	// healthy only once the meta group has its quorum.
+	for _, s := range nodes {
+		s.launch()
+		t.Cleanup(s.stop)
+	}
+	for _, s := range nodes {
+		s.awaitHealthy(60 * time.Second)
+	}
+	return nodes
+}
