@@ -64,6 +64,9 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"nats storage", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--storage", "disk"}, "--storage"},
 		{"nats rate", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--rate", "100"}, "--rate"},
 		{"keys with echo", []string{dead, "--keys", "2"}, "--keys"},
+		{"nats ca-file without wss", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--ca-file", "load_test.go"}, "--ca-file and --insecure are only read with a wss://"},
+		{"nats ca-file missing", []string{"--scenario", "produce", "--url", "wss://127.0.0.1:1", "--ca-file", "/nonexistent/ca.pem"}, "--ca-file /nonexistent/ca.pem"},
+		{"nats ca-file with insecure", []string{"--scenario", "produce", "--url", "wss://127.0.0.1:1", "--ca-file", "load_test.go", "--insecure"}, "--ca-file with --insecure"},
 		{"repeated url with echo", []string{dead, "--url", "ws://127.0.0.1:2/echo"}, "--url given 2 times"},
 		{"nats url scheme", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--url", "http://127.0.0.1:2"}, "--url \"http://127.0.0.1:2\""},
 	}

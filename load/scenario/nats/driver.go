@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strconv"
@@ -108,6 +109,12 @@ func (d *driver) urls() []string {
 
 func (d *driver) connect(url, name string, reconnect bool, w *worker) (*natsgo.Conn, error) {
 	opts := []natsgo.Option{natsgo.Name(name), natsgo.Timeout(connectTimeout)}
+	switch {
+	case d.p.CAFile != "":
+		opts = append(opts, natsgo.RootCAs(d.p.CAFile))
+	case d.p.Insecure:
+		opts = append(opts, natsgo.Secure(&tls.Config{InsecureSkipVerify: true}))
+	}
 	if reconnect {
 		opts = append(opts, natsgo.MaxReconnects(-1), natsgo.ReconnectWait(50*time.Millisecond), natsgo.ReconnectJitter(0, 0))
 	} else {
@@ -257,13 +264,7 @@ func (d *driver) DrainNs() int64 { return int64(load.Drain) }
 // Load runs one goroutine per open connection until the window ends and
 // its in-flight work is done (at most Drain after the window).
 func (d *driver) Load(ctx context.Context, win load.Window) []*load.Recorder {
-	open := d.workers[:0]
-	for _, w := range d.workers {
-		if w != nil {
-			open = append(open, w)
-		}
-	}
-	d.workers = open
+	d.compact()
 	var wg sync.WaitGroup
 	for _, w := range d.workers {
 		wg.Add(1)
@@ -290,6 +291,17 @@ func (d *driver) Load(ctx context.Context, win load.Window) []*load.Recorder {
 		}
 	}
 	return recs
+}
+
+// compact keeps the workers whose connection opened.
+func (d *driver) compact() {
+	open := d.workers[:0]
+	for _, w := range d.workers {
+		if w != nil {
+			open = append(open, w)
+		}
+	}
+	d.workers = open
 }
 
 // inflight is one publish awaiting its ack.
@@ -636,6 +648,7 @@ func (d *driver) deliver(win load.Window, w *worker, m jetstream.Msg, ackEvery u
 // Finish checks the acks against the stream, writes summary.nats and
 // closes every connection.
 func (d *driver) Finish(res *load.Result, m *load.Recorder) {
+	d.compact() // a run that failed before Load has workers never connected
 	s := &Summary{Mode: d.p.Mode, Stream: d.p.Stream, Keys: d.p.Keys, Prepopulated: d.prepopulated, SequenceCheck: "not checked"}
 	ackLat, fetchLat := load.NewHistogram(), load.NewHistogram()
 	var maxAck uint64

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -98,6 +99,10 @@ type Params struct {
 	Window      int    `json:"window"`
 	Stream      string `json:"stream"`
 	Storage     string `json:"storage"`
+	// CAFile verifies a wss:// server against this PEM bundle instead of
+	// the system's roots; Insecure skips verification.
+	CAFile   string `json:"ca_file,omitempty"`
+	Insecure bool   `json:"insecure,omitempty"`
 }
 
 // Flags binds --keys, --prepopulate, --max, --window, --stream and
@@ -109,6 +114,8 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Window, "window", p.Window, "stream: the consumer's credit (max ack pending, and messages per pull)")
 	fs.StringVar(&p.Stream, "stream", p.Stream, "JetStream stream name (deleted and made anew by the run)")
 	fs.StringVar(&p.Storage, "storage", p.Storage, "stream storage: file or memory")
+	fs.StringVar(&p.CAFile, "ca-file", p.CAFile, "wss://: verify the servers against this PEM CA bundle")
+	fs.BoolVar(&p.Insecure, "insecure", p.Insecure, "wss://: do not verify the servers' certificates")
 }
 
 // Validate checks the knobs; errors name the flag.
@@ -145,6 +152,21 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	}
 	if p.Max == 0 && (p.Mode == Fetch || p.Mode == Mixed) {
 		p.Max = c.Batch // recorded in config.params as the size used
+	}
+	wss := false
+	for _, u := range append([]string{c.URL}, c.URLs...) {
+		wss = wss || strings.HasPrefix(u, "wss://")
+	}
+	if (p.CAFile != "" || p.Insecure) && !wss {
+		return fmt.Errorf("--ca-file and --insecure are only read with a wss:// --url")
+	}
+	if p.CAFile != "" && p.Insecure {
+		return fmt.Errorf("--ca-file with --insecure: verify against the CA file, or not at all")
+	}
+	if p.CAFile != "" {
+		if _, err := os.ReadFile(p.CAFile); err != nil {
+			return fmt.Errorf("--ca-file %s: %w", p.CAFile, err)
+		}
 	}
 	if c.OpenLoop() {
 		return fmt.Errorf("--rate: --scenario %s is a closed loop (--batch in flight per connection)", p.Mode)
