@@ -753,7 +753,9 @@ func reason(err error) string {
 	var api *jetstream.APIError
 	switch {
 	case errors.As(err, &api):
-		return "api_" + strconv.Itoa(int(api.ErrorCode))
+		// The status and nats-server's own code: api_429_10167 is
+		// JSStreamTooManyRequests, the server shedding publishes.
+		return "api_" + strconv.Itoa(api.Code) + "_" + strconv.Itoa(int(api.ErrorCode))
 	case errors.Is(err, natsgo.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, natsgo.ErrConnectionClosed), errors.Is(err, jetstream.ErrConnectionClosed):
