@@ -55,6 +55,9 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 		{`"echo_url": 5`, "echo_url: want a string URL"},
 		{`"fanout": {"url": "ws://{addr}", "app_id": "a", "key": "k", "secret": "long-enough-secret", "channels": -1}`, "fanout.channels: -1 is negative"},
 		{`"fanout": {"url": "ws://{addr}", "app": "a"}`, `fanout: json: unknown field "app"`},
+		{`"nats": {"url": "ws://{addr}", "keys": -2}`, "nats.keys: -2 is negative"},
+		{`"nats": {"url": "ws://{addr}", "stream": "a.b"}`, `nats.stream: "a.b" is not a stream name`},
+		{`"nats": {"url": ""}`, "nats.url: empty"},
 	} {
 		path := filepath.Join(t.TempDir(), "t.json")
 		body := `{"name": "x", "command": ["x", "{addr}"], "ready": "tcp:{addr}", ` + tc.body + `}`
