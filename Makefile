@@ -29,8 +29,11 @@ $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
 all: build
 
+# bin/nats-server: the broker of benchmark/targets/nats.json, a tool
+# dependency in go.mod (built from the module cache, no separate install).
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+	$(GO) build -o $(BIN)/nats-server github.com/nats-io/nats-server/v2
 
 vet:
 	$(GO) vet ./...

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,7 +197,7 @@ type pointRun struct {
 	pr       *ProcRunner
 	spec     PointSpec
 	f        pointFiles
-	port     int
+	addr     PointAddr // port, port2, workdir: the placeholders
 	srv, gen *supervise.Proc
 	throttle *pinning.Throttle
 	// The point's server (a two-arm sweep's arm) and its window and
@@ -311,8 +312,11 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	if p.f, err = pr.files(p.spec); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
-	if p.port, err = FreePort(); err != nil {
+	if p.addr.Port, p.addr.Port2, err = FreePorts(); err != nil {
 		return p.fail(PhaseFiles, nil, "%v", err)
+	}
+	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
+		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
 	if err := p.boot(ctx); err != nil {
 		return err
@@ -329,14 +333,14 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 
 // boot starts the server and waits for its readiness probe.
 func (p *pointRun) boot(ctx context.Context) error {
-	pr, port := p.pr, p.port
+	pr, addr := p.pr, p.addr
 	argv := make([]string, len(p.target.Command))
 	for i, a := range p.target.Command {
-		argv[i] = Expand(a, port)
+		argv[i] = Expand(a, addr)
 	}
 	var env []string
 	for k, v := range p.target.Env {
-		env = append(env, k+"="+Expand(v, port))
+		env = append(env, k+"="+Expand(v, addr))
 	}
 	srv, err := supervise.Start(ctx, supervise.Spec{
 		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
@@ -347,7 +351,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 		return p.fail(PhaseBoot, nil, "boot server: %v", err)
 	}
 	p.srv = srv
-	probe, err := supervise.ParseProbe(Expand(p.target.Ready, port))
+	probe, err := supervise.ParseProbe(Expand(p.target.Ready, addr))
 	if err != nil {
 		return p.fail(PhaseReady, nil, "target ready: %v", err)
 	}
@@ -386,7 +390,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.port, Expand(url, p.port), p.window, p.warmup, p.f)...),
+		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, Expand(url, p.addr), p.window, p.warmup, p.f)...),
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 		CPUs:    pr.o.GeneratorCPUs,
 		NoFile:  NoFileLimit,
@@ -514,7 +518,10 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 		if ctx.Err() != nil {
 			portWait = InterruptGrace(grace)
 		}
-		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.port), portWait)
+		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.addr.Port), portWait)
+		if strings.Contains(strings.Join(append(slices.Clone(p.target.Command), p.target.Ready), " "), "{port2}") {
+			_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.addr.Port2), portWait)
+		}
 	}
 	return escalated, escaped, err
 }
@@ -564,7 +571,7 @@ func (p *pointRun) scrub() {
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, port int, url string, window, warmup time.Duration, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,
@@ -581,14 +588,14 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, port int, url stri
 	}
 	if blk, err := target.Block(pr.o.Scenario); err == nil {
 		for _, arg := range blk.Args() {
-			a = append(a, Expand(arg, port))
+			a = append(a, Expand(arg, addr))
 		}
 	}
 	if pr.o.Drop {
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it
 		// (a log: probe it cannot): how soon the server answers again.
-		if r := Expand(target.Ready, port); strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "tcp:") {
+		if r := Expand(target.Ready, addr); strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "tcp:") {
 			a = append(a, "--drop-probe", r)
 		}
 	}

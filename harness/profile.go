@@ -40,8 +40,8 @@ func profileSeconds(window time.Duration) int {
 
 // expandProfile fills a profile URL's placeholders: those of Expand and
 // {seconds}.
-func expandProfile(u string, port int, window time.Duration) string {
-	return strings.ReplaceAll(Expand(u, port), "{seconds}", strconv.Itoa(profileSeconds(window)))
+func expandProfile(u string, a PointAddr, window time.Duration) string {
+	return strings.ReplaceAll(Expand(u, a), "{seconds}", strconv.Itoa(profileSeconds(window)))
 }
 
 // ProfilePath is where a point's profile is saved under dir.

@@ -20,7 +20,7 @@ func TestProfilePathAndSeconds(t *testing.T) {
 			t.Errorf("profileSeconds(%s) = %d, want %d", d, got, want)
 		}
 	}
-	if got := expandProfile("http://{addr}/debug/pprof/profile?seconds={seconds}", 8080, 3*time.Second); got != "http://127.0.0.1:8080/debug/pprof/profile?seconds=3" {
+	if got := expandProfile("http://{addr}/debug/pprof/profile?seconds={seconds}", PointAddr{Port: 8080}, 3*time.Second); got != "http://127.0.0.1:8080/debug/pprof/profile?seconds=3" {
 		t.Errorf("expandProfile = %q", got)
 	}
 }

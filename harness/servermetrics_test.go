@@ -210,7 +210,7 @@ func capturePoint(t TargetSpec, port int, window time.Duration, profileDir strin
 	return &pointRun{
 		pr:     &ProcRunner{o: &Options{ProfileDir: profileDir}},
 		spec:   PointSpec{Index: 3, Role: RoleSweep, Key: PointKey{Batch: 10, Connections: 64, Rep: 1}},
-		target: t, port: port, window: window,
+		target: t, addr: PointAddr{Port: port}, window: window,
 	}
 }
 

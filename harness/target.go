@@ -25,7 +25,8 @@ import (
 // TargetSpec is a server under test as a target file describes it
 // (benchmark/targets/*.json). Strings may hold placeholders that each point
 // fills with its own free loopback port: {port}, {host} (127.0.0.1) and
-// {addr} ({host}:{port}). See docs/targets.md.
+// {addr} ({host}:{port}), and with its second port {port2} and its own
+// directory {workdir} (PointAddr). See docs/targets.md.
 type TargetSpec struct {
 	Name    string            `json:"name"`
 	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
@@ -119,7 +120,7 @@ func (t TargetSpec) Check() error {
 		errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
 	}
 	// Placeholders are filled with a stand-in port to check the syntax.
-	if _, err := supervise.ParseProbe(Expand(t.Ready, 1)); err != nil {
+	if _, err := supervise.ParseProbe(Expand(t.Ready, standIn)); err != nil {
 		errs = append(errs, fmt.Errorf("ready: %w", err))
 	}
 	errs = append(errs, t.CheckSecrets())
@@ -499,10 +500,38 @@ func (t TargetSpec) Durations() (ready, grace time.Duration) {
 	return ready, grace
 }
 
-// Expand fills the placeholders for one point's port.
-func Expand(s string, port int) string {
-	p := strconv.Itoa(port)
-	return strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{port}", p).Replace(s)
+// PointAddr is what one point's placeholders are filled from: its free
+// loopback port ({port}, {addr}), a second free port for a server that
+// listens twice, e.g. a monitoring endpoint ({port2}), and the point's
+// own fresh directory, absolute ({workdir}: state a server keeps, such as
+// a broker's storage, starts empty at every point and is kept with the
+// point's logs).
+type PointAddr struct {
+	Port, Port2 int
+	WorkDir     string
+}
+
+// standIn fills the placeholders where only the syntax is checked.
+var standIn = PointAddr{Port: 1, Port2: 2, WorkDir: "/ceiling-point"}
+
+// Expand fills the placeholders of one point: {addr}, {host}, {port},
+// {port2} and {workdir}.
+func Expand(s string, a PointAddr) string {
+	p := strconv.Itoa(a.Port)
+	return strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{port2}", strconv.Itoa(a.Port2), "{port}", p, "{workdir}", a.WorkDir).Replace(s)
+}
+
+// FreePorts returns a point's two free loopback ports, distinct.
+func FreePorts() (port, port2 int, err error) {
+	if port, err = FreePort(); err != nil {
+		return 0, 0, err
+	}
+	for range 16 {
+		if port2, err = FreePort(); err != nil || port2 != port {
+			return port, port2, err
+		}
+	}
+	return 0, 0, fmt.Errorf("pick a second free port: the kernel gave %d every time", port)
 }
 
 // FreePort asks the kernel for a free loopback port. It is free when this

@@ -16,7 +16,7 @@ import (
 // written (as each point's target.json is) reads back the same, blocks
 // and all. The harness once lost echo_url here (issue 9's first attempt).
 func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
-	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json"} {
+	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json", "../benchmark/targets/nats.json"} {
 		tg, err := harness.LoadTarget(file)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
 		if diff := cmp.Diff(tg, back, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s round trip (-want +got):\n%s", file, diff)
 		}
-		for _, sc := range []string{"echo", "fanout"} {
+		for _, sc := range []string{"echo", "fanout", "produce"} {
 			want, errWant := tg.URLFor(sc)
 			got, errGot := back.URLFor(sc)
 			if want != got || (errWant == nil) != (errGot == nil) {
@@ -55,6 +55,9 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 		{`"echo_url": 5`, "echo_url: want a string URL"},
 		{`"fanout": {"url": "ws://{addr}", "app_id": "a", "key": "k", "secret": "long-enough-secret", "channels": -1}`, "fanout.channels: -1 is negative"},
 		{`"fanout": {"url": "ws://{addr}", "app": "a"}`, `fanout: json: unknown field "app"`},
+		{`"nats": {"url": "ws://{addr}", "keys": -2}`, "nats.keys: -2 is negative"},
+		{`"nats": {"url": "ws://{addr}", "stream": "a.b"}`, `nats.stream: "a.b" is not a stream name`},
+		{`"nats": {"url": ""}`, "nats.url: empty"},
 	} {
 		path := filepath.Join(t.TempDir(), "t.json")
 		body := `{"name": "x", "command": ["x", "{addr}"], "ready": "tcp:{addr}", ` + tc.body + `}`
@@ -65,5 +68,33 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: LoadTarget = %v, want an error containing %q", tc.body, err, tc.want)
 		}
+	}
+}
+
+// The shipped NATS target serves all four of its scenarios from one
+// "nats" block: each finds the block and its URL, the point's address is
+// in it, and the command, env and ready probe take the point's {port},
+// {port2} and {workdir}.
+func TestNATSTargetServesFourScenarios(t *testing.T) {
+	tg, err := harness.LoadTarget("../benchmark/targets/nats.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"produce", "fetch", "stream", "mixed"} {
+		u, err := tg.URLFor(sc)
+		if err != nil || u != "ws://{addr}" {
+			t.Errorf("URLFor(%s) = %q, %v", sc, u, err)
+		}
+		if w := tg.Warnings(sc); len(w) != 0 {
+			t.Errorf("%s: %v", sc, w)
+		}
+	}
+	a := harness.PointAddr{Port: 4100, Port2: 4200, WorkDir: "/w/p1"}
+	cmd := harness.Expand(strings.Join(tg.Command, " "), a)
+	if !strings.Contains(cmd, "-m 4200") || !strings.Contains(cmd, "-sd /w/p1") || harness.Expand(tg.Env["CEILING_WS_PORT"], a) != "4100" {
+		t.Errorf("command %q, env %v", cmd, tg.Env)
+	}
+	if r := harness.Expand(tg.Ready, a); r != "http://127.0.0.1:4200/healthz" {
+		t.Errorf("ready %q", r)
 	}
 }

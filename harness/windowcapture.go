@@ -33,7 +33,7 @@ type windowCapture struct {
 func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 	c := &windowCapture{metrics: p.target.Metrics}
 	if c.metrics != nil {
-		c.metricsURL = Expand(c.metrics.URL, p.port)
+		c.metricsURL = Expand(c.metrics.URL, p.addr)
 		c.before = make(chan metricsRead, 1)
 		client := newCaptureClient(MetricsTimeout)
 		go func() { c.before <- readMetrics(ctx, client, c.metricsURL, c.metrics.Format) }()
@@ -44,7 +44,7 @@ func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 			return c
 		}
 		path := ProfilePath(dir, p.spec)
-		rawURL := expandProfile(p.target.Profile.URL, p.port, p.window)
+		rawURL := expandProfile(p.target.Profile.URL, p.addr, p.window)
 		client := newCaptureClient(p.window + ProfileSlack)
 		c.wg.Add(1)
 		go func() {

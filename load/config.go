@@ -11,6 +11,10 @@ import (
 type Config struct {
 	Scenario string `json:"scenario"` // a registered scenario (load.Scenarios)
 	URL      string `json:"url"`      // ws://host:port/path; the scenario may add to it (fanout: the app path)
+	// URLs are every --url when it was given more than once (URL is the
+	// first): connection i goes to URLs[i mod len]. Only a scenario whose
+	// Params are a MultiServer takes more than one.
+	URLs []string `json:"urls,omitempty"`
 
 	Connections int   `json:"connections"`
 	Batch       int   `json:"batch"`
@@ -66,4 +70,11 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		c.Params = p
 	}
 	return nil
+}
+
+// MultiServer is Params of a scenario that drives several servers at once
+// (repeated --url, connection i to server i mod N) and speaks wss:// as
+// well as ws://.
+type MultiServer interface {
+	MultiServer() bool
 }

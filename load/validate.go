@@ -82,12 +82,25 @@ func (c *Config) Validate(given func(flag string) bool) error {
 		}
 		c.URL = d.DefaultURL
 	}
-	u, err := url.Parse(c.URL)
-	if err != nil {
-		return fmt.Errorf("--url %q: %w", c.URL, err)
+	if len(c.URLs) > 0 && c.URLs[0] != c.URL {
+		return fmt.Errorf("--url: the first of %v is not %q", c.URLs, c.URL)
 	}
-	if u.Scheme != "ws" || u.Host == "" {
-		return fmt.Errorf("--url %q: want ws://host:port/path (wss is not supported)", c.URL)
+	multi, _ := c.Params.(MultiServer)
+	if len(c.URLs) > 1 && (multi == nil || !multi.MultiServer()) {
+		return fmt.Errorf("--url given %d times: --scenario %s drives one server", len(c.URLs), c.Scenario)
+	}
+	wss := multi != nil && multi.MultiServer()
+	for _, s := range append([]string{c.URL}, c.URLs...) {
+		u, err := url.Parse(s)
+		if err != nil {
+			return fmt.Errorf("--url %q: %w", s, err)
+		}
+		if (u.Scheme != "ws" && !(wss && u.Scheme == "wss")) || u.Host == "" {
+			if wss {
+				return fmt.Errorf("--url %q: want ws:// or wss://host:port/path", s)
+			}
+			return fmt.Errorf("--url %q: want ws://host:port/path (wss is not supported)", s)
+		}
 	}
 	if c.Connections < 1 {
 		return fmt.Errorf("--connections %d: must be at least 1", c.Connections)

@@ -22,6 +22,11 @@
 //     refserver /rooms, then echo over as many connections in an open loop
 //     at the message rate rooms received, so the difference is what the
 //     scenario engine costs.
+//  5. NATS JetStream over WebSocket: bin/nats-server (built by make from
+//     go.mod) pinned to the server's core, `ceiling load --scenario produce`
+//     and `--scenario stream` (nats.go) to the generator's; each side's
+//     user+system CPU per message the generator counted, and their ratio:
+//     above 1 the generator saturates first (docs/nats.md).
 //
 // Every measured party is a separate process started through
 // pinning.Command, so its affinity is set before its program runs and it

@@ -71,7 +71,10 @@ func orchestrate(o options, stdout io.Writer) error {
 	if err := echoSection(o, stdout, self, pl); err != nil {
 		return err
 	}
-	return scenarioSection(o, stdout, pl)
+	if err := scenarioSection(o, stdout, pl); err != nil {
+		return err
+	}
+	return natsSection(o, stdout, pl)
 }
 
 // pairSection runs gorilla then wsconn against one server, -reps times

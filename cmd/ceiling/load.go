@@ -49,7 +49,7 @@ func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSe
 	}
 	fs.Usage = func() { loadHelp(fs, stderr) }
 	fs.Var(&enumValue{&c.Scenario, load.ScenarioNames()}, "scenario", "`name`: "+strings.Join(load.ScenarioNames(), " | ")+" (its own flags are listed below)")
-	fs.StringVar(&c.URL, "url", "", "server URL (default: the scenario's, listed below)")
+	fs.Var(urlsValue{c}, "url", "server URL (default: the scenario's, listed below); repeated, several servers, connection i to the i mod N-th (the nats scenarios)")
 	fs.IntVar(&c.Connections, "connections", c.Connections, "WebSocket connections")
 	fs.IntVar(&c.Batch, "batch", c.Batch, "messages per write (echo) or events per publish request (fanout; > 1 uses batch_events)")
 	fs.IntVar(&c.RecordSize, "record-size", c.RecordSize, "bytes per message payload")
@@ -270,5 +270,28 @@ func (s seedValue) Set(str string) error {
 		return fmt.Errorf("want an integer from 0 to 4294967295: %w", err)
 	}
 	*s.v = uint32(v)
+	return nil
+}
+
+// urlsValue is --url: the first sets Config.URL, a repeat lists them all
+// in Config.URLs.
+type urlsValue struct{ c *load.Config }
+
+func (v urlsValue) String() string {
+	if v.c == nil {
+		return ""
+	}
+	return v.c.URL
+}
+
+func (v urlsValue) Set(s string) error {
+	switch {
+	case v.c.URL == "":
+		v.c.URL = s
+	case len(v.c.URLs) == 0:
+		v.c.URLs = []string{v.c.URL, s}
+	default:
+		v.c.URLs = append(v.c.URLs, s)
+	}
 	return nil
 }

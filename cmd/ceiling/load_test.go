@@ -54,6 +54,21 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"script bad file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../load/scenario/script/testdata/bad-share.json"}, "--scenario-file ../../load/scenario/script/testdata/bad-share.json: roles[0].share: 1.5: "},
 		{"script with rate", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../benchmark/scenarios/rooms.json", "--rate", "10"}, "--rate 10"},
 		{"scenario-file with echo", []string{dead, "--scenario-file", "x.json"}, "--scenario-file"},
+		{"nats keys", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--keys", "0"}, "--keys 0"},
+		{"nats fetch without backlog", []string{"--scenario", "fetch", "--url", "ws://127.0.0.1:1", "--prepopulate", "0"}, "--prepopulate 0"},
+		{"nats max", []string{"--scenario", "mixed", "--url", "ws://127.0.0.1:1", "--max", "-1"}, "--max -1"},
+		{"nats window", []string{"--scenario", "stream", "--url", "ws://127.0.0.1:1", "--window", "0"}, "--window 0"},
+		{"nats window outside stream", []string{"--scenario", "fetch", "--url", "ws://127.0.0.1:1", "--window", "5"}, "--window"},
+		{"nats max with produce", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--max", "5"}, "--max"},
+		{"nats stream name", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--stream", "a.b"}, "--stream"},
+		{"nats storage", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--storage", "disk"}, "--storage"},
+		{"nats rate", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--rate", "100"}, "--rate"},
+		{"keys with echo", []string{dead, "--keys", "2"}, "--keys"},
+		{"nats ca-file without wss", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--ca-file", "load_test.go"}, "--ca-file and --insecure are only read with a wss://"},
+		{"nats ca-file missing", []string{"--scenario", "produce", "--url", "wss://127.0.0.1:1", "--ca-file", "/nonexistent/ca.pem"}, "--ca-file /nonexistent/ca.pem"},
+		{"nats ca-file with insecure", []string{"--scenario", "produce", "--url", "wss://127.0.0.1:1", "--ca-file", "load_test.go", "--insecure"}, "--ca-file with --insecure"},
+		{"repeated url with echo", []string{dead, "--url", "ws://127.0.0.1:2/echo"}, "--url given 2 times"},
+		{"nats url scheme", []string{"--scenario", "produce", "--url", "ws://127.0.0.1:1", "--url", "http://127.0.0.1:2"}, "--url \"http://127.0.0.1:2\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

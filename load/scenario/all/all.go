@@ -6,5 +6,6 @@ package all
 import (
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/fanout"
+	_ "github.com/ceiling-bench/ceiling/load/scenario/nats"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/script"
 )

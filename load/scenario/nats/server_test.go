@@ -1,0 +1,197 @@
+package nats_test
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// natsServer is bin/nats-server built from the module (a go.mod tool
+// dependency) by TestMain, so the tests need nothing beyond go.mod.
+var natsServer string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	if runtime.GOOS == "linux" && !testing.Short() {
+		dir, err := os.MkdirTemp("", "ceiling-nats-bin-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "nats-server"), "github.com/nats-io/nats-server/v2")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build nats-server:", err)
+			return 1
+		}
+		natsServer = filepath.Join(dir, "nats-server")
+	}
+	return m.Run()
+}
+
+// server is one nats-server process with JetStream and the WebSocket
+// listener of benchmark/targets/nats.conf, on loopback.
+type server struct {
+	t               *testing.T
+	wsPort, monPort int
+	store           string
+	cmd             *exec.Cmd
+	log             string
+	waited          chan struct{}
+	conf            string // a config of its own (cluster); "": the shipped nats.conf
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startServer boots nats-server the way the shipped target does and
+// waits for /healthz.
+func startServer(t *testing.T) *server {
+	t.Helper()
+	if natsServer == "" {
+		t.Skip("needs Linux and nats-server built from the module (not -short)")
+	}
+	s := &server{t: t, wsPort: freePort(t), store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
+	for s.monPort = freePort(t); s.monPort == s.wsPort; s.monPort = freePort(t) {
+	}
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) start() {
+	s.launch()
+	s.awaitHealthy(20 * time.Second)
+}
+
+func (s *server) launch() {
+	t := s.t
+	t.Helper()
+	logf, err := os.OpenFile(s.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	if s.conf != "" {
+		s.cmd = exec.Command(natsServer, "-c", s.conf)
+	} else {
+		s.cmd = exec.Command(natsServer, "-c", "../../../benchmark/targets/nats.conf", "-a", "127.0.0.1", "-p", "-1",
+			"-m", fmt.Sprint(s.monPort), "-js", "-sd", s.store)
+	}
+	s.cmd.Env = append(os.Environ(), fmt.Sprintf("CEILING_WS_PORT=%d", s.wsPort))
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.waited = make(chan struct{})
+	go func(c *exec.Cmd, done chan struct{}) { c.Wait(); close(done) }(s.cmd, s.waited)
+}
+
+func (s *server) awaitHealthy(timeout time.Duration) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monPort))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(s.log)
+			t.Fatalf("nats-server not healthy in %v: %v\n%s", timeout, err, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// restart stops the server (SIGTERM: it flushes its store, and every
+// client loses its connection at once) and boots it again on the same
+// ports and store. SIGKILL would lose the file store's unflushed tail, so
+// the stream would reuse sequences already delivered: a real finding the
+// scenario reports (stream_out_of_order), but not the one under test.
+func (s *server) restart() {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	<-s.waited
+	s.start()
+}
+
+func (s *server) stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.waited:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.waited
+	}
+}
+
+func (s *server) url() string { return fmt.Sprintf("ws://127.0.0.1:%d", s.wsPort) }
+
+// startCluster boots n nats-servers clustered by routes on loopback, each
+// with JetStream and a WebSocket listener, and waits until every one is
+// healthy (its /healthz waits for the JetStream meta group).
+func startCluster(t *testing.T, n int) []*server {
+	t.Helper()
+	if natsServer == "" {
+		t.Skip("needs Linux and nats-server built from the module (not -short)")
+	}
+	routes := make([]int, n)
+	var routeURLs []string
+	for i := range routes {
+		routes[i] = freePort(t)
+		routeURLs = append(routeURLs, fmt.Sprintf("%q", fmt.Sprintf("nats://127.0.0.1:%d", routes[i])))
+	}
+	var nodes []*server
+	for i := 0; i < n; i++ {
+		s := &server{t: t, wsPort: freePort(t), monPort: freePort(t), store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
+		s.conf = filepath.Join(t.TempDir(), "node.conf")
+		conf := fmt.Sprintf(`server_name: n%d
+listen: "127.0.0.1:-1"
+http: "127.0.0.1:%d"
+websocket { host: 127.0.0.1, port: %d, no_tls: true, compression: false }
+jetstream { store_dir: %q }
+cluster { name: ceiling, listen: "127.0.0.1:%d", routes: [%s] }
+`, i, s.monPort, s.wsPort, s.store, routes[i], strings.Join(routeURLs, ", "))
+		if err := os.WriteFile(s.conf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, s)
+	}
+	// Every node is started before any is awaited: a node's JetStream is
+	// healthy only once the meta group has its quorum.
+	for _, s := range nodes {
+		s.launch()
+		t.Cleanup(s.stop)
+	}
+	for _, s := range nodes {
+		s.awaitHealthy(60 * time.Second)
+	}
+	return nodes
+}
