@@ -321,7 +321,7 @@ func TestServerNeverReady(t *testing.T) {
 	tg := refTarget(t)
 	tg.Ready = "log:this line is never printed"
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
-	o.ReadyTimeout = 700 * time.Millisecond
+	o.ReadyTimeout = 3 * time.Second // long enough for a loaded machine to start refserver and log its first line
 	r, table, err := runSweep(t, context.Background(), o, tg)
 	if !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline (exit 1) with the result written", err)
