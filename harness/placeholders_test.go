@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,87 @@ func TestCheckAcceptsPort2AndWorkdir(t *testing.T) {
 	}
 	if err := tg.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// {portN} names the point's N-th free port, {port3} on: a cluster's node
+// names its peers' route ports. {port2} and {port20} are not read as
+// {port} followed by digits, and a {portN} the point has no port for is
+// left as written.
+func TestExpandNumberedPorts(t *testing.T) {
+	a := PointAddr{Port: 4100, Port2: 4200, Ports: []int{4300, 4400, 4500, 4600, 4700, 4800, 4900}, WorkDir: "/w/p"}
+	got := Expand("{addr} {port} {port1} {port2} {port3} {port9} --routes nats://{host}:{port3},nats://{host}:{port6} {port10} {port20} {workdir}", a)
+	want := "127.0.0.1:4100 4100 4100 4200 4300 4900 --routes nats://127.0.0.1:4300,nats://127.0.0.1:4600 {port10} {port20} /w/p"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if n := (TargetSpec{Servers: []ServerSpec{{Command: []string{"x", "{port9}"}}, {Ready: "tcp:{host}:{port4}"}}}).portsUsed(); n != 9 {
+		t.Errorf("portsUsed = %d, want 9", n)
+	}
+	if n := (TargetSpec{Command: []string{"x", "{port}"}}).portsUsed(); n != 2 {
+		t.Errorf("portsUsed = %d, want 2 (every point has {port} and {port2})", n)
+	}
+	if got := portsNamed("{addr} {port2} nats://{host}:{port6} {port6}"); len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 6 {
+		t.Errorf("portsNamed = %v, want [1 2 6]", got)
+	}
+}
+
+func TestFreePortsNAreDistinct(t *testing.T) {
+	ps, err := FreePortsN(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ps {
+		if p <= 0 || seen[p] {
+			t.Fatalf("ports %v", ps)
+		}
+		seen[p] = true
+	}
+}
+
+// A target of several servers: each is checked by its index, the top
+// level holds no command or ready, names are unique, and Booted gives
+// every server the top-level env under its own.
+func TestCheckServers(t *testing.T) {
+	ok := TargetSpec{
+		Env: map[string]string{"A": "top", "B": "top"},
+		Servers: []ServerSpec{
+			{Name: "n1", Command: []string{"srv", "--port", "{port}", "--peer", "{port4}"}, Ready: "tcp:{addr}"},
+			{Name: "n2", Command: []string{"srv"}, Env: map[string]string{"B": "own", "P": "{port4}"}, Ready: "http://{host}:{port5}/healthz"},
+		},
+	}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
+	}
+	b := ok.Booted()
+	if len(b) != 2 || b[1].Env["A"] != "top" || b[1].Env["B"] != "own" || b[0].Env["B"] != "top" {
+		t.Errorf("booted %+v", b)
+	}
+	if one := (TargetSpec{Command: []string{"x"}, Ready: "tcp:{addr}"}).Booted(); len(one) != 1 || one[0].Name != "server" {
+		t.Errorf("a one-server target boots %+v", one)
+	}
+	bad := ok
+	bad.Command, bad.Ready = []string{"x", "{port}"}, "tcp:{addr}"
+	bad.Servers = []ServerSpec{
+		{Name: "n1", Command: []string{"srv", "{port}"}, Ready: "tcp:{addr}"},
+		{Name: "n1", Command: []string{"srv", "{port2}"}, Ready: "tcp:{addr}"},
+		{Name: "a b", Command: []string{"srv"}, Ready: "nope"},
+		{Name: "n4", Ready: "tcp:{addr}"},
+	}
+	bad.Env = nil
+	err := bad.Check()
+	for _, want := range []string{
+		"command: give command (one server) or servers, not both",
+		"ready: with servers, each server has its own ready",
+		`servers[1].name: "n1" given twice`,
+		`servers[2].name: "a b"`,
+		"servers[2].command/env: no {port}",
+		"servers[2].ready:",
+		"servers[3].command: empty",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check = %v\nwant it to contain %q", err, want)
+		}
 	}
 }

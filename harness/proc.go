@@ -194,11 +194,15 @@ func InterruptGrace(stopGrace time.Duration) time.Duration {
 
 // pointRun is one point in flight: its files, port and processes.
 type pointRun struct {
-	pr       *ProcRunner
-	spec     PointSpec
-	f        pointFiles
-	addr     PointAddr // port, port2, workdir: the placeholders
-	srv, gen *supervise.Proc
+	pr   *ProcRunner
+	spec PointSpec
+	f    pointFiles
+	addr PointAddr // port, port2, portN, workdir: the placeholders
+	// srvs are the servers booted so far, in the order of booted (one,
+	// named "server", unless the target lists servers).
+	srvs     []*supervise.Proc
+	booted   []ServerSpec
+	gen      *supervise.Proc
 	throttle *pinning.Throttle
 	// The point's server (a two-arm sweep's arm) and its window and
 	// warm-up (ProcRunner.targetFor).
@@ -259,8 +263,8 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 		var pe *PointError
 		if errors.As(err, &pe) && pe.Tail != "" {
 			out.LogTail = pe.Tail
-		} else if p.srv != nil {
-			out.LogTail = p.srv.Tail(tailLines)
+		} else if len(p.srvs) > 0 {
+			out.LogTail = p.srvs[0].Tail(tailLines)
 		}
 	}
 	p.scrub()
@@ -312,9 +316,11 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	if p.f, err = pr.files(p.spec); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
-	if p.addr.Port, p.addr.Port2, err = FreePorts(); err != nil {
+	ports, err := FreePortsN(max(2, p.target.portsUsed()))
+	if err != nil {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}
+	p.addr.Port, p.addr.Port2, p.addr.Ports = ports[0], ports[1], ports[2:]
 	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
@@ -331,38 +337,110 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	return p.collect(ctx, out)
 }
 
-// boot starts the server and waits for its readiness probe.
+// boot starts the servers, in order, each under its own supervisor pinned
+// to the server CPUs with its own log, then waits for each one's readiness
+// probe in the same order: all are started first, as a cluster's node may
+// only be ready once its peers are up (a JetStream node's /healthz waits
+// for the meta group's quorum). A server that exits or is not ready fails
+// the point with its name and log tail.
 func (p *pointRun) boot(ctx context.Context) error {
 	pr, addr := p.pr, p.addr
-	argv := make([]string, len(p.target.Command))
-	for i, a := range p.target.Command {
-		argv[i] = Expand(a, addr)
-	}
-	var env []string
-	for k, v := range p.target.Env {
-		env = append(env, k+"="+Expand(v, addr))
-	}
-	srv, err := supervise.Start(ctx, supervise.Spec{
-		Name: "server", Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
-		CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: p.f.serverLog,
-		Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
-	})
-	if err != nil {
-		return p.fail(PhaseBoot, nil, "boot server: %v", err)
-	}
-	p.srv = srv
-	probe, err := supervise.ParseProbe(Expand(p.target.Ready, addr))
-	if err != nil {
-		return p.fail(PhaseReady, nil, "target ready: %v", err)
-	}
-	if err := supervise.WaitReady(ctx, srv, probe, pr.ready); err != nil {
-		if ctx.Err() != nil {
-			return p.interrupted(PhaseReady)
+	p.booted = p.target.Booted()
+	for i, s := range p.booted {
+		if len(s.Command) == 0 {
+			return p.fail(PhaseBoot, nil, "boot %s: no command", p.label(i))
 		}
-		return p.fail(PhaseReady, srv, "server never became ready: %v", err)
+		argv := make([]string, len(s.Command))
+		for j, a := range s.Command {
+			argv[j] = Expand(a, addr)
+		}
+		var env []string
+		for _, k := range sortedKeys(s.Env) {
+			env = append(env, k+"="+Expand(s.Env[k], addr))
+		}
+		srv, err := supervise.Start(ctx, supervise.Spec{
+			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
+			CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
+			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
+		})
+		if err != nil {
+			return p.fail(PhaseBoot, nil, "boot %s: %v", p.label(i), err)
+		}
+		p.srvs = append(p.srvs, srv)
 	}
-	pr.noteGranted(&pr.serverGranted, srv.Pid)
+	deadline := time.Now().Add(pr.ready)
+	for i, s := range p.booted {
+		srv := p.srvs[i]
+		probe, err := supervise.ParseProbe(Expand(s.Ready, addr))
+		if err != nil {
+			return p.fail(PhaseReady, nil, "target %s: %v", p.readyField(i), err)
+		}
+		// One readiness budget for all: the later ones have had the time
+		// the earlier took to come up.
+		if err := supervise.WaitReady(ctx, srv, probe, max(time.Until(deadline), time.Second)); err != nil {
+			if ctx.Err() != nil {
+				return p.interrupted(PhaseReady)
+			}
+			return p.fail(PhaseReady, srv, "%s never became ready: %v", p.label(i), err)
+		}
+		// Before any other has exited: one that died while a later one
+		// came up fails the point by its own name.
+		for j := range i {
+			if p.srvs[j].Exited() {
+				return p.fail(PhaseReady, p.srvs[j], "%s exited while %s came up (%s)", p.label(j), p.label(i), exitText(p.srvs[j]))
+			}
+		}
+	}
+	pr.noteGranted(&pr.serverGranted, p.srvs[0].Pid)
 	return nil
+}
+
+// label names server i in messages: "server" for a one-server target,
+// "server NAME" for one of several.
+func (p *pointRun) label(i int) string {
+	if !p.target.Multi() {
+		return "server"
+	}
+	return "server " + p.booted[i].Name
+}
+
+func (p *pointRun) readyField(i int) string {
+	if !p.target.Multi() {
+		return "ready"
+	}
+	return fmt.Sprintf("servers[%d].ready", i)
+}
+
+// serverLog is server i's log: server.log, or server-NAME.log for one of
+// several.
+func (p *pointRun) serverLog(i int) string {
+	if !p.target.Multi() {
+		return p.f.serverLog
+	}
+	return filepath.Join(p.f.dir, "server-"+p.booted[i].Name+".log")
+}
+
+// exitedServer is the first server that has exited, if any.
+func (p *pointRun) exitedServer() (int, bool) {
+	for i, s := range p.srvs {
+		if s.Exited() {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// anyServerDone is closed when the first server exits.
+func (p *pointRun) anyServerDone() <-chan struct{} {
+	done := make(chan struct{})
+	var once sync.Once
+	for _, s := range p.srvs {
+		go func() {
+			<-s.Done()
+			once.Do(func() { close(done) })
+		}()
+	}
+	return done
 }
 
 // startGenerator starts the generator (in the headroom probe's cgroup for
@@ -408,7 +486,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // waitMarker waits for the marker: every connection open and the warm-up
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
-	pr, srv, gen := p.pr, p.srv, p.gen
+	pr, gen := p.pr, p.gen
 	markerBy := time.Now().Add(p.warmup + connectTimeout)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
@@ -417,8 +495,9 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		switch {
 		case ctx.Err() != nil:
 			return p.interrupted(PhaseMarker)
-		case srv.Exited():
-			return p.fail(PhaseMarker, srv, "server exited before the measured window (%s)", exitText(srv))
+		case p.anyExited():
+			i, _ := p.exitedServer()
+			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
 		case gen.Exited():
 			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
 		case time.Now().After(markerBy):
@@ -432,9 +511,15 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 
 // measure samples both sides over the measured window, as process trees:
 // the server's forks and a GENERATOR wrapper's real work are children.
+// Several servers are sampled at the same instants, each its own tree:
+// ServerCPU is their sum, and Servers each one's share.
 func (p *pointRun) measure(ctx context.Context, out *Outcome) {
-	pr, srv, gen := p.pr, p.srv, p.gen
-	srvS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(srv.Pid))
+	pr, gen := p.pr, p.gen
+	var trees []cpusample.Source
+	for _, s := range p.srvs {
+		trees = append(trees, cpusample.Tree(s.Pid))
+	}
+	srvS := cpusample.StartGroup(ctx, SampleEvery, trees...)
 	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
@@ -443,26 +528,43 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	select {
 	case <-windowEnd.C:
 	case <-gen.Done():
-	case <-srv.Done():
+	case <-p.anyServerDone():
 	case <-ctx.Done():
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
 	srvCores1, okS1 := snapCores(pr.o.ServerCPUs)
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
-	out.ServerCPU = cpuStats(srvS.Stop(), len(pr.o.ServerCPUs))
+	total, parts := srvS.Stop()
+	pinned := len(pr.o.ServerCPUs)
+	out.ServerCPU = cpuStats(total, pinned)
 	out.GeneratorCPU = cpuStats(genS.Stop(), len(pr.o.GeneratorCPUs))
 	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
 	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
+	if p.target.Multi() {
+		for i, st := range parts {
+			c := cpuStats(st, pinned)
+			// The pinned CPUs are the servers' together: how busy they
+			// were, and the steal, are the set's.
+			c.PinnedBusy, c.StealFraction = out.ServerCPU.PinnedBusy, out.ServerCPU.StealFraction
+			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, CPUStats: c})
+		}
+	}
 	capture.finish(out)
+}
+
+// anyExited reports whether a server has exited.
+func (p *pointRun) anyExited() bool {
+	_, ok := p.exitedServer()
+	return ok
 }
 
 // collect waits for the generator to end by itself after its window and
 // reads its JSON. A generator that exits 0 without writing one fails the
 // point (the files were fresh, so nothing older can stand in).
 func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
-	srv, gen := p.srv, p.gen
+	gen := p.gen
 	wait := exitTimeout
 	if p.pr.o.Drop {
 		// The drop check may wait load.DropTimeout for a server that no
@@ -477,8 +579,8 @@ func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
 	case <-ctx.Done():
 		return p.interrupted(PhaseCollect)
 	}
-	if srv.Exited() {
-		return p.fail(PhaseCollect, srv, "server exited during the point (%v)", srv.ExitErr())
+	if i, ok := p.exitedServer(); ok {
+		return p.fail(PhaseCollect, p.srvs[i], "%s exited during the point (%v)", p.label(i), p.srvs[i].ExitErr())
 	}
 	if err := gen.ExitErr(); err != nil {
 		return p.fail(PhaseCollect, gen, "generator failed (%v)", err)
@@ -507,20 +609,47 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 	if p.throttle != nil {
 		_ = p.throttle.Remove()
 	}
-	if p.srv != nil {
-		var esc bool
-		esc, err = stopProc(ctx, p.srv, grace)
+	// The servers in reverse order, each with its own grace: a cluster's
+	// later nodes were started last. The first stop error is the point's.
+	for i := len(p.srvs) - 1; i >= 0; i-- {
+		esc, serr := stopProc(ctx, p.srvs[i], grace)
 		if esc {
-			escalated = append(escalated, "server")
+			escalated = append(escalated, p.label(i))
 		}
-		escaped = append(escaped, escapedOf(p.srv)...)
+		if serr != nil && err == nil {
+			err = fmt.Errorf("%s: %w", p.label(i), serr)
+			if !p.target.Multi() {
+				err = serr
+			}
+		}
+		escaped = append(escaped, escapedOf(p.srvs[i])...)
+	}
+	if len(p.srvs) > 0 {
 		portWait := grace
 		if ctx.Err() != nil {
 			portWait = InterruptGrace(grace)
 		}
-		_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.addr.Port), portWait)
-		if strings.Contains(strings.Join(append(slices.Clone(p.target.Command), p.target.Ready), " "), "{port2}") {
-			_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", p.addr.Port2), portWait)
+		// Every port a server's command, env or ready names.
+		var named []int
+		for _, s := range p.booted {
+			all := strings.Join(append(slices.Clone(s.Command), s.Ready), " ")
+			for _, v := range s.Env {
+				all += " " + v
+			}
+			for _, n := range portsNamed(all) {
+				if !slices.Contains(named, n) {
+					named = append(named, n)
+				}
+			}
+		}
+		if !slices.Contains(named, 1) {
+			named = append(named, 1)
+		}
+		slices.Sort(named)
+		for _, n := range named {
+			if port := p.addr.PortN(n); port > 0 {
+				_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", port), portWait)
+			}
 		}
 	}
 	return escalated, escaped, err
@@ -559,7 +688,14 @@ func (p *pointRun) scrub() {
 	if p.f.dir == "" || p.pr.Secrets.Len() == 0 {
 		return
 	}
-	for _, path := range []string{p.f.serverLog, p.f.genLog, p.f.json} {
+	paths := []string{p.f.genLog, p.f.json}
+	if len(p.booted) == 0 {
+		paths = append(paths, p.f.serverLog)
+	}
+	for i := range p.booted {
+		paths = append(paths, p.serverLog(i))
+	}
+	for _, path := range paths {
 		if err := RedactFile(path, p.pr.Secrets); err != nil {
 			p.pr.mu.Lock()
 			p.pr.late = append(p.pr.late, fmt.Sprintf("point %d: could not redact %s: %v", p.spec.Index, path, err))
@@ -587,8 +723,13 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, ur
 		"--quiet",
 	}
 	if blk, err := target.Block(pr.o.Scenario); err == nil {
-		for _, arg := range blk.Args() {
-			a = append(a, Expand(arg, addr))
+		args := blk.Args()
+		for i := 0; i < len(args); i++ {
+			if _, multi := blk.(load.MultiURLBlock); multi && target.URL != "" && args[i] == "--url" && i+1 < len(args) {
+				i++ // the sweep's --url replaced the block's servers
+				continue
+			}
+			a = append(a, Expand(args[i], addr))
 		}
 	}
 	if pr.o.Drop {

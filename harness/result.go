@@ -121,6 +121,25 @@ type Target struct {
 	File    string   `json:"file,omitempty"`
 	Command []string `json:"command"`
 	URL     string   `json:"url"`
+	// Servers are a target's several servers (empty Command), in the
+	// order booted.
+	Servers []TargetServer `json:"servers,omitempty"`
+}
+
+// TargetServer is one of a target's several servers as booted.
+type TargetServer struct {
+	Name    string   `json:"name"`
+	Command []string `json:"command"`
+}
+
+// targetMeta is t as the result records it.
+func targetMeta(t TargetSpec, scenario string) Target {
+	m := Target{Name: t.Name, File: t.File, Command: append([]string(nil), t.Command...)}
+	m.URL, _ = t.URLFor(scenario)
+	for _, s := range t.Servers {
+		m.Servers = append(m.Servers, TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
+	}
+	return m
 }
 
 // Config is every sweep knob, after defaults were applied.
@@ -196,6 +215,14 @@ type CPUStats struct {
 	OverlapCores float64 `json:"overlap_cores,omitempty"`
 }
 
+// NamedCPU is one server's CPU over a point's window, of a target of
+// several (Point.Servers): fractions against the servers' pinned cores,
+// which they share; PinnedBusy and StealFraction are the set's.
+type NamedCPU struct {
+	Name string `json:"name"`
+	CPUStats
+}
+
 // Point is one measured (batch, connections, rep).
 type Point struct {
 	Index       int    `json:"index"`
@@ -216,7 +243,10 @@ type Point struct {
 	// them (see Contention). Such a point is never clean.
 	Contended bool `json:"contended"`
 
+	// ServerCPU is the server's CPU; a target of several servers
+	// (TargetSpec.Servers) has their sum here, and each one's in Servers.
 	ServerCPU    CPUStats            `json:"server_cpu"`
+	Servers      []NamedCPU          `json:"servers,omitempty"`
 	GeneratorCPU CPUStats            `json:"generator_cpu"`
 	Generator    load.GeneratorStats `json:"generator_self"` // as the generator reported it
 
@@ -225,9 +255,12 @@ type Point struct {
 	LowerBound    bool   `json:"lower_bound"`
 
 	FailReason string `json:"fail_reason,omitempty"`
-	LogTail    string `json:"log_tail,omitempty"` // last lines of the server's log for a failed point
-	// Escalated names the sides ("server", "generator") that outlived
-	// SIGTERM by their stop grace and had to be SIGKILLed.
+	// LogTail is the last lines of the log of the server that failed the
+	// point (of several, the one FailReason names), or the generator's.
+	LogTail string `json:"log_tail,omitempty"`
+	// Escalated names the sides ("server", "generator"; "server NAME" of
+	// several) that outlived SIGTERM by their stop grace and had to be
+	// SIGKILLed.
 	Escalated []string `json:"escalated,omitempty"`
 
 	// Escaped lists processes of the point's server or generator tree

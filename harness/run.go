@@ -110,8 +110,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = Target{Name: rc.Target.Name, File: rc.Target.File, Command: append([]string(nil), rc.Target.Command...)}
-	r.Meta.Target.URL, _ = rc.Target.URLFor(o.Scenario)
+	r.Meta.Target = targetMeta(rc.Target, o.Scenario)
 	r.Meta.Pinning = pinningOf(o)
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
@@ -133,8 +132,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
 	var sweepErr error
 	if b := rc.BaseTarget; b != nil {
-		r.Meta.BaseTarget = &Target{Name: b.Name, File: b.File, Command: secrets.Args(b.Command)}
-		r.Meta.BaseTarget.URL, _ = b.URLFor(o.Scenario)
+		bt := targetMeta(*b, o.Scenario)
+		r.Meta.BaseTarget = &bt
+		redactTargetArgs(r.Meta.BaseTarget, secrets)
 		runner.SetBase(*b)
 		sweepErr = SweepTwoArm(ctx, o, cp, r, stderr, rc.Thresholds)
 	} else {

@@ -85,11 +85,23 @@ func RedactResult(r *Result, s *redact.Set) {
 		return
 	}
 	r.Meta.Command = s.Args(r.Meta.Command)
-	r.Meta.Target.Command = s.Args(r.Meta.Target.Command)
+	redactTargetArgs(&r.Meta.Target, s)
+	if r.Meta.BaseTarget != nil {
+		redactTargetArgs(r.Meta.BaseTarget, s)
+	}
 	if s.Len() == 0 {
 		return
 	}
 	redactValue(reflect.ValueOf(r).Elem(), s)
+}
+
+// redactTargetArgs masks the secret flag values of a target's command
+// lines (redact.Set.Args).
+func redactTargetArgs(t *Target, s *redact.Set) {
+	t.Command = s.Args(t.Command)
+	for i := range t.Servers {
+		t.Servers[i].Command = s.Args(t.Servers[i].Command)
+	}
 }
 
 func redactValue(v reflect.Value, s *redact.Set) {

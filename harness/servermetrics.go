@@ -102,7 +102,7 @@ type sample struct {
 func (t TargetSpec) checkMetrics() []error {
 	var errs []error
 	if m := t.Metrics; m != nil {
-		if err := checkHTTPURL(Expand(m.URL, standIn)); err != nil {
+		if err := checkHTTPURL(Expand(m.URL, t.standInAddr())); err != nil {
 			errs = append(errs, fmt.Errorf("metrics.url: %w", err))
 		}
 		switch m.Format {
@@ -112,7 +112,7 @@ func (t TargetSpec) checkMetrics() []error {
 		}
 	}
 	if p := t.Profile; p != nil {
-		if err := checkHTTPURL(expandProfile(p.URL, standIn, time.Second)); err != nil {
+		if err := checkHTTPURL(expandProfile(p.URL, t.standInAddr(), time.Second)); err != nil {
 			errs = append(errs, fmt.Errorf("profile.url: %w", err))
 		}
 	}
@@ -149,7 +149,7 @@ func (t TargetSpec) metricsURLSecrets() []string {
 	}
 	var out []string
 	for _, s := range urls {
-		u, err := url.Parse(Expand(s, standIn)) // a "{addr}" host does not parse
+		u, err := url.Parse(Expand(s, t.standInAddr())) // a "{addr}" host does not parse
 		if err != nil {
 			continue
 		}

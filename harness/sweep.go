@@ -51,6 +51,7 @@ type PointSpec struct {
 type Outcome struct {
 	Load         *load.Result
 	ServerCPU    CPUStats
+	Servers      []NamedCPU // each server's, of several (ServerCPU is their sum)
 	GeneratorCPU CPUStats
 	FailReason   string
 	LogTail      string // server log tail, or the generator's stderr tail
@@ -184,7 +185,7 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point {
 	p := Point{
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
-		ServerCPU: out.ServerCPU, GeneratorCPU: out.GeneratorCPU,
+		ServerCPU: out.ServerCPU, Servers: out.Servers, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
 		Escalated: out.Escalated,
 		Escaped:   out.Escaped,

@@ -97,6 +97,16 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 
 	for _, p := range r.Curve {
+		if p.Status == StatusOK && len(p.Servers) > 0 {
+			// Several servers: the column is their sum; each one's share.
+			var parts []string
+			for _, s := range p.Servers {
+				parts = append(parts, fmt.Sprintf("%s %.2f", s.Name, s.MeanCores))
+			}
+			fmt.Fprintf(&b, "point %d server cpu by server (cores): %s\n", p.Index, strings.Join(parts, ", "))
+		}
+	}
+	for _, p := range r.Curve {
 		if p.Status != StatusOK {
 			fmt.Fprintf(&b, "point %d failed: %s\n", p.Index, p.FailReason)
 		}

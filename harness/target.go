@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,10 +65,54 @@ type TargetSpec struct {
 	Metrics *MetricsSpec `json:"metrics,omitempty"`
 	Profile *ProfileSpec `json:"profile,omitempty"`
 
+	// Servers, when given, are several servers booted for every point
+	// (a cluster): each under its own supervisor, pinned to SRV_CPUSET
+	// with the others, with its own log; the top-level command is then
+	// empty. Command, env and ready of each take the placeholders, and the
+	// top-level env and dir apply to every one (its own env wins).
+	Servers []ServerSpec `json:"servers,omitempty"`
+
 	File string `json:"-"` // where it was read from
 
 	// URL replaces the scenario block's URL (--url); see OverrideURL.
 	URL string `json:"url,omitempty"`
+}
+
+// ServerSpec is one of a multi-server target's servers (TargetSpec.Servers).
+type ServerSpec struct {
+	// Name names the server in the result (Point.Servers), in failures
+	// and in its log file (server-NAME.log): letters, digits, '-' and '_'.
+	Name    string            `json:"name"`
+	Command []string          `json:"command"`
+	Env     map[string]string `json:"env,omitempty"`
+	Ready   string            `json:"ready"`
+}
+
+// serverNameOK is what a server's name may hold.
+var serverNameOK = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Multi reports whether the target boots several servers (Servers).
+func (t TargetSpec) Multi() bool { return len(t.Servers) > 0 }
+
+// Booted are the servers a point boots, in order: the Servers, each with
+// the top-level env under its own, or the top-level command as one
+// server named "server".
+func (t TargetSpec) Booted() []ServerSpec {
+	if !t.Multi() {
+		return []ServerSpec{{Name: "server", Command: t.Command, Env: t.Env, Ready: t.Ready}}
+	}
+	out := make([]ServerSpec, len(t.Servers))
+	for i, s := range t.Servers {
+		env := map[string]string{}
+		for k, v := range t.Env {
+			env[k] = v
+		}
+		for k, v := range s.Env {
+			env[k] = v
+		}
+		out[i] = ServerSpec{Name: s.Name, Command: s.Command, Env: env, Ready: s.Ready}
+	}
+	return out
 }
 
 // Target defaults.
@@ -104,24 +149,31 @@ func LoadTarget(path string) (TargetSpec, error) {
 // Check validates the fields; errors name the field.
 func (t TargetSpec) Check() error {
 	var errs []error
-	if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
-		errs = append(errs, errors.New("command: empty"))
+	if t.Multi() {
+		errs = append(errs, t.checkServers()...)
+	} else {
+		if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
+			errs = append(errs, errors.New("command: empty"))
+		}
+		all := strings.Join(t.Command, " ")
+		for _, v := range t.Env {
+			all += " " + v
+		}
+		if !hasPortPlaceholder(all) {
+			errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
+		}
+		// Placeholders are filled with a stand-in port to check the syntax.
+		if _, err := supervise.ParseProbe(Expand(t.Ready, t.standInAddr())); err != nil {
+			errs = append(errs, fmt.Errorf("ready: %w", err))
+		}
 	}
 	for _, key := range sortedKeys(t.Blocks) {
 		if _, err := t.parseBlock(key); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	all := strings.Join(t.Command, " ")
-	for _, v := range t.Env {
-		all += " " + v
-	}
-	if !strings.Contains(all, "{port}") && !strings.Contains(all, "{addr}") {
-		errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
-	}
-	// Placeholders are filled with a stand-in port to check the syntax.
-	if _, err := supervise.ParseProbe(Expand(t.Ready, standIn)); err != nil {
-		errs = append(errs, fmt.Errorf("ready: %w", err))
+	if n := t.portsUsed(); n > MaxPorts {
+		errs = append(errs, fmt.Errorf("{port%d}: at most {port%d}", n, MaxPorts))
 	}
 	errs = append(errs, t.CheckSecrets())
 	errs = append(errs, t.checkMetrics()...)
@@ -134,6 +186,47 @@ func (t TargetSpec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkServers checks a multi-server target: no top-level command or
+// ready (each server has its own), and every server named uniquely, with
+// a command that takes a port placeholder and a ready probe.
+func (t TargetSpec) checkServers() []error {
+	var errs []error
+	if len(t.Command) > 0 {
+		errs = append(errs, errors.New("command: give command (one server) or servers, not both"))
+	}
+	if t.Ready != "" {
+		errs = append(errs, errors.New("ready: with servers, each server has its own ready"))
+	}
+	seen := map[string]bool{}
+	for i, s := range t.Servers {
+		f := fmt.Sprintf("servers[%d]", i)
+		switch {
+		case !serverNameOK.MatchString(s.Name):
+			errs = append(errs, fmt.Errorf("%s.name: %q: want letters, digits, '-' and '_'", f, s.Name))
+		case seen[s.Name]:
+			errs = append(errs, fmt.Errorf("%s.name: %q given twice", f, s.Name))
+		}
+		seen[s.Name] = true
+		if len(s.Command) == 0 || strings.TrimSpace(s.Command[0]) == "" {
+			errs = append(errs, fmt.Errorf("%s.command: empty", f))
+		}
+		all := strings.Join(s.Command, " ")
+		for _, v := range s.Env {
+			all += " " + v
+		}
+		for _, v := range t.Env {
+			all += " " + v
+		}
+		if !hasPortPlaceholder(all) {
+			errs = append(errs, fmt.Errorf("%s.command/env: no {port}, {portN} or {addr} placeholder, so the server cannot be given the point's free ports", f))
+		}
+		if _, err := supervise.ParseProbe(Expand(s.Ready, t.standInAddr())); err != nil {
+			errs = append(errs, fmt.Errorf("%s.ready: %w", f, err))
+		}
+	}
+	return errs
 }
 
 // Secrets is every secret the target holds, to be redacted from all the
@@ -170,6 +263,12 @@ func (t TargetSpec) Secrets() []string {
 		add(redact.FromEnviron([]string{k + "=" + t.Env[k]})...)
 	}
 	add(redact.FromArgs(t.Command)...)
+	for _, s := range t.Servers {
+		for _, k := range sortedKeys(s.Env) {
+			add(redact.FromEnviron([]string{k + "=" + s.Env[k]})...)
+		}
+		add(redact.FromArgs(s.Command)...)
+	}
 	add(t.metricsURLSecrets()...)
 	return out
 }
@@ -215,6 +314,16 @@ func (t TargetSpec) CheckSecrets() error {
 	}
 	for _, v := range redact.FromArgs(t.Command) {
 		short("command (a secret flag's value)", v)
+	}
+	for i, s := range t.Servers {
+		for _, k := range sortedKeys(s.Env) {
+			if redact.SecretName(k) {
+				short(fmt.Sprintf("servers[%d].env.%s", i, k), s.Env[k])
+			}
+		}
+		for _, v := range redact.FromArgs(s.Command) {
+			short(fmt.Sprintf("servers[%d].command (a secret flag's value)", i), v)
+		}
 	}
 	for _, v := range t.metricsURLSecrets() {
 		short("metrics.url/profile.url (a secret query value or password)", v)
@@ -299,6 +408,23 @@ func (t TargetSpec) URLFor(scenario string) (string, error) {
 		return "", fmt.Errorf("%s: empty", blk.URLField())
 	}
 	return blk.URL(), nil
+}
+
+// moreURLs are the scenario's URLs after the first, of a block that
+// names several servers (load.MultiURLBlock); none when the sweep's --url
+// replaced the block's.
+func (t TargetSpec) moreURLs(scenario string) []string {
+	if t.URL != "" {
+		return nil
+	}
+	blk, err := t.Block(scenario)
+	if err != nil {
+		return nil
+	}
+	if m, ok := blk.(load.MultiURLBlock); ok && len(m.URLs()) > 1 {
+		return m.URLs()[1:]
+	}
+	return nil
 }
 
 // urlField is the name of the field holding the scenario's URL.
@@ -474,7 +600,15 @@ func (t TargetSpec) MarshalJSON() ([]byte, error) {
 // {addr} or {port} it names a fixed server ({host} alone is only
 // 127.0.0.1), not the one each point boots on its own port.
 func pinnedURL(u string) bool {
-	return strings.Contains(u, "{addr}") || strings.Contains(u, "{port}")
+	return hasPortPlaceholder(u)
+}
+
+// portPlaceholder matches {port} and {portN}; {addr} holds {port}.
+var portPlaceholder = regexp.MustCompile(`\{port([0-9]*)\}`)
+
+// hasPortPlaceholder reports whether s takes one of the point's ports.
+func hasPortPlaceholder(s string) bool {
+	return strings.Contains(s, "{addr}") || portPlaceholder.MatchString(s)
 }
 
 // Warnings are what the result must say about a target that was allowed
@@ -502,36 +636,120 @@ func (t TargetSpec) Durations() (ready, grace time.Duration) {
 
 // PointAddr is what one point's placeholders are filled from: its free
 // loopback port ({port}, {addr}), a second free port for a server that
-// listens twice, e.g. a monitoring endpoint ({port2}), and the point's
-// own fresh directory, absolute ({workdir}: state a server keeps, such as
-// a broker's storage, starts empty at every point and is kept with the
-// point's logs).
+// listens twice, e.g. a monitoring endpoint ({port2}), further free ports
+// {port3}, {port4}, ... for servers that listen more, or several servers
+// (Ports: {port3} is Ports[0]), and the point's own fresh directory,
+// absolute ({workdir}: state a server keeps, such as a broker's storage,
+// starts empty at every point and is kept with the point's logs).
 type PointAddr struct {
 	Port, Port2 int
+	Ports       []int // {port3}, {port4}, ...
 	WorkDir     string
+}
+
+// MaxPorts is the highest {portN} a target may name.
+const MaxPorts = 64
+
+// PortN is {portN}'s port (N >= 1; {port1} is {port}), 0 if the point has
+// none.
+func (a PointAddr) PortN(n int) int {
+	switch {
+	case n == 1:
+		return a.Port
+	case n == 2:
+		return a.Port2
+	case n >= 3 && n-3 < len(a.Ports):
+		return a.Ports[n-3]
+	}
+	return 0
 }
 
 // standIn fills the placeholders where only the syntax is checked.
 var standIn = PointAddr{Port: 1, Port2: 2, WorkDir: "/ceiling-point"}
 
+// standInAddr is standIn with every {portN} the target names.
+func (t TargetSpec) standInAddr() PointAddr {
+	a := standIn
+	for n := 3; n <= t.portsUsed() && n <= MaxPorts; n++ {
+		a.Ports = append(a.Ports, n)
+	}
+	return a
+}
+
+// portsUsed is the highest N of a {portN} anywhere in the target (2 at
+// least: every point has {port} and {port2}).
+func (t TargetSpec) portsUsed() int {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return 2
+	}
+	n := 2
+	for _, m := range portPlaceholder.FindAllSubmatch(b, -1) {
+		if v, err := strconv.Atoi(string(m[1])); err == nil && v > n {
+			n = v
+		}
+	}
+	return n
+}
+
+// portsNamed are the N of every {portN} in s ({port} and {addr}: 1).
+func portsNamed(s string) []int {
+	var out []int
+	if strings.Contains(s, "{addr}") {
+		out = append(out, 1)
+	}
+	for _, m := range portPlaceholder.FindAllStringSubmatch(s, -1) {
+		n := 1
+		if m[1] != "" {
+			n, _ = strconv.Atoi(m[1])
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Expand fills the placeholders of one point: {addr}, {host}, {port},
-// {port2} and {workdir}.
+// {port2}, {portN} and {workdir}. A {portN} the point has no port for is
+// left as it is.
 func Expand(s string, a PointAddr) string {
 	p := strconv.Itoa(a.Port)
-	return strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{port2}", strconv.Itoa(a.Port2), "{port}", p, "{workdir}", a.WorkDir).Replace(s)
+	s = strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{workdir}", a.WorkDir).Replace(s)
+	return portPlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+		n := 1
+		if d := m[len("{port") : len(m)-1]; d != "" {
+			n, _ = strconv.Atoi(d)
+		}
+		if port := a.PortN(n); port > 0 {
+			return strconv.Itoa(port)
+		}
+		return m
+	})
 }
 
 // FreePorts returns a point's two free loopback ports, distinct.
 func FreePorts() (port, port2 int, err error) {
-	if port, err = FreePort(); err != nil {
+	ps, err := FreePortsN(2)
+	if err != nil {
 		return 0, 0, err
 	}
-	for range 16 {
-		if port2, err = FreePort(); err != nil || port2 != port {
-			return port, port2, err
+	return ps[0], ps[1], nil
+}
+
+// FreePortsN returns n distinct free loopback ports: every one is held
+// open until all are picked, so the kernel cannot hand out one twice.
+func FreePortsN(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("pick a free port: %w", err)
 		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	return 0, 0, fmt.Errorf("pick a second free port: the kernel gave %d every time", port)
+	return ports, nil
 }
 
 // FreePort asks the kernel for a free loopback port. It is free when this
@@ -561,23 +779,36 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 			dirOK = false
 		}
 	}
-	if len(t.Command) > 0 && dirOK {
-		name := t.Command[0]
+	for i, srv := range t.Booted() {
+		if len(srv.Command) == 0 || !dirOK {
+			continue
+		}
+		field := "command"
+		if t.Multi() {
+			field = fmt.Sprintf("servers[%d].command", i)
+		}
+		name := srv.Command[0]
 		if strings.ContainsRune(name, os.PathSeparator) {
 			if !filepath.IsAbs(name) && t.Dir != "" {
 				name = filepath.Join(t.Dir, name)
 			}
 			if fi, err := os.Stat(name); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-				errs = append(errs, fmt.Errorf("command: %s is not an executable file (for bin/refserver run make build)", name))
+				errs = append(errs, fmt.Errorf("%s: %s is not an executable file (for bin/refserver run make build)", field, name))
 			}
 		} else if _, err := exec.LookPath(name); err != nil {
-			errs = append(errs, fmt.Errorf("command: %w", err))
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
 		}
 	}
 	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
 	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
 		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", t.urlField(scenario), u))
+	} else if !t.AllowUnpinnedURL {
+		for i, u := range t.moreURLs(scenario) {
+			if !pinnedURL(u) {
+				errs = append(errs, fmt.Errorf("%s: the URL #%d, %q, has no {addr}, {port} or {portN}, so the generator would drive some server the harness did not boot", t.urlField(scenario), i+2, u))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

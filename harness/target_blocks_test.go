@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // written (as each point's target.json is) reads back the same, blocks
 // and all. The harness once lost echo_url here (issue 9's first attempt).
 func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
-	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json", "../benchmark/targets/nats.json"} {
+	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json", "../benchmark/targets/nats.json", "../benchmark/targets/nats-cluster.json"} {
 		tg, err := harness.LoadTarget(file)
 		if err != nil {
 			t.Fatal(err)
@@ -96,5 +97,72 @@ func TestNATSTargetServesFourScenarios(t *testing.T) {
 	}
 	if r := harness.Expand(tg.Ready, a); r != "http://127.0.0.1:4200/healthz" {
 		t.Errorf("ready %q", r)
+	}
+}
+
+// The cluster target boots three nodes, each naming all three route
+// ports, its own websocket port through its env and its own monitoring
+// port in its ready probe; the nats block lists the three client URLs,
+// the first as the URL and the others as --url flags.
+func TestNATSClusterTarget(t *testing.T) {
+	tg, err := harness.LoadTarget("../benchmark/targets/nats-cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tg.Multi() || len(tg.Servers) != 3 {
+		t.Fatalf("servers %+v", tg.Servers)
+	}
+	a := harness.PointAddr{Port: 4001, Port2: 4002, Ports: []int{4003, 4004, 4005, 4006, 4007, 4008, 4009}, WorkDir: "/w/p"}
+	routes := "--routes nats://127.0.0.1:4003,nats://127.0.0.1:4006,nats://127.0.0.1:4009"
+	for i, s := range tg.Booted() {
+		ws, mon, route := 4001+3*i, 4002+3*i, 4003+3*i
+		cmd := harness.Expand(strings.Join(s.Command, " "), a)
+		for _, want := range []string{routes, fmt.Sprintf("--cluster nats://127.0.0.1:%d", route), fmt.Sprintf("-m %d", mon), fmt.Sprintf("-sd /w/p/n%d", i+1), fmt.Sprintf("--server_name n%d", i+1)} {
+			if !strings.Contains(cmd, want) {
+				t.Errorf("%s: command %q lacks %q", s.Name, cmd, want)
+			}
+		}
+		if got := harness.Expand(s.Env["CEILING_WS_PORT"], a); got != fmt.Sprint(ws) {
+			t.Errorf("%s: websocket port %s, want %d", s.Name, got, ws)
+		}
+		if got, want := harness.Expand(s.Ready, a), fmt.Sprintf("http://127.0.0.1:%d/healthz", mon); got != want {
+			t.Errorf("%s: ready %s, want %s", s.Name, got, want)
+		}
+	}
+	u, err := tg.URLFor("stream")
+	if err != nil || harness.Expand(u, a) != "ws://127.0.0.1:4001" {
+		t.Errorf("URLFor = %q, %v", u, err)
+	}
+	blk, _ := tg.Block("stream")
+	if got := harness.Expand(strings.Join(blk.Args(), " "), a); got != "--url ws://127.0.0.1:4004 --url ws://127.0.0.1:4007" {
+		t.Errorf("block args %q", got)
+	}
+	if err := tg.CheckRunnable("stream"); err != nil && !strings.Contains(err.Error(), "bin/nats-server") {
+		t.Errorf("CheckRunnable: %v", err)
+	}
+}
+
+// A nats block gives url or urls, and every one of urls must take one of
+// the point's ports (or the sweep runs some other server).
+func TestNATSBlockURLs(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`"nats": {"url": "ws://{addr}", "urls": ["ws://{addr}"]}`, "nats.urls: give url (one server) or urls (several), not both"},
+		{`"nats": {"urls": ["ws://{addr}", ""]}`, "nats.urls[1]: empty"},
+		{`"nats": {}`, "nats.url: empty"},
+	} {
+		path := filepath.Join(t.TempDir(), "t.json")
+		body := `{"name": "x", "command": ["x", "{addr}"], "ready": "tcp:{addr}", ` + tc.body + `}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := harness.LoadTarget(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: LoadTarget = %v, want an error containing %q", tc.body, err, tc.want)
+		}
+	}
+	tg := harness.TargetSpec{Command: []string{"sh", "{port}"}, Ready: "tcp:{addr}"}
+	tg.SetBlock("nats", []byte(`{"urls": ["ws://{addr}", "ws://127.0.0.1:4222"]}`))
+	if err := tg.CheckRunnable("stream"); err == nil || !strings.Contains(err.Error(), `the URL #2, "ws://127.0.0.1:4222", has no {addr}`) {
+		t.Errorf("CheckRunnable = %v, want the unpinned second URL named", err)
 	}
 }

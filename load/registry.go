@@ -96,6 +96,13 @@ type TargetBlock interface {
 	CheckLadder(minConnections int) error
 }
 
+// MultiURLBlock is a TargetBlock that names several servers (the nats
+// block's "urls"): URL is the first, and Args carry a --url for each of
+// the rest. The harness checks every one takes the point's address.
+type MultiURLBlock interface {
+	URLs() []string
+}
+
 // LadderBlock is a TargetBlock that brings its own connection ladder (a
 // scenario file's "sweep"), used when the sweep is given none for the
 // batch. Nil: none.

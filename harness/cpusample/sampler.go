@@ -54,15 +54,24 @@ type Sampler struct {
 	done    chan struct{}
 	stopped sync.Once
 	stats   Stats
+
+	processes int // a Group's total: the parts' processes (it sees none itself)
 }
 
 // Start takes a first sample at once (the window's start) and then one
 // every interval (DefaultInterval if <= 0) until Stop or ctx ends.
 func Start(ctx context.Context, interval time.Duration, src Source) *Sampler {
+	s := newSampler(interval, src)
+	s.begin(s.sample(), time.Now())
+	go s.loop(ctx)
+	return s
+}
+
+func newSampler(interval time.Duration, src Source) *Sampler {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	s := &Sampler{
+	return &Sampler{
 		src:      src,
 		interval: interval,
 		last:     make(map[key]cpuTimes),
@@ -70,11 +79,13 @@ func Start(ctx context.Context, interval time.Duration, src Source) *Sampler {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	s.base = s.sample()
-	s.startAt = time.Now()
+}
+
+// begin opens the window at now with the totals base.
+func (s *Sampler) begin(base cpuTimes, now time.Time) {
+	s.base = base
+	s.startAt = now
 	s.prevAt, s.prevTotal = s.startAt, s.base.user+s.base.sys
-	go s.loop(ctx)
-	return s
 }
 
 func (s *Sampler) loop(ctx context.Context) {
@@ -99,7 +110,11 @@ func (s *Sampler) loop(ctx context.Context) {
 // several cores.
 func (s *Sampler) tick(final bool) {
 	tot := s.sample()
-	now := time.Now()
+	s.record(tot, time.Now(), final)
+}
+
+// record closes one interval at now with the tree's totals tot.
+func (s *Sampler) record(tot cpuTimes, now time.Time, final bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	total := tot.user + tot.sys
@@ -123,7 +138,7 @@ func (s *Sampler) tick(final bool) {
 			SystemSeconds:   tot.sys - s.base.sys,
 			RunDelaySeconds: tot.delay - s.base.delay,
 			WallSeconds:     w,
-			Processes:       len(s.last),
+			Processes:       len(s.last) + s.processes,
 		}
 		if w > 0 {
 			st.MeanCores = (st.UserSeconds + st.SystemSeconds) / w
@@ -209,4 +224,98 @@ func (s *Sampler) Stop() Stats {
 		s.tick(true)
 	})
 	return s.stats
+}
+
+// Group samples several Sources (the servers of a multi-server target)
+// at the same instants: each part's Stats, and the total's, whose
+// intervals are the sum of the parts' (so its P95Cores is the busiest
+// stretches of all together, not a sum of the parts' percentiles) and
+// whose seconds and MeanCores are the parts' sums.
+type Group struct {
+	parts    []*Sampler
+	total    *Sampler
+	interval time.Duration
+	quit     chan struct{}
+	done     chan struct{}
+	stopped  sync.Once
+}
+
+// StartGroup is Start for several Sources at once.
+func StartGroup(ctx context.Context, interval time.Duration, srcs ...Source) *Group {
+	g := &Group{total: newSampler(interval, nil), quit: make(chan struct{}), done: make(chan struct{})}
+	g.interval = g.total.interval
+	for _, src := range srcs {
+		g.parts = append(g.parts, newSampler(interval, src))
+	}
+	tots, now := g.sample()
+	for i, p := range g.parts {
+		p.begin(tots[i], now)
+	}
+	g.total.begin(sum(tots), now)
+	go g.loop(ctx)
+	return g
+}
+
+func (g *Group) sample() ([]cpuTimes, time.Time) {
+	tots := make([]cpuTimes, len(g.parts))
+	for i, p := range g.parts {
+		tots[i] = p.sample()
+	}
+	return tots, time.Now()
+}
+
+func sum(tots []cpuTimes) cpuTimes {
+	var t cpuTimes
+	for _, x := range tots {
+		t.user += x.user
+		t.sys += x.sys
+		t.delay += x.delay
+	}
+	return t
+}
+
+func (g *Group) tick(final bool) {
+	tots, now := g.sample()
+	for i, p := range g.parts {
+		p.record(tots[i], now, final)
+	}
+	if final {
+		g.total.processes = 0
+		for _, p := range g.parts {
+			p.mu.Lock()
+			g.total.processes += len(p.last)
+			p.mu.Unlock()
+		}
+	}
+	g.total.record(sum(tots), now, final)
+}
+
+func (g *Group) loop(ctx context.Context) {
+	defer close(g.done)
+	t := time.NewTicker(g.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			g.tick(false)
+		case <-ctx.Done():
+			return
+		case <-g.quit:
+			return
+		}
+	}
+}
+
+// Stop takes the final sample and returns the total's Stats and each
+// part's, in the order of the Sources. Later calls return the same.
+func (g *Group) Stop() (total Stats, parts []Stats) {
+	g.stopped.Do(func() {
+		close(g.quit)
+		<-g.done
+		g.tick(true)
+	})
+	for _, p := range g.parts {
+		parts = append(parts, p.stats)
+	}
+	return g.total.stats, parts
 }

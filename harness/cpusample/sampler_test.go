@@ -272,3 +272,38 @@ func waitComm(t *testing.T, pid int, comm string) {
 	}
 	t.Fatalf("pid %d never ran %s", pid, comm)
 }
+
+// A Group samples several trees at the same instants: each part reads
+// its own process (the spinning one busy, the sleeping one idle), and
+// the total is their sum, second for second, with the intervals summed
+// (so its p95 is at most the parts' p95s added up).
+func TestGroupTotalIsTheSumOfItsParts(t *testing.T) {
+	busy := startShell(t, "while :; do :; done", lastCPU(t))
+	idle := startShell(t, "exec sleep 60", nil)
+	waitComm(t, idle.TargetPid(), "sleep")
+	g := StartGroup(context.Background(), 250*time.Millisecond, Tree(busy.TargetPid()), Tree(idle.TargetPid()))
+	time.Sleep(window)
+	total, parts := g.Stop()
+	t.Logf("total %+v\nparts %+v", total, parts)
+	if len(parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(parts))
+	}
+	if parts[0].MeanCores < 0.05 || parts[1].MeanCores >= 0.2 {
+		t.Errorf("busy part %.2f cores, idle part %.2f: want >= 0.05 and < 0.2", parts[0].MeanCores, parts[1].MeanCores)
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if !near(total.UserSeconds, parts[0].UserSeconds+parts[1].UserSeconds) ||
+		!near(total.SystemSeconds, parts[0].SystemSeconds+parts[1].SystemSeconds) ||
+		!near(total.MeanCores, parts[0].MeanCores+parts[1].MeanCores) {
+		t.Errorf("total %+v is not the sum of %+v", total, parts)
+	}
+	if total.Samples != parts[0].Samples || total.Samples < 3 || total.Processes != 2 || total.WallSeconds != parts[0].WallSeconds {
+		t.Errorf("total: %d samples, %d processes, wall %v; parts %+v", total.Samples, total.Processes, total.WallSeconds, parts)
+	}
+	if total.P95Cores > parts[0].P95Cores+parts[1].P95Cores+1e-9 || total.P95Cores < parts[0].P95Cores-1e-9 {
+		t.Errorf("total p95 %.3f outside [%.3f, %.3f]", total.P95Cores, parts[0].P95Cores, parts[0].P95Cores+parts[1].P95Cores)
+	}
+	if t2, p2 := g.Stop(); t2 != total || len(p2) != 2 || p2[0] != parts[0] {
+		t.Errorf("second Stop differs")
+	}
+}

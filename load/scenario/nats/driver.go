@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -253,8 +254,63 @@ func (d *driver) Connect(ctx context.Context, i int) error {
 			return fmt.Errorf("consumer %s: %w", cc.Durable, err)
 		}
 	}
+	if len(urls) > 1 {
+		if err := d.awaitRoutes(ctx, w); err != nil {
+			nc.Close()
+			return err
+		}
+	}
 	d.workers[i] = w // Connect runs concurrently, each on its own index
 	return nil
+}
+
+// awaitRoutes waits until connection w's server reaches the stream (and,
+// in stream mode, w's consumer) across the cluster's routes. The answer
+// to making a stream or consumer can reach a node before the interest
+// that routes the stream's subjects and the consumer's pull requests to
+// it does (they travel on different route connections), so the first
+// publishes or pulls on another node would fail with no responders: a
+// race of the cluster's making, not of the load. The publish probe
+// expects a last sequence the stream cannot have, so the stream refuses
+// it (an API error: it answered) and stores nothing; the pull probe is a
+// no-wait fetch of a stream that is still empty (stream mode publishes
+// only once the load starts).
+func (d *driver) awaitRoutes(ctx context.Context, w *worker) error {
+	for {
+		_, err := w.js.PublishMsg(ctx, &natsgo.Msg{Subject: d.subjects[0]}, jetstream.WithExpectLastSequence(math.MaxUint64), jetstream.WithRetryAttempts(0))
+		if !errors.Is(err, jetstream.ErrNoStreamResponse) && !errors.Is(err, natsgo.ErrNoResponders) {
+			break
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return fmt.Errorf("the stream never answered on %s: %w", d.urls()[w.server], err)
+		}
+	}
+	if d.p.Mode != Stream {
+		return nil
+	}
+	for {
+		b, err := w.cons.FetchNoWait(1)
+		if err == nil {
+			for range b.Messages() {
+			}
+			err = b.Error()
+		}
+		if !errors.Is(err, natsgo.ErrNoResponders) {
+			return nil
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return fmt.Errorf("consumer %s never answered on %s: %w", w.name, d.urls()[w.server], err)
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 func (d *driver) ReadCounters() (reads, messages int64) { return 0, 0 }

@@ -257,11 +257,13 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 	return warnings, rows
 }
 
-// Target is the "nats" block of a target file.
+// Target is the "nats" block of a target file: the server's URL, or
+// several servers' (a cluster), connection i to urls[i mod N].
 type Target struct {
-	WSURL  string `json:"url"`
-	Stream string `json:"stream,omitempty"`
-	Keys   int    `json:"keys,omitempty"`
+	WSURL  string   `json:"url,omitempty"`
+	WSURLs []string `json:"urls,omitempty"`
+	Stream string   `json:"stream,omitempty"`
+	Keys   int      `json:"keys,omitempty"`
 }
 
 func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
@@ -270,8 +272,16 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 		return nil, err
 	}
 	var errs []error
-	if t.WSURL == "" {
+	switch {
+	case t.WSURL != "" && len(t.WSURLs) > 0:
+		errs = append(errs, load.Fieldf("urls", "give url (one server) or urls (several), not both"))
+	case t.WSURL == "" && len(t.WSURLs) == 0:
 		errs = append(errs, load.Fieldf("url", "empty"))
+	}
+	for i, u := range t.WSURLs {
+		if u == "" {
+			errs = append(errs, load.Fieldf(fmt.Sprintf("urls[%d]", i), "empty"))
+		}
 	}
 	if t.Keys < 0 {
 		errs = append(errs, load.Fieldf("keys", "%d is negative", t.Keys))
@@ -282,14 +292,41 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	return &t, errors.Join(errs...)
 }
 
-func (t *Target) URL() string                    { return t.WSURL }
-func (t *Target) URLField() string               { return "nats.url" }
+// URL is url, or the first of urls.
+func (t *Target) URL() string {
+	if len(t.WSURLs) > 0 {
+		return t.WSURLs[0]
+	}
+	return t.WSURL
+}
+
+func (t *Target) URLField() string {
+	if len(t.WSURLs) > 0 {
+		return "nats.urls[0]"
+	}
+	return "nats.url"
+}
+
+// URLs are every server's URL (load.MultiURLBlock).
+func (t *Target) URLs() []string {
+	if len(t.WSURLs) > 0 {
+		return t.WSURLs
+	}
+	return []string{t.WSURL}
+}
+
 func (t *Target) Secrets() map[string]string     { return nil }
 func (t *Target) CheckLadder(minConns int) error { return nil }
 
-// Args are --stream and --keys when the block sets them.
+// Args are a --url for each of urls but the first (the harness passes
+// that one), then --stream and --keys when the block sets them.
 func (t *Target) Args() []string {
 	var a []string
+	for i, u := range t.WSURLs {
+		if i > 0 {
+			a = append(a, "--url", u)
+		}
+	}
 	if t.Stream != "" {
 		a = append(a, "--stream", t.Stream)
 	}

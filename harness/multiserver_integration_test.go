@@ -1,0 +1,177 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/load/scenario/nats"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+var (
+	natsOnce sync.Once
+	natsBin  string
+	natsErr  error
+)
+
+// natsServer builds bin/nats-server (a go.mod tool dependency) into the
+// test binaries' directory, once.
+func natsServer(t *testing.T) string {
+	t.Helper()
+	natsOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "nats-server"), "github.com/nats-io/nats-server/v2").CombinedOutput()
+		if err != nil {
+			natsErr = errors.New(string(out))
+			return
+		}
+		natsBin = filepath.Join(bin, "nats-server")
+	})
+	if natsErr != nil {
+		t.Fatalf("build nats-server: %v", natsErr)
+	}
+	return natsBin
+}
+
+// clusterTarget is benchmark/targets/nats-cluster.json with the test's
+// nats-server, run from the repository root (its -c path).
+func clusterTarget(t *testing.T) harness.TargetSpec {
+	t.Helper()
+	tg, err := harness.LoadTarget("../benchmark/targets/nats-cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := natsServer(t)
+	for i := range tg.Servers {
+		tg.Servers[i].Command[0] = srv
+	}
+	tg.Dir = ".."
+	return tg
+}
+
+// A sweep of SCENARIO=stream against the 3-node JetStream cluster the
+// target boots: every point boots, samples and stops all three nodes,
+// lists each one's CPU (each busy: its connections' publishes and
+// deliveries cross the routes), with ServerCPU their sum; every URL got
+// its share of connections and deliveries, with no error.
+func TestNATSClusterMiniSweep(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {3, 6}})
+	o.Scenario = nats.Stream
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	tg := clusterTarget(t)
+	if err := tg.CheckRunnable(o.Scenario); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := runSweep(t, context.Background(), o, tg)
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("sweep: %v", err)
+	}
+	if len(r.Meta.Target.Servers) != 3 || r.Meta.Target.Servers[2].Name != "n3" {
+		t.Errorf("meta.target.servers %+v", r.Meta.Target.Servers)
+	}
+	if len(r.Curve) < 2 {
+		t.Fatalf("%d points", len(r.Curve))
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
+			continue
+		}
+		if p.Errors != 0 {
+			t.Errorf("point %d: %d errors", p.Index, p.Errors)
+		}
+		if len(p.Servers) != 3 {
+			t.Fatalf("point %d lists servers %+v, want n1, n2, n3", p.Index, p.Servers)
+		}
+		var mean, user, sys float64
+		for i, s := range p.Servers {
+			if want := []string{"n1", "n2", "n3"}[i]; s.Name != want {
+				t.Errorf("point %d server %d is %q, want %q", p.Index, i, s.Name, want)
+			}
+			if s.MeanCores <= 0 || s.UserSeconds+s.SystemSeconds <= 0 || s.Samples < 2 || s.PinnedCores != 1 {
+				t.Errorf("point %d server %s cpu %+v: want samples and CPU", p.Index, s.Name, s.CPUStats)
+			}
+			mean, user, sys = mean+s.MeanCores, user+s.UserSeconds, sys+s.SystemSeconds
+		}
+		c := p.ServerCPU
+		if math.Abs(c.MeanCores-mean) > 1e-9 || math.Abs(c.UserSeconds-user) > 1e-9 || math.Abs(c.SystemSeconds-sys) > 1e-9 || c.FractionMean != c.MeanCores {
+			t.Errorf("point %d server_cpu %+v is not the sum of its servers (mean %v, user %v, system %v)", p.Index, c, mean, user, sys)
+		}
+		var s nats.Summary
+		if err := json.Unmarshal(p.Scenario["nats"], &s); err != nil {
+			t.Fatalf("point %d: summary.nats: %v", p.Index, err)
+		}
+		if len(s.Servers) != 3 {
+			t.Fatalf("point %d: summary.nats.servers %+v", p.Index, s.Servers)
+		}
+		urls := map[string]bool{}
+		for _, sv := range s.Servers {
+			urls[sv.URL] = true
+			if sv.Connections != p.Connections/3 || sv.Messages == 0 {
+				t.Errorf("point %d: %s had %d connections and %d deliveries, want %d and some", p.Index, sv.URL, sv.Connections, sv.Messages, p.Connections/3)
+			}
+		}
+		if len(urls) != 3 {
+			t.Errorf("point %d: urls %v, want three distinct", p.Index, urls)
+		}
+	}
+	// Each node's log and storage are the point's own.
+	logs, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-001-*", "server-n*.log"))
+	stores, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-001-*", "n*", "jetstream"))
+	if len(logs) != 3 || len(stores) != 3 {
+		t.Errorf("point 1 has logs %v and stores %v, want three of each", logs, stores)
+	}
+}
+
+// One of three servers exits while the point runs: the point fails by
+// that server's name, with its log tail, and the others are stopped.
+func TestMultiServerOneExits(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o.Reps = 1
+	ref := filepath.Join(bin, "refserver")
+	tg := harness.TargetSpec{
+		Name: "three-refservers",
+		Servers: []harness.ServerSpec{
+			{Name: "a", Command: []string{ref, "--addr", "{addr}"}, Ready: "http://{addr}/health"},
+			{Name: "b", Command: []string{"sh", "-c", "echo b-is-going-away; exec timeout 0.7 " + ref + " --addr 127.0.0.1:{port2}"}, Ready: "tcp:{host}:{port2}"},
+			{Name: "c", Command: []string{ref, "--addr", "127.0.0.1:{port3}"}, Ready: "http://{host}:{port3}/health"},
+		},
+		ReadyTimeout: "10s", StopGrace: "3s",
+	}
+	tg.SetBlock("echo_url", []byte(`"ws://{addr}/echo"`))
+	if err := tg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := runSweep(t, context.Background(), o, tg)
+	if len(r.Curve) == 0 {
+		t.Fatal("no point")
+	}
+	p := r.Curve[0]
+	t.Logf("point 1: %s: %s\n%s", p.Status, p.FailReason, p.LogTail)
+	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "server b ") {
+		t.Errorf("point 1 %s (%q), want failed naming server b", p.Status, p.FailReason)
+	}
+	if !strings.Contains(p.LogTail, "b-is-going-away") {
+		t.Errorf("log tail %q, want server b's", p.LogTail)
+	}
+	if _, err := os.Stat(filepath.Join(o.WorkDir, "point-001-sweep-b10-c2-r0", "server-c.log")); err != nil {
+		t.Errorf("server c's log: %v", err)
+	}
+	for _, p := range r.Curve {
+		if len(p.Escaped) > 0 {
+			t.Errorf("point %d: escaped %+v", p.Index, p.Escaped)
+		}
+	}
+}
