@@ -336,7 +336,7 @@ var Knobs = []Knob{
 	},
 	{
 		Flag: "work-dir", Arg: "DIR", Default: "a new temp dir",
-		Help:  "per-point logs (`server.log`, `generator.log`), markers and generator JSON; each point's directory is emptied before it runs. A temp dir the sweep made (`/tmp/ceiling-sweep-*`) is removed after a successful run (exit 0); a given one is kept",
+		Help:  "per-point logs (`server.log`, or `server-NAME.log` per server of a multi-server target; `generator.log`), markers and generator JSON; each point's directory is emptied before it runs. A temp dir the sweep made (`/tmp/ceiling-sweep-*`) is removed after a successful run (exit 0); a given one is kept",
 		Parse: stringParse(func(o *Options) *string { return &o.WorkDir }),
 		Get:   func(o *Options) string { return o.WorkDir },
 	},
