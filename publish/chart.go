@@ -163,7 +163,7 @@ func renderChart(b *strings.Builder, c *Comparison) {
 	p("xychart-beta\n")
 	p("    title \"%s\"\n", chartLabel(fmt.Sprintf("Throughput by connections, batch %d", batch)))
 	p("    x-axis \"connections\" [%s]\n", strings.Join(labels, ", "))
-	p("    y-axis \"msg/s\" 0 --> %s\n", strconv.FormatFloat(axisTop(top), 'f', 0, 64))
+	p("    y-axis \"msg/s\" 0 --> %s\n", strconv.FormatFloat(AxisTop(top), 'f', 0, 64))
 	for _, s := range all {
 		p("    %s \"%s\" %s\n", s.kind, chartLabel(s.name), s.data)
 	}
@@ -186,11 +186,12 @@ func renderChart(b *strings.Builder, c *Comparison) {
 	p("</sub>\n\n")
 }
 
-// axisTop is the y-axis maximum: the highest value plus 10 %, rounded up
-// to 1, 2, 2.5 or 5 times a power of ten, so the lines never touch the top
-// edge and the ticks are round.
-func axisTop(v float64) float64 {
-	if v <= 0 {
+// AxisTop is a chart's y-axis maximum: the highest value plus 10 %,
+// rounded up to 1, 2, 2.5 or 5 times a power of ten, so the lines never
+// touch the top edge and the ticks are round (the comment's mermaid chart
+// and the results site's SVG charts).
+func AxisTop(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 1
 	}
 	v *= 1.1

@@ -151,8 +151,8 @@ func luminance(hex string) float64 {
 func TestAxisTop(t *testing.T) {
 	t.Parallel()
 	for v, want := range map[float64]float64{150000: 200000, 181000: 200000, 182000: 250000, 9: 10, 420000: 500000, 0: 1} {
-		if got := axisTop(v); got != want {
-			t.Errorf("axisTop(%v) = %v, want %v", v, got, want)
+		if got := AxisTop(v); got != want {
+			t.Errorf("AxisTop(%v) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -52,11 +52,6 @@ func (p echoPoint) userRatio() string {
 
 func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	o.duration = o.echoDur
-	refPath, cleanup, err := refserverBinary(o.refserver)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
 	if abs, err := filepath.Abs(o.ceiling); err == nil {
 		o.ceiling = abs
 	}
@@ -66,18 +61,11 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 		useCeiling = err == nil
 	}
 
-	addr, err := freeAddr()
+	srv, addr, stop, err := startRefserver(o, pl)
 	if err != nil {
 		return err
 	}
-	srv, err := startProc("refserver", pl.srv, nil, refPath, "--addr", addr)
-	if err != nil {
-		return err
-	}
-	defer srv.kill()
-	if err := waitHealthy("http://"+addr+"/health", srv, 15*time.Second); err != nil {
-		return err
-	}
+	defer stop()
 	url := "ws://" + addr + "/echo"
 
 	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop, %s windows\n",
@@ -313,6 +301,30 @@ func freeAddr() (string, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().String(), nil
+}
+
+// startRefserver starts refserver pinned to the server's CPUs on a free
+// port and waits for its /health; stop kills it and removes a binary it
+// built.
+func startRefserver(o options, pl placement) (srv *proc, addr string, stop func(), err error) {
+	refPath, cleanup, err := refserverBinary(o.refserver)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if addr, err = freeAddr(); err != nil {
+		cleanup()
+		return nil, "", nil, err
+	}
+	if srv, err = startProc("refserver", pl.srv, nil, refPath, "--addr", addr); err != nil {
+		cleanup()
+		return nil, "", nil, err
+	}
+	stop = func() { srv.kill(); cleanup() }
+	if err := waitHealthy("http://"+addr+"/health", srv, 15*time.Second); err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return srv, addr, stop, nil
 }
 
 // refserverBinary returns path when it exists, else builds ./cmd/refserver

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"text/tabwriter"
-	"time"
 )
 
 // scenarioSection is section 4: what a declarative scenario file costs the
@@ -30,23 +29,11 @@ func scenarioSection(o options, stdout io.Writer, pl placement) error {
 		fmt.Fprintf(stdout, "4. scenario file: skipped, no %s (make build)\n", o.ceiling)
 		return nil
 	}
-	refPath, cleanup, err := refserverBinary(o.refserver)
+	srv, addr, stop, err := startRefserver(o, pl)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	addr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	srv, err := startProc("refserver", pl.srv, nil, refPath, "--addr", addr)
-	if err != nil {
-		return err
-	}
-	defer srv.kill()
-	if err := waitHealthy("http://"+addr+"/health", srv, 15*time.Second); err != nil {
-		return err
-	}
+	defer stop()
 	fmt.Fprintf(stdout, "\n4. Scenario file against echo: generator CPU per message received, refserver on cpu %s, generator on cpu %s, %s windows\n",
 		orDash(pl.srv), orDash(pl.gen), o.duration)
 	fmt.Fprintf(stdout, "   rooms: %d users of benchmark/scenarios/rooms.json (open loop, every message scanned); echo: then as many connections, batch 1, open loop at the rate rooms received\n", o.roomsUsers)

@@ -91,22 +91,6 @@ const (
 	legendH = 26.0
 )
 
-// niceTop is the axis maximum: the highest value plus 10 %, rounded up to
-// 1, 2, 2.5 or 5 times a power of ten, so the ticks are round.
-func niceTop(v float64) float64 {
-	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 1
-	}
-	v *= 1.1
-	mag := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= v {
-			return m * mag
-		}
-	}
-	return 10 * mag
-}
-
 // yScale maps [0, top] onto the panel, top up.
 func (p *panel) y(v, top float64) float64 { return p.Y + p.H - v/top*p.H }
 
@@ -314,7 +298,7 @@ func curveChart(r *harness.Result, batch int) *chart {
 		floorPct = *r.NoiseFloorPct
 		maxTP = max(maxTP, r.Headline.ThroughputPerS*(1+floorPct/100))
 	}
-	topTP, topLat := niceTop(maxTP), niceTop(maxLat)
+	topTP, topLat := publish.AxisTop(maxTP), publish.AxisTop(maxLat)
 	xs := newXScale(conns)
 	for _, p := range []*panel{tp, lat} {
 		for _, n := range conns {
@@ -422,7 +406,7 @@ func trendChart(rows []publish.TrendRow) *chart {
 			top = max(top, bc.ThroughputPerS)
 		}
 	}
-	top = niceTop(top)
+	top = publish.AxisTop(top)
 	p.yTicks(top, shortRate)
 	xs := xScale{lo: 0, hi: float64(max(len(rows)-1, 0))}
 	// A label every 80 units at most: a commit is about 12 characters.

@@ -86,6 +86,8 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 type Target struct {
 	WSURL string `json:"url"`
 	File  string `json:"file,omitempty"`
+
+	spec *Spec // File, parsed once by parseTarget (nil without a file, or when it did not parse)
 }
 
 var _ load.ObjectiveBlock = (*Target)(nil)
@@ -100,9 +102,11 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 		errs = append(errs, load.Fieldf("url", "required"))
 	}
 	if t.File != "" {
-		if _, err := ParseFile(t.File); err != nil {
+		s, err := ParseFile(t.File)
+		if err != nil {
 			errs = append(errs, &load.FieldError{Field: "file", Err: err})
 		}
+		t.spec = s
 	}
 	return &t, errors.Join(errs...)
 }
@@ -123,11 +127,8 @@ func withFile(raw json.RawMessage, file string) (json.RawMessage, error) {
 // ConnsLadder is the file's connection ladder ("sweep"), nil without one
 // (load.LadderBlock).
 func (t *Target) ConnsLadder(quick bool) []int {
-	if t.File == "" {
-		return nil
-	}
-	s, err := ParseFile(t.File)
-	if err != nil {
+	s := t.spec
+	if s == nil {
 		return nil
 	}
 	if quick && s.QuickLadder != nil {
@@ -153,11 +154,10 @@ func (t *Target) Args() []string {
 // Objective is the file's own objective, the sweep's default when it is
 // given none (load.ObjectiveBlock).
 func (t *Target) Objective() string {
-	s, err := ParseFile(t.File)
-	if err != nil {
+	if t.spec == nil {
 		return ""
 	}
-	return s.Objective
+	return t.spec.Objective
 }
 
 // Secrets: none (keys are read from the environment).
@@ -168,11 +168,11 @@ func (t *Target) CheckLadder(minConnections int) error {
 	if t.File == "" {
 		return load.Fieldf("file", "no scenario file: name one here, or give SCENARIO_FILE (or SCENARIO=<a file in benchmark/scenarios>)")
 	}
-	s, err := ParseFile(t.File)
-	if err != nil {
+	if t.spec == nil {
+		_, err := ParseFile(t.File) // parseTarget refused it already; say why again
 		return &load.FieldError{Field: "file", Err: err}
 	}
-	if _, err := assignRoles(s, minConnections); err != nil {
+	if _, err := assignRoles(t.spec, minConnections); err != nil {
 		return load.Fieldf("file", "%s: %v, more than the %d connections of the smallest rung", t.File, err, minConnections)
 	}
 	return nil
