@@ -134,4 +134,38 @@ type GeneratorStats struct {
 	OSRunDelayNs    int64   `json:"os_run_delay_ns"` // time its threads waited for a CPU (schedstat)
 	ReadSyscalls    int64   `json:"read_syscalls"`
 	MessagesPerRead float64 `json:"messages_per_read"`
+
+	// Engine is how the connections were driven: "loop" (the event-loop
+	// engine, load/evloop), "goroutines" (one or two per connection) or a
+	// scenario's own client library ("nats.go").
+	Engine string `json:"engine,omitempty"`
+	// Loops is the event loops' evidence over the window (engine "loop"):
+	// each loop's busy fraction (the share of the window it was not
+	// blocked waiting for events: a loop that never waits is saturated)
+	// and the p99 lag from an event being ready (epoll returned it, a
+	// timer came due) to its being handled.
+	Loops *LoopStats `json:"loops,omitempty"`
+	// LoadThreads is the OS run delay of the threads that carried the
+	// load: the threads that ran at least a minimum share of the window,
+	// each one's run delay as a fraction of its own runnable time
+	// (run_delay / (run_time + run_delay), schedstat).
+	LoadThreads *ThreadStats `json:"load_threads,omitempty"`
+}
+
+// LoopStats is the event-loop engine's evidence over the window.
+type LoopStats struct {
+	Count        int       `json:"count"`
+	BusyFraction []float64 `json:"busy_fraction"`     // per loop: 1 - time blocked in epoll_wait / window
+	MaxBusy      float64   `json:"max_busy_fraction"` // the busiest loop's
+	LagP99Ns     int64     `json:"lag_p99_ns"`        // ready -> handled, over every loop
+	LagMaxNs     int64     `json:"lag_max_ns"`
+}
+
+// ThreadStats is the run delay of the threads that carried the load.
+type ThreadStats struct {
+	Threads           int     `json:"threads"`                      // threads that ran >= the minimum share of the window
+	RunNs             int64   `json:"run_ns"`                       // their run time over the window, summed
+	RunDelayNs        int64   `json:"run_delay_ns"`                 // their run delay over the window, summed
+	RunDelayFraction  float64 `json:"run_delay_fraction"`           // RunDelayNs / (RunNs + RunDelayNs)
+	MaxThreadFraction float64 `json:"max_thread_run_delay_fraction"` // the worst such thread's own fraction
 }
