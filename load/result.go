@@ -163,9 +163,9 @@ type LoopStats struct {
 
 // ThreadStats is the run delay of the threads that carried the load.
 type ThreadStats struct {
-	Threads           int     `json:"threads"`                      // threads that ran >= the minimum share of the window
-	RunNs             int64   `json:"run_ns"`                       // their run time over the window, summed
-	RunDelayNs        int64   `json:"run_delay_ns"`                 // their run delay over the window, summed
-	RunDelayFraction  float64 `json:"run_delay_fraction"`           // RunDelayNs / (RunNs + RunDelayNs)
+	Threads           int     `json:"threads"`                       // threads that ran >= the minimum share of the window
+	RunNs             int64   `json:"run_ns"`                        // their run time over the window, summed
+	RunDelayNs        int64   `json:"run_delay_ns"`                  // their run delay over the window, summed
+	RunDelayFraction  float64 `json:"run_delay_fraction"`            // RunDelayNs / (RunNs + RunDelayNs)
 	MaxThreadFraction float64 `json:"max_thread_run_delay_fraction"` // the worst such thread's own fraction
 }
