@@ -1,9 +1,9 @@
 package nodegen
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -87,7 +89,11 @@ func TestAgreement(t *testing.T) {
 		t.Skipf("needs two CPUs to pin the server and the generator apart (online %v, %v)", online, err)
 	}
 	srvCPUs, genCPUs := pinning.CPUSet{online[1]}, pinning.CPUSet{online[0]}
-	addr := freeAddr(t)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
 	srv := startServer(t, th, srvCPUs, filepath.Join(bin, "refserver"), addr)
 
 	gens := []struct {
@@ -171,19 +177,18 @@ func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.C
 	kill := time.AfterFunc(agreeWarmup+agreeWindow+45*time.Second, func() { _ = cmd.Process.Kill() })
 	defer kill.Stop()
 
-	var t0 time.Time
-	var c0 float64
+	// The server's CPU over the window, sampled as the harness does.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
-			t0, c0 = time.Now(), procCPU(t, srv)
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: no marker within 30 s\n%s", argv[0], stderr.String())
 		}
 	}
+	sampler := cpusample.Start(context.Background(), 0, cpusample.PIDs(srv))
 	time.Sleep(agreeWindow)
-	cpu := (procCPU(t, srv) - c0) / time.Since(t0).Seconds()
+	cpu := sampler.Stop().MeanCores
 	if err := <-done; err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
@@ -228,30 +233,4 @@ func startServer(t *testing.T, th *pinning.Throttle, cpus pinning.CPUSet, path, 
 			t.Fatalf("refserver not ready at %s within 10 s: %v", addr, err)
 		}
 	}
-}
-
-// procCPU is a process's user+system CPU so far, in seconds
-// (/proc/PID/stat, clock ticks of 1/100 s).
-func procCPU(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Fields after the parenthesised command: state is field 3; utime and
-	// stime are 14 and 15.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
