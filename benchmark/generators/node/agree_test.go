@@ -17,6 +17,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -70,7 +71,7 @@ func TestAgreement(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	th, err := pinning.NewThrottle(fmt.Sprintf("ceiling-nodegen-%d", os.Getpid()), serverQuota)
+	th, err := pinning.NewThrottle(supervise.CgroupName("nodegen", 0), serverQuota) // a name a later sweep cleans up if this test dies
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("no CPU quota for the server (CI runs as root with cgroups): %v", err)
