@@ -106,6 +106,7 @@ function parseFlags(argv) {
     if (UNSUPPORTED.includes(name)) throw new UsageError(`--${name}: not supported by the Node generator (docs/generators.md)`);
     const f = FLAGS[name];
     if (!f) throw new UsageError(`unknown flag --${name}`);
+    if (given.has(name)) throw new UsageError(`--${name} given twice`);
     if (f.kind === 'bool') {
       if (val !== undefined && val !== 'true' && val !== 'false') throw new UsageError(`--${name}=${val}: want true or false`);
       v[name] = val !== 'false';
