@@ -16,6 +16,26 @@
 // the dial and the handshake only; Options.HandshakeTimeout (default 10 s)
 // applies when ctx has no deadline.
 //
+// # Source addresses
+//
+// Against one server address and port, each local address has one
+// ephemeral port range (about 28,000 ports by default), so one address
+// caps the connections. SourceAddrs spreads dials round-robin over several
+// (127.0.0.1..127.0.0.N on loopback need no setup), binding each with
+// IP_BIND_ADDRESS_NO_PORT so the kernel picks the port at connect time:
+//
+//	src := wsconn.NewSourceAddrs(addrs)
+//	c, err := wsconn.Dial(ctx, url, wsconn.Options{Source: src})
+//	ctx = wsconn.WithSourceAddrs(ctx, src) // or: every Dial under ctx
+//
+// # Buffers
+//
+// A Conn starts with a 4 KiB read buffer, enough for the upgrade response;
+// the first ReadMessage trades it for the full Options.ReadBufferSize, and
+// the first WriteBatch or WriteMessage allocates the write buffer. A Conn
+// handed to an event loop with Detach (Linux) therefore never holds
+// either, and Detach drops what it had: the loop owns the socket.
+//
 // # Writing
 //
 // Client frames are always masked (RFC 6455 5.3) with a fresh 32-bit key per

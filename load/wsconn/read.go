@@ -14,6 +14,9 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 	if c.readErr != nil {
 		return 0, nil, c.readErr
 	}
+	if len(c.rbuf) < c.rsize {
+		c.growRead(c.rsize)
+	}
 	for {
 		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
 		if err != nil {
@@ -108,6 +111,14 @@ type tooBigError struct{ ProtocolError }
 
 func errTooBig(n uint64, limit int) error {
 	return &tooBigError{ProtocolError{fmt.Sprintf("message of %d bytes exceeds MaxMessageSize %d", n, limit)}}
+}
+
+// growRead moves the unread bytes into a read buffer of n bytes.
+func (c *Conn) growRead(n int) {
+	b := make([]byte, n)
+	c.w = copy(b, c.rbuf[c.r:c.w])
+	c.r = 0
+	c.rbuf = b
 }
 
 // fill reads until at least need (<= len(rbuf)) unread bytes are buffered.
