@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
 // Options are the parts of a run that are not knobs.
@@ -75,6 +76,11 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		return finish(), fmt.Errorf("preflight against %s failed, no load applied: %w", cfg.URL, err)
 	}
 
+	addrs, note := SourceAddrs(&cfg, LocalPortRange())
+	if note != "" {
+		fmt.Fprintln(progress, note)
+	}
+	ctx = wsconn.WithSourceAddrs(ctx, wsconn.NewSourceAddrs(addrs))
 	fmt.Fprintf(progress, "connecting %d (%s)...\n", cfg.Connections, cfg.ConnectStrategy)
 	errs := connectAll(ctx, cfg.ConnectStrategy, cfg.ConnectConcurrency, time.Duration(cfg.ConnectStaggerMs)*time.Millisecond, cfg.Connections, sc.Connect)
 	open := 0
@@ -116,6 +122,9 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	}
 	fillSummary(res, merged, open, measured)
 	res.Generator = stats.generatorStats(merged, measured)
+	if len(addrs) > 0 {
+		res.Generator.SourceAddrs = sourceStrings(addrs)
+	}
 	if cfg.Drop && ctx.Err() == nil {
 		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
 		dr, err := dropAll(ctx, sc, cfg.DropProbe)

@@ -79,7 +79,7 @@ func memSection(o options, stdout io.Writer, pl placement) error {
 const (
 	memBaseConns = 100
 	memNoFile    = 1 << 16
-	memFdSpare   = 64 // descriptors beside the sockets: stdio, epoll, files, the runtime's
+	memFdSpare   = 64 // descriptors beside the sockets (load.NoFileSpare)
 )
 
 type memResult struct {
