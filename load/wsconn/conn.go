@@ -53,9 +53,11 @@ const (
 
 // Options tunes a Conn. The zero value is ready to use.
 type Options struct {
-	// ReadBufferSize is the size of the buffer frames are parsed from and
-	// the most one read syscall asks for. Also the limit on the size of the
-	// handshake response headers. Minimum 4 KiB.
+	// ReadBufferSize is the largest the buffer frames are parsed from
+	// grows to, so the most one read syscall asks for: it starts at 4 KiB
+	// and grows fourfold whenever a read fills it or a frame does not fit.
+	// Also the limit on the size of the handshake response headers.
+	// Minimum 4 KiB.
 	ReadBufferSize int
 	// WriteBufferSize is the initial capacity of the per-Conn buffer used
 	// by WriteBatch and WriteMessage; it grows as needed.
@@ -77,7 +79,8 @@ type Options struct {
 
 // handshakeBuffer is the read buffer a Conn starts with: the upgrade
 // response is read into it (it doubles, up to ReadBufferSize, for larger
-// headers), and the first ReadMessage trades it for the full buffer.
+// headers), and ReadMessage grows it towards ReadBufferSize as the
+// traffic needs (see Conn.rbuf).
 const handshakeBuffer = 4 << 10
 
 func (o Options) withDefaults() Options {
@@ -107,9 +110,10 @@ type Conn struct {
 	wr io.Writer // nc, or the test's writer
 
 	// Reader side (reader goroutine only). rbuf starts at handshakeBuffer
-	// bytes, enough for the upgrade response, and grows to rsize on the
-	// first ReadMessage: a connection handed to an event loop (Detach)
-	// never holds the large buffer.
+	// bytes, enough for the upgrade response and for small messages, and
+	// grows (x4, up to rsize) only when a read fills it or a frame does
+	// not fit: a connection that sees small messages at a low rate, or is
+	// handed to an event loop (Detach), never holds the large buffer.
 	rbuf    []byte
 	rsize   int
 	r, w    int    // unread bytes are rbuf[r:w]

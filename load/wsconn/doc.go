@@ -30,11 +30,14 @@
 //
 // # Buffers
 //
-// A Conn starts with a 4 KiB read buffer, enough for the upgrade response;
-// the first ReadMessage trades it for the full Options.ReadBufferSize, and
-// the first WriteBatch or WriteMessage allocates the write buffer. A Conn
-// handed to an event loop with Detach (Linux) therefore never holds
-// either, and Detach drops what it had: the loop owns the socket.
+// A Conn starts with a 4 KiB read buffer, enough for the upgrade response
+// and for small messages at a modest rate; it grows fourfold, up to
+// Options.ReadBufferSize, whenever one read fills it (more is waiting than
+// it holds) or a frame does not fit, so a streaming connection reaches the
+// full buffer within a few reads while ten thousand connections of small
+// messages hold 4 KiB each. The first WriteBatch or WriteMessage allocates
+// the write buffer. A Conn handed to an event loop with Detach (Linux)
+// holds neither, and Detach drops what it had: the loop owns the socket.
 //
 // # Writing
 //

@@ -14,9 +14,6 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 	if c.readErr != nil {
 		return 0, nil, c.readErr
 	}
-	if len(c.rbuf) < c.rsize {
-		c.growRead(c.rsize)
-	}
 	for {
 		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
 		if err != nil {
@@ -32,7 +29,11 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 		if err := c.check(fin, op, n); err != nil {
 			return c.fail(err)
 		}
-		if total := hlen + int(n); total <= len(c.rbuf) {
+		total := hlen + int(n)
+		if total > len(c.rbuf) && len(c.rbuf) < c.rsize && uint64(hlen)+n <= uint64(c.rsize) {
+			c.growRead(min(c.rsize, max(4*len(c.rbuf), total)))
+		}
+		if total <= len(c.rbuf) {
 			if c.w-c.r < total {
 				if err := c.fill(total); err != nil {
 					return c.fail(err)
@@ -137,6 +138,10 @@ func (c *Conn) fill(need int) error {
 		c.reads.Add(1)
 		c.w += n
 		c.expect -= n
+		if c.w == len(c.rbuf) && len(c.rbuf) < c.rsize {
+			// The read filled the buffer: more is waiting than it holds.
+			c.growRead(min(c.rsize, 4*len(c.rbuf)))
+		}
 		if err != nil && c.w-c.r < need {
 			if err == io.EOF && c.w > c.r {
 				err = io.ErrUnexpectedEOF
