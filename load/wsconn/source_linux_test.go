@@ -7,63 +7,31 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ceiling-bench/ceiling/internal/netnstest"
 )
-
-// netnsChild marks the re-executed test binary that runs inside the new
-// network namespace.
-const netnsChild = "WSCONN_TEST_NETNS_CHILD"
 
 // In a network namespace of its own whose ephemeral port range is shrunk
 // to 100 ports, 300 connections to one server address succeed from 4
 // source addresses and run out of ports (EADDRNOTAVAIL) from one: the
 // exhaustion SourceAddrs exists to avoid, at a size a test can afford.
-// The test re-runs itself in a child cloned with CLONE_NEWNET (root only),
-// so neither the shrunk range nor the connections touch the host.
 func TestSourceAddrsOutlastOnePortRange(t *testing.T) {
-	if os.Getenv(netnsChild) == "1" {
-		netnsPortExhaustion(t)
+	if !netnstest.Child() {
+		netnstest.Run(t, "TestSourceAddrsOutlastOnePortRange")
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create a network namespace (CLONE_NEWNET)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSourceAddrsOutlastOnePortRange$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), netnsChild+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		// The child never ran: no namespace could be made here.
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("cannot start a child in a new network namespace as root: %v", err)
-		}
-		t.Skipf("cannot create a network namespace here: %v", err)
-	}
-	t.Logf("child in its own network namespace:\n%s", out)
-	if err != nil {
-		t.Fatalf("child: %v", err)
-	}
+	netnsPortExhaustion(t)
 }
 
 // netnsPortExhaustion runs in the child, inside the new namespace.
 func netnsPortExhaustion(t *testing.T) {
-	if err := loopbackUp(); err != nil {
-		t.Fatalf("bringing lo up in the new namespace: %v", err)
-	}
+	netnstest.LoopbackUp(t)
 	const lo, hi = 40000, 40099 // 100 ephemeral ports
-	if err := os.WriteFile("/proc/sys/net/ipv4/ip_local_port_range", []byte(fmt.Sprintf("%d %d", lo, hi)), 0o644); err != nil {
-		t.Fatalf("shrinking the port range: %v", err)
-	}
+	netnstest.PortRange(t, lo, hi)
 	const conns = 300
 
 	// Each case gets its own server port, so no four-tuple of one case
@@ -101,24 +69,6 @@ func netnsPortExhaustion(t *testing.T) {
 		}
 	}
 	t.Logf("1 source address: %d connected, %d failed with EADDRNOTAVAIL; 4 addresses: all %d", ok, len(errs), conns)
-}
-
-// loopbackUp sets IFF_UP on lo: a new network namespace starts with it down.
-func loopbackUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return err
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
 // serveHeld accepts upgrades on 127.0.0.1:port (outside the shrunk
