@@ -63,6 +63,12 @@ func memSection(o options, stdout io.Writer, pl placement) error {
 				continue
 			}
 			d := float64(n - memBaseConns)
+			if p.errors > 0 {
+				notes = append(notes, fmt.Sprintf("--io %s at %d connections: errors %v", mode, n, p.errorsByReason))
+			}
+			if p.ratePerS < 0.95*float64(n) {
+				notes = append(notes, fmt.Sprintf("--io %s at %d connections: %.0f msg/s of the %d asked: the generator (or the shared machine) did not keep up, so this point is not the steady load its memory should describe", mode, n, p.ratePerS, n))
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t%d\t\n", p.engine, n, p.open, si(p.ratePerS),
 				float64(p.genRSS)/1e6, float64(p.genRSS-base.genRSS)/d/1024, float64(p.genHWM-base.genHWM)/d/1024,
 				float64(p.srvRSS)/1e6, float64(p.srvRSS-p.srvIdle)/float64(n)/1024, p.errors)
@@ -87,6 +93,7 @@ type memResult struct {
 	open            int
 	ratePerS        float64
 	errors          int64
+	errorsByReason  map[string]int64
 	genRSS, genHWM  int64 // bytes
 	srvIdle, srvRSS int64
 }
@@ -159,9 +166,10 @@ func memPointIO(o options, pl placement, mode string, conns int, ioFlag bool) (m
 			} `json:"params"`
 		} `json:"config"`
 		Summary struct {
-			ConnectionsOpen int     `json:"connections_open"`
-			ThroughputPerS  float64 `json:"throughput_per_s"`
-			Errors          int64   `json:"errors"`
+			ConnectionsOpen int              `json:"connections_open"`
+			ThroughputPerS  float64          `json:"throughput_per_s"`
+			Errors          int64            `json:"errors"`
+			ErrorsByReason  map[string]int64 `json:"errors_by_reason"`
 		} `json:"summary"`
 		Generator struct {
 			Engine string `json:"engine"`
@@ -177,6 +185,7 @@ func memPointIO(o options, pl placement, mode string, conns int, ioFlag bool) (m
 		m.engine = mode + " (ran " + e + ")"
 	}
 	m.open, m.ratePerS, m.errors = r.Summary.ConnectionsOpen, r.Summary.ThroughputPerS, r.Summary.Errors
+	m.errorsByReason = r.Summary.ErrorsByReason
 	return m, nil
 }
 
