@@ -3,6 +3,7 @@ package harness
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -41,5 +42,26 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	o = DefaultOptions(false)
 	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
 		t.Errorf("default ladders: %v", err)
+	}
+}
+
+// SOURCE_ADDRS reaches the generator as --source-addrs when given, and
+// not at all when auto (the generator's own default; a GENERATOR that
+// does not know the flag keeps working).
+func TestLoadArgsSourceAddrs(t *testing.T) {
+	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
+		o := DefaultOptions(false)
+		o.SourceAddrs = tt.knob
+		pr := &ProcRunner{o: &o}
+		args := pr.loadArgs(TargetSpec{}, PointKey{Batch: 10, Connections: 32}, PointAddr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		got := ""
+		for i, a := range args {
+			if a == "--source-addrs" && i+1 < len(args) {
+				got = args[i+1]
+			}
+		}
+		if got != tt.want {
+			t.Errorf("SOURCE_ADDRS=%q: --source-addrs %q in %v, want %q", tt.knob, got, args, tt.want)
+		}
 	}
 }
