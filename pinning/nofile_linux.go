@@ -25,7 +25,7 @@ func ReachableNoFile(want uint64) (got uint64, why string) {
 		return want, ""
 	}
 	if !capSysResource() {
-		return lim.Max, fmt.Sprintf("the hard limit is %d and raising it needs CAP_SYS_RESOURCE, which this process lacks (root in a container may too)", lim.Max)
+		return lim.Max, fmt.Sprintf("the hard limit is %d and raising it needs CAP_SYS_RESOURCE, which this process lacks (as root in a container can)", lim.Max)
 	}
 	if nrOpen := nrOpen(); nrOpen > 0 && want > nrOpen {
 		return lim.Max, fmt.Sprintf("the hard limit is %d and fs.nr_open, the most root may raise it to, is %d", lim.Max, nrOpen)
