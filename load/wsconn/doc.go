@@ -61,9 +61,10 @@
 //	op, payload, err := c.ReadMessage()
 //
 // ReadMessage returns the next data message (OpText or OpBinary). The
-// payload aliases the Conn's read buffer (Options.ReadBufferSize, default
-// 256 KiB) and is valid only until the next ReadMessage call; copy it to
-// keep it. Fragmented messages, and frames larger than the read buffer, are
+// payload aliases the Conn's read buffer (up to Options.ReadBufferSize,
+// default 256 KiB; see Buffers) and is valid only until the next
+// ReadMessage call; copy it to keep it. Fragmented messages, and frames
+// larger than ReadBufferSize, are
 // reassembled into a second per-Conn buffer that is reused (it grows to the
 // largest message seen, capped by Options.MaxMessageSize, default 64 MiB).
 // Control frames never reach the caller: a ping is answered with a pong
