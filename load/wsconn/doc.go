@@ -64,9 +64,9 @@
 // payload aliases the Conn's read buffer (up to Options.ReadBufferSize,
 // default 256 KiB; see Buffers) and is valid only until the next
 // ReadMessage call; copy it to keep it. Fragmented messages, and frames
-// larger than ReadBufferSize, are
-// reassembled into a second per-Conn buffer that is reused (it grows to the
-// largest message seen, capped by Options.MaxMessageSize, default 64 MiB).
+// larger than ReadBufferSize, are reassembled into a second per-Conn
+// buffer that is reused (it grows to the largest message seen, capped by
+// Options.MaxMessageSize, default 64 MiB).
 // Control frames never reach the caller: a ping is answered with a pong
 // carrying the same payload, a pong is dropped, and a close frame is
 // answered with a close echoing its code and returned as a *CloseError
