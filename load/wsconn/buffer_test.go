@@ -49,3 +49,20 @@ func TestReadBufferGrowsWithTheTraffic(t *testing.T) {
 		t.Errorf("100 KiB frame: read buffer %d bytes, reassembly buffer %d: want it read in the grown read buffer", len(c.rbuf), cap(c.frag))
 	}
 }
+
+// A read buffer released while idle (nil, nothing unread) comes back,
+// small, on the next ReadMessage.
+func TestReadAfterBufferReleased(t *testing.T) {
+	small := serverFrame(true, OpText, []byte("hi"))
+	c := memConn(oneFrameReader{small}, io.Discard, Options{})
+	if _, p, err := c.ReadMessage(); err != nil || string(p) != "hi" {
+		t.Fatalf("first: %q, %v", p, err)
+	}
+	c.rbuf, c.r, c.w = nil, 0, 0
+	if _, p, err := c.ReadMessage(); err != nil || string(p) != "hi" {
+		t.Fatalf("after release: %q, %v", p, err)
+	}
+	if len(c.rbuf) != handshakeBuffer {
+		t.Errorf("read buffer after release: %d bytes, want %d", len(c.rbuf), handshakeBuffer)
+	}
+}

@@ -14,6 +14,9 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 	if c.readErr != nil {
 		return 0, nil, c.readErr
 	}
+	if len(c.rbuf) == 0 { // released while idle: start small again
+		c.rbuf, c.r, c.w = make([]byte, min(handshakeBuffer, c.rsize)), 0, 0
+	}
 	for {
 		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
 		if err != nil {
