@@ -161,6 +161,9 @@ type Config struct {
 	// ceiling is its clean point with the most connections that meets it
 	// (Point.Objective), not its highest throughput.
 	Objective string `json:"objective,omitempty"`
+	// SourceAddrs is SOURCE_ADDRS when given (not auto): the generator's
+	// --source-addrs.
+	SourceAddrs string `json:"source_addrs,omitempty"`
 
 	// Two-arm sweep only (zero otherwise): COMPARE_REPS repeats per arm
 	// at each compared point, the test's ALPHA, and the compare phase's

@@ -249,6 +249,9 @@ func ConfigOf(o *Options) Config {
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
 	}
+	if o.SourceAddrs != load.SourceAuto {
+		c.SourceAddrs = o.SourceAddrs
+	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)
 	}
