@@ -263,7 +263,7 @@ func (s *searcher) bisectPeak() (int, string, string, bool) {
 		}
 	}
 	if len(gaps) == 0 {
-		return 0, "", fmt.Sprintf("best at %d connections, its neighbours within ±%.0f%%", b.conns, SearchTolerance*100), false
+		return 0, "", fmt.Sprintf("best at %d connections, no gap beside it left to bisect (within ±%.0f%%, no count inside, or the rate per connection held below it)", b.conns, SearchTolerance*100), false
 	}
 	// The wider gap in log space first; the upper one on a tie.
 	g := gaps[0]
