@@ -73,12 +73,15 @@ const (
 
 // SearchBudget is the most points the search runs for one batch (per
 // rep): the bracket's points from the lowest rung to the top one, plus
-// BisectPoints.
+// BisectPoints, but never more than the ladder has rungs (unless the
+// bracket alone needs more), so that SEARCH=bisect never costs more than
+// the ladder it replaces.
 func SearchBudget(l Ladder) int {
 	if len(l) == 0 {
 		return 0
 	}
-	return len(bracketRungs(l[0], l.Top())) + BisectPoints
+	bracket := len(bracketRungs(l[0], l.Top()))
+	return min(bracket+BisectPoints, max(len(l), bracket))
 }
 
 func bracketRungs(lo, hi int) []int {

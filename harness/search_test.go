@@ -188,6 +188,30 @@ func TestBisectFindsTheLaddersCeilingInAThirdOfThePoints(t *testing.T) {
 	}
 }
 
+// The search never runs more points than the ladder it replaces: the
+// default and quick ladders leave it little to bisect.
+func TestSearchBudgetNeverExceedsTheLadder(t *testing.T) {
+	for _, tc := range []struct {
+		l    Ladder
+		want int
+	}{
+		{fineLadder, 8}, {coarseLadder, 8}, {DefaultConnsLadder(10), 5}, {QuickConnsLadder(10), 2},
+		{Ladder{7}, 1}, {Ladder{1, 1000}, 6}, // the bracket alone: 1 4 16 64 256 1000
+	} {
+		if got := SearchBudget(tc.l); got != tc.want {
+			t.Errorf("SearchBudget(%v) = %d, want %d", tc.l, got, tc.want)
+		}
+	}
+	cv := &curve{thr: func(c int) float64 {
+		x := float64(c) / 150
+		return 150e3 * x * math.Exp(1-x)
+	}}
+	_, n := sweepPoints(t, searchOpts(t, SearchBisect, Ladder{10}, DefaultConnsLadder(10), ""), cv)
+	if n > 5 {
+		t.Errorf("bisect ran %d points on the 5-rung default ladder", n)
+	}
+}
+
 // checkSearchPath: every sweep point of a bisect result carries its place
 // on the search path, Config.Order is what ran, and no point was run
 // twice within one search.
