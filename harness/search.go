@@ -212,10 +212,17 @@ func (s *searcher) byConns() []probe {
 }
 
 // midpoint is the geometric midpoint of a < b, and whether it is a new
-// connection count strictly between them.
+// connection count strictly between them. When the midpoint itself was
+// run and failed (a failed point is left out of the gaps, so the same gap
+// asks again), a count next to it is taken instead.
 func (s *searcher) midpoint(a, b int) (int, bool) {
 	m := int(math.Round(math.Sqrt(float64(a) * float64(b))))
-	return m, m > a && m < b && !s.measured(m)
+	for _, c := range []int{m, m + 1, m - 1} {
+		if c > a && c < b && !s.measured(c) {
+			return c, true
+		}
+	}
+	return m, false
 }
 
 // narrow reports whether the gap a..b is within ±SearchTolerance.

@@ -151,6 +151,15 @@ func TestBisectFindsTheLaddersCeilingInAThirdOfThePoints(t *testing.T) {
 			thr:      func(c int) float64 { return math.Min(1000*float64(c), 100e3) },
 			failOnce: map[int]bool{64: true, 256: true},
 		})},
+		{name: "failed point while bisecting", cv: fresh(curve{
+			thr: func(c int) float64 {
+				if c <= 150 {
+					return 1000 * float64(c)
+				}
+				return 150e3 * math.Pow(150/float64(c), 2)
+			},
+			failOnce: map[int]bool{181: true},
+		})},
 		{name: "errors under overload", cv: fresh(curve{thr: func(c int) float64 { return 300 * float64(c) }, errorsAt: 500})},
 		{name: "generator-capped lower bound", lowerBnd: true, cv: fresh(curve{
 			thr:   func(c int) float64 { return math.Min(1000*float64(c), 120e3) },
