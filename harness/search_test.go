@@ -311,8 +311,8 @@ func TestBisectInterrupted(t *testing.T) {
 	if err := Sweep(ctx, searchOpts(t, SearchBisect, Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, DefaultThresholds); err != ErrInterrupted {
 		t.Fatalf("error %v", err)
 	}
-	if len(r.Curve) != 3 || !r.Partial {
-		t.Fatalf("curve %d points, partial %v", len(r.Curve), r.Partial)
+	if len(r.Curve) != 3 || !r.Partial || !strings.Contains(r.PartialReason, "interrupted after 3 of at most 9 points") {
+		t.Fatalf("curve %d points, partial %v %q", len(r.Curve), r.Partial, r.PartialReason)
 	}
 	checkSearchPath(t, r)
 }

@@ -139,7 +139,11 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 func finish(ctx context.Context, r *Result, total int) error {
 	if ctx.Err() != nil {
 		r.Partial = true
-		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))
+		of := ""
+		if r.Config.Search == SearchBisect {
+			of = "at most " // the search's budget, not its path
+		}
+		r.PartialReason = fmt.Sprintf("interrupted after %d of %s%d points: %v", len(r.Curve), of, total, context.Cause(ctx))
 		r.warn(r.PartialReason)
 		r.Summarize()
 		return ErrInterrupted
