@@ -73,15 +73,15 @@ const (
 
 // SearchBudget is the most points the search runs for one batch (per
 // rep): the bracket's points from the lowest rung to the top one, plus
-// BisectPoints, but never more than the ladder has rungs (unless the
-// bracket alone needs more), so that SEARCH=bisect never costs more than
-// the ladder it replaces.
+// BisectPoints, but never more than a third of the ladder's rungs (the
+// goal) unless the bracket alone needs more. A coarse ladder (the
+// default five rungs) thus gets its bracket only.
 func SearchBudget(l Ladder) int {
 	if len(l) == 0 {
 		return 0
 	}
 	bracket := len(bracketRungs(l[0], l.Top()))
-	return min(bracket+BisectPoints, max(len(l), bracket))
+	return max(bracket, min(bracket+BisectPoints, len(l)/3))
 }
 
 func bracketRungs(lo, hi int) []int {
