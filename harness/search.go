@@ -33,9 +33,10 @@ import (
 //     server: the bracket steps past it.
 //  2. Bisect: around the best point so far, probe the geometric midpoint
 //     of the wider open gap to a measured neighbour, until the neighbours
-//     show a plateau (the next point up within the tolerance of the best),
-//     the gaps are within ±tolerance (ratio 1 + 2*tolerance), or the
-//     budget is spent. The gap below the best is open only if the
+//     show a plateau (the point above the best, or below it when nothing
+//     above was measured, within the tolerance of it), the gaps are within
+//     ±tolerance (ratio 1 + 2*tolerance), or the budget (SearchBudget: at
+//     most a third of the ladder's rungs) is spent. The gap below the best is open only if the
 //     per-connection throughput fell across it: where it did not, the
 //     curve was still rising linearly there and holds no peak. With an
 //     objective the search bisects between the most connections that met
