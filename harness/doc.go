@@ -28,6 +28,10 @@
 //   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
 //     order (round-robin over batch sizes), so a slow stretch of the
 //     machine does not read as the effect of one batch size.
+//   - SEARCH=bisect (search.go): in place of the full ladder, a search
+//     per batch between the ladder's ends (bracket x4, then bisect in log
+//     space) that measures a third of a fine ladder's points or fewer and
+//     leaves every rule to Summarize; each point records its step.
 //   - TargetSpec: the server under test from a target file, with {port}
 //     placeholders filled per point.
 //   - PointRunner: one point in, one Outcome out. ProcRunner is the real

@@ -200,6 +200,18 @@ var Knobs = []Knob{
 		Get: func(o *Options) string { return o.ConnsLadders.String() },
 	},
 	{
+		Env: "SEARCH", Flag: "search", Arg: "MODE", Default: "`ladder`",
+		Help:  "how each batch's connections are chosen: `ladder` runs every rung of its connection ladder; `bisect` searches between the ladder's lowest and top rung (bracket, then bisect) for the same ceiling in fewer points (see \"Search\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Search }),
+		Check: func(o *Options) error {
+			if o.Search != SearchLadder && o.Search != SearchBisect {
+				return fmt.Errorf("%q is not a search (%s | %s)", o.Search, SearchLadder, SearchBisect)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Search },
+	},
+	{
 		Env: "RECORD_SIZE", Flag: "record-size", Arg: "BYTES", Default: "`256`",
 		Help:  "bytes per message",
 		Parse: intParse(func(o *Options) *int { return &o.RecordSize }),

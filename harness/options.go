@@ -103,6 +103,11 @@ type Options struct {
 	// highest clean throughput.
 	Objective string
 
+	// Search is SEARCH: SearchLadder runs every rung of every connection
+	// ladder; SearchBisect searches between each ladder's ends for the
+	// same ceiling in fewer points (search.go).
+	Search string
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result
@@ -123,6 +128,7 @@ func DefaultOptions(quick bool) Options {
 		Duration:      DefaultDuration,
 		Warmup:        DefaultWarmup,
 		Scenario:      DefaultScenario,
+		Search:        SearchLadder,
 		Out:           DefaultOut,
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s

@@ -154,6 +154,10 @@ type Config struct {
 	WarmupNs      int64            `json:"warmup_ns"`
 	Order         []PointKey       `json:"order"` // the interleaved order the points ran in
 	Quick         bool             `json:"quick"`
+	// Search is SEARCH: "ladder" (every rung) or "bisect" (search.go:
+	// fewer points between the same ladder's ends; Order is then the
+	// points the search chose, in the order run).
+	Search string `json:"search,omitempty"`
 	// HeadroomProbeFraction is HEADROOM_PROBE: the share of its cores the
 	// generator is held to for the headroom probe; 0: no probe.
 	HeadroomProbeFraction float64 `json:"headroom_probe_fraction"`
@@ -287,6 +291,14 @@ type Point struct {
 	ServerMetrics *ServerMetrics `json:"server_metrics,omitempty"`
 	ProfileFile   string         `json:"profile_file,omitempty"`
 	ProfileError  string         `json:"profile_error,omitempty"`
+
+	// SearchStep, SearchPhase and SearchReason place a SEARCH=bisect
+	// sweep point on its batch's search path: its step (1-based, per
+	// batch and rep), the phase ("bracket" or "bisect") and why these
+	// connections were chosen. Absent from ladder sweeps.
+	SearchStep   int    `json:"search_step,omitempty"`
+	SearchPhase  string `json:"search_phase,omitempty"`
+	SearchReason string `json:"search_reason,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`

@@ -168,8 +168,9 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 			continue
 		}
 		// With an objective the ceiling is the most load that meets it;
-		// without, the highest throughput.
-		better := p.ThroughputPerS > c.ThroughputPerS
+		// without, the highest throughput (on a tie, the fewer
+		// connections, whatever order the points ran in).
+		better := p.ThroughputPerS > c.ThroughputPerS || p.ThroughputPerS == c.ThroughputPerS && p.Connections < c.Connections
 		if r.Config.Objective != "" {
 			better = p.Connections > c.Connections || p.Connections == c.Connections && better
 		}

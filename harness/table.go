@@ -111,6 +111,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "point %d failed: %s\n", p.Index, p.FailReason)
 		}
 	}
+	writeSearchPaths(&b, r)
 
 	if r.Config.Objective != "" {
 		fmt.Fprintf(&b, "\nceilings (per batch, the clean point with the most connections that meets the objective):\n")

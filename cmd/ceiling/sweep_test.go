@@ -87,6 +87,9 @@ func TestSweepKnobValidation(t *testing.T) {
 		{"base target env typo field", []string{"BASE_TARGET", typo}, []string{"--target", okTarget}, `unknown field "comand"`},
 		{"base target command missing", []string{"BASE_TARGET", noBinary}, []string{"--target", okTarget}, "BASE_TARGET " + noBinary + ": command: ./no/such/server"},
 		{"headroom probe in two-arm", []string{"BASE_TARGET", okTarget}, []string{"--target", okTarget, "--headroom-probe", "0.5"}, "not available in a two-arm sweep"},
+		{"search env", []string{"SEARCH", "binary"}, nil, `SEARCH: "binary" is not a search`},
+		{"search flag", nil, []string{"--search", "nope"}, "SEARCH (--search)"},
+		{"bisect in two-arm", []string{"BASE_TARGET", okTarget}, []string{"--target", okTarget, "--search", "bisect"}, "SEARCH (--search): bisect is not available in a two-arm sweep"},
 		{"unknown flag", nil, []string{"--conns", "3"}, "conns"},
 		{"stray argument", nil, []string{"now"}, `unexpected argument "now"`},
 	}
