@@ -292,7 +292,7 @@ func (l *loop) run(ctx context.Context) {
 			if !c.done && ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 				t := l.now()
 				l.recordLag(t, t-ready)
-				l.read(c, t)
+				l.read(c)
 			}
 		}
 	}
