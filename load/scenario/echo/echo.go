@@ -50,6 +50,9 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	if e.p.IO == IOLoop {
+		c.Shrink() // idle until Load hands it to a loop: no buffers meanwhile
+	}
 	e.conns[i] = c
 	return nil
 }

@@ -177,6 +177,9 @@ func (f *fanout) Connect(ctx context.Context, i int) error {
 		return err
 	}
 	c.SetReadDeadline(time.Time{})
+	if f.onLoops() {
+		c.Shrink() // idle until Load hands it to a loop: no buffers meanwhile
+	}
 	f.conns[i] = c
 	return nil
 }
