@@ -573,3 +573,52 @@ func TestZeroAllocsPerMessage(t *testing.T) {
 		}
 	}
 }
+
+// Busy fractions tell a loop that never waited from one that only
+// waited, over the window only; lag is recorded inside the window only.
+func TestBusyFractionAndLagWindow(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	const window = 300 * time.Millisecond
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		if c.Loop() == 0 { // loop 0 spins: never waits
+			for mono() < now+int64(5*time.Millisecond) {
+			}
+			c.SetTimer(mono())
+		}
+	}
+	cfg := Config{Now: mono, Loops: 2}
+	start := mono() + int64(50*time.Millisecond)
+	cfg.Window.Start, cfg.Window.End = start, start+int64(window)
+	cfg.Drain = cfg.Window.End + int64(50*time.Millisecond)
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ws, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
+		if err != nil {
+			e.Run(cancelled())
+			t.Fatal(err)
+		}
+		c, err := e.Add(ws, h)
+		if err != nil {
+			e.Run(cancelled())
+			t.Fatal(err)
+		}
+		c.SetTimer(mono())
+	}
+	runFor(t, e, context.Background(), 5*time.Second)
+	st := e.Stats()
+	if st.WindowNs != int64(window) || len(st.Busy) != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if st.Busy[0] < 0.9 || st.Busy[1] > 0.5 || st.MaxBusy() != st.Busy[0] {
+		t.Fatalf("busy %v: want loop 0 near 1 (it spun), loop 1 near 0 (it waited)", st.Busy)
+	}
+	// Loop 0's timers ran about 5 ms apart, each due when set: only those
+	// inside the window were recorded.
+	if n := st.Lag.TotalCount(); n < 10 || n > int64(window/(5*time.Millisecond))+2 {
+		t.Fatalf("%d lags recorded for a %v window of 5 ms timers", n, window)
+	}
+}
