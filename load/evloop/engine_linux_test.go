@@ -143,6 +143,12 @@ func engine(t testing.TB, url string, loops, conns int, drain time.Duration, h H
 	t.Helper()
 	cfg := Config{Now: mono, Drain: mono() + int64(drain), Loops: loops}
 	cfg.Window.Start, cfg.Window.End = mono(), mono()+int64(drain)
+	return engineOf(t, cfg, url, conns, h)
+}
+
+// engineOf makes an engine of cfg with conns connections to url on h.
+func engineOf(t testing.TB, cfg Config, url string, conns int, h Handler) (*Engine, []*Conn) {
+	t.Helper()
 	e, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -591,21 +597,8 @@ func TestBusyFractionAndLagWindow(t *testing.T) {
 	start := mono() + int64(50*time.Millisecond)
 	cfg.Window.Start, cfg.Window.End = start, start+int64(window)
 	cfg.Drain = cfg.Window.End + int64(50*time.Millisecond)
-	e, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		ws, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
-		if err != nil {
-			e.Run(cancelled())
-			t.Fatal(err)
-		}
-		c, err := e.Add(ws, h)
-		if err != nil {
-			e.Run(cancelled())
-			t.Fatal(err)
-		}
+	e, cs := engineOf(t, cfg, url, 2, h)
+	for _, c := range cs {
 		c.SetTimer(mono())
 	}
 	runFor(t, e, context.Background(), 5*time.Second)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 
-	"github.com/ceiling-bench/ceiling/load/evloop"
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
@@ -26,9 +25,7 @@ type echo struct {
 	op    wsconn.Opcode
 	conns []*wsconn.Conn
 
-	mu    sync.Mutex     // guards eng: the observer reads counters mid-run
-	eng   *evloop.Engine // --io loop, once Load made it
-	loops *load.LoopStats
+	loops load.LoopRunner // --io loop
 }
 
 func newEcho(cfg *load.Config, p *Params, pool *payload.Pool) *echo {
@@ -59,14 +56,8 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 
 func (e *echo) ReadCounters() (reads, messages int64) {
 	reads, messages = load.ConnCounters(e.conns)
-	e.mu.Lock()
-	if e.eng != nil {
-		rd, m := e.eng.Counters()
-		reads += rd
-		messages += m
-	}
-	e.mu.Unlock()
-	return reads, messages
+	rd, m := e.loops.Counters()
+	return reads + rd, messages + m
 }
 
 // Engine says how the connections were driven (load.LoopReporter).
@@ -78,7 +69,7 @@ func (e *echo) Engine() string {
 }
 
 // LoopStats is the event loops' evidence over the window (--io loop).
-func (e *echo) LoopStats(load.Window) *load.LoopStats { return e.loops }
+func (e *echo) LoopStats(load.Window) *load.LoopStats { return e.loops.Stats() }
 
 func (e *echo) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	if e.p.IO == IOLoop {

@@ -74,11 +74,7 @@ func (e *echo) loopLoad(ctx context.Context, w load.Window) []*load.Recorder {
 		}
 		c.SetTimer(first)
 	}
-	e.mu.Lock()
-	e.eng = eng
-	e.mu.Unlock()
-	eng.Run(ctx)
-	e.loops = load.LoopStatsOf(eng.Stats())
+	e.loops.Run(ctx, eng)
 	return r.recs
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 
-	"github.com/ceiling-bench/ceiling/load/evloop"
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/pusherclient"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
@@ -44,9 +43,7 @@ type fanout struct {
 
 	pubs []*publisher
 
-	mu    sync.Mutex     // guards eng: the observer reads counters mid-run
-	eng   *evloop.Engine // the subscribers' event loops, once Load made them
-	loops *load.LoopStats
+	loops load.LoopRunner // the subscribers' event loops
 }
 
 // fanoutEvent is the event name the generator publishes.
@@ -210,14 +207,8 @@ func (f *fanout) awaitEvent(c *wsconn.Conn, event, channel string) error {
 
 func (f *fanout) ReadCounters() (reads, messages int64) {
 	reads, messages = load.ConnCounters(f.conns)
-	f.mu.Lock()
-	if f.eng != nil {
-		rd, m := f.eng.Counters()
-		reads += rd
-		messages += m
-	}
-	f.mu.Unlock()
-	return reads, messages
+	rd, m := f.loops.Counters()
+	return reads + rd, messages + m
 }
 
 // Engine says how the subscribers were driven (load.LoopReporter); the
@@ -230,7 +221,7 @@ func (f *fanout) Engine() string {
 }
 
 // LoopStats is the subscribers' event loops' evidence over the window.
-func (f *fanout) LoopStats(load.Window) *load.LoopStats { return f.loops }
+func (f *fanout) LoopStats(load.Window) *load.LoopStats { return f.loops.Stats() }
 
 func (f *fanout) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	for i, c := range f.conns {
@@ -244,14 +235,10 @@ func (f *fanout) Load(ctx context.Context, w load.Window) []*load.Recorder {
 		eng, subRecs := f.loopSubscribers(ctx, w)
 		recs = subRecs
 		if eng != nil {
-			f.mu.Lock()
-			f.eng = eng
-			f.mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				eng.Run(ctx)
-				f.loops = load.LoopStatsOf(eng.Stats())
+				f.loops.Run(ctx, eng)
 			}()
 		}
 	}
