@@ -252,7 +252,7 @@ func (l *loop) run(ctx context.Context) {
 	wait := l.waiter()
 	for l.active > 0 {
 		now := l.now()
-		if now >= l.cfg.Drain {
+		if l.cfg.Drain > 0 && now >= l.cfg.Drain {
 			l.endAll(ErrDrain)
 			return
 		}
@@ -371,7 +371,10 @@ func (l *loop) waiter() func() (int, error) {
 		l.file = os.NewFile(uintptr(l.epfd), "evloop-epoll") // owns epfd from now on
 	}
 	if l.file != nil {
-		drain := time.Now().Add(time.Duration(l.cfg.Drain - l.now()))
+		var drain time.Time // none
+		if l.cfg.Drain > 0 {
+			drain = time.Now().Add(time.Duration(l.cfg.Drain - l.now()))
+		}
 		if l.file.SetReadDeadline(drain) == nil {
 			if rc, e := l.file.SyscallConn(); e == nil {
 				return func() (int, error) {
@@ -394,7 +397,10 @@ func (l *loop) waiter() func() (int, error) {
 			return n, err
 		}
 		now := l.now()
-		until := l.cfg.Drain
+		until := now + maxWaitMs*1_000_000
+		if l.cfg.Drain > 0 {
+			until = min(until, l.cfg.Drain)
+		}
 		if len(l.heap) > 0 {
 			until = min(until, l.heap[0].at)
 		}
