@@ -361,9 +361,10 @@ func (l *loop) arm() {
 // Where the descriptor cannot join the netpoller it falls back to a
 // blocking unix.EpollWait bounded by the next timer and maxWaitMs.
 func (l *loop) waiter() func() (int, error) {
-	var n int
+	var n, polls int
 	var err error
 	poll := func(uintptr) bool {
+		polls++
 		n, err = epollWait(l.epfd, l.events, 0)
 		return err != nil || n > 0
 	}
@@ -378,12 +379,15 @@ func (l *loop) waiter() func() (int, error) {
 		if l.file.SetReadDeadline(drain) == nil {
 			if rc, e := l.file.SyscallConn(); e == nil {
 				return func() (int, error) {
-					if poll(0) {
-						return n, err
-					}
+					// rc.Read polls first and parks only when nothing
+					// is ready: a wait that polled more than once, or
+					// ended at the deadline, parked.
+					polls = 0
 					t0 := l.now()
 					e := rc.Read(poll)
-					l.blocked(t0, l.now())
+					if polls != 1 || e != nil {
+						l.blocked(t0, l.now())
+					}
 					if e != nil {
 						return 0, e
 					}
