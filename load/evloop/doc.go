@@ -84,10 +84,9 @@
 // one or fires) but at least 200 µs ahead, the open loop's pacing-clock
 // rule: timers due closer together run together, at most that late, so a
 // high rate costs at most 5,000 timer wake-ups per second per loop. Not a
-// Go timer or a deadline: an idle Go process
-// waits for its timers in epoll_wait with a timeout in whole milliseconds,
-// which would add up to 1 ms of the runtime's lag to every open-loop send
-// (load/clockwork.go). Cancellation writes an eventfd in the epoll set, so
+// Go timer or a deadline: an idle Go process waits for its timers in
+// epoll_wait with a timeout in whole milliseconds, which would add up to
+// 1 ms of the runtime's lag to every open-loop send (load/clockwork.go). Cancellation writes an eventfd in the epoll set, so
 // Run returns promptly.
 //
 // # Evidence: busy fraction and lag
