@@ -123,6 +123,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		r.warn(w)
 	}
 	RedactResult(r, secrets)
+	r.Meta.Calibration = o.Calibration
+	if o.Calibrate {
+		r.Meta.Calibration = runCalibration(ctx, o, stderr, r)
+	}
 
 	runner, err := NewProcRunner(o, rc.Target)
 	if err != nil {

@@ -64,13 +64,7 @@ func floorLoop(o options, stdout io.Writer) error {
 	go func() { e.Run(); close(done) }()
 	defer func() { e.Close(); <-done }()
 	msgs := func() (int64, int64) { return e.Units() * int64(o.batch), e.Reads() }
-	time.Sleep(o.warmup)
-	a := takeSnapshot(msgs())
-	fmt.Fprintln(stdout, "window-start")
-	time.Sleep(o.duration)
-	b := takeSnapshot(msgs())
-	fmt.Fprintln(stdout, "window-end")
-	r := b.since(a, "floor")
+	r := announcedWindow(o, stdout, "floor", msgs)
 	r.Errors, r.Error = e.Errors()
 	return printResult(stdout, r)
 }

@@ -1,0 +1,100 @@
+package calibrate
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/wsconn"
+)
+
+// The null sink answers each client frame with a server frame of the same
+// size, whatever the batching, over several connections and loops.
+func TestSinkEchoesEachFrame(t *testing.T) {
+	if !Supported {
+		t.Skip("Linux only")
+	}
+	t.Parallel()
+	for _, size := range []int{1, 125, 126, 300, 70_000} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		done := make(chan error, 1)
+		go func() { done <- ServeSink(ctx, ln, size, 2) }()
+		payload := []byte(strings.Repeat("x", size))
+		for c := range 3 {
+			ws, err := wsconn.Dial(ctx, "ws://"+ln.Addr().String()+"/echo", wsconn.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+			for _, batch := range []int{1, 7} {
+				ps := make([][]byte, batch)
+				for i := range ps {
+					ps[i] = payload
+				}
+				if err := ws.WriteBatch(wsconn.OpText, ps); err != nil {
+					t.Fatal(err)
+				}
+				for i := range batch {
+					op, p, err := ws.ReadMessage()
+					if err != nil || op != wsconn.OpText || len(p) != size {
+						t.Fatalf("size %d, conn %d, batch %d, reply %d: op %v, %d bytes, %v", size, c, batch, i, op, len(p), err)
+					}
+				}
+			}
+			ws.Abort()
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeSink: %v", err)
+		}
+	}
+}
+
+func TestNearCap(t *testing.T) {
+	t.Parallel()
+	c := Cap{PerCorePerS: 100_000}
+	for _, tt := range []struct {
+		cores int
+		tput  float64
+		want  bool
+	}{
+		{1, 85_000, true}, {1, 84_999, false}, {1, 150_000, true}, {2, 170_000, true}, {2, 169_000, false},
+		{3, 0, false}, {0, 90_000, true}, // 0 cores counts as one
+	} {
+		if got, _ := NearCap(c, tt.cores, tt.tput, NearCapPct); got != tt.want {
+			t.Errorf("NearCap(%d cores, %.0f/s) = %v, want %v", tt.cores, tt.tput, got, tt.want)
+		}
+	}
+	if near, _ := NearCap(Cap{}, 1, 1e9, NearCapPct); near {
+		t.Error("a zero cap flags everything")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	ok := Config{Generator: []string{"g"}, Sink: []string{"s"}, GeneratorCPUs: []int{0}, SinkCPUs: []int{1},
+		Scenarios: []string{"echo"}, Batches: []int{1}, Conns: []int{1, 2}, RecordSize: 64, Duration: time.Second}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for want, mut := range map[string]func(*Config){
+		"--conns":        func(c *Config) { c.Conns = []int{2, 2} },
+		"overlap":        func(c *Config) { c.SinkCPUs = []int{0} },
+		"--record-size":  func(c *Config) { c.RecordSize = 0 },
+		"--batch-ladder": func(c *Config) { c.Batches = []int{0} },
+		"--warmup":       func(c *Config) { c.Warmup = -1 },
+		"--generator":    func(c *Config) { c.Generator = nil },
+	} {
+		c := ok
+		mut(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", want, err)
+		}
+	}
+}
