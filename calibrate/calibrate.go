@@ -25,6 +25,9 @@ const (
 	// MinProjectBusy: a step below this share of its cores is too short
 	// of CPU ticks to project a cap from.
 	MinProjectBusy = 0.10
+	// ContendedDelay is the run delay (seconds per second) from which a
+	// step's generator counts as sharing its core.
+	ContendedDelay = 0.10
 	// SinkBusy is the share of its cores above which the sink may have
 	// limited a step (Cap.SinkLimited).
 	SinkBusy = 0.90
@@ -76,8 +79,13 @@ type Cap struct {
 	Saturated bool `json:"saturated"`
 	// SinkLimited: the sink was busy >= SinkBusy at the best step, so it
 	// may have held the generator back (a lower bound too).
-	SinkLimited bool   `json:"sink_limited"`
-	Steps       []Step `json:"steps"`
+	SinkLimited bool `json:"sink_limited"`
+	// Contended: the generator's threads waited for a CPU at least
+	// ContendedDelay of the best step's window: other work shared its
+	// core, which is why it could not saturate it (the cap is then
+	// Projected).
+	Contended bool   `json:"contended"`
+	Steps     []Step `json:"steps"`
 }
 
 // Step is one generator run of the ramp.
@@ -85,9 +93,12 @@ type Step struct {
 	Connections    int     `json:"connections"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	GeneratorCores float64 `json:"generator_cores"`
-	SinkCores      float64 `json:"sink_cores"`
-	Errors         int64   `json:"errors"`
-	Error          string  `json:"error,omitempty"`
+	// RunDelay is the time the generator's threads waited for a CPU
+	// (its os_run_delay_ns), in seconds per second of the window.
+	RunDelay  float64 `json:"generator_run_delay"`
+	SinkCores float64 `json:"sink_cores"`
+	Errors    int64   `json:"errors"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // Skipped is a scenario calibrate cannot measure.

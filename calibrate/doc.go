@@ -33,9 +33,16 @@
 // accounting of its process over the window when it reports none). The
 // ramp stops at the first step that is saturated (busy >= SaturatedBusy)
 // and gained less than PlateauGain over the previous step, or at the
-// ladder's end; the cap is the best step's throughput per generator core.
-// A cap whose best step was not saturated is recorded with Saturated
-// false: a lower bound of the generator's cap.
+// ladder's end. The best step is the one with the highest throughput; with
+// it saturated, the cap is its throughput per generator core. When no step
+// saturated the generator (another process shared its core: Cap.Contended,
+// from the generator's own run delay; or the ladder was too short), the cap
+// is projected: the best step's messages per generator CPU-second, what a
+// core given wholly to the generator would drive at that step's efficiency
+// (Cap.Projected; Cap.MeasuredPerS keeps what was driven). The projection
+// takes the efficiency of a partly idle generator, which pays a wake-up
+// per batch a saturated one does not, so it errs low: the sweep's flag then
+// fires early, never late.
 //
 // # What cannot be calibrated
 //

@@ -131,8 +131,8 @@ func ramp(ctx context.Context, cfg Config, sink *child, url, scenario string, ba
 		}
 		c.Steps = append(c.Steps, st)
 		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "calibrate: %s batch %d, %d connections: %.0f msg/s, generator %.2f cores, sink %.2f cores%s\n",
-				scenario, batch, n, st.ThroughputPerS, st.GeneratorCores, st.SinkCores, errNote(st))
+			fmt.Fprintf(cfg.Log, "calibrate: %s batch %d, %d connections: %.0f msg/s, generator %.2f cores (waited %.2f s/s for a CPU), sink %.2f cores%s\n",
+				scenario, batch, n, st.ThroughputPerS, st.GeneratorCores, st.RunDelay, st.SinkCores, errNote(st))
 		}
 		if st.Error != "" {
 			break // more connections will not do better
@@ -158,6 +158,7 @@ func ramp(ctx context.Context, cfg Config, sink *child, url, scenario string, ba
 	c.Busy = b.GeneratorCores / cores
 	c.Saturated = c.Busy >= SaturatedBusy
 	c.SinkLimited = b.SinkCores/float64(len(cfg.SinkCPUs)) >= SinkBusy
+	c.Contended = b.RunDelay >= ContendedDelay
 	if b.GeneratorCores > 0 {
 		c.PerCPUSecond = b.ThroughputPerS / b.GeneratorCores
 	}
@@ -185,7 +186,8 @@ type genResult struct {
 		Failure        string  `json:"failure"`
 	} `json:"summary"`
 	Generator struct {
-		CPUCores float64 `json:"cpu_cores"`
+		CPUCores     float64 `json:"cpu_cores"`
+		OSRunDelayNs int64   `json:"os_run_delay_ns"`
 	} `json:"generator"`
 }
 
@@ -260,6 +262,7 @@ func step(ctx context.Context, cfg Config, sink *child, url, scenario string, ba
 	}
 	st.ThroughputPerS, st.Errors = r.Summary.ThroughputPerS, r.Summary.Errors
 	st.GeneratorCores = r.Generator.CPUCores
+	st.RunDelay = float64(r.Generator.OSRunDelayNs) / float64(cfg.Duration.Nanoseconds())
 	if st.GeneratorCores <= 0 { // a generator that does not report it: its process, from /proc
 		st.GeneratorCores = (g1 - g0).Seconds() / secs
 	}

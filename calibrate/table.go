@@ -27,6 +27,9 @@ func WriteTable(w io.Writer, d *Doc) error {
 				sink = s.SinkCores
 			}
 		}
+		if c.Contended {
+			note += "; contended: other work shared the generator's core"
+		}
 		if c.SinkLimited {
 			note += "; the sink was busy: a lower bound"
 		}
