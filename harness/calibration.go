@@ -52,12 +52,15 @@ const (
 
 // CalibrationConfig is the calibration of o's generator: its command
 // (GENERATOR, or this binary's `load`) pinned to LT_CPUSET, the null sink
-// (this binary's `calibrate --serve-sink`) to SRV_CPUSET, o's scenario,
-// batch ladder and record size.
-func CalibrationConfig(o *Options) (calibrate.Config, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return calibrate.Config{}, fmt.Errorf("find this executable for the sink: %w", err)
+// (`calibrate --serve-sink` of the ceiling binary self; empty: this
+// executable) to SRV_CPUSET, o's scenario, batch ladder and record size.
+func CalibrationConfig(o *Options, self string) (calibrate.Config, error) {
+	if self == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return calibrate.Config{}, fmt.Errorf("find this executable for the sink: %w", err)
+		}
+		self = exe
 	}
 	gen := strings.Fields(o.Generator)
 	if len(gen) == 0 {
@@ -127,8 +130,8 @@ func (r *Result) flagNearCap() {
 // runCalibration is CALIBRATE=1: the calibration before the first point,
 // with the sweep's CPU sets (no server is up yet, so the sink has the
 // server's CPUs to itself). A failure is a warning, never the sweep's end.
-func runCalibration(ctx context.Context, o *Options, stderr io.Writer, r *Result) *calibrate.Doc {
-	cfg, err := CalibrationConfig(o)
+func runCalibration(ctx context.Context, o *Options, self string, stderr io.Writer, r *Result) *calibrate.Doc {
+	cfg, err := CalibrationConfig(o, self)
 	if err == nil {
 		cfg.Log = stderr
 		fmt.Fprintf(stderr, "ceiling sweep: calibrating the generator on CPUs %s against a null sink on %s\n", o.GeneratorCPUs, o.ServerCPUs)

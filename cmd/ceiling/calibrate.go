@@ -88,7 +88,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err := o.ResolveCPUs(available); err != nil {
 		return usageError{err}
 	}
-	cfg, err := harness.CalibrationConfig(&o)
+	cfg, err := harness.CalibrationConfig(&o, "")
 	if err != nil {
 		return err
 	}
