@@ -98,3 +98,70 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// The floor's side of the Echoer (make bench): a client that writes a
+// pre-framed masked batch, waits for a batch of replies (SO_RCVLOWAT) and
+// writes it again, against the null sink: batches keep coming back.
+func TestEchoerAsFloorClient(t *testing.T) {
+	if !Supported {
+		t.Skip("Linux only")
+	}
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- ServeSink(ctx, ln, 100, 1) }()
+	const batch = 10
+	payload := []byte(strings.Repeat("y", 100))
+	var frames []byte
+	var fds []int
+	for range 2 {
+		ws, err := wsconn.Dial(ctx, "ws://"+ln.Addr().String()+"/", wsconn.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frames == nil {
+			for range batch {
+				frames = ws.AppendFrame(frames, wsconn.OpText, payload)
+			}
+		}
+		fd, _, err := ws.Detach()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, fd)
+	}
+	e, err := NewEchoer(EchoerConfig{Unit: wsconn.ServerFrameSize(100) * batch, Reply: frames, Copies: 1, LowWater: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if err := e.Add(fd, 0, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := make(chan struct{})
+	go func() { e.Run(); close(ran) }()
+	for e.Units() < 100 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.Close()
+	<-ran
+	if e.Units() < 100 {
+		t.Errorf("%d batches came back within the deadline, want 100", e.Units())
+	}
+	if n, first := e.Errors(); n > 0 {
+		t.Errorf("%d errors, first %s", n, first)
+	}
+	if r := e.Reads(); r < e.Units() || r > 2*e.Units()+2 {
+		t.Logf("reads %d for %d batches (one per batch expected, a little more is the kernel's business)", r, e.Units())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeSink: %v", err)
+	}
+}

@@ -41,6 +41,9 @@ type Echoer struct {
 	first atomic.Value // string: the first error
 }
 
+// maxLowWater caps SO_RCVLOWAT (EchoerConfig.LowWater).
+const maxLowWater = 64 << 10
+
 // EchoerConfig configures an Echoer.
 type EchoerConfig struct {
 	Unit  int    // bytes that call for one reply
@@ -48,8 +51,9 @@ type EchoerConfig struct {
 	// Copies is how many replies one write(2) may carry when several
 	// units arrived in one read (default 256).
 	Copies int
-	// LowWater sets SO_RCVLOWAT to Unit on each socket, so epoll wakes
-	// once a whole unit is there (a read per batch, like wsconn.ExpectBytes).
+	// LowWater sets SO_RCVLOWAT to Unit (at most 64 KiB) on each socket,
+	// so epoll wakes once a whole unit is there (a read per batch, like
+	// wsconn.ExpectBytes).
 	LowWater bool
 }
 
@@ -85,7 +89,9 @@ func (e *Echoer) Add(fd int, buffered int, kick bool) error {
 		return err
 	}
 	if e.lowat {
-		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, e.unit); err != nil {
+		// Capped like wsconn.ExpectBytes: a low-water mark past what the
+		// receive buffer holds could never be reached.
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, min(e.unit, maxLowWater)); err != nil {
 			return fmt.Errorf("SO_RCVLOWAT: %w", err)
 		}
 	}
