@@ -46,6 +46,7 @@ type Doc struct {
 	Generator     string    `json:"generator"` // the generator's command name
 	GeneratorCPUs []int     `json:"generator_cpus"`
 	SinkCPUs      []int     `json:"sink_cpus"`
+	SinkWrites    string    `json:"sink_writes"` // WritesBatched | WritesPerMessage
 	RecordSize    int       `json:"record_size"`
 	DurationNs    int64     `json:"duration_ns"` // each step's window
 	WarmupNs      int64     `json:"warmup_ns"`
@@ -155,6 +156,9 @@ func (d *Doc) Validate() error {
 	}
 	if len(d.GeneratorCPUs) == 0 {
 		return errors.New("generator_cpus: empty")
+	}
+	if w := d.SinkWrites; w != "" && w != WritesBatched && w != WritesPerMessage {
+		return fmt.Errorf("sink_writes: %q, want %s or %s", w, WritesBatched, WritesPerMessage)
 	}
 	seen := map[[2]any]bool{}
 	for i, c := range d.Caps {

@@ -24,7 +24,8 @@ func TestSinkEchoesEachFrame(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		done := make(chan error, 1)
-		go func() { done <- ServeSink(ctx, ln, size, 2) }()
+		writes := []string{WritesBatched, WritesPerMessage}[size%2]
+		go func() { done <- ServeSink(ctx, ln, size, 2, writes) }()
 		payload := []byte(strings.Repeat("x", size))
 		for c := range 3 {
 			ws, err := wsconn.Dial(ctx, "ws://"+ln.Addr().String()+"/echo", wsconn.Options{})
@@ -79,7 +80,7 @@ func TestNearCap(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	ok := Config{Generator: []string{"g"}, Sink: []string{"s"}, GeneratorCPUs: []int{0}, SinkCPUs: []int{1},
-		Scenarios: []string{"echo"}, Batches: []int{1}, Conns: []int{1, 2}, RecordSize: 64, Duration: time.Second}
+		Scenarios: []string{"echo"}, Batches: []int{1}, Conns: []int{1, 2}, RecordSize: 64, Duration: time.Second, SinkWrites: WritesBatched}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +91,7 @@ func TestConfigValidate(t *testing.T) {
 		"--batch-ladder": func(c *Config) { c.Batches = []int{0} },
 		"--warmup":       func(c *Config) { c.Warmup = -1 },
 		"--generator":    func(c *Config) { c.Generator = nil },
+		"--sink-writes":  func(c *Config) { c.SinkWrites = "lots" },
 	} {
 		c := ok
 		mut(&c)
@@ -114,7 +116,7 @@ func TestEchoerAsFloorClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- ServeSink(ctx, ln, 100, 1) }()
+	go func() { done <- ServeSink(ctx, ln, 100, 1, WritesBatched) }()
 	const batch = 10
 	payload := []byte(strings.Repeat("y", 100))
 	var frames []byte

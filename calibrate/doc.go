@@ -12,11 +12,16 @@
 // (Echoer), one per core the sink is given, that never parse a frame. For
 // echo it answers every client frame's worth of bytes (a masked frame of
 // --record-size bytes) with a pre-built unmasked server frame of the same
-// size, written in one write(2) per read. Its cost per message is the TCP
-// stack's and little more, the same syscalls the generator makes without
-// the generator's parsing and accounting, so with at least as many cores as
-// the generator it is never the side that saturates first; each step
-// records the sink's CPU to show it (Step.SinkCores, Cap.SinkLimited).
+// size, written in one write(2) per read (WritesBatched). Its cost per
+// message is the TCP stack's and little more, the same syscalls the
+// generator makes without the generator's parsing and accounting, so with
+// at least as many cores as the generator it is never the side that
+// saturates first; each step records the sink's CPU to show it
+// (Step.SinkCores, Cap.SinkLimited). WritesPerMessage writes each reply on
+// its own, as most servers do: the generator then gets a segment per
+// message, as against them, and its cap is lower (about 2.7x at batch 10
+// on loopback here, docs/sweep.md), at the price of a sink that costs
+// about what the generator does.
 //
 // The same Echoer, with a batch of masked client frames as its reply and
 // SO_RCVLOWAT set to a batch of replies, is `make bench`'s syscall-only

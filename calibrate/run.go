@@ -24,9 +24,12 @@ type Config struct {
 	Generator     []string
 	GeneratorCPUs pinning.CPUSet
 	SinkCPUs      pinning.CPUSet
-	// Sink is the argv of the sink process before "--record-size N": it
-	// prints "ready ADDR" on stdout, then serves (SinkMain).
-	Sink       []string
+	// Sink is the argv of the sink process before "--record-size N
+	// --sink-writes W": it prints "ready ADDR" on stdout, then serves
+	// (SinkMain).
+	Sink []string
+	// SinkWrites is WritesBatched (default) or WritesPerMessage.
+	SinkWrites string
 	Scenarios  []string
 	Batches    []int
 	Conns      []int // the ramp, ascending
@@ -63,6 +66,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--duration: %s is not positive", c.Duration)
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup: %s is negative", c.Warmup)
+	case c.SinkWrites != WritesBatched && c.SinkWrites != WritesPerMessage:
+		return fmt.Errorf("--sink-writes: %q, want %s or %s", c.SinkWrites, WritesBatched, WritesPerMessage)
 	}
 	for _, b := range c.Batches {
 		if b < 1 {
@@ -84,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	}
 	d := &Doc{
 		Version: Version, MeasuredAt: time.Now().UTC(), Generator: filepath.Base(cfg.Generator[0]),
-		GeneratorCPUs: cfg.GeneratorCPUs.Ints(), SinkCPUs: cfg.SinkCPUs.Ints(), RecordSize: cfg.RecordSize,
+		GeneratorCPUs: cfg.GeneratorCPUs.Ints(), SinkCPUs: cfg.SinkCPUs.Ints(), SinkWrites: cfg.SinkWrites, RecordSize: cfg.RecordSize,
 		DurationNs: cfg.Duration.Nanoseconds(), WarmupNs: cfg.Warmup.Nanoseconds(),
 		Caps: []Cap{}, Skipped: []Skipped{},
 	}
@@ -305,7 +310,7 @@ func (c *child) kill() {
 // startSink starts the sink process pinned to the sink CPUs and reads its
 // address.
 func startSink(cfg Config) (*child, string, error) {
-	argv := append(append([]string{}, cfg.Sink...), "--record-size", strconv.Itoa(cfg.RecordSize))
+	argv := append(append([]string{}, cfg.Sink...), "--record-size", strconv.Itoa(cfg.RecordSize), "--sink-writes", cfg.SinkWrites)
 	cmd := pinning.Command(pinning.Spec{CPUs: cfg.SinkCPUs, NoFile: 1 << 16}, argv[0], argv[1:]...)
 	cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(len(cfg.SinkCPUs)))
 	out, err := cmd.StdoutPipe()

@@ -14,8 +14,18 @@ import (
 // ServeSink serves the echo null sink on ln until ctx ends: each
 // connection is upgraded, taken out of Go's netpoller and handed to one of
 // loops Echoers (round robin) that answer every masked client frame of
-// recordSize bytes with a pre-built unmasked frame of the same size.
-func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int) error {
+// recordSize bytes with a pre-built unmasked frame of the same size: all
+// the replies one read calls for in one write(2) (writes WritesBatched),
+// or one write(2) per reply (WritesPerMessage).
+func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int, writes string) error {
+	copies := 0 // the Echoer's default: up to 256 replies per write
+	switch writes {
+	case WritesBatched, "":
+	case WritesPerMessage:
+		copies = 1
+	default:
+		return fmt.Errorf("sink writes %q: want %s or %s", writes, WritesBatched, WritesPerMessage)
+	}
 	payload := make([]byte, recordSize)
 	for i := range payload {
 		payload[i] = 'a' + byte(i%26)
@@ -23,7 +33,7 @@ func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int) erro
 	echoers := make([]*Echoer, max(loops, 1))
 	done := make(chan struct{}, len(echoers))
 	for i := range echoers {
-		e, err := NewEchoer(EchoerConfig{Unit: ClientFrameSize(recordSize), Reply: ServerFrame(payload)})
+		e, err := NewEchoer(EchoerConfig{Unit: ClientFrameSize(recordSize), Reply: ServerFrame(payload), Copies: copies})
 		if err != nil {
 			return err
 		}

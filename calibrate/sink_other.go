@@ -8,6 +8,6 @@ import (
 )
 
 // ServeSink needs Linux.
-func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int) error {
+func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int, writes string) error {
 	return errUnsupported
 }

@@ -9,8 +9,8 @@ import (
 // WriteTable prints d for a reader: one row per (scenario, batch), then
 // the scenarios skipped and why.
 func WriteTable(w io.Writer, d *Doc) error {
-	fmt.Fprintf(w, "generator %s on CPUs %v, null sink on CPUs %v, %d-byte messages, %s windows\n",
-		d.Generator, d.GeneratorCPUs, d.SinkCPUs, d.RecordSize, fmtNs(d.DurationNs))
+	fmt.Fprintf(w, "generator %s on CPUs %v, null sink on CPUs %v (%s writes), %d-byte messages, %s windows\n",
+		d.Generator, d.GeneratorCPUs, d.SinkCPUs, d.SinkWrites, d.RecordSize, fmtNs(d.DurationNs))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tbatch\tmsg/s per generator core\tconnections\tgenerator busy\tsink cores\tnote\t")
 	for _, c := range d.Caps {

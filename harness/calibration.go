@@ -68,7 +68,7 @@ func CalibrationConfig(o *Options, self string) (calibrate.Config, error) {
 	}
 	c := calibrate.Config{
 		Generator: gen, GeneratorCPUs: o.GeneratorCPUs, SinkCPUs: o.ServerCPUs,
-		Sink:      []string{self, "calibrate", "--serve-sink"},
+		Sink: []string{self, "calibrate", "--serve-sink"}, SinkWrites: calibrate.WritesBatched,
 		Scenarios: []string{o.Scenario}, Batches: append([]int(nil), o.BatchLadder...),
 		Conns: append([]int(nil), calibrate.DefaultConns...), RecordSize: o.RecordSize,
 		Duration: CalibrateDuration, Warmup: CalibrateWarmup, WorkDir: o.WorkDir,

@@ -52,6 +52,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
 	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
 	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
+	sinkWrites := fs.String("sink-writes", calibrate.WritesBatched, "how the null sink writes its replies: batched (one write per read: the server side costs least) | per-message (one write per reply, as most servers write)")
 	serveSink := fs.Bool("serve-sink", false, "internal: be the null sink process (prints ready ADDR)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,7 +69,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		if o.RecordSize < 1 || o.RecordSize > 1<<20 {
 			return usagef("--record-size: %d is not in 1..1048576", o.RecordSize)
 		}
-		return calibrate.SinkMain(ctx, stdout, o.RecordSize, runtime.GOMAXPROCS(0))
+		return calibrate.SinkMain(ctx, stdout, o.RecordSize, runtime.GOMAXPROCS(0), *sinkWrites)
 	}
 	if !calibrate.Supported {
 		return usagef("ceiling calibrate: the null sink needs Linux")
@@ -95,6 +96,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	cfg.Scenarios = splitList(*scenarios)
 	cfg.Conns = ramp
 	cfg.Duration, cfg.Warmup = *dur, *warm
+	cfg.SinkWrites = *sinkWrites
 	cfg.Log = stderr
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}

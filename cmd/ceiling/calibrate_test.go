@@ -89,6 +89,7 @@ func TestCalibrateBadFlags(t *testing.T) {
 		{[]string{"--batch-ladder", "x"}, "--batch-ladder"},
 		{[]string{"--scenario", ""}, "--scenario"},
 		{[]string{"--lt-cpuset", "0", "--srv-cpuset", "0"}, "overlap"},
+		{[]string{"--sink-writes", "lots"}, "--sink-writes"},
 		{[]string{"--nope"}, "nope"},
 		{[]string{"stray"}, "stray"},
 	} {

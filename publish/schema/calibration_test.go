@@ -27,7 +27,7 @@ func TestCalibrationRoundTrip(t *testing.T) {
 	r.Meta.FinishedAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	r.Meta.Calibration = &calibrate.Doc{
 		Version: calibrate.Version, MeasuredAt: r.Meta.FinishedAt, Generator: "ceiling",
-		GeneratorCPUs: []int{0}, SinkCPUs: []int{1}, RecordSize: 256, DurationNs: 2e9, WarmupNs: 5e8,
+		GeneratorCPUs: []int{0}, SinkCPUs: []int{1}, SinkWrites: calibrate.WritesBatched, RecordSize: 256, DurationNs: 2e9, WarmupNs: 5e8,
 		Caps: []calibrate.Cap{{Scenario: "echo", Batch: 10, PerCorePerS: 4e5, MeasuredPerS: 3.9e5, PerCPUSecond: 4e5,
 			Connections: 64, Busy: 0.97, Saturated: true,
 			Steps: []calibrate.Step{{Connections: 64, ThroughputPerS: 3.9e5, GeneratorCores: 0.97, SinkCores: 0.6}}}},
