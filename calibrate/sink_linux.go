@@ -35,9 +35,14 @@ func ServeSink(ctx context.Context, ln net.Listener, recordSize, loops int, writ
 	for i := range echoers {
 		e, err := NewEchoer(EchoerConfig{Unit: ClientFrameSize(recordSize), Reply: ServerFrame(payload), Copies: copies})
 		if err != nil {
+			for _, made := range echoers[:i] {
+				made.Close()
+			}
 			return err
 		}
 		echoers[i] = e
+	}
+	for _, e := range echoers {
 		go func() { e.Run(); done <- struct{}{} }()
 	}
 	defer func() {
