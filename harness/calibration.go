@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,6 +95,24 @@ func (r *Result) flagNearCap() {
 	usable := d != nil && d.RecordSize == r.Config.RecordSize
 	if d != nil && !usable {
 		r.warn(fmt.Sprintf("calibration: measured with %d-byte messages, the sweep sent %d: its caps do not apply and no point is flagged", d.RecordSize, r.Config.RecordSize))
+	}
+	if usable {
+		var missing []string
+		for _, b := range r.Config.BatchLadder {
+			if _, ok := d.CapFor(r.Config.Scenario, b); !ok {
+				missing = append(missing, strconv.Itoa(b))
+			}
+		}
+		switch {
+		case len(missing) == len(r.Config.BatchLadder) && len(missing) > 0:
+			why := calibrate.SkipReason(r.Config.Scenario)
+			if why == "" {
+				why = "it was measured at other batch sizes"
+			}
+			r.warn(fmt.Sprintf("calibration: no cap for %s (%s): no point is flagged", r.Config.Scenario, why))
+		case len(missing) > 0:
+			r.warn(fmt.Sprintf("calibration: no cap for %s batch %s: those points are not flagged", r.Config.Scenario, strings.Join(missing, ", ")))
+		}
 	}
 	var flagged []string
 	for i := range r.Curve {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,9 @@ func TestFlagNearCap(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "#0, #2") {
 		t.Errorf("warnings %q, want one naming points #0, #2", r.Warnings)
+	}
+	if !slices.Contains(r.Warnings, "calibration: no cap for echo batch 512: those points are not flagged") {
+		t.Errorf("warnings %q, want one saying batch 512 has no cap", r.Warnings)
 	}
 	tbl := new(strings.Builder)
 	if err := WriteTable(tbl, r); err != nil {
