@@ -89,6 +89,16 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err := o.ResolveCPUs(available); err != nil {
 		return usageError{err}
 	}
+	for _, side := range []struct {
+		flag string
+		set  pinning.CPUSet
+	}{{"--lt-cpuset", o.GeneratorCPUs}, {"--srv-cpuset", o.ServerCPUs}} {
+		for _, c := range side.set {
+			if len(available) > 0 && !available.Contains(c) {
+				return usagef("%s: CPU %d is not one this process may run on (%s)", side.flag, c, available)
+			}
+		}
+	}
 	cfg, err := harness.CalibrationConfig(&o, "")
 	if err != nil {
 		return err

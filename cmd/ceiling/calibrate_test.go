@@ -90,6 +90,7 @@ func TestCalibrateBadFlags(t *testing.T) {
 		{[]string{"--scenario", ""}, "--scenario"},
 		{[]string{"--lt-cpuset", "0", "--srv-cpuset", "0"}, "overlap"},
 		{[]string{"--sink-writes", "lots"}, "--sink-writes"},
+		{[]string{"--lt-cpuset", "999"}, "lt-cpuset"},
 		{[]string{"--nope"}, "nope"},
 		{[]string{"stray"}, "stray"},
 	} {
