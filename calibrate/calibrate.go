@@ -53,6 +53,15 @@ type Doc struct {
 	Caps          []Cap     `json:"caps"`
 	// Skipped are the scenarios asked for that have no null sink, and why.
 	Skipped []Skipped `json:"skipped"`
+	// Failed are the (scenario, batch) pairs whose every step failed.
+	Failed []Failure `json:"failed,omitempty"`
+}
+
+// Failure is a (scenario, batch) calibrate could not measure.
+type Failure struct {
+	Scenario string `json:"scenario"`
+	Batch    int    `json:"batch"`
+	Reason   string `json:"reason"`
 }
 
 // Cap is one (scenario, batch): the generator's messages per second per

@@ -112,8 +112,14 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	for _, s := range todo {
 		for _, b := range cfg.Batches {
 			c, err := ramp(ctx, cfg, sink, "ws://"+addr+"/echo", s, b)
+			if ctx.Err() != nil {
+				return d, ctx.Err()
+			}
 			if err != nil {
-				return d, err
+				// One batch that cannot be measured (the generator
+				// failed at every step) leaves the others their caps.
+				d.Failed = append(d.Failed, Failure{Scenario: s, Batch: b, Reason: err.Error()})
+				continue
 			}
 			d.Caps = append(d.Caps, c)
 		}

@@ -41,6 +41,9 @@ func WriteTable(w io.Writer, d *Doc) error {
 	for _, s := range d.Skipped {
 		fmt.Fprintf(w, "%s: not calibrated: %s\n", s.Scenario, s.Reason)
 	}
+	for _, f := range d.Failed {
+		fmt.Fprintf(w, "%s batch %d: failed: %s\n", f.Scenario, f.Batch, f.Reason)
+	}
 	return nil
 }
 

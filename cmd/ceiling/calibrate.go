@@ -132,8 +132,10 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	}
 	b = append(b, '\n')
 	if *out == "-" {
-		_, err := stdout.Write(b)
-		return err
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+		return calibrateStatus(d)
 	}
 	if err := os.WriteFile(*out, b, 0o644); err != nil {
 		return err
@@ -142,6 +144,15 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "ceiling calibrate: written to %s (ceiling sweep: CALIBRATION=%s)\n", *out, *out)
+	return calibrateStatus(d)
+}
+
+// calibrateStatus is exit 1 when batches were asked for and none could be
+// measured (the document is written all the same).
+func calibrateStatus(d *calibrate.Doc) error {
+	if len(d.Caps) == 0 && len(d.Failed) > 0 {
+		return exitStatus{1, fmt.Errorf("no batch could be measured: %s batch %d: %s", d.Failed[0].Scenario, d.Failed[0].Batch, d.Failed[0].Reason)}
+	}
 	return nil
 }
 
