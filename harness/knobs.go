@@ -386,7 +386,7 @@ var Knobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.Objective },
 	},
-	boolKnob("CALIBRATE", "calibrate", "before the sweep, measure the generator's own cap per core against a null sink (`ceiling calibrate`, for the sweep's scenario, batch ladder and record size; up to about a minute) and record it in `meta.calibration` (see \"Calibration\")",
+	boolKnob("CALIBRATE", "calibrate", "before the sweep, measure the generator's own cap per core against a null sink (`ceiling calibrate`, for the sweep's scenario, batch ladder and record size; about 40 s quick, 70 s otherwise) and record it in `meta.calibration` (see \"Calibration\")",
 		func(o *Options) *bool { return &o.Calibrate }),
 	{
 		Env: "CALIBRATION", Flag: "calibration", Arg: "FILE", Default: "none",
