@@ -167,3 +167,63 @@ func TestEchoerAsFloorClient(t *testing.T) {
 		t.Errorf("ServeSink: %v", err)
 	}
 }
+
+// The ramp's rule on synthetic steps: it stops at a saturated plateau,
+// takes the best step, projects when nothing saturated, and marks the
+// sink and contention.
+func TestRamp(t *testing.T) {
+	t.Parallel()
+	cfg := Config{GeneratorCPUs: []int{0, 1}, SinkCPUs: []int{2}, Conns: []int{1, 4, 16, 64, 256}}
+	type want struct {
+		steps                                    int
+		perCore                                  float64
+		conns                                    int
+		saturated, projected, sinkLimited, contd bool
+		err                                      string
+	}
+	for _, tt := range []struct {
+		name  string
+		steps map[int]Step // by connections; missing: fail the test
+		want  want
+	}{
+		{"saturates and plateaus", map[int]Step{
+			1: {ThroughputPerS: 100, GeneratorCores: 0.5}, 4: {ThroughputPerS: 300, GeneratorCores: 1.9},
+			16: {ThroughputPerS: 310, GeneratorCores: 1.95, SinkCores: 0.95}},
+			want{steps: 3, perCore: 155, conns: 16, saturated: true, sinkLimited: true}},
+		{"keeps climbing while saturated", map[int]Step{
+			1: {ThroughputPerS: 100, GeneratorCores: 1.9}, 4: {ThroughputPerS: 200, GeneratorCores: 1.9},
+			16: {ThroughputPerS: 205, GeneratorCores: 1.9}},
+			want{steps: 3, perCore: 102.5, conns: 16, saturated: true}},
+		{"never saturated: projected from the best step", map[int]Step{
+			1: {ThroughputPerS: 100, GeneratorCores: 0.2}, 4: {ThroughputPerS: 400, GeneratorCores: 0.5, RunDelay: 0.4},
+			16: {ThroughputPerS: 300, GeneratorCores: 0.5}, 64: {ThroughputPerS: 350, GeneratorCores: 0.6},
+			256: {ThroughputPerS: 380, GeneratorCores: 0.6}},
+			want{steps: 5, perCore: 800, conns: 4, projected: true, contd: true}},
+		{"a failed step ends the ramp", map[int]Step{
+			1: {ThroughputPerS: 100, GeneratorCores: 0.4}, 4: {Error: "boom"}},
+			want{steps: 2, perCore: 250, conns: 1, projected: true}},
+		{"nothing measured", map[int]Step{1: {Error: "boom"}}, want{err: "no step measured a throughput: boom"}},
+	} {
+		var ran int
+		c, err := ramp(context.Background(), cfg, "echo", 10, func(n int) (Step, error) {
+			st, ok := tt.steps[n]
+			if !ok {
+				t.Fatalf("%s: ramp ran %d connections, past where it should have stopped", tt.name, n)
+			}
+			ran++
+			st.Connections = n
+			return st, nil
+		})
+		if tt.want.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.want.err) {
+				t.Errorf("%s: error %v, want %q", tt.name, err, tt.want.err)
+			}
+			continue
+		}
+		got := want{steps: ran, perCore: c.PerCorePerS, conns: c.Connections, saturated: c.Saturated, projected: c.Projected,
+			sinkLimited: c.SinkLimited, contd: c.Contended}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
+	}
+}

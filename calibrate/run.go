@@ -111,7 +111,8 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	defer sink.kill()
 	for _, s := range todo {
 		for _, b := range cfg.Batches {
-			c, err := ramp(ctx, cfg, sink, "ws://"+addr+"/echo", s, b)
+			url := "ws://" + addr + "/echo"
+			c, err := ramp(ctx, cfg, s, b, func(n int) (Step, error) { return step(ctx, cfg, sink, url, s, b, n) })
 			if ctx.Err() != nil {
 				return d, ctx.Err()
 			}
@@ -127,8 +128,9 @@ func Run(ctx context.Context, cfg Config) (*Doc, error) {
 	return d, nil
 }
 
-// ramp runs one (scenario, batch) up the connection ladder.
-func ramp(ctx context.Context, cfg Config, sink *child, url, scenario string, batch int) (Cap, error) {
+// ramp runs one (scenario, batch) up the connection ladder, a step (run)
+// per rung, and derives its cap.
+func ramp(ctx context.Context, cfg Config, scenario string, batch int, run func(conns int) (Step, error)) (Cap, error) {
 	c := Cap{Scenario: scenario, Batch: batch, Steps: []Step{}}
 	cores := float64(len(cfg.GeneratorCPUs))
 	best := -1
@@ -136,7 +138,7 @@ func ramp(ctx context.Context, cfg Config, sink *child, url, scenario string, ba
 		if err := ctx.Err(); err != nil {
 			return c, err
 		}
-		st, err := step(ctx, cfg, sink, url, scenario, batch, n)
+		st, err := run(n)
 		if err != nil {
 			return c, err
 		}
