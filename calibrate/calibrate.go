@@ -32,9 +32,9 @@ const (
 	// limited a step (Cap.SinkLimited).
 	SinkBusy = 0.90
 	// NearCapPct is how close to the calibrated cap (in percent of it) a
-	// sweep point's throughput may come before it is flagged: 15% is
-	// about three times the A-A noise floor of a quiet run (docs/sweep.md),
-	// so a point flagged is near the cap beyond the noise.
+	// sweep point's throughput may come before it is flagged: 15% is well
+	// above the A-A noise floor of a quiet run (6.2%, docs/sweep.md), so a
+	// point flagged is near the cap beyond the noise.
 	NearCapPct = 15.0
 )
 

@@ -133,7 +133,7 @@ func (r *Result) flagNearCap() {
 			continue
 		}
 		p.NearCap = &NearCap{CapPerS: limit, PctOfCap: p.ThroughputPerS / limit * 100, WithinPct: calibrate.NearCapPct, Saturated: c.Saturated}
-		note := fmt.Sprintf("%s (%.0f%% of %.0f msg/s for batch %d on %d generator cores)", nearCapMark, p.NearCap.PctOfCap, limit, p.Batch, cores)
+		note := fmt.Sprintf("%s (%.0f%% of %.0f msg/s for batch %d on %s)", nearCapMark, p.NearCap.PctOfCap, limit, p.Batch, plural(max(cores, 1), "generator core"))
 		if p.VerdictReason != "" {
 			note = "; " + note
 		}
