@@ -55,6 +55,11 @@
 //     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
 //     ABBA order — and the verdict of head against base (Mann-Whitney U,
 //     spread, lower bounds; the headline gates). docs/compare.md.
+//   - Calibration (calibration.go): CALIBRATE=1 runs package calibrate
+//     before the first point, CALIBRATION=FILE reads a saved document;
+//     either lands in meta.calibration, and Summarize marks a point within
+//     calibrate.NearCapPct of its batch's cap (x the generator's cores) as
+//     near the generator's cap: a warning, never a verdict.
 //
 // Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

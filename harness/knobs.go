@@ -386,6 +386,14 @@ var Knobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.Objective },
 	},
+	boolKnob("CALIBRATE", "calibrate", "before the sweep, measure the generator's own cap per core against a null sink (`ceiling calibrate`, for the sweep's scenario, batch ladder and record size; about 40 s quick, 70 s otherwise) and record it in `meta.calibration` (see \"Calibration\")",
+		func(o *Options) *bool { return &o.Calibrate }),
+	{
+		Env: "CALIBRATION", Flag: "calibration", Arg: "FILE", Default: "none",
+		Help:  "a saved `ceiling calibrate --out` document, recorded in `meta.calibration`: a point within 15% of its batch's cap (times the generator's cores) is flagged (see \"Calibration\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CalibrationFile }),
+		Get:   func(o *Options) string { return o.CalibrationFile },
+	},
 	{
 		Env: "PROFILE_DIR", Flag: "profile", Arg: "DIR", Default: "off",
 		Help:  "save a profile of the server over each point's window, fetched from the target's `profile` url, as `DIR/point-<index>-b<batch>-c<conns>-r<rep>.pprof` (the point's `profile_file`); a failed fetch is recorded on the point, never fails it",

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/ceiling-bench/ceiling/calibrate"
 	"math"
 	"slices"
 	"strconv"
@@ -107,6 +108,14 @@ type Options struct {
 	// ladder; SearchBisect searches between each ladder's ends for the
 	// same ceiling in fewer points (search.go).
 	Search string
+
+	// Calibrate is CALIBRATE: measure the generator's cap against a null
+	// sink before the sweep (package calibrate). CalibrationFile is
+	// CALIBRATION: a saved calibration document; Resolve reads and checks
+	// it into Calibration.
+	Calibrate       bool
+	CalibrationFile string
+	Calibration     *calibrate.Doc
 
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 )
@@ -91,6 +92,9 @@ type Meta struct {
 	// then the head's); nil in a single-arm sweep.
 	BaseTarget *Target `json:"base_target,omitempty"`
 	Generator  string  `json:"generator"` // "ceiling-load", or the GENERATOR command's name
+	// Calibration is the generator's cap per core against a null sink
+	// (CALIBRATE=1 or CALIBRATION=FILE); nil without one. See NearCap.
+	Calibration *calibrate.Doc `json:"calibration,omitempty"`
 }
 
 // Runner identifies the machine class the sweep ran on (CI or local).
@@ -260,6 +264,10 @@ type Point struct {
 	Verdict       string `json:"verdict"`
 	VerdictReason string `json:"verdict_reason"`
 	LowerBound    bool   `json:"lower_bound"`
+	// NearCap is set when the point's throughput came within
+	// calibrate.NearCapPct of the generator's calibrated cap for its batch
+	// (meta.calibration): a warning, not a verdict.
+	NearCap *NearCap `json:"near_generator_cap,omitempty"`
 
 	FailReason string `json:"fail_reason,omitempty"`
 	// LogTail is the last lines of the log of the server that failed the

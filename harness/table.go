@@ -79,6 +79,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
 		}
+		if c := p.NearCap; c != nil {
+			verdict += fmt.Sprintf(" (%.0f%% of the generator's cap)", c.PctOfCap)
+		}
 		if d := p.Drop; d != nil {
 			verdict += dropText(d)
 		}
