@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.only, "only", "", "run only this section: echo (section 3, with the syscall-only floor)")
 	fs.IntVar(&o.roomsUsers, "rooms-users", 200, "users of the rooms scenario file in section 4")
 	fs.StringVar(&o.memConns, "mem-conns", "10000,20000", "connection counts of the memory section (6), comma separated")
-	fs.StringVar(&o.memIO, "mem-io", "goroutines,reactor", "echo --io modes of the memory section, comma separated")
+	fs.StringVar(&o.memIO, "mem-io", "goroutines,loop", "echo --io modes of the memory section, comma separated")
 	fs.DurationVar(&o.memDur, "mem-duration", 10*time.Second, "measured window of each memory point")
 	fs.BoolVar(&o.skipMem, "skip-mem", false, "skip the memory section (6)")
 	fs.BoolVar(&o.memOnly, "mem-only", false, "run only the memory section (6)")
