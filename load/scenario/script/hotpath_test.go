@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
 const roomsFile = "../../../benchmark/scenarios/rooms.json"
@@ -29,8 +31,18 @@ func roomsScenario(tb testing.TB, n int) *scenario {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s.w, s.ctx = everything, context.Background()
+	for _, c := range s.conns {
+		c.out = discard{}
+	}
 	return s
 }
+
+// discard is a link that sends nowhere.
+type discard struct{}
+
+func (discard) Send(wsconn.Opcode, []byte) {}
+func (discard) SetTimer(int64)             {}
 
 func opMessage(v int64, ts int64) []byte {
 	data := make([]byte, 200)
@@ -57,7 +69,7 @@ func TestReceiveAllocs(t *testing.T) {
 		msgs = append(msgs, opMessage(int64(i+1), now))
 	}
 	if a := testing.AllocsPerRun(500, func() {
-		viewer.handle(msgs[v], now+1000, everything)
+		viewer.handle(msgs[v], now+1000)
 		v++
 	}); a != 0 {
 		t.Errorf("op: %v allocs per message", a)
@@ -71,7 +83,7 @@ func TestReceiveAllocs(t *testing.T) {
 	}
 	var a int
 	if n := testing.AllocsPerRun(500, func() {
-		editor.handle(acks[a], now+1000, everything)
+		editor.handle(acks[a], now+1000)
 		a++
 	}); n != 0 {
 		t.Errorf("ack: %v allocs per message", n)
@@ -85,7 +97,7 @@ func TestReceiveAllocs(t *testing.T) {
 		[]byte(`{"type":"something_else"}`),
 	}
 	for _, m := range others {
-		if n := testing.AllocsPerRun(200, func() { editor.handle(m, now+1000, everything) }); n != 0 {
+		if n := testing.AllocsPerRun(200, func() { editor.handle(m, now+1000) }); n != 0 {
 			t.Errorf("%s: %v allocs per message", m, n)
 		}
 	}
@@ -133,7 +145,7 @@ func BenchmarkReceive(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			c.handle(msgs[i&1023], load.Mono(), everything)
+			c.handle(msgs[i&1023], load.Mono())
 			i++
 		}
 	})
@@ -143,7 +155,7 @@ func BenchmarkReceive(b *testing.B) {
 		msg := []byte(`{"type":"presence","room":"r0","ts":` + strconv.FormatInt(load.Mono(), 10) + `,"n":2,"users":[{"id":"c2","ts":1,"cursor":{"line":3}},{"id":"c3","ts":2,"cursor":null}]}`)
 		b.ReportAllocs()
 		for b.Loop() {
-			c.handle(msg, load.Mono(), everything)
+			c.handle(msg, load.Mono())
 		}
 	})
 }
@@ -163,7 +175,7 @@ func FuzzReceive(f *testing.F) {
 	editor.lastSend.Store(0)
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		editor.ids["c0-1"] = idEntry{ts: 1, send: 0}
-		editor.handle(msg, load.Mono(), everything)
-		s.conns[5].handle(msg, load.Mono(), everything)
+		editor.handle(msg, load.Mono())
+		s.conns[5].handle(msg, load.Mono())
 	})
 }
