@@ -116,6 +116,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	}
 	fillSummary(res, merged, open, measured)
 	res.Generator = stats.generatorStats(merged, measured)
+	reportLoops(&res.Generator, sc, w)
 	if cfg.Drop && ctx.Err() == nil {
 		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
 		dr, err := dropAll(ctx, sc, cfg.DropProbe)

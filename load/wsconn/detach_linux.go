@@ -15,7 +15,8 @@ import (
 // server sent right behind the 101), which the caller must parse first.
 // The Conn's own descriptor is closed without a close frame (the socket
 // stays open through the duplicate) and the Conn must then be used only
-// for AppendFrame, whose mask PRNG it keeps. The caller owns fd and closes
+// for AppendFrame, whose mask PRNG it keeps (its read and write buffers
+// are released: a detached Conn costs a few hundred bytes). The caller owns fd and closes
 // it. Linux only.
 func (c *Conn) Detach() (fd int, buffered []byte, err error) {
 	tc, ok := c.nc.(*net.TCPConn)
@@ -48,6 +49,7 @@ func (c *Conn) Detach() (fd int, buffered []byte, err error) {
 	}
 	buffered = append([]byte(nil), c.rbuf[c.r:c.w]...)
 	c.rbuf, c.r, c.w = nil, 0, 0 // the caller reads from now on: free the buffer
+	c.wbuf, c.ctrl = nil, nil    // and writes: AppendFrame appends to the caller's buffers
 	c.readErr = fmt.Errorf("websocket: read: detached: %w", net.ErrClosed)
 	c.closeSent = true // never write a close through the closed descriptor
 	return fd, buffered, nil
