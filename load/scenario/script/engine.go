@@ -261,16 +261,17 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 	if cs.Subprotocol != "" {
 		hdr.Set("Sec-WebSocket-Protocol", cs.Subprotocol)
 	}
-	ws, err := wsconn.Dial(ctx, cs.URL.String(&c.vs), wsconn.Options{
-		Header: hdr,
-		// Thousands of connections of small messages: 32 KiB of read
-		// buffer each instead of the default 256 (a larger message is
-		// reassembled in wsconn's second buffer), and sends are framed
-		// into the connection's own buffer, so wsconn's is for the
-		// handshake only.
-		ReadBufferSize:  32 << 10,
-		WriteBufferSize: 4 << 10,
-	})
+	// Thousands of connections of small messages: 32 KiB of read buffer
+	// each instead of the default 256 (a larger message is reassembled in
+	// wsconn's second buffer), and sends are framed into the connection's
+	// own buffer, so wsconn's is for the handshake only. A connection
+	// bound for an event loop needs wsconn's buffers for the handshake
+	// only (Detach releases them; the loop reads into its own).
+	opts := wsconn.Options{Header: hdr, ReadBufferSize: 32 << 10, WriteBufferSize: 4 << 10}
+	if s.onLoop(c) {
+		opts.ReadBufferSize, opts.WriteBufferSize = 4<<10, 512
+	}
+	ws, err := wsconn.Dial(ctx, cs.URL.String(&c.vs), opts)
 	if err != nil {
 		return err
 	}
@@ -352,6 +353,12 @@ func (r *roleSpec) hasHTTP() bool {
 	return false
 }
 
+// onLoop reports whether the connection, once open, goes on an event loop:
+// a WebSocket whose role makes no HTTP send, with --io loop.
+func (s *scenario) onLoop(c *conn) bool {
+	return s.io == IOLoop && c.role.WebSocket && !c.role.hasHTTP()
+}
+
 // Load runs every connection until the window's drain: WebSocket
 // connections on the event loops (--io loop) or on goroutines, HTTP
 // senders on goroutines.
@@ -382,7 +389,7 @@ func (s *scenario) Load(ctx context.Context, w load.Window) []*load.Recorder {
 		switch {
 		case c.ws == nil && c.role.WebSocket:
 			continue // did not open
-		case c.ws != nil && s.io == IOLoop && !c.role.hasHTTP():
+		case s.onLoop(c):
 			onLoops = append(onLoops, c)
 			continue
 		}

@@ -29,7 +29,7 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 		t.Fatal(err)
 	}
 	cfg := &load.Config{URL: url, Connections: conns, Payload: "json", RecordSize: 200, Batch: 1}
-	params := &Params{File: p}
+	params := &Params{File: p, IO: testIO}
 	if err := params.Validate(cfg, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,30 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 		merged.Merge(r)
 	}
 	sc.Finish(&load.Result{}, merged)
+	if got := sc.(*scenario).Engine(); got != map[string]string{IOLoop: load.EngineLoop, IOGoroutines: load.EngineGoroutines}[params.IO] {
+		t.Errorf("--io %s ran on %s", params.IO, got)
+	}
 	return sc.(*scenario), merged
+}
+
+// testIO is the engine run uses: the tests run on the loops, and again on
+// goroutines in TestChatGoroutines.
+var testIO = IOLoop
+
+// TestChatGoroutines: the chat tests again on the goroutine engine (--io
+// goroutines), which must measure the same.
+func TestChatGoroutines(t *testing.T) {
+	testIO = IOGoroutines
+	defer func() { testIO = IOLoop }()
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"OpenLoop", TestChatOpenLoop}, {"GapsAndRateLimit", TestChatGapsAndRateLimit}, {"ClosedLoop", TestChatClosedLoop},
+		{"HTTPPublish", TestChatHTTPPublish}, {"RateLimitCloseCode", TestChatRateLimitCloseCode}, {"JoinedFrames", TestChatJoinedFrames},
+	} {
+		t.Run(tc.name, tc.f)
+	}
 }
 
 func checkLatency(t *testing.T, kind string, l load.Latency) {
