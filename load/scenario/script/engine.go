@@ -40,15 +40,17 @@ type scenario struct {
 	// members[r] is the number of open WebSocket connections in room r,
 	// set when Load starts.
 	members []int64
-	// shards: the goroutine engine's (locked), then one per event loop
-	// (Load adds them; only that loop touches its own).
-	shards  []*shard
-	httpc   *http.Client
-	baseURL string          // --url without a trailing slash ({url})
-	httpURL string          // the same with http:// ({http_url})
-	reqCtx  context.Context // HTTP sends: ends at the drain
-	ctx     context.Context // Load's: cancelled, nothing more is counted
-	w       load.Window     // Load's
+	// shards: one per event loop (only that loop touches its own), and
+	// the goroutine engine's (locked), made when Load needs them: each
+	// holds a histogram per kind (about 270 KB each).
+	shards   []*shard
+	goShards []*shard
+	httpc    *http.Client
+	baseURL  string          // --url without a trailing slash ({url})
+	httpURL  string          // the same with http:// ({http_url})
+	reqCtx   context.Context // HTTP sends: ends at the drain
+	ctx      context.Context // Load's: cancelled, nothing more is counted
+	w        load.Window     // Load's
 
 	engine atomic.Pointer[loopEngine] // the event loops, once Load made them (ReadCounters)
 	loops  *load.LoopStats            // their evidence, after Load
@@ -203,17 +205,12 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 		s.httpURL = "https://" + rest
 	}
 	s.members = make([]int64, s.rooms)
-	nsh := min(c.Connections, 2*runtime.GOMAXPROCS(0))
-	for range max(nsh, 1) {
-		s.shards = append(s.shards, s.newShard(true))
-	}
 	for i := range c.Connections {
 		cn := &conn{
 			s:     s,
 			i:     i,
 			room:  i % s.rooms,
 			role:  spec.Roles[roles[i]],
-			sh:    s.shards[i%len(s.shards)],
 			ids:   map[string]idEntry{},
 			cache: make([]cacheEntry, len(spec.paths)),
 			next:  pool.Start(i, 1),
@@ -353,6 +350,18 @@ func (r *roleSpec) hasHTTP() bool {
 	return false
 }
 
+// goShard is the goroutine engine's shard of connection c: a few per CPU,
+// connection i in shard i mod their number, made on first use.
+func (s *scenario) goShard(c *conn) *shard {
+	if s.goShards == nil {
+		for range min(len(s.conns), 2*runtime.GOMAXPROCS(0)) {
+			s.goShards = append(s.goShards, s.newShard(true))
+		}
+		s.shards = append(s.shards, s.goShards...)
+	}
+	return s.goShards[c.i%len(s.goShards)]
+}
+
 // onLoop reports whether the connection, once open, goes on an event loop:
 // a WebSocket whose role makes no HTTP send, with --io loop.
 func (s *scenario) onLoop(c *conn) bool {
@@ -396,6 +405,7 @@ func (s *scenario) Load(ctx context.Context, w load.Window) []*load.Recorder {
 		if c.ws != nil {
 			c.ws.SetWriteDeadline(load.MonoTime(w.Drain))
 		}
+		c.sh = s.goShard(c)
 		c.goStart(ctx, done, &wg)
 	}
 	if len(onLoops) > 0 {

@@ -44,7 +44,7 @@ func roomsScenario(tb testing.TB, n int) *scenario {
 	}
 	s.w, s.ctx = everything, context.Background()
 	for _, c := range s.conns {
-		c.out = discard{}
+		c.out, c.sh = discard{}, s.goShard(c)
 	}
 	return s
 }

@@ -54,6 +54,7 @@ func (s *scenario) runLoops(ctx context.Context, conns []*conn, done <-chan stru
 	})
 	if err != nil {
 		for _, c := range conns {
+			c.sh = s.goShard(c)
 			c.goStart(ctx, done, wg)
 		}
 		return
@@ -73,6 +74,7 @@ func (s *scenario) runLoops(ctx context.Context, conns []*conn, done <-chan stru
 		c.detached.Store(true)
 		lc, err := eng.Add(c.ws, h)
 		if err != nil {
+			c.sh = s.goShard(c)
 			c.readError(err, load.Mono()) // its socket is gone
 			continue
 		}
