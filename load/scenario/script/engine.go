@@ -205,6 +205,13 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 		s.httpURL = "https://" + rest
 	}
 	s.members = make([]int64, s.rooms)
+	// Read-only values every connection shares (thousands of connections:
+	// one copy each would be bytes per connection for nothing).
+	baseURL, httpURL := []byte(s.baseURL), []byte(s.httpURL)
+	roleNames := make([][]byte, len(spec.Roles))
+	for r, ro := range spec.Roles {
+		roleNames[r] = []byte(ro.Name)
+	}
 	for i := range c.Connections {
 		cn := &conn{
 			s:     s,
@@ -221,9 +228,9 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 		for _, vs := range []*vars{&cn.vs, &cn.rvs} {
 			vs.ints[varRoom] = int64(cn.room)
 			vs.ints[varConn] = int64(i)
-			vs.strs[varRole] = []byte(cn.role.Name)
-			vs.strs[varURL] = []byte(s.baseURL)
-			vs.strs[varHTTPURL] = []byte(s.httpURL)
+			vs.strs[varRole] = roleNames[roles[i]]
+			vs.strs[varURL] = baseURL
+			vs.strs[varHTTPURL] = httpURL
 		}
 		cn.client = spec.ClientID.Append(nil, &cn.vs)
 		cn.vs.strs[varClient] = cn.client
