@@ -1,6 +1,11 @@
 package load
 
-import "github.com/ceiling-bench/ceiling/load/evloop"
+import (
+	"context"
+	"sync"
+
+	"github.com/ceiling-bench/ceiling/load/evloop"
+)
 
 // LoopReporter is a Scenario that says how it drove its connections
 // (GeneratorStats.Engine) and, when that was the event-loop engine
@@ -46,4 +51,43 @@ func reportLoops(g *GeneratorStats, sc Scenario, w Window) {
 	}
 	g.Engine = lr.Engine()
 	g.Loops = lr.LoopStats(w)
+}
+
+// LoopRunner runs a scenario's event-loop engine and keeps what the engine
+// asks of it: the engine's counters for the observer mid-run
+// (Scenario.ReadCounters) and the loops block after it (LoopReporter).
+// The zero value is ready; Counters is zero and Stats nil until Run.
+type LoopRunner struct {
+	mu    sync.Mutex // guards eng: the observer reads counters mid-run
+	eng   *evloop.Engine
+	stats *LoopStats
+}
+
+// Run runs eng until it ends, then keeps its Stats.
+func (r *LoopRunner) Run(ctx context.Context, eng *evloop.Engine) {
+	r.mu.Lock()
+	r.eng = eng
+	r.mu.Unlock()
+	eng.Run(ctx)
+	st := LoopStatsOf(eng.Stats())
+	r.mu.Lock()
+	r.stats = st
+	r.mu.Unlock()
+}
+
+// Counters are the engine's read syscalls and messages so far.
+func (r *LoopRunner) Counters() (reads, messages int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.eng == nil {
+		return 0, 0
+	}
+	return r.eng.Counters()
+}
+
+// Stats is the loops block of the engine's run; nil before it ended.
+func (r *LoopRunner) Stats() *LoopStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
 }

@@ -97,7 +97,7 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	// ceiling load runs every I/O mode at each batch, interleaved, so the
 	// A/B below compares points of the same run: goroutines waking once
 	// per batch (ExpectBytes), goroutines with eager reads (batch > 1),
-	// and the epoll reactor (per-message reads, like eager).
+	// and the event loops (--io loop, both read modes).
 	var ab []abPoint
 	ceilingPoints := func(batch int) error {
 		for _, m := range ceilingModes(batch) {

@@ -48,7 +48,7 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"marker dir", []string{dead, "--measure-marker", "/nonexistent/dir/m"}, "--measure-marker"},
 		{"random fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--payload", "random"}, "--payload random"},
 		{"io name", []string{dead, "--io", "threads"}, "-io"},
-		{"io with open loop", []string{dead, "--rate", "10", "--io", "reactor"}, "--io"},
+		{"io with drop", []string{dead, "--drop", "--io", "loop"}, "--io"},
 		{"io with fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--io", "goroutines"}, "--io"},
 		{"script without file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1"}, "--scenario-file: required"},
 		{"script bad file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../load/scenario/script/testdata/bad-share.json"}, "--scenario-file ../../load/scenario/script/testdata/bad-share.json: roles[0].share: 1.5: "},
@@ -100,6 +100,7 @@ func TestLoadGoodCombinationsPassValidation(t *testing.T) {
 		{"--rate", "100", "--max-inflight", "4"},
 		{"--io", "goroutines"},
 		{"--io", "reactor", "--eager-reads"},
+		{"--io", "loop", "--rate", "100"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args = append([]string{"load", "--url", "ws://127.0.0.1:1/echo", "--connections", "2", "--duration", "100ms", "--warmup", "0s", "--quiet"}, args...)

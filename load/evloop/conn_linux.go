@@ -258,8 +258,10 @@ func (l *loop) applyLowWater(c *Conn) {
 }
 
 // read makes one read syscall (epoll is level-triggered: anything left
-// brings the loop back) and handles what came; now is the read's time.
-func (l *loop) read(c *Conn, now int64) {
+// brings the loop back) and handles what came, timed when the read
+// returned: a read can take bytes that arrived after epoll_wait did, so
+// an earlier time could precede a message's own timestamp.
+func (l *loop) read(c *Conn) {
 	c.reading = true
 	defer l.doneReading(c)
 	if c.big > 0 { // a frame larger than the shared buffer: read into its own
@@ -273,7 +275,7 @@ func (l *loop) read(c *Conn, now int64) {
 		}
 		b := c.pend
 		c.pend, c.big = nil, 0
-		l.parse(c, b, now)
+		l.parse(c, b, l.now())
 		l.free.put(b)
 		return
 	}
@@ -290,7 +292,7 @@ func (l *loop) read(c *Conn, now int64) {
 		}
 		return
 	}
-	l.parse(c, l.rbuf[:k+n], now)
+	l.parse(c, l.rbuf[:k+n], l.now())
 }
 
 func (l *loop) doneReading(c *Conn) {

@@ -260,7 +260,7 @@ func (l *loop) run(ctx context.Context) {
 		if l.active == 0 {
 			return
 		}
-		l.arm(now)
+		l.arm()
 		n, err := wait()
 		if err != nil {
 			if err == unix.EINTR || errors.Is(err, os.ErrDeadlineExceeded) {
@@ -292,7 +292,7 @@ func (l *loop) run(ctx context.Context) {
 			if !c.done && ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 				t := l.now()
 				l.recordLag(t, t-ready)
-				l.read(c, t)
+				l.read(c)
 			}
 		}
 	}
@@ -334,7 +334,10 @@ func (l *loop) runTimers(now int64) {
 // when the earliest timer changed for an earlier one or the armed one
 // fired, so the wait wakes at the microsecond a timer is due instead of
 // the millisecond Go's timers would (see load/clockwork.go).
-func (l *loop) arm(now int64) {
+//
+// The timerfd is relative, so it is armed from a fresh reading of the
+// clock: the pass's own handlers may have run a while since it began.
+func (l *loop) arm() {
 	if len(l.heap) == 0 {
 		return // a stale arming only wakes the loop once for nothing
 	}
@@ -342,7 +345,7 @@ func (l *loop) arm(now int64) {
 	if l.armed != 0 && l.armed <= head {
 		return
 	}
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(head-now, 1))}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(head-l.now(), 1))}
 	if timerfdSettime(l.tfd, &spec) == nil {
 		l.armed = head
 	}

@@ -98,7 +98,8 @@ type Conn struct {
 	wr io.Writer // nc, or the test's writer
 
 	// Reader side (reader goroutine only).
-	rbuf    []byte
+	rbuf    []byte // nil after Shrink until the next ReadMessage
+	rsize   int    // len(rbuf) when allocated
 	r, w    int    // unread bytes are rbuf[r:w]
 	frag    []byte // reassembly buffer for fragmented or oversized messages
 	fragOp  Opcode // opcode of the message being reassembled; 0 = none
@@ -135,6 +136,7 @@ func newConn(nc net.Conn, rd io.Reader, wr io.Writer, opts Options) *Conn {
 		rd:     rd,
 		wr:     wr,
 		rbuf:   make([]byte, opts.ReadBufferSize),
+		rsize:  opts.ReadBufferSize,
 		maxMsg: opts.MaxMessageSize,
 		wbuf:   make([]byte, 0, opts.WriteBufferSize),
 		ctrl:   make([]byte, 0, maxControlFrame),
@@ -230,6 +232,22 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// Shrink releases the read and write buffers of an idle connection when
+// no unread byte is buffered: a connection that waits (its handshake done,
+// its subscription made) before it is read again or handed to an event
+// loop (Detach) then costs a few hundred bytes instead of its buffers. The
+// next ReadMessage or write allocates them again. Reader goroutine only,
+// with no write in progress.
+func (c *Conn) Shrink() {
+	if c.r == c.w {
+		c.rbuf, c.r, c.w = nil, 0, 0
+	}
+	c.wbuf = nil
+	c.wmu.Lock()
+	c.ctrl = nil
+	c.wmu.Unlock()
 }
 
 // Abort closes the TCP connection at once, with no close frame: a client

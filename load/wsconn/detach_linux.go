@@ -9,7 +9,7 @@ import (
 )
 
 // Detach hands the connection's socket to a caller that drives it with its
-// own epoll (the load generator's reactor), taking it out of Go's
+// own epoll (the load generator's event loops, load/evloop), taking it out of Go's
 // netpoller: it returns a duplicate of the socket's descriptor, set
 // non-blocking, and the bytes already read past the handshake (frames the
 // server sent right behind the 101), which the caller must parse first.

@@ -14,6 +14,9 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 	if c.readErr != nil {
 		return 0, nil, c.readErr
 	}
+	if c.rbuf == nil { // after Shrink
+		c.rbuf = make([]byte, c.rsize)
+	}
 	for {
 		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
 		if err != nil {
