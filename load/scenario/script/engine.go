@@ -52,8 +52,7 @@ type scenario struct {
 	ctx      context.Context // Load's: cancelled, nothing more is counted
 	w        load.Window     // Load's
 
-	engine atomic.Pointer[loopEngine] // the event loops, once Load made them (ReadCounters)
-	loops  *load.LoopStats            // their evidence, after Load
+	loops load.LoopRunner // --io loop: the event loops' run, counters and evidence
 
 	kinds     map[string]*KindSummary
 	unmatched int64
@@ -313,6 +312,9 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 		}
 	}
 	ws.SetReadDeadline(time.Time{})
+	if s.onLoop(c) {
+		ws.Shrink() // idle until Load hands it to a loop: no buffers meanwhile
+	}
 	c.ws = ws
 	return nil
 }
@@ -338,12 +340,8 @@ func (s *scenario) ReadCounters() (reads, messages int64) {
 			messages += c.ws.Messages()
 		}
 	}
-	if e := s.engine.Load(); e != nil {
-		r, m := e.counters()
-		reads += r
-		messages += m
-	}
-	return reads, messages
+	r, m := s.loops.Counters()
+	return reads + r, messages + m
 }
 
 // hasHTTP reports whether any of the role's sends is an HTTP request (a

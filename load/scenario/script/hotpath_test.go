@@ -237,9 +237,6 @@ func TestLoopReceiveAllocs(t *testing.T) {
 		s.Load(loadCtx, w)
 	}()
 	defer func() { stop(); <-done }()
-	for s.engine.Load() == nil {
-		time.Sleep(time.Millisecond)
-	}
 	// One batch: an op relay, a presence relay, a ping (answered), a
 	// joined; each op with the next version.
 	const batches = 600
@@ -264,7 +261,7 @@ func TestLoopReceiveAllocs(t *testing.T) {
 		batch++
 		sent += 4
 		for deadline := time.Now().Add(5 * time.Second); ; {
-			if _, m := s.engine.Load().counters(); m >= sent {
+			if _, m := s.loops.Counters(); m >= sent {
 				return
 			}
 			if time.Now().After(deadline) {

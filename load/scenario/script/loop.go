@@ -19,14 +19,6 @@ import (
 // loopSupported: the event loops run here (Linux).
 const loopSupported = evloop.Supported
 
-// loopEngine is the loops a Load made and, after Run, their evidence.
-type loopEngine struct {
-	e     *evloop.Engine
-	stats *load.LoopStats
-}
-
-func (le *loopEngine) counters() (reads, messages int64) { return le.e.Counters() }
-
 // loopHandler is the evloop.Handler of a scenario's connections: conns
 // in their order of Add.
 type loopHandler struct{ conns []*conn }
@@ -89,15 +81,12 @@ func (s *scenario) runLoops(ctx context.Context, conns []*conn, done <-chan stru
 		}
 		c.start(now)
 	}
-	le := &loopEngine{e: eng}
-	s.engine.Store(le)
-	eng.Run(ctx)
-	le.stats = load.LoopStatsOf(eng.Stats())
+	s.loops.Run(ctx, eng)
 }
 
 // Engine says how the WebSocket connections were driven (load.LoopReporter).
 func (s *scenario) Engine() string {
-	if s.engine.Load() != nil {
+	if s.loops.Stats() != nil {
 		return load.EngineLoop
 	}
 	return load.EngineGoroutines
@@ -105,11 +94,6 @@ func (s *scenario) Engine() string {
 
 // LoopStats is the loops' evidence over the window, nil on goroutines
 // (load.LoopReporter).
-func (s *scenario) LoopStats(load.Window) *load.LoopStats {
-	if le := s.engine.Load(); le != nil {
-		return le.stats
-	}
-	return nil
-}
+func (s *scenario) LoopStats(load.Window) *load.LoopStats { return s.loops.Stats() }
 
 var _ load.LoopReporter = (*scenario)(nil)
