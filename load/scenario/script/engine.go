@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net/http"
 	"runtime"
@@ -136,8 +137,8 @@ type conn struct {
 	broken    bool  // a WebSocket write failed (goroutine engine)
 	writeErr  error // ... with this error
 
-	idMu sync.Mutex // ids, on the goroutine engine (locked)
-	ids  map[string]idEntry
+	idMu sync.Mutex         // ids, on the goroutine engine (locked)
+	ids  map[uint64]idEntry // sends awaiting an ack or a refusal, by idKey; made on first use
 
 	lastSend atomic.Int32
 	detached atomic.Bool // ws belongs to an event loop (its counters are the loop's)
@@ -167,6 +168,14 @@ func (c *conn) unlockIDs() {
 		c.idMu.Unlock()
 	}
 }
+
+// idKey is the key of a send's id in conn.ids: a 64-bit hash of its
+// bytes, so remembering a send allocates no string (a collision among a
+// connection's at most maxIDs outstanding ids is about as likely as 1 in
+// 10^10).
+func idKey(id []byte) uint64 { return maphash.Bytes(idSeed, id) }
+
+var idSeed = maphash.MakeSeed()
 
 type idEntry struct {
 	ts   int64
@@ -217,7 +226,6 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 			i:     i,
 			room:  i % s.rooms,
 			role:  spec.Roles[roles[i]],
-			ids:   map[string]idEntry{},
 			cache: make([]cacheEntry, len(spec.paths)),
 			next:  pool.Start(i, 1),
 		}

@@ -219,10 +219,13 @@ func (c *conn) send(j int, ts int64) bool {
 		vs.strs[varID] = c.id
 		if len(sd.ackKinds) > 0 || (c.s.spec.RateLimited != nil && c.s.spec.RateLimited.ID != nil) {
 			c.lockIDs()
+			if c.ids == nil {
+				c.ids = map[uint64]idEntry{}
+			}
 			if len(c.ids) >= maxIDs {
 				clear(c.ids) // ids never answered (refused without an id, lost)
 			}
-			c.ids[string(c.id)] = idEntry{ts: ts, send: j}
+			c.ids[idKey(c.id)] = idEntry{ts: ts, send: j}
 			c.unlockIDs()
 		}
 	}
@@ -451,9 +454,10 @@ func (c *conn) takeRawID(v []byte) (idEntry, bool) {
 		v = v[1 : len(v)-1]
 	}
 	c.lockIDs()
-	e, ok := c.ids[string(v)]
+	k := idKey(v)
+	e, ok := c.ids[k]
 	if ok {
-		delete(c.ids, string(v))
+		delete(c.ids, k)
 	}
 	c.unlockIDs()
 	return e, ok

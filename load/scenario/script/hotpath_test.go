@@ -45,6 +45,7 @@ func roomsScenario(tb testing.TB, n int) *scenario {
 	s.w, s.ctx = everything, context.Background()
 	for _, c := range s.conns {
 		c.out, c.sh = discard{}, s.goShard(c)
+		c.ids = map[uint64]idEntry{}
 	}
 	return s
 }
@@ -89,7 +90,7 @@ func TestReceiveAllocs(t *testing.T) {
 	acks := make([][]byte, 0, 1000)
 	for i := range 1000 {
 		id := fmt.Sprintf("c0-%d", i)
-		editor.ids[id] = idEntry{ts: now, send: 0}
+		editor.ids[idKey([]byte(id))] = idEntry{ts: now, send: 0}
 		acks = append(acks, []byte(fmt.Sprintf(`{"type":"ack","id":%q,"v":%d,"ts":%d}`, id, 2000+i, now)))
 	}
 	var a int
@@ -122,6 +123,38 @@ func TestReceiveAllocs(t *testing.T) {
 	}
 	if k["patch"].RateLimited == 0 || k["patch"].ErrorsByReason["server_bad_json"] == 0 || s.Unmatched() == 0 {
 		t.Errorf("rate limited %d, errors %v, unmatched %d", k["patch"].RateLimited, k["patch"].ErrorsByReason, s.Unmatched())
+	}
+}
+
+// TestSendAllocs: an editor's send (rendered, its id remembered, framed
+// and accounted) and the ack that answers it allocate nothing either, once
+// the buffers have grown.
+func TestSendAllocs(t *testing.T) {
+	s := roomsScenario(t, 20)
+	editor := s.conns[0]
+	if editor.role.Sends[0].Name != "patch" {
+		t.Fatalf("send 0 is %s", editor.role.Sends[0].Name)
+	}
+	now := load.Mono()
+	acks := make([][]byte, 0, 2000)
+	for i := range 2000 {
+		acks = append(acks, []byte(fmt.Sprintf(`{"type":"ack","id":"c0-%d","v":%d,"ts":%d}`, i+1, i+1, now)))
+	}
+	n := 0
+	round := func() {
+		editor.send(0, now)
+		editor.handle(acks[n], now+1000)
+		n++
+	}
+	for range 10 {
+		round()
+	}
+	if a := testing.AllocsPerRun(1500, round); a != 0 {
+		t.Errorf("%v allocs per send and its ack", a)
+	}
+	s.Finish(nil, nil)
+	if k := s.Kinds()["ack"]; k.Received != int64(n) || len(k.ErrorsByReason) != 0 || len(editor.ids) != 0 {
+		t.Errorf("acks %d of %d, errors %v, %d ids left", k.Received, n, k.ErrorsByReason, len(editor.ids))
 	}
 }
 
@@ -185,7 +218,7 @@ func FuzzReceive(f *testing.F) {
 	editor := s.conns[0]
 	editor.lastSend.Store(0)
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		editor.ids["c0-1"] = idEntry{ts: 1, send: 0}
+		editor.ids[idKey([]byte("c0-1"))] = idEntry{ts: 1, send: 0}
 		editor.handle(msg, load.Mono())
 		s.conns[5].handle(msg, load.Mono())
 	})
