@@ -14,8 +14,11 @@
 // its bytes for the named fields only (scan.go, held to encoding/json by a
 // fuzz test), each match path is looked up at most once per message, and
 // matchers test the path the file matches on most (usually "type") first.
-// Matching, extracting and recording allocate nothing (TestReceiveAllocs);
-// BenchmarkReceive puts the cost per message beside echo's.
+// Matching, extracting and recording allocate nothing (TestReceiveAllocs;
+// on the event loops from the socket on, TestLoopReceiveAllocs), nor does
+// a send whose ack is awaited by id (TestSendAllocs: ids are remembered
+// by a 64-bit hash); BenchmarkReceive puts the cost per message beside
+// echo's.
 //
 // # Running
 //
