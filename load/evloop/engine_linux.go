@@ -252,7 +252,7 @@ func (l *loop) run(ctx context.Context) {
 	wait := l.waiter()
 	for l.active > 0 {
 		now := l.now()
-		if now >= l.cfg.Drain {
+		if l.cfg.Drain > 0 && now >= l.cfg.Drain {
 			l.endAll(ErrDrain)
 			return
 		}
@@ -361,9 +361,10 @@ func (l *loop) arm() {
 // Where the descriptor cannot join the netpoller it falls back to a
 // blocking unix.EpollWait bounded by the next timer and maxWaitMs.
 func (l *loop) waiter() func() (int, error) {
-	var n int
+	var n, polls int
 	var err error
 	poll := func(uintptr) bool {
+		polls++
 		n, err = epollWait(l.epfd, l.events, 0)
 		return err != nil || n > 0
 	}
@@ -371,16 +372,22 @@ func (l *loop) waiter() func() (int, error) {
 		l.file = os.NewFile(uintptr(l.epfd), "evloop-epoll") // owns epfd from now on
 	}
 	if l.file != nil {
-		drain := time.Now().Add(time.Duration(l.cfg.Drain - l.now()))
+		var drain time.Time // none
+		if l.cfg.Drain > 0 {
+			drain = time.Now().Add(time.Duration(l.cfg.Drain - l.now()))
+		}
 		if l.file.SetReadDeadline(drain) == nil {
 			if rc, e := l.file.SyscallConn(); e == nil {
 				return func() (int, error) {
-					if poll(0) {
-						return n, err
-					}
+					// rc.Read polls first and parks only when nothing
+					// is ready: a wait that polled more than once, or
+					// ended at the deadline, parked.
+					polls = 0
 					t0 := l.now()
 					e := rc.Read(poll)
-					l.blocked(t0, l.now())
+					if polls != 1 || e != nil {
+						l.blocked(t0, l.now())
+					}
 					if e != nil {
 						return 0, e
 					}
@@ -394,7 +401,10 @@ func (l *loop) waiter() func() (int, error) {
 			return n, err
 		}
 		now := l.now()
-		until := l.cfg.Drain
+		until := now + maxWaitMs*1_000_000
+		if l.cfg.Drain > 0 {
+			until = min(until, l.cfg.Drain)
+		}
 		if len(l.heap) > 0 {
 			until = min(until, l.heap[0].at)
 		}

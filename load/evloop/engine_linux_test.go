@@ -328,6 +328,16 @@ func TestDrainAndCancel(t *testing.T) {
 	if cancelledN.Load() != 4 {
 		t.Fatalf("%d ended by the cancel, want 4", cancelledN.Load())
 	}
+
+	// No drain (0): Run waits for the cancel.
+	cancelledN.Store(0)
+	cfg := Config{Now: mono, Loops: 1}
+	e, _ = engineOf(t, cfg, url, 2, h)
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if d := runFor(t, e, ctx, 5*time.Second); d < 80*time.Millisecond || cancelledN.Load() != 2 {
+		t.Fatalf("Run returned after %v with %d cancelled, want at the cancel with 2", d, cancelledN.Load())
+	}
 }
 
 // Frames split across reads (a header in pieces, a payload in pieces),

@@ -14,7 +14,8 @@ type Config struct {
 	// (load.Mono).
 	Now func() int64
 	// Drain is when Run ends: connections still open then get
-	// Closed(c, ErrDrain).
+	// Closed(c, ErrDrain). 0 is no drain: Run ends when every connection
+	// has, or its context is cancelled.
 	Drain int64
 	// Window is the measured interval: the loops' busy time and lag are
 	// counted inside [Start, End) only.
