@@ -344,7 +344,10 @@ func TestChatJoinedFrames(t *testing.T) {
 	// Without split the same server loses messages, and the run says so.
 	cs2 := startChat(t, &chatServer{joinFrames: true, welcomeIn: 30 * time.Millisecond}) // welcome in a frame of its own: no split needed to connect
 	s2, _ := run(t, chatFile, cs2.url, nil, 12, 200*time.Millisecond, time.Second, 500*time.Millisecond)
-	if h := s2.Kinds()["heard"]; cs2.multi.Load() > 0 && h.Received >= *h.Expected {
+	// (Checked only when the server did put a heard behind another
+	// message: it joins what queued within its 3 ms tick, and a joined
+	// frame may hold no heard past its first line.)
+	if h := s2.Kinds()["heard"]; cs2.hidden.Load() > 0 && h.Received >= *h.Expected {
 		t.Errorf("without split: heard %d of %d expected, want fewer (joined frames)", h.Received, *h.Expected)
 	}
 }
