@@ -53,9 +53,11 @@
 //
 // The loops time each send to its scheduled instant (a timerfd), so at a
 // low rate every send is a wake-up of its own, where the goroutines' Go
-// timers (about a millisecond of slack) send several per wake-up: on
-// rooms at 200 users the loop's schedule lag is several times smaller and
-// its CPU per message higher (docs/efficiency.md, section 4). Finish
+// timers (up to about a millisecond late) send several per wake-up: on
+// rooms at 200 users the loops' schedule lag p50 was about 15 times
+// smaller and their CPU per message 1.5 to 1.8 times higher, all of it
+// kernel time (docs/efficiency.md, section 4); --io goroutines is there
+// for a run that would rather spend less. Finish
 // merges the shards into summary.kinds; generator.engine and
 // generator.loops say which engine ran and how busy its loops were.
 //
