@@ -33,7 +33,20 @@ func roomsScenario(tb testing.TB, n int) *scenario {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := &load.Config{URL: "ws://127.0.0.1:1", Connections: n, Payload: "constant", RecordSize: 200}
+	s := newTestScenario(tb, spec, "ws://127.0.0.1:1", n)
+	s.w, s.ctx = everything, context.Background()
+	for _, c := range s.conns {
+		c.out, c.sh = discard{}, s.goShard(c)
+		c.ids = map[uint64]idEntry{}
+	}
+	return s
+}
+
+// newTestScenario builds spec's driver for n connections to url, with
+// constant 200-byte payloads.
+func newTestScenario(tb testing.TB, spec *Spec, url string, n int) *scenario {
+	tb.Helper()
+	cfg := &load.Config{URL: url, Connections: n, Payload: "constant", RecordSize: 200}
 	pool, err := payload.New("constant", 1, 200, 16)
 	if err != nil {
 		tb.Fatal(err)
@@ -41,11 +54,6 @@ func roomsScenario(tb testing.TB, n int) *scenario {
 	s, err := newScenario(cfg, pool, spec, nil)
 	if err != nil {
 		tb.Fatal(err)
-	}
-	s.w, s.ctx = everything, context.Background()
-	for _, c := range s.conns {
-		c.out, c.sh = discard{}, s.goShard(c)
-		c.ids = map[uint64]idEntry{}
 	}
 	return s
 }
@@ -244,15 +252,7 @@ func TestLoopReceiveAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startRawServer(t)
-	cfg := &load.Config{URL: "ws://" + srv.addr, Connections: 1, Payload: "constant", RecordSize: 200}
-	pool, err := payload.New("constant", 1, 200, 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newScenario(cfg, pool, spec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestScenario(t, spec, "ws://"+srv.addr, 1)
 	s.io = IOLoop
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
