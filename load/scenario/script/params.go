@@ -18,6 +18,9 @@ import (
 type Params struct {
 	File   string `json:"scenario_file"`
 	SHA256 string `json:"scenario_file_sha256"` // of the file as read, set by Validate
+	// IO is how WebSocket connections are driven: IOLoop (event loops,
+	// Linux) or IOGoroutines (a reader and a writer goroutine each).
+	IO string `json:"io"`
 
 	spec *Spec
 	keys map[string][]byte // signing keys by environment variable; never recorded
@@ -36,14 +39,24 @@ type badFile struct {
 func (e *badFile) Error() string   { return "--scenario-file " + e.file + ": " + e.err.Error() }
 func (e *badFile) Unwrap() []error { return []error{ErrBadFile, e.err} }
 
-// Flags registers --scenario-file.
+// --io values.
+const (
+	IOLoop       = "loop"
+	IOGoroutines = "goroutines"
+)
+
+// Flags registers --scenario-file and --io.
 func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&p.File, "scenario-file", p.File, "JSON scenario file describing the protocol to drive (see docs/scenarios.md)")
+	fs.StringVar(&p.IO, "io", p.IO, "`mode` of the WebSocket connections: loop (event loops, one per GOMAXPROCS; Linux) | goroutines (a reader and a writer per connection; anywhere). HTTP senders always use goroutines. Default: loop where available")
 }
 
 // Validate parses the file and checks it against the common knobs. Every
 // error names the flag, the file and the JSON path of the bad field.
 func (p *Params) Validate(c *load.Config, given func(flag string) bool) error {
+	if err := p.validateIO(given); err != nil {
+		return err
+	}
 	if p.File == "" {
 		return errors.New("--scenario-file: required (a JSON scenario file, see docs/scenarios.md)")
 	}
@@ -87,6 +100,25 @@ func (p *Params) Validate(c *load.Config, given func(flag string) bool) error {
 	return nil
 }
 
+// validateIO settles --io: loop where the event loops run (Linux), else
+// goroutines; loop asked for by name where they do not is an error.
+func (p *Params) validateIO(given func(flag string) bool) error {
+	switch p.IO {
+	case "":
+		p.IO = IOLoop
+	case IOLoop, IOGoroutines:
+	default:
+		return fmt.Errorf("--io %q: want loop or goroutines", p.IO)
+	}
+	if p.IO == IOLoop && !loopSupported {
+		if given != nil && given("io") {
+			return errors.New("--io loop needs Linux (epoll): use --io goroutines")
+		}
+		p.IO = IOGoroutines // what actually runs, recorded as such
+	}
+	return nil
+}
+
 // New builds the driver. Validate must have passed.
 func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) {
 	if p.spec == nil {
@@ -94,7 +126,12 @@ func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) 
 			return nil, err
 		}
 	}
-	return newScenario(c, pool, p.spec, p.keys)
+	s, err := newScenario(c, pool, p.spec, p.keys)
+	if err != nil {
+		return nil, err
+	}
+	s.io = p.IO
+	return s, nil
 }
 
 // New builds the driver for the scenario file p.File (the constructor of

@@ -91,6 +91,14 @@ func TestRoomsRefserver(t *testing.T) {
 	if res.Summary.Mode != "open" || *res.Summary.RequestedOpsPerS != 2*2+20*20 {
 		t.Errorf("mode %s, requested %v", res.Summary.Mode, res.Summary.RequestedOpsPerS)
 	}
+	// The connections ran on the event loops, which say how busy they were.
+	g := res.Generator
+	if g.Engine != load.EngineLoop || g.Loops == nil || g.Loops.Count < 1 || len(g.Loops.BusyFraction) != g.Loops.Count {
+		t.Errorf("generator engine %q, loops %+v", g.Engine, g.Loops)
+	}
+	if g.ScheduleLag.Count == 0 || g.ReadSyscalls == 0 {
+		t.Errorf("schedule lag %+v, read syscalls %d", g.ScheduleLag, g.ReadSyscalls)
+	}
 }
 
 // TestRoomsRefserverGaps: --rooms-skip-every 2 bumps every 2nd patch's

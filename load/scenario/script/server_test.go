@@ -44,13 +44,14 @@ type chatServer struct {
 	// emptyPing: pings are {} and a {} back is the pong.
 	emptyPing bool
 
-	mu    sync.Mutex
-	chans map[string]*channel
-	pongs atomic.Int64
-	multi atomic.Int64 // joined frames written with more than one message
-	says  atomic.Int64
-	srv   *http.Server
-	url   string
+	mu     sync.Mutex
+	chans  map[string]*channel
+	pongs  atomic.Int64
+	multi  atomic.Int64 // joined frames written with more than one message
+	hidden atomic.Int64 // heard messages behind another in a joined frame
+	says   atomic.Int64
+	srv    *http.Server
+	url    string
 }
 
 type channel struct {
@@ -67,6 +68,7 @@ type member struct {
 	buf    []byte // queued lines
 	frames atomic.Int64
 	multi  *atomic.Int64 // frames that held more than one message
+	hidden *atomic.Int64 // heard messages not first in their frame
 }
 
 func (m *member) send(v any) {
@@ -94,8 +96,9 @@ func (m *member) flush() {
 	if len(m.buf) == 0 {
 		return
 	}
-	if bytes.IndexByte(m.buf, '\n') >= 0 {
+	if i := bytes.IndexByte(m.buf, '\n'); i >= 0 {
 		m.multi.Add(1)
+		m.hidden.Add(int64(bytes.Count(m.buf[i:], []byte(`"op":"heard"`))))
 	}
 	m.ws.WriteMessage(websocket.TextMessage, m.buf)
 	m.buf = m.buf[:0]
@@ -133,7 +136,7 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
-	m := &member{ws: ws, joined: cs.joinFrames, multi: &cs.multi}
+	m := &member{ws: ws, joined: cs.joinFrames, multi: &cs.multi, hidden: &cs.hidden}
 	var ch *channel
 	var said int64
 	done := make(chan struct{})

@@ -171,6 +171,18 @@ func TestValidate(t *testing.T) {
 	if string(ps.keys["SCRIPT_TEST_KEY_UNSET"]) != "s3cret" {
 		t.Fatal("key not read")
 	}
+	// --io: loop by default where the loops run, goroutines elsewhere.
+	want := map[bool]string{true: IOLoop, false: IOGoroutines}[loopSupported]
+	if p.IO != want {
+		t.Errorf("default --io %q, want %q", p.IO, want)
+	}
+	if err := (&Params{File: good, IO: "threads"}).Validate(cfg(), nil); err == nil || err.Error() != `--io "threads": want loop or goroutines` {
+		t.Errorf("bad --io: %v", err)
+	}
+	pg := &Params{File: good, IO: IOGoroutines}
+	if err := pg.Validate(cfg(), func(f string) bool { return f == "io" }); err != nil || pg.IO != IOGoroutines {
+		t.Errorf("--io goroutines: %v, %q", err, pg.IO)
+	}
 }
 
 func TestAssignRoles(t *testing.T) {
