@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 )
@@ -161,6 +162,9 @@ type Config struct {
 	// ceiling is its clean point with the most connections that meets it
 	// (Point.Objective), not its highest throughput.
 	Objective string `json:"objective,omitempty"`
+	// Agents is AGENTS: each point ran through this many `ceiling agent`
+	// processes (curve[].agents); 0 (absent): the one generator.
+	Agents int `json:"agents,omitempty"`
 
 	// Two-arm sweep only (zero otherwise): COMPARE_REPS repeats per arm
 	// at each compared point, the test's ALPHA, and the compare phase's
@@ -274,6 +278,10 @@ type Point struct {
 	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
 	// Drop is what DROP found after the window (nil without it).
 	Drop *load.DropResult `json:"drop,omitempty"`
+	// Agents lists the agents that ran the point with AGENTS (nil
+	// without): each one's segment, clock, start skew, figures and
+	// generator evidence; the point's own figures are their exact merge.
+	Agents []agents.Report `json:"agents,omitempty"`
 	// Objective is the objective judged on this point (Config.Objective);
 	// nil without one.
 	Objective *objective.Result `json:"objective,omitempty"`

@@ -138,8 +138,8 @@ func TestThreeAgentsMergeExactly(t *testing.T) {
 		if _, err := want.MergeExact(a.latency); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("agent %d: %d conns, rtt %v, offset %v, start skew %v, %.0f msg/s, p99 %v",
-			a.Index, a.Connections, time.Duration(a.RTTNs), time.Duration(a.ClockOffsetNs), time.Duration(a.StartSkewNs), a.ThroughputPerS, time.Duration(a.P99Ns))
+		t.Logf("agent %d: %d conns, rtt %v, offset %v, start skew %v (wake late %v), %.0f msg/s, p99 %v",
+			a.Index, a.Connections, time.Duration(a.RTTNs), time.Duration(a.ClockOffsetNs), time.Duration(a.StartSkewNs), time.Duration(a.WakeLateNs), a.ThroughputPerS, time.Duration(a.P99Ns))
 		if a.StartSkewNs > int64(plan.MaxStartSkew) || a.StartSkewNs < -int64(plan.MaxStartSkew) {
 			t.Errorf("agent %d: start skew %v", a.Index, time.Duration(a.StartSkewNs))
 		}

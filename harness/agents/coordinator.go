@@ -316,7 +316,12 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 			case tStarted:
 				r.started = true
 				started++
-				r.StartSkewNs = e.at - r.RTTNs/2 - g.WindowStart
+				// Where the agent placed its window on the coordinator's
+				// clock: its message's arrival less half the round trip
+				// and less its own wake-up's lateness (the window's edges
+				// are arithmetic on its monotonic clock, not the wake-up).
+				r.WakeLateNs = e.body.(*Started).LateNs
+				r.StartSkewNs = e.at - r.RTTNs/2 - r.WakeLateNs - g.WindowStart
 				if r.StartSkewNs > int64(p.MaxStartSkew) {
 					return fail(invalid("agent %d started its window %v late (more than %s)", r.Index, time.Duration(r.StartSkewNs), p.MaxStartSkew))
 				}

@@ -38,9 +38,11 @@
 // same start and window in its own wall time; each agent converts them to
 // its monotonic clock through the offset (wall only places the window) and
 // sleeps until then. The coordinator times each agent's "started" on its
-// own clock (arrival - rtt/2) against the planned window start: that is
-// the start skew each agent reports, and an agent more than MaxStartSkew
-// late makes the point invalid. A test-only knob (`ceiling agent
+// own clock (arrival - rtt/2 - how late the agent's own timer woke, which
+// the agent reports: the window's edges are arithmetic on its monotonic
+// clock, so a late wake-up does not move them) against the planned window
+// start: that is the start skew each agent reports, and an agent more
+// than MaxStartSkew late makes the point invalid. A test-only knob (`ceiling agent
 // --wall-skew`) shifts one agent's wall clock to show the window still
 // lines up.
 //

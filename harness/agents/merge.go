@@ -16,12 +16,16 @@ type Report struct {
 	Connections int      `json:"connections"`
 	RateOpsPerS *float64 `json:"rate_ops_per_s"` // its share of --rate; null in a closed loop
 	// RTTNs and ClockOffsetNs are its best clock sample's (coordinator
-	// wall minus agent wall); StartSkewNs is when its window opened, on the
-	// coordinator's clock (arrival of "started" - rtt/2), minus the planned
-	// start: positive is late.
-	RTTNs          int64   `json:"rtt_ns"`
-	ClockOffsetNs  int64   `json:"clock_offset_ns"`
-	StartSkewNs    int64   `json:"start_skew_ns"`
+	// wall minus agent wall); StartSkewNs is where its window opened on
+	// the coordinator's clock (arrival of "started" - rtt/2 - WakeLateNs)
+	// minus the planned start: positive is late.
+	RTTNs         int64 `json:"rtt_ns"`
+	ClockOffsetNs int64 `json:"clock_offset_ns"`
+	StartSkewNs   int64 `json:"start_skew_ns"`
+	// WakeLateNs is how late the agent's own timer woke for its window
+	// start, on its monotonic clock: the part of the skew that is
+	// scheduling, not clocks.
+	WakeLateNs     int64   `json:"wake_late_ns"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	P99Ns          int64   `json:"p99_ns"`
 	// Behind and Evidence are the generator half of the verdict rule
