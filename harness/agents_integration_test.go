@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,6 +57,9 @@ func TestAgentsPoint(t *testing.T) {
 			conns += a.Connections
 			tput += a.ThroughputPerS
 			minP99, maxP99 = min(minP99, a.P99Ns), max(maxP99, a.P99Ns)
+			if want := fmt.Sprintf("127.0.%d.1", a.Index+1); len(a.SourceAddrs) != 1 || a.SourceAddrs[0] != want {
+				t.Errorf("point %d agent %d: source addresses %v, want [%s]", p.Index, a.Index, a.SourceAddrs, want)
+			}
 			if skew := time.Duration(a.StartSkewNs); skew > 50*time.Millisecond || skew < -50*time.Millisecond {
 				t.Errorf("point %d agent %d: start skew %v", p.Index, a.Index, skew)
 			}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -374,6 +375,19 @@ var Knobs = []Knob{
 	},
 	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
 		func(o *Options) *bool { return &o.Drop }),
+	{
+		Env: "SOURCE_ADDRS", Flag: "source-addrs", Arg: "ADDRS", Default: "`auto`",
+		Help:  "local addresses the generator's connections spread over, round-robin, each its own ephemeral port range (about 28k ports): `auto` (127.0.0.1..N against a loopback server when a point's connections exceed half the port range), `off`, a count `N` (127.0.0.1..127.0.0.N), or addresses and ranges `127.0.0.1-127.0.0.8,...`; passed as the generator's `--source-addrs` when not `auto`",
+		Parse: stringParse(func(o *Options) *string { return &o.SourceAddrs }),
+		Check: func(o *Options) error {
+			_, _, err := load.ParseSourceAddrs(o.SourceAddrs)
+			if err != nil {
+				return errors.New(strings.TrimPrefix(err.Error(), "--source-addrs "))
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.SourceAddrs },
+	},
 	{
 		Env: "OBJECTIVE", Flag: "objective", Arg: "CONDITIONS", Default: "the scenario's, else none",
 		Help:  "conditions on each point's summary, e.g. `latency_ns.p99 <= 100ms, fanout.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (see \"Objectives\")",

@@ -103,6 +103,10 @@ type Options struct {
 	// up and served a new client (curve[].drop).
 	Drop bool
 
+	// SourceAddrs is SOURCE_ADDRS: the generator's --source-addrs ("" or
+	// "auto": not passed, the generator's own auto).
+	SourceAddrs string
+
 	// Objective is OBJECTIVE: the service-level objective a point must
 	// meet to be a ceiling (load/objective); "" : the scenario's own
 	// (a target block's Objective), else none, and the ceiling is the

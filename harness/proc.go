@@ -770,6 +770,9 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, ur
 			a = append(a, Expand(args[i], addr))
 		}
 	}
+	if s := pr.o.SourceAddrs; s != "" && s != load.SourceAuto {
+		a = append(a, "--source-addrs", s)
+	}
 	if pr.o.Drop {
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it

@@ -165,6 +165,9 @@ type Config struct {
 	// Agents is AGENTS: each point ran through this many `ceiling agent`
 	// processes (curve[].agents); 0 (absent): the one generator.
 	Agents int `json:"agents,omitempty"`
+	// SourceAddrs is SOURCE_ADDRS when given (not auto): the generator's
+	// --source-addrs.
+	SourceAddrs string `json:"source_addrs,omitempty"`
 
 	// Two-arm sweep only (zero otherwise): COMPARE_REPS repeats per arm
 	// at each compared point, the test's ALPHA, and the compare phase's

@@ -286,6 +286,9 @@ func ConfigOf(o *Options) Config {
 		Objective:             o.Objective,
 		Agents:                o.Agents,
 	}
+	if o.SourceAddrs != load.SourceAuto {
+		c.SourceAddrs = o.SourceAddrs
+	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)
 	}

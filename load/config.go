@@ -34,6 +34,10 @@ type Config struct {
 	ConnectConcurrency int    `json:"connect_concurrency"`
 	ConnectStaggerMs   int    `json:"connect_stagger_ms"`
 
+	// SourceAddrs is --source-addrs: the local addresses connections
+	// spread over ("" is auto; see source.go).
+	SourceAddrs string `json:"source_addrs,omitempty"`
+
 	// Params are the scenario's own knobs (its flags), recorded under
 	// config.params; see Definition.
 	Params Params `json:"params,omitempty"`

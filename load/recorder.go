@@ -131,6 +131,10 @@ func Reason(err error) string {
 			return "EPIPE"
 		case syscall.ETIMEDOUT:
 			return "ETIMEDOUT"
+		case syscall.EADDRNOTAVAIL: // no local port left: --source-addrs
+			return "EADDRNOTAVAIL"
+		case syscall.EMFILE, syscall.ENFILE: // RLIMIT_NOFILE or fs.file-max
+			return "EMFILE"
 		}
 		return "errno_" + strconv.Itoa(int(errno))
 	}

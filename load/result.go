@@ -150,6 +150,9 @@ type GeneratorStats struct {
 	// each one's run delay as a fraction of its own runnable time
 	// (run_delay / (run_time + run_delay), schedstat).
 	LoadThreads *ThreadStats `json:"load_threads,omitempty"`
+	// SourceAddrs are the local addresses the connections spread over
+	// (--source-addrs); absent when the kernel picked.
+	SourceAddrs []string `json:"source_addrs,omitempty"`
 }
 
 // LoopStats is the event-loop engine's evidence over the window.

@@ -7,11 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
 // Options are the parts of a run that are not knobs.
@@ -85,6 +87,11 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		return finish(), fmt.Errorf("preflight against %s failed, no load applied: %w", cfg.URL, err)
 	}
 
+	addrs, note := SourceAddrs(&cfg, LocalPortRange())
+	if note != "" {
+		fmt.Fprintln(progress, note)
+	}
+	ctx = wsconn.WithSourceAddrs(ctx, wsconn.NewSourceAddrs(addrs))
 	fmt.Fprintf(progress, "connecting %d (%s)...\n", cfg.Connections, cfg.ConnectStrategy)
 	errs := connectAll(ctx, cfg.ConnectStrategy, cfg.ConnectConcurrency, time.Duration(cfg.ConnectStaggerMs)*time.Millisecond, cfg.Connections, sc.Connect)
 	open := 0
@@ -109,6 +116,13 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		return finish(), ctx.Err()
 	}
 
+	// The connect phase's garbage (handshake buffers, and the read
+	// buffers of connections an event loop took over) goes back to the
+	// OS now, before the warm-up: otherwise the heap it grew stays
+	// resident through the window and every connection looks that much
+	// dearer than it is (make bench, section 6). One collection, outside
+	// the window.
+	debug.FreeOSMemory()
 	loadAt := Mono()
 	if opts.Start != nil {
 		at, err := opts.Start(ctx, open)
@@ -142,6 +156,9 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	}
 	fillSummary(res, merged, open, measured)
 	res.Generator = stats.generatorStats(merged, measured)
+	if len(addrs) > 0 {
+		res.Generator.SourceAddrs = sourceStrings(addrs)
+	}
 	if cfg.Drop && ctx.Err() == nil {
 		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
 		dr, err := dropAll(ctx, sc, cfg.DropProbe)

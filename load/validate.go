@@ -35,6 +35,10 @@ const (
 	// MaxBatchBytes bounds --batch x --record-size: one write (echo) or
 	// one publish body's events (fanout).
 	MaxBatchBytes = 64 << 20
+	// NoFileSpare is the file descriptors the generator needs beside one
+	// socket per connection: stdio, epoll and timer descriptors, the JSON
+	// and marker files, a publisher's or probe's few sockets.
+	NoFileSpare = 64
 	// Drain is how long operations in flight at the window's end (and
 	// deliveries of messages sent inside it) are awaited.
 	Drain = 2 * time.Second
@@ -157,6 +161,9 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	}
 	if c.ConnectStaggerMs < 0 {
 		return fmt.Errorf("--connect-stagger-ms %d: must not be negative", c.ConnectStaggerMs)
+	}
+	if _, _, err := ParseSourceAddrs(c.SourceAddrs); err != nil {
+		return err
 	}
 	for _, f := range []struct{ flag, path string }{{"--json", c.JSONPath}, {"--measure-marker", c.MeasureMarker}} {
 		if f.path == "" {

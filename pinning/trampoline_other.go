@@ -97,3 +97,10 @@ func (c *Container) Kill() error { return ErrUnsupported }
 
 // Remove does nothing.
 func (c *Container) Remove() error { return nil }
+
+// ReachableNoFile: RLIMIT_NOFILE is only applied on Linux; want is
+// assumed.
+func ReachableNoFile(want uint64) (uint64, string) { return want, "" }
+
+// RaiseNoFile needs Linux.
+func RaiseNoFile(want uint64) (uint64, error) { return 0, ErrUnsupported }

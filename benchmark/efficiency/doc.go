@@ -27,6 +27,13 @@
 //     and `--scenario stream` (nats.go) to the generator's; each side's
 //     user+system CPU per message the generator counted, and their ratio:
 //     above 1 the generator saturates first (docs/nats.md).
+//  6. Memory per connection: `ceiling load --scenario echo` holding
+//     -mem-conns connections (10,000 and 20,000) that each send one message
+//     a second (open loop) against a fresh refserver, per -mem-io mode; the
+//     generator's VmRSS and VmHWM at 90% of the window, minus the same at
+//     100 connections, per connection, and refserver's VmRSS per
+//     connection for context (memory.go). -mem-only runs only this
+//     section, -skip-mem skips it.
 //
 // Every measured party is a separate process started through
 // pinning.Command, so its affinity is set before its program runs and it
@@ -40,5 +47,6 @@
 // (default 500ms), -reps (interleaved repetitions of 1 and 2, default 2),
 // -echo-conns (default 16), -generator auto|ceiling|builtin, -ceiling and
 // -refserver (binaries; refserver is built into a temp dir when missing),
-// -skip-echo.
+// -skip-echo, -mem-conns, -mem-io, -mem-duration (default 10s), -mem-only,
+// -skip-mem.
 package main

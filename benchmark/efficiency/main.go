@@ -35,6 +35,11 @@ type options struct {
 	refserver  string
 	skipEcho   bool
 	roomsUsers int
+	memConns   string
+	memIO      string
+	memDur     time.Duration
+	skipMem    bool
+	memOnly    bool
 
 	// role arguments
 	impl  string
@@ -62,6 +67,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.refserver, "refserver", "bin/refserver", "the refserver binary (built from ./cmd/refserver when missing)")
 	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points and the scenario-file section")
 	fs.IntVar(&o.roomsUsers, "rooms-users", 200, "users of the rooms scenario file in section 4")
+	fs.StringVar(&o.memConns, "mem-conns", "10000,20000", "connection counts of the memory section (6), comma separated")
+	fs.StringVar(&o.memIO, "mem-io", "goroutines,reactor", "echo --io modes of the memory section, comma separated")
+	fs.DurationVar(&o.memDur, "mem-duration", 10*time.Second, "measured window of each memory point")
+	fs.BoolVar(&o.skipMem, "skip-mem", false, "skip the memory section (6)")
+	fs.BoolVar(&o.memOnly, "mem-only", false, "run only the memory section (6)")
 	fs.StringVar(&o.impl, "impl", "wsconn", "internal: wsconn | gorilla")
 	fs.StringVar(&o.url, "url", "", "internal: ws:// URL to connect to")
 	fs.IntVar(&o.size, "size", 64, "payload bytes per message")
@@ -86,6 +96,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case o.duration <= 0:
 		return fmt.Errorf("-duration must be > 0, got %s", o.duration)
+	case o.memDur <= 0:
+		return fmt.Errorf("-mem-duration must be > 0, got %s", o.memDur)
 	case o.echoDur <= 0:
 		return fmt.Errorf("-echo-duration must be > 0, got %s", o.echoDur)
 	case o.warmup < 0:

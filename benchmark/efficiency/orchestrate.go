@@ -52,6 +52,9 @@ func orchestrate(o options, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "NOTE:", pl.note)
 	}
 	fmt.Fprintln(stdout)
+	if o.memOnly {
+		return memSection(o, stdout, pl)
+	}
 
 	if err := pairSection(o, stdout, self, pl, "stream", "recv",
 		fmt.Sprintf("1. Receive path: %d-byte messages one core absorbs from a server streaming pre-framed messages", o.size),
@@ -74,7 +77,13 @@ func orchestrate(o options, stdout io.Writer) error {
 	if err := scenarioSection(o, stdout, pl); err != nil {
 		return err
 	}
-	return natsSection(o, stdout, pl)
+	if err := natsSection(o, stdout, pl); err != nil {
+		return err
+	}
+	if o.skipMem {
+		return nil
+	}
+	return memSection(o, stdout, pl)
 }
 
 // pairSection runs gorilla then wsconn against one server, -reps times

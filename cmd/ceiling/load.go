@@ -15,6 +15,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/payload"
+	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 const loadUsage = `usage: ceiling load [flags]
@@ -62,6 +63,7 @@ func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSe
 	fs.Var(&enumValue{&c.ConnectStrategy, []string{load.ConnectBounded, load.ConnectStagger, load.ConnectAllAtOnce}}, "connect-strategy", "`name`: bounded | stagger | all-at-once")
 	fs.IntVar(&c.ConnectConcurrency, "connect-concurrency", c.ConnectConcurrency, "bounded: connects in flight at most")
 	fs.IntVar(&c.ConnectStaggerMs, "connect-stagger-ms", c.ConnectStaggerMs, "stagger: connection i starts after i * this many ms")
+	fs.StringVar(&c.SourceAddrs, "source-addrs", "", "`addrs` the connections spread over, round-robin: auto (default: 127.0.0.1..N against a loopback server when the connections exceed half the local port range), off, a count N (127.0.0.1..127.0.0.N), or addresses and ranges (127.0.0.1-127.0.0.8,...)")
 	fs.BoolVar(&c.Drop, "drop", false, "after the window, drop every connection at once with no close handshake, then time --drop-probe and check a new client is served (summary.drop)")
 	fs.StringVar(&c.DropProbe, "drop-probe", "", "with --drop: the server's ready probe, `http://...` (2xx) or tcp:HOST:PORT")
 	fs.StringVar(&c.MeasureMarker, "measure-marker", "", "create this file once every connection is open (and subscribed) and the warm-up has ended")
@@ -182,6 +184,9 @@ func parseLoad(args []string, stderr io.Writer) (o loadOptions, help bool, err e
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if err := o.cfg.Validate(func(name string) bool { return given[name] }); err != nil {
+		return o, false, usageError{err}
+	}
+	if err := raiseNoFile(o.cfg.Connections); err != nil {
 		return o, false, usageError{err}
 	}
 	return o, false, nil
@@ -306,4 +311,25 @@ func (v urlsValue) Set(s string) error {
 		v.c.URLs = append(v.c.URLs, s)
 	}
 	return nil
+}
+
+// raiseNoFile raises this process's RLIMIT_NOFILE to hold a socket per
+// connection (raising the hard limit too where it may: root), and refuses
+// a count that cannot fit, before anything connects: past the limit every
+// further connect would fail with EMFILE (docs/pinning.md).
+func raiseNoFile(connections int) error {
+	need := uint64(connections) + load.NoFileSpare
+	got, err := pinning.RaiseNoFile(need)
+	if errors.Is(err, pinning.ErrUnsupported) {
+		return nil // not Linux: the connects will say
+	}
+	if err == nil && got >= need {
+		return nil
+	}
+	_, why := pinning.ReachableNoFile(need)
+	if why == "" && err != nil {
+		why = err.Error()
+	}
+	return fmt.Errorf("--connections %d: needs about %d file descriptors (a socket each, plus %d), but RLIMIT_NOFILE stays at %d: %s; lower --connections or raise the limit (ulimit -Hn, or run as root)",
+		connections, need, load.NoFileSpare, got, why)
 }

@@ -50,6 +50,8 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	}{
 		{"record size over the frame limit", []string{"RECORD_SIZE", "16777217"}, nil, "RECORD_SIZE"},
 		{"record size flag over the frame limit", nil, []string{"--record-size", "16777217"}, "RECORD_SIZE (--record-size)"},
+		{"ladder over the file-descriptor limit", []string{"CONNS_LADDER_10", "32 70000"}, nil, "CONNS_LADDER_10 (--conns-ladder): 70000 connections need about"},
+		{"source addrs", []string{"SOURCE_ADDRS", "127.0.0.x"}, nil, "SOURCE_ADDRS"},
 		{"batch x record size over the write limit", []string{"RECORD_SIZE", "1048576", "BATCH_LADDER", "10 100"}, nil, "batch 100 x 1048576 B"},
 		{"target dir missing", nil, []string{"--target", noDir}, "dir: " + filepath.Join(dir, "no", "such", "dir")},
 		{"target dir is a file", nil, []string{"--target", fileDir}, "dir: "},

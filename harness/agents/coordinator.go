@@ -27,6 +27,10 @@ type Plan struct {
 	Marker      string // created at the common window's start ("" for none)
 	JSON        string // the merged load.Result is written here ("" for none)
 
+	// AgentArgs, when set, are extra `ceiling load` flags for agent i of
+	// conns connections (the harness's own source addresses per agent).
+	AgentArgs func(i, conns int) []string
+
 	Samples      int           // clock samples per agent (default 8)
 	ReadyTimeout time.Duration // start of Run to every agent ready (default 60 s)
 	MaxStartSkew time.Duration // an agent whose window opened later is late (default 50 ms)
@@ -394,6 +398,7 @@ func (r *Report) take(m *ResultMsg) error {
 	}
 	r.latency, r.Result = lat, &res
 	r.ThroughputPerS = res.Summary.ThroughputPerS
+	r.SourceAddrs = res.Generator.SourceAddrs
 	r.P99Ns = lat.Latency().P99
 	return nil
 }
@@ -439,7 +444,11 @@ func (c *Coordinator) serve(ctx context.Context, s *session, n int, reports []*R
 	reports[idx].joined = true
 	mu.Unlock()
 	who = "agent " + strconv.Itoa(idx)
-	if err := s.c.send(tWelcome, &Welcome{Agents: n, Args: SegmentArgs(p.Args, p.Connections, p.Rate, n, idx), Samples: p.Samples}); err != nil {
+	args := SegmentArgs(p.Args, p.Connections, p.Rate, n, idx)
+	if p.AgentArgs != nil {
+		args = append(args, p.AgentArgs(idx, reports[idx].Connections)...)
+	}
+	if err := s.c.send(tWelcome, &Welcome{Agents: n, Args: args, Samples: p.Samples}); err != nil {
 		failed(err)
 		return
 	}

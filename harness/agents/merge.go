@@ -33,6 +33,9 @@ type Report struct {
 	Behind   bool   `json:"behind"`
 	Evidence string `json:"evidence"`
 	Failure  string `json:"failure,omitempty"`
+	// SourceAddrs are the local addresses its connections came from
+	// (its generator.source_addrs; absent when the kernel picked).
+	SourceAddrs []string `json:"source_addrs,omitempty"`
 
 	// Result is the agent's own load.Result (not in the point's JSON: its
 	// figures are above, the merged ones are the point's).

@@ -53,9 +53,11 @@ const (
 
 // Options tunes a Conn. The zero value is ready to use.
 type Options struct {
-	// ReadBufferSize is the size of the buffer frames are parsed from and
-	// the most one read syscall asks for. Also the limit on the size of the
-	// handshake response headers. Minimum 4 KiB.
+	// ReadBufferSize is the largest the buffer frames are parsed from
+	// grows to, so the most one read syscall asks for: it starts at 4 KiB
+	// and grows fourfold whenever a read fills it or a frame does not fit.
+	// Also the limit on the size of the handshake response headers.
+	// Minimum 4 KiB.
 	ReadBufferSize int
 	// WriteBufferSize is the initial capacity of the per-Conn buffer used
 	// by WriteBatch and WriteMessage; it grows as needed.
@@ -67,9 +69,19 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// Header is added to the upgrade request (e.g. Origin).
 	Header http.Header
-	// Dialer dials the TCP connection; nil means a zero net.Dialer.
+	// Dialer dials the TCP connection; nil means Source's next dialer, or
+	// the SourceAddrs of Dial's context (WithSourceAddrs), or a zero
+	// net.Dialer.
 	Dialer *net.Dialer
+	// Source spreads dials over several local addresses (SourceAddrs).
+	Source *SourceAddrs
 }
+
+// handshakeBuffer is the read buffer a Conn starts with: the upgrade
+// response is read into it (it doubles, up to ReadBufferSize, for larger
+// headers), and ReadMessage grows it towards ReadBufferSize as the
+// traffic needs (see Conn.rbuf).
+const handshakeBuffer = 4 << 10
 
 func (o Options) withDefaults() Options {
 	if o.ReadBufferSize <= 0 {
@@ -97,17 +109,24 @@ type Conn struct {
 	rd io.Reader // nc, or the test's reader
 	wr io.Writer // nc, or the test's writer
 
-	// Reader side (reader goroutine only).
+	// Reader side (reader goroutine only). rbuf starts at handshakeBuffer
+	// bytes, enough for the upgrade response and for small messages, and
+	// grows (x4, up to rsize) only when a read fills it or a frame does
+	// not fit: a connection that sees small messages at a low rate, or is
+	// handed to an event loop (Detach), never holds the large buffer.
 	rbuf    []byte
+	rsize   int
 	r, w    int    // unread bytes are rbuf[r:w]
 	frag    []byte // reassembly buffer for fragmented or oversized messages
 	fragOp  Opcode // opcode of the message being reassembled; 0 = none
 	maxMsg  int
 	readErr error // sticky
 
-	// Writer side (writer goroutine only).
-	wbuf []byte
-	wrng uint64
+	// Writer side (writer goroutine only). wbuf is allocated (wsize
+	// bytes of capacity) by the first WriteBatch or WriteMessage.
+	wbuf  []byte
+	wsize int
+	wrng  uint64
 
 	// Socket writes and control replies, under wmu.
 	wmu       sync.Mutex
@@ -134,9 +153,10 @@ func newConn(nc net.Conn, rd io.Reader, wr io.Writer, opts Options) *Conn {
 		nc:     nc,
 		rd:     rd,
 		wr:     wr,
-		rbuf:   make([]byte, opts.ReadBufferSize),
+		rbuf:   make([]byte, min(handshakeBuffer, opts.ReadBufferSize)),
+		rsize:  opts.ReadBufferSize,
 		maxMsg: opts.MaxMessageSize,
-		wbuf:   make([]byte, 0, opts.WriteBufferSize),
+		wsize:  opts.WriteBufferSize,
 		ctrl:   make([]byte, 0, maxControlFrame),
 	}
 	c.wrng, c.crng = seed(), seed()

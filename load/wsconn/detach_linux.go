@@ -47,8 +47,22 @@ func (c *Conn) Detach() (fd int, buffered []byte, err error) {
 		return -1, nil, fmt.Errorf("websocket: detach: %w", err)
 	}
 	buffered = append([]byte(nil), c.rbuf[c.r:c.w]...)
-	c.rbuf, c.r, c.w = nil, 0, 0 // the caller reads from now on: free the buffer
 	c.readErr = fmt.Errorf("websocket: read: detached: %w", net.ErrClosed)
+	c.wmu.Lock()
 	c.closeSent = true // never write a close through the closed descriptor
+	c.wmu.Unlock()
+	c.release()
 	return fd, buffered, nil
+}
+
+// release drops every buffer a detached Conn no longer uses: the caller
+// reads and writes the socket from now on, and the Conn is kept only for
+// AppendFrame (its mask PRNG). Thousands of detached connections then cost
+// the generator the Conn struct each, not their buffers.
+func (c *Conn) release() {
+	c.rbuf, c.rsize, c.r, c.w = nil, 0, 0, 0
+	c.frag, c.fragOp = nil, 0
+	c.wbuf, c.wsize = nil, 0
+	c.ctrl = nil
+	c.rawConn, c.lowatCtl = nil, nil
 }

@@ -41,11 +41,7 @@ func Dial(ctx context.Context, rawURL string, opts Options) (*Conn, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.HandshakeTimeout)
 		defer cancel()
 	}
-	d := opts.Dialer
-	if d == nil {
-		d = &net.Dialer{}
-	}
-	nc, err := d.DialContext(ctx, "tcp", hostport)
+	nc, err := opts.dialer(ctx).DialContext(ctx, "tcp", hostport)
 	if err != nil {
 		return nil, fmt.Errorf("websocket: dial %s: %w", rawURL, err)
 	}
@@ -87,7 +83,10 @@ func (c *Conn) handshake(ctx context.Context, u *url.URL, extra http.Header) err
 	end := -1
 	for end < 0 {
 		if c.w == len(c.rbuf) {
-			return &HandshakeError{URL: u.String(), Reason: fmt.Sprintf("response headers larger than the %d-byte read buffer", len(c.rbuf))}
+			if len(c.rbuf) >= c.rsize {
+				return &HandshakeError{URL: u.String(), Reason: fmt.Sprintf("response headers larger than the %d-byte read buffer", c.rsize)}
+			}
+			c.growRead(min(2*len(c.rbuf), c.rsize))
 		}
 		n, err := c.nc.Read(c.rbuf[c.w:])
 		c.w += n
@@ -99,7 +98,7 @@ func (c *Conn) handshake(ctx context.Context, u *url.URL, extra http.Header) err
 			return c.ctxErr(ctx, fmt.Errorf("websocket: handshake with %s: read: %w", u, err))
 		}
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(c.rbuf[:end])), nil)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(bytes.NewReader(c.rbuf[:end]), end), nil)
 	if err != nil {
 		return fmt.Errorf("websocket: handshake with %s: bad response: %w", u, err)
 	}

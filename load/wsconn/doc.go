@@ -16,6 +16,29 @@
 // the dial and the handshake only; Options.HandshakeTimeout (default 10 s)
 // applies when ctx has no deadline.
 //
+// # Source addresses
+//
+// Against one server address and port, each local address has one
+// ephemeral port range (about 28,000 ports by default), so one address
+// caps the connections. SourceAddrs spreads dials round-robin over several
+// (127.0.0.1..127.0.0.N on loopback need no setup), binding each with
+// IP_BIND_ADDRESS_NO_PORT so the kernel picks the port at connect time:
+//
+//	src := wsconn.NewSourceAddrs(addrs)
+//	c, err := wsconn.Dial(ctx, url, wsconn.Options{Source: src})
+//	ctx = wsconn.WithSourceAddrs(ctx, src) // or: every Dial under ctx
+//
+// # Buffers
+//
+// A Conn starts with a 4 KiB read buffer, enough for the upgrade response
+// and for small messages at a modest rate; it grows fourfold, up to
+// Options.ReadBufferSize, whenever one read fills it (more is waiting than
+// it holds) or a frame does not fit, so a streaming connection reaches the
+// full buffer within a few reads while ten thousand connections of small
+// messages hold 4 KiB each. The first WriteBatch or WriteMessage allocates
+// the write buffer. A Conn handed to an event loop with Detach (Linux)
+// holds neither, and Detach drops what it had: the loop owns the socket.
+//
 // # Writing
 //
 // Client frames are always masked (RFC 6455 5.3) with a fresh 32-bit key per
@@ -38,11 +61,12 @@
 //	op, payload, err := c.ReadMessage()
 //
 // ReadMessage returns the next data message (OpText or OpBinary). The
-// payload aliases the Conn's read buffer (Options.ReadBufferSize, default
-// 256 KiB) and is valid only until the next ReadMessage call; copy it to
-// keep it. Fragmented messages, and frames larger than the read buffer, are
-// reassembled into a second per-Conn buffer that is reused (it grows to the
-// largest message seen, capped by Options.MaxMessageSize, default 64 MiB).
+// payload aliases the Conn's read buffer (up to Options.ReadBufferSize,
+// default 256 KiB; see Buffers) and is valid only until the next
+// ReadMessage call; copy it to keep it. Fragmented messages, and frames
+// larger than ReadBufferSize, are reassembled into a second per-Conn
+// buffer that is reused (it grows to the largest message seen, capped by
+// Options.MaxMessageSize, default 64 MiB).
 // Control frames never reach the caller: a ping is answered with a pong
 // carrying the same payload, a pong is dropped, and a close frame is
 // answered with a close echoing its code and returned as a *CloseError

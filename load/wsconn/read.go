@@ -14,6 +14,9 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 	if c.readErr != nil {
 		return 0, nil, c.readErr
 	}
+	if len(c.rbuf) == 0 { // released while idle: start small again
+		c.rbuf, c.r, c.w = make([]byte, min(handshakeBuffer, c.rsize)), 0, 0
+	}
 	for {
 		h, need, err := ParseHeader(c.rbuf[c.r:c.w])
 		if err != nil {
@@ -29,7 +32,11 @@ func (c *Conn) ReadMessage() (Opcode, []byte, error) {
 		if err := c.check(fin, op, n); err != nil {
 			return c.fail(err)
 		}
-		if total := hlen + int(n); total <= len(c.rbuf) {
+		total := hlen + int(n)
+		if total > len(c.rbuf) && len(c.rbuf) < c.rsize && uint64(hlen)+n <= uint64(c.rsize) {
+			c.growRead(min(c.rsize, max(4*len(c.rbuf), total)))
+		}
+		if total <= len(c.rbuf) {
 			if c.w-c.r < total {
 				if err := c.fill(total); err != nil {
 					return c.fail(err)
@@ -110,6 +117,14 @@ func errTooBig(n uint64, limit int) error {
 	return &tooBigError{ProtocolError{fmt.Sprintf("message of %d bytes exceeds MaxMessageSize %d", n, limit)}}
 }
 
+// growRead moves the unread bytes into a read buffer of n bytes.
+func (c *Conn) growRead(n int) {
+	b := make([]byte, n)
+	c.w = copy(b, c.rbuf[c.r:c.w])
+	c.r = 0
+	c.rbuf = b
+}
+
 // fill reads until at least need (<= len(rbuf)) unread bytes are buffered.
 func (c *Conn) fill(need int) error {
 	if c.r == c.w {
@@ -126,6 +141,10 @@ func (c *Conn) fill(need int) error {
 		c.reads.Add(1)
 		c.w += n
 		c.expect -= n
+		if c.w == len(c.rbuf) && len(c.rbuf) < c.rsize {
+			// The read filled the buffer: more is waiting than it holds.
+			c.growRead(min(c.rsize, 4*len(c.rbuf)))
+		}
 		if err != nil && c.w-c.r < need {
 			if err == io.EOF && c.w > c.r {
 				err = io.ErrUnexpectedEOF

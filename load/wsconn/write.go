@@ -30,6 +30,9 @@ func (c *Conn) Write(buf []byte) error {
 // WriteBatch frames every payload with op into the per-Conn write buffer
 // and sends them in one Write. Writer goroutine only.
 func (c *Conn) WriteBatch(op Opcode, payloads [][]byte) error {
+	if c.wbuf == nil {
+		c.wbuf = make([]byte, 0, c.wsize)
+	}
 	b := c.wbuf[:0]
 	for _, p := range payloads {
 		b = appendFrame(b, op, p, &c.wrng)
@@ -41,6 +44,9 @@ func (c *Conn) WriteBatch(op Opcode, payloads [][]byte) error {
 // WriteMessage sends one frame from the per-Conn write buffer. Writer
 // goroutine only.
 func (c *Conn) WriteMessage(op Opcode, payload []byte) error {
+	if c.wbuf == nil {
+		c.wbuf = make([]byte, 0, c.wsize)
+	}
 	c.wbuf = appendFrame(c.wbuf[:0], op, payload, &c.wrng)
 	return c.Write(c.wbuf)
 }

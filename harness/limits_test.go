@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// A ladder whose top rung the generator's file-descriptor limit cannot
+// hold is refused before anything boots, naming the ladder's knob and the
+// limit; one that fits passes.
+func TestResolveRefusesLadderOverNoFile(t *testing.T) {
+	held := func(uint64) (uint64, string) {
+		return 20000, "the hard limit is 20000 and raising it needs CAP_SYS_RESOURCE"
+	}
+	o := DefaultOptions(false)
+	o.BatchLadder = Ladder{10, 100}
+	o.HeadlineBatch = 10
+	o.ConnsLadders = ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
+	err := o.checkNoFile(held)
+	if err == nil {
+		t.Fatal("a 30000-connection rung passed a limit of 20000")
+	}
+	for _, want := range []string{"CONNS_LADDER_100 (--conns-ladder): 30000 connections need about 30064 file descriptors", "at most 20000", "CAP_SYS_RESOURCE", "19936 connections or fewer"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "CONNS_LADDER_10 ") {
+		t.Errorf("error %q names the ladder that fits", err)
+	}
+
+	// Through Resolve, with this machine's real limit: a rung no limit
+	// holds (the harness asks for NoFileLimit at most).
+	o = DefaultOptions(false)
+	o.ConnsLadders = ConnsLadders{10: {32, NoFileLimit + 1}}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
+		t.Errorf("Resolve with a %d-connection rung: %v, want CONNS_LADDER_10 refused", NoFileLimit+1, err)
+	}
+	o = DefaultOptions(false)
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Errorf("default ladders: %v", err)
+	}
+}
+
+// SOURCE_ADDRS reaches the generator as --source-addrs when given, and
+// not at all when auto (the generator's own default; a GENERATOR that
+// does not know the flag keeps working).
+func TestLoadArgsSourceAddrs(t *testing.T) {
+	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
+		o := DefaultOptions(false)
+		o.SourceAddrs = tt.knob
+		pr := &ProcRunner{o: &o}
+		args := pr.loadArgs(TargetSpec{}, PointKey{Batch: 10, Connections: 32}, PointAddr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		got := ""
+		for i, a := range args {
+			if a == "--source-addrs" && i+1 < len(args) {
+				got = args[i+1]
+			}
+		}
+		if got != tt.want {
+			t.Errorf("SOURCE_ADDRS=%q: --source-addrs %q in %v, want %q", tt.knob, got, args, tt.want)
+		}
+	}
+}
