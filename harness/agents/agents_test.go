@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/ceiling-bench/ceiling/load"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	"github.com/ceiling-bench/ceiling/refserver"
@@ -208,5 +210,39 @@ func TestBadArgsNamed(t *testing.T) {
 	var bad *BadArgsError
 	if !errors.As(errs[0], &bad) || err == nil || !strings.Contains(err.Error(), "agent 0 failed") || !strings.Contains(err.Error(), "no-such-flag") {
 		t.Fatalf("point %v, agent %v", err, errs[0])
+	}
+}
+
+// TestMergeRefusesOtherConfiguration: a histogram of another range or
+// precision is never merged: the point fails naming the agent.
+func TestMergeRefusesOtherConfiguration(t *testing.T) {
+	good := load.NewHistogram()
+	good.Record(1000)
+	enc, err := good.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := hdrhistogram.New(1, 1e6, 2)
+	_ = other.RecordValue(1000)
+	b, err := other.EncodeV2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(i int, e load.EncodedHistogram) *Report {
+		h, err := load.DecodeHistogram(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Report{Index: i, latency: h, Result: &load.Result{Summary: load.Summary{Messages: 1, Latency: h.Latency()}}}
+	}
+	reports := []*Report{mk(0, enc), mk(1, load.EncodedHistogram{Hdr: string(b), Min: 1000, Max: 1000})}
+	_, err = Merge(reports, 2, 0, int64(time.Second))
+	if err == nil || !strings.Contains(err.Error(), "agent 1: latency histogram configuration") {
+		t.Fatalf("Merge = %v, want a refusal naming agent 1", err)
+	}
+	// The same two of one configuration merge, counts adding up.
+	m, err := Merge([]*Report{mk(0, enc), mk(1, enc)}, 2, 0, int64(time.Second))
+	if err != nil || m.Summary.Latency.Count != 2 || m.Summary.Messages != 2 {
+		t.Fatalf("Merge = %+v, %v", m, err)
 	}
 }
