@@ -145,13 +145,11 @@ func (ag *agentRun) exitedAgent() (int, bool) {
 
 // anyDone is closed when the coordinator returns or an agent exits.
 func (ag *agentRun) anyDone() <-chan struct{} {
-	done := make(chan struct{})
-	var once sync.Once
-	go func() { <-ag.done; once.Do(func() { close(done) }) }()
+	chs := []<-chan struct{}{ag.done}
 	for _, a := range ag.procs {
-		go func() { <-a.Done(); once.Do(func() { close(done) }) }()
+		chs = append(chs, a.Done())
 	}
-	return done
+	return firstDone(chs...)
 }
 
 // trees are the agents' process trees, for sampling together.

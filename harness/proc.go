@@ -433,11 +433,20 @@ func (p *pointRun) exitedServer() (int, bool) {
 
 // anyServerDone is closed when the first server exits.
 func (p *pointRun) anyServerDone() <-chan struct{} {
+	var chs []<-chan struct{}
+	for _, s := range p.srvs {
+		chs = append(chs, s.Done())
+	}
+	return firstDone(chs...)
+}
+
+// firstDone is closed when the first of chs is.
+func firstDone(chs ...<-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	var once sync.Once
-	for _, s := range p.srvs {
+	for _, c := range chs {
 		go func() {
-			<-s.Done()
+			<-c
 			once.Do(func() { close(done) })
 		}()
 	}

@@ -59,6 +59,14 @@ func (h *Histogram) Merge(o *Histogram) {
 	if o == nil || (o.h.TotalCount() == 0 && o.outOfRange == 0) {
 		return
 	}
+	if dropped := h.merge(o); dropped != 0 {
+		h.outOfRange += dropped // cannot happen with equal ranges; never lose it silently
+	}
+}
+
+// merge adds o's values, exact min and max and out-of-range count into h
+// and returns hdr's dropped count.
+func (h *Histogram) merge(o *Histogram) (dropped int64) {
 	if o.h.TotalCount() > 0 {
 		if h.h.TotalCount() == 0 || o.min < h.min {
 			h.min = o.min
@@ -68,9 +76,7 @@ func (h *Histogram) Merge(o *Histogram) {
 		}
 	}
 	h.outOfRange += o.outOfRange
-	if dropped := h.h.Merge(o.h); dropped != 0 {
-		h.outOfRange += dropped // cannot happen with equal ranges; never lose it silently
-	}
+	return h.h.Merge(o.h)
 }
 
 // Quantile returns the value at q percent (0 < q <= 100). hdr answers with
@@ -178,14 +184,5 @@ func (h *Histogram) MergeExact(o *Histogram) (dropped int64, err error) {
 	if hc, oc := h.Config(), o.Config(); hc != oc {
 		return 0, fmt.Errorf("histogram configuration %+v differs from %+v", oc, hc)
 	}
-	if o.h.TotalCount() > 0 {
-		if h.h.TotalCount() == 0 || o.min < h.min {
-			h.min = o.min
-		}
-		if o.max > h.max {
-			h.max = o.max
-		}
-	}
-	h.outOfRange += o.outOfRange
-	return h.h.Merge(o.h), nil
+	return h.merge(o), nil
 }
