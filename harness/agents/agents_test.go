@@ -246,3 +246,38 @@ func TestMergeRefusesOtherConfiguration(t *testing.T) {
 		t.Fatalf("Merge = %+v, %v", m, err)
 	}
 }
+
+// TestOpenLoopRatesSplit: --rate R over 3 agents: each asks for its
+// share R*c_i/C, and the merge asks for R.
+func TestOpenLoopRatesSplit(t *testing.T) {
+	srv := refservertest.Start(t, refserver.Config{})
+	plan := Plan{
+		Agents: 3, Connections: 5, Rate: 300, Warmup: 100 * time.Millisecond, Duration: time.Second,
+		Args:         []string{"--url", srv.EchoURL(), "--connections", "5", "--rate", "300", "--duration", "1s", "--warmup", "100ms"},
+		ReadyTimeout: 10 * time.Second, ResultTimeout: 10 * time.Second, MaxStartSkew: 100 * time.Millisecond,
+	}
+	out, err, errs := runPoint(t, plan, nil, []int{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatalf("point: %v (agents: %v)", err, errs)
+	}
+	var sum float64
+	for _, a := range out.Agents {
+		_, want := Segment(5, 300, 3, a.Index)
+		got := a.Result.Summary.RequestedOpsPerS
+		if got == nil || *got != want || a.RateOpsPerS == nil || *a.RateOpsPerS != want {
+			t.Errorf("agent %d: requested %v (report %v), want %v", a.Index, got, a.RateOpsPerS, want)
+		}
+		sum += a.Result.Summary.AttemptedOpsPerS
+	}
+	m := out.Merged.Summary
+	if m.RequestedOpsPerS == nil || *m.RequestedOpsPerS != 300 || m.Mode != "open" {
+		t.Errorf("merged: mode %s, requested %v, want open at 300", m.Mode, m.RequestedOpsPerS)
+	}
+	if m.AttemptedOpsPerS != sum {
+		t.Errorf("merged attempted %v, agents' sum %v", m.AttemptedOpsPerS, sum)
+	}
+	if out.Merged.Generator.ScheduleLag.Count == 0 {
+		t.Errorf("no merged schedule lag histogram")
+	}
+	t.Logf("attempted %.1f/s of 300, schedule lag p99 %v", m.AttemptedOpsPerS, time.Duration(out.Merged.Generator.ScheduleLag.P99))
+}
