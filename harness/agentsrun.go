@@ -3,11 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
-	"net/netip"
-	neturl "net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,37 +50,6 @@ func pointRate(args []string) float64 {
 	return 0
 }
 
-// agentSourceAddrs gives each agent source addresses of its own against
-// a loopback server, as separate hosts would have: agent i dials from
-// 127.0.(i+1).1 and as many more of that /24 as its connections need at
-// half the ephemeral port range each (--source-addrs, load/source.go).
-// Nil when SOURCE_ADDRS chose for every agent, or the server is not on
-// loopback (its addresses are not ours to pick).
-func agentSourceAddrs(args []string, url string, portRange int) func(i, conns int) []string {
-	if slices.Contains(args, "--source-addrs") || !loopbackURL(url) {
-		return nil
-	}
-	perAddr := max(portRange/2, 1)
-	return func(i, conns int) []string {
-		n := min(max(1, (conns+perAddr-1)/perAddr), 254)
-		return []string{"--source-addrs", fmt.Sprintf("127.0.%d.1-127.0.%d.%d", i+1, i+1, n)} // MaxAgents < 255
-	}
-}
-
-// loopbackURL reports whether url's host is an IPv4 loopback address or
-// localhost.
-func loopbackURL(raw string) bool {
-	u, err := neturl.Parse(raw)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(u.Hostname(), "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(u.Hostname())
-	return err == nil && a.Is4() && a.IsLoopback()
-}
-
 // startAgents starts the coordinator, then the agents that dial it.
 func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	pr, spec := p.pr, p.spec
@@ -97,7 +63,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		Agents: n, Args: args, Connections: spec.Key.Connections, Rate: pointRate(args),
 		Warmup: p.warmup, Duration: p.window, Marker: p.f.marker, JSON: p.f.json,
 		ReadyTimeout: connectTimeout, ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
-		AgentArgs: agentSourceAddrs(args, url, load.LocalPortRange()),
+		AgentArgs: agents.LoopbackSourceAddrs(args, url, load.LocalPortRange()),
 	})
 	if err != nil {
 		logf.Close()

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/ceiling-bench/ceiling/internal/netnstest"
 	"github.com/ceiling-bench/ceiling/load"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	"github.com/ceiling-bench/ceiling/refserver"
@@ -77,6 +80,7 @@ func testParse(args []string) (load.Config, error) {
 	fs.Float64Var(&cfg.Rate, "rate", 0, "")
 	d := fs.Duration("duration", time.Second, "")
 	w := fs.Duration("warmup", 100*time.Millisecond, "")
+	fs.StringVar(&cfg.SourceAddrs, "source-addrs", "", "")
 	fs.Bool("quiet", false, "")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -280,4 +284,42 @@ func TestOpenLoopRatesSplit(t *testing.T) {
 		t.Errorf("no merged schedule lag histogram")
 	}
 	t.Logf("attempted %.1f/s of 300, schedule lag p99 %v", m.AttemptedOpsPerS, time.Duration(out.Merged.Generator.ScheduleLag.P99))
+}
+
+// TestAgentsOwnAddressesPastThePortRange: in a network namespace whose
+// port range is 100 ports, 3 agents hold 300 connections to one loopback
+// server, each from addresses of its own (LoopbackSourceAddrs: 2 each, at
+// half the range per address), as three hosts would.
+func TestAgentsOwnAddressesPastThePortRange(t *testing.T) {
+	if !netnstest.Child() {
+		netnstest.Run(t, "TestAgentsOwnAddressesPastThePortRange")
+		return
+	}
+	netnstest.LoopbackUp(t)
+	netnstest.PortRange(t, 40000, 40099)
+	srv := refservertest.Start(t, refserver.Config{})
+	args := []string{"--url", srv.EchoURL(), "--connections", "300", "--duration", "500ms", "--warmup", "100ms"}
+	plan := Plan{
+		Agents: 3, Connections: 300, Warmup: 100 * time.Millisecond, Duration: 500 * time.Millisecond, Args: args,
+		AgentArgs:    LoopbackSourceAddrs(args, srv.EchoURL(), load.LocalPortRange()),
+		ReadyTimeout: 30 * time.Second, ResultTimeout: 10 * time.Second, MaxStartSkew: 200 * time.Millisecond,
+	}
+	out, err, errs := runPoint(t, plan, nil, []int{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatalf("point: %v (agents: %v)", err, errs)
+	}
+	seen := map[string]int{}
+	for _, a := range out.Agents {
+		want := []string{fmt.Sprintf("127.0.%d.1", a.Index+1), fmt.Sprintf("127.0.%d.2", a.Index+1)}
+		if !slices.Equal(a.SourceAddrs, want) {
+			t.Errorf("agent %d: source addresses %v, want %v", a.Index, a.SourceAddrs, want)
+		}
+		for _, s := range a.SourceAddrs {
+			seen[s]++
+		}
+	}
+	if s := out.Merged.Summary; s.ConnectionsOpen != 300 || s.Errors != 0 {
+		t.Errorf("%d of 300 open, errors %v", s.ConnectionsOpen, s.ErrorsByReason)
+	}
+	t.Logf("300 connections over a 100-port range from %d addresses (3 agents)", len(seen))
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,6 +145,40 @@ func SegmentArgs(args []string, conns int, rate float64, n, i int) []string {
 		out = append(out, "--rate", strconv.FormatFloat(r, 'g', -1, 64))
 	}
 	return out
+}
+
+// LoopbackSourceAddrs gives each agent source addresses of its own against
+// a loopback server, as separate hosts would have: agent i dials from
+// 127.0.(i+1).1 and as many more of that /24 as its connections need at
+// half the ephemeral port range each (--source-addrs, load/source.go).
+// Nil when the point's flags already have --source-addrs (SOURCE_ADDRS),
+// or the server is not on loopback (its addresses are not ours to pick).
+func LoopbackSourceAddrs(args []string, url string, portRange int) func(i, conns int) []string {
+	if slices.Contains(args, "--source-addrs") || !loopbackURL(url) {
+		return nil
+	}
+	perAddr := max(portRange/2, 1)
+	return func(i, conns int) []string {
+		if i >= 254 {
+			return nil // no /24 of its own left: the kernel picks
+		}
+		n := min(max(1, (conns+perAddr-1)/perAddr), 254)
+		return []string{"--source-addrs", fmt.Sprintf("127.0.%d.1-127.0.%d.%d", i+1, i+1, n)}
+	}
+}
+
+// loopbackURL reports whether url's host is an IPv4 loopback address or
+// localhost.
+func loopbackURL(raw string) bool {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Hostname(), "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(u.Hostname())
+	return err == nil && a.Is4() && a.IsLoopback()
 }
 
 // Run waits for the plan's agents, starts them together, collects and
