@@ -14,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // agentRun is a point's generator side with AGENTS: the coordinator (in
@@ -24,10 +25,11 @@ import (
 // point's phases (marker, measure, collect) run as they do for one
 // generator.
 type agentRun struct {
-	procs []*supervise.Proc
-	done  chan struct{} // closed when the coordinator's Run returned
-	out   *agents.Outcome
-	err   error
+	procs     []*supervise.Proc
+	throttles []*pinning.Throttle // AgentQuota's, removed after the agents stopped
+	done      chan struct{}       // closed when the coordinator's Run returned
+	out       *agents.Outcome
+	err       error
 }
 
 // agentBin is the `ceiling` binary the agents run: this one, or the one a
@@ -53,7 +55,8 @@ func pointRate(args []string) float64 {
 // startAgents starts the coordinator, then the agents that dial it.
 func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	pr, spec := p.pr, p.spec
-	args := pr.loadArgs(p.target, spec.Key, p.addr, url, p.window, p.warmup, p.f)
+	// A GENERATOR of `PATH load FLAGS...` gives every point its FLAGS.
+	args := append(append([]string(nil), pr.generator[2:]...), pr.loadArgs(p.target, spec.Key, p.addr, url, p.window, p.warmup, p.f)...)
 	n := agents.Active(pr.o.Agents, spec.Key.Connections)
 	logf, err := os.Create(p.f.genLog)
 	if err != nil {
@@ -77,13 +80,22 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		ag.out, ag.err = co.Run(ctx)
 	}()
 	for i := range n {
+		cg := cgroup
+		if q, ok := pr.o.AgentQuota[i]; ok {
+			th, err := pinning.NewThrottle(supervise.CgroupName(fmt.Sprintf("agent%d-quota", i), spec.Index), q)
+			if err != nil {
+				return p.fail(PhaseGenerator, nil, "agent %d: quota: %v", i, err)
+			}
+			ag.throttles = append(ag.throttles, th)
+			cg = th.Path
+		}
 		proc, err := supervise.Start(ctx, supervise.Spec{
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
 			Args:    append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
 			Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
 			CPUs:    pr.o.GeneratorCPUs,
 			NoFile:  NoFileLimit,
-			Cgroup:  cgroup,
+			Cgroup:  cg,
 			LogPath: p.agentLog(i),
 			Grace:   InterruptGrace(pr.grace),
 		})
@@ -197,6 +209,9 @@ func (p *pointRun) stopAgents(ctx context.Context, grace time.Duration) (escalat
 			escalated = append(escalated, fmt.Sprintf("agent %d", i))
 		}
 		escaped = append(escaped, escapedOf(a)...)
+	}
+	for _, th := range p.ag.throttles {
+		_ = th.Remove()
 	}
 	return escalated, escaped
 }

@@ -77,10 +77,11 @@ type Knob struct {
 }
 
 // ceilingLoad reports whether a GENERATOR command is a ceiling binary's
-// own `load` (its `agent` is then what AGENTS runs).
+// own `load`, with fixed flags or none (its `agent` is then what AGENTS
+// runs, and the fixed flags are the point's for every agent).
 func ceilingLoad(cmd string) bool {
 	f := strings.Fields(cmd)
-	return len(f) == 2 && f[1] == "load"
+	return len(f) >= 2 && f[1] == "load"
 }
 
 // The docs tables a knob can be listed in.
@@ -295,7 +296,7 @@ var Knobs = []Knob{
 			case o.Agents < 0 || o.Agents > MaxAgents:
 				return fmt.Errorf("%d agents, want 0 (one generator) to %d", o.Agents, MaxAgents)
 			case o.Agents > 0 && o.Generator != "" && !ceilingLoad(o.Generator):
-				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load`, not %q", o.Generator)
+				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load [flags]`, not %q", o.Generator)
 			case o.Agents > 0 && o.Drop:
 				return fmt.Errorf("DROP is not supported with agents yet (each would drop its own connections at its own time)")
 			}

@@ -62,7 +62,10 @@ type Options struct {
 	Agents int
 	// AgentArgs are extra `ceiling agent` flags by agent index (tests
 	// only: --wall-skew); no knob sets them.
-	AgentArgs  map[int][]string
+	AgentArgs map[int][]string
+	// AgentQuota caps agent i at that many CPUs through a cgroup of its
+	// own (tests only: one slow agent must cap the point).
+	AgentQuota map[int]float64
 	TargetFile string // TARGET
 	// HeadroomProbe > 0 runs the headline once more with the generator
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
