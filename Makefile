@@ -7,6 +7,7 @@
 #   make test                                      vet + race tests + actionlint
 #   make bench                                     generator efficiency report
 #   make load                                      refserver + one short `ceiling load`
+#   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -15,7 +16,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
-export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE AGENTS SOURCE_ADDRS
+export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS
 # Two-arm sweep knobs (docs/compare.md).
 export BASE_TARGET COMPARE_REPS ALPHA COMPARE_DURATION COMPARE_WARMUP
 # CONNS_LADDER_<batch> (from the command line or the environment) reach
@@ -25,7 +26,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_DURATION COMPARE_WARMUP
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare clean
+.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare node-generator clean
 
 all: build
 
@@ -66,6 +67,12 @@ ceiling-quick: build
 ceiling-compare: build
 	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }
 	$(BIN)/ceiling sweep
+
+# The second generator (GENERATOR="node benchmark/generators/node/gen.js"):
+# ws and hdr-histogram-js at the versions in its package-lock.json, into its
+# git-ignored node_modules. Its tests skip without them (fail under CI=true).
+node-generator:
+	npm ci --prefix benchmark/generators/node --no-audit --no-fund --loglevel=error
 
 clean:
 	rm -rf $(BIN)

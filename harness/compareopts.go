@@ -62,6 +62,9 @@ func (o *Options) resolveCompare() error {
 		o.Notes = append(o.Notes, fmt.Sprintf("COMPARE_REPS %d cannot reach p < %g: the smallest two-sided p of %d + %d samples is %.3g, so no point can be called faster or slower",
 			o.CompareReps, o.Alpha, o.CompareReps, o.CompareReps, p))
 	}
+	if o.TwoArm() && o.Search == SearchBisect {
+		bad("SEARCH (--search): bisect is not available in a two-arm sweep (BASE_TARGET %s): its first pass runs the ladder", o.BaseTargetFile)
+	}
 	if o.TwoArm() && o.HeadroomProbe > 0 {
 		bad("HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep (BASE_TARGET %s): run the probe in a single-arm sweep", o.BaseTargetFile)
 	}

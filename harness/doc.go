@@ -28,6 +28,10 @@
 //   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
 //     order (round-robin over batch sizes), so a slow stretch of the
 //     machine does not read as the effect of one batch size.
+//   - SEARCH=bisect (search.go): in place of the full ladder, a search
+//     per batch between the ladder's ends (bracket x4, then bisect in log
+//     space) that measures a third of a fine ladder's points or fewer and
+//     leaves every rule to Summarize; each point records its step.
 //   - TargetSpec: the server under test from a target file, with {port}
 //     placeholders filled per point.
 //   - PointRunner: one point in, one Outcome out. ProcRunner is the real
@@ -51,6 +55,11 @@
 //     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in
 //     ABBA order — and the verdict of head against base (Mann-Whitney U,
 //     spread, lower bounds; the headline gates). docs/compare.md.
+//   - Calibration (calibration.go): CALIBRATE=1 runs package calibrate
+//     before the first point, CALIBRATION=FILE reads a saved document;
+//     either lands in meta.calibration, and Summarize marks a point within
+//     calibrate.NearCapPct of its batch's cap (x the generator's cores) as
+//     near the generator's cap: a warning, never a verdict.
 //
 // Run ties them together for the CLI. docs/sweep.md is the user's guide.
 package harness

@@ -208,6 +208,18 @@ var Knobs = []Knob{
 		Get: func(o *Options) string { return o.ConnsLadders.String() },
 	},
 	{
+		Env: "SEARCH", Flag: "search", Arg: "MODE", Default: "`ladder`",
+		Help:  "how each batch's connections are chosen: `ladder` runs every rung of its connection ladder; `bisect` searches between the ladder's lowest and top rung (bracket, then bisect) for the same ceiling in fewer points (see \"Search\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Search }),
+		Check: func(o *Options) error {
+			if o.Search != SearchLadder && o.Search != SearchBisect {
+				return fmt.Errorf("%q is not a search (%s | %s)", o.Search, SearchLadder, SearchBisect)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Search },
+	},
+	{
 		Env: "RECORD_SIZE", Flag: "record-size", Arg: "BYTES", Default: "`256`",
 		Help:  "bytes per message",
 		Parse: intParse(func(o *Options) *int { return &o.RecordSize }),
@@ -398,6 +410,14 @@ var Knobs = []Knob{
 			return err
 		},
 		Get: func(o *Options) string { return o.Objective },
+	},
+	boolKnob("CALIBRATE", "calibrate", "before the sweep, measure the generator's own cap per core against a null sink (`ceiling calibrate`, for the sweep's scenario, batch ladder and record size; about 40 s quick, 70 s otherwise) and record it in `meta.calibration` (see \"Calibration\")",
+		func(o *Options) *bool { return &o.Calibrate }),
+	{
+		Env: "CALIBRATION", Flag: "calibration", Arg: "FILE", Default: "none",
+		Help:  "a saved `ceiling calibrate --out` document, recorded in `meta.calibration`: a point within 15% of its batch's cap (times the generator's cores) is flagged (see \"Calibration\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CalibrationFile }),
+		Get:   func(o *Options) string { return o.CalibrationFile },
 	},
 	{
 		Env: "PROFILE_DIR", Flag: "profile", Arg: "DIR", Default: "off",

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/ceiling-bench/ceiling/calibrate"
 	"math"
 	"slices"
 	"strconv"
@@ -116,6 +117,19 @@ type Options struct {
 	// highest clean throughput.
 	Objective string
 
+	// Search is SEARCH: SearchLadder runs every rung of every connection
+	// ladder; SearchBisect searches between each ladder's ends for the
+	// same ceiling in fewer points (search.go).
+	Search string
+
+	// Calibrate is CALIBRATE: measure the generator's cap against a null
+	// sink before the sweep (package calibrate). CalibrationFile is
+	// CALIBRATION: a saved calibration document; Resolve reads and checks
+	// it into Calibration.
+	Calibrate       bool
+	CalibrationFile string
+	Calibration     *calibrate.Doc
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result
@@ -136,6 +150,7 @@ func DefaultOptions(quick bool) Options {
 		Duration:      DefaultDuration,
 		Warmup:        DefaultWarmup,
 		Scenario:      DefaultScenario,
+		Search:        SearchLadder,
 		Out:           DefaultOut,
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s

@@ -59,6 +59,7 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 		}
 	}
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
+	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())
 	errs = append(errs, o.resolveCPUs(available))
 	return errors.Join(errs...)
@@ -180,3 +181,7 @@ func (o *Options) checkNoFile(reachable func(want uint64) (uint64, string)) erro
 	}
 	return errors.Join(errs...)
 }
+
+// ResolveCPUs fills and checks SRV_CPUSET and LT_CPUSET alone, as Resolve
+// does (`ceiling calibrate` needs the two sets and nothing else).
+func (o *Options) ResolveCPUs(available pinning.CPUSet) error { return o.resolveCPUs(available) }

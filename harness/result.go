@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
@@ -92,6 +93,9 @@ type Meta struct {
 	// then the head's); nil in a single-arm sweep.
 	BaseTarget *Target `json:"base_target,omitempty"`
 	Generator  string  `json:"generator"` // "ceiling-load", or the GENERATOR command's name
+	// Calibration is the generator's cap per core against a null sink
+	// (CALIBRATE=1 or CALIBRATION=FILE); nil without one. See NearCap.
+	Calibration *calibrate.Doc `json:"calibration,omitempty"`
 }
 
 // Runner identifies the machine class the sweep ran on (CI or local).
@@ -155,6 +159,10 @@ type Config struct {
 	WarmupNs      int64            `json:"warmup_ns"`
 	Order         []PointKey       `json:"order"` // the interleaved order the points ran in
 	Quick         bool             `json:"quick"`
+	// Search is SEARCH: "ladder" (every rung) or "bisect" (search.go:
+	// fewer points between the same ladder's ends; Order is then the
+	// points the search chose, in the order run).
+	Search string `json:"search,omitempty"`
 	// HeadroomProbeFraction is HEADROOM_PROBE: the share of its cores the
 	// generator is held to for the headroom probe; 0: no probe.
 	HeadroomProbeFraction float64 `json:"headroom_probe_fraction"`
@@ -260,6 +268,10 @@ type Point struct {
 	Verdict       string `json:"verdict"`
 	VerdictReason string `json:"verdict_reason"`
 	LowerBound    bool   `json:"lower_bound"`
+	// NearCap is set when the point's throughput came within
+	// calibrate.NearCapPct of the generator's calibrated cap for its batch
+	// (meta.calibration): a warning, not a verdict.
+	NearCap *NearCap `json:"near_generator_cap,omitempty"`
 
 	FailReason string `json:"fail_reason,omitempty"`
 	// LogTail is the last lines of the log of the server that failed the
@@ -295,6 +307,14 @@ type Point struct {
 	ServerMetrics *ServerMetrics `json:"server_metrics,omitempty"`
 	ProfileFile   string         `json:"profile_file,omitempty"`
 	ProfileError  string         `json:"profile_error,omitempty"`
+
+	// SearchStep, SearchPhase and SearchReason place a SEARCH=bisect
+	// sweep point on its batch's search path: its step (1-based, per
+	// batch and rep), the phase ("bracket" or "bisect") and why these
+	// connections were chosen. Absent from ladder sweeps.
+	SearchStep   int    `json:"search_step,omitempty"`
+	SearchPhase  string `json:"search_phase,omitempty"`
+	SearchReason string `json:"search_reason,omitempty"`
 
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`

@@ -33,6 +33,10 @@ type RunConfig struct {
 	// BaseTarget makes a two-arm sweep (SweepTwoArm): the base arm's
 	// server, Target the head's. Nil: a single-arm sweep.
 	BaseTarget *TargetSpec
+
+	// Ceiling is the ceiling binary whose `calibrate --serve-sink` is the
+	// null sink of CALIBRATE=1; empty: this executable.
+	Ceiling string
 }
 
 // ResultFileName is the name of the result Run saves in the work dir when
@@ -123,6 +127,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		r.warn(w)
 	}
 	RedactResult(r, secrets)
+	r.Meta.Calibration = o.Calibration
+	if o.Calibrate {
+		r.Meta.Calibration = runCalibration(ctx, o, rc.Ceiling, stderr, r)
+	}
 
 	runner, err := NewProcRunner(o, rc.Target)
 	if err != nil {

@@ -50,6 +50,7 @@ func (r *Result) Summarize() {
 		}
 	}
 	r.Warnings = kept
+	r.flagNearCap()
 	r.Ceilings = r.Ceilings[:0]
 	for _, b := range r.Config.BatchLadder {
 		r.Ceilings = append(r.Ceilings, r.ceiling(b))
@@ -154,7 +155,7 @@ func judgeObjective(p *Point, spec string, out Outcome) {
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.
-var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat"}
+var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat", nearCapMark, "calibration: "}
 
 // ceiling is one batch's highest clean sweep point (the A-A repeat measures
 // noise and is not a candidate).
@@ -168,8 +169,9 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 			continue
 		}
 		// With an objective the ceiling is the most load that meets it;
-		// without, the highest throughput.
-		better := p.ThroughputPerS > c.ThroughputPerS
+		// without, the highest throughput (on a tie, the fewer
+		// connections, whatever order the points ran in).
+		better := p.ThroughputPerS > c.ThroughputPerS || p.ThroughputPerS == c.ThroughputPerS && p.Connections < c.Connections
 		if r.Config.Objective != "" {
 			better = p.Connections > c.Connections || p.Connections == c.Connections && better
 		}

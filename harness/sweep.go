@@ -90,27 +90,36 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 	r.Notes = slices.Clone(o.Notes)
 	order := r.Config.Order
 	total := len(order) + 1 // the A-A repeat
+	if o.Search == SearchBisect {
+		total = searchTotal(o) + 1 // at most; the order is the search's
+		r.Config.Order = nil
+	}
 	if o.HeadroomProbe > 0 {
 		total++
 	}
 	start := time.Now()
 
-	run := func(i int, role string, k PointKey) {
+	run := func(i int, role string, k PointKey) (Point, Outcome, bool) {
 		Progress(progress, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
 		p, ok := admit(r, i, role, k, "", out, th)
 		if !ok {
-			return
+			return p, out, false
 		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
 		}
+		return p, out, true
 	}
-	for i, k := range order {
-		if ctx.Err() != nil {
-			break
+	if o.Search == SearchBisect {
+		searchSweep(ctx, o, r, run)
+	} else {
+		for i, k := range order {
+			if ctx.Err() != nil {
+				break
+			}
+			run(i+1, RoleSweep, k)
 		}
-		run(i+1, RoleSweep, k)
 	}
 	r.Summarize()
 	if ctx.Err() == nil {
@@ -133,7 +142,11 @@ func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progr
 func finish(ctx context.Context, r *Result, total int) error {
 	if ctx.Err() != nil {
 		r.Partial = true
-		r.PartialReason = fmt.Sprintf("interrupted after %d of %d points: %v", len(r.Curve), total, context.Cause(ctx))
+		of := ""
+		if r.Config.Search == SearchBisect {
+			of = "at most " // the search's budget, not its path
+		}
+		r.PartialReason = fmt.Sprintf("interrupted after %d of %s%d points: %v", len(r.Curve), of, total, context.Cause(ctx))
 		r.warn(r.PartialReason)
 		r.Summarize()
 		return ErrInterrupted
@@ -219,13 +232,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors
 	p.Saturated = s.Saturated
-	// Clean also needs every connection open and none lost: a point with
-	// fewer connections than its rung is another point.
-	short := s.ConnectionsRequested > 0 && s.ConnectionsOpen < s.ConnectionsRequested
-	dropped := s.Dropped != nil && *s.Dropped > 0
-	// And a throughput: a window in which nothing was measured is no
-	// measurement (a starved generator on a busy machine can produce one).
-	p.Clean = s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
+	p.Clean = measuredClean(s)
 	// And its pinned CPUs to itself: a point measured on cores shared
 	// with other work (or stolen by the hypervisor) measures the
 	// neighbour too, and never becomes a ceiling.
@@ -269,6 +276,18 @@ func judgeAgents(p *Point, th Thresholds, gen CPUStats) {
 	p.VerdictReason += "; agent " + strings.Join(behind, ", ") + " fell behind"
 }
 
+// measuredClean is what clean asks of the generator's own summary: no
+// errors, not saturated in open loop, and a throughput. It also needs every
+// connection open and none lost: a point with fewer connections than its
+// rung is another point. And a window in which nothing was measured is no
+// measurement (a starved generator on a busy machine can produce one).
+// MakePoint adds the CPUs' side (not contended).
+func measuredClean(s load.Summary) bool {
+	short := s.ConnectionsRequested > 0 && s.ConnectionsOpen < s.ConnectionsRequested
+	dropped := s.Dropped != nil && *s.Dropped > 0
+	return s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
+}
+
 // ConfigOf records the knobs after defaults, with the interleaved order.
 func ConfigOf(o *Options) Config {
 	c := Config{
@@ -281,6 +300,7 @@ func ConfigOf(o *Options) Config {
 		DurationNs:    int64(o.Duration),
 		WarmupNs:      int64(o.Warmup),
 		Quick:         o.Quick,
+		Search:        o.Search,
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
@@ -291,6 +311,9 @@ func ConfigOf(o *Options) Config {
 	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)
+	}
+	if c.Search == "" {
+		c.Search = SearchLadder
 	}
 	c.Order = Order(o.BatchLadder, o.ConnsLadder, o.Reps)
 	return c

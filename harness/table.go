@@ -79,6 +79,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		case p.Status == StatusOK && !p.Clean:
 			verdict += " (not clean)"
 		}
+		if c := p.NearCap; c != nil {
+			verdict += fmt.Sprintf(" (%.0f%% of the generator's cap)", c.PctOfCap)
+		}
 		if d := p.Drop; d != nil {
 			verdict += dropText(d)
 		}
@@ -111,6 +114,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "point %d failed: %s\n", p.Index, p.FailReason)
 		}
 	}
+	writeSearchPaths(&b, r)
 
 	if r.Config.Objective != "" {
 		fmt.Fprintf(&b, "\nceilings (per batch, the clean point with the most connections that meets the objective):\n")

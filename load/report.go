@@ -67,6 +67,10 @@ func WriteReport(w io.Writer, r *Result) error {
 	if g.ReadSyscalls > 0 {
 		fmt.Fprintf(tw, "reads\t%d read syscalls, %.2f messages per read\n", g.ReadSyscalls, g.MessagesPerRead)
 	}
+	if l := g.Loops; l != nil {
+		fmt.Fprintf(tw, "event loops\t%d, busiest %.0f%% busy, ready -> handled p99 %v, max %v\n",
+			l.Count, 100*l.MaxBusy, time.Duration(l.LagP99Ns), time.Duration(l.LagMaxNs))
+	}
 	if g.ScheduleLag.Count > 0 {
 		fmt.Fprintf(tw, "schedule lag\tp50 %v, p99 %v, max %v, %.2f%% of sends late by more than one interval\n",
 			time.Duration(g.ScheduleLag.P50), time.Duration(g.ScheduleLagP99), time.Duration(g.ScheduleLag.Max), 100*g.LateSendsFrac)

@@ -43,6 +43,7 @@ func reportCases() map[string]*load.Result {
 				PublishLatency: load.Latency{Count: 800, Min: 200000, P50: 900000, P90: 2e6, P99: 5e6, P999: 6e6, Max: 6e6}}),
 		},
 		Generator: load.GeneratorStats{CPUCores: 0.97, CPUUserS: 3.1, CPUSystemS: 1.75, RunnableP99Ns: 2097152, OSRunDelayNs: 9e8, ReadSyscalls: 100000, MessagesPerRead: 2.5,
+			Engine: load.EngineLoop, Loops: &load.LoopStats{Count: 2, BusyFraction: []float64{0.97, 0.91}, MaxBusy: 0.97, LagP99Ns: 1840000, LagMaxNs: 9200000},
 			ScheduleLag: load.Latency{Count: 4060, P50: 400000, P99: 15e6, Max: 3e7}, ScheduleLagP99: 15e6, LateSendsFrac: 0.125},
 	}
 	preflight := &load.Result{

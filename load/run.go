@@ -159,6 +159,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if len(addrs) > 0 {
 		res.Generator.SourceAddrs = sourceStrings(addrs)
 	}
+	reportLoops(&res.Generator, sc, w)
 	if cfg.Drop && ctx.Err() == nil {
 		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
 		dr, err := dropAll(ctx, sc, cfg.DropProbe)

@@ -261,16 +261,24 @@ func echoLoop(o options, stdout io.Writer) error {
 		}
 		return
 	}
-	time.Sleep(o.warmup)
-	a := takeSnapshot(sum())
-	fmt.Fprintln(stdout, "window-start")
-	time.Sleep(o.duration)
-	b := takeSnapshot(sum())
-	fmt.Fprintln(stdout, "window-end")
-	r := b.since(a, "builtin")
+	r := announcedWindow(o, stdout, "builtin", sum)
 	r.Errors = errs.Load()
 	if r.Errors > 0 {
 		r.Error = errText
 	}
 	return printResult(stdout, r)
+}
+
+// announcedWindow sleeps the warm-up, then measures counters (messages,
+// reads) and this process's CPU over -duration between the lines
+// "window-start" and "window-end", so the parent samples the server's CPU
+// over the same interval.
+func announcedWindow(o options, stdout io.Writer, impl string, counters func() (msgs, reads int64)) roleResult {
+	time.Sleep(o.warmup)
+	a := takeSnapshot(counters())
+	fmt.Fprintln(stdout, "window-start")
+	time.Sleep(o.duration)
+	b := takeSnapshot(counters())
+	fmt.Fprintln(stdout, "window-end")
+	return b.since(a, impl)
 }

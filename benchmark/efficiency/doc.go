@@ -16,7 +16,14 @@
 //     user and kernel CPU per message from /proc/<pid>/stat over the same
 //     window, and the generator's read syscalls per message. The generator
 //     is `ceiling load` (bin/ceiling) when it is there, else a small echo
-//     loop over wsconn in this program.
+//     loop over wsconn in this program. At each batch the syscall-only
+//     floor runs first (floor.go): the same pre-framed masked batch written
+//     with write(2), the replies read with read(2) into one buffer once
+//     SO_RCVLOWAT says the batch is there, counted by bytes, nothing parsed
+//     or recorded. Every generator's CPU per message is then printed as a
+//     multiple of the floor's (user+system, and user alone) and its user
+//     CPU as a fraction of refserver's, against issue 11's goal at batch
+//     >= 10: total <= 1.25x the floor, user <= 1/3 of refserver's.
 //  4. Scenario file against echo: the generator's CPU per message received
 //     running benchmark/scenarios/rooms.json (-rooms-users users) against
 //     refserver /rooms, then echo over as many connections in an open loop
@@ -47,6 +54,6 @@
 // (default 500ms), -reps (interleaved repetitions of 1 and 2, default 2),
 // -echo-conns (default 16), -generator auto|ceiling|builtin, -ceiling and
 // -refserver (binaries; refserver is built into a temp dir when missing),
-// -skip-echo, -mem-conns, -mem-io, -mem-duration (default 10s), -mem-only,
-// -skip-mem.
+// -skip-echo, -only echo (section 3 alone), -mem-conns, -mem-io,
+// -mem-duration (default 10s), -mem-only, -skip-mem.
 package main

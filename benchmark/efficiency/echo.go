@@ -75,7 +75,9 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "batch\tgenerator\tmsg/s\tgen user\tgen sys\tsrv user\tsrv sys\tgen/srv user\tgen cores\tsrv cores\tgen reads/msg\tgen runq\tsrv runq\terrors\t")
 	var notes []string
+	var points []echoPoint
 	row := func(p echoPoint) {
+		points = append(points, p)
 		reads := "n/a"
 		if p.readsPerMsg >= 0 {
 			reads = fmt.Sprintf("%.3f", p.readsPerMsg)
@@ -97,7 +99,7 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	// ceiling load runs every I/O mode at each batch, interleaved, so the
 	// A/B below compares points of the same run: goroutines waking once
 	// per batch (ExpectBytes), goroutines with eager reads (batch > 1),
-	// and the epoll reactor (per-message reads, like eager).
+	// and the event loops (--io loop, both read modes).
 	var ab []abPoint
 	ceilingPoints := func(batch int) error {
 		for _, m := range ceilingModes(batch) {
@@ -111,6 +113,11 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 		return nil
 	}
 	for _, batch := range []int{1, 10, 100} {
+		fp, err := echoWithRole(o, pl, srv, self, url, batch, floorName, "floor")
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		row(fp)
 		if useCeiling {
 			err := ceilingPoints(batch)
 			if err == nil {
@@ -136,6 +143,7 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	tw.Flush()
 	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
 	writeAB(stdout, ab)
+	writeFloor(stdout, points)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "NOTE:", n)
 	}
@@ -158,9 +166,24 @@ func sampleWindow(o options, genPid, srvPid int) (gen, srv cpuTimes, seconds flo
 }
 
 func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch int, readAhead bool) (echoPoint, error) {
-	g, err := startProc("echo loop", pl.gen, []string{"GOMAXPROCS=1"}, self, "-role", "echo", "-url", url,
+	name := "builtin wsconn loop, eager reads"
+	if readAhead || batch == 1 {
+		name = "builtin wsconn loop"
+	}
+	if readAhead && batch > 1 {
+		name += " + ExpectBytes"
+	}
+	return echoWithRole(o, pl, srv, self, url, batch, name, "echo", fmt.Sprintf("-readahead=%v", readAhead))
+}
+
+// echoWithRole runs this program's echo-generating role (echo, floor)
+// pinned to the generator's CPU with GOMAXPROCS=1 and samples both
+// processes' CPU over the window it announces.
+func echoWithRole(o options, pl placement, srv *proc, self, url string, batch int, name, role string, extra ...string) (echoPoint, error) {
+	args := append([]string{"-role", role, "-url", url,
 		"-conns", fmt.Sprint(o.echoConns), "-batch", fmt.Sprint(batch), "-size", fmt.Sprint(o.size),
-		"-duration", o.duration.String(), "-warmup", o.warmup.String(), fmt.Sprintf("-readahead=%v", readAhead))
+		"-duration", o.duration.String(), "-warmup", o.warmup.String()}, extra...)
+	g, err := startProc(role+" loop", pl.gen, []string{"GOMAXPROCS=1"}, self, args...)
 	if err != nil {
 		return echoPoint{}, err
 	}
@@ -168,13 +191,7 @@ func echoWithBuiltin(o options, pl placement, srv *proc, self, url string, batch
 	if _, err := g.expect("window-start", 30*time.Second); err != nil {
 		return echoPoint{}, err
 	}
-	p := echoPoint{batch: batch, generatorName: "builtin wsconn loop, eager reads"}
-	if readAhead || batch == 1 {
-		p.generatorName = "builtin wsconn loop"
-	}
-	if readAhead && batch > 1 {
-		p.generatorName += " + ExpectBytes"
-	}
+	p := echoPoint{batch: batch, generatorName: name}
 	if p.gen, p.srv, p.sampledS, err = sampleWindow(o, g.pid(), srv.pid()); err != nil {
 		return p, err
 	}

@@ -34,6 +34,7 @@ type options struct {
 	ceiling    string
 	refserver  string
 	skipEcho   bool
+	only       string
 	roomsUsers int
 	memConns   string
 	memIO      string
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var o options
 	fs := flag.NewFlagSet("efficiency", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.role, "role", "", "internal: run as a child role (stream, sink, recv, send, echo)")
+	fs.StringVar(&o.role, "role", "", "internal: run as a child role (stream, sink, recv, send, echo, floor)")
 	fs.DurationVar(&o.duration, "duration", 2*time.Second, "measured window of each point")
 	fs.DurationVar(&o.echoDur, "echo-duration", 4*time.Second, "measured window of each refserver echo point (longer: the kernel counts CPU in 10 ms ticks)")
 	fs.DurationVar(&o.warmup, "warmup", 500*time.Millisecond, "time before each window, excluded")
@@ -66,9 +67,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ceiling, "ceiling", "bin/ceiling", "the ceiling binary for -generator ceiling")
 	fs.StringVar(&o.refserver, "refserver", "bin/refserver", "the refserver binary (built from ./cmd/refserver when missing)")
 	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points and the scenario-file section")
+	fs.StringVar(&o.only, "only", "", "run only this section: echo (section 3, with the syscall-only floor)")
 	fs.IntVar(&o.roomsUsers, "rooms-users", 200, "users of the rooms scenario file in section 4")
 	fs.StringVar(&o.memConns, "mem-conns", "10000,20000", "connection counts of the memory section (6), comma separated")
-	fs.StringVar(&o.memIO, "mem-io", "goroutines,reactor", "echo --io modes of the memory section, comma separated")
+	fs.StringVar(&o.memIO, "mem-io", "goroutines,loop", "echo --io modes of the memory section, comma separated")
 	fs.DurationVar(&o.memDur, "mem-duration", 10*time.Second, "measured window of each memory point")
 	fs.BoolVar(&o.skipMem, "skip-mem", false, "skip the memory section (6)")
 	fs.BoolVar(&o.memOnly, "mem-only", false, "run only the memory section (6)")
@@ -109,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case o.batch < 1 || o.echoConns < 1 || o.conns < 1:
 		return fmt.Errorf("-batch, -echo-conns and -conns must be >= 1")
 	}
+	if o.only != "" && o.only != "echo" {
+		return fmt.Errorf("-only must be echo or empty, got %q", o.only)
+	}
 	switch o.generator {
 	case "auto", "ceiling", "builtin":
 	default:
@@ -127,6 +132,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return send(o, stdout)
 	case "echo":
 		return echoLoop(o, stdout)
+	case "floor":
+		return floorLoop(o, stdout)
 	}
 	return fmt.Errorf("-role %q: unknown", o.role)
 }

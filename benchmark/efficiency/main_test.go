@@ -79,6 +79,18 @@ func TestEchoSectionBuiltin(t *testing.T) {
 	if strings.Contains(text, "ERRORS") {
 		t.Errorf("echo run had errors:\n%s", text)
 	}
+	// The syscall-only floor runs at every batch, and every row gets its
+	// multiple of the floor (speed is not asserted).
+	if floors := regexp.MustCompile(`(?m)^\s+(1|10|100)\s+syscall-only floor\s+[0-9.]+ [kM]?`).FindAllString(text, -1); len(floors) != 3 {
+		t.Errorf("found %d floor rows, want 3 (batch 1, 10, 100):\n%s", len(floors), text)
+	}
+	_, multiples, ok := strings.Cut(text, "floor multiples")
+	if !ok {
+		t.Fatalf("no floor multiples table:\n%s", text)
+	}
+	if rows := regexp.MustCompile(`(?m)^\s+(1|10|100)\s+(syscall-only floor|builtin wsconn loop[^0-9>n]*)\s+(1\.00x|[0-9.]+x|>[0-9.]+x|n/a)`).FindAllString(multiples, -1); len(rows) != 8 {
+		t.Errorf("found %d rows of floor multiples, want 8 (3 floors, 5 builtin):\n%s", len(rows), multiples)
+	}
 }
 
 func TestParseStat(t *testing.T) {
@@ -131,6 +143,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-reps", "0"}, "-reps"},
 		{[]string{"-echo-duration", "-1s"}, "-echo-duration"},
 		{[]string{"-role", "dance"}, "-role"},
+		{[]string{"-only", "send"}, "-only"},
 		{[]string{"-nope"}, "nope"},
 	} {
 		err := run(tt.args, io.Discard, io.Discard)

@@ -56,6 +56,9 @@ func orchestrate(o options, stdout io.Writer) error {
 		return memSection(o, stdout, pl)
 	}
 
+	if o.only == "echo" {
+		return echoSection(o, stdout, self, pl)
+	}
 	if err := pairSection(o, stdout, self, pl, "stream", "recv",
 		fmt.Sprintf("1. Receive path: %d-byte messages one core absorbs from a server streaming pre-framed messages", o.size),
 		map[string]string{"gorilla": "gorilla NextReader + io.Copy(io.Discard)", "wsconn": "wsconn ReadMessage"},

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -131,23 +132,8 @@ func readCPU(pid int) (cpuTimes, error) {
 
 // parseStat takes utime and stime out of a /proc/<pid>/stat line.
 func parseStat(b []byte) (cpuTimes, error) {
-	// The command name (field 2) may hold spaces and parentheses; the
-	// fields resume after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return cpuTimes{}, fmt.Errorf("no ')' closing the command name")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return cpuTimes{}, fmt.Errorf("%d fields after the command name, want >= 13", len(f))
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return cpuTimes{}, fmt.Errorf("utime %q stime %q are not integers", f[11], f[12])
-	}
-	tick := time.Second / userHZ
-	return cpuTimes{user: time.Duration(u) * tick, sys: time.Duration(s) * tick}, nil
+	u, s, err := calibrate.ParseStat(b)
+	return cpuTimes{user: u, sys: s}, err
 }
 
 func (b cpuTimes) sub(a cpuTimes) cpuTimes {

@@ -1,27 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"crypto/sha1"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-)
 
-// upgrade reads the client's upgrade request and answers 101; it is all the
-// HTTP the stream and sink servers speak.
-func upgrade(nc net.Conn) error {
-	req, err := http.ReadRequest(bufio.NewReader(nc))
-	if err != nil {
-		return err
-	}
-	h := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-	_, err = fmt.Fprintf(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-		base64.StdEncoding.EncodeToString(h[:]))
-	return err
-}
+	"github.com/ceiling-bench/ceiling/calibrate"
+)
 
 // listen announces "ready <addr>" on stdout for the parent, then runs
 // handle for every connection.
@@ -38,7 +23,7 @@ func listen(stdout io.Writer, handle func(net.Conn)) error {
 		}
 		go func() {
 			defer nc.Close()
-			if upgrade(nc) == nil {
+			if _, err := calibrate.Upgrade(nc); err == nil {
 				handle(nc)
 			}
 		}()
@@ -50,7 +35,7 @@ func listen(stdout io.Writer, handle func(net.Conn)) error {
 // client goes away. The client's read path is the only work left to
 // measure.
 func serveStream(o options, stdout io.Writer) error {
-	frame := serverFrame(make([]byte, o.size))
+	frame := calibrate.ServerFrame(make([]byte, o.size))
 	for i := range frame[len(frame)-o.size:] {
 		frame[len(frame)-o.size+i] = 'a' + byte(i%26)
 	}
@@ -78,16 +63,4 @@ func serveSink(o options, stdout io.Writer) error {
 			}
 		}
 	})
-}
-
-func serverFrame(payload []byte) []byte {
-	n := len(payload)
-	switch {
-	case n <= 125:
-		return append([]byte{0x81, byte(n)}, payload...)
-	case n <= 0xFFFF:
-		return append([]byte{0x81, 126, byte(n >> 8), byte(n)}, payload...)
-	}
-	b := []byte{0x81, 127, 0, 0, 0, 0, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
-	return append(b, payload...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ceiling-bench/ceiling/load/scenario/echo"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/evloop"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 	"github.com/google/go-cmp/cmp"
@@ -162,6 +163,11 @@ func TestLoadFanoutAgainstRefserver(t *testing.T) {
 		}
 		if f.PublishLatency.Count*int64(batch) != f.EventsPublished || len(f.HTTPFailures) != 0 || f.RateLimited429 != 0 || f.GraceNs != int64(2*time.Second) {
 			t.Errorf("publish latency n=%d, failures %v, 429 %d, grace %d", f.PublishLatency.Count, f.HTTPFailures, f.RateLimited429, f.GraceNs)
+		}
+
+		// The subscribers ran on the event loops: their evidence is in.
+		if g := r.Generator; evloop.Supported && (g.Engine != load.EngineLoop || g.Loops == nil || g.Loops.Count < 1 || len(g.Loops.BusyFraction) != g.Loops.Count) {
+			t.Errorf("engine %q loops %+v", g.Engine, g.Loops)
 		}
 	}
 	t.Run("closed", func(t *testing.T) {

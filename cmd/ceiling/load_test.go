@@ -52,7 +52,7 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"connections over fs.nr_open", []string{dead, "--connections", "2000000000"}, "--connections 2000000000: needs about"},
 		{"random fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--payload", "random"}, "--payload random"},
 		{"io name", []string{dead, "--io", "threads"}, "-io"},
-		{"io with open loop", []string{dead, "--rate", "10", "--io", "reactor"}, "--io"},
+		{"io with drop", []string{dead, "--drop", "--io", "loop"}, "--io"},
 		{"io with fanout", []string{"--scenario", "fanout", "--url", "ws://127.0.0.1:1", "--io", "goroutines"}, "--io"},
 		{"script without file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1"}, "--scenario-file: required"},
 		{"script bad file", []string{"--scenario", "script", "--url", "ws://127.0.0.1:1", "--scenario-file", "../../load/scenario/script/testdata/bad-share.json"}, "--scenario-file ../../load/scenario/script/testdata/bad-share.json: roles[0].share: 1.5: "},
@@ -104,6 +104,7 @@ func TestLoadGoodCombinationsPassValidation(t *testing.T) {
 		{"--rate", "100", "--max-inflight", "4"},
 		{"--io", "goroutines"},
 		{"--io", "reactor", "--eager-reads"},
+		{"--io", "loop", "--rate", "100"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args = append([]string{"load", "--url", "ws://127.0.0.1:1/echo", "--connections", "2", "--duration", "100ms", "--warmup", "0s", "--quiet"}, args...)

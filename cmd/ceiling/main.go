@@ -7,6 +7,7 @@
 //	ceiling publish  commit a sweep result, or post a pull-request comparison
 //	ceiling report   a static results site, or the Go benchmark format for benchstat
 //	ceiling history  the published history as a trend table
+//	ceiling calibrate  the generator's own cap per core against a null sink
 //
 // main only calls run; every subcommand lives in its own file with its own
 // flag.FlagSet.
@@ -81,6 +82,7 @@ commands:
   publish   commit a sweep result (publish commit) or post a PR comparison (publish comment)
   report    a static results site (--out DIR), or benchstat text (--format benchstat)
   history   print the published history as a trend table
+  calibrate measure the generator's cap per core against a null sink
   version   print the version
 
 Run 'ceiling <command> -h' for a command's flags.
@@ -105,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runReport(rest, stdout, stderr)
 	case "history":
 		return runHistory(rest, stdout, stderr)
+	case "calibrate":
+		return runCalibrate(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

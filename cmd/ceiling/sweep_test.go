@@ -46,6 +46,10 @@ func TestSweepKnobValidation(t *testing.T) {
 	os.WriteFile(noBinary, []byte(`{"name":"x","command":["./no/such/server","{addr}"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
 	okTarget := filepath.Join(dir, "ok.json")
 	os.WriteFile(okTarget, []byte(`{"name":"x","command":["/bin/true","{addr}"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
+	badCal := filepath.Join(dir, "badcal.json")
+	os.WriteFile(badCal, []byte(`{"calibration_version":1,"generator_cpus":[0],"record_size":256,"caps":[{"scenario":"echo","batch":0,"msgs_per_s_per_core":1}]}`), 0o644)
+	goodCal := filepath.Join(dir, "cal.json")
+	os.WriteFile(goodCal, []byte(`{"calibration_version":1,"generator_cpus":[0],"record_size":256,"caps":[]}`), 0o644)
 	noPort := filepath.Join(dir, "noport.json")
 	os.WriteFile(noPort, []byte(`{"name":"x","command":["/bin/true"],"echo_url":"ws://{addr}/echo","ready":"tcp:{addr}"}`), 0o644)
 
@@ -87,6 +91,13 @@ func TestSweepKnobValidation(t *testing.T) {
 		{"base target env typo field", []string{"BASE_TARGET", typo}, []string{"--target", okTarget}, `unknown field "comand"`},
 		{"base target command missing", []string{"BASE_TARGET", noBinary}, []string{"--target", okTarget}, "BASE_TARGET " + noBinary + ": command: ./no/such/server"},
 		{"headroom probe in two-arm", []string{"BASE_TARGET", okTarget}, []string{"--target", okTarget, "--headroom-probe", "0.5"}, "not available in a two-arm sweep"},
+		{"search env", []string{"SEARCH", "binary"}, nil, `SEARCH: "binary" is not a search`},
+		{"search flag", nil, []string{"--search", "nope"}, "SEARCH (--search)"},
+		{"bisect in two-arm", []string{"BASE_TARGET", okTarget}, []string{"--target", okTarget, "--search", "bisect"}, "SEARCH (--search): bisect is not available in a two-arm sweep"},
+		{"calibration missing", []string{"CALIBRATION", filepath.Join(dir, "none.json")}, nil, "CALIBRATION (--calibration)"},
+		{"calibration bad field", nil, []string{"--calibration", badCal}, "caps[0].batch"},
+		{"calibrate and calibration", []string{"CALIBRATE", "1"}, []string{"--calibration", goodCal}, "set one"},
+		{"calibrate not a boolean", []string{"CALIBRATE", "please"}, nil, "CALIBRATE"},
 		{"unknown flag", nil, []string{"--conns", "3"}, "conns"},
 		{"stray argument", nil, []string{"now"}, `unexpected argument "now"`},
 	}

@@ -264,3 +264,19 @@ func (c *Conn) Abort() error {
 	}
 	return c.nc.Close()
 }
+
+// Shrink releases the read and write buffers of an idle connection when
+// no unread byte is buffered: a connection that waits (its handshake done,
+// its subscription made) before it is read again or handed to an event
+// loop (Detach) then costs a few hundred bytes instead of its buffers. The
+// next ReadMessage or write allocates them again, small at first. Reader
+// goroutine only, with no write in progress.
+func (c *Conn) Shrink() {
+	if c.r == c.w {
+		c.rbuf, c.r, c.w = nil, 0, 0
+	}
+	c.wbuf = nil
+	c.wmu.Lock()
+	c.ctrl = nil
+	c.wmu.Unlock()
+}

@@ -387,3 +387,33 @@ func TestReaderWriterWithServerPings(t *testing.T) {
 		t.Error("server received no pong")
 	}
 }
+
+// Shrink drops an idle connection's buffers; reads and writes after it
+// work as before, and bytes already buffered are kept.
+func TestShrink(t *testing.T) {
+	t.Parallel()
+	c := dial(t, gorillaServer(t, websocket.Upgrader{}, echoHandler), Options{})
+	c.Shrink()
+	if c.rbuf != nil || c.wbuf != nil || c.ctrl != nil {
+		t.Fatal("buffers kept")
+	}
+	for _, msg := range []string{"one", strings.Repeat("x", 70000)} {
+		if err := c.WriteMessage(OpText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		if _, p, err := c.ReadMessage(); err != nil || string(p) != msg {
+			t.Fatalf("ReadMessage = %d bytes, %v", len(p), err)
+		}
+		c.Shrink()
+	}
+
+	// Unread bytes stay.
+	c = dial(t, rawServer(t, append(serverFrame(true, OpText, []byte("a")), serverFrame(true, OpText, []byte("b"))...)), Options{})
+	if _, p, err := c.ReadMessage(); err != nil || string(p) != "a" {
+		t.Fatalf("ReadMessage = %q, %v", p, err)
+	}
+	c.Shrink()
+	if _, p, err := c.ReadMessage(); err != nil || string(p) != "b" {
+		t.Fatalf("after Shrink: ReadMessage = %q, %v", p, err)
+	}
+}

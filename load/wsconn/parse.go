@@ -12,7 +12,7 @@ type FrameHeader struct {
 
 // ParseHeader parses the server frame header at the start of b: the one
 // frame parser, shared by ReadMessage and by callers that read the socket
-// themselves (the load generator's epoll reactor). need > 0 means b is too
+// themselves (the load generator's event loops, load/evloop). need > 0 means b is too
 // short and at least need bytes are required; nothing is consumed. A frame
 // with RSV bits or a mask (servers never mask) is a *ProtocolError. The
 // per-message rules (control frame size, fragmentation state, size limit)

@@ -3,14 +3,12 @@ package echo
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
-	"github.com/ceiling-bench/ceiling/load/reactor"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
@@ -27,8 +25,7 @@ type echo struct {
 	op    wsconn.Opcode
 	conns []*wsconn.Conn
 
-	mu       sync.Mutex // guards reactors: the observer reads counters mid-run
-	reactors []*reactor.Reactor
+	loops load.LoopRunner // --io loop
 }
 
 func newEcho(cfg *load.Config, p *Params, pool *payload.Pool) *echo {
@@ -42,9 +39,16 @@ func newEcho(cfg *load.Config, p *Params, pool *payload.Pool) *echo {
 func (e *echo) Preflight(context.Context) error { return nil }
 
 func (e *echo) Connect(ctx context.Context, i int) error {
-	c, err := wsconn.Dial(ctx, e.cfg.URL, wsconn.Options{})
+	opts := wsconn.Options{}
+	if e.p.IO == IOLoop {
+		opts = loopDialOptions
+	}
+	c, err := wsconn.Dial(ctx, e.cfg.URL, opts)
 	if err != nil {
 		return err
+	}
+	if e.p.IO == IOLoop {
+		c.Shrink() // idle until Load hands it to a loop: no buffers meanwhile
 	}
 	e.conns[i] = c
 	return nil
@@ -52,19 +56,24 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 
 func (e *echo) ReadCounters() (reads, messages int64) {
 	reads, messages = load.ConnCounters(e.conns)
-	e.mu.Lock()
-	for _, r := range e.reactors {
-		rd, m := r.Counters()
-		reads += rd
-		messages += m
-	}
-	e.mu.Unlock()
-	return reads, messages
+	rd, m := e.loops.Counters()
+	return reads + rd, messages + m
 }
 
+// Engine says how the connections were driven (load.LoopReporter).
+func (e *echo) Engine() string {
+	if e.p.IO == IOLoop {
+		return load.EngineLoop
+	}
+	return load.EngineGoroutines
+}
+
+// LoopStats is the event loops' evidence over the window (--io loop).
+func (e *echo) LoopStats(load.Window) *load.LoopStats { return e.loops.Stats() }
+
 func (e *echo) Load(ctx context.Context, w load.Window) []*load.Recorder {
-	if !e.cfg.OpenLoop() && e.p.IO == IOReactor {
-		return e.reactorLoad(ctx, w)
+	if e.p.IO == IOLoop {
+		return e.loopLoad(ctx, w)
 	}
 	var recs []*load.Recorder
 	var wg sync.WaitGroup
@@ -199,76 +208,6 @@ func (e *echo) closedLoop(ctx context.Context, c *wsconn.Conn, i int, w load.Win
 		}
 	}
 }
-
-// reactorLoad is the closed loop on epoll reactors (--io reactor): one
-// per GOMAXPROCS, each with its own Recorder and a share of the
-// connections, so no goroutine parks per connection (load/reactor).
-func (e *echo) reactorLoad(ctx context.Context, w load.Window) []*load.Recorder {
-	var open []int
-	for i, c := range e.conns {
-		if c != nil {
-			open = append(open, i)
-		}
-	}
-	n := min(runtime.GOMAXPROCS(0), len(open))
-	recs := make([]*load.Recorder, n)
-	rs := make([]*reactor.Reactor, n)
-	cfg := reactor.Config{
-		Batch: e.cfg.Batch, RecordSize: e.cfg.RecordSize, Op: e.op, Pool: e.pool, Now: load.Mono,
-		Window:       reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain},
-		WakePerBatch: e.cfg.Batch > 1 && !e.p.EagerReads, // as the goroutine loop
-	}
-	for k := range rs {
-		recs[k] = load.NewRecorder(true, false)
-		r, err := reactor.New(cfg, &reactorRecorder{ctx: ctx, e: e, w: w, rec: recs[k]})
-		if err != nil {
-			recs[k].ErrorN("reactor", int64(len(open)))
-			for _, r := range rs[:k] {
-				r.Close()
-			}
-			return recs
-		}
-		rs[k] = r
-	}
-	for j, i := range open {
-		k := j % n
-		if err := rs[k].Add(e.conns[i], e.pool.Start(i, e.cfg.Batch)); err != nil {
-			e.fail(ctx, err, w, recs[k])
-		}
-	}
-	e.mu.Lock()
-	e.reactors = rs
-	e.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, r := range rs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.Run(ctx)
-		}()
-	}
-	wg.Wait()
-	return recs
-}
-
-// reactorRecorder records a reactor's results as the goroutine closed
-// loop does: one per reactor, so no lock.
-type reactorRecorder struct {
-	ctx context.Context
-	e   *echo
-	w   load.Window
-	rec *load.Recorder
-}
-
-func (r *reactorRecorder) Reply(latencyNs int64, size int) {
-	r.rec.Latency.Record(latencyNs)
-	r.rec.Messages++
-	r.rec.Bytes += int64(size)
-}
-
-func (r *reactorRecorder) Batch()              { r.rec.Ops++; r.rec.OK++ }
-func (r *reactorRecorder) Error(reason string) { r.rec.Error(reason) }
-func (r *reactorRecorder) Fail(err error)      { r.e.fail(r.ctx, err, r.w, r.rec) }
 
 // openLoop runs a writer on the schedule and a reader matching replies to
 // scheduled times. At most --max-inflight batches are outstanding: when

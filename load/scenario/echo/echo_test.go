@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/evloop"
 
 	"github.com/gorilla/websocket"
 )
@@ -174,13 +175,31 @@ func TestEchoClosedLoop(t *testing.T) {
 	}
 }
 
+// ioModes are the I/O modes this build runs.
+func ioModes() []string {
+	if evloop.Supported {
+		return []string{IOLoop, IOGoroutines}
+	}
+	return []string{IOGoroutines}
+}
+
 func TestEchoOpenLoopMeetsRate(t *testing.T) {
+	for _, io := range ioModes() {
+		t.Run(io, func(t *testing.T) { testOpenLoopMeetsRate(t, io) })
+	}
+}
+
+func testOpenLoopMeetsRate(t *testing.T, io string) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
 	cfg.Rate = 200 // batches per second, in total
+	ep(&cfg).IO = io
 	res, err := load.Run(context.Background(), cfg, load.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Generator.Engine != io || (res.Generator.Loops != nil) != (io == IOLoop) {
+		t.Fatalf("engine %q loops %+v", res.Generator.Engine, res.Generator.Loops)
 	}
 	s := res.Summary
 	if s.Errors != 0 || s.Mode != "open" || s.RequestedOpsPerS == nil || *s.RequestedOpsPerS != 200 {
@@ -229,9 +248,16 @@ func TestEchoDroppedConnection(t *testing.T) {
 }
 
 func TestEchoOpenLoopDroppedCountedOnce(t *testing.T) {
+	for _, io := range ioModes() {
+		t.Run(io, func(t *testing.T) { testOpenLoopDroppedCountedOnce(t, io) })
+	}
+}
+
+func testOpenLoopDroppedCountedOnce(t *testing.T, io string) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
 	cfg.Rate = 400
+	ep(&cfg).IO = io
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	var cut atomic.Bool
 	es.onConn = func(c *websocket.Conn) bool {

@@ -71,8 +71,15 @@ func TestOpenLoopShowsStallClosedLoopHidesIt(t *testing.T) {
 // When the server stops answering, the writer hits --max-inflight, waits,
 // and the run says it is saturated instead of pretending the rate was met.
 func TestOpenLoopSaturatesAtMaxInflight(t *testing.T) {
+	for _, io := range ioModes() {
+		t.Run(io, func(t *testing.T) { testOpenLoopSaturatesAtMaxInflight(t, io) })
+	}
+}
+
+func testOpenLoopSaturatesAtMaxInflight(t *testing.T, io string) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
+	ep(&cfg).IO = io
 	cfg.Connections, cfg.Batch = 1, 1
 	cfg.Rate, cfg.MaxInflight = 200, 4
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
@@ -95,8 +102,15 @@ func TestOpenLoopSaturatesAtMaxInflight(t *testing.T) {
 // operation: over a run of 2,000 operations the whole process allocates
 // only its fixed setup.
 func TestEchoOpenLoopAllocatesNothingPerOperation(t *testing.T) {
+	for _, io := range ioModes() {
+		t.Run(io, func(t *testing.T) { testOpenLoopAllocatesNothingPerOperation(t, io) })
+	}
+}
+
+func testOpenLoopAllocatesNothingPerOperation(t *testing.T, io string) {
 	url := startRawEchoServer(t)
 	cfg := testConfig(url)
+	ep(&cfg).IO = io
 	cfg.Connections, cfg.Batch, cfg.Rate = 2, 1, 4000
 	cfg.DurationNs, cfg.WarmupNs = int64(500*time.Millisecond), 0
 	pool, _ := payload.New(payload.Constant, 0, cfg.RecordSize, 100)

@@ -15,8 +15,8 @@ import (
 	"fmt"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/evloop"
 	"github.com/ceiling-bench/ceiling/load/payload"
-	"github.com/ceiling-bench/ceiling/load/reactor"
 )
 
 // Name is the scenario's registered name.
@@ -25,13 +25,15 @@ const Name = "echo"
 // DefaultURL is refserver's echo endpoint on its default port.
 const DefaultURL = "ws://127.0.0.1:6001/echo"
 
-// I/O modes of the closed loop.
+// I/O modes: how the connections are driven, closed and open loop.
 const (
-	IOGoroutines = "goroutines"
-	IOReactor    = "reactor"
-	// DefaultIO is the closed loop's I/O mode (see docs/efficiency.md for
-	// the A/B that chose it).
-	DefaultIO = IOGoroutines
+	IOLoop       = "loop"       // event loops, one per GOMAXPROCS (load/evloop)
+	IOGoroutines = "goroutines" // one goroutine per connection (two in the open loop)
+	// IOReactor is the former name of IOLoop, still accepted.
+	IOReactor = "reactor"
+	// DefaultIO is the I/O mode where the engine is supported (see
+	// docs/efficiency.md for the A/B).
+	DefaultIO = IOLoop
 )
 
 func init() {
@@ -58,16 +60,17 @@ type Params struct {
 	// (SO_RCVLOWAT), which halves the generator's CPU per message but
 	// times every message of a batch at the batch's completion.
 	EagerReads bool `json:"eager_reads"`
-	// IO is how the closed loop drives its connections: "goroutines" (one
-	// per connection, Go's netpoller) or "reactor" (one epoll loop per
-	// GOMAXPROCS, Linux only; see load/reactor).
+	// IO is how the connections are driven: "loop" (one epoll event loop
+	// per GOMAXPROCS, Linux only; see load/evloop) or "goroutines" (one
+	// per connection, Go's netpoller). "reactor" is read as "loop". The
+	// result records the mode that ran.
 	IO string `json:"io"`
 }
 
 // Flags binds --eager-reads and --io.
 func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.EagerReads, "eager-reads", p.EagerReads, "closed loop: read each reply as it arrives (per-message latency) instead of waking once per batch (less generator CPU)")
-	fs.Var(&ioValue{&p.IO}, "io", "`mode` of the closed loop: reactor (one epoll loop per GOMAXPROCS, Linux) | goroutines (one per connection)")
+	fs.Var(&ioValue{&p.IO}, "io", "`mode`: loop (event loops, one per GOMAXPROCS, Linux; reactor is an alias) | goroutines (one per connection)")
 }
 
 // Validate refuses knobs the run would not read, and records the I/O mode
@@ -79,25 +82,21 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	switch p.IO {
 	case "":
 		p.IO = DefaultIO // Params built by hand
-	case IOGoroutines, IOReactor:
+	case IOReactor:
+		p.IO = IOLoop
+	case IOLoop, IOGoroutines:
 	default:
-		return fmt.Errorf("--io %q: want reactor or goroutines", p.IO)
+		return fmt.Errorf("--io %q: want loop or goroutines", p.IO)
 	}
-	if c.OpenLoop() {
+	if p.IO == IOLoop && c.Drop {
 		if given("io") {
-			return errors.New("--io is only read by the closed loop of --scenario echo")
-		}
-		p.IO = IOGoroutines // what actually runs, recorded as such
-	}
-	if p.IO == IOReactor && c.Drop {
-		if given("io") {
-			return errors.New("--drop needs --io goroutines: the reactor owns its sockets and closes them itself")
+			return errors.New("--drop needs --io goroutines: the event loops own their sockets and close them themselves")
 		}
 		p.IO = IOGoroutines
 	}
-	if p.IO == IOReactor && !reactor.Supported {
+	if p.IO == IOLoop && !evloop.Supported {
 		if given("io") {
-			return errors.New("--io reactor needs Linux (epoll): use --io goroutines")
+			return errors.New("--io loop needs Linux (epoll): use --io goroutines")
 		}
 		p.IO = IOGoroutines
 	}
@@ -119,8 +118,8 @@ func (v *ioValue) String() string {
 }
 
 func (v *ioValue) Set(s string) error {
-	if s != IOReactor && s != IOGoroutines {
-		return fmt.Errorf("want reactor or goroutines")
+	if s != IOLoop && s != IOReactor && s != IOGoroutines {
+		return fmt.Errorf("want loop or goroutines")
 	}
 	*v.s = s
 	return nil

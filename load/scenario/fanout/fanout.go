@@ -42,6 +42,8 @@ type fanout struct {
 	subs     []int64 // subscribed connections per channel
 
 	pubs []*publisher
+
+	loops load.LoopRunner // the subscribers' event loops
 }
 
 // fanoutEvent is the event name the generator publishes.
@@ -148,7 +150,11 @@ func (f *fanout) wsURL() string {
 func (f *fanout) Connect(ctx context.Context, i int) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, err := wsconn.Dial(ctx, f.wsURL(), wsconn.Options{})
+	opts := wsconn.Options{}
+	if f.onLoops() {
+		opts = subscriberDialOptions
+	}
+	c, err := wsconn.Dial(ctx, f.wsURL(), opts)
 	if err != nil {
 		return err
 	}
@@ -168,6 +174,9 @@ func (f *fanout) Connect(ctx context.Context, i int) error {
 		return err
 	}
 	c.SetReadDeadline(time.Time{})
+	if f.onLoops() {
+		c.Shrink() // idle until Load hands it to a loop: no buffers meanwhile
+	}
 	f.conns[i] = c
 	return nil
 }
@@ -196,7 +205,23 @@ func (f *fanout) awaitEvent(c *wsconn.Conn, event, channel string) error {
 	}
 }
 
-func (f *fanout) ReadCounters() (reads, messages int64) { return load.ConnCounters(f.conns) }
+func (f *fanout) ReadCounters() (reads, messages int64) {
+	reads, messages = load.ConnCounters(f.conns)
+	rd, m := f.loops.Counters()
+	return reads + rd, messages + m
+}
+
+// Engine says how the subscribers were driven (load.LoopReporter); the
+// REST publishers are goroutines either way.
+func (f *fanout) Engine() string {
+	if f.onLoops() {
+		return load.EngineLoop
+	}
+	return load.EngineGoroutines
+}
+
+// LoopStats is the subscribers' event loops' evidence over the window.
+func (f *fanout) LoopStats(load.Window) *load.LoopStats { return f.loops.Stats() }
 
 func (f *fanout) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	for i, c := range f.conns {
@@ -206,8 +231,19 @@ func (f *fanout) Load(ctx context.Context, w load.Window) []*load.Recorder {
 	}
 	var recs []*load.Recorder
 	var wg sync.WaitGroup
+	if f.onLoops() {
+		eng, subRecs := f.loopSubscribers(ctx, w)
+		recs = subRecs
+		if eng != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f.loops.Run(ctx, eng)
+			}()
+		}
+	}
 	for _, c := range f.conns {
-		if c == nil {
+		if c == nil || f.onLoops() {
 			continue
 		}
 		rec := load.NewRecorder(true, false)
@@ -256,16 +292,7 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w load.Window, r
 	for {
 		_, msg, err := c.ReadMessage()
 		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			now := load.Mono()
-			if r := load.Reason(err); r != "timeout" || now < w.Drain {
-				rec.Error(r)
-				if now < w.End {
-					rec.Dropped++
-				}
-			}
+			f.lost(ctx, err, w, rec)
 			return
 		}
 		if f.deliver(msg, load.Mono(), w, rec) {
@@ -275,6 +302,22 @@ func (f *fanout) subscribe(ctx context.Context, c *wsconn.Conn, w load.Window, r
 			if err := c.WriteMessage(wsconn.OpText, pong); err != nil && ctx.Err() == nil {
 				rec.Error(load.Reason(err))
 			}
+		}
+	}
+}
+
+// lost counts a subscriber's end: an error, and dropped inside the
+// window, unless it is the read deadline after the grace (the end of the
+// run) or the run was interrupted.
+func (f *fanout) lost(ctx context.Context, err error, w load.Window, rec *load.Recorder) {
+	if ctx.Err() != nil || err == nil {
+		return
+	}
+	now := load.Mono()
+	if r := load.Reason(err); r != "timeout" || now < w.Drain {
+		rec.Error(r)
+		if now < w.End {
+			rec.Dropped++
 		}
 	}
 }

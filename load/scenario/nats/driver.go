@@ -315,6 +315,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 func (d *driver) ReadCounters() (reads, messages int64) { return 0, 0 }
 
+// Engine is the client library that drives the connections
+// (load.LoopReporter): nats.go, its own goroutines per connection.
+func (d *driver) Engine() string { return "nats.go" }
+
+// LoopStats is nil: no event loops.
+func (d *driver) LoopStats(load.Window) *load.LoopStats { return nil }
+
 func (d *driver) DrainNs() int64 { return int64(load.Drain) }
 
 // Load runs one goroutine per open connection until the window ends and

@@ -70,6 +70,9 @@ func TestEachModeMeasures(t *testing.T) {
 			if sum.Errors != 0 {
 				t.Fatalf("errors %v", sum.ErrorsByReason)
 			}
+			if g := res.Generator; g.Engine != "nats.go" || g.Loops != nil {
+				t.Fatalf("engine %q loops %+v", g.Engine, g.Loops)
+			}
 			if s.Mode != mode || s.Gaps != 0 || s.OutOfOrder != 0 {
 				t.Fatalf("summary.nats %+v", s)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,8 +13,6 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 
 	"github.com/ceiling-bench/ceiling/load/payload"
-	"github.com/ceiling-bench/ceiling/load/reactor"
-	"github.com/ceiling-bench/ceiling/load/wsconn"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 	"github.com/google/go-cmp/cmp"
@@ -26,15 +25,15 @@ func startRefserver(t *testing.T) string { return refservertest.Start(t, refserv
 
 // Every reply of every measured batch is accounted for, at small and
 // large batches, with connections that do not divide evenly over the
-// reactors.
-func TestReactorAgainstRefserver(t *testing.T) {
+// event loops.
+func TestLoopAgainstRefserver(t *testing.T) {
 	url := startRefserver(t)
 	for _, tc := range []struct {
 		batch, conns int
 		eager        bool
 	}{{1, 3, false}, {10, 4, false}, {10, 4, true}, {100, 5, false}} {
 		cfg := testConfig(url)
-		ep(&cfg).IO, ep(&cfg).EagerReads = IOReactor, tc.eager
+		ep(&cfg).IO, ep(&cfg).EagerReads = IOLoop, tc.eager
 		cfg.Batch, cfg.Connections = tc.batch, tc.conns
 		res, err := load.Run(context.Background(), cfg, load.Options{})
 		if err != nil {
@@ -56,8 +55,12 @@ func TestReactorAgainstRefserver(t *testing.T) {
 		if l := s.Latency; !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max) {
 			t.Fatalf("batch %d: latency %+v", tc.batch, l)
 		}
-		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || ep(&res.Config).IO != IOReactor {
+		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || ep(&res.Config).IO != IOLoop {
 			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, ep(&res.Config).IO)
+		}
+		if l := g.Loops; g.Engine != load.EngineLoop || l == nil || l.Count != min(runtime.GOMAXPROCS(0), tc.conns) ||
+			len(l.BusyFraction) != l.Count || l.MaxBusy <= 0 || l.MaxBusy > 1 || l.LagMaxNs < l.LagP99Ns || l.LagP99Ns <= 0 {
+			t.Fatalf("batch %d: engine %q loops %+v", tc.batch, g.Engine, g.Loops)
 		}
 		// Waking once per batch reads about once per batch; a server
 		// that writes each echo on its own makes eager reads read more.
@@ -82,10 +85,10 @@ func endOneInWindow(es *echoServer, marker string, end func(*websocket.Conn)) {
 
 // A connection cut inside the window counts as the goroutine loop counts
 // it: one error, one dropped; the others carry on.
-func TestReactorDroppedConnection(t *testing.T) {
+func TestLoopDroppedConnection(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
-	ep(&cfg).IO = IOReactor
+	ep(&cfg).IO = IOLoop
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
 		c.NetConn().Close() // abrupt: no close frame
@@ -104,11 +107,11 @@ func TestReactorDroppedConnection(t *testing.T) {
 }
 
 // A server that closes with a close frame: counted by its code, and the
-// reactor answers the close.
-func TestReactorServerCloseFrame(t *testing.T) {
+// event loop answers the close.
+func TestLoopServerCloseFrame(t *testing.T) {
 	es := startEchoServer(t, nil)
 	cfg := testConfig(es.URL)
-	ep(&cfg).IO = IOReactor
+	ep(&cfg).IO = IOLoop
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	endOneInWindow(es, cfg.MeasureMarker, func(c *websocket.Conn) {
 		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "bye"))
@@ -126,7 +129,7 @@ func TestReactorServerCloseFrame(t *testing.T) {
 // every connection and then stalls past the drain. Both modes must count
 // exactly the same (every answered message, every batch, one
 // no_reply_by_drain per connection, nothing dropped) and neither hangs.
-func TestReactorAgreesWithGoroutines(t *testing.T) {
+func TestLoopAgreesWithGoroutines(t *testing.T) {
 	const conns, batch, answered = 3, 5, 40
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -159,18 +162,18 @@ func TestReactorAgreesWithGoroutines(t *testing.T) {
 		return got{s.Messages, int64(s.AchievedOpsPerS*float64(s.MeasuredNs)/1e9 + 0.5), s.Latency.Count, *s.Dropped, s.ErrorsByReason}
 	}
 	want := got{conns * answered, conns * answered / batch, conns * answered, 0, map[string]int64{"no_reply_by_drain": conns}}
-	for _, io := range []string{IOGoroutines, IOReactor} {
+	for _, io := range []string{IOGoroutines, IOLoop} {
 		if diff := cmp.Diff(want, run(io)); diff != "" {
 			t.Errorf("--io %s (-want +got):\n%s", io, diff)
 		}
 	}
 }
 
-// Cancelling the run stops the reactors at once: the window is cut short.
-func TestReactorStopsOnCancel(t *testing.T) {
+// Cancelling the run stops the event loops at once: the window is cut short.
+func TestLoopStopsOnCancel(t *testing.T) {
 	url := startRefserver(t)
 	cfg := testConfig(url)
-	ep(&cfg).IO = IOReactor
+	ep(&cfg).IO = IOLoop
 	cfg.DurationNs = int64(time.Minute)
 	cfg.MeasureMarker = filepath.Join(t.TempDir(), "marker")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -194,53 +197,48 @@ func TestReactorStopsOnCancel(t *testing.T) {
 	}
 }
 
-// A reactor's run allocates a constant amount, nothing per message: the
-// allocation-free raw echo server keeps the count to the generator's.
-func TestReactorNoAllocationPerMessage(t *testing.T) {
+// The event loops' run allocates a constant amount, nothing per message,
+// closed and open loop: the allocation-free raw echo server keeps the
+// count to the generator's.
+func TestLoopNoAllocationPerMessage(t *testing.T) {
 	url := startRawEchoServer(t)
-	cfg := testConfig(url)
-	cfg.Batch = 10
-	pool, err := payload.New(payload.Constant, 1, cfg.RecordSize, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEcho(&cfg, cfg.Params.(*Params), pool)
-	var base time.Time
-	now := func() int64 { return int64(time.Since(base)) }
-	w := load.Window{Start: 0, End: int64(200 * time.Millisecond), Drain: int64(2 * time.Second)}
-	rec := load.NewRecorder(true, false)
-	rr := &reactorRecorder{ctx: context.Background(), e: e, w: w, rec: rec}
-	var rs []*reactor.Reactor
-	for range 2 { // AllocsPerRun runs once more as a warm-up
-		r, err := reactor.New(reactor.Config{Batch: cfg.Batch, RecordSize: cfg.RecordSize, Op: wsconn.OpText, Pool: pool, Now: now,
-			Window: reactor.Window{Start: w.Start, End: w.End, Drain: w.Drain}}, rr)
+	for _, rate := range []float64{0, 4000} {
+		cfg := testConfig(url)
+		cfg.Batch, cfg.Connections, cfg.Rate = 10, 2, rate
+		pool, err := payload.New(payload.Constant, 1, cfg.RecordSize, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(r.Close)
-		for i := range 2 {
-			c, err := wsconn.Dial(context.Background(), url, wsconn.Options{})
-			if err != nil {
-				t.Fatal(err)
+		run := func() (allocs uint64, msgs int64) {
+			e := newEcho(&cfg, ep(&cfg), pool)
+			for i := range cfg.Connections {
+				if err := e.Connect(context.Background(), i); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := r.Add(c, pool.Start(i, cfg.Batch)); err != nil {
-				t.Fatal(err)
+			defer e.Finish(&load.Result{}, nil)
+			open := load.Mono()
+			w := load.Window{Open: open, Start: open, End: open + int64(300*time.Millisecond), Drain: open + int64(2*time.Second)}
+			var a, b runtime.MemStats
+			runtime.ReadMemStats(&a)
+			recs := e.Load(context.Background(), w)
+			runtime.ReadMemStats(&b)
+			for _, r := range recs {
+				if r.TotalErrors() != 0 {
+					t.Fatalf("rate %v: errors %v", rate, r.Errors)
+				}
+				msgs += r.Messages
 			}
+			return b.Mallocs - a.Mallocs, msgs
 		}
-		rs = append(rs, r)
+		run() // warm-up
+		allocs, msgs := run()
+		if msgs < 2000 {
+			t.Fatalf("rate %v: %d messages per run", rate, msgs)
+		}
+		if allocs*20 > uint64(msgs) {
+			t.Fatalf("rate %v: %v allocations in a run of %d messages", rate, allocs, msgs)
+		}
+		t.Logf("rate %v: %v allocations in a run of %d messages", rate, allocs, msgs)
 	}
-	k := 0
-	allocs := testing.AllocsPerRun(1, func() {
-		base = time.Now()
-		rs[k].Run(context.Background())
-		k++
-	})
-	msgs := rec.Messages / 2 // per run
-	if rec.TotalErrors() != 0 || msgs < 200 {
-		t.Fatalf("errors %v, %d messages per run", rec.Errors, msgs)
-	}
-	if allocs*10 > float64(msgs) {
-		t.Fatalf("%v allocations in a run of %d messages", allocs, msgs)
-	}
-	t.Logf("%v allocations in a run of %d messages", allocs, msgs)
 }

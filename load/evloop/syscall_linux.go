@@ -1,4 +1,4 @@
-package reactor
+package evloop
 
 import (
 	"unsafe"
@@ -6,10 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The reactor's sockets are non-blocking, so its reads and writes go
+// The loops' sockets are non-blocking, so its reads and writes go
 // straight to the kernel (RawSyscall) rather than through the runtime's
 // entersyscall/exitsyscall, which would otherwise be paid per read and
-// per write: user time per message is what the reactor exists to save.
+// per write: user time per message is what the engine exists to save.
 
 func rawRead(fd int, p []byte) (int, error) {
 	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
@@ -51,4 +51,16 @@ func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 		return 0, errnoErr(e)
 	}
 	return int(n), nil
+}
+
+// closeFd closes a descriptor with a raw syscall.
+func closeFd(fd int) { _, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0) }
+
+// timerfdSettime arms fd relative to now (flags 0), as a raw syscall.
+func timerfdSettime(fd int, spec *unix.ItimerSpec) error {
+	_, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(fd), 0, uintptr(unsafe.Pointer(spec)), 0, 0, 0)
+	if e != 0 {
+		return errnoErr(e)
+	}
+	return nil
 }

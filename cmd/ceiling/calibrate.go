@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+const calibrateUsage = `usage: ceiling calibrate [flags]
+
+Measure the generator's own cap: messages per second per generator core
+against a null sink that costs the server side nothing, per scenario and
+batch size, ramping connections until the generator's core is saturated.
+Writes a JSON document (--out) that ceiling sweep records with
+CALIBRATION=FILE, and prints a table. The CPU sets, generator, batch ladder,
+record size and scenario default to the sweep's variables (LT_CPUSET,
+SRV_CPUSET, GENERATOR, BATCH_LADDER, RECORD_SIZE, SCENARIO). See
+docs/sweep.md, "Calibration".
+
+flags:
+`
+
+// runCalibrate is `ceiling calibrate`; with --serve-sink it is the null
+// sink process the calibration starts.
+func runCalibrate(args []string, stdout, stderr io.Writer) error {
+	o := harness.DefaultOptions(false)
+	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
+		return usageError{err}
+	}
+	fs := flag.NewFlagSet("ceiling calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); fs.PrintDefaults() }
+	fs.Var(&o.GeneratorCPUs, "lt-cpuset", "CPUs the generator is pinned to (LT_CPUSET; default the first CPU)")
+	fs.Var(&o.ServerCPUs, "srv-cpuset", "CPUs the null sink is pinned to (SRV_CPUSET; default the CPUs left)")
+	fs.StringVar(&o.Generator, "generator", o.Generator, "generator command honouring the generator contract (GENERATOR; default this binary's load)")
+	scenarios := fs.String("scenario", o.Scenario, "scenarios, comma separated (SCENARIO); those without a null sink are listed as skipped")
+	batches := fs.String("batch-ladder", o.BatchLadder.String(), "batch sizes (BATCH_LADDER)")
+	conns := fs.String("conns", harness.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
+	fs.IntVar(&o.RecordSize, "record-size", o.RecordSize, "payload bytes per message (RECORD_SIZE)")
+	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
+	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
+	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
+	sinkWrites := fs.String("sink-writes", calibrate.WritesBatched, "how the null sink writes its replies: batched (one write per read: the server side costs least) | per-message (one write per reply, as most servers write)")
+	serveSink := fs.Bool("serve-sink", false, "internal: be the null sink process (prints ready ADDR)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("ceiling calibrate: unexpected argument %q", fs.Arg(0))
+	}
+	ctx, stop := supervise.OnSignal(context.Background(), time.Second)
+	defer stop()
+	if *serveSink {
+		if o.RecordSize < 1 || o.RecordSize > 1<<20 {
+			return usagef("--record-size: %d is not in 1..1048576", o.RecordSize)
+		}
+		return calibrate.SinkMain(ctx, stdout, o.RecordSize, runtime.GOMAXPROCS(0), *sinkWrites)
+	}
+	if !calibrate.Supported {
+		return usagef("ceiling calibrate: the null sink needs Linux")
+	}
+	var err error
+	if o.BatchLadder, err = harness.ParseLadder("--batch-ladder", *batches); err != nil {
+		return usageError{err}
+	}
+	ramp, err := harness.ParseLadder("--conns", *conns)
+	if err != nil {
+		return usageError{err}
+	}
+	available, err := pinning.Granted(os.Getpid())
+	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
+		return fmt.Errorf("read this process's CPU affinity: %w", err)
+	}
+	if err := o.ResolveCPUs(available); err != nil {
+		return usageError{err}
+	}
+	for _, side := range []struct {
+		flag string
+		set  pinning.CPUSet
+	}{{"--lt-cpuset", o.GeneratorCPUs}, {"--srv-cpuset", o.ServerCPUs}} {
+		for _, c := range side.set {
+			if len(available) > 0 && !available.Contains(c) {
+				return usagef("%s: CPU %d is not one this process may run on (%s)", side.flag, c, available)
+			}
+		}
+	}
+	cfg, err := harness.CalibrationConfig(&o, "")
+	if err != nil {
+		return err
+	}
+	cfg.Scenarios = splitList(*scenarios)
+	cfg.Conns = ramp
+	cfg.Duration, cfg.Warmup = *dur, *warm
+	cfg.SinkWrites = *sinkWrites
+	cfg.Log = stderr
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	if *out != "-" {
+		if err := harness.CheckOut(*out); err != nil {
+			return usageError{fmt.Errorf("--out: %w", err)}
+		}
+	}
+	dir, err := os.MkdirTemp("", "ceiling-calibrate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg.WorkDir = dir
+	d, err := calibrate.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if *out == "-" {
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+		return calibrateStatus(d)
+	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		return err
+	}
+	if err := calibrate.WriteTable(stdout, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ceiling calibrate: written to %s (ceiling sweep: CALIBRATION=%s)\n", *out, *out)
+	return calibrateStatus(d)
+}
+
+// calibrateStatus is exit 1 when batches were asked for and none could be
+// measured (the document is written all the same).
+func calibrateStatus(d *calibrate.Doc) error {
+	if len(d.Caps) == 0 && len(d.Failed) > 0 {
+		return exitStatus{1, fmt.Errorf("no batch could be measured: %s batch %d: %s", d.Failed[0].Scenario, d.Failed[0].Batch, d.Failed[0].Reason)}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, f)
+	}
+	return out
+}

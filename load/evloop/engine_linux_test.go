@@ -1,0 +1,629 @@
+package evloop
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load/wsconn"
+	"github.com/gorilla/websocket"
+)
+
+// server is a gorilla server on loopback; handle runs per connection.
+func server(t testing.TB, bufSize int, handle func(*websocket.Conn)) string {
+	t.Helper()
+	up := websocket.Upgrader{ReadBufferSize: bufSize, WriteBufferSize: bufSize}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ended := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if ended {
+			mu.Unlock()
+			return
+		}
+		wg.Add(1)
+		mu.Unlock()
+		defer wg.Done()
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		go func() { <-done; c.Close() }() // unblock handle when the test ends
+		handle(c)
+	}))
+	t.Cleanup(func() {
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+		close(done)
+		srv.Close()
+		wg.Wait()
+	})
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/"
+}
+
+// echoBack echoes every message as it came.
+func echoBack(c *websocket.Conn) {
+	for {
+		op, p, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		if err := c.WriteMessage(op, p); err != nil {
+			return
+		}
+	}
+}
+
+// rawEcho echoes frames without allocating (gorilla's ReadMessage
+// allocates per message, which would hide the client's count): header,
+// unmask, write back unmasked.
+func rawEcho(c *websocket.Conn) {
+	nc := c.NetConn()
+	hdr := make([]byte, 14)
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := io.ReadFull(nc, hdr[:2]); err != nil {
+			return
+		}
+		n, h := int(hdr[1]&0x7f), 2
+		switch n {
+		case 126:
+			if _, err := io.ReadFull(nc, hdr[2:4]); err != nil {
+				return
+			}
+			n, h = int(binary.BigEndian.Uint16(hdr[2:4])), 4
+		case 127:
+			return // not needed here
+		}
+		if _, err := io.ReadFull(nc, hdr[h:h+4]); err != nil {
+			return
+		}
+		mask := hdr[h : h+4]
+		out := buf[:h+n]
+		if _, err := io.ReadFull(nc, out[h:]); err != nil {
+			return
+		}
+		for i := range n {
+			out[h+i] ^= mask[i&3]
+		}
+		out[0], out[1] = hdr[0], hdr[1]&0x7f
+		copy(out[2:h], hdr[2:h])
+		if _, err := nc.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+var epoch = time.Now()
+
+func mono() int64 { return int64(time.Since(epoch)) }
+
+// handler is a Handler of functions; nil ones do nothing.
+type handler struct {
+	message func(c *Conn, op wsconn.Opcode, p []byte, now int64)
+	timer   func(c *Conn, due, now int64)
+	closed  func(c *Conn, err error)
+}
+
+func (h *handler) Message(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+	if h.message != nil {
+		h.message(c, op, p, now)
+	}
+}
+
+func (h *handler) Timer(c *Conn, due, now int64) {
+	if h.timer != nil {
+		h.timer(c, due, now)
+	}
+}
+
+func (h *handler) Closed(c *Conn, err error) {
+	if h.closed != nil {
+		h.closed(c, err)
+	}
+}
+
+// engine makes an engine of loops loops draining at drain from now, with
+// conns connections to url all on h.
+func engine(t testing.TB, url string, loops, conns int, drain time.Duration, h Handler) (*Engine, []*Conn) {
+	t.Helper()
+	cfg := Config{Now: mono, Drain: mono() + int64(drain), Loops: loops}
+	cfg.Window.Start, cfg.Window.End = mono(), mono()+int64(drain)
+	return engineOf(t, cfg, url, conns, h)
+}
+
+// engineOf makes an engine of cfg with conns connections to url on h.
+func engineOf(t testing.TB, cfg Config, url string, conns int, h Handler) (*Engine, []*Conn) {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []*Conn
+	for range conns {
+		ws, err := wsconn.Dial(context.Background(), url, wsconn.Options{ReadBufferSize: 4 << 10, WriteBufferSize: 512})
+		if err != nil {
+			e.Run(cancelled())
+			t.Fatal(err)
+		}
+		c, err := e.Add(ws, h)
+		if err != nil {
+			e.Run(cancelled())
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	return e, cs
+}
+
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// runFor runs e, failing the test if it takes longer than limit.
+func runFor(t testing.TB, e *Engine, ctx context.Context, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("Run still running after %v", limit)
+	}
+	return time.Since(start)
+}
+
+// Messages round-trip through a real server on several loops and
+// connections; each connection sends rounds messages, one after each
+// echo, then closes: Closed(nil) once each, Run ends when all have.
+func TestEchoRoundTrips(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	const conns, rounds = 7, 50
+	var got, closed, bad atomic.Int64
+	sent := make([]int, conns)
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) { c.Send(wsconn.OpText, []byte("hello")) }
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		if op != wsconn.OpText || string(p) != "hello" {
+			bad.Add(1)
+		}
+		got.Add(1)
+		if sent[c.Index()]++; sent[c.Index()] == rounds {
+			c.Close()
+			return
+		}
+		c.Send(wsconn.OpText, p) // p is still valid: Send frames it first
+	}
+	h.closed = func(c *Conn, err error) {
+		if err != nil {
+			t.Errorf("conn %d: %v", c.Index(), err)
+		}
+		closed.Add(1)
+	}
+	e, cs := engine(t, url, 3, conns, 10*time.Second, h)
+	for i, c := range cs {
+		if c.Index() != i || c.Loop() != i%3 {
+			t.Fatalf("conn %d: index %d loop %d", i, c.Index(), c.Loop())
+		}
+		c.SetTimer(mono())
+	}
+	runFor(t, e, context.Background(), 10*time.Second)
+	if got.Load() != conns*rounds || closed.Load() != conns || bad.Load() != 0 {
+		t.Fatalf("got %d messages (%d bad), %d closed", got.Load(), bad.Load(), closed.Load())
+	}
+	reads, msgs := e.Counters()
+	if msgs != conns*rounds || reads < msgs/2 {
+		t.Fatalf("counters: %d reads %d messages", reads, msgs)
+	}
+	st := e.Stats()
+	if len(st.Busy) != 3 || st.Lag.TotalCount() == 0 {
+		t.Fatalf("stats: busy %v lag count %d", st.Busy, st.Lag.TotalCount())
+	}
+	for _, b := range st.Busy {
+		if b < 0 || b > 1 {
+			t.Fatalf("busy %v", st.Busy)
+		}
+	}
+	snap := e.Snapshot()
+	var sm, st2 int64
+	for _, s := range snap {
+		sm += s.Messages
+		st2 += s.Timers
+	}
+	if sm != msgs || st2 != conns {
+		t.Fatalf("snapshot %+v", snap)
+	}
+}
+
+// Timers fire in due order, at or after their due time, once; a
+// cancelled or replaced timer does not fire at its old time.
+func TestTimers(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	const conns = 6
+	var mu sync.Mutex
+	var order []int
+	var early []int64
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		mu.Lock()
+		order = append(order, c.Index())
+		if now < due {
+			early = append(early, due-now)
+		}
+		mu.Unlock()
+		c.Close()
+	}
+	e, cs := engine(t, url, 1, conns, 10*time.Second, h)
+	base := mono() + int64(50*time.Millisecond)
+	// Due in reverse order of Add: 5, 4, 3, ... 10 ms apart.
+	for i, c := range cs {
+		c.SetTimer(base + int64(conns-i)*int64(10*time.Millisecond))
+	}
+	cs[2].SetTimer(0)                                  // cancelled...
+	cs[3].SetTimer(base + int64(200*time.Millisecond)) // ...and moved last
+	cs[0].SetTimer(base - int64(10*time.Millisecond))  // moved first
+	cs[2].SetTimer(base + int64(300*time.Millisecond)) // re-set after a cancel
+	runFor(t, e, context.Background(), 5*time.Second)
+	want := []int{0, 5, 4, 1, 3, 2}
+	if len(early) != 0 || len(order) != len(want) {
+		t.Fatalf("order %v early %v", order, early)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("order %v, want %v", order, want)
+		}
+	}
+	if st := e.Snapshot(); st[0].Timers != conns {
+		t.Fatalf("timers %d", st[0].Timers)
+	}
+}
+
+// Connections still open at the drain end with ErrDrain, and Run
+// returns then; a cancelled context ends Run promptly with ctx's error.
+func TestDrainAndCancel(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	var drained atomic.Int64
+	h := &handler{closed: func(c *Conn, err error) {
+		if errors.Is(err, ErrDrain) {
+			drained.Add(1)
+		}
+	}}
+	e, _ := engine(t, url, 2, 4, 200*time.Millisecond, h)
+	runFor(t, e, context.Background(), 5*time.Second)
+	if early := e.cfg.Drain - mono(); early > 0 {
+		t.Fatalf("Run returned %v before the drain", time.Duration(early))
+	}
+	if drained.Load() != 4 {
+		t.Fatalf("%d drained, want 4", drained.Load())
+	}
+
+	var cancelledN atomic.Int64
+	h = &handler{closed: func(c *Conn, err error) {
+		if errors.Is(err, context.Canceled) {
+			cancelledN.Add(1)
+		}
+	}}
+	e, _ = engine(t, url, 2, 4, time.Hour, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if d := runFor(t, e, ctx, 5*time.Second); d > 2*time.Second {
+		t.Fatalf("Run took %v after a cancel at 50ms", d)
+	}
+	if cancelledN.Load() != 4 {
+		t.Fatalf("%d ended by the cancel, want 4", cancelledN.Load())
+	}
+
+	// No drain (0): Run waits for the cancel.
+	cancelledN.Store(0)
+	cfg := Config{Now: mono, Loops: 1}
+	e, _ = engineOf(t, cfg, url, 2, h)
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if d := runFor(t, e, ctx, 5*time.Second); d < 80*time.Millisecond || cancelledN.Load() != 2 {
+		t.Fatalf("Run returned after %v with %d cancelled, want at the cancel with 2", d, cancelledN.Load())
+	}
+}
+
+// Frames split across reads (a header in pieces, a payload in pieces),
+// a frame larger than the shared read buffer, a fragmented message with
+// a ping inside it, and frames that came with the handshake all arrive
+// whole; the ping is answered.
+func TestPartialBigAndFragmented(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), (readBufferSize+100_000)/16)
+	pongs := make(chan string, 1)
+	url := server(t, 1024, func(c *websocket.Conn) {
+		c.SetPongHandler(func(s string) error { pongs <- s; return nil })
+		go func() { // read so the pong handler runs
+			for {
+				if _, _, err := c.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+		nc := c.NetConn()
+		_ = c.WriteMessage(websocket.TextMessage, []byte("first")) // likely read with the 101
+		// A 300-byte frame (16-bit length) in three pieces: inside the header, inside the payload.
+		p := bytes.Repeat([]byte("x"), 300)
+		frame := append([]byte{0x82, 126, 1, 44}, p...)
+		for _, part := range [][]byte{frame[:3], frame[3:100], frame[100:]} {
+			if _, err := nc.Write(part); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = c.WriteMessage(websocket.BinaryMessage, big)
+		// Fragmented: NextWriter flushes a frame per full 1 KiB buffer;
+		// a ping goes between fragments.
+		w, err := c.NextWriter(websocket.TextMessage)
+		if err != nil {
+			return
+		}
+		_, _ = w.Write(bytes.Repeat([]byte("f"), 3000))
+		_ = c.WriteControl(websocket.PingMessage, []byte("p1"), time.Now().Add(time.Second))
+		_, _ = w.Write(bytes.Repeat([]byte("g"), 3000))
+		_ = w.Close()
+		_ = c.WriteMessage(websocket.TextMessage, []byte("last"))
+		time.Sleep(time.Second)
+	})
+	var got []string
+	h := &handler{}
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		switch {
+		case len(p) == len(big):
+			if !bytes.Equal(p, big) {
+				t.Error("big frame corrupted")
+			}
+			got = append(got, "big")
+		case len(p) == 6000:
+			if string(p) != strings.Repeat("f", 3000)+strings.Repeat("g", 3000) || op != wsconn.OpText {
+				t.Errorf("fragmented message corrupted (op %v)", op)
+			}
+			got = append(got, "frag")
+		case len(p) == 300:
+			if op != wsconn.OpBinary || string(p) != strings.Repeat("x", 300) {
+				t.Error("split frame corrupted")
+			}
+			got = append(got, "split")
+		default:
+			got = append(got, string(p))
+		}
+		if string(p) == "last" {
+			c.Close()
+		}
+	}
+	e, _ := engine(t, url, 1, 1, 10*time.Second, h)
+	runFor(t, e, context.Background(), 10*time.Second)
+	if strings.Join(got, ",") != "first,split,big,frag,last" {
+		t.Fatalf("got %v", got)
+	}
+	select {
+	case p := <-pongs:
+		if p != "p1" {
+			t.Fatalf("pong %q", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no pong")
+	}
+}
+
+// With a tiny send buffer and a server that reads slowly, sends the
+// socket refuses are queued and written on EPOLLOUT, in order.
+func TestPartialWrites(t *testing.T) {
+	const msgs, size = 200, 20000
+	var recv atomic.Int64
+	var outOfOrder atomic.Bool
+	url := server(t, 64<<10, func(c *websocket.Conn) {
+		for i := 0; ; i++ {
+			_, p, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if len(p) != size || p[0] != byte(i) {
+				outOfOrder.Store(true)
+			}
+			if recv.Add(1) == msgs {
+				_ = c.WriteMessage(websocket.TextMessage, []byte("done"))
+			}
+			if i%20 == 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	})
+	var maxPending int
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		p := make([]byte, size)
+		for i := range msgs {
+			p[0] = byte(i)
+			c.Send(wsconn.OpBinary, p)
+			maxPending = max(maxPending, c.Pending())
+		}
+	}
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		if string(p) == "done" {
+			c.Close()
+		}
+	}
+	e, cs := engine(t, url, 1, 1, 20*time.Second, h)
+	if err := setSndBuf(cs[0], 4096); err != nil {
+		t.Fatal(err)
+	}
+	cs[0].SetTimer(mono())
+	runFor(t, e, context.Background(), 20*time.Second)
+	if recv.Load() != msgs || outOfOrder.Load() {
+		t.Fatalf("server got %d of %d (out of order: %v)", recv.Load(), msgs, outOfOrder.Load())
+	}
+	if maxPending == 0 {
+		t.Fatal("the socket took everything at once: the test did not exercise the queue")
+	}
+}
+
+// A server's close frame ends the connection with its code and is
+// answered.
+func TestServerClose(t *testing.T) {
+	answered := make(chan int, 1)
+	url := server(t, 4096, func(c *websocket.Conn) {
+		_ = c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "bye"))
+		_, _, err := c.ReadMessage()
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			answered <- ce.Code
+		}
+	})
+	var got error
+	e, _ := engine(t, url, 1, 1, 5*time.Second, &handler{closed: func(c *Conn, err error) { got = err }})
+	runFor(t, e, context.Background(), 5*time.Second)
+	var ce *wsconn.CloseError
+	if !errors.As(got, &ce) || ce.Code != 4001 {
+		t.Fatalf("Closed got %v", got)
+	}
+	select {
+	case code := <-answered:
+		if code != 4001 {
+			t.Fatalf("answered with %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("close not answered")
+	}
+}
+
+// No goroutine per connection: 500 connections on 2 loops add about 2
+// goroutines while Run runs.
+func TestNoGoroutinePerConnection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("500 connections")
+	}
+	url := server(t, 1024, echoBack)
+	const conns = 500
+	var during atomic.Int64
+	var done atomic.Int64
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		if c.Index() == 0 {
+			during.Store(int64(runtime.NumGoroutine()))
+		}
+		c.Send(wsconn.OpText, []byte("x"))
+	}
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		done.Add(1)
+		c.Close()
+	}
+	e, cs := engine(t, url, 2, conns, 30*time.Second, h)
+	before := runtime.NumGoroutine()
+	for _, c := range cs {
+		c.SetTimer(mono())
+	}
+	runFor(t, e, context.Background(), 30*time.Second)
+	if done.Load() != conns {
+		t.Fatalf("%d of %d echoed", done.Load(), conns)
+	}
+	// Run adds its loops; the server's goroutines were there before.
+	if extra := during.Load() - int64(before); extra > 10 {
+		t.Fatalf("%d goroutines more while running %d connections", extra, conns)
+	}
+}
+
+// The hot paths allocate nothing per message: a timer send, the write,
+// the read, the parse and the dispatch, against a real echo server.
+func TestZeroAllocsPerMessage(t *testing.T) {
+	url := server(t, 64<<10, rawEcho)
+	const rounds = 2000
+	payload := bytes.Repeat([]byte("a"), 200)
+	var n int
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		b := c.Scratch()
+		for range 10 {
+			b = c.AppendFrame(b, wsconn.OpText, payload)
+		}
+		c.SendFrames(b)
+		c.SetLowWater(10 * (2 + len(payload) + 2)) // 16-bit length header
+	}
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		if n++; n%10 == 0 {
+			if n == rounds*10 {
+				c.Close()
+				return
+			}
+			c.SetTimer(now) // next batch from the timer path
+		}
+	}
+	// Warm up (free lists, heap, histogram), then measure a whole run's
+	// allocations per message.
+	for _, measure := range []bool{false, true} {
+		n = 0
+		e, cs := engine(t, url, 1, 1, 30*time.Second, h)
+		cs[0].SetTimer(mono())
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		runFor(t, e, context.Background(), 30*time.Second)
+		runtime.ReadMemStats(&b)
+		if n != rounds*10 {
+			t.Fatalf("%d messages", n)
+		}
+		if !measure {
+			continue
+		}
+		// What a run costs once (its goroutines, the events slice) is
+		// far below one allocation per message (20,000 here).
+		per := float64(b.Mallocs-a.Mallocs) / float64(n)
+		t.Logf("%d allocations for %d messages", b.Mallocs-a.Mallocs, n)
+		if per > 0.01 {
+			t.Fatalf("%.3f allocations per message", per)
+		}
+	}
+}
+
+// Busy fractions tell a loop that never waited from one that only
+// waited, over the window only; lag is recorded inside the window only.
+func TestBusyFractionAndLagWindow(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	const window = 300 * time.Millisecond
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) {
+		if c.Loop() == 0 { // loop 0 spins: never waits
+			for mono() < now+int64(5*time.Millisecond) {
+			}
+			c.SetTimer(mono())
+		}
+	}
+	e, cs := engineOf(t, Config{Now: mono, Loops: 2}, url, 2, h)
+	// The window starts once the connections are open, whatever dialing
+	// took (before Run, nothing else reads the engine's Config).
+	start := mono() + int64(50*time.Millisecond)
+	e.cfg.Window.Start, e.cfg.Window.End = start, start+int64(window)
+	e.cfg.Drain = e.cfg.Window.End + int64(50*time.Millisecond)
+	for _, c := range cs {
+		c.SetTimer(mono())
+	}
+	runFor(t, e, context.Background(), 5*time.Second)
+	st := e.Stats()
+	if st.WindowNs != int64(window) || len(st.Busy) != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if st.Busy[0] < 0.9 || st.Busy[1] > 0.5 || st.MaxBusy() != st.Busy[0] {
+		t.Fatalf("busy %v: want loop 0 near 1 (it spun), loop 1 near 0 (it waited)", st.Busy)
+	}
+	// Loop 0's timers ran about 5 ms apart, each due when set: only those
+	// inside the window were recorded.
+	if n := st.Lag.TotalCount(); n < 10 || n > int64(window/(5*time.Millisecond))+2 {
+		t.Fatalf("%d lags recorded for a %v window of 5 ms timers", n, window)
+	}
+}
