@@ -76,6 +76,14 @@ type Knob struct {
 	Get func(o *Options) string
 }
 
+// ceilingLoad reports whether a GENERATOR command is a ceiling binary's
+// own `load`, with fixed flags or none (its `agent` is then what AGENTS
+// runs, and the fixed flags are the point's for every agent).
+func ceilingLoad(cmd string) bool {
+	f := strings.Fields(cmd)
+	return len(f) >= 2 && f[1] == "load"
+}
+
 // The docs tables a knob can be listed in.
 const (
 	DocSweep   = "sweep"   // docs/sweep.md, "Knobs"
@@ -290,6 +298,23 @@ var Knobs = []Knob{
 			return nil
 		},
 		Get: func(o *Options) string { return o.Generator },
+	},
+	{
+		Env: "AGENTS", Flag: "agents", Arg: "N", Default: "`0` (one generator)",
+		Help:  "run each point through N `ceiling agent` processes (pinned like the generator) started on a common window by the harness's coordinator, their histograms merged exactly; every point lists its agents (`curve[].agents`; docs/agents.md)",
+		Parse: intParse(func(o *Options) *int { return &o.Agents }),
+		Check: func(o *Options) error {
+			switch {
+			case o.Agents < 0 || o.Agents > MaxAgents:
+				return fmt.Errorf("%d agents, want 0 (one generator) to %d", o.Agents, MaxAgents)
+			case o.Agents > 0 && o.Generator != "" && !ceilingLoad(o.Generator):
+				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load [flags]`, not %q", o.Generator)
+			case o.Agents > 0 && o.Drop:
+				return fmt.Errorf("DROP is not supported with agents yet (each would drop its own connections at its own time)")
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.Agents) },
 	},
 	{
 		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",

@@ -33,6 +33,9 @@ const (
 	ConnectConcurrency = 32
 )
 
+// MaxAgents bounds AGENTS.
+const MaxAgents = 64
+
 // Options is every knob of a sweep. The CLI fills it in three layers:
 // DefaultOptions(quick), then ApplyEnv (the make variables), then its flags;
 // Resolve fills what is still open (CPU sets, ladders) and validates it all
@@ -54,7 +57,17 @@ type Options struct {
 	Out           string // result path
 	Quick         bool
 	Generator     string // GENERATOR command line; empty: this binary's `load`
-	TargetFile    string // TARGET
+	// Agents is AGENTS: each point runs through this many `ceiling agent`
+	// processes under the harness's coordinator (harness/agents); 0 runs
+	// the one generator.
+	Agents int
+	// AgentArgs are extra `ceiling agent` flags by agent index (tests
+	// only: --wall-skew); no knob sets them.
+	AgentArgs map[int][]string
+	// AgentQuota caps agent i at that many CPUs through a cgroup of its
+	// own (tests only: one slow agent must cap the point).
+	AgentQuota map[int]float64
+	TargetFile string // TARGET
 	// HeadroomProbe > 0 runs the headline once more with the generator
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
 	HeadroomProbe float64

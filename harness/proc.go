@@ -203,6 +203,7 @@ type pointRun struct {
 	srvs     []*supervise.Proc
 	booted   []ServerSpec
 	gen      *supervise.Proc
+	ag       *agentRun // AGENTS: the coordinator and its agents, in place of gen
 	throttle *pinning.Throttle
 	// The point's server (a two-arm sweep's arm) and its window and
 	// warm-up (ProcRunner.targetFor).
@@ -432,11 +433,20 @@ func (p *pointRun) exitedServer() (int, bool) {
 
 // anyServerDone is closed when the first server exits.
 func (p *pointRun) anyServerDone() <-chan struct{} {
+	var chs []<-chan struct{}
+	for _, s := range p.srvs {
+		chs = append(chs, s.Done())
+	}
+	return firstDone(chs...)
+}
+
+// firstDone is closed when the first of chs is.
+func firstDone(chs ...<-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	var once sync.Once
-	for _, s := range p.srvs {
+	for _, c := range chs {
 		go func() {
-			<-s.Done()
+			<-c
 			once.Do(func() { close(done) })
 		}()
 	}
@@ -466,6 +476,9 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		p.throttle = th
 		cgroup = th.Path
 	}
+	if pr.o.Agents > 0 {
+		return p.startAgents(ctx, Expand(url, p.addr), cgroup)
+	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
 		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, Expand(url, p.addr), p.window, p.warmup, p.f)...),
@@ -492,18 +505,31 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
 		}
+		if p.ag != nil {
+			if why, tail := p.agentsMarkerFailed(); why != "" {
+				return p.fail(PhaseMarker, tail, "%s", why)
+			}
+		}
 		switch {
 		case ctx.Err() != nil:
 			return p.interrupted(PhaseMarker)
 		case p.anyExited():
 			i, _ := p.exitedServer()
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
+		case p.ag != nil:
+			if time.Now().After(markerBy) {
+				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", connectTimeout)
+			}
 		case gen.Exited():
 			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
 		case time.Now().After(markerBy):
 			return p.fail(PhaseMarker, gen, "generator created no measure marker within warm-up + %s", connectTimeout)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if p.ag != nil {
+		pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+		return nil
 	}
 	pr.noteGranted(&pr.generatorGranted, gen.Pid)
 	return nil
@@ -520,14 +546,23 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 		trees = append(trees, cpusample.Tree(s.Pid))
 	}
 	srvS := cpusample.StartGroup(ctx, SampleEvery, trees...)
-	genS := cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid))
+	// The agents' trees are sampled at the same instants, as one side.
+	var genStop func() cpusample.Stats
+	var genDone <-chan struct{}
+	if p.ag != nil {
+		g := cpusample.StartGroup(ctx, SampleEvery, p.ag.trees()...)
+		genStop = func() cpusample.Stats { t, _ := g.Stop(); return t }
+		genDone = p.ag.anyDone()
+	} else {
+		genStop, genDone = cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid)).Stop, gen.Done()
+	}
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
-	case <-gen.Done():
+	case <-genDone:
 	case <-p.anyServerDone():
 	case <-ctx.Done():
 	}
@@ -538,7 +573,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	total, parts := srvS.Stop()
 	pinned := len(pr.o.ServerCPUs)
 	out.ServerCPU = cpuStats(total, pinned)
-	out.GeneratorCPU = cpuStats(genS.Stop(), len(pr.o.GeneratorCPUs))
+	out.GeneratorCPU = cpuStats(genStop(), len(pr.o.GeneratorCPUs))
 	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
 	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
@@ -564,6 +599,9 @@ func (p *pointRun) anyExited() bool {
 // reads its JSON. A generator that exits 0 without writing one fails the
 // point (the files were fresh, so nothing older can stand in).
 func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
+	if p.ag != nil {
+		return p.collectAgents(ctx, out)
+	}
 	gen := p.gen
 	wait := exitTimeout
 	if p.pr.o.Drop {
@@ -605,6 +643,10 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 			escalated = append(escalated, "generator")
 		}
 		escaped = append(escaped, escapedOf(p.gen)...)
+	}
+	if p.ag != nil {
+		esc, escd := p.stopAgents(ctx, grace)
+		escalated, escaped = append(escalated, esc...), append(escaped, escd...)
 	}
 	if p.throttle != nil {
 		_ = p.throttle.Remove()
@@ -689,6 +731,11 @@ func (p *pointRun) scrub() {
 		return
 	}
 	paths := []string{p.f.genLog, p.f.json}
+	if p.ag != nil {
+		for i := range p.ag.procs {
+			paths = append(paths, p.agentLog(i))
+		}
+	}
 	if len(p.booted) == 0 {
 		paths = append(paths, p.f.serverLog)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 )
@@ -169,6 +170,9 @@ type Config struct {
 	// ceiling is its clean point with the most connections that meets it
 	// (Point.Objective), not its highest throughput.
 	Objective string `json:"objective,omitempty"`
+	// Agents is AGENTS: each point ran through this many `ceiling agent`
+	// processes (curve[].agents); 0 (absent): the one generator.
+	Agents int `json:"agents,omitempty"`
 	// SourceAddrs is SOURCE_ADDRS when given (not auto): the generator's
 	// --source-addrs.
 	SourceAddrs string `json:"source_addrs,omitempty"`
@@ -289,6 +293,10 @@ type Point struct {
 	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
 	// Drop is what DROP found after the window (nil without it).
 	Drop *load.DropResult `json:"drop,omitempty"`
+	// Agents lists the agents that ran the point with AGENTS (nil
+	// without): each one's segment, clock, start skew, figures and
+	// generator evidence; the point's own figures are their exact merge.
+	Agents []agents.Report `json:"agents,omitempty"`
 	// Objective is the objective judged on this point (Config.Objective);
 	// nil without one.
 	Objective *objective.Result `json:"objective,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -67,6 +68,8 @@ type Outcome struct {
 	// The server's own metrics and profile over the window (windowCapture).
 	ServerMetrics             *ServerMetrics
 	ProfileFile, ProfileError string
+	// Agents is each agent's part of the point with AGENTS (nil without).
+	Agents []agents.Report
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -204,6 +207,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		Escaped:   out.Escaped,
 
 		ServerMetrics: out.ServerMetrics, ProfileFile: out.ProfileFile, ProfileError: out.ProfileError,
+		Agents: out.Agents,
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.
@@ -236,8 +240,40 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	p.Clean = p.Clean && !p.Contended
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
+	judgeAgents(&p, th, out.GeneratorCPU)
 	p.LowerBound = IsLowerBound(p.Verdict)
 	return p
+}
+
+// judgeAgents applies the generator half of the verdict rule to each agent
+// alone (their CPU is the set's they share): a point is generator-capped
+// when any agent fell behind, and its reason names them.
+func judgeAgents(p *Point, th Thresholds, gen CPUStats) {
+	if len(p.Agents) == 0 {
+		return
+	}
+	p.Agents = slices.Clone(p.Agents)
+	var behind []string
+	for i := range p.Agents {
+		a := &p.Agents[i]
+		if a.Result == nil {
+			continue
+		}
+		a.Behind, a.Evidence = generatorBehind(th, gen, a.Result.Summary, a.Result.Generator)
+		if a.Behind {
+			behind = append(behind, strconv.Itoa(a.Index))
+		}
+	}
+	if len(behind) == 0 {
+		return
+	}
+	switch p.Verdict {
+	case VerdictServerSaturated:
+		p.Verdict = VerdictBoth
+	case VerdictNeither:
+		p.Verdict = VerdictGeneratorCapped
+	}
+	p.VerdictReason += "; agent " + strings.Join(behind, ", ") + " fell behind"
 }
 
 // measuredClean is what clean asks of the generator's own summary: no
@@ -268,6 +304,7 @@ func ConfigOf(o *Options) Config {
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
+		Agents:                o.Agents,
 	}
 	if o.SourceAddrs != load.SourceAuto {
 		c.SourceAddrs = o.SourceAddrs

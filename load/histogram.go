@@ -59,6 +59,14 @@ func (h *Histogram) Merge(o *Histogram) {
 	if o == nil || (o.h.TotalCount() == 0 && o.outOfRange == 0) {
 		return
 	}
+	if dropped := h.merge(o); dropped != 0 {
+		h.outOfRange += dropped // cannot happen with equal ranges; never lose it silently
+	}
+}
+
+// merge adds o's values, exact min and max and out-of-range count into h
+// and returns hdr's dropped count.
+func (h *Histogram) merge(o *Histogram) (dropped int64) {
 	if o.h.TotalCount() > 0 {
 		if h.h.TotalCount() == 0 || o.min < h.min {
 			h.min = o.min
@@ -68,9 +76,7 @@ func (h *Histogram) Merge(o *Histogram) {
 		}
 	}
 	h.outOfRange += o.outOfRange
-	if dropped := h.h.Merge(o.h); dropped != 0 {
-		h.outOfRange += dropped // cannot happen with equal ranges; never lose it silently
-	}
+	return h.h.Merge(o.h)
 }
 
 // Quantile returns the value at q percent (0 < q <= 100). hdr answers with
@@ -123,4 +129,60 @@ func (h *Histogram) CountAbove(ns int64) int64 {
 func (h *Histogram) String() string {
 	l := h.Latency()
 	return fmt.Sprintf("n=%d p50=%d p99=%d max=%d", l.Count, l.P50, l.P99, l.Max)
+}
+
+// EncodedHistogram is a Histogram for the wire: HdrHistogram's own
+// compressed encoding (V2, base64; readable by the Java and C
+// implementations) and the exact figures the encoding cannot carry.
+type EncodedHistogram struct {
+	Hdr        string `json:"hdr"`          // hdrhistogram-go EncodeV2: compressed, base64
+	Min        int64  `json:"min"`          // exact, as Histogram keeps it
+	Max        int64  `json:"max"`          // exact
+	OutOfRange int64  `json:"out_of_range"` // values Record refused
+}
+
+// Encode is h in its wire form.
+func (h *Histogram) Encode() (EncodedHistogram, error) {
+	b, err := h.h.EncodeV2()
+	if err != nil {
+		return EncodedHistogram{}, err
+	}
+	return EncodedHistogram{Hdr: string(b), Min: h.min, Max: h.max, OutOfRange: h.outOfRange}, nil
+}
+
+// HistogramConfig is an HdrHistogram's configuration: two histograms
+// merge exactly only when theirs are equal.
+type HistogramConfig struct {
+	Lowest, Highest int64
+	SigFigs         int64
+}
+
+// Config is h's configuration.
+func (h *Histogram) Config() HistogramConfig {
+	return HistogramConfig{h.h.LowestTrackableValue(), h.h.HighestTrackableValue(), h.h.SignificantFigures()}
+}
+
+// DecodeHistogram reads e back. Its configuration is whatever the
+// encoding says; the caller checks it against its own (Config) before
+// merging.
+func DecodeHistogram(e EncodedHistogram) (*Histogram, error) {
+	hh, err := hdrhistogram.Decode([]byte(e.Hdr))
+	if err != nil {
+		return nil, err
+	}
+	if e.OutOfRange < 0 || e.Min < 0 || e.Max < e.Min {
+		return nil, fmt.Errorf("min %d, max %d, out_of_range %d: inconsistent", e.Min, e.Max, e.OutOfRange)
+	}
+	return &Histogram{h: hh, min: e.Min, max: e.Max, outOfRange: e.OutOfRange}, nil
+}
+
+// MergeExact adds o into h when both have the same configuration and
+// returns how many of o's values h could not hold (hdr's dropped count;
+// 0 for equal configurations, but never assumed). An error means
+// nothing was merged.
+func (h *Histogram) MergeExact(o *Histogram) (dropped int64, err error) {
+	if hc, oc := h.Config(), o.Config(); hc != oc {
+		return 0, fmt.Errorf("histogram configuration %+v differs from %+v", oc, hc)
+	}
+	return h.merge(o), nil
 }

@@ -21,6 +21,16 @@ type Options struct {
 	Version  string    // recorded in meta.version
 	Command  []string  // recorded in meta.command
 	Progress io.Writer // phase lines ("connecting...", "measuring..."); nil for none
+
+	// Start, when set, is called once the connections are open (open of
+	// them), before any load: it returns when the load starts, on Mono's
+	// clock (the window opens the warm-up later), and Run waits until
+	// then. `ceiling agent` uses it for the coordinator's barrier and its
+	// common start (harness/agents). An error ends the run unmeasured.
+	Start func(ctx context.Context, open int) (int64, error)
+	// Recorded, when set, is given the merged record after the load
+	// stopped: the histograms an agent ships to its coordinator.
+	Recorded func(*Recorder)
 }
 
 // ErrNoConnections is returned when not one connection opened.
@@ -113,13 +123,29 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	// dearer than it is (make bench, section 6). One collection, outside
 	// the window.
 	debug.FreeOSMemory()
-	w := NewWindow(Mono(), &cfg, drain)
+	loadAt := Mono()
+	if opts.Start != nil {
+		at, err := opts.Start(ctx, open)
+		if err != nil {
+			fillSummary(res, merged, open, 0)
+			return finish(), fmt.Errorf("start: %w", err)
+		}
+		if !SleepUntil(at, ctx.Done()) {
+			fillSummary(res, merged, open, 0)
+			return finish(), ctx.Err()
+		}
+		loadAt = at
+	}
+	w := NewWindow(loadAt, &cfg, drain)
 	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
 	obs := startObserver(ctx, w, cfg.MeasureMarker, sc)
 	recs := sc.Load(ctx, w)
 	stats, markerErr := obs.wait()
 	for _, r := range recs {
 		merged.Merge(r)
+	}
+	if opts.Recorded != nil {
+		opts.Recorded(merged)
 	}
 	measured := w.End - w.Start
 	if now := Mono(); now < w.End {

@@ -159,23 +159,43 @@ func loadHelp(fs *flag.FlagSet, w io.Writer) {
 	}
 }
 
-func runLoad(args []string, stdout, stderr io.Writer) error {
-	var o loadOptions
+// parseLoad parses and validates `ceiling load`'s flags; help is true
+// when -h was asked for (and printed). Its error is a usageError.
+func parseLoad(args []string, stderr io.Writer) (o loadOptions, help bool, err error) {
 	fs, err := newLoadFlags(&o, args, stderr)
 	if err != nil {
-		return usageError{err}
+		return o, false, usageError{err}
 	}
 	if err := otherScenarioFlag(fs, o.cfg.Scenario, args); err != nil {
-		return usageError{err}
+		return o, false, usageError{err}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return o, true, nil
 		}
-		return usageError{err}
+		return o, false, usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return usagef("ceiling load: unexpected argument %q", fs.Arg(0))
+		return o, false, usagef("ceiling load: unexpected argument %q", fs.Arg(0))
+	}
+	if o.selfTest {
+		return o, false, nil
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := o.cfg.Validate(func(name string) bool { return given[name] }); err != nil {
+		return o, false, usageError{err}
+	}
+	if err := raiseNoFile(o.cfg.Connections); err != nil {
+		return o, false, usageError{err}
+	}
+	return o, false, nil
+}
+
+func runLoad(args []string, stdout, stderr io.Writer) error {
+	o, help, err := parseLoad(args, stderr)
+	if err != nil || help {
+		return err
 	}
 	if o.selfTest {
 		if err := load.SelfTest(stdout); err != nil {
@@ -183,14 +203,6 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout, "self-test passed")
 		return nil
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if err := o.cfg.Validate(func(name string) bool { return given[name] }); err != nil {
-		return usageError{err}
-	}
-	if err := raiseNoFile(o.cfg.Connections); err != nil {
-		return usageError{err}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -2,6 +2,7 @@
 // server and publishes it.
 //
 //	ceiling load     one measured point against a running server
+//	ceiling agent    one segment of a point, started together with other agents (docs/agents.md)
 //	ceiling sweep    boot the server pinned, sweep batch x connections, A-A repeat
 //	ceiling publish  commit a sweep result, or post a pull-request comparison
 //	ceiling report   a static results site, or the Go benchmark format for benchstat
@@ -76,6 +77,7 @@ const topUsage = `usage: ceiling <command> [flags]
 
 commands:
   load      drive one point of load against a running server and report it
+  agent     run one segment of a point for a coordinator (docs/agents.md)
   sweep     boot the server pinned, sweep batch x connections, repeat the headline
   publish   commit a sweep result (publish commit) or post a PR comparison (publish comment)
   report    a static results site (--out DIR), or benchstat text (--format benchstat)
@@ -95,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "load":
 		return runLoad(rest, stdout, stderr)
+	case "agent":
+		return runAgent(rest, stdout, stderr)
 	case "sweep":
 		return runSweep(rest, stdout, stderr)
 	case "publish":

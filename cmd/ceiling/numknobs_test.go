@@ -37,6 +37,7 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "SRV_CPUSET", flag: "--srv-cpuset", want: "SRV_CPUSET"},
 		{env: "LT_CPUSET", flag: "--lt-cpuset", want: "LT_CPUSET"},
 		{flag: "--ready-timeout", want: "ready-timeout"},
+		{env: "AGENTS", flag: "--agents", want: "AGENTS"},
 		// The two-arm sweep's (docs/compare.md).
 		{env: "COMPARE_REPS", flag: "--compare-reps", want: "COMPARE_REPS"},
 		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},

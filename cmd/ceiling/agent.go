@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [flags]
+
+Join a coordinator (the harness with AGENTS=N, or a pod), run this agent's
+segment of its point on the common window, send the result, exit. The
+agent dials out: it needs no inbound port. The point's load flags come
+from the coordinator (docs/agents.md).
+
+flags:
+`
+
+func runAgent(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ceiling agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	coord := fs.String("coordinator", "", "`host:port` of the coordinator to dial")
+	index := fs.Int("index", -1, "this agent's segment, 0..N-1 (default: $JOB_COMPLETION_INDEX)")
+	dial := fs.Duration("dial-timeout", 30*time.Second, "how long to keep dialing the coordinator, and the bound on each step before the load")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	// Test only: shifts this agent's wall clock, to show the measured
+	// offset keeps the common window lined up. Not in the usage.
+	skew := fs.Duration("wall-skew", 0, "")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, agentUsage)
+		fs.VisitAll(func(f *flag.Flag) {
+			if f.Name == "wall-skew" {
+				return
+			}
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(stderr, "  -%s %s\n    \t%s\n", f.Name, name, usage)
+		})
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("ceiling agent: unexpected argument %q", fs.Arg(0))
+	}
+	if *coord == "" {
+		return usagef("ceiling agent: --coordinator is required")
+	}
+	if *dial <= 0 {
+		return usagef("ceiling agent: --dial-timeout: %v is not positive", *dial)
+	}
+	idx := *index
+	if idx < 0 {
+		n, ok, err := agents.IndexFromEnv(os.Getenv)
+		if err != nil {
+			return usageError{err}
+		}
+		if !ok {
+			return usagef("ceiling agent: --index (or JOB_COMPLETION_INDEX) is required")
+		}
+		idx = n
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logw := stderr
+	if *quiet {
+		logw = io.Discard
+	}
+	err := agents.RunAgent(ctx, agents.AgentConfig{
+		Coordinator: *coord, Index: idx, WallSkew: *skew, DialTimeout: *dial,
+		Version: version, Log: logw,
+		Parse: func(args []string) (load.Config, error) {
+			o, _, err := parseLoad(args, io.Discard)
+			return o.cfg, err
+		},
+	})
+	var bad *agents.BadArgsError
+	if errors.As(err, &bad) {
+		return usageError{err}
+	}
+	return err
+}

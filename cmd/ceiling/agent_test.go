@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestAgentBadInput: bad flags exit 2 naming the flag, before dialing.
+func TestAgentBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"--index", "0"}, "", "--coordinator is required"},
+		{[]string{"--coordinator", "127.0.0.1:1"}, "", "--index (or JOB_COMPLETION_INDEX) is required"},
+		{[]string{"--coordinator", "127.0.0.1:1"}, "x", "JOB_COMPLETION_INDEX"},
+		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--dial-timeout", "0s"}, "", "--dial-timeout"},
+		{[]string{"--coordinator", "127.0.0.1:1", "--index", "zero"}, "", "-index"},
+		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "extra"}, "", `unexpected argument "extra"`},
+	} {
+		t.Setenv("JOB_COMPLETION_INDEX", tc.env)
+		var out, errb bytes.Buffer
+		err := run(append([]string{"agent"}, tc.args...), &out, &errb)
+		if exitCode(err) != 2 || !strings.Contains(err.Error()+errb.String(), tc.want) {
+			t.Errorf("%v (JOB_COMPLETION_INDEX=%q): exit %d, %v; want 2 naming %q", tc.args, tc.env, exitCode(err), err, tc.want)
+		}
+	}
+}
+
+// TestAgentHelpHidesWallSkew: the test-only --wall-skew is not in -h.
+func TestAgentHelpHidesWallSkew(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"agent", "-h"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if h := errb.String(); !strings.Contains(h, "-coordinator") || strings.Contains(h, "wall-skew") {
+		t.Errorf("help:\n%s", h)
+	}
+}

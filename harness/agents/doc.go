@@ -1,0 +1,68 @@
+// Package agents runs one point of load through several generator
+// processes (`ceiling agent`) that a coordinator starts together, and
+// merges what they measured exactly.
+//
+// # Roles
+//
+// The coordinator is part of the harness: it listens, and the agents dial
+// out to it (--coordinator host:port), so an agent needs no inbound port
+// and can sit behind any NAT or in a Kubernetes pod. One agent session is
+// one point: the agent joins, runs its segment of the point, sends its
+// result and exits.
+//
+// # Protocol
+//
+// JSON lines over TCP. Every line is an envelope {"v":1,"type":T,"body":B};
+// the envelope and each body are decoded strictly: an unknown field, a
+// missing version, another version or a bad value is refused with the
+// field named ("ready.open: -1 is negative"), and the session ends. In
+// order:
+//
+//	agent -> hello {index}                     which segment it is (--index, or JOB_COMPLETION_INDEX)
+//	coord -> welcome {agents, args, samples}   the point's `ceiling load` flags for this segment
+//	agent -> ping {seq, t1}  (samples times)   clock: NTP's four timestamps, wall ns
+//	coord -> pong {seq, t1, t2, t3}
+//	agent -> ready {open, rtt_ns, offset_ns}   its connections are open: the barrier
+//	coord -> go {load_at, window_start, window_end}   once all N are ready; coordinator wall ns
+//	agent -> started {}                        sent as its window opens: the coordinator times it
+//	agent -> result {result, latency, lag}     load.Result and its HdrHistograms, encoded
+//	coord -> abort {reason}                    any time: a peer failed, the point is invalid
+//
+// # Clocks
+//
+// Latency is measured only on the sending agent's own monotonic clock:
+// nothing crosses machines but the window. The agent takes several
+// ping/pong samples and keeps the one with the smallest round trip (least
+// queueing): offset = ((t2-t1)+(t3-t4))/2 is the coordinator's wall clock
+// minus the agent's, within rtt/2. The coordinator gives every agent the
+// same start and window in its own wall time; each agent converts them to
+// its monotonic clock through the offset (wall only places the window) and
+// sleeps until then. The coordinator times each agent's "started" on its
+// own clock (arrival - rtt/2 - how late the agent's own timer woke, which
+// the agent reports: the window's edges are arithmetic on its monotonic
+// clock, so a late wake-up does not move them) against the planned window
+// start: that is the start skew each agent reports, and an agent more
+// than MaxStartSkew late makes the point invalid. A test-only knob (`ceiling agent
+// --wall-skew`) shifts one agent's wall clock to show the window still
+// lines up.
+//
+// # Segments
+//
+// Agent i of N gets c_i = floor(C(i+1)/N) - floor(Ci/N) connections and
+// r_i = R*c_i/C of the rate (Segment): the c_i sum to C exactly, every
+// connection runs at the same rate R/C, and the r_i add up to R. With C < N
+// only C agents run (one connection each).
+//
+// # Merge
+//
+// Every agent's latency (and lag) histogram arrives in HdrHistogram's V2
+// compressed encoding with its exact min, max and out-of-range count. The
+// coordinator checks each has the generator's configuration (lowest,
+// highest, significant figures), merges them, and fails the point if hdr
+// reports a single value dropped. Percentiles come from the merged
+// histogram only, never from averaging agents' percentiles; throughput is
+// the sum of the agents' rates over the common window. A missing, late or
+// failed agent makes the point invalid, by name; an agent that fell behind
+// makes the merged generator evidence its own (the worst agent's), so the
+// harness's verdict calls the point generator-capped and lists the agents.
+package agents

@@ -1,0 +1,210 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// Report is one agent's part of a point, as the point lists it
+// (curve[].agents).
+type Report struct {
+	Index       int      `json:"index"`
+	Connections int      `json:"connections"`
+	RateOpsPerS *float64 `json:"rate_ops_per_s"` // its share of --rate; null in a closed loop
+	// RTTNs and ClockOffsetNs are its best clock sample's (coordinator
+	// wall minus agent wall); StartSkewNs is where its window opened on
+	// the coordinator's clock (arrival of "started" - rtt/2 - WakeLateNs)
+	// minus the planned start: positive is late.
+	RTTNs         int64 `json:"rtt_ns"`
+	ClockOffsetNs int64 `json:"clock_offset_ns"`
+	StartSkewNs   int64 `json:"start_skew_ns"`
+	// WakeLateNs is how late the agent's own timer woke for its window
+	// start, on its monotonic clock: the part of the skew that is
+	// scheduling, not clocks.
+	WakeLateNs     int64   `json:"wake_late_ns"`
+	ThroughputPerS float64 `json:"throughput_per_s"`
+	P99Ns          int64   `json:"p99_ns"`
+	// Behind and Evidence are the generator half of the verdict rule
+	// applied to this agent alone (filled by the harness).
+	Behind   bool   `json:"behind"`
+	Evidence string `json:"evidence"`
+	Failure  string `json:"failure,omitempty"`
+	// SourceAddrs are the local addresses its connections came from
+	// (its generator.source_addrs; absent when the kernel picked).
+	SourceAddrs []string `json:"source_addrs,omitempty"`
+
+	// Result is the agent's own load.Result (not in the point's JSON: its
+	// figures are above, the merged ones are the point's).
+	Result *load.Result `json:"-"`
+
+	latency, lag *load.Histogram
+	joined       bool
+	ready        bool
+	started      bool
+	done         bool
+}
+
+// Merge merges the agents' results into one load.Result for the point:
+// counts and rates summed over the common window, latency from the merged
+// histogram (checked configuration, no value dropped), the generator's
+// evidence the worst agent's. It fails when any agent failed or when the
+// merge would not be exact.
+func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Result, error) {
+	want := load.NewHistogram().Config()
+	lat := load.NewHistogram()
+	var lag *load.Histogram
+	var res *load.Result
+	var why []string
+	for _, a := range reports {
+		if a.Result == nil || a.latency == nil {
+			return nil, fmt.Errorf("agent %d: no result", a.Index)
+		}
+		if f := a.Result.Summary.Failure; f != "" {
+			return nil, fmt.Errorf("agent %d could not measure: %s", a.Index, f)
+		}
+		for name, h := range map[string]*load.Histogram{"latency": a.latency, "lag": a.lag} {
+			if h != nil && h.Config() != want {
+				return nil, fmt.Errorf("agent %d: %s histogram configuration %+v, want %+v: no exact merge", a.Index, name, h.Config(), want)
+			}
+		}
+		if n, err := lat.MergeExact(a.latency); err != nil || n != 0 {
+			return nil, fmt.Errorf("agent %d: latency histogram merge dropped %d values (%v)", a.Index, n, err)
+		}
+		if a.lag != nil {
+			if lag == nil {
+				lag = load.NewHistogram()
+			}
+			if n, err := lag.MergeExact(a.lag); err != nil || n != 0 {
+				return nil, fmt.Errorf("agent %d: lag histogram merge dropped %d values (%v)", a.Index, n, err)
+			}
+		}
+		if res == nil {
+			cp := *a.Result
+			res = &cp
+			res.Summary = load.Summary{}
+			res.Generator = load.GeneratorStats{}
+		}
+		mergeSummary(&res.Summary, &a.Result.Summary, a.Index)
+		mergeGenerator(&res.Generator, &a.Result.Generator)
+		if a.Result.Summary.Saturated {
+			why = append(why, fmt.Sprintf("agent %d: %s", a.Index, a.Result.Summary.SaturatedReason))
+		}
+	}
+	if res == nil {
+		return nil, fmt.Errorf("no agent reported")
+	}
+	s := &res.Summary
+	first := reports[0].Result
+	s.Scenario, s.Mode = first.Summary.Scenario, first.Summary.Mode
+	if s.Mode == "open" {
+		r := rate
+		s.RequestedOpsPerS = &r
+	}
+	s.ConnectionsRequested = conns
+	s.MeasuredNs = windowNs
+	for _, a := range reports {
+		s.MeasuredNs = min(s.MeasuredNs, a.Result.Summary.MeasuredNs) // a window cut short shows
+	}
+	s.Saturated = len(why) > 0
+	s.SaturatedReason = strings.Join(why, "; ")
+	// Values out of the histogram's range each agent counted in its
+	// errors already (latency_out_of_range): summed above.
+	s.Latency = lat.Latency()
+	if lag != nil {
+		res.Generator.ScheduleLag = lag.Latency()
+	}
+	if res.Generator.ReadSyscalls > 0 {
+		res.Generator.MessagesPerRead = float64(s.Messages) / float64(res.Generator.ReadSyscalls)
+	}
+	if lt := res.Generator.LoadThreads; lt != nil && lt.RunNs+lt.RunDelayNs > 0 {
+		lt.RunDelayFraction = float64(lt.RunDelayNs) / float64(lt.RunNs+lt.RunDelayNs)
+	}
+	res.Config.Connections = conns
+	res.Config.Rate = rate
+	res.Config.MeasureMarker, res.Config.JSONPath = "", ""
+	return res, nil
+}
+
+// mergeSummary adds one agent's summary: counts and per-second rates sum
+// (each agent's rate is over its own window, the common one).
+func mergeSummary(dst, src *load.Summary, index int) {
+	dst.AttemptedOpsPerS += src.AttemptedOpsPerS
+	dst.AchievedOpsPerS += src.AchievedOpsPerS
+	dst.ThroughputPerS += src.ThroughputPerS
+	dst.BytesPerS += src.BytesPerS
+	dst.Messages += src.Messages
+	dst.Errors += src.Errors
+	if dst.ErrorsByReason == nil {
+		dst.ErrorsByReason = map[string]int64{}
+	}
+	for k, v := range src.ErrorsByReason {
+		dst.ErrorsByReason[k] += v
+	}
+	addPtr := func(dst **int64, src *int64) {
+		if src == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(int64)
+		}
+		**dst += *src
+	}
+	addPtr(&dst.Dropped, src.Dropped)
+	addPtr(&dst.Reconnects, src.Reconnects)
+	dst.ConnectionsOpen += src.ConnectionsOpen
+	if len(src.Blocks) > 0 {
+		// A scenario's own block has no generic merge: each agent's is
+		// kept under agent_<i> until its scenario learns to merge it.
+		if dst.Blocks == nil {
+			dst.Blocks = map[string]json.RawMessage{}
+		}
+		keys := make([]string, 0, len(src.Blocks))
+		for k := range src.Blocks {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			dst.Blocks[fmt.Sprintf("%s_agent_%d", k, index)] = src.Blocks[k]
+		}
+	}
+}
+
+// mergeGenerator makes the point's generator evidence the worst agent's
+// (any agent behind is the point behind) and its CPU the sum.
+func mergeGenerator(dst, src *load.GeneratorStats) {
+	dst.CPUCores += src.CPUCores
+	dst.CPUUserS += src.CPUUserS
+	dst.CPUSystemS += src.CPUSystemS
+	dst.ScheduleLagP99 = max(dst.ScheduleLagP99, src.ScheduleLagP99, src.ScheduleLag.P99)
+	dst.LateSendsFrac = max(dst.LateSendsFrac, src.LateSendsFrac)
+	dst.RunnableP99Ns = max(dst.RunnableP99Ns, src.RunnableP99Ns)
+	dst.OSRunDelayNs = max(dst.OSRunDelayNs, src.OSRunDelayNs)
+	dst.ReadSyscalls += src.ReadSyscalls
+	if dst.Engine == "" {
+		dst.Engine = src.Engine
+	}
+	if l := src.Loops; l != nil {
+		if dst.Loops == nil {
+			dst.Loops = &load.LoopStats{BusyFraction: []float64{}}
+		}
+		dst.Loops.Count += l.Count
+		dst.Loops.BusyFraction = append(dst.Loops.BusyFraction, l.BusyFraction...)
+		dst.Loops.MaxBusy = max(dst.Loops.MaxBusy, l.MaxBusy)
+		dst.Loops.LagP99Ns = max(dst.Loops.LagP99Ns, l.LagP99Ns)
+		dst.Loops.LagMaxNs = max(dst.Loops.LagMaxNs, l.LagMaxNs)
+	}
+	if t := src.LoadThreads; t != nil {
+		if dst.LoadThreads == nil {
+			dst.LoadThreads = &load.ThreadStats{}
+		}
+		d := dst.LoadThreads
+		d.Threads += t.Threads
+		d.RunNs += t.RunNs
+		d.RunDelayNs += t.RunDelayNs
+		d.MaxThreadFraction = max(d.MaxThreadFraction, t.MaxThreadFraction)
+	}
+}

@@ -1,0 +1,229 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// agentRun is a point's generator side with AGENTS: the coordinator (in
+// this process, harness/agents) and its `ceiling agent` processes, each
+// pinned to the generator CPUs like the one generator would be. The
+// coordinator creates the point's marker at the common window's start and
+// writes the merged load.Result where the generator's JSON goes, so the
+// point's phases (marker, measure, collect) run as they do for one
+// generator.
+type agentRun struct {
+	procs     []*supervise.Proc
+	throttles []*pinning.Throttle // AgentQuota's, removed after the agents stopped
+	done      chan struct{}       // closed when the coordinator's Run returned
+	out       *agents.Outcome
+	err       error
+}
+
+// agentBin is the `ceiling` binary the agents run: this one, or the one a
+// GENERATOR of the form "PATH load" names.
+func (pr *ProcRunner) agentBin() string { return pr.generator[0] }
+
+// pointRate is the --rate among a point's flags (0: closed loop).
+func pointRate(args []string) float64 {
+	for i, a := range args {
+		name, v, has := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != "rate" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !has && i+1 < len(args) {
+			v = args[i+1]
+		}
+		r, _ := strconv.ParseFloat(v, 64)
+		return r
+	}
+	return 0
+}
+
+// startAgents starts the coordinator, then the agents that dial it.
+func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
+	pr, spec := p.pr, p.spec
+	// A GENERATOR of `PATH load FLAGS...` gives every point its FLAGS.
+	args := append(append([]string(nil), pr.generator[2:]...), pr.loadArgs(p.target, spec.Key, p.addr, url, p.window, p.warmup, p.f)...)
+	n := agents.Active(pr.o.Agents, spec.Key.Connections)
+	logf, err := os.Create(p.f.genLog)
+	if err != nil {
+		return p.fail(PhaseGenerator, nil, "coordinator log: %v", err)
+	}
+	co, err := agents.Listen("127.0.0.1:0", agents.Plan{
+		Agents: n, Args: args, Connections: spec.Key.Connections, Rate: pointRate(args),
+		Warmup: p.warmup, Duration: p.window, Marker: p.f.marker, JSON: p.f.json,
+		ReadyTimeout: connectTimeout, ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
+		AgentArgs: agents.LoopbackSourceAddrs(args, url, load.LocalPortRange()),
+	})
+	if err != nil {
+		logf.Close()
+		return p.fail(PhaseGenerator, nil, "coordinator: %v", err)
+	}
+	ag := &agentRun{done: make(chan struct{})}
+	p.ag = ag
+	go func() {
+		defer close(ag.done)
+		defer logf.Close()
+		ag.out, ag.err = co.Run(ctx)
+	}()
+	for i := range n {
+		cg := cgroup
+		if q, ok := pr.o.AgentQuota[i]; ok {
+			th, err := pinning.NewThrottle(supervise.CgroupName(fmt.Sprintf("agent%d-quota", i), spec.Index), q)
+			if err != nil {
+				return p.fail(PhaseGenerator, nil, "agent %d: quota: %v", i, err)
+			}
+			ag.throttles = append(ag.throttles, th)
+			cg = th.Path
+		}
+		proc, err := supervise.Start(ctx, supervise.Spec{
+			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
+			Args:    append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
+			Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
+			CPUs:    pr.o.GeneratorCPUs,
+			NoFile:  NoFileLimit,
+			Cgroup:  cg,
+			LogPath: p.agentLog(i),
+			Grace:   InterruptGrace(pr.grace),
+		})
+		if err != nil {
+			return p.fail(PhaseGenerator, nil, "start agent %d: %v", i, err)
+		}
+		ag.procs = append(ag.procs, proc)
+	}
+	return nil
+}
+
+func (p *pointRun) agentLog(i int) string {
+	return filepath.Join(p.f.dir, fmt.Sprintf("agent-%d.log", i))
+}
+
+// exitedAgent is the first agent process that has exited, if any.
+func (ag *agentRun) exitedAgent() (int, bool) {
+	for i, a := range ag.procs {
+		if a.Exited() {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// anyDone is closed when the coordinator returns or an agent exits.
+func (ag *agentRun) anyDone() <-chan struct{} {
+	chs := []<-chan struct{}{ag.done}
+	for _, a := range ag.procs {
+		chs = append(chs, a.Done())
+	}
+	return firstDone(chs...)
+}
+
+// trees are the agents' process trees, for sampling together.
+func (ag *agentRun) trees() []cpusample.Source {
+	var t []cpusample.Source
+	for _, a := range ag.procs {
+		t = append(t, cpusample.Tree(a.Pid))
+	}
+	return t
+}
+
+// markerFailed says why no marker will come, or "" while it still may.
+func (p *pointRun) agentsMarkerFailed() (string, *supervise.Proc) {
+	ag := p.ag
+	select {
+	case <-ag.done:
+		if ag.err != nil {
+			return fmt.Sprintf("before the measured window: %v", ag.err), p.agentNamed(ag.err.Error())
+		}
+	default:
+	}
+	if i, ok := ag.exitedAgent(); ok {
+		// The coordinator sees the lost session and says which; give it
+		// a moment so the reason is its.
+		select {
+		case <-ag.done:
+			if ag.err != nil {
+				return fmt.Sprintf("before the measured window: %v", ag.err), p.agentNamed(ag.err.Error())
+			}
+		case <-time.After(2 * time.Second):
+		}
+		return fmt.Sprintf("agent %d exited before the measured window (%s)", i, exitText(ag.procs[i])), ag.procs[i]
+	}
+	return "", nil
+}
+
+// agentNamed is the agent process a reason names first ("agent 2"), for
+// its log tail.
+func (p *pointRun) agentNamed(reason string) *supervise.Proc {
+	for i, a := range p.ag.procs {
+		if strings.Contains(reason, fmt.Sprintf("agent %d ", i)) || strings.Contains(reason, fmt.Sprintf("agent %d:", i)) {
+			return a
+		}
+	}
+	return nil
+}
+
+// collectAgents waits for the coordinator's merge and the agents' exits.
+func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
+	ag := p.ag
+	select {
+	case <-ag.done:
+	case <-time.After(exitTimeout + 5*time.Second):
+		return p.fail(PhaseCollect, nil, "coordinator still waiting %s after the window", exitTimeout+5*time.Second)
+	case <-ctx.Done():
+		return p.interrupted(PhaseCollect)
+	}
+	if ag.out != nil {
+		out.Agents = ag.out.Agents
+	}
+	if ag.err != nil {
+		return p.fail(PhaseCollect, p.agentNamed(ag.err.Error()), "%v", ag.err)
+	}
+	if i, ok := p.exitedServer(); ok {
+		return p.fail(PhaseCollect, p.srvs[i], "%s exited during the point (%v)", p.label(i), p.srvs[i].ExitErr())
+	}
+	res, err := readLoad(p.f.json)
+	if err != nil {
+		return p.fail(PhaseCollect, nil, "merged result: %v", err)
+	}
+	out.Load = res
+	return nil
+}
+
+// stopAgents stops every agent process; it returns the ones SIGKILLed.
+func (p *pointRun) stopAgents(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess) {
+	for i, a := range p.ag.procs {
+		if esc, _ := stopProc(ctx, a, grace); esc {
+			escalated = append(escalated, fmt.Sprintf("agent %d", i))
+		}
+		escaped = append(escaped, escapedOf(a)...)
+	}
+	for _, th := range p.ag.throttles {
+		_ = th.Remove()
+	}
+	return escalated, escaped
+}
+
+// syncWriter serialises the coordinator's log lines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *os.File
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
