@@ -92,6 +92,12 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	addComparison(t, doc)
+	// A calibration as CALIBRATE=1 records it (meta.calibration).
+	doc["meta"].(map[string]any)["calibration"] = map[string]any{
+		"calibration_version": 1, "generator_cpus": []int{0}, "sink_cpus": []int{1}, "record_size": 256,
+		"caps":    []any{map[string]any{"scenario": "echo", "batch": 10, "msgs_per_s_per_core": 700000.0, "saturated": true, "projected": false}},
+		"skipped": []any{},
+	}
 	if b, _ := json.Marshal(doc); true {
 		if _, err := Read(b, "two-arm.json"); err != nil {
 			t.Fatalf("the two-arm document itself: %v", err)
@@ -110,7 +116,8 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 	// Where each $defs object appears in the fixture.
 	at := map[string]string{"meta": "meta", "config": "config", "headline": "headline",
 		"point": "curve.2", "ceiling": "ceilings.1", "latency": "headline.latency_ns",
-		"comparison": "comparison", "compared_point": "comparison.headline", "arm_stats": "comparison.headline.base"}
+		"comparison": "comparison", "compared_point": "comparison.headline", "arm_stats": "comparison.headline.base",
+		"calibration": "meta.calibration"}
 	var cases [][]string
 	for _, f := range sch.Required {
 		cases = append(cases, []string{f})
