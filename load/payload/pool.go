@@ -116,7 +116,9 @@ func (p *Pool) Binary() bool { return p.mode == Random }
 // Value returns value i mod Len, a slice of the shared backing array: do
 // not modify it.
 func (p *Pool) Value(i int) []byte {
-	i %= p.n
+	if uint(i) >= uint(p.n) { // callers walking the pool pass i < Len: no division per value
+		i %= p.n
+	}
 	return p.data[i*p.size : (i+1)*p.size : (i+1)*p.size]
 }
 
