@@ -31,9 +31,17 @@ func NewHistogram() *Histogram {
 
 // Record adds one value in nanoseconds. Negative values (a clock step) and
 // values beyond an hour are counted in OutOfRange instead.
-func (h *Histogram) Record(ns int64) {
+func (h *Histogram) Record(ns int64) { h.RecordN(ns, 1) }
+
+// RecordN adds n values of ns nanoseconds at once, exactly as n calls of
+// Record would: the event loops hand a batch's replies over together, and
+// those one read completed share their latency (load/scenario/echo).
+func (h *Histogram) RecordN(ns, n int64) {
+	if n <= 0 {
+		return
+	}
 	if ns < 0 || ns > histMaxNs {
-		h.outOfRange++
+		h.outOfRange += n
 		return
 	}
 	if ns == 0 {
@@ -45,7 +53,7 @@ func (h *Histogram) Record(ns int64) {
 	if ns > h.max {
 		h.max = ns
 	}
-	_ = h.h.RecordValue(ns) // in range by the check above
+	_ = h.h.RecordValues(ns, n) // in range by the check above
 }
 
 // Count is the number of recorded values (OutOfRange excluded).

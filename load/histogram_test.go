@@ -25,6 +25,27 @@ func TestHistogramMergeEqualsOneHistogram(t *testing.T) {
 	}
 }
 
+func TestRecordNEqualsRecordNTimes(t *testing.T) {
+	one, many := NewHistogram(), NewHistogram()
+	for i, v := range []int64{0, 1, 999, 1000, 123_456, 5_000_000_000, -3, histMaxNs + 1, 42} {
+		n := int64(i%4 + 1)
+		for range n {
+			one.Record(v)
+		}
+		many.RecordN(v, n)
+	}
+	many.RecordN(7, 0) // nothing
+	if diff := cmp.Diff(one.Latency(), many.Latency()); diff != "" {
+		t.Fatalf("RecordN differs from Record n times (-Record +RecordN):\n%s", diff)
+	}
+	if one.OutOfRange() != many.OutOfRange() || one.Count() != many.Count() {
+		t.Fatalf("count %d/%d, out of range %d/%d", one.Count(), many.Count(), one.OutOfRange(), many.OutOfRange())
+	}
+	if a, b := one.h.Distribution(), many.h.Distribution(); !cmp.Equal(a, b) {
+		t.Fatal("RecordN's buckets differ from Record's")
+	}
+}
+
 func TestHistogramEmptyAndOutOfRange(t *testing.T) {
 	h := NewHistogram()
 	if got := h.Latency(); got != (Latency{}) {

@@ -54,6 +54,8 @@
 // (default 500ms), -reps (interleaved repetitions of 1 and 2, default 2),
 // -echo-conns (default 16), -generator auto|ceiling|builtin, -ceiling and
 // -refserver (binaries; refserver is built into a temp dir when missing),
+// -ceiling-base (section 3 becomes an A-B-A-B of that build's event loops
+// against -ceiling's, beside the floor),
 // -skip-echo, -only echo (section 3 alone), -mem-conns, -mem-io,
 // -mem-duration (default 10s), -mem-only, -skip-mem.
 package main

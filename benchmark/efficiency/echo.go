@@ -55,6 +55,14 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	if abs, err := filepath.Abs(o.ceiling); err == nil {
 		o.ceiling = abs
 	}
+	if o.ceilingBase != "" {
+		if _, err := os.Stat(o.ceilingBase); err != nil {
+			return fmt.Errorf("-ceiling-base: %w", err)
+		}
+		if abs, err := filepath.Abs(o.ceilingBase); err == nil {
+			o.ceilingBase = abs
+		}
+	}
 	useCeiling := o.generator == "ceiling"
 	if o.generator == "auto" {
 		_, err := os.Stat(o.ceiling)
@@ -102,13 +110,13 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 	// and the event loops (--io loop, both read modes).
 	var ab []abPoint
 	ceilingPoints := func(batch int) error {
-		for _, m := range ceilingModes(batch) {
+		for _, m := range ceilingModes(batch, o.ceilingBase) {
 			p, err := echoWithCeiling(o, pl, srv, url, batch, m)
 			if err != nil {
 				return err
 			}
 			row(p)
-			ab = append(ab, abPoint{m.io, m.eager, p})
+			ab = append(ab, abPoint{m.io, m.eager, m.base != "", p})
 		}
 		return nil
 	}
@@ -220,6 +228,9 @@ type loadResult struct {
 }
 
 func echoWithCeiling(o options, pl placement, srv *proc, url string, batch int, m ceilingMode) (echoPoint, error) {
+	if m.base != "" {
+		o.ceiling = m.base
+	}
 	return ceilingLoad(o, pl, srv, batch, m.name(), "--scenario", "echo", "--url", url,
 		"--connections", fmt.Sprint(o.echoConns), "--batch", fmt.Sprint(batch), "--record-size", fmt.Sprint(o.size),
 		"--io", m.io, fmt.Sprintf("--eager-reads=%v", m.eager))

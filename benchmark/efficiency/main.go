@@ -24,23 +24,24 @@ func main() {
 }
 
 type options struct {
-	role       string
-	duration   time.Duration
-	echoDur    time.Duration
-	warmup     time.Duration
-	reps       int
-	echoConns  int
-	generator  string
-	ceiling    string
-	refserver  string
-	skipEcho   bool
-	only       string
-	roomsUsers int
-	memConns   string
-	memIO      string
-	memDur     time.Duration
-	skipMem    bool
-	memOnly    bool
+	role        string
+	duration    time.Duration
+	echoDur     time.Duration
+	warmup      time.Duration
+	reps        int
+	echoConns   int
+	generator   string
+	ceiling     string
+	ceilingBase string
+	refserver   string
+	skipEcho    bool
+	only        string
+	roomsUsers  int
+	memConns    string
+	memIO       string
+	memDur      time.Duration
+	skipMem     bool
+	memOnly     bool
 
 	// role arguments
 	impl  string
@@ -65,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.echoConns, "echo-conns", 16, "connections of the refserver echo points")
 	fs.StringVar(&o.generator, "generator", "auto", "echo generator: auto (bin/ceiling if present) | ceiling | builtin")
 	fs.StringVar(&o.ceiling, "ceiling", "bin/ceiling", "the ceiling binary for -generator ceiling")
+	fs.StringVar(&o.ceilingBase, "ceiling-base", "", "section 3 compares the event loops of this ceiling binary (a build before a change) and -ceiling's, alternately, twice per batch")
 	fs.StringVar(&o.refserver, "refserver", "bin/refserver", "the refserver binary (built from ./cmd/refserver when missing)")
 	fs.BoolVar(&o.skipEcho, "skip-echo", false, "skip the refserver echo points and the scenario-file section")
 	fs.StringVar(&o.only, "only", "", "run only this section: echo (section 3, with the syscall-only floor)")

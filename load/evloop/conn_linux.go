@@ -337,6 +337,17 @@ func (l *loop) parseBuffered(c *Conn) {
 func (l *loop) parse(c *Conn, b []byte, now int64) {
 	var msgs int64
 	for len(b) > 0 && !c.done {
+		// The frame nearly every read holds (a whole final text or
+		// binary frame outside a fragmented message) goes straight to
+		// the handler; anything else takes the checks below.
+		if c.fragOp == 0 {
+			if op, p, n, ok := wsconn.DataFrame(b); ok {
+				c.h.Message(c, op, p, now)
+				msgs++
+				b = b[n:]
+				continue
+			}
+		}
 		h, need, err := wsconn.ParseHeader(b)
 		if err != nil {
 			l.protocolError(c, err, wsconn.CloseProtocolError)

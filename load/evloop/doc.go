@@ -95,7 +95,9 @@
 // window), counted inside Config.Window only (a loop whose connections
 // all ended waits from then on): a loop near 1 never waited, so it, not
 // the server, set the pace. Its lag is the time from ready to handled: from
-// epoll_wait returning a connection to that connection's read starting,
+// epoll_wait returning a connection to that connection's read starting
+// (the first connection a wait returns is read at once, at the same clock
+// reading: 1 ns, the histogram's floor, without a reading of its own),
 // and from a timer's due time to its Timer call, recorded in an
 // HdrHistogram inside the window only. The engine windows both itself, on
 // the loop's own clock readings, so the figures need no snapshot at the

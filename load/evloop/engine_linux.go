@@ -270,7 +270,7 @@ func (l *loop) run(ctx context.Context) {
 			return
 		}
 		l.arm()
-		n, err := wait()
+		n, ready, err := wait()
 		if err != nil {
 			if err == unix.EINTR || errors.Is(err, os.ErrDeadlineExceeded) {
 				continue // the drain check above decides
@@ -278,7 +278,7 @@ func (l *loop) run(ctx context.Context) {
 			l.endAll(fmt.Errorf("evloop: epoll_wait: %w", err))
 			return
 		}
-		ready := l.now()
+		first := true // handled at ready: nothing ran since
 		for i := range l.events[:n] {
 			ev := &l.events[i]
 			switch ev.Fd {
@@ -299,7 +299,11 @@ func (l *loop) run(ctx context.Context) {
 				l.flush(c)
 			}
 			if !c.done && ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-				t := l.now()
+				t := ready
+				if !first {
+					t = l.now()
+				}
+				first = false
 				l.recordLag(t, t-ready)
 				l.read(c)
 			}
@@ -367,7 +371,8 @@ func (l *loop) arm() {
 	}
 }
 
-// waiter returns the loop's wait for events. It first asks epoll what is
+// waiter returns the loop's wait for events, which returns them with the
+// time it did (the events' ready time). It first asks epoll what is
 // ready now with a raw zero-timeout epoll_wait (a busy loop nearly always
 // finds connections ready). When nothing is, the loop parks in Go's
 // netpoller on its epoll descriptor (itself pollable) until that has
@@ -376,13 +381,22 @@ func (l *loop) arm() {
 // connection, and the P stays free for the process's other goroutines.
 // Where the descriptor cannot join the netpoller it falls back to a
 // blocking unix.EpollWait bounded by the next timer and maxWaitMs.
-func (l *loop) waiter() func() (int, error) {
+//
+// The clock is read once per wait that found events at once, and twice
+// (before and after) per wait that parked: a loop makes one pass per
+// batch at small batches, so each reading is a share of every message.
+func (l *loop) waiter() func() (int, int64, error) {
 	var n, polls int
 	var err error
+	var t0 int64 // when the first poll found nothing
 	poll := func(uintptr) bool {
 		polls++
 		n, err = epollWait(l.epfd, l.events, 0)
-		return err != nil || n > 0
+		ok := err != nil || n > 0
+		if !ok && polls == 1 {
+			t0 = l.now()
+		}
+		return ok
 	}
 	if l.file == nil && unix.SetNonblock(l.epfd, true) == nil {
 		l.file = os.NewFile(uintptr(l.epfd), "evloop-epoll") // owns epfd from now on
@@ -394,27 +408,30 @@ func (l *loop) waiter() func() (int, error) {
 		}
 		if l.file.SetReadDeadline(drain) == nil {
 			if rc, e := l.file.SyscallConn(); e == nil {
-				return func() (int, error) {
+				return func() (int, int64, error) {
 					// rc.Read polls first and parks only when nothing
 					// is ready: a wait that polled more than once, or
 					// ended at the deadline, parked.
 					polls = 0
-					t0 := l.now()
 					e := rc.Read(poll)
+					t := l.now()
 					if polls != 1 || e != nil {
-						l.blocked(t0, l.now())
+						if polls == 0 { // the deadline had passed: no poll, no park
+							t0 = t
+						}
+						l.blocked(t0, t)
 					}
 					if e != nil {
-						return 0, e
+						return 0, t, e
 					}
-					return n, err
+					return n, t, err
 				}
 			}
 		}
 	}
-	return func() (int, error) {
+	return func() (int, int64, error) {
 		if poll(0) {
-			return n, err
+			return n, l.now(), err
 		}
 		now := l.now()
 		until := now + maxWaitMs*1_000_000
@@ -426,8 +443,9 @@ func (l *loop) waiter() func() (int, error) {
 		}
 		ms := min(max((until-now+999_999)/1_000_000, 0), maxWaitMs)
 		n, err := unix.EpollWait(l.epfd, l.events, int(ms))
-		l.blocked(now, l.now())
-		return n, err
+		t := l.now()
+		l.blocked(now, t)
+		return n, t, err
 	}
 }
 

@@ -15,7 +15,11 @@
 //
 // The pool holds about 8 MiB of values, capped at 65536 values and never
 // fewer than one batch per connection. Values live in one contiguous
-// backing array, so taking a value is slicing, never allocating. Each
+// backing array, so taking a value is slicing, never allocating. The
+// constant mode's values are equal byte for byte, so it keeps one that
+// every index returns: the bytes sent are the same, without 8 MiB of 'x'
+// in the generator's memory and streamed through its caches by the
+// framing of every message sent. Each
 // connection starts on a batch of its own (Start) and walks forward, so no
 // batch repeats a value and a connection sends a value again only after it
 // has sent the whole pool.

@@ -47,9 +47,12 @@ func ComputeGolden(c Golden) (Golden, error) {
 	if err != nil {
 		return c, err
 	}
-	sum := sha256.Sum256(p.data)
+	h := sha256.New() // over every value in order, however the pool stores them
+	for i := range p.Len() {
+		h.Write(p.Value(i))
+	}
 	c.FirstHex = hex.EncodeToString(p.Value(0))
-	c.PoolSHA256 = hex.EncodeToString(sum[:])
+	c.PoolSHA256 = hex.EncodeToString(h.Sum(nil))
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -41,7 +42,8 @@ type Pool struct {
 	mode string
 	size int
 	n    int
-	data []byte
+	data []byte // the values back to back; the constant mode's one value
+	one  bool   // constant: every index is the one value in data
 }
 
 // Validate reports whether (mode, size) can make values; errors name the
@@ -71,14 +73,13 @@ func New(mode string, seed uint32, size, count int) (*Pool, error) {
 	if count < 1 {
 		return nil, fmt.Errorf("payload pool: count %d must be at least 1", count)
 	}
+	if mode == Constant { // equal values: one copy serves every index
+		return &Pool{mode: mode, size: size, n: count, data: bytes.Repeat([]byte{'x'}, size), one: true}, nil
+	}
 	p := &Pool{mode: mode, size: size, n: count, data: make([]byte, 0, size*count)}
 	r := &splitmix64{state: uint64(seed)}
 	for i := 0; i < count; i++ {
 		switch mode {
-		case Constant:
-			for j := 0; j < size; j++ {
-				p.data = append(p.data, 'x')
-			}
 		case Random:
 			p.data = appendRandom(p.data, r, size)
 		case JSON:
@@ -116,7 +117,12 @@ func (p *Pool) Binary() bool { return p.mode == Random }
 // Value returns value i mod Len, a slice of the shared backing array: do
 // not modify it.
 func (p *Pool) Value(i int) []byte {
-	i %= p.n
+	if p.one {
+		return p.data[:p.size:p.size]
+	}
+	if uint(i) >= uint(p.n) { // callers walking the pool pass i < Len: no division per value
+		i %= p.n
+	}
 	return p.data[i*p.size : (i+1)*p.size : (i+1)*p.size]
 }
 

@@ -41,3 +41,16 @@ func BenchmarkWriteBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendFrame256 frames one 256-byte message (a fresh mask, the
+// payload copied and masked): the generator's cost per message sent.
+func BenchmarkAppendFrame256(b *testing.B) {
+	payload := bytes.Repeat([]byte("x"), 256)
+	c := memConn(bytes.NewReader(nil), io.Discard, Options{})
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		buf = c.AppendFrame(buf[:0], OpBinary, payload)
+	}
+}

@@ -58,3 +58,31 @@ func FuzzFragmentRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDataFrame checks DataFrame against ParseHeader: every frame it takes,
+// ParseHeader parses to the same final data frame, whole in b, and it
+// takes every such frame with a 2- or 4-byte header.
+func FuzzDataFrame(f *testing.F) {
+	f.Add(serverFrame(true, OpText, []byte("hello")))
+	f.Add(serverFrame(true, OpBinary, make([]byte, 256)))
+	f.Add(serverFrame(true, OpBinary, make([]byte, 65535)))
+	f.Add(serverFrame(true, OpBinary, make([]byte, 70000)))
+	f.Add(serverFrame(false, OpBinary, []byte("ab")))
+	f.Add(serverFrame(true, OpPing, []byte("p")))
+	f.Add(serverFrame(true, OpText, make([]byte, 300))[:100])
+	f.Add([]byte{0x81, 0xFE, 0, 0})
+	f.Add([]byte{0xC1, 0x01, 'x'})
+	f.Add([]byte{0x81})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		op, p, n, ok := DataFrame(b)
+		h, need, err := ParseHeader(b)
+		whole := err == nil && need == 0 && uint64(len(b)) >= uint64(h.HeaderLen)+h.PayloadLen
+		isData := whole && h.Fin && (h.Op == OpText || h.Op == OpBinary) && h.HeaderLen <= 4 // a 64-bit length is the slow path
+		if ok != isData {
+			t.Fatalf("DataFrame ok %v, ParseHeader %+v need %d err %v on % x", ok, h, need, err, b[:min(len(b), 12)])
+		}
+		if ok && (op != h.Op || n != h.HeaderLen+int(h.PayloadLen) || len(p) != int(h.PayloadLen) || !bytes.Equal(p, b[h.HeaderLen:n])) {
+			t.Fatalf("DataFrame op %v n %d len %d; ParseHeader %+v", op, n, len(p), h)
+		}
+	})
+}

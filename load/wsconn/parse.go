@@ -49,6 +49,35 @@ func ParseHeader(b []byte) (h FrameHeader, need int, err error) {
 	return h, 0, nil
 }
 
+// DataFrame is ParseHeader's fast path for the frame a load generator
+// reads nearly always: when b starts with a whole final, unmasked text or
+// binary frame of at most 65535 payload bytes (a 2- or 4-byte header), ok
+// is true and DataFrame returns its opcode, its payload (aliasing b) and
+// its size on the wire. Otherwise ok is false and the caller parses with
+// ParseHeader, which accepts every frame DataFrame does, with the same
+// result. Such a frame passes every per-message rule but one, which stays
+// the caller's: it must not arrive inside a fragmented message.
+func DataFrame(b []byte) (op Opcode, payload []byte, n int, ok bool) {
+	if len(b) < 2 {
+		return 0, nil, 0, false
+	}
+	b0, b1 := b[0], b[1]
+	if (b0 != 0x80|byte(OpText) && b0 != 0x80|byte(OpBinary)) || b1 > 126 {
+		return 0, nil, 0, false // not final data, RSV set, masked or a 64-bit length
+	}
+	hl, pl := 2, int(b1)
+	if b1 == 126 {
+		if len(b) < 4 {
+			return 0, nil, 0, false
+		}
+		hl, pl = 4, int(binary.BigEndian.Uint16(b[2:]))
+	}
+	if n = hl + pl; len(b) < n {
+		return 0, nil, 0, false
+	}
+	return Opcode(b0 & 0x0F), b[hl:n], n, true
+}
+
 // CloseFrameError turns a close frame's payload into the error ReadMessage
 // returns for it: a *CloseError (Code CloseNoStatusReceived when the frame
 // carried none) or, for a 1-byte payload, a *ProtocolError.

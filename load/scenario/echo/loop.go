@@ -100,6 +100,29 @@ func (r *loopRun) closed(c *evloop.Conn, err error) {
 	}
 }
 
+// latencyRun holds a connection's consecutive equal latencies until one
+// differs or its batch ends, to record them with one histogram update:
+// the replies of a batch that one read completed share their read's time
+// and their batch's send time, so at batch B a read usually records one
+// value B times. The histogram ends up exactly as with a Record per reply.
+type latencyRun struct{ v, n int64 }
+
+func (l *latencyRun) add(h *load.Histogram, v int64) {
+	if l.n > 0 && v != l.v {
+		h.RecordN(l.v, l.n)
+		l.n = 0
+	}
+	l.v = v
+	l.n++
+}
+
+func (l *latencyRun) flush(h *load.Histogram) {
+	if l.n > 0 {
+		h.RecordN(l.v, l.n)
+		l.n = 0
+	}
+}
+
 // closedConn is one connection of the closed loop: one batch in flight.
 type closedConn struct {
 	r        *loopRun
@@ -107,6 +130,7 @@ type closedConn struct {
 	t0       int64 // send time of the batch in flight
 	pending  int   // its replies still to come
 	measured bool
+	lat      latencyRun // the batch's latencies not yet recorded
 }
 
 // Timer sends the first batch.
@@ -143,7 +167,7 @@ func (h *closedConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int
 	case len(p) != r.e.cfg.RecordSize:
 		rec.Error("echo_size_mismatch")
 	case h.measured:
-		rec.Latency.Record(now - h.t0)
+		h.lat.add(rec.Latency, now-h.t0)
 		rec.Messages++
 		rec.Bytes += int64(len(p))
 	}
@@ -154,13 +178,17 @@ func (h *closedConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int
 		return
 	}
 	if h.measured {
+		h.lat.flush(rec.Latency)
 		rec.Ops++
 		rec.OK++ // every reply of the batch came back
 	}
 	h.send(c)
 }
 
-func (h *closedConn) Closed(c *evloop.Conn, err error) { h.r.closed(c, err) }
+func (h *closedConn) Closed(c *evloop.Conn, err error) {
+	h.lat.flush(h.r.recs[c.Loop()].Latency) // replies of a batch cut short
+	h.r.closed(c, err)
+}
 
 // openConn is one connection of the open loop: operation k is due at its
 // schedule whether or not earlier ones are back, up to --max-inflight in
@@ -172,12 +200,13 @@ type openConn struct {
 	i        int
 	pacer    load.WorkerPacer
 	interval int64
-	next     int   // pool position of the next value
-	k        int64 // the next operation to send
-	oldest   int64 // the oldest operation in flight (== k: none)
-	pending  int   // replies of the oldest still to come
-	waiting  bool  // operation k is due but --max-inflight are in flight
-	last     bool  // operation k is scheduled at or after the window's end
+	next     int        // pool position of the next value
+	k        int64      // the next operation to send
+	oldest   int64      // the oldest operation in flight (== k: none)
+	pending  int        // replies of the oldest still to come
+	waiting  bool       // operation k is due but --max-inflight are in flight
+	last     bool       // operation k is scheduled at or after the window's end
+	lat      latencyRun // the oldest operation's latencies not yet recorded
 }
 
 func (h *openConn) sched(k int64) int64 { return h.r.w.Open + h.pacer.Due(k) }
@@ -241,13 +270,14 @@ func (h *openConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int64
 	case len(p) != r.e.cfg.RecordSize:
 		rec.Error("echo_size_mismatch")
 	case measured:
-		rec.Latency.Record(now - sched)
+		h.lat.add(rec.Latency, now-sched)
 		rec.Messages++
 		rec.Bytes += int64(len(p))
 	}
 	if h.pending--; h.pending > 0 {
 		return
 	}
+	h.lat.flush(rec.Latency)
 	if measured {
 		rec.OK++ // sent on schedule (Ops) and every reply back
 	}
@@ -263,4 +293,7 @@ func (h *openConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int64
 	}
 }
 
-func (h *openConn) Closed(c *evloop.Conn, err error) { h.r.closed(c, err) }
+func (h *openConn) Closed(c *evloop.Conn, err error) {
+	h.lat.flush(h.r.recs[c.Loop()].Latency) // replies of an operation cut short
+	h.r.closed(c, err)
+}
