@@ -20,13 +20,15 @@ import (
 const k8sUsage = `usage: ceiling k8s render|apply|delete [flags]
 
 The generator agents on a Kubernetes cluster (docs/k8s.md): an Indexed Job
-of N agents, a headless Service and the coordinator pod running
-'ceiling sweep' with AGENTS=N.
+of N agents; the coordinator pod running 'ceiling sweep' with AGENTS=N and
+AGENTS_LISTEN, and the server under test's pod (refserver), each behind a
+headless Service; the target file as a ConfigMap.
 
   render  print the manifests for these flags (deploy/k8s holds the defaults)
-  apply   create them, wait until the coordinator and N agents run, wait
-          for the sweep to end, print the coordinator's log, delete them
-          (also on ^C or failure; --keep leaves them after a clean run)
+  apply   create them, wait until the server, the coordinator and N agents
+          run, wait for the sweep to end, print the coordinator's log,
+          delete them (also on ^C or failure; --keep leaves them after a
+          clean run)
   delete  delete them (propagation Background)
 
 flags:
@@ -75,7 +77,9 @@ func runK8s(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&p.CPU, "cpu", p.CPU, "whole CPUs per agent (requests = limits: Guaranteed QoS; GOMAXPROCS)")
 	fs.StringVar(&p.Memory, "memory", p.Memory, "memory per agent and for the coordinator (requests = limits)")
 	fs.IntVar(&p.CoordinatorCPU, "coordinator-cpu", p.CoordinatorCPU, "whole CPUs for the coordinator pod")
-	fs.IntVar(&p.Port, "port", p.Port, "the coordinator's port")
+	fs.IntVar(&p.ServerCPU, "server-cpu", p.ServerCPU, "whole CPUs for the server under test's pod (refserver)")
+	fs.IntVar(&p.ServerPort, "server-port", p.ServerPort, "the server under test's port")
+	fs.IntVar(&p.Port, "port", p.Port, "the coordinator's port (AGENTS_LISTEN)")
 	fs.DurationVar(&p.DialTimeout, "dial-timeout", p.DialTimeout, "how long each agent keeps dialing the coordinator")
 	fs.BoolVar(&p.Quick, "quick", false, "QUICK=1 on the coordinator's sweep (a small ladder)")
 	fs.StringVar(&p.External, "external", "", "`host:port` of a coordinator outside the cluster: no Service, no coordinator pod")

@@ -36,7 +36,7 @@ func TestK8sRenderIsTheBuilder(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs, err := kube.Decode("render", out.Bytes())
-	if err != nil || len(docs) != 3 {
+	if err != nil || len(docs) != 6 {
 		t.Fatalf("render output: %d documents, %v", len(docs), err)
 	}
 	for _, s := range []string{"completions: 5", "namespace: load", "image: ceiling:dev", `value: "5"`} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -22,11 +23,15 @@ import (
 const (
 	JobName         = "ceiling-agents"
 	CoordinatorName = "ceiling-coordinator" // the Service and the pod
+	ServerName      = "ceiling-server"      // the server under test: the Service and the pod
+	TargetName      = "ceiling-target"      // the ConfigMap holding the coordinator's target file
+	TargetPath      = "/etc/ceiling/target.json"
 	AppLabel        = "app.kubernetes.io/name"
 	ComponentLabel  = "app.kubernetes.io/component"
 	App             = "ceiling"
 	ComponentAgent  = "agent"
 	ComponentCoord  = "coordinator"
+	ComponentServer = "server"
 	// IndexAnnotation is set by the Job controller on each pod of an
 	// Indexed Job (also exported to the container as JOB_COMPLETION_INDEX).
 	IndexAnnotation = "batch.kubernetes.io/job-completion-index"
@@ -47,6 +52,9 @@ type Params struct {
 	CoordinatorCPU int
 	Port           int           // the coordinator's port (the Service's)
 	DialTimeout    time.Duration // the agents' --dial-timeout
+	// ServerCPU and ServerPort are the server under test's (refserver).
+	ServerCPU  int
+	ServerPort int
 	// Quick sets QUICK=1 on the coordinator's sweep (a small ladder).
 	Quick bool
 	// External, when set (host:port), is a coordinator outside the cluster
@@ -63,6 +71,8 @@ func Defaults() Params {
 		CPU:            2,
 		Memory:         "2Gi",
 		CoordinatorCPU: 2,
+		ServerCPU:      2,
+		ServerPort:     8080,
 		Port:           7000,
 		DialTimeout:    5 * time.Minute,
 	}
@@ -94,8 +104,12 @@ func (p Params) Validate() error {
 		return bad("cpu", "%d, want whole CPUs >= 1 (requests = limits, for the static CPU manager)", p.CPU)
 	case p.CoordinatorCPU < 1:
 		return bad("coordinator-cpu", "%d, want whole CPUs >= 1", p.CoordinatorCPU)
+	case p.ServerCPU < 1:
+		return bad("server-cpu", "%d, want whole CPUs >= 1", p.ServerCPU)
 	case p.Port < 1 || p.Port > 65535:
 		return bad("port", "%d is not a port", p.Port)
+	case p.ServerPort < 1 || p.ServerPort > 65535 || p.ServerPort == p.Port:
+		return bad("server-port", "%d is not a port other than --port's", p.ServerPort)
 	case p.DialTimeout <= 0:
 		return bad("dial-timeout", "%v is not positive", p.DialTimeout)
 	}
@@ -119,23 +133,49 @@ func (p Params) CoordinatorAddr() string {
 	return net.JoinHostPort(CoordinatorName, strconv.Itoa(p.Port))
 }
 
-// Objects is what Build makes, in the order they are created.
+// Objects is what Build makes. With External only the Job is set: the
+// harness outside owns the server under test and the coordinator.
 type Objects struct {
-	Service     *corev1.Service // nil with External
-	Coordinator *corev1.Pod     // nil with External
-	Job         *batchv1.Job
+	Target        *corev1.ConfigMap // the coordinator's target file
+	ServerService *corev1.Service
+	Server        *corev1.Pod
+	Service       *corev1.Service // the coordinator's
+	Coordinator   *corev1.Pod
+	Job           *batchv1.Job
 }
 
-// List is the objects that exist, in creation order.
+// List is the objects that exist, in creation order: what a pod needs
+// (its ConfigMap, the name it dials) before the pod.
 func (o Objects) List() []any {
 	var l []any
-	if o.Service != nil {
-		l = append(l, o.Service)
-	}
-	if o.Coordinator != nil {
-		l = append(l, o.Coordinator)
+	for _, obj := range []any{o.Target, o.ServerService, o.Server, o.Service, o.Coordinator} {
+		switch obj := obj.(type) {
+		case *corev1.ConfigMap:
+			if obj != nil {
+				l = append(l, obj)
+			}
+		case *corev1.Service:
+			if obj != nil {
+				l = append(l, obj)
+			}
+		case *corev1.Pod:
+			if obj != nil {
+				l = append(l, obj)
+			}
+		}
 	}
 	return append(l, o.Job)
+}
+
+// Pods are the single pods that must run besides the agents.
+func (o Objects) Pods() []*corev1.Pod {
+	var l []*corev1.Pod
+	for _, p := range []*corev1.Pod{o.Server, o.Coordinator} {
+		if p != nil {
+			l = append(l, p)
+		}
+	}
+	return l
 }
 
 func labels(component string) map[string]string {
@@ -157,21 +197,60 @@ func Build(p Params) Objects {
 	meta := func(name, component string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: labels(component)}
 	}
-	if p.External == "" {
-		o.Service = &corev1.Service{
+	// Rather not on an agent's node: the server and the coordinator.
+	awayFromAgents := &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 100,
+			PodAffinityTerm: corev1.PodAffinityTerm{
+				TopologyKey:   "kubernetes.io/hostname",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: labels(ComponentAgent)},
+			},
+		}},
+	}}
+	headless := func(name string, port int) *corev1.Service {
+		return &corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: meta(CoordinatorName, ComponentCoord),
+			ObjectMeta: meta(name, componentOf(name)),
 			Spec: corev1.ServiceSpec{
 				ClusterIP: corev1.ClusterIPNone,
-				Selector:  labels(ComponentCoord),
+				Selector:  labels(componentOf(name)),
 				Ports: []corev1.ServicePort{{
-					Name: "agents", Port: int32(p.Port), Protocol: corev1.ProtocolTCP,
-					TargetPort: intstr.FromInt32(int32(p.Port)),
+					Name: portName(name), Port: int32(port), Protocol: corev1.ProtocolTCP,
+					TargetPort: intstr.FromInt32(int32(port)),
 				}},
 			},
 		}
+	}
+	if p.External == "" {
+		o.Target = &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: meta(TargetName, ComponentCoord),
+			Data:       map[string]string{"target.json": TargetJSON(p)},
+		}
+		o.ServerService = headless(ServerName, p.ServerPort)
+		addr := "0.0.0.0:" + strconv.Itoa(p.ServerPort)
+		o.Server = &corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: meta(ServerName, ComponentServer),
+			Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Affinity:      awayFromAgents,
+				Containers: []corev1.Container{{
+					Name:  "server",
+					Image: p.Image,
+					Command: []string{"refserver", "--addr", addr,
+						"--app-id", "app-id", "--key", "app-key", "--secret", "app-secret"},
+					Ports:     []corev1.ContainerPort{{Name: "ws", ContainerPort: int32(p.ServerPort), Protocol: corev1.ProtocolTCP}},
+					Resources: guaranteed(p.ServerCPU, p.Memory),
+					Env:       []corev1.EnvVar{{Name: "GOMAXPROCS", Value: strconv.Itoa(p.ServerCPU)}},
+				}},
+			},
+		}
+		o.Service = headless(CoordinatorName, p.Port)
 		env := []corev1.EnvVar{
 			{Name: "AGENTS", Value: strconv.Itoa(p.Agents)},
+			{Name: "AGENTS_LISTEN", Value: "0.0.0.0:" + strconv.Itoa(p.Port)},
+			{Name: "TARGET", Value: TargetPath},
 			{Name: "OUT", Value: "/out/ceiling.json"},
 		}
 		if p.Quick {
@@ -182,27 +261,24 @@ func Build(p Params) Objects {
 			ObjectMeta: meta(CoordinatorName, ComponentCoord),
 			Spec: corev1.PodSpec{
 				RestartPolicy: corev1.RestartPolicyNever,
-				// Rather not beside an agent: the server under test runs
-				// in this pod today.
-				Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-					PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-						Weight: 100,
-						PodAffinityTerm: corev1.PodAffinityTerm{
-							TopologyKey:   "kubernetes.io/hostname",
-							LabelSelector: &metav1.LabelSelector{MatchLabels: labels(ComponentAgent)},
-						},
-					}},
-				}},
+				Affinity:      awayFromAgents,
 				Containers: []corev1.Container{{
-					Name:         "coordinator",
-					Image:        p.Image,
-					Command:      []string{"ceiling", "sweep"},
-					Env:          env,
-					Ports:        []corev1.ContainerPort{{Name: "agents", ContainerPort: int32(p.Port), Protocol: corev1.ProtocolTCP}},
-					Resources:    guaranteed(p.CoordinatorCPU, p.Memory),
-					VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: "/out"}},
+					Name:      "coordinator",
+					Image:     p.Image,
+					Command:   []string{"ceiling", "sweep"},
+					Env:       env,
+					Ports:     []corev1.ContainerPort{{Name: "agents", ContainerPort: int32(p.Port), Protocol: corev1.ProtocolTCP}},
+					Resources: guaranteed(p.CoordinatorCPU, p.Memory),
+					VolumeMounts: []corev1.VolumeMount{
+						{Name: "target", MountPath: path.Dir(TargetPath), ReadOnly: true},
+						{Name: "out", MountPath: "/out"},
+					},
 				}},
-				Volumes: []corev1.Volume{{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+				Volumes: []corev1.Volume{
+					{Name: "target", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+						LocalObjectReference: corev1.LocalObjectReference{Name: TargetName}}}},
+					{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				},
 			},
 		}
 	}
@@ -240,6 +316,44 @@ func Build(p Params) Objects {
 		},
 	}
 	return o
+}
+
+func componentOf(name string) string {
+	if name == ServerName {
+		return ComponentServer
+	}
+	return ComponentCoord
+}
+
+func portName(name string) string {
+	if name == ServerName {
+		return "ws"
+	}
+	return "agents"
+}
+
+// TargetJSON is the coordinator's target file: the server pod behind its
+// headless Service, with no command (the harness boots nothing; every
+// agent dials these URLs). Keys sorted, two-space indent, newline at the
+// end: the shipped ConfigMap holds exactly these bytes.
+func TargetJSON(p Params) string {
+	hp := net.JoinHostPort(ServerName, strconv.Itoa(p.ServerPort))
+	t := map[string]any{
+		"name":     "refserver-k8s",
+		"echo_url": "ws://" + hp + "/echo",
+		"fanout": map[string]any{
+			"url": "ws://" + hp, "app_id": "app-id", "key": "app-key", "secret": "app-secret",
+		},
+		"script":        map[string]any{"url": "ws://" + hp},
+		"metrics":       map[string]any{"url": "http://" + hp + "/metrics", "format": "prometheus"},
+		"ready":         "http://" + hp + "/health",
+		"ready_timeout": "2m",
+	}
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		panic(err) // strings and maps of strings only
+	}
+	return string(b) + "\n"
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -24,9 +24,10 @@ type Kustomization struct {
 }
 
 // Decode reads a YAML stream (documents separated by ---) strictly: each
-// document's apiVersion and kind pick a Go type (Service, Pod, Job,
-// Kustomization), and a field that type does not have, or a field given
-// twice, is an error naming the field. name (a file name) prefixes errors.
+// document's apiVersion and kind pick a Go type (ConfigMap, Service, Pod,
+// Job, Kustomization), and a field that type does not have, or a field
+// given twice, is an error naming the field. name (a file name) prefixes
+// errors.
 func Decode(name string, data []byte) ([]any, error) {
 	var out []any
 	for i, doc := range splitDocs(data) {
@@ -40,6 +41,8 @@ func Decode(name string, data []byte) ([]any, error) {
 			obj = &corev1.Service{}
 		case "v1/Pod":
 			obj = &corev1.Pod{}
+		case "v1/ConfigMap":
+			obj = &corev1.ConfigMap{}
 		case "batch/v1/Job":
 			obj = &batchv1.Job{}
 		case "kustomize.config.k8s.io/v1beta1/Kustomization":

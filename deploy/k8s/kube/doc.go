@@ -29,18 +29,23 @@
 //     coordinator pod's own address with no proxy in the path, and the round
 //     trip it measures for its clock offset is the network's.
 //   - coordinator-pod.yaml: the coordinator is a pod running `ceiling sweep`
-//     with AGENTS=N, not the harness outside the cluster. Agents dial out,
-//     so whatever runs the coordinator must be reachable from every pod, and
-//     the server under test must be reachable from the agents: inside the
-//     cluster both hold on any cluster (kind on a laptop or a runner
-//     included), while a laptop or runner outside has no route in from the
-//     pods. [Params.External] names a coordinator outside instead; Build then
-//     omits the Service and the pod.
+//     with AGENTS=N and AGENTS_LISTEN=0.0.0.0:PORT (it starts no agent of
+//     its own and waits for the Job's N to dial in, for the whole sweep),
+//     not the harness outside the cluster. Agents dial out, so whatever
+//     runs the coordinator must be reachable from every pod, and so must the
+//     server under test: inside the cluster both hold on any cluster (kind
+//     on a laptop or a runner included), while a laptop or a runner outside
+//     has no route in from the pods. [Params.External] names a coordinator
+//     outside instead; Build then makes the Job only.
+//   - server-pod.yaml, server-service.yaml: the server under test (the
+//     bundled refserver, same image) behind a headless Service of its own,
+//     and target-configmap.yaml: the coordinator's target file, with no
+//     command (the harness boots nothing; every agent dials its URLs).
 //
-// Submitting and watching ([Runner]): create the Service, the coordinator
-// pod and the Job; then watch the pods (a list, then a watch from its
-// resourceVersion, re-listed if the watch ends) until the coordinator and N
-// agents are Running or the deadline passes. A pod that cannot get there
+// Submitting and watching ([Runner]): create the objects, each name before
+// the pods that dial it; then watch the pods (a list, then a watch from its
+// resourceVersion, re-listed if the watch ends) until the server, the
+// coordinator and N agents are Running or the deadline passes. A pod that cannot get there
 // ends the wait at once with a [*PodError] naming the pod, its agent index
 // and the reason: an image that cannot be pulled (ImagePullBackOff,
 // InvalidImageName), a container that failed (its exit code), a crash loop.

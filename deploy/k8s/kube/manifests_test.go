@@ -50,14 +50,10 @@ func shipped(t *testing.T) (map[string]any, *Kustomization, []string) {
 	return objs, kust, names
 }
 
+// kindOf is "Kind/name".
 func kindOf(o any) string {
-	y, _ := clean(o)
-	for _, l := range strings.Split(string(y), "\n") {
-		if k, ok := strings.CutPrefix(l, "kind: "); ok {
-			return k
-		}
-	}
-	return ""
+	k, n := kindName(o)
+	return k + "/" + n
 }
 
 // TestShippedManifests: every file in deploy/k8s decodes strictly, the
@@ -178,7 +174,9 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{"coordinator-cpu", func(p *Params) { p.CoordinatorCPU = 0 }},
 		{"memory", func(p *Params) { p.Memory = "lots" }},
 		{"memory", func(p *Params) { p.Memory = "0" }},
+		{"server-cpu", func(p *Params) { p.ServerCPU = 0 }},
 		{"port", func(p *Params) { p.Port = 70000 }},
+		{"server-port", func(p *Params) { p.ServerPort = 7000 }},
 		{"dial-timeout", func(p *Params) { p.DialTimeout = 0 }},
 		{"external", func(p *Params) { p.External = "no-port" }},
 	} {

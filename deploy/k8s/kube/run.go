@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,43 +116,54 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Submit creates the Service, the coordinator pod and the Job, in that
-// order (the agents' first dial then finds the name). An object that
-// already exists is an error: a run left over, for `ceiling k8s delete`.
+// Submit creates the objects in List's order: the target's ConfigMap, the
+// server's Service and pod, the coordinator's Service and pod, the Job (so
+// each name exists before a pod dials it). An object that already exists
+// is an error: a run left over, for `ceiling k8s delete`.
 func (r *Runner) Submit(ctx context.Context, o Objects) error {
 	ns := r.ns()
-	if o.Service != nil {
-		if err := r.call(ctx, "create", "Service", o.Service.Name, func(ctx context.Context) error {
-			_, err := r.Client.CoreV1().Services(ns).Create(ctx, o.Service, metav1.CreateOptions{})
+	for _, obj := range o.List() {
+		kind, name := kindName(obj)
+		err := r.call(ctx, "create", kind, name, func(ctx context.Context) error {
+			var err error
+			switch obj := obj.(type) {
+			case *corev1.ConfigMap:
+				_, err = r.Client.CoreV1().ConfigMaps(ns).Create(ctx, obj, metav1.CreateOptions{})
+			case *corev1.Service:
+				_, err = r.Client.CoreV1().Services(ns).Create(ctx, obj, metav1.CreateOptions{})
+			case *corev1.Pod:
+				_, err = r.Client.CoreV1().Pods(ns).Create(ctx, obj, metav1.CreateOptions{})
+			case *batchv1.Job:
+				_, err = r.Client.BatchV1().Jobs(ns).Create(ctx, obj, metav1.CreateOptions{})
+			}
 			return err
-		}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		r.logf("created Service %s/%s", ns, o.Service.Name)
+		r.logf("created %s %s/%s", kind, ns, name)
 	}
-	if o.Coordinator != nil {
-		if err := r.call(ctx, "create", "Pod", o.Coordinator.Name, func(ctx context.Context) error {
-			_, err := r.Client.CoreV1().Pods(ns).Create(ctx, o.Coordinator, metav1.CreateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-		r.logf("created Pod %s/%s", ns, o.Coordinator.Name)
-	}
-	if err := r.call(ctx, "create", "Job", o.Job.Name, func(ctx context.Context) error {
-		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, o.Job, metav1.CreateOptions{})
-		return err
-	}); err != nil {
-		return err
-	}
-	r.logf("created Job %s/%s (%d agents)", ns, o.Job.Name, *o.Job.Spec.Completions)
 	return nil
 }
 
-// Cleanup deletes the Job (its pods with it: propagation Background), the
-// coordinator pod and the Service. It runs on a context of its own,
-// bounded by CleanupTimeout, so that it still works after the caller's was
-// cancelled. Objects already gone are not an error.
+func kindName(obj any) (string, string) {
+	switch obj := obj.(type) {
+	case *corev1.ConfigMap:
+		return "ConfigMap", obj.Name
+	case *corev1.Service:
+		return "Service", obj.Name
+	case *corev1.Pod:
+		return "Pod", obj.Name
+	case *batchv1.Job:
+		return "Job", obj.Name
+	}
+	panic(fmt.Sprintf("kube: no kind for %T", obj))
+}
+
+// Cleanup deletes everything, the Job first (its pods with it: propagation
+// Background), in the reverse of List's order. It runs on a context of its
+// own, bounded by CleanupTimeout, so that it still works after the caller's
+// was cancelled. Objects already gone are not an error.
 func (r *Runner) Cleanup(o Objects) error {
 	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
 	defer cancel()
@@ -159,43 +171,43 @@ func (r *Runner) Cleanup(o Objects) error {
 	bg := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &bg}
 	var errs []error
-	del := func(kind, name string, fn func(context.Context) error) {
-		err := r.call(ctx, "delete", kind, name, fn)
-		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
-			return
-		}
-		if err == nil {
+	objs := o.List()
+	slices.Reverse(objs)
+	for _, obj := range objs {
+		kind, name := kindName(obj)
+		err := r.call(ctx, "delete", kind, name, func(ctx context.Context) error {
+			switch obj.(type) {
+			case *corev1.ConfigMap:
+				return r.Client.CoreV1().ConfigMaps(ns).Delete(ctx, name, opts)
+			case *corev1.Service:
+				return r.Client.CoreV1().Services(ns).Delete(ctx, name, opts)
+			case *corev1.Pod:
+				return r.Client.CoreV1().Pods(ns).Delete(ctx, name, opts)
+			default:
+				return r.Client.BatchV1().Jobs(ns).Delete(ctx, name, opts)
+			}
+		})
+		switch {
+		case err == nil:
 			r.logf("deleted %s %s/%s", kind, ns, name)
+		case !apierrors.IsNotFound(err):
+			errs = append(errs, err)
 		}
-	}
-	del("Job", o.Job.Name, func(ctx context.Context) error {
-		return r.Client.BatchV1().Jobs(ns).Delete(ctx, o.Job.Name, opts)
-	})
-	if o.Coordinator != nil {
-		del("Pod", o.Coordinator.Name, func(ctx context.Context) error {
-			return r.Client.CoreV1().Pods(ns).Delete(ctx, o.Coordinator.Name, opts)
-		})
-	}
-	if o.Service != nil {
-		del("Service", o.Service.Name, func(ctx context.Context) error {
-			return r.Client.CoreV1().Services(ns).Delete(ctx, o.Service.Name, opts)
-		})
 	}
 	return errors.Join(errs...)
 }
 
-// WaitRunning watches the pods until the coordinator (when there is one)
-// and N agents are Running, a pod fails (*PodError), timeout passes
+// WaitRunning watches the pods until the server and the coordinator (when
+// they are in the cluster) and N agents are Running, a pod fails (*PodError), timeout passes
 // (*DeadlineError) or ctx ends (its error).
 func (r *Runner) WaitRunning(ctx context.Context, o Objects, timeout time.Duration) error {
 	n := int(*o.Job.Spec.Completions)
 	what := fmt.Sprintf("%d agents Running", n)
-	if o.Coordinator != nil {
-		what = "the coordinator and " + what
+	if len(o.Pods()) > 0 {
+		what = "the server, the coordinator and " + what
 	}
 	return r.watchPods(ctx, timeout, what, func(pods []*corev1.Pod) (bool, error) {
-		agents, coord := 0, o.Coordinator == nil
+		agents, single := 0, 0
 		for _, p := range pods {
 			st := state(p)
 			if st.fatal != nil {
@@ -204,14 +216,13 @@ func (r *Runner) WaitRunning(ctx context.Context, o Objects, timeout time.Durati
 			if !st.running && !st.succeeded {
 				continue
 			}
-			switch {
-			case p.Labels[ComponentLabel] == ComponentAgent:
+			if p.Labels[ComponentLabel] == ComponentAgent {
 				agents++
-			case o.Coordinator != nil && p.Name == o.Coordinator.Name:
-				coord = true
+			} else if slices.ContainsFunc(o.Pods(), func(q *corev1.Pod) bool { return q.Name == p.Name }) {
+				single++
 			}
 		}
-		return coord && agents >= n, nil
+		return single == len(o.Pods()) && agents >= n, nil
 	}, n)
 }
 

@@ -67,6 +67,10 @@ func coordinator(st corev1.PodStatus) *corev1.Pod {
 	return pod(CoordinatorName, "", ComponentCoord, st)
 }
 
+func server(st corev1.PodStatus) *corev1.Pod {
+	return pod(ServerName, "", ComponentServer, st)
+}
+
 var (
 	running = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 		{Name: "agent", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}
@@ -101,7 +105,7 @@ func TestSubmitCreatesServiceCoordinatorJob(t *testing.T) {
 			order = append(order, a.GetResource().Resource+"/"+a.GetNamespace())
 		}
 	}
-	if want := "services/load pods/load jobs/load"; strings.Join(order, " ") != want {
+	if want := "configmaps/load services/load pods/load services/load pods/load jobs/load"; strings.Join(order, " ") != want {
 		t.Errorf("created %v, want %s", order, want)
 	}
 	job, err := cs.BatchV1().Jobs("load").Get(context.Background(), JobName, metav1.GetOptions{})
@@ -114,8 +118,8 @@ func TestSubmitCreatesServiceCoordinatorJob(t *testing.T) {
 	// A second submit finds the leftovers: not retried, named.
 	err = r.Submit(context.Background(), o)
 	var ae *APIError
-	if !errors.As(err, &ae) || !apierrors.IsAlreadyExists(err) || ae.Retries != 0 || !strings.Contains(err.Error(), "Service load/ceiling-coordinator") {
-		t.Errorf("second submit: %v, want an APIError for the existing Service, no retry", err)
+	if !errors.As(err, &ae) || !apierrors.IsAlreadyExists(err) || ae.Retries != 0 || !strings.Contains(err.Error(), "create ConfigMap load/ceiling-target") {
+		t.Errorf("second submit: %v, want an APIError for the existing ConfigMap, no retry", err)
 	}
 }
 
@@ -162,7 +166,7 @@ func TestRetriesAreBounded(t *testing.T) {
 // TestWaitRunning: pods become Running through the watch, not the list.
 func TestWaitRunning(t *testing.T) {
 	w := buffered(false,
-		add(coordinator(pending)), add(agent("0", pending)), add(agent("1", pending)), add(agent("2", pending)),
+		add(server(running)), add(coordinator(pending)), add(agent("0", pending)), add(agent("1", pending)), add(agent("2", pending)),
 		mod(coordinator(running)), mod(agent("0", running)), mod(agent("2", running)),
 		mod(agent("1", running)),
 	)
@@ -181,7 +185,7 @@ func TestWaitRunning(t *testing.T) {
 // watch; what happened meanwhile is in the list.
 func TestWaitRunningRelists(t *testing.T) {
 	cs, r, waits := setup(t,
-		buffered(true, add(coordinator(running)), add(agent("0", running))),
+		buffered(true, add(server(running)), add(coordinator(running)), add(agent("0", running))),
 		buffered(false, add(agent("2", running))),
 	)
 	// Between the two watches agent 1 started: the second list has it.
@@ -189,7 +193,7 @@ func TestWaitRunningRelists(t *testing.T) {
 		if len(*waits) == 0 {
 			return true, &corev1.PodList{}, nil
 		}
-		return true, &corev1.PodList{Items: []corev1.Pod{*coordinator(running), *agent("0", running), *agent("1", running)}}, nil
+		return true, &corev1.PodList{Items: []corev1.Pod{*server(running), *coordinator(running), *agent("0", running), *agent("1", running)}}, nil
 	})
 	if err := r.WaitRunning(context.Background(), objects(), 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -222,7 +226,7 @@ func TestWaitRunningNamesTheFailedPod(t *testing.T) {
 			"pod ceiling-coordinator: Evicted: low on memory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, r, _ := setup(t, buffered(false, add(coordinator(running)), add(agent("0", running)), add(tc.pod)))
+			_, r, _ := setup(t, buffered(false, add(server(running)), add(coordinator(running)), add(agent("0", running)), add(tc.pod)))
 			err := r.WaitRunning(context.Background(), objects(), 10*time.Second)
 			var pe *PodError
 			if !errors.As(err, &pe) {
@@ -246,7 +250,7 @@ func TestWaitRunningDeadlineNamesPendingPods(t *testing.T) {
 	unsched := corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
 		Message: "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."}}}
-	_, r, _ := setup(t, buffered(false, add(coordinator(running)), add(agent("0", running)), add(agent("1", unsched))))
+	_, r, _ := setup(t, buffered(false, add(server(running)), add(coordinator(running)), add(agent("0", running)), add(agent("1", unsched))))
 	err := r.WaitRunning(context.Background(), objects(), 50*time.Millisecond)
 	var de *DeadlineError
 	if !errors.As(err, &de) {
@@ -255,7 +259,7 @@ func TestWaitRunningDeadlineNamesPendingPods(t *testing.T) {
 	if de.Missing != 1 || len(de.Pods) != 1 || de.Pods[0].Pod != "ceiling-agents-1-x1" {
 		t.Errorf("DeadlineError %+v, want agent 1 pending and one agent not created", de)
 	}
-	for _, s := range []string{"the coordinator and 3 agents Running", "1 agent pod(s) not created yet",
+	for _, s := range []string{"the server, the coordinator and 3 agents Running", "1 agent pod(s) not created yet",
 		"pod ceiling-agents-1-x1 (agent 1): Pending: Unschedulable: 0/2 nodes are available"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("%q lacks %q", err, s)
@@ -290,8 +294,14 @@ func assertGone(t *testing.T, cs *fake.Clientset) {
 			}
 		}
 	}
-	if bg != 3 {
-		t.Errorf("%d deletes with propagation Background, want 3 (Job, Pod, Service)", bg)
+	if bg != 6 {
+		t.Errorf("%d deletes with propagation Background, want 6 (Job, 2 Pods, 2 Services, ConfigMap)", bg)
+	}
+	if _, err := cs.CoreV1().ConfigMaps("load").Get(context.Background(), TargetName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("ConfigMap still there: %v", err)
+	}
+	if _, err := cs.CoreV1().Pods("load").Get(context.Background(), ServerName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("server pod still there: %v", err)
 	}
 	ctx := context.Background()
 	if _, err := cs.BatchV1().Jobs("load").Get(ctx, JobName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -310,7 +320,7 @@ func assertGone(t *testing.T, cs *fake.Clientset) {
 func TestApplyRunsToTheEnd(t *testing.T) {
 	done := corev1.PodStatus{Phase: corev1.PodSucceeded}
 	cs, r, _ := setup(t, buffered(false,
-		add(coordinator(running)), add(agent("0", running)), add(agent("1", running)), add(agent("2", running)),
+		add(server(running)), add(coordinator(running)), add(agent("0", running)), add(agent("1", running)), add(agent("2", running)),
 		mod(agent("0", corev1.PodStatus{Phase: corev1.PodSucceeded})),
 		mod(coordinator(done))))
 	var logs bytes.Buffer
@@ -329,7 +339,7 @@ func TestApplyCoordinatorFailed(t *testing.T) {
 	failed := corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
 		Name: "coordinator", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}}}}}
 	cs, r, _ := setup(t, buffered(false,
-		add(coordinator(running)), add(agent("0", running)), add(agent("1", running)), add(agent("2", running)),
+		add(server(running)), add(coordinator(running)), add(agent("0", running)), add(agent("1", running)), add(agent("2", running)),
 		mod(coordinator(failed))))
 	var logs bytes.Buffer
 	err := r.Apply(context.Background(), objects(), ApplyOptions{RunningTimeout: time.Minute, DoneTimeout: time.Minute, Logs: &logs})
