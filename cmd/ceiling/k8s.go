@@ -1,133 +1,34 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/ceiling-bench/ceiling/deploy/k8s/kube"
+	"os/exec"
+	"path/filepath"
 )
 
-const k8sUsage = `usage: ceiling k8s render|apply|delete [flags]
-
-The generator agents on a Kubernetes cluster (docs/k8s.md): an Indexed Job
-of N agents; the coordinator pod running 'ceiling sweep' with AGENTS=N and
-AGENTS_LISTEN, and the server under test's pod (refserver), each behind a
-headless Service; the target file as a ConfigMap.
-
-  render  print the manifests for these flags (deploy/k8s holds the defaults)
-  apply   create them, wait until the server, the coordinator and N agents
-          run, wait for the sweep to end, print the coordinator's log,
-          delete them (also on ^C or failure; --keep leaves them after a
-          clean run)
-  delete  delete them (propagation Background)
-
-flags:
-`
-
-// newKubeClient is the cluster client for --kubeconfig and --context, and
-// the kubeconfig's namespace; tests replace it.
-var newKubeClient = func(kubeconfig, kubeContext string) (kubernetes.Interface, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return nil, "", err
-	}
-	ns, _, err := cc.Namespace()
-	if err != nil {
-		return nil, "", err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	return cs, ns, err
-}
-
+// runK8s runs ceiling-k8s, the binary built beside this one (make build;
+// cmd/ceiling-k8s says why it is a binary of its own), with the same
+// arguments and streams, and returns its exit status.
 func runK8s(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, k8sUsage)
-		return usagef("ceiling k8s: say render, apply or delete")
-	}
-	verb := args[0]
-	switch verb {
-	case "render", "apply", "delete":
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, k8sUsage)
-		return nil
-	default:
-		fmt.Fprint(stderr, k8sUsage)
-		return usagef("ceiling k8s: unknown subcommand %q (want render, apply or delete)", verb)
-	}
-	fs := flag.NewFlagSet("ceiling k8s "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, k8sUsage); fs.PrintDefaults() }
-	p := kube.Defaults()
-	fs.StringVar(&p.Namespace, "namespace", "", "namespace (default: the kubeconfig's; none in render's output)")
-	fs.StringVar(&p.Image, "image", p.Image, "the ceiling `image` (deploy/k8s/Dockerfile)")
-	fs.IntVar(&p.Agents, "agents", p.Agents, "`N` agents: the Job's completions and parallelism, AGENTS on the coordinator")
-	fs.IntVar(&p.CPU, "cpu", p.CPU, "whole CPUs per agent (requests = limits: Guaranteed QoS; GOMAXPROCS)")
-	fs.StringVar(&p.Memory, "memory", p.Memory, "memory per agent and for the coordinator (requests = limits)")
-	fs.IntVar(&p.CoordinatorCPU, "coordinator-cpu", p.CoordinatorCPU, "whole CPUs for the coordinator pod")
-	fs.IntVar(&p.ServerCPU, "server-cpu", p.ServerCPU, "whole CPUs for the server under test's pod (refserver)")
-	fs.IntVar(&p.ServerPort, "server-port", p.ServerPort, "the server under test's port")
-	fs.IntVar(&p.Port, "port", p.Port, "the coordinator's port (AGENTS_LISTEN)")
-	fs.DurationVar(&p.DialTimeout, "dial-timeout", p.DialTimeout, "how long each agent keeps dialing the coordinator")
-	fs.BoolVar(&p.Quick, "quick", false, "QUICK=1 on the coordinator's sweep (a small ladder)")
-	fs.StringVar(&p.External, "external", "", "`host:port` of a coordinator outside the cluster: no Service, no coordinator pod")
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` (default: $KUBECONFIG, then ~/.kube/config)")
-	kubeContext := fs.String("context", "", "kubeconfig context (default: its current one)")
-	runTimeout := fs.Duration("running-timeout", 5*time.Minute, "apply: how long the coordinator and the agents may take to be Running")
-	doneTimeout := fs.Duration("timeout", time.Hour, "apply: how long the sweep may take once running (0: do not wait for it)")
-	keep := fs.Bool("keep", false, "apply: leave the objects behind after a clean run")
-	if done, err := parseFlags(fs, args[1:]); done {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("ceiling k8s %s: unexpected argument %q", verb, fs.Arg(0))
-	}
-	if err := p.Validate(); err != nil {
-		return usageError{err}
-	}
-	switch {
-	case *runTimeout <= 0:
-		return usagef("--running-timeout: %v is not positive", *runTimeout)
-	case *doneTimeout < 0:
-		return usagef("--timeout: %v is negative", *doneTimeout)
-	}
-	if verb == "render" {
-		out, err := kube.Render(kube.Build(p))
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(out)
-		return err
-	}
-	client, ns, err := newKubeClient(*kubeconfig, *kubeContext)
+	self, err := os.Executable()
 	if err != nil {
-		return usagef("--kubeconfig: %w", err)
+		return fmt.Errorf("k8s: %w", err)
 	}
-	if p.Namespace == "" {
-		p.Namespace = ns
+	bin := filepath.Join(filepath.Dir(self), "ceiling-k8s")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("k8s: %s is not built (make build, or go build -o %s ./cmd/ceiling-k8s): %w",
+			bin, filepath.Dir(bin), err)
 	}
-	r := &kube.Runner{Client: client, Namespace: p.Namespace, Log: stderr}
-	objs := kube.Build(p)
-	if verb == "delete" {
-		return r.Cleanup(objs)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = r.Apply(ctx, objs, kube.ApplyOptions{RunningTimeout: *runTimeout, DoneTimeout: *doneTimeout, Keep: *keep, Logs: stdout})
-	if errors.Is(err, context.Canceled) {
-		return exitStatus{130, err}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		// ceiling-k8s has printed its own message.
+		return exitStatus{ee.ExitCode(), errors.New("ceiling-k8s exited with status " + fmt.Sprint(ee.ExitCode()))}
 	}
 	return err
 }

@@ -1,93 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"io"
 	"strings"
 	"testing"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/ceiling-bench/ceiling/deploy/k8s/kube"
 )
 
-func TestK8sRenderIsTheBuilder(t *testing.T) {
-	var out bytes.Buffer
-	if err := run([]string{"k8s", "render"}, &out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	want, err := kube.Render(kube.Build(kube.Defaults()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("render with no flags is not the defaults (deploy/k8s):\n%s", out.String())
-	}
-	out.Reset()
-	if err := run([]string{"k8s", "render", "--agents", "5", "--namespace", "load", "--image", "ceiling:dev"}, &out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	docs, err := kube.Decode("render", out.Bytes())
-	if err != nil || len(docs) != 6 {
-		t.Fatalf("render output: %d documents, %v", len(docs), err)
-	}
-	for _, s := range []string{"completions: 5", "namespace: load", "image: ceiling:dev", `value: "5"`} {
-		if !strings.Contains(out.String(), s) {
-			t.Errorf("render lacks %q", s)
-		}
-	}
-}
-
-func TestK8sBadInputExits2NamingTheFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"k8s"}, "render, apply or delete"},
-		{[]string{"k8s", "scale"}, `"scale"`},
-		{[]string{"k8s", "render", "--agents", "0"}, "--agents"},
-		{[]string{"k8s", "render", "--cpu", "x"}, "-cpu"},
-		{[]string{"k8s", "render", "--memory", "lots"}, "--memory"},
-		{[]string{"k8s", "render", "--namespace", "No"}, "--namespace"},
-		{[]string{"k8s", "apply", "--running-timeout", "0s"}, "--running-timeout"},
-		{[]string{"k8s", "apply", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
-		{[]string{"k8s", "render", "extra"}, `"extra"`},
-	} {
-		var stderr bytes.Buffer
-		err := run(tc.args, io.Discard, &stderr)
-		if code := exitCode(err); code != 2 || !strings.Contains(err.Error()+stderr.String(), tc.want) {
-			t.Errorf("%v: exit %d, %v, want 2 naming %s", tc.args, code, err, tc.want)
-		}
-	}
-}
-
-// TestK8sApplyFailsAndCleansUp: a Job the API refuses is named, exit 1, and
-// what was created before it is deleted.
-func TestK8sApplyFailsAndCleansUp(t *testing.T) {
-	cs := fake.NewClientset()
-	cs.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, kube.JobName, errors.New("quota"))
-	})
-	old := newKubeClient
-	defer func() { newKubeClient = old }()
-	newKubeClient = func(string, string) (kubernetes.Interface, string, error) { return cs, "ci", nil }
-	var stderr bytes.Buffer
-	err := run([]string{"k8s", "apply"}, io.Discard, &stderr)
-	if exitCode(err) != 1 || !strings.Contains(err.Error(), "create Job ci/ceiling-agents") {
-		t.Fatalf("exit %d, %v, want 1 naming the Job", exitCode(err), err)
-	}
-	if _, err := cs.CoreV1().Services("ci").Get(context.Background(), kube.CoordinatorName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("the Service was left behind: %v", err)
-	}
-	if !strings.Contains(stderr.String(), "deleted Service ci/ceiling-coordinator") {
-		t.Errorf("stderr:\n%s", stderr.String())
+// TestK8sNeedsItsBinary: `ceiling k8s` runs ceiling-k8s from beside the
+// ceiling binary; the test binary has none beside it, and says how to
+// build it.
+func TestK8sNeedsItsBinary(t *testing.T) {
+	err := run([]string{"k8s", "render"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "ceiling-k8s is not built") {
+		t.Fatalf("err %v, want one saying ceiling-k8s is not built", err)
 	}
 }

@@ -8,7 +8,7 @@
 //	ceiling report   a static results site, or the Go benchmark format for benchstat
 //	ceiling history  the published history as a trend table
 //	ceiling calibrate  the generator's own cap per core against a null sink
-//	ceiling k8s      the generator agents on Kubernetes: render, apply, delete
+//	ceiling k8s      the generator agents on Kubernetes: render, apply, delete (runs ceiling-k8s)
 //
 // main only calls run; every subcommand lives in its own file with its own
 // flag.FlagSet.
