@@ -36,43 +36,24 @@ func main() {
 	}
 }
 
-// usageError marks bad input: exit status 2, before anything connects.
-type usageError struct{ err error }
+// badInput marks bad input (exit 2, before anything connects); the message
+// names the flag.
+type badInput struct{ error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e badInput) Unwrap() error { return e.error }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+func badf(format string, args ...any) error { return badInput{fmt.Errorf(format, args...)} }
 
-// exitStatus is a chosen status (130 after ^C).
-type exitStatus struct {
-	code int
-	err  error
-}
-
-func (e exitStatus) Error() string { return e.err.Error() }
-func (e exitStatus) Unwrap() error { return e.err }
-
+// exitCode: 2 for bad input, 130 after ^C or SIGTERM, else 1.
 func exitCode(err error) int {
-	var u usageError
-	if errors.As(err, &u) {
+	var b badInput
+	switch {
+	case errors.As(err, &b):
 		return 2
-	}
-	var s exitStatus
-	if errors.As(err, &s) {
-		return s.code
+	case errors.Is(err, context.Canceled):
+		return 130
 	}
 	return 1
-}
-
-func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return true, nil
-		}
-		return true, usageError{err}
-	}
-	return false, nil
 }
 
 const k8sUsage = `usage: ceiling k8s render|apply|delete [flags]
@@ -113,7 +94,7 @@ var newKubeClient = func(kubeconfig, kubeContext string) (kubernetes.Interface, 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, k8sUsage)
-		return usagef("ceiling k8s: say render, apply or delete")
+		return badf("ceiling k8s: say render, apply or delete")
 	}
 	verb := args[0]
 	switch verb {
@@ -123,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	default:
 		fmt.Fprint(stderr, k8sUsage)
-		return usagef("ceiling k8s: unknown subcommand %q (want render, apply or delete)", verb)
+		return badf("ceiling k8s: unknown subcommand %q (want render, apply or delete)", verb)
 	}
 	fs := flag.NewFlagSet("ceiling k8s "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -146,20 +127,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	runTimeout := fs.Duration("running-timeout", 5*time.Minute, "apply: how long the coordinator and the agents may take to be Running")
 	doneTimeout := fs.Duration("timeout", time.Hour, "apply: how long the sweep may take once running (0: do not wait for it)")
 	keep := fs.Bool("keep", false, "apply: leave the objects behind after a clean run")
-	if done, err := parseFlags(fs, args[1:]); done {
-		return err
+	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
+		return badInput{err}
 	}
 	if fs.NArg() > 0 {
-		return usagef("ceiling k8s %s: unexpected argument %q", verb, fs.Arg(0))
+		return badf("ceiling k8s %s: unexpected argument %q", verb, fs.Arg(0))
 	}
 	if err := p.Validate(); err != nil {
-		return usageError{err}
+		return badInput{err}
 	}
 	switch {
 	case *runTimeout <= 0:
-		return usagef("--running-timeout: %v is not positive", *runTimeout)
+		return badf("--running-timeout: %v is not positive", *runTimeout)
 	case *doneTimeout < 0:
-		return usagef("--timeout: %v is negative", *doneTimeout)
+		return badf("--timeout: %v is negative", *doneTimeout)
 	}
 	if verb == "render" {
 		out, err := kube.Render(kube.Build(p))
@@ -171,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	client, ns, err := newKubeClient(*kubeconfig, *kubeContext)
 	if err != nil {
-		return usagef("--kubeconfig: %w", err)
+		return badf("--kubeconfig: %w", err)
 	}
 	if p.Namespace == "" {
 		p.Namespace = ns
@@ -183,9 +166,5 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = r.Apply(ctx, objs, kube.ApplyOptions{RunningTimeout: *runTimeout, DoneTimeout: *doneTimeout, Keep: *keep, Logs: stdout})
-	if errors.Is(err, context.Canceled) {
-		return exitStatus{130, err}
-	}
-	return err
+	return r.Apply(ctx, objs, kube.ApplyOptions{RunningTimeout: *runTimeout, DoneTimeout: *doneTimeout, Keep: *keep, Logs: stdout})
 }

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 )
 
 // runK8s runs ceiling-k8s, the binary built beside this one (make build;
@@ -24,7 +26,21 @@ func runK8s(args []string, stdout, stderr io.Writer) error {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("k8s: %w", err)
+	}
+	// ^C and SIGTERM are ceiling-k8s's to handle (it deletes what it
+	// created, then exits 130): pass them on and wait for it.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	signal.Stop(sigs)
+	close(sigs)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		// ceiling-k8s has printed its own message.
