@@ -272,12 +272,14 @@ func Build(p Params) Objects {
 					VolumeMounts: []corev1.VolumeMount{
 						{Name: "target", MountPath: path.Dir(TargetPath), ReadOnly: true},
 						{Name: "out", MountPath: "/out"},
+						{Name: "tmp", MountPath: "/tmp"}, // the harness's work files; the image runs as non-root
 					},
 				}},
 				Volumes: []corev1.Volume{
 					{Name: "target", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 						LocalObjectReference: corev1.LocalObjectReference{Name: TargetName}}}},
 					{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 				},
 			},
 		}
