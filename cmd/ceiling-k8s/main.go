@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig `file` (default: $KUBECONFIG, then ~/.kube/config)")
 	kubeContext := fs.String("context", "", "kubeconfig context (default: its current one)")
 	runTimeout := fs.Duration("running-timeout", 5*time.Minute, "apply: how long the coordinator and the agents may take to be Running")
-	doneTimeout := fs.Duration("timeout", time.Hour, "apply: how long the sweep may take once running (0: do not wait for it)")
+	doneTimeout := fs.Duration("timeout", time.Hour, "apply: how long the sweep may take once running (0: do not wait for it; needs --keep)")
 	keep := fs.Bool("keep", false, "apply: leave the objects behind after a clean run")
 	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -143,6 +143,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return badf("--running-timeout: %v is not positive", *runTimeout)
 	case *doneTimeout < 0:
 		return badf("--timeout: %v is negative", *doneTimeout)
+	case *doneTimeout == 0 && !*keep && verb == "apply":
+		return badf("--timeout: 0 (do not wait for the sweep) needs --keep, or the run is deleted as soon as it runs")
 	}
 	if verb == "render" {
 		out, err := kube.Render(kube.Build(p))

@@ -58,6 +58,7 @@ func TestK8sBadInputExits2NamingTheFlag(t *testing.T) {
 		{[]string{"render", "--memory", "lots"}, "--memory"},
 		{[]string{"render", "--namespace", "No"}, "--namespace"},
 		{[]string{"apply", "--running-timeout", "0s"}, "--running-timeout"},
+		{[]string{"apply", "--timeout", "0s"}, "--timeout"},
 		{[]string{"apply", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
 		{[]string{"render", "extra"}, `"extra"`},
 	} {
