@@ -8,6 +8,7 @@
 //	ceiling report   a static results site, or the Go benchmark format for benchstat
 //	ceiling history  the published history as a trend table
 //	ceiling calibrate  the generator's own cap per core against a null sink
+//	ceiling k8s      the generator agents on Kubernetes: render, apply, delete (runs ceiling-k8s)
 //
 // main only calls run; every subcommand lives in its own file with its own
 // flag.FlagSet.
@@ -83,6 +84,7 @@ commands:
   report    a static results site (--out DIR), or benchstat text (--format benchstat)
   history   print the published history as a trend table
   calibrate measure the generator's cap per core against a null sink
+  k8s       the generator agents on Kubernetes: render, apply or delete the manifests
   version   print the version
 
 Run 'ceiling <command> -h' for a command's flags.
@@ -109,6 +111,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runHistory(rest, stdout, stderr)
 	case "calibrate":
 		return runCalibrate(rest, stdout, stderr)
+	case "k8s":
+		return runK8s(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
