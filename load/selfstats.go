@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -85,6 +86,44 @@ func readThreads() map[int]threadSched {
 	return m
 }
 
+// sysmonTID is the thread id of the Go runtime's monitor thread (sysmon),
+// or 0 when it cannot be told. runtime.main starts it before anything else
+// can start a thread, so it is the oldest thread after the main one (start
+// time, then thread id, which the kernel hands out in order).
+var sysmonTID = sync.OnceValue(func() int {
+	pid := os.Getpid()
+	stats, _ := filepath.Glob("/proc/self/task/*/stat")
+	best, bestStart := 0, int64(math.MaxInt64)
+	for _, st := range stats {
+		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(st)))
+		if err != nil || tid == pid {
+			continue
+		}
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// Field 22, start time; fields are counted after the command
+		// name, which is in parentheses and may hold spaces.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 20 {
+			continue
+		}
+		start, err := strconv.ParseInt(f[19], 10, 64)
+		if err != nil {
+			continue
+		}
+		if start < bestStart || start == bestStart && tid < best {
+			best, bestStart = tid, start
+		}
+	}
+	return best
+})
+
 // LoadThreadMinShare is the share of the window a thread must have run to
 // count as one that carried the load.
 //
@@ -102,7 +141,12 @@ const LoadThreadMinShare = 0.10
 
 // loadThreads is the schedstat evidence of the threads that carried the
 // load over the window [a, b] of windowNs: those present at both edges
-// (keyed by thread id) that ran at least LoadThreadMinShare of the window.
+// (keyed by thread id) that ran at least LoadThreadMinShare of the window,
+// except skip (the runtime's sysmon; 0 for none). sysmon carries no load,
+// but while syscalls are in flight it wakes every 20 µs to retake Ps: beside
+// a busy generator it ran up to 14% of the window and spent two thirds of
+// its runnable time queued behind the threads doing the work, run delay
+// that is no part of the work.
 // When none did — a generator starved so hard that even its busiest
 // thread ran less than that — the busiest thread stands for them, so that
 // starvation is seen rather than filtered out. Threads created or ended
@@ -110,7 +154,7 @@ const LoadThreadMinShare = 0.10
 // the ones a generator starts mid-window (the runtime's spare Ms) carry no
 // steady load. A thread id reused inside the window shows as counters that
 // went backwards and is left out too. nil when schedstat is unavailable.
-func loadThreads(a, b map[int]threadSched, windowNs int64) *ThreadStats {
+func loadThreads(a, b map[int]threadSched, windowNs int64, skip int) *ThreadStats {
 	if a == nil || b == nil || windowNs <= 0 {
 		return nil
 	}
@@ -127,7 +171,7 @@ func loadThreads(a, b map[int]threadSched, windowNs int64) *ThreadStats {
 	}
 	for tid, end := range b {
 		start, ok := a[tid]
-		if !ok {
+		if !ok || tid == skip {
 			continue
 		}
 		d := threadSched{runNs: end.runNs - start.runNs, delayNs: end.delayNs - start.delayNs}
@@ -182,7 +226,7 @@ func (s selfStats) generatorStats(m *Recorder, measuredNs int64) GeneratorStats 
 	if g.OSRunDelayNs < 0 {
 		g.OSRunDelayNs = 0 // threads that exited took their counts along
 	}
-	g.LoadThreads = loadThreads(a.threads, b.threads, b.at-a.at)
+	g.LoadThreads = loadThreads(a.threads, b.threads, b.at-a.at, sysmonTID())
 	g.ReadSyscalls = b.reads - a.reads
 	if g.ReadSyscalls > 0 {
 		g.MessagesPerRead = float64(b.msgs-a.msgs) / float64(g.ReadSyscalls)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -15,9 +16,10 @@ func TestLoadThreads(t *testing.T) {
 	tests := []struct {
 		name string
 		a, b map[int]threadSched
+		skip int
 		want *ThreadStats
 	}{
-		{"no schedstat", nil, map[int]threadSched{1: at(1, 1)}, nil},
+		{"no schedstat", nil, map[int]threadSched{1: at(1, 1)}, 0, nil},
 		{
 			// sysmon-like threads ran little and waited most of that: left
 			// out, so they cannot swamp the one that carried the load.
@@ -40,11 +42,18 @@ func TestLoadThreads(t *testing.T) {
 			b:    map[int]threadSched{1: at(500, 9000), 2: at(20, 30)},
 			want: &ThreadStats{Threads: 1, RunNs: ms(500), RunDelayNs: ms(9000), RunDelayFraction: 9000.0 / 9500, MaxThreadFraction: 9000.0 / 9500},
 		},
-		{"nothing ran", map[int]threadSched{1: at(0, 0)}, map[int]threadSched{1: at(0, 0)}, &ThreadStats{}},
+		{
+			name: "sysmon is not a load thread, however much it ran",
+			a:    map[int]threadSched{1: at(0, 0), 2: at(0, 0)},
+			b:    map[int]threadSched{1: at(9000, 100), 2: at(1400, 3000)},
+			skip: 2,
+			want: &ThreadStats{Threads: 1, RunNs: ms(9000), RunDelayNs: ms(100), RunDelayFraction: 100.0 / 9100, MaxThreadFraction: 100.0 / 9100},
+		},
+		{"nothing ran", map[int]threadSched{1: at(0, 0)}, map[int]threadSched{1: at(0, 0)}, 0, &ThreadStats{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, loadThreads(tt.a, tt.b, window)); d != "" {
+			if d := cmp.Diff(tt.want, loadThreads(tt.a, tt.b, window, tt.skip)); d != "" {
 				t.Errorf("loadThreads (-want +got):\n%s", d)
 			}
 		})
@@ -65,11 +74,14 @@ func TestReadThreadsSeesTheBusyThread(t *testing.T) {
 	if a == nil {
 		t.Skip("no /proc/self/task/*/schedstat on this kernel")
 	}
+	if tid := sysmonTID(); tid == 0 || tid == os.Getpid() {
+		t.Errorf("sysmon thread id %d (pid %d)", tid, os.Getpid())
+	}
 	start := time.Now()
 	for time.Since(start) < 250*time.Millisecond {
 	}
 	b := readThreads()
-	lt := loadThreads(a, b, int64(time.Since(start)))
+	lt := loadThreads(a, b, int64(time.Since(start)), sysmonTID())
 	if lt == nil || lt.Threads < 1 {
 		t.Fatalf("load threads %+v: the spinning thread was not found", lt)
 	}
