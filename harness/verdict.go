@@ -174,8 +174,12 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 	}
 	if lt != nil {
 		waited = waited || lt.RunDelayFraction > th.RunDelayFrac
-		ev = append(ev, fmt.Sprintf("load threads waited %.1f%% of their runnable time for a CPU (%d threads, worst %.1f%%)",
-			lt.RunDelayFraction*100, lt.Threads, lt.MaxThreadFraction*100))
+		n := fmt.Sprintf("%d threads", lt.Threads)
+		if lt.Threads == 1 {
+			n = "1 thread"
+		}
+		ev = append(ev, fmt.Sprintf("load threads waited %.1f%% of their runnable time for a CPU (%s, worst %.1f%%)",
+			lt.RunDelayFraction*100, n, lt.MaxThreadFraction*100))
 	}
 	if runnable > 0 {
 		ev = append(ev, fmt.Sprintf("runnable p99 %s", runnable.Round(time.Microsecond)))

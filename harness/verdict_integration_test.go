@@ -1,0 +1,100 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// The closed-loop verdict against real processes: refserver on CPU 1,
+// `ceiling load` on CPU 0 with GOMAXPROCS=1, judged by the harness from
+// what it sampled and what the generator reported (generator.load_threads).
+
+// TestGeneratorStarvedByOutsideHogIsCapped shares the generator's CPU with
+// busy loops that are no part of its process tree (the test starts them,
+// not the harness): its load threads wait for the CPU most of their
+// runnable time, and the point must read as generator-capped (or both), a
+// lower bound, on that evidence. Bounded: one 2 s point, the hog killed
+// at cleanup and by timeout(1).
+func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
+	needProcs(t)
+	startHog(t, pinning.CPUSet{0}, time.Minute)
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {16}})
+	o.Duration = 2 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	r, _, err := runSweep(t, ctx, o, refTarget(t))
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Logf("point %d failed: %s", p.Index, p.FailReason)
+			continue
+		}
+		ran++
+		lt := p.Generator.LoadThreads
+		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
+			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, lt,
+			100*float64(p.Generator.OSRunDelayNs)/float64(o.Duration), p.Verdict, p.VerdictReason)
+		if lt == nil || lt.Threads < 1 || lt.RunDelayFraction <= harness.DefaultThresholds.RunDelayFrac {
+			t.Errorf("point %d: load threads %+v beside a hog on their CPU: want a run delay fraction above %.2f", p.Index, lt, harness.DefaultThresholds.RunDelayFrac)
+		}
+		if !harness.IsLowerBound(p.Verdict) || !p.LowerBound || !strings.Contains(p.VerdictReason, "load threads waited") {
+			t.Errorf("point %d: verdict %s (%s), lower bound %v: want generator-capped or both on the load threads' run delay", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
+		}
+		if p.Clean {
+			t.Errorf("point %d measured beside a hog is clean", p.Index)
+		}
+	}
+	if ran == 0 {
+		t.Fatal("no point ran: nothing was judged")
+	}
+}
+
+// TestEagerReaderThatKeepsUpIsNotCapped runs batch 1, where the generator
+// reads every reply as it comes and spends about as much CPU per echo as
+// the server: near 90% of its core, and still waiting for the server part
+// of the time. With nothing else on its CPU its load threads do not wait
+// for it, and the point must not read as generator-capped. A point whose
+// CPUs were shared with other work (this machine runs other builds) cannot
+// say that and is skipped, with the contention named.
+func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
+	needProcs(t)
+	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {64}})
+	o.Duration = 2 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	r, _, err := runSweep(t, ctx, o, refTarget(t))
+	skipIfContended(t, r, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Fatalf("point %d failed: %s", p.Index, p.FailReason)
+		}
+		lt := p.Generator.LoadThreads
+		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy, server %.0f%%; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
+			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, p.ServerCPU.FractionMean*100, lt,
+			100*float64(p.Generator.OSRunDelayNs)/float64(o.Duration), p.Verdict, p.VerdictReason)
+		if lt == nil || lt.Threads < 1 {
+			t.Fatalf("point %d: no load threads reported (%+v)", p.Index, lt)
+		}
+		if lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
+			t.Errorf("point %d: load threads waited %.1f%% of their runnable time with their CPU to themselves", p.Index, lt.RunDelayFraction*100)
+		}
+		if harness.IsLowerBound(p.Verdict) {
+			t.Errorf("point %d: verdict %s (%s): an eager reader that kept up read as capped", p.Index, p.Verdict, p.VerdictReason)
+		}
+		if f := p.GeneratorCPU.FractionMean; f < 0.75 {
+			t.Logf("point %d: the generator used %.0f%% of its core, below the ~90%% this test is about: the verdict above holds, but it did not exercise a busy reader", p.Index, f*100)
+		}
+	}
+}
