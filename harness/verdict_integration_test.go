@@ -32,13 +32,7 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
 	}
-	ran := 0
-	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
-			t.Logf("point %d failed: %s", p.Index, p.FailReason)
-			continue
-		}
-		ran++
+	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
 			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, lt,
@@ -53,9 +47,24 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 			t.Errorf("point %d measured beside a hog is clean", p.Index)
 		}
 	}
-	if ran == 0 {
-		t.Fatal("no point ran: nothing was judged")
+}
+
+// measuredPoints is the sweep's points that measured, each failed one
+// logged; a sweep where none did fails the test: nothing was judged.
+func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
+	t.Helper()
+	var ok []harness.Point
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Logf("point %d failed: %s", p.Index, p.FailReason)
+			continue
+		}
+		ok = append(ok, p)
 	}
+	if len(ok) == 0 {
+		t.Fatal("no point measured: nothing was judged")
+	}
+	return ok
 }
 
 // TestEagerReaderThatKeepsUpIsNotCapped runs batch 1, where the generator
