@@ -128,32 +128,35 @@ var sysmonTID = sync.OnceValue(func() int {
 // count as one that carried the load.
 //
 // Why a share, and why a tenth: the old figure summed the run delay of
-// every thread, and most of a Go process's threads carry no load. sysmon
-// and idle runtime threads run about 1% of the window (measured beside a
-// generator at 94% of its pinned core) yet spend most of their short
-// runnable time waiting behind the very thread that does the work, so they
-// read 30-60% "delayed" and swamped the sum. The thread that carries the
-// load runs most of the window (94% there); a goroutine engine that hands
-// its P between threads around syscalls spreads the work over a few
-// threads, each still well above a tenth. A thread below a tenth did too
-// little of the work to say whether the generator kept up.
+// every thread, and most of a Go process's threads carry no load. Idle
+// runtime threads run about 1% of the window (measured beside a generator
+// at 94% of its pinned core) yet spend most of their short runnable time
+// waiting behind the very thread that does the work, so they read 30-60%
+// "delayed" and swamped the sum. The thread that carries the load runs
+// most of the window (94% there); a goroutine engine that hands its P
+// between threads around syscalls spreads the work over a few threads,
+// each still above a tenth. A thread below a tenth did too little of the
+// work to say whether the generator kept up.
 const LoadThreadMinShare = 0.10
 
 // loadThreads is the schedstat evidence of the threads that carried the
 // load over the window [a, b] of windowNs: those present at both edges
-// (keyed by thread id) that ran at least LoadThreadMinShare of the window,
-// except skip (the runtime's sysmon; 0 for none). sysmon carries no load,
-// but while syscalls are in flight it wakes every 20 µs to retake Ps: beside
-// a busy generator it ran up to 14% of the window and spent two thirds of
-// its runnable time queued behind the threads doing the work, run delay
-// that is no part of the work.
+// (keyed by thread id) that ran at least LoadThreadMinShare of the window.
 // When none did — a generator starved so hard that even its busiest
 // thread ran less than that — the busiest thread stands for them, so that
-// starvation is seen rather than filtered out. Threads created or ended
-// inside the window are left out: there is no edge to subtract from, and
-// the ones a generator starts mid-window (the runtime's spare Ms) carry no
-// steady load. A thread id reused inside the window shows as counters that
-// went backwards and is left out too. nil when schedstat is unavailable.
+// starvation is seen rather than filtered out.
+//
+// skip (0 for none) is the runtime's sysmon, never counted: it carries no
+// load, but while it finds Ps to retake (a syscall running longer than
+// 20 µs) it wakes every 20 µs, and beside a busy generator it ran up to 14%
+// of the window and spent two thirds of its runnable time queued behind
+// the threads doing the work: run delay that is no part of the work.
+//
+// Threads started or ended inside the window are left out: there is no
+// edge to subtract from (the runtime starts spare threads mid-window
+// around syscalls; a thread that ends takes its counts along). A thread id
+// reused inside the window shows as counters that went backwards and is
+// left out too. nil when schedstat is unavailable.
 func loadThreads(a, b map[int]threadSched, windowNs int64, skip int) *ThreadStats {
 	if a == nil || b == nil || windowNs <= 0 {
 		return nil
