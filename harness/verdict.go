@@ -42,11 +42,12 @@ import (
 //     because waiting is also what a generator's own threads do behind one
 //     another on its one core: the Go runtime hands its P to a second
 //     thread around a syscall, and the two (and sysmon) then queue for the
-//     same CPU. Measured once beside refserver (batch 10, 64 connections):
-//     the load threads waited 17% of their runnable time on a core 56%
-//     busy, all of it with the generator's own threads; such waits come
-//     and go while the core still has idle time over the window, which is
-//     a generator that kept up. On busy cores waiting is the
+//     same CPU. A thread waits only while its CPU runs something else, so
+//     on a core with idle time over the window the waits came in bursts or
+//     behind the generator's own threads. Measured once beside refserver
+//     (batch 10, 64 connections, before sysmon was left out): the load
+//     threads waited 38% of their runnable time on a core about 56% busy
+//     with nothing but the generator. Such a generator kept up. On busy cores waiting is the
 //     cap, and on cores not busy it is a blip. What the busy condition no
 //     longer does is decide alone: a busy core whose load threads did not
 //     wait is an eager reader keeping up.
