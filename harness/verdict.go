@@ -50,7 +50,9 @@ import (
 //     with nothing but the generator. Such a generator kept up. On busy cores waiting is the
 //     cap, and on cores not busy it is a blip. What the busy condition no
 //     longer does is decide alone: a busy core whose load threads did not
-//     wait is an eager reader keeping up.
+//     wait is an eager reader keeping up. The runnable latency stays: it
+//     is the one trace a goroutine engine leaves when its own run queue
+//     backs up on a core it fills, where no thread waits for the OS.
 //   - A generator that reports none of that (another GENERATOR without
 //     those fields, or one that reports only the old os_run_delay_ns, a
 //     sum over every thread that idle runtime threads dominate and that
