@@ -25,30 +25,31 @@ import (
 //     sends over an interval late), or it achieved less than the requested
 //     rate by more than RateShortfall without the in-flight cap (which
 //     marks a slow server, not a slow generator) having been hit.
-//   - Closed loop (the sweep's mode), either of:
-//   - an event loop was saturated (generator.loops, the event-loop
-//     engine): its busiest loop was not blocked waiting for events for at
-//     least LoopBusy (98%) of the window — a loop that never waits is
-//     saturated, whatever its CPU reads — or an event waited more than
-//     LoopLagP99 (p99) from ready to handled. Neither needs busy CPU: a
-//     loop is one thread, and these are its own measures of being behind.
-//   - work was ready but not run — the threads that carried the load
-//     (generator.load_threads) waited for a CPU more than RunDelayFrac of
-//     their own runnable time (run + run delay, schedstat), or the
-//     goroutine runnable latency p99 was above RunnableP99 — while its
-//     pinned cores were busy: its process tree used at least GeneratorBusy
-//     of them, or they were that busy with anything (other processes on a
-//     shared machine starve it just the same). The busy condition stays
-//     because waiting is also what a generator's own threads do behind one
-//     another on its one core: the Go runtime hands its P to a second
-//     thread around a syscall, and the two (and sysmon) then queue for the
-//     same CPU. A thread waits only while its CPU runs something else, so
-//     on a core with idle time over the window the waits came in bursts or
-//     behind the generator's own threads. Measured once beside refserver
-//     (batch 10, 64 connections, before sysmon was left out): the load
-//     threads waited 38% of their runnable time on a core about 56% busy
-//     with nothing but the generator. Such a generator kept up. On busy cores waiting is the
-//     cap, and on cores not busy it is a blip. What the busy condition no
+//   - Closed loop (the sweep's mode), an event loop saturated
+//     (generator.loops, the event-loop engine): its busiest loop was not
+//     blocked waiting for events for at least LoopBusy (98%) of the window
+//     — a loop that never waits is saturated, whatever its CPU reads — or
+//     an event waited more than LoopLagP99 (p99) from ready to handled.
+//     Neither needs busy CPU: a loop is one thread, and these are its own
+//     measures of being behind.
+//   - Closed loop, work ready but not run: the threads that carried the
+//     load (generator.load_threads) waited for a CPU more than
+//     RunDelayFrac of their own runnable time (run + run delay,
+//     schedstat), or the goroutine runnable latency p99 was above
+//     RunnableP99 — while its pinned cores were busy: its process tree
+//     used at least GeneratorBusy of them, or they were that busy with
+//     anything (other processes on a shared machine starve it just the
+//     same). The busy condition stays because waiting is also what a
+//     generator's own threads do behind one another on its one core: the
+//     Go runtime hands its P to a second thread around a syscall, and the
+//     two (and sysmon) then queue for the same CPU. A thread waits only
+//     while its CPU runs something else, so on a core with idle time over
+//     the window the waits came in bursts or behind the generator's own
+//     threads. Measured once beside refserver (batch 10, 64 connections,
+//     before sysmon was left out): the load threads waited 38% of their
+//     runnable time on a core about 56% busy with nothing but the
+//     generator. Such a generator kept up. On busy cores waiting is the
+//     cap; on cores not busy it is a blip. What the busy condition no
 //     longer does is decide alone: a busy core whose load threads did not
 //     wait is an eager reader keeping up. The runnable latency stays: it
 //     is the one trace a goroutine engine leaves when its own run queue
