@@ -69,8 +69,9 @@ func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
 
 // TestEagerReaderThatKeepsUpIsNotCapped runs batch 1, where the generator
 // reads every reply as it comes and spends about as much CPU per echo as
-// the server: near 90% of its core, and still waiting for the server part
-// of the time. With nothing else on its CPU its load threads do not wait
+// the server (issue 11 measured 4.25 µs on the event loops against
+// refserver's 4.6 to 4.9): near 90% of its core, and still waiting for the
+// server part of the time. With nothing else on its CPU its load threads do not wait
 // for it, and the point must not read as generator-capped. A point whose
 // CPUs were shared with other work (this machine runs other builds) cannot
 // say that and is skipped, with the contention named: beyond the harness's
@@ -80,10 +81,10 @@ func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
 func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	const quietMargin = 0.05
 	needProcs(t)
-	// 32 connections: enough to keep the reader near its core, few enough
-	// that the goroutines queued on its one P stay well under the 1 ms
-	// runnable p99 (at 64 a quiet run read 0.5 to 0.66 ms, one bucket
-	// under it).
+	// 32 connections: enough to keep the server at its core, few enough
+	// that with --io goroutines the goroutines queued on the reader's one P
+	// stay well under the 1 ms runnable p99 (at 64 a quiet run read 0.5 to
+	// 0.66 ms, one bucket under it).
 	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {32}})
 	o.Duration = 2 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
@@ -102,8 +103,8 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 			t.Skipf("point %d: the generator's CPU was %.0f%% busy, %.0f%% of it the generator's (load threads %+v): other work shared it, the machine was not quiet",
 				p.Index, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100, lt)
 		}
-		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy, server %.0f%%; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
-			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, p.ServerCPU.FractionMean*100, lt,
+		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy, server %.0f%%; engine %q, loops %+v; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
+			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, p.ServerCPU.FractionMean*100, p.Generator.Engine, p.Generator.Loops, lt,
 			100*float64(p.Generator.OSRunDelayNs)/float64(o.Duration), p.Verdict, p.VerdictReason)
 		if lt == nil || lt.Threads < 1 {
 			t.Fatalf("point %d: no load threads reported (%+v)", p.Index, lt)
