@@ -31,7 +31,11 @@ import (
 //     — a loop that never waits is saturated, whatever its CPU reads — or
 //     an event waited more than LoopLagP99 (p99) from ready to handled.
 //     Neither needs busy CPU: a loop is one thread, and these are its own
-//     measures of being behind.
+//     measures of being behind. Neither sees a loop starved by other work
+//     on its CPU, though: the wait for the CPU after a wake-up falls inside
+//     epoll_wait, so such a loop reads idle (measured beside a hog: 3%
+//     busy while its thread waited 92% of its runnable time). The load
+//     threads below see that.
 //   - Closed loop, work ready but not run: the threads that carried the
 //     load (generator.load_threads) waited for a CPU more than
 //     RunDelayFrac of their own runnable time (run + run delay,
