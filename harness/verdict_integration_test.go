@@ -75,9 +75,13 @@ func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
 // for it, and the point must not read as generator-capped. A point whose
 // CPUs were shared with other work (this machine runs other builds) cannot
 // say that and is skipped, with the contention named: beyond the harness's
-// SharedMargin on either side, or beyond quietMargin on the generator's
-// CPU (an eager reader at 84% of its core lost 13% of its runnable time to
-// 12% of other work there: waiting, truly, but not this test's subject).
+// SharedMargin on either side, or, when its threads did wait, beyond
+// quietMargin on the generator's CPU (an eager reader at 84% of its core
+// lost 13% of its runnable time to 12% of other work there: waiting,
+// truly, but not this test's subject). Below SharedMargin the other work
+// may also be the generator's own softirq time, which /proc/stat does not
+// charge to its process: a run at 80% of its core on a CPU 95% busy waited
+// 1.7%.
 func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	const quietMargin = 0.05
 	needProcs(t)
@@ -99,9 +103,10 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 			t.Fatalf("point %d failed: %s", p.Index, p.FailReason)
 		}
 		lt := p.Generator.LoadThreads
-		if other := p.GeneratorCPU.PinnedBusy - p.GeneratorCPU.FractionMean; other > quietMargin {
-			t.Skipf("point %d: the generator's CPU was %.0f%% busy, %.0f%% of it the generator's (load threads %+v): other work shared it, the machine was not quiet",
-				p.Index, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100, lt)
+		if other := p.GeneratorCPU.PinnedBusy - p.GeneratorCPU.FractionMean; other > quietMargin &&
+			lt != nil && lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
+			t.Skipf("point %d: the load threads waited %.1f%% of their runnable time on a CPU %.0f%% busy, %.0f%% of it the generator's: other work shared it, the machine was not quiet",
+				p.Index, lt.RunDelayFraction*100, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100)
 		}
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy, server %.0f%%; engine %q, loops %+v; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
 			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, p.ServerCPU.FractionMean*100, p.Generator.Engine, p.Generator.Loops, lt,
