@@ -3,6 +3,7 @@ package harness_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,17 +72,19 @@ func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
 // reads every reply as it comes and spends about as much CPU per echo as
 // the server (issue 11 measured 4.25 µs on the event loops against
 // refserver's 4.6 to 4.9): near 90% of its core, and still waiting for the
-// server part of the time. With nothing else on its CPU its load threads do not wait
-// for it, and the point must not read as generator-capped. A point whose
-// CPUs were shared with other work (this machine runs other builds) cannot
-// say that and is skipped, with the contention named: beyond the harness's
-// SharedMargin on either side, or, when its threads did wait, beyond
-// quietMargin on the generator's CPU (an eager reader at 84% of its core
-// lost 13% of its runnable time to 12% of other work there: waiting,
-// truly, but not this test's subject). Below SharedMargin the other work
-// may also be the generator's own softirq time, which /proc/stat does not
-// charge to its process: a run at 80% of its core on a CPU 95% busy waited
-// 1.7%.
+// server part of the time. With nothing else on its CPU its load threads
+// do not wait for it, and the point must not read as generator-capped.
+//
+// A point whose CPUs were shared with other work (this machine runs other
+// builds) cannot say that and is passed over, with the contention named:
+// contended by the harness's rule (SharedMargin), or, when its threads did
+// wait, other work beyond quietMargin on the generator's CPU (an eager
+// reader at 84% of its core lost 13% of its runnable time to 12% of other
+// work there: waiting, truly, but not this test's subject). Below
+// SharedMargin the rest may also be the generator's own softirq time,
+// which /proc/stat does not charge to its process: a run at 80% of its
+// core on a CPU 95% busy waited 1.7%. The test skips when every point
+// (the headline and its A-A repeat) was passed over.
 func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	const quietMargin = 0.05
 	needProcs(t)
@@ -94,20 +97,24 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	r, _, err := runSweep(t, ctx, o, refTarget(t))
-	skipIfContended(t, r, err)
-	if err != nil {
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
 	}
-	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
-			t.Fatalf("point %d failed: %s", p.Index, p.FailReason)
-		}
+	var passed []string
+	checked := 0
+	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
+		if p.Contended {
+			passed = append(passed, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
+			continue
+		}
 		if other := p.GeneratorCPU.PinnedBusy - p.GeneratorCPU.FractionMean; other > quietMargin &&
 			lt != nil && lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
-			t.Skipf("point %d: the load threads waited %.1f%% of their runnable time on a CPU %.0f%% busy, %.0f%% of it the generator's: other work shared it, the machine was not quiet",
-				p.Index, lt.RunDelayFraction*100, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100)
+			passed = append(passed, fmt.Sprintf("point %d: the load threads waited %.1f%% of their runnable time on a CPU %.0f%% busy, %.0f%% of it the generator's",
+				p.Index, lt.RunDelayFraction*100, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100))
+			continue
 		}
+		checked++
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy, server %.0f%%; engine %q, loops %+v; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
 			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, p.ServerCPU.FractionMean*100, p.Generator.Engine, p.Generator.Loops, lt,
 			100*float64(p.Generator.OSRunDelayNs)/float64(o.Duration), p.Verdict, p.VerdictReason)
@@ -123,5 +130,11 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 		if f := p.GeneratorCPU.FractionMean; f < 0.75 {
 			t.Logf("point %d: the generator used %.0f%% of its core, below the ~90%% this test is about: the verdict above holds, but it did not exercise a busy reader", p.Index, f*100)
 		}
+	}
+	if checked == 0 {
+		t.Skipf("the machine was not quiet, no point had its CPU to itself:\n%s", strings.Join(passed, "\n"))
+	}
+	for _, why := range passed {
+		t.Logf("passed over (not quiet): %s", why)
 	}
 }
