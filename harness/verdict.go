@@ -49,10 +49,10 @@ import (
 //     two (and sysmon) then queue for the same CPU. A thread waits only
 //     while its CPU runs something else, so on a core with idle time over
 //     the window the waits came in bursts or behind the generator's own
-//     threads. Measured once beside refserver (batch 10, 64 connections,
-//     before sysmon was left out): the load threads waited 38% of their
-//     runnable time on a core about 56% busy with nothing but the
-//     generator. Such a generator kept up. On busy cores waiting is the
+//     threads. Measured beside refserver (--io goroutines, batch 10, 64
+//     connections): the load thread waited 17% of its runnable time on a
+//     core 57% busy with nothing but the generator (docs/sweep.md has the
+//     table). Such a generator kept up. On busy cores waiting is the
 //     cap; on cores not busy it is a blip. What the busy condition no
 //     longer does is decide alone: a busy core whose load threads did not
 //     wait is an eager reader keeping up. The runnable latency stays: it
