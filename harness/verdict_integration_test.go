@@ -25,14 +25,7 @@ import (
 func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 	needProcs(t)
 	startHog(t, pinning.CPUSet{0}, time.Minute)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {16}})
-	o.Duration = 2 * time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
-	r, _, err := runSweep(t, ctx, o, refTarget(t))
-	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatal(err)
-	}
+	o, r := onePoint(t, 10, 16)
 	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
@@ -48,6 +41,22 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 			t.Errorf("point %d measured beside a hog is clean", p.Index)
 		}
 	}
+}
+
+// onePoint sweeps one point (and its A-A repeat when it is clean) of
+// refserver at batch and conns, a 2 s window, bounded at 45 s; a result
+// that is not publishable is still a result here.
+func onePoint(t *testing.T, batch, conns int) (*harness.Options, *harness.Result) {
+	t.Helper()
+	o := miniOptions(t, harness.Ladder{batch}, harness.ConnsLadders{batch: {conns}})
+	o.Duration = 2 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	r, _, err := runSweep(t, ctx, o, refTarget(t))
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatal(err)
+	}
+	return o, r
 }
 
 // measuredPoints is the sweep's points that measured, each failed one
@@ -92,14 +101,7 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	// that with --io goroutines the goroutines queued on the reader's one P
 	// stay well under the 1 ms runnable p99 (at 64 a quiet run read 0.5 to
 	// 0.66 ms, one bucket under it).
-	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {32}})
-	o.Duration = 2 * time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
-	r, _, err := runSweep(t, ctx, o, refTarget(t))
-	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatal(err)
-	}
+	o, r := onePoint(t, 1, 32)
 	var passed []string
 	checked := 0
 	for _, p := range measuredPoints(t, r) {
