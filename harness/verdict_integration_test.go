@@ -84,16 +84,17 @@ func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
 // server part of the time. With nothing else on its CPU its load threads
 // do not wait for it, and the point must not read as generator-capped.
 //
-// A point whose CPUs were shared with other work (this machine runs other
-// builds) cannot say that and is passed over, with the contention named:
-// contended by the harness's rule (SharedMargin), or, when its threads did
-// wait, other work beyond quietMargin on the generator's CPU (an eager
-// reader at 84% of its core lost 13% of its runnable time to 12% of other
-// work there: waiting, truly, but not this test's subject). Below
-// SharedMargin the rest may also be the generator's own softirq time,
-// which /proc/stat does not charge to its process: a run at 80% of its
-// core on a CPU 95% busy waited 1.7%. The test skips when every point
-// (the headline and its A-A repeat) was passed over.
+// A point whose threads waited while other work shared the generator's
+// CPU beyond quietMargin (this machine runs other builds) cannot say that
+// and is passed over, named: an eager reader at 84% of its core lost 13%
+// of its runnable time to 12% of other work there, waiting truly, but not
+// this test's subject. A point that did not wait is judged even when the
+// harness calls it contended: the busy-but-unattributed part of the CPU
+// may be the generator's own softirq time, which /proc/stat does not
+// charge to its process (a run at 80% of its core on a CPU 95% busy
+// waited 1.7%; after the loops got cheaper, 74% on a CPU 94% busy). The
+// test skips when every point (the headline and its A-A repeat) was
+// passed over.
 func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	const quietMargin = 0.05
 	needProcs(t)
@@ -106,10 +107,6 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	checked := 0
 	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
-		if p.Contended {
-			passed = append(passed, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
-			continue
-		}
 		if other := p.GeneratorCPU.PinnedBusy - p.GeneratorCPU.FractionMean; other > quietMargin &&
 			lt != nil && lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
 			passed = append(passed, fmt.Sprintf("point %d: the load threads waited %.1f%% of their runnable time on a CPU %.0f%% busy, %.0f%% of it the generator's",
