@@ -10,8 +10,8 @@
 // a core shared with other work is seen. Each point then gets a verdict
 // (verdict.go): server-saturated, generator-capped (a lower bound), both,
 // neither, or failed. The generator-capped call needs evidence that the
-// generator fell behind — work ready but not run, late sends, a missed
-// rate — not its CPU alone, since an eager reader on loopback is busy
+// generator fell behind — its load threads waiting for a CPU, an event loop
+// that never waits, late sends, a missed rate — not its CPU alone, since an eager reader on loopback is busy
 // because it keeps up.
 //
 // The pieces, each small and tested on its own:

@@ -33,16 +33,35 @@ func TestJudge(t *testing.T) {
 		s.AttemptedOpsPerS = sent
 		return s
 	}
-	keptUp := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(100 * time.Millisecond)}
-	waited := load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: int64(100 * time.Millisecond)}
-	ranLate := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(2 * time.Second)}
+	threads := func(frac float64) *load.ThreadStats {
+		run := int64(9 * time.Second)
+		delay := int64(float64(run) * frac / (1 - frac))
+		return &load.ThreadStats{Threads: 1, RunNs: run, RunDelayNs: delay, RunDelayFraction: frac, MaxThreadFraction: frac}
+	}
+	// os_run_delay_ns is no longer read: 40% of the window here, as the
+	// all-thread sum read on nearly every point, changes nothing.
+	keptUp := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), OSRunDelayNs: int64(4 * time.Second), LoadThreads: threads(0.02)}
+	waited := load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: int64(100 * time.Millisecond), LoadThreads: threads(0.02)}
+	ranLate := load.GeneratorStats{RunnableP99Ns: int64(50 * time.Microsecond), LoadThreads: threads(0.20)}
+	loops := func(busy float64, lag time.Duration) load.GeneratorStats {
+		return load.GeneratorStats{Engine: "loop", RunnableP99Ns: int64(20 * time.Microsecond), LoadThreads: threads(0.01),
+			Loops: &load.LoopStats{Count: 1, BusyFraction: []float64{busy}, MaxBusy: busy, LagP99Ns: int64(lag), LagMaxNs: int64(2 * lag)}}
+	}
 
 	tests := []judgeCase{
 		{"server at its cores", cpuFrac(0.97, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictServerSaturated, "server 97% of 3 cores", false},
 		{"server just under the line", cpuFrac(0.89, 3), cpuFrac(0.6, 1), closed, keptUp, VerdictNeither, "latency- or connection-bound", false},
 		{"busy generator that kept up is not capped", cpuFrac(0.5, 1), cpuFrac(0.99, 1), closed, keptUp, VerdictNeither, "eager reads, not a cap", false},
 		{"busy generator with runnable backlog", cpuFrac(0.5, 1), cpuFrac(0.99, 1), closed, waited, VerdictGeneratorCapped, "work ready but not run", true},
-		{"busy generator whose threads waited for a cpu", cpuFrac(0.5, 1), cpuFrac(0.95, 1), closed, ranLate, VerdictGeneratorCapped, "run delay 20.0%", true},
+		{"busy generator whose threads waited for a cpu", cpuFrac(0.5, 1), cpuFrac(0.95, 1), closed, ranLate, VerdictGeneratorCapped, "load threads waited 20.0% of their runnable time", true},
+		{"load threads that waited on a core not busy: a blip", cpuFrac(0.5, 1), cpuFrac(0.5, 1), closed, ranLate, VerdictNeither, "kept up", false},
+		{"eager reader at 90% of its core, its threads not waiting", cpuFrac(0.97, 1), cpuFrac(0.90, 1), closed, keptUp, VerdictServerSaturated, "load threads waited 2.0%", false},
+		{"only the old all-thread run delay: judged by cpu", cpuFrac(0.5, 1), cpuFrac(0.9, 1), closed, load.GeneratorStats{OSRunDelayNs: int64(5 * time.Second)}, VerdictGeneratorCapped, "no self-evidence reported", true},
+		{"event loop that never waits is saturated", cpuFrac(0.5, 1), cpuFrac(0.7, 1), closed, loops(0.99, 100*time.Microsecond), VerdictGeneratorCapped, "event loop saturated (busiest event loop 99%", true},
+		{"event loop lagging", cpuFrac(0.5, 1), cpuFrac(0.6, 1), closed, loops(0.7, 30*time.Millisecond), VerdictGeneratorCapped, "loop lag p99 30ms", true},
+		{"event loop busy 90% and prompt kept up", cpuFrac(0.97, 1), cpuFrac(0.9, 1), closed, loops(0.9, time.Millisecond), VerdictServerSaturated, "eager reads, not a cap", false},
+		{"event loop and server both at their cores", cpuFrac(0.95, 1), cpuFrac(0.99, 1), closed, loops(0.995, time.Millisecond), VerdictBoth, "event loop saturated", true},
+		{"loops alone are evidence", cpuFrac(0.5, 1), cpuFrac(0.9, 1), closed, load.GeneratorStats{Loops: &load.LoopStats{Count: 2, BusyFraction: []float64{0.5, 0.6}, MaxBusy: 0.6}}, VerdictNeither, "eager reads, not a cap", false},
 		{"backlog on an idle generator is a blip", cpuFrac(0.5, 1), cpuFrac(0.3, 1), closed, waited, VerdictNeither, "kept up", false},
 		{"both", cpuFrac(0.95, 1), cpuFrac(0.95, 1), closed, waited, VerdictBoth, "lower bound", true},
 		{"no self-evidence, busy: conservative cap", cpuFrac(0.5, 1), cpuFrac(0.9, 1), closed, load.GeneratorStats{}, VerdictGeneratorCapped, "conservative", true},

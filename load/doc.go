@@ -40,6 +40,7 @@
 //
 // The result carries the generator's evidence about itself (CPU over the
 // window from getrusage, schedule lag, goroutine runnable latency from
-// runtime/metrics, OS run delay from schedstat, read syscalls per message),
-// because a generator-capped verdict must not rest on CPU alone.
+// runtime/metrics, the run delay of the threads that carried the load from
+// schedstat (selfstats.go), read syscalls per message), because a
+// generator-capped verdict must not rest on CPU alone.
 package load

@@ -64,6 +64,10 @@ func WriteReport(w io.Writer, r *Result) error {
 	g := &r.Generator
 	fmt.Fprintf(tw, "generator\t%.2f cores (user %.2fs, system %.2fs), runnable p99 %v, OS run delay %v\n",
 		g.CPUCores, g.CPUUserS, g.CPUSystemS, time.Duration(g.RunnableP99Ns), time.Duration(g.OSRunDelayNs))
+	if lt := g.LoadThreads; lt != nil {
+		fmt.Fprintf(tw, "threads\t%d carried the load, run delay %.1f%% of their runnable time (worst thread %.1f%%)\n",
+			lt.Threads, 100*lt.RunDelayFraction, 100*lt.MaxThreadFraction)
+	}
 	if g.ReadSyscalls > 0 {
 		fmt.Fprintf(tw, "reads\t%d read syscalls, %.2f messages per read\n", g.ReadSyscalls, g.MessagesPerRead)
 	}

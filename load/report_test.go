@@ -28,7 +28,8 @@ func reportCases() map[string]*load.Result {
 			ConnectionsRequested: 16, ConnectionsOpen: 16,
 			Latency: load.Latency{Count: 1535600, Min: 80000, Mean: 1e6, P50: 984575, P90: 1600511, P99: 4296703, P999: 7196671, Max: 12121518},
 		},
-		Generator: load.GeneratorStats{CPUCores: 0.46, CPUUserS: 0.7, CPUSystemS: 3.9, RunnableP99Ns: 262144, OSRunDelayNs: 12e8, ReadSyscalls: 318090, MessagesPerRead: 4.83},
+		Generator: load.GeneratorStats{CPUCores: 0.46, CPUUserS: 0.7, CPUSystemS: 3.9, RunnableP99Ns: 262144, OSRunDelayNs: 12e8, ReadSyscalls: 318090, MessagesPerRead: 4.83,
+			LoadThreads: &load.ThreadStats{Threads: 2, RunNs: 4.5e9, RunDelayNs: 1e8, RunDelayFraction: 0.0217, MaxThreadFraction: 0.03}},
 	}
 	failing := &load.Result{
 		Config: load.Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 64, Batch: 5, RecordSize: 512, Payload: "json", WarmupNs: 1e9},

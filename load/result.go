@@ -164,7 +164,10 @@ type LoopStats struct {
 	LagMaxNs     int64     `json:"lag_max_ns"`
 }
 
-// ThreadStats is the run delay of the threads that carried the load.
+// ThreadStats is the run delay of the threads that carried the load: those
+// present at both edges of the window that ran at least LoadThreadMinShare
+// of it, never the runtime's sysmon, or the busiest thread when none did
+// (selfstats.go says why).
 type ThreadStats struct {
 	Threads           int     `json:"threads"`                       // threads that ran >= the minimum share of the window
 	RunNs             int64   `json:"run_ns"`                        // their run time over the window, summed

@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,7 @@ type counters struct {
 	userNs, sysNs int64
 	sched         *metrics.Float64Histogram // /sched/latencies:seconds, cumulative
 	runDelayNs    int64                     // sum of schedstat run_delay over our threads
+	threads       map[int]threadSched       // each thread's schedstat by TID; nil where unavailable
 	reads, msgs   int64
 }
 
@@ -40,17 +42,32 @@ func snapshot(sc Scenario) counters {
 	if s[0].Value.Kind() == metrics.KindFloat64Histogram {
 		c.sched = s[0].Value.Float64Histogram()
 	}
-	c.runDelayNs = runDelay()
+	c.threads = readThreads()
+	for _, t := range c.threads {
+		c.runDelayNs += t.delayNs
+	}
 	c.reads, c.msgs = sc.ReadCounters()
 	return c
 }
 
-// runDelay sums field 2 of /proc/self/task/*/schedstat: nanoseconds each
-// thread spent runnable but waiting for a CPU. 0 where unavailable.
-func runDelay() int64 {
+// threadSched is one thread's cumulative schedstat: field 1, the time it
+// ran on a CPU, and field 2, the time it was runnable but waited for one
+// (run delay), in nanoseconds.
+type threadSched struct{ runNs, delayNs int64 }
+
+// readThreads reads /proc/self/task/*/schedstat, keyed by thread id; nil
+// where there is no such file (not Linux, a kernel without schedstats).
+func readThreads() map[int]threadSched {
 	tasks, _ := filepath.Glob("/proc/self/task/*/schedstat")
-	var sum int64
+	if len(tasks) == 0 {
+		return nil
+	}
+	m := make(map[int]threadSched, len(tasks))
 	for _, t := range tasks {
+		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(t)))
+		if err != nil {
+			continue
+		}
 		b, err := os.ReadFile(t)
 		if err != nil {
 			continue // the thread exited
@@ -59,11 +76,132 @@ func runDelay() int64 {
 		if len(f) < 2 {
 			continue
 		}
-		if v, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-			sum += v
+		run, err1 := strconv.ParseInt(f[0], 10, 64)
+		delay, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		m[tid] = threadSched{runNs: run, delayNs: delay}
+	}
+	return m
+}
+
+// sysmonTID is the thread id of the Go runtime's monitor thread (sysmon),
+// or 0 when it cannot be told. runtime.main starts it before anything else
+// can start a thread, so it is the oldest thread after the main one (start
+// time, then thread id, which the kernel hands out in order).
+var sysmonTID = sync.OnceValue(func() int {
+	pid := os.Getpid()
+	stats, _ := filepath.Glob("/proc/self/task/*/stat")
+	best, bestStart := 0, int64(math.MaxInt64)
+	for _, st := range stats {
+		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(st)))
+		if err != nil || tid == pid {
+			continue
+		}
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// Field 22, start time; fields are counted after the command
+		// name, which is in parentheses and may hold spaces.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 20 {
+			continue
+		}
+		start, err := strconv.ParseInt(f[19], 10, 64)
+		if err != nil {
+			continue
+		}
+		if start < bestStart || start == bestStart && tid < best {
+			best, bestStart = tid, start
 		}
 	}
-	return sum
+	return best
+})
+
+// LoadThreadMinShare is the share of the window a thread must have run to
+// count as one that carried the load.
+//
+// Why a share, and why a tenth: the old figure summed the run delay of
+// every thread, and most of a Go process's threads carry no load. Idle
+// runtime threads run about 1% of the window (measured beside a generator
+// at 94% of its pinned core) yet spend most of their short runnable time
+// waiting behind the very thread that does the work, so they read 30-60%
+// "delayed" and swamped the sum. The thread that carries the load runs
+// most of the window (94% there); a goroutine engine that hands its P
+// between threads around syscalls spreads the work over a few threads,
+// each still above a tenth. A thread below a tenth did too little of the
+// work to say whether the generator kept up.
+const LoadThreadMinShare = 0.10
+
+// loadThreads is the schedstat evidence of the threads that carried the
+// load over the window [a, b] of windowNs: those present at both edges
+// (keyed by thread id) that ran at least LoadThreadMinShare of the window.
+// When none did — a generator starved so hard that even its busiest
+// thread ran less than that — the busiest thread stands for them, so that
+// starvation is seen rather than filtered out.
+//
+// skip (0 for none) is the runtime's sysmon, never counted: it carries no
+// load, but while it finds Ps to retake (a syscall running longer than
+// 20 µs) it wakes every 20 µs, and beside a busy generator it ran up to 14%
+// of the window and spent two thirds of its runnable time queued behind
+// the threads doing the work: run delay that is no part of the work.
+//
+// Threads started or ended inside the window are left out: there is no
+// edge to subtract from (the runtime starts spare threads mid-window
+// around syscalls; a thread that ends takes its counts along). A thread id
+// reused inside the window shows as counters that went backwards and is
+// left out too. nil when schedstat is unavailable.
+func loadThreads(a, b map[int]threadSched, windowNs int64, skip int) *ThreadStats {
+	if a == nil || b == nil || windowNs <= 0 {
+		return nil
+	}
+	minRun := int64(LoadThreadMinShare * float64(windowNs))
+	var ts ThreadStats
+	var busiest threadSched
+	add := func(d threadSched) {
+		ts.Threads++
+		ts.RunNs += d.runNs
+		ts.RunDelayNs += d.delayNs
+		if f := delayFraction(d.runNs, d.delayNs); f > ts.MaxThreadFraction {
+			ts.MaxThreadFraction = f
+		}
+	}
+	for tid, end := range b {
+		start, ok := a[tid]
+		if !ok || tid == skip {
+			continue
+		}
+		d := threadSched{runNs: end.runNs - start.runNs, delayNs: end.delayNs - start.delayNs}
+		if d.runNs < 0 || d.delayNs < 0 {
+			continue
+		}
+		if d.runNs > busiest.runNs {
+			busiest = d
+		}
+		if d.runNs >= minRun {
+			add(d)
+		}
+	}
+	if ts.Threads == 0 && busiest.runNs > 0 {
+		add(busiest)
+	}
+	ts.RunDelayFraction = delayFraction(ts.RunNs, ts.RunDelayNs)
+	return &ts
+}
+
+// delayFraction is run delay as a fraction of the runnable time (ran or
+// waited to run).
+func delayFraction(run, delay int64) float64 {
+	if run+delay <= 0 {
+		return 0
+	}
+	return float64(delay) / float64(run+delay)
 }
 
 // generatorStats turns the two snapshots and the merged record into the
@@ -91,6 +229,7 @@ func (s selfStats) generatorStats(m *Recorder, measuredNs int64) GeneratorStats 
 	if g.OSRunDelayNs < 0 {
 		g.OSRunDelayNs = 0 // threads that exited took their counts along
 	}
+	g.LoadThreads = loadThreads(a.threads, b.threads, b.at-a.at, sysmonTID())
 	g.ReadSyscalls = b.reads - a.reads
 	if g.ReadSyscalls > 0 {
 		g.MessagesPerRead = float64(b.msgs-a.msgs) / float64(g.ReadSyscalls)
