@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -58,6 +61,8 @@ type ProcRunner struct {
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
+
+	hub *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
 }
 
 // NewProcRunner prepares the runner; the generator defaults to this
@@ -322,6 +327,7 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}
 	p.addr.Port, p.addr.Port2, p.addr.Ports = ports[0], ports[1], ports[2:]
+	p.addr.Host = pr.serverHost()
 	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
@@ -501,6 +507,9 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 func (p *pointRun) waitMarker(ctx context.Context) error {
 	pr, gen := p.pr, p.gen
 	markerBy := time.Now().Add(p.warmup + connectTimeout)
+	if p.ag != nil {
+		markerBy = time.Now().Add(p.warmup + max(connectTimeout, pr.joinTimeout()+5*time.Second))
+	}
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
@@ -690,7 +699,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 		slices.Sort(named)
 		for _, n := range named {
 			if port := p.addr.PortN(n); port > 0 {
-				_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", port), portWait)
+				_ = supervise.WaitPortFree(net.JoinHostPort(cmp.Or(p.addr.Host, "127.0.0.1"), strconv.Itoa(port)), portWait)
 			}
 		}
 	}
