@@ -293,6 +293,16 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 	}
 	if ag.out != nil {
 		out.Agents = ag.out.Agents
+		network := "loopback"
+		switch {
+		case p.pr.o.AgentsListen != "":
+			network = "remote"
+		case p.pr.o.AgentsLab != nil:
+			network = "netns"
+		}
+		for i := range out.Agents {
+			out.Agents[i].Network = network
+		}
 	}
 	if ag.err != nil {
 		return p.fail(PhaseCollect, p.agentNamed(ag.err.Error()), "%v", ag.err)

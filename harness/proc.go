@@ -506,10 +506,11 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
 	pr, gen := p.pr, p.gen
-	markerBy := time.Now().Add(p.warmup + connectTimeout)
+	markerWait := connectTimeout
 	if p.ag != nil {
-		markerBy = time.Now().Add(p.warmup + max(connectTimeout, pr.joinTimeout()+5*time.Second))
+		markerWait = max(connectTimeout, pr.joinTimeout()+5*time.Second)
 	}
+	markerBy := time.Now().Add(p.warmup + markerWait)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
@@ -527,7 +528,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
 		case p.ag != nil:
 			if time.Now().After(markerBy) {
-				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", connectTimeout)
+				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", markerWait)
 			}
 		case gen.Exited():
 			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
@@ -537,7 +538,9 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if p.ag != nil {
-		pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+		if len(p.ag.procs) > 0 { // none with AGENTS_LISTEN: remote
+			pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+		}
 		return nil
 	}
 	pr.noteGranted(&pr.generatorGranted, gen.Pid)

@@ -91,6 +91,10 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		nc.Close()
 		if done {
 			fmt.Fprintf(logw, "agent %d: done after %d points\n", ac.Index, points)
+			var bad *BadArgsError
+			if errors.As(lastPoint, &bad) {
+				return bad // the coordinator's flags were refused: exit 2
+			}
 			return nil
 		}
 		var refused *RefusedError
@@ -101,6 +105,7 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 			lost = 0
 		}
 		lost++
+		fmt.Fprintf(logw, "agent %d: connection to the coordinator ended: %v\n", ac.Index, err)
 		if lost > ac.Rejoin {
 			err = fmt.Errorf("connection to the coordinator lost %d times in a row (--rejoin %d): %w", lost, ac.Rejoin, err)
 			var bad *BadArgsError
@@ -109,7 +114,7 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 			}
 			return err
 		}
-		fmt.Fprintf(logw, "agent %d: %v; rejoining (%d of %d)\n", ac.Index, err, lost, ac.Rejoin)
+		fmt.Fprintf(logw, "agent %d: rejoining (%d of %d)\n", ac.Index, lost, ac.Rejoin)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -151,10 +156,15 @@ func agentSession(ctx context.Context, ac AgentConfig, nc net.Conn, points *int,
 			return true, measured, nil
 		case tAbort:
 			reason := m.body.(*Abort).Reason
-			if strings.HasPrefix(reason, "hello.") {
+			switch {
+			case strings.HasPrefix(reason, "hello."):
 				return false, measured, &RefusedError{Reason: reason}
+			case *points == 0: // refused for now (its index is busy): rejoin
+				return false, measured, &AbortError{Reason: reason}
 			}
-			return false, measured, &AbortError{Reason: reason}
+			continue // the abort of the point it just failed: wait for the next
+		case tPong, tGo:
+			continue // sent before the abort of a point it already left
 		case tWelcome:
 		default:
 			return false, measured, fmt.Errorf("type: got %q, want welcome or done", m.typ)
@@ -202,15 +212,23 @@ func runAgentPoint(ctx context.Context, ac AgentConfig, c *conn, w *Welcome) (ne
 		if err := c.send(tPing, &Ping{Seq: i, T1: t1}); err != nil {
 			return lost(fmt.Errorf("ping: %w", err))
 		}
-		b, err := c.expect(tPong)
-		if err != nil {
-			return lost(fmt.Errorf("pong: %w", err))
+		var p *Pong
+		for p == nil {
+			b, err := c.expect(tPong)
+			var ab *AbortError
+			if errors.As(err, &ab) {
+				return nil, false, err // a peer failed: wait for the next point
+			}
+			if err != nil {
+				return lost(fmt.Errorf("pong: %w", err))
+			}
+			// An aborted point's last ping may be answered first: the
+			// coordinator answers in order, so ours follows.
+			if m := b.(*Pong); m.Seq == i && m.T1 == t1 {
+				p = m
+			}
 		}
 		t4 := clock.wall()
-		p := b.(*Pong)
-		if p.Seq != i || p.T1 != t1 {
-			return lost(fmt.Errorf("pong.seq: %d (t1 %d) answers no ping of ours (%d)", p.Seq, p.T1, i))
-		}
 		samples = append(samples, Sample{T1: t1, T2: p.T2, T3: p.T3, T4: t4})
 	}
 	best := Best(samples)
@@ -307,12 +325,12 @@ func runAgentPoint(ctx context.Context, ac AgentConfig, c *conn, w *Welcome) (ne
 	}
 	_ = nc.SetDeadline(time.Time{})
 	fmt.Fprintf(logw, "agent %d: result sent\n", ac.Index)
-	var ab *AbortError
-	if errors.As(runErr, &ab) {
-		return &message{err: runErr}, false, runErr // the coordinator ends the session
-	}
 	if after != nil {
-		return <-after, msg.Failure == "", runErr
+		m := <-after
+		if m.err == nil && m.typ == tAbort {
+			m = nil // the point was aborted: wait for the next one
+		}
+		return m, msg.Failure == "", runErr
 	}
 	return nil, msg.Failure == "", runErr
 }

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -109,6 +110,9 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 	return c.hub.Run(ctx, c.plan)
 }
 
+// evLost is an event: a session's connection ended before ready.
+const evLost = "lost"
+
 // event is one thing an agent's session reported.
 type event struct {
 	index int
@@ -122,7 +126,6 @@ type session struct {
 	c     *conn
 	index int
 	goCh  chan *Go
-	kept  bool // the point's result came in: the session may serve the next point
 }
 
 // SegmentArgs is the point's flags for agent i of n: its --connections
@@ -228,14 +231,16 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 		cancel()
 		mu.Lock()
 		for _, s := range sessions {
-			if !s.kept {
-				s.c.c.Close() // unblocks its serve
-			}
+			_ = s.c.c.SetReadDeadline(time.Now()) // unblocks its serve
 		}
 		mu.Unlock()
 		wg.Wait()
+		// Every session goes back to the hub, also after a failed point:
+		// the agent was told abort and waits for the next point (what it
+		// still sends of this one is skipped; a broken one is dropped).
 		for i, s := range sessions {
-			h.release(i, s.c, s.kept)
+			_ = s.c.c.SetDeadline(time.Time{})
+			h.release(i, s.c)
 		}
 	}()
 	abortAll := func(reason string) {
@@ -263,6 +268,7 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 				mu.Lock()
 				sessions[idx] = s
 				reports[idx].joined = true
+				reports[idx].Peer = c.c.RemoteAddr().String()
 				mu.Unlock()
 				wg.Add(1)
 				go func() {
@@ -303,6 +309,17 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 		case e := <-events:
 			if e.err != nil {
 				return fail(noteFailure(reports, e))
+			}
+			if e.typ == evLost {
+				mu.Lock()
+				s := sessions[e.index]
+				delete(sessions, e.index)
+				reports[e.index].joined = false
+				mu.Unlock()
+				s.c.c.Close()
+				h.unbusy(e.index)
+				h.logf("agent %d: connection lost before ready (%v); waiting for it to rejoin", e.index, e.body)
+				continue
 			}
 			if e.typ == tReady {
 				r := reports[e.index]
@@ -408,11 +425,7 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 	}
 	out.Merged = merged
 	listOut()
-	mu.Lock()
-	for _, s := range sessions {
-		s.kept = true
-	}
-	mu.Unlock()
+
 	if p.JSON != "" {
 		if err := load.WriteJSONFile(p.JSON, merged); err != nil {
 			return out, err
@@ -488,15 +501,29 @@ func (h *Hub) serve(ctx context.Context, p Plan, s *session, n int, reports []*R
 	if p.AgentArgs != nil {
 		args = append(args, p.AgentArgs(idx, reports[idx].Connections)...)
 	}
+	// A connection lost before ready is not the point's failure yet: the
+	// agent may rejoin within the barrier's time (a session that ended
+	// between points unnoticed, say).
+	lost := func(err error) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			failed(fmt.Errorf("before ready: %w", err))
+			return
+		}
+		emit(event{index: idx, typ: evLost, err: nil, body: err})
+	}
 	if err := s.c.send(tWelcome, &Welcome{Agents: n, Args: args, Samples: p.Samples}); err != nil {
-		failed(err)
+		lost(err)
 		return
 	}
+	pinged := false
 	for {
 		typ, body, err := s.c.recv()
 		if err != nil {
-			failed(fmt.Errorf("before ready: %w", err))
+			lost(err)
 			return
+		}
+		if !pinged && (typ == tStarted || typ == tResult || typ == tReady) {
+			continue // an aborted point's, sent before it read this welcome
 		}
 		if typ == tReady {
 			emit(event{index: idx, typ: tReady, body: body, at: now()})
@@ -512,9 +539,10 @@ func (h *Hub) serve(ctx context.Context, p Plan, s *session, n int, reports []*R
 			failed(fmt.Errorf("type: got %q, want ping or ready", typ))
 			return
 		}
+		pinged = true
 		t2 := now()
 		if err := s.c.send(tPong, &Pong{Seq: body.(*Ping).Seq, T1: body.(*Ping).T1, T2: t2, T3: now()}); err != nil {
-			failed(err)
+			lost(err)
 			return
 		}
 	}

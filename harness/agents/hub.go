@@ -13,7 +13,7 @@ import (
 // points its session is idle, watched so that a dropped connection is
 // noticed and forgotten; a point (Hub.Run) claims the sessions of its
 // agents, and gives them back when the point was measured. A failed point
-// closes its sessions (the agents rejoin for the next one). Close says
+// keeps them too (the agents were told abort and wait). Close says
 // done to every idle agent: they exit.
 type Hub struct {
 	ln  net.Listener
@@ -156,7 +156,15 @@ func (h *Hub) join(c *conn) {
 // any read that returns is the session ending (or claimed: the deadline).
 func (h *Hub) watch(s *idleSession) {
 	defer close(s.left)
-	typ, _, err := s.c.recv()
+	var typ string
+	var err error
+	for {
+		typ, _, err = s.c.recv()
+		// What an aborted point's agent still sends of it is skipped.
+		if err != nil || (typ != tStarted && typ != tResult) {
+			break
+		}
+	}
 	h.mu.Lock()
 	claimed := s.claimed
 	if !claimed && h.idle[s.index] == s {
@@ -197,12 +205,11 @@ func (h *Hub) claim(want func(int) bool) map[int]*conn {
 	return out
 }
 
-// release ends a point for agent idx: its session parks as idle again
-// (keep) or is closed.
-func (h *Hub) release(idx int, c *conn, keep bool) {
+// release ends a point for agent idx: its session parks as idle again.
+func (h *Hub) release(idx int, c *conn) {
 	h.mu.Lock()
 	delete(h.busy, idx)
-	if !keep || h.closed {
+	if h.closed {
 		h.mu.Unlock()
 		c.c.Close()
 		return
@@ -220,6 +227,13 @@ func (h *Hub) release(idx int, c *conn, keep bool) {
 		defer h.wg.Done()
 		h.watch(s)
 	}()
+}
+
+// unbusy forgets agent idx's lost session in a point (it may rejoin).
+func (h *Hub) unbusy(idx int) {
+	h.mu.Lock()
+	delete(h.busy, idx)
+	h.mu.Unlock()
 }
 
 // Close ends the sweep: every idle agent is told done (and exits), the
