@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -94,8 +95,14 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 	if pr.hub != nil {
 		return pr.hub, nil
 	}
-	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, nil)
+	f, err := os.Create(filepath.Join(pr.o.WorkDir, "coordinator.log"))
 	if err != nil {
+		return nil, fmt.Errorf("coordinator log: %w", err)
+	}
+	pr.hubLog = &syncWriter{w: f}
+	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.hubLog)
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("AGENTS_LISTEN %s: %w", pr.o.AgentsListen, err)
 	}
 	pr.hub = h
@@ -111,6 +118,7 @@ func (pr *ProcRunner) Close() {
 	pr.mu.Unlock()
 	if h != nil {
 		h.Close()
+		pr.hubLog.w.Close()
 	}
 }
 
@@ -156,11 +164,14 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 			return p.fail(PhaseGenerator, nil, "coordinator: %v", err)
 		}
 		fmt.Fprintf(logf, "coordinator: %d remote agents on %s (AGENTS_LISTEN)\n", n, hub.Addr())
+		// The hub's lines go to the sweep's coordinator.log (joins and
+		// leaves between points) and, during the point, to its log too.
+		plan.Log = io.MultiWriter(plan.Log, pr.hubLog)
 		go func() {
 			defer close(ag.done)
 			defer logf.Close()
 			ag.out, ag.err = hub.Run(ctx, plan)
-			hub.SetLog(nil)
+			hub.SetLog(pr.hubLog)
 		}()
 		return nil
 	}

@@ -62,7 +62,8 @@ type ProcRunner struct {
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
 
-	hub *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
+	hub    *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
+	hubLog *syncWriter // its coordinator.log in the work dir
 }
 
 // NewProcRunner prepares the runner; the generator defaults to this
