@@ -68,7 +68,7 @@ func agentsNetwork(o *harness.Options, stderr io.Writer) (done bool, err error) 
 		case err := <-waited:
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				return true, exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}
+				return true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
 			}
 			return true, err
 		}
