@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,10 +53,22 @@ func startRemoteAgent(t *testing.T, coordinator string, i int) *remoteAgent {
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	a.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	if err := a.cmd.Start(); err != nil {
+	// The parent-death signal follows the thread that forked: keep that
+	// thread for as long as the agent runs (else the runtime may retire
+	// it and kill the agent).
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := a.cmd.Start()
+		started <- err
+		if err == nil {
+			a.done <- a.cmd.Wait()
+		}
+	}()
+	if err := <-started; err != nil {
 		t.Fatal(err)
 	}
-	go func() { a.done <- a.cmd.Wait() }()
 	t.Cleanup(func() {
 		select {
 		case <-a.done:
