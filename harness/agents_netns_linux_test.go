@@ -18,18 +18,9 @@ import (
 // namespace of its own with a port range of 60, so its 100 connections
 // take 4 source addresses of its own; the point merges them all.
 func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
-	if !netnstest.Child() {
-		needProcs(t)
-		netnstest.Run(t, "TestAgentsSweepInNetworkNamespaces")
+	lab := agentsLab(t, "TestAgentsSweepInNetworkNamespaces")
+	if lab == nil {
 		return
-	}
-	needProcs(t)
-	lab, err := harness.NewAgentsLab()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skipf("no bridge here: %v", err)
 	}
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {300}})
 	o.Agents = 3
@@ -71,4 +62,37 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 		t.Errorf("connections: agents %d, point %d, want 300", conns, p.Connections)
 	}
 	t.Logf("merged: %.0f msg/s, p99 %v", p.ThroughputPerS, time.Duration(p.LatencyNs.P99))
+}
+
+// TestAgentsQuotaInNetworkNamespaces: the cgroup quota on one agent caps
+// the point the same when the agents run in network namespaces.
+func TestAgentsQuotaInNetworkNamespaces(t *testing.T) {
+	lab := agentsLab(t, "TestAgentsQuotaInNetworkNamespaces")
+	if lab == nil {
+		return
+	}
+	o := agentOptions(t, 2*time.Second)
+	o.AgentsLab = lab
+	checkQuotaCaps(t, o)
+}
+
+// agentsLab is the agents' bridge as `ceiling sweep` builds it as root,
+// inside the test's copy in a private network namespace; nil in the
+// parent (which ran the copy: netnstest.Run skips with the reason where
+// it cannot, never under CI=true as root).
+func agentsLab(t *testing.T, name string) *harness.AgentsLab {
+	t.Helper()
+	needProcs(t)
+	if !netnstest.Child() {
+		netnstest.Run(t, name)
+		return nil
+	}
+	lab, err := harness.NewAgentsLab()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skipf("no bridge here: %v", err)
+	}
+	return lab
 }
