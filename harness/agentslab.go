@@ -91,6 +91,16 @@ func (l *AgentsLab) Attach(pid int, addrs []netip.Addr, portRange string) error 
 			return fmt.Errorf("port range: %v: %s", err, strings.TrimSpace(string(out)))
 		}
 	}
+	// The previous point's agent i had these addresses behind another
+	// MAC: the lab's neighbour entries for them may still be reachable,
+	// and the server's replies to an address the new agent never ARPed
+	// from (all but its first) would go to a veth that is gone.
+	if len(addrs) > 0 {
+		to := netip.PrefixFrom(addrs[0], 24).Masked().String()
+		if out, err := exec.Command("ip", "neigh", "flush", "to", to).CombinedOutput(); err != nil {
+			return fmt.Errorf("ip neigh flush to %s: %v: %s", to, err, strings.TrimSpace(string(out)))
+		}
+	}
 	_, err := l.lab.Attach(pid, addrs)
 	return err
 }
