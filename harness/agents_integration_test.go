@@ -157,7 +157,14 @@ func findAgent(i int) int {
 // are every point's, split across the agents.)
 func TestAgentsQuotaCapsThePoint(t *testing.T) {
 	needProcs(t)
-	o := agentOptions(t, 2*time.Second)
+	checkQuotaCaps(t, agentOptions(t, 2*time.Second))
+}
+
+// checkQuotaCaps runs o's one point with agent 1 held to 5% of a CPU at
+// an open-loop rate of 1,500 ops/s: the point must be generator-capped,
+// naming agent 1.
+func checkQuotaCaps(t *testing.T, o *harness.Options) {
+	t.Helper()
 	o.Generator = filepath.Join(bin, "ceiling") + " load --rate 1500"
 	o.AgentQuota = map[int]float64{1: 0.05}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

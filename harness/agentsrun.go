@@ -3,6 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,7 +55,76 @@ func pointRate(args []string) float64 {
 	return 0
 }
 
-// startAgents starts the coordinator, then the agents that dial it.
+// serverHost is {host}: the agents' bridge address in their lab, the
+// host AGENTS_LISTEN names (unless empty or unspecified), else "" (the
+// loopback).
+func (pr *ProcRunner) serverHost() string {
+	o := pr.o
+	if o.Agents < 1 {
+		return ""
+	}
+	if o.AgentsListen != "" {
+		h, _, _ := net.SplitHostPort(o.AgentsListen)
+		if a, err := netip.ParseAddr(h); err == nil && a.IsUnspecified() {
+			return ""
+		}
+		return h
+	}
+	if o.AgentsLab != nil {
+		return LabHost
+	}
+	return ""
+}
+
+// joinTimeout bounds a point's wait for every agent to join and be ready.
+func (pr *ProcRunner) joinTimeout() time.Duration {
+	switch {
+	case pr.o.AgentsJoinTimeout > 0:
+		return pr.o.AgentsJoinTimeout
+	case pr.o.AgentsListen != "":
+		return 2 * time.Minute
+	}
+	return connectTimeout
+}
+
+// remoteHub is AGENTS_LISTEN's hub, opened at the sweep's first point and
+// kept to its end (Close).
+func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.hub != nil {
+		return pr.hub, nil
+	}
+	f, err := os.Create(filepath.Join(pr.o.WorkDir, "coordinator.log"))
+	if err != nil {
+		return nil, fmt.Errorf("coordinator log: %w", err)
+	}
+	pr.hubLog = &syncWriter{w: f}
+	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.hubLog)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("AGENTS_LISTEN %s: %w", pr.o.AgentsListen, err)
+	}
+	pr.hub = h
+	return h, nil
+}
+
+// Close ends what the runner keeps across points: AGENTS_LISTEN's agents
+// are told the sweep is done (they exit).
+func (pr *ProcRunner) Close() {
+	pr.mu.Lock()
+	h := pr.hub
+	pr.hub = nil
+	pr.mu.Unlock()
+	if h != nil {
+		h.Close()
+		pr.hubLog.w.Close()
+	}
+}
+
+// startAgents starts the coordinator, then the agents that dial it (none
+// with AGENTS_LISTEN: the sweep's hub runs the point with the remote
+// agents that joined it).
 func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	pr, spec := p.pr, p.spec
 	// A GENERATOR of `PATH load FLAGS...` gives every point its FLAGS.
@@ -62,18 +134,56 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	if err != nil {
 		return p.fail(PhaseGenerator, nil, "coordinator log: %v", err)
 	}
-	co, err := agents.Listen("127.0.0.1:0", agents.Plan{
+	plan := agents.Plan{
 		Agents: n, Args: args, Connections: spec.Key.Connections, Rate: pointRate(args),
 		Warmup: p.warmup, Duration: p.window, Marker: p.f.marker, JSON: p.f.json,
-		ReadyTimeout: connectTimeout, ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
-		AgentArgs: agents.LoopbackSourceAddrs(args, url, load.LocalPortRange()),
-	})
+		ReadyTimeout: pr.joinTimeout(), ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
+	}
+	lab := pr.o.AgentsLab
+	portRange := portRangeSize(pr.o.AgentsPortRange)
+	switch {
+	case pr.o.AgentsListen != "":
+		// Remote agents bring their own addresses (SOURCE_ADDRS for all).
+	case lab != nil:
+		plan.AgentArgs = func(i, conns int) []string {
+			var s []string
+			for _, a := range AgentAddrs(i, AgentAddrCount(conns, portRange)) {
+				s = append(s, a.String())
+			}
+			return []string{"--source-addrs", strings.Join(s, ",")}
+		}
+	default:
+		plan.AgentArgs = agents.LoopbackSourceAddrs(args, url, load.LocalPortRange())
+	}
+	ag := &agentRun{done: make(chan struct{})}
+	p.ag = ag
+	if pr.o.AgentsListen != "" {
+		hub, err := pr.remoteHub()
+		if err != nil {
+			logf.Close()
+			return p.fail(PhaseGenerator, nil, "coordinator: %v", err)
+		}
+		fmt.Fprintf(logf, "coordinator: %d remote agents on %s (AGENTS_LISTEN)\n", n, hub.Addr())
+		// The hub's lines go to the sweep's coordinator.log (joins and
+		// leaves between points) and, during the point, to its log too.
+		plan.Log = io.MultiWriter(plan.Log, pr.hubLog)
+		go func() {
+			defer close(ag.done)
+			defer logf.Close()
+			ag.out, ag.err = hub.Run(ctx, plan)
+			hub.SetLog(pr.hubLog)
+		}()
+		return nil
+	}
+	listen := "127.0.0.1:0"
+	if lab != nil {
+		listen = LabHost + ":0"
+	}
+	co, err := agents.Listen(listen, plan)
 	if err != nil {
 		logf.Close()
 		return p.fail(PhaseGenerator, nil, "coordinator: %v", err)
 	}
-	ag := &agentRun{done: make(chan struct{})}
-	p.ag = ag
 	go func() {
 		defer close(ag.done)
 		defer logf.Close()
@@ -91,18 +201,25 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		}
 		proc, err := supervise.Start(ctx, supervise.Spec{
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
-			Args:    append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
-			Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
-			CPUs:    pr.o.GeneratorCPUs,
-			NoFile:  NoFileLimit,
-			Cgroup:  cg,
-			LogPath: p.agentLog(i),
-			Grace:   InterruptGrace(pr.grace),
+			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
+			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
+			CPUs:     pr.o.GeneratorCPUs,
+			NoFile:   NoFileLimit,
+			Cgroup:   cg,
+			LogPath:  p.agentLog(i),
+			Grace:    InterruptGrace(pr.grace),
+			NewNetNS: lab != nil,
 		})
 		if err != nil {
 			return p.fail(PhaseGenerator, nil, "start agent %d: %v", i, err)
 		}
 		ag.procs = append(ag.procs, proc)
+		if lab != nil {
+			conns, _ := agents.Segment(spec.Key.Connections, 0, n, i)
+			if err := lab.Attach(proc.Pid, AgentAddrs(i, AgentAddrCount(conns, portRange)), pr.o.AgentsPortRange); err != nil {
+				return p.fail(PhaseGenerator, proc, "agent %d: network namespace: %v", i, err)
+			}
+		}
 	}
 	return nil
 }
@@ -187,6 +304,16 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 	}
 	if ag.out != nil {
 		out.Agents = ag.out.Agents
+		network := "loopback"
+		switch {
+		case p.pr.o.AgentsListen != "":
+			network = "remote"
+		case p.pr.o.AgentsLab != nil:
+			network = "netns"
+		}
+		for i := range out.Agents {
+			out.Agents[i].Network = network
+		}
 	}
 	if ag.err != nil {
 		return p.fail(PhaseCollect, p.agentNamed(ag.err.Error()), "%v", ag.err)

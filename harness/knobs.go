@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -309,12 +310,52 @@ var Knobs = []Knob{
 				return fmt.Errorf("%d agents, want 0 (one generator) to %d", o.Agents, MaxAgents)
 			case o.Agents > 0 && o.Generator != "" && !ceilingLoad(o.Generator):
 				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load [flags]`, not %q", o.Generator)
+			case o.Agents < 1 && o.AgentsListen != "":
+				return fmt.Errorf("AGENTS_LISTEN needs AGENTS=N (N >= 1): how many remote agents to wait for")
 			case o.Agents > 0 && o.Drop:
 				return fmt.Errorf("DROP is not supported with agents yet (each would drop its own connections at its own time)")
 			}
 			return nil
 		},
 		Get: func(o *Options) string { return strconv.Itoa(o.Agents) },
+	},
+	{
+		Env: "AGENTS_LISTEN", Flag: "agents-listen", Arg: "HOST:PORT", Default: "unset (the harness starts the agents)",
+		Help:  "with AGENTS=N, start no agents: listen here for N remote `ceiling agent --coordinator HOST:PORT` for the whole sweep; the server binds HOST (`{host}`) unless HOST is empty or 0.0.0.0 (docs/agents.md)",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsListen }),
+		Check: func(o *Options) error {
+			if o.AgentsListen == "" {
+				return nil
+			}
+			if _, _, err := net.SplitHostPort(o.AgentsListen); err != nil {
+				return fmt.Errorf("%q: %v", o.AgentsListen, err)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.AgentsListen },
+	},
+	durationKnob("AGENTS_JOIN_TIMEOUT", "agents-join-timeout", "`60s` (with AGENTS_LISTEN: `2m`)", "how long a point waits for every agent to join and be ready; the point fails naming the missing agents",
+		func(o *Options) *time.Duration { return &o.AgentsJoinTimeout }, false),
+	func() Knob {
+		k := boolKnob("AGENTS_NETNS", "agents-netns", "as root, AGENTS=N runs in a private network namespace: the server on a bridge, each agent in a namespace of its own joined by a veth pair with several source addresses (docs/agents.md); `0`, or not root: processes on the host's loopback, said in the result's warnings",
+			func(o *Options) *bool { return &o.AgentsNetns })
+		k.Default = "`1`"
+		return k
+	}(),
+	{
+		Env: "AGENTS_PORT_RANGE", Flag: "agents-port-range", Arg: "LO-HI", Default: "the kernel's",
+		Help:  "each agent namespace's `ip_local_port_range` (a test knob: a few hundred connections then take several source addresses)",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsPortRange }),
+		Check: func(o *Options) error {
+			if o.AgentsPortRange == "" {
+				return nil
+			}
+			if _, _, err := ParsePortRange(o.AgentsPortRange); err != nil {
+				return err
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.AgentsPortRange },
 	},
 	{
 		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",

@@ -67,6 +67,27 @@ type Options struct {
 	// AgentQuota caps agent i at that many CPUs through a cgroup of its
 	// own (tests only: one slow agent must cap the point).
 	AgentQuota map[int]float64
+	// AgentsListen is AGENTS_LISTEN: the sweep starts no agents; it
+	// listens here for Agents remote `ceiling agent`s for the whole sweep.
+	AgentsListen string
+	// AgentsJoinTimeout is AGENTS_JOIN_TIMEOUT: how long a point waits for
+	// every agent to join and be ready (0: 60 s, 2 min with AgentsListen).
+	AgentsJoinTimeout time.Duration
+	// AgentsNetns is AGENTS_NETNS (default on): as root, local agents run
+	// in network namespaces of their own on a bridge (AgentsLab).
+	AgentsNetns bool
+	// AgentsPortRange is AGENTS_PORT_RANGE, "LO-HI": each agent
+	// namespace's ip_local_port_range (a test knob: a few hundred
+	// connections then need several source addresses). Empty: the kernel's.
+	AgentsPortRange string
+	// AgentsLab is the bridge the sweep's private network namespace built
+	// (cmd/ceiling, AgentsNetns as root): the server and coordinator
+	// listen on its address, each agent gets a namespace on it. Nil: the
+	// agents are processes on the host's loopback.
+	AgentsLab *AgentsLab
+	// AgentsNote says why the agents are not in network namespaces (not
+	// root, or none could be made): the result's warnings carry it.
+	AgentsNote string
 	TargetFile string // TARGET
 	// HeadroomProbe > 0 runs the headline once more with the generator
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
@@ -154,6 +175,7 @@ func DefaultOptions(quick bool) Options {
 		Out:           DefaultOut,
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s
+		AgentsNetns:   true,
 	}
 	o.setCompareDefaults(quick)
 	if quick {

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -58,6 +61,9 @@ type ProcRunner struct {
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
+
+	hub    *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
+	hubLog *syncWriter // its coordinator.log in the work dir
 }
 
 // NewProcRunner prepares the runner; the generator defaults to this
@@ -322,6 +328,7 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}
 	p.addr.Port, p.addr.Port2, p.addr.Ports = ports[0], ports[1], ports[2:]
+	p.addr.Host = pr.serverHost()
 	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
@@ -500,7 +507,11 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
 	pr, gen := p.pr, p.gen
-	markerBy := time.Now().Add(p.warmup + connectTimeout)
+	markerWait := connectTimeout
+	if p.ag != nil {
+		markerWait = max(connectTimeout, pr.joinTimeout()+5*time.Second)
+	}
+	markerBy := time.Now().Add(p.warmup + markerWait)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
@@ -518,7 +529,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
 		case p.ag != nil:
 			if time.Now().After(markerBy) {
-				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", connectTimeout)
+				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", markerWait)
 			}
 		case gen.Exited():
 			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
@@ -528,7 +539,9 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if p.ag != nil {
-		pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+		if len(p.ag.procs) > 0 { // none with AGENTS_LISTEN: remote
+			pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+		}
 		return nil
 	}
 	pr.noteGranted(&pr.generatorGranted, gen.Pid)
@@ -690,7 +703,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 		slices.Sort(named)
 		for _, n := range named {
 			if port := p.addr.PortN(n); port > 0 {
-				_ = supervise.WaitPortFree(fmt.Sprintf("127.0.0.1:%d", port), portWait)
+				_ = supervise.WaitPortFree(net.JoinHostPort(cmp.Or(p.addr.Host, "127.0.0.1"), strconv.Itoa(port)), portWait)
 			}
 		}
 	}

@@ -137,6 +137,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		return nil, err
 	}
 	runner.Secrets = secrets
+	defer runner.Close()
+	if o.AgentsNote != "" {
+		r.warn(o.AgentsNote)
+	}
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
 	var sweepErr error
 	if b := rc.BaseTarget; b != nil {

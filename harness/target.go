@@ -642,6 +642,9 @@ func (t TargetSpec) Durations() (ready, grace time.Duration) {
 // absolute ({workdir}: state a server keeps, such as a broker's storage,
 // starts empty at every point and is kept with the point's logs).
 type PointAddr struct {
+	// Host is {host} (and {addr}'s host): empty is 127.0.0.1; the agents'
+	// bridge address (AgentsLab) or AGENTS_LISTEN's host otherwise.
+	Host        string
 	Port, Port2 int
 	Ports       []int // {port3}, {port4}, ...
 	WorkDir     string
@@ -715,7 +718,11 @@ func portsNamed(s string) []int {
 // left as it is.
 func Expand(s string, a PointAddr) string {
 	p := strconv.Itoa(a.Port)
-	s = strings.NewReplacer("{addr}", "127.0.0.1:"+p, "{host}", "127.0.0.1", "{workdir}", a.WorkDir).Replace(s)
+	host := a.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	s = strings.NewReplacer("{addr}", net.JoinHostPort(host, p), "{host}", host, "{workdir}", a.WorkDir).Replace(s)
 	return portPlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		n := 1
 		if d := m[len("{port") : len(m)-1]; d != "" {

@@ -17,10 +17,12 @@ import (
 
 const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [flags]
 
-Join a coordinator (the harness with AGENTS=N, or a pod), run this agent's
-segment of its point on the common window, send the result, exit. The
-agent dials out: it needs no inbound port. The point's load flags come
-from the coordinator (docs/agents.md).
+Join a coordinator (the harness with AGENTS=N or AGENTS_LISTEN, or a pod)
+and run this agent's segment of each point on the common window, point
+after point, until the coordinator says the sweep is done (exit 0). A
+connection lost between points is redialed (--rejoin). The agent dials
+out: it needs no inbound port. The points' load flags come from the
+coordinator (docs/agents.md).
 
 flags:
 `
@@ -32,6 +34,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	index := fs.Int("index", -1, "this agent's segment, 0..N-1 (default: $JOB_COMPLETION_INDEX)")
 	dial := fs.Duration("dial-timeout", 30*time.Second, "how long to keep dialing the coordinator, and the bound on each step before the load")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first")
 	// Test only: shifts this agent's wall clock, to show the measured
 	// offset keeps the common window lined up. Not in the usage.
 	skew := fs.Duration("wall-skew", 0, "")
@@ -57,6 +60,9 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	if *coord == "" {
 		return usagef("ceiling agent: --coordinator is required")
 	}
+	if *rejoin < 0 {
+		return usagef("ceiling agent: --rejoin: %d is negative", *rejoin)
+	}
 	if *dial <= 0 {
 		return usagef("ceiling agent: --dial-timeout: %v is not positive", *dial)
 	}
@@ -78,7 +84,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 		logw = io.Discard
 	}
 	err := agents.RunAgent(ctx, agents.AgentConfig{
-		Coordinator: *coord, Index: idx, WallSkew: *skew, DialTimeout: *dial,
+		Coordinator: *coord, Index: idx, WallSkew: *skew, DialTimeout: *dial, Rejoin: *rejoin,
 		Version: version, Log: logw,
 		Parse: func(args []string) (load.Config, error) {
 			o, _, err := parseLoad(args, io.Discard)

@@ -17,6 +17,7 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"--coordinator", "127.0.0.1:1"}, "", "--index (or JOB_COMPLETION_INDEX) is required"},
 		{[]string{"--coordinator", "127.0.0.1:1"}, "x", "JOB_COMPLETION_INDEX"},
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--dial-timeout", "0s"}, "", "--dial-timeout"},
+		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--rejoin", "-1"}, "", "--rejoin"},
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "zero"}, "", "-index"},
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "extra"}, "", `unexpected argument "extra"`},
 	} {

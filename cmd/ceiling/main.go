@@ -33,7 +33,10 @@ func main() {
 	// applies the affinity and execs the target; Init does not return then.
 	pinning.Init()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ceiling:", err)
+		var q quietExit
+		if !errors.As(err, &q) { // a re-run copy has said why already
+			fmt.Fprintln(os.Stderr, "ceiling:", err)
+		}
 		os.Exit(exitCode(err))
 	}
 }
@@ -46,6 +49,10 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// quietExit is a copy of this command's exit status (sweep re-run in a
+// network namespace): the copy printed its own reason.
+type quietExit struct{ exitStatus }
 
 // exitStatus lets a subcommand choose its status (e.g. 1 for "wrote the
 // result but no clean headline").
@@ -66,6 +73,10 @@ func exitCode(err error) int {
 	var reg *publish.RegressionError
 	if errors.As(err, &reg) {
 		return 1
+	}
+	var q quietExit
+	if errors.As(err, &q) {
+		return q.code
 	}
 	var s exitStatus
 	if errors.As(err, &s) {

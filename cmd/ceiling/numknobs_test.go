@@ -38,6 +38,7 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "LT_CPUSET", flag: "--lt-cpuset", want: "LT_CPUSET"},
 		{flag: "--ready-timeout", want: "ready-timeout"},
 		{env: "AGENTS", flag: "--agents", want: "AGENTS"},
+		{env: "AGENTS_JOIN_TIMEOUT", flag: "--agents-join-timeout", want: "AGENTS_JOIN_TIMEOUT"},
 		// The two-arm sweep's (docs/compare.md).
 		{env: "COMPARE_REPS", flag: "--compare-reps", want: "COMPARE_REPS"},
 		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},

@@ -180,6 +180,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if done, err := agentsNetwork(o, stderr); done {
+		return err
+	}
 	// SIGINT/SIGTERM: write what finished, stop both children with a
 	// short bounded grace (CI gives a cancelled job seconds), exit 1.
 	_, grace := target.Durations()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -26,9 +27,14 @@ type AgentConfig struct {
 	// Parse turns the point's `ceiling load` flags into a Config (the
 	// CLI's own flag set, so an agent accepts exactly what `ceiling load`
 	// does). Its error is a bad flag.
-	Parse   func(args []string) (load.Config, error)
-	Version string
-	Log     io.Writer // progress; nil for none
+	Parse func(args []string) (load.Config, error)
+	// Rejoin is how many times in a row the agent redials a coordinator
+	// whose connection ended between points (0: exit on the first).
+	Rejoin int
+	// RejoinWait is the pause before a redial (default 500 ms).
+	RejoinWait time.Duration
+	Version    string
+	Log        io.Writer // progress; nil for none
 }
 
 // IndexFromEnv is the agent index of a Kubernetes Indexed Job's pod
@@ -51,58 +57,178 @@ type BadArgsError struct{ Err error }
 func (e *BadArgsError) Error() string { return "the point's flags: " + e.Err.Error() }
 func (e *BadArgsError) Unwrap() error { return e.Err }
 
-// RunAgent is one agent session: join, take the clock, run the segment on
-// the common window, send the result. Every failure after joining is also
-// sent to the coordinator (as a result with its failure), so the point
-// names this agent.
+// RunAgent is an agent's whole session: it joins the coordinator and runs
+// point after point (join, clock, segment on the common window, result)
+// until the coordinator says done. A connection lost between points (or
+// closed by the coordinator after a failed point) is redialed, at most
+// ac.Rejoin times in a row. Every failure within a point is also sent to
+// the coordinator (as a result with its failure), so the point names this
+// agent; the agent itself goes on to the next point.
 func RunAgent(ctx context.Context, ac AgentConfig) error {
 	logw := ac.Log
 	if logw == nil {
 		logw = io.Discard
 	}
-	timeout := ac.DialTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
+	ac.Log = logw
+	if ac.DialTimeout <= 0 {
+		ac.DialTimeout = 30 * time.Second
 	}
-	nc, err := dialRetry(ctx, ac.Coordinator, timeout)
-	if err != nil {
-		return err
+	if ac.RejoinWait <= 0 {
+		ac.RejoinWait = 500 * time.Millisecond
 	}
-	defer nc.Close()
-	c := newConn(nc)
-	clock := agentClock{skew: ac.WallSkew}
-	// Nothing may hang: until the load starts, every step is bounded.
-	_ = nc.SetDeadline(time.Now().Add(timeout))
-	if err := c.send(tHello, &Hello{Index: ac.Index}); err != nil {
-		return fmt.Errorf("hello: %w", err)
+	lost := 0 // connections lost in a row (a measured point resets it)
+	points := 0
+	var lastPoint error // the last point's own failure
+	for {
+		nc, err := dialRetry(ctx, ac.Coordinator, ac.DialTimeout)
+		if err != nil {
+			if points > 0 || lost > 0 {
+				return fmt.Errorf("rejoin: %w", err)
+			}
+			return err
+		}
+		done, measured, err := agentSession(ctx, ac, nc, &points, &lastPoint)
+		nc.Close()
+		if done {
+			fmt.Fprintf(logw, "agent %d: done after %d points\n", ac.Index, points)
+			var bad *BadArgsError
+			if errors.As(lastPoint, &bad) {
+				return bad // the coordinator's flags were refused: exit 2
+			}
+			return nil
+		}
+		var refused *RefusedError
+		if errors.As(err, &refused) || ctx.Err() != nil {
+			return err
+		}
+		if measured {
+			lost = 0
+		}
+		lost++
+		fmt.Fprintf(logw, "agent %d: connection to the coordinator ended: %v\n", ac.Index, err)
+		if lost > ac.Rejoin {
+			err = fmt.Errorf("connection to the coordinator lost %d times in a row (--rejoin %d): %w", lost, ac.Rejoin, err)
+			var bad *BadArgsError
+			if errors.As(lastPoint, &bad) && !errors.As(err, &bad) {
+				err = fmt.Errorf("%w (its last point: %w)", err, bad)
+			}
+			return err
+		}
+		fmt.Fprintf(logw, "agent %d: rejoining (%d of %d)\n", ac.Index, lost, ac.Rejoin)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(ac.RejoinWait):
+		}
 	}
-	b, err := c.expect(tWelcome)
-	if err != nil {
-		return fmt.Errorf("join: %w", err)
-	}
-	w := b.(*Welcome)
-	fmt.Fprintf(logw, "agent %d of %d: joined %s\n", ac.Index, w.Agents, ac.Coordinator)
+}
 
-	fail := func(err error) error {
-		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
-		_ = c.send(tResult, &ResultMsg{Failure: err.Error()})
-		return err
+// RefusedError is the coordinator refusing this agent's hello for good
+// (an index it has no segment for).
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "coordinator refused the agent: " + e.Reason }
+
+// agentSession is one connection: hello, then points until done (true) or the
+// connection ends (err). measured: at least one point's result was sent.
+func agentSession(ctx context.Context, ac AgentConfig, nc net.Conn, points *int, lastPoint *error) (done, measured bool, err error) {
+	c := newConn(nc)
+	_ = nc.SetDeadline(time.Now().Add(ac.DialTimeout))
+	if err := c.send(tHello, &Hello{Index: ac.Index}); err != nil {
+		return false, false, fmt.Errorf("hello: %w", err)
 	}
+	_ = nc.SetDeadline(time.Time{})
+	// Between points there is no deadline: the next point may be minutes
+	// away (a server boots); TCP keepalive finds a dead peer.
+	var next *message
+	for {
+		m := next
+		next = nil
+		if m == nil {
+			m = &message{}
+			m.typ, m.body, m.err = c.recv()
+		}
+		if m.err != nil {
+			return false, measured, fmt.Errorf("waiting for a point: %w", m.err)
+		}
+		switch m.typ {
+		case tDone:
+			return true, measured, nil
+		case tAbort:
+			reason := m.body.(*Abort).Reason
+			switch {
+			case strings.HasPrefix(reason, "hello."):
+				return false, measured, &RefusedError{Reason: reason}
+			case *points == 0: // refused for now (its index is busy): rejoin
+				return false, measured, &AbortError{Reason: reason}
+			}
+			continue // the abort of the point it just failed: wait for the next
+		case tPong, tGo:
+			continue // sent before the abort of a point it already left
+		case tWelcome:
+		default:
+			return false, measured, fmt.Errorf("type: got %q, want welcome or done", m.typ)
+		}
+		*points++
+		var ok bool
+		next, ok, *lastPoint = runAgentPoint(ctx, ac, c, m.body.(*Welcome))
+		if ok {
+			measured = true
+		}
+		if ctx.Err() != nil {
+			return false, measured, ctx.Err()
+		}
+	}
+}
+
+// message is one message read (or the read's error).
+type message struct {
+	typ  string
+	body any
+	err  error
+}
+
+// runAgentPoint runs one point from its welcome. It returns the next message
+// when the point's reader already took it (nil: read it), whether the
+// result was sent, and the point's own failure.
+func runAgentPoint(ctx context.Context, ac AgentConfig, c *conn, w *Welcome) (next *message, measured bool, pointErr error) {
+	logw, nc, timeout := ac.Log, c.c, ac.DialTimeout
+	clock := agentClock{skew: ac.WallSkew}
+	fmt.Fprintf(logw, "agent %d of %d: point joined at %s\n", ac.Index, w.Agents, ac.Coordinator)
+	lost := func(err error) (*message, bool, error) { return &message{err: err}, false, err }
+	fail := func(err error) (*message, bool, error) {
+		fmt.Fprintf(logw, "agent %d: %v\n", ac.Index, err)
+		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
+		if serr := c.send(tResult, &ResultMsg{Failure: err.Error()}); serr != nil {
+			return &message{err: serr}, false, err
+		}
+		_ = nc.SetDeadline(time.Time{})
+		return nil, false, err
+	}
+	_ = nc.SetDeadline(time.Now().Add(timeout))
 	var samples []Sample
 	for i := range w.Samples {
 		t1 := clock.wall()
 		if err := c.send(tPing, &Ping{Seq: i, T1: t1}); err != nil {
-			return fmt.Errorf("ping: %w", err)
+			return lost(fmt.Errorf("ping: %w", err))
 		}
-		b, err := c.expect(tPong)
-		if err != nil {
-			return fmt.Errorf("pong: %w", err)
+		var p *Pong
+		for p == nil {
+			b, err := c.expect(tPong)
+			var ab *AbortError
+			if errors.As(err, &ab) {
+				return nil, false, err // a peer failed: wait for the next point
+			}
+			if err != nil {
+				return lost(fmt.Errorf("pong: %w", err))
+			}
+			// An aborted point's last ping may be answered first: the
+			// coordinator answers in order, so ours follows.
+			if m := b.(*Pong); m.Seq == i && m.T1 == t1 {
+				p = m
+			}
 		}
 		t4 := clock.wall()
-		p := b.(*Pong)
-		if p.Seq != i || p.T1 != t1 {
-			return fmt.Errorf("pong.seq: %d (t1 %d) answers no ping of ours (%d)", p.Seq, p.T1, i)
-		}
 		samples = append(samples, Sample{T1: t1, T2: p.T2, T3: p.T3, T4: t4})
 	}
 	best := Best(samples)
@@ -118,7 +244,7 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var recorded *load.Recorder
-	var readerDone chan struct{} // the reader after go: the only one then
+	var after chan *message // the reader after go: the only one then
 	start := func(ctx context.Context, open int) (int64, error) {
 		_ = nc.SetDeadline(time.Now().Add(timeout))
 		if err := c.send(tReady, &Ready{Open: open, RTTNs: best.RTT(), OffsetNs: best.Offset()}); err != nil {
@@ -138,18 +264,17 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 			}
 			_ = c.send(tStarted, &Started{LateNs: max(0, load.Mono()-windowAt)})
 		}()
-		readerDone = make(chan struct{})
+		after = make(chan *message, 1)
 		go func() { // the coordinator's word during the load: only abort
-			defer close(readerDone)
-			_, err := c.expect(tAbort)
-			var ab *AbortError
-			if err == nil {
-				cancel(errors.New("aborted by the coordinator"))
-			} else if errors.As(err, &ab) {
-				cancel(ab)
-			} else {
-				cancel(fmt.Errorf("coordinator connection: %w", err))
+			m := &message{}
+			m.typ, m.body, m.err = c.recv()
+			switch {
+			case m.err != nil:
+				cancel(fmt.Errorf("coordinator connection: %w", m.err))
+			case m.typ == tAbort:
+				cancel(&AbortError{Reason: m.body.(*Abort).Reason})
 			}
+			after <- m
 		}()
 		fmt.Fprintf(logw, "agent %d: %d open; load in %v, window %v\n", ac.Index, open, time.Duration(loadAt-load.Mono()), time.Duration(g.WindowEnd-g.WindowStart))
 		return loadAt, nil
@@ -191,19 +316,23 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 	if msg.Failure == "" && msg.Latency == nil {
 		msg.Failure = "no latency histogram recorded"
 	}
+	if msg.Failure != "" {
+		fmt.Fprintf(logw, "agent %d: point failed: %s\n", ac.Index, msg.Failure)
+	}
 	_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
 	if err := c.send(tResult, msg); err != nil {
-		return fmt.Errorf("send result: %w", err)
+		return &message{err: fmt.Errorf("send result: %w", err)}, false, runErr
 	}
-	// Wait for the coordinator to close (it has read the result), bounded
-	// by the deadline.
-	if readerDone != nil {
-		<-readerDone
-	} else {
-		_, _, _ = c.recv()
-	}
+	_ = nc.SetDeadline(time.Time{})
 	fmt.Fprintf(logw, "agent %d: result sent\n", ac.Index)
-	return runErr
+	if after != nil {
+		m := <-after
+		if m.err == nil && m.typ == tAbort {
+			m = nil // the point was aborted: wait for the next one
+		}
+		return m, msg.Failure == "", runErr
+	}
+	return nil, msg.Failure == "", runErr
 }
 
 func dialRetry(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {

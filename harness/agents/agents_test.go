@@ -181,10 +181,11 @@ func TestMissingAgentInvalid(t *testing.T) {
 	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "agent 1 never joined") {
 		t.Fatalf("point: %v, want invalid naming agent 1", err)
 	}
+	// The others were told abort, then done (this coordinator's one
+	// point is over): they end cleanly.
 	for _, i := range []int{0, 2} {
-		var ab *AbortError
-		if !errors.As(errs[i], &ab) {
-			t.Errorf("agent %d: %v, want the coordinator's abort", i, errs[i])
+		if errs[i] != nil {
+			t.Errorf("agent %d: %v, want a clean end after the abort and done", i, errs[i])
 		}
 	}
 }

@@ -3,9 +3,9 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	neturl "net/url"
 	"os"
@@ -82,9 +82,10 @@ func (e *InvalidError) Error() string { return "agents: " + e.Reason }
 
 func invalid(format string, a ...any) error { return &InvalidError{Reason: fmt.Sprintf(format, a...)} }
 
-// Coordinator runs one point's agents.
+// Coordinator runs one point's agents on a hub of its own: the agents
+// are told done after the point (the harness starts them per point).
 type Coordinator struct {
-	ln   net.Listener
+	hub  *Hub
 	plan Plan
 }
 
@@ -93,16 +94,24 @@ func Listen(addr string, plan Plan) (*Coordinator, error) {
 	if plan.Agents < 1 {
 		return nil, fmt.Errorf("agents: %d agents", plan.Agents)
 	}
-	plan.defaults()
-	ln, err := net.Listen("tcp", addr)
+	h, err := NewHub(addr, plan.Agents, plan.Log)
 	if err != nil {
 		return nil, err
 	}
-	return &Coordinator{ln: ln, plan: plan}, nil
+	return &Coordinator{hub: h, plan: plan}, nil
 }
 
 // Addr is the address agents dial.
-func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
+func (c *Coordinator) Addr() string { return c.hub.Addr() }
+
+// Run runs the point, then tells the agents done.
+func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
+	defer c.hub.Close()
+	return c.hub.Run(ctx, c.plan)
+}
+
+// evLost is an event: a session's connection ended before ready.
+const evLost = "lost"
 
 // event is one thing an agent's session reported.
 type event struct {
@@ -181,12 +190,21 @@ func loopbackURL(raw string) bool {
 	return err == nil && a.Is4() && a.IsLoopback()
 }
 
-// Run waits for the plan's agents, starts them together, collects and
-// merges their results. Its error is an *InvalidError naming the agent
-// (the Outcome then lists what is known) or ctx's.
-func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
-	p := c.plan
-	defer c.ln.Close()
+// Run runs one point: it claims the sessions of agents 0..plan.Agents-1
+// as they join (within plan.ReadyTimeout, with the rest of the barrier),
+// starts them together, collects and merges their results. Its error is
+// an *InvalidError naming the agent (the Outcome then lists what is
+// known) or ctx's. The sessions return to the hub after a measured point
+// and are closed after a failed one (their agents rejoin). One point at a
+// time.
+func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
+	if p.Agents < 1 || p.Agents > h.n {
+		return nil, fmt.Errorf("agents: a point of %d agents on a hub of %d", p.Agents, h.n)
+	}
+	if p.Log != nil {
+		h.SetLog(p.Log)
+	}
+	p.defaults()
 	now := func() int64 { return time.Now().UnixNano() }
 	n := p.Agents
 	reports := make([]*Report, n)
@@ -207,23 +225,28 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 	events := make(chan event, 4*n+16)
 	var mu sync.Mutex
 	sessions := map[int]*session{}
-	var all []*session
 	var wg sync.WaitGroup
 	runCtx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
 		mu.Lock()
-		for _, s := range all {
-			s.c.c.Close()
+		for _, s := range sessions {
+			_ = s.c.c.SetReadDeadline(time.Now()) // unblocks its serve
 		}
 		mu.Unlock()
-		c.ln.Close()
 		wg.Wait()
+		// Every session goes back to the hub, also after a failed point:
+		// the agent was told abort and waits for the next point (what it
+		// still sends of this one is skipped; a broken one is dropped).
+		for i, s := range sessions {
+			_ = s.c.c.SetDeadline(time.Time{})
+			h.release(i, s.c)
+		}
 	}()
 	abortAll := func(reason string) {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, s := range all {
+		for _, s := range sessions {
 			_ = s.c.c.SetWriteDeadline(time.Now().Add(time.Second))
 			_ = s.c.send(tAbort, &Abort{Reason: reason})
 		}
@@ -234,24 +257,30 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 
-	// Accept: each session in its own goroutine, reporting events.
+	// Claim: each agent's session as it is (or comes) idle, served in
+	// its own goroutine that reports events.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for {
-			nc, err := c.ln.Accept()
-			if err != nil {
+			for idx, c := range h.claim(func(i int) bool { return i < n }) {
+				s := &session{c: c, index: idx, goCh: make(chan *Go, 1)}
+				mu.Lock()
+				sessions[idx] = s
+				reports[idx].joined = true
+				reports[idx].Peer = c.c.RemoteAddr().String()
+				mu.Unlock()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					h.serve(runCtx, p, s, n, reports, events, now)
+				}()
+			}
+			select {
+			case <-h.arrived:
+			case <-runCtx.Done():
 				return
 			}
-			s := &session{c: newConn(nc), index: -1, goCh: make(chan *Go, 1)}
-			mu.Lock()
-			all = append(all, s)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c.serve(runCtx, s, n, reports, &mu, sessions, events, now)
-			}()
 		}
 	}()
 
@@ -280,6 +309,17 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		case e := <-events:
 			if e.err != nil {
 				return fail(noteFailure(reports, e))
+			}
+			if e.typ == evLost {
+				mu.Lock()
+				s := sessions[e.index]
+				delete(sessions, e.index)
+				reports[e.index].joined = false
+				mu.Unlock()
+				s.c.c.Close()
+				h.unbusy(e.index)
+				h.logf("agent %d: connection lost before ready (%v); waiting for it to rejoin", e.index, e.body)
+				continue
 			}
 			if e.typ == tReady {
 				r := reports[e.index]
@@ -385,6 +425,7 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 	}
 	out.Merged = merged
 	listOut()
+
 	if p.JSON != "" {
 		if err := load.WriteJSONFile(p.JSON, merged); err != nil {
 			return out, err
@@ -440,60 +481,49 @@ func (r *Report) take(m *ResultMsg) error {
 	return nil
 }
 
-// serve is one agent's session: hello, clock samples, ready, then go from
-// Run; started and result are passed up. Its errors name the agent.
-func (c *Coordinator) serve(ctx context.Context, s *session, n int, reports []*Report, mu *sync.Mutex, sessions map[int]*session, events chan<- event, now func() int64) {
-	p := c.plan
+// serve is one agent's part of a point on its joined session: welcome,
+// clock samples, ready, then go from Run; started and result are passed
+// up. Its errors name the agent.
+func (h *Hub) serve(ctx context.Context, p Plan, s *session, n int, reports []*Report, events chan<- event, now func() int64) {
 	emit := func(e event) {
 		select {
 		case events <- e:
 		case <-ctx.Done():
 		}
 	}
-	who := "agent at " + s.c.c.RemoteAddr().String()
+	idx := s.index
+	who := "agent " + strconv.Itoa(idx)
 	failed := func(err error) {
-		emit(event{index: s.index, err: invalid("%s: %v", who, err)})
+		emit(event{index: idx, err: invalid("%s: %v", who, err)})
 	}
 	_ = s.c.c.SetDeadline(time.Now().Add(p.ReadyTimeout))
-	b, err := s.c.expect(tHello)
-	if err != nil {
-		// Not one of ours, or broken before it said which: the missing
-		// index is named when the barrier times out.
-		fmt.Fprintf(p.Log, "coordinator: %s: %v\n", who, err)
-		_ = s.c.send(tAbort, &Abort{Reason: err.Error()})
-		return
-	}
-	idx := b.(*Hello).Index
-	if idx >= n {
-		fmt.Fprintf(p.Log, "coordinator: %s: hello.index: %d, this point has agents 0 to %d\n", who, idx, n-1)
-		_ = s.c.send(tAbort, &Abort{Reason: fmt.Sprintf("hello.index: %d, this point has agents 0 to %d", idx, n-1)})
-		return
-	}
-	mu.Lock()
-	if _, dup := sessions[idx]; dup {
-		mu.Unlock()
-		_ = s.c.send(tAbort, &Abort{Reason: fmt.Sprintf("hello.index: agent %d already joined", idx)})
-		emit(event{index: idx, err: invalid("agent %d joined twice", idx)})
-		return
-	}
-	s.index = idx
-	sessions[idx] = s
-	reports[idx].joined = true
-	mu.Unlock()
-	who = "agent " + strconv.Itoa(idx)
 	args := SegmentArgs(p.Args, p.Connections, p.Rate, n, idx)
 	if p.AgentArgs != nil {
 		args = append(args, p.AgentArgs(idx, reports[idx].Connections)...)
 	}
+	// A connection lost before ready is not the point's failure yet: the
+	// agent may rejoin within the barrier's time (a session that ended
+	// between points unnoticed, say).
+	lost := func(err error) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			failed(fmt.Errorf("before ready: %w", err))
+			return
+		}
+		emit(event{index: idx, typ: evLost, err: nil, body: err})
+	}
 	if err := s.c.send(tWelcome, &Welcome{Agents: n, Args: args, Samples: p.Samples}); err != nil {
-		failed(err)
+		lost(err)
 		return
 	}
+	pinged := false
 	for {
 		typ, body, err := s.c.recv()
 		if err != nil {
-			failed(fmt.Errorf("before ready: %w", err))
+			lost(err)
 			return
+		}
+		if !pinged && (typ == tStarted || typ == tResult || typ == tReady) {
+			continue // an aborted point's, sent before it read this welcome
 		}
 		if typ == tReady {
 			emit(event{index: idx, typ: tReady, body: body, at: now()})
@@ -509,9 +539,10 @@ func (c *Coordinator) serve(ctx context.Context, s *session, n int, reports []*R
 			failed(fmt.Errorf("type: got %q, want ping or ready", typ))
 			return
 		}
+		pinged = true
 		t2 := now()
 		if err := s.c.send(tPong, &Pong{Seq: body.(*Ping).Seq, T1: body.(*Ping).T1, T2: t2, T3: now()}); err != nil {
-			failed(err)
+			lost(err)
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-// Package agents runs one point of load through several generator
+// Package agents runs each point of load through several generator
 // processes (`ceiling agent`) that a coordinator starts together, and
 // merges what they measured exactly.
 //
@@ -6,9 +6,19 @@
 //
 // The coordinator is part of the harness: it listens, and the agents dial
 // out to it (--coordinator host:port), so an agent needs no inbound port
-// and can sit behind any NAT or in a Kubernetes pod. One agent session is
-// one point: the agent joins, runs its segment of the point, sends its
-// result and exits.
+// and can sit behind any NAT or in a Kubernetes pod. One agent session
+// serves a whole sweep: the agent joins once (hello), then runs its segment
+// of point after point (welcome .. result) until the coordinator says done.
+// The coordinator's Hub keeps the joined sessions between points (idle,
+// watched: one that leaves is forgotten, one that rejoins replaces it);
+// Hub.Run claims a point's agents as they are or come idle, and gives
+// them back after it, also after a failed point (the agents were told
+// abort and wait for the next welcome). Whatever an aborted point still
+// had in flight is skipped on both sides: the coordinator skips what
+// comes before a point's first ping, the agent pongs that answer no ping
+// of its point. An agent redials a lost connection (AgentConfig.Rejoin
+// times in a row). The harness's own agents get a Coordinator (a hub for
+// one point, done after it); AGENTS_LISTEN keeps one Hub for the sweep.
 //
 // # Protocol
 //
@@ -27,6 +37,7 @@
 //	agent -> started {}                        sent as its window opens: the coordinator times it
 //	agent -> result {result, latency, lag}     load.Result and its HdrHistograms, encoded
 //	coord -> abort {reason}                    any time: a peer failed, the point is invalid
+//	coord -> done {}                           between points: the sweep is over, the agent exits
 //
 // # Clocks
 //

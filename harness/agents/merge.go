@@ -36,6 +36,12 @@ type Report struct {
 	// SourceAddrs are the local addresses its connections came from
 	// (its generator.source_addrs; absent when the kernel picked).
 	SourceAddrs []string `json:"source_addrs,omitempty"`
+	// Network is where the agent ran: "loopback" (a process on the host's
+	// loopback), "netns" (a network namespace of its own on the sweep's
+	// bridge) or "remote" (it dialed AGENTS_LISTEN); set by the harness.
+	Network string `json:"network,omitempty"`
+	// Peer is the address the coordinator saw its session come from.
+	Peer string `json:"peer,omitempty"`
 
 	// Result is the agent's own load.Result (not in the point's JSON: its
 	// figures are above, the merged ones are the point's).

@@ -32,6 +32,7 @@ const (
 	tStarted = "started"
 	tResult  = "result"
 	tAbort   = "abort"
+	tDone    = "done"
 )
 
 type envelope struct {
@@ -104,6 +105,10 @@ type ResultMsg struct {
 type Abort struct {
 	Reason string `json:"reason"`
 }
+
+// Done ends the agent's whole session: the sweep is over, the agent
+// exits. Between points the agent waits for the next welcome or this.
+type Done struct{}
 
 // validate checks a decoded body's values; errors name the field as
 // "type.field".
@@ -190,6 +195,8 @@ func newBody(typ string) (any, bool) {
 		return &ResultMsg{}, true
 	case tAbort:
 		return &Abort{}, true
+	case tDone:
+		return &Done{}, true
 	}
 	return nil, false
 }

@@ -46,6 +46,10 @@ type Spec struct {
 	// Grace is how long a stop caused by Start's ctx waits after SIGTERM
 	// before SIGKILL; 0 is DefaultGrace.
 	Grace time.Duration
+	// NewNetNS starts the child (its supervisor, and so everything below
+	// it) in a network namespace of its own, with only a loopback that is
+	// down (CLONE_NEWNET; root, Linux): the caller wires it up by Pid.
+	NewNetNS bool
 }
 
 // Proc is a running (or finished) child started by Start.
@@ -108,6 +112,11 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 	cmd.Dir = spec.Dir
 	cmd.Stdout, cmd.Stderr = out, out
 	setGroup(cmd)
+	if spec.NewNetNS {
+		if err := setNewNetNS(cmd); err != nil {
+			return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+		}
+	}
 
 	// Registering and starting under the registry's lock means a KillAll
 	// either sees this Proc or makes Start fail: no child slips through.

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/ceiling-bench/ceiling/harness"
+)
+
+// sweepNetnsEnv marks the copy of `ceiling sweep` running in its private
+// network namespace.
+const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
+
+// agentsNetwork puts a sweep with local agents (AGENTS=N, AGENTS_NETNS,
+// no AGENTS_LISTEN) into network namespaces: as root, the sweep re-runs
+// itself in a private network namespace (so the bridge and veths never
+// touch the host's network) and returns done=true with the copy's
+// status; the copy builds the bridge (harness.AgentsLab). Where either
+// cannot be done, o.AgentsNote says why in one line (stderr and the
+// result's warnings) and the agents run on the host's loopback.
+func agentsNetwork(o *harness.Options, stderr io.Writer) (done bool, err error) {
+	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
+		return false, nil
+	}
+	note := func(why string) {
+		o.AgentsNote = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Agents, why)
+		fmt.Fprintf(stderr, "ceiling sweep: %s\n", o.AgentsNote)
+	}
+	if os.Getenv(sweepNetnsEnv) == "1" {
+		lab, err := harness.NewAgentsLab()
+		if err != nil {
+			note(fmt.Sprintf("no bridge in the private network namespace (%v)", err))
+			return false, nil
+		}
+		o.AgentsLab = lab
+		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Agents, harness.LabHost)
+		return false, nil
+	}
+	if os.Geteuid() != 0 {
+		note("not root (network namespaces need CAP_NET_ADMIN)")
+		return false, nil
+	}
+	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
+	cmd.Env = append(os.Environ(), sweepNetnsEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		if os.Getenv("CI") == "true" {
+			return true, fmt.Errorf("ceiling sweep: AGENTS_NETNS: cannot start the sweep in a network namespace as root: %w", err)
+		}
+		note(fmt.Sprintf("no network namespace could be made (%v)", err))
+		return false, nil
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	for {
+		select {
+		case s := <-sigs: // the copy stops its children and writes what it has
+			_ = cmd.Process.Signal(s)
+		case err := <-waited:
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
+			}
+			return true, err
+		}
+	}
+}

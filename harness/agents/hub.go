@@ -1,0 +1,264 @@
+package agents
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// Hub is the coordinator's listener and the agents' sessions across the
+// points of a sweep. An agent joins once (hello) and stays: between
+// points its session is idle, watched so that a dropped connection is
+// noticed and forgotten; a point (Hub.Run) claims the sessions of its
+// agents, and gives them back when the point was measured. A failed point
+// keeps them too (the agents were told abort and wait). Close says
+// done to every idle agent: they exit.
+type Hub struct {
+	ln  net.Listener
+	n   int // agents the sweep has: hello.index must be below
+	log io.Writer
+
+	mu      sync.Mutex
+	idle    map[int]*idleSession
+	busy    map[int]bool
+	arrived chan struct{} // a token when idle gained a session
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// idleSession is a joined agent between points; its watcher reads the
+// connection until the session is claimed (read deadline in the past) or
+// the agent leaves.
+type idleSession struct {
+	c       *conn
+	index   int
+	claimed bool
+	left    chan struct{} // closed when the watcher returned
+}
+
+// HelloTimeout bounds a new connection's hello.
+const HelloTimeout = 30 * time.Second
+
+// NewHub listens on addr for the agents 0..n-1 of a sweep.
+func NewHub(addr string, n int, log io.Writer) (*Hub, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("agents: %d agents", n)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{ln: ln, n: n, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1)}
+	h.wg.Add(1)
+	go h.accept()
+	return h, nil
+}
+
+// Addr is the address agents dial.
+func (h *Hub) Addr() string { return h.ln.Addr().String() }
+
+// SetLog redirects the hub's own lines (each point has its log).
+func (h *Hub) SetLog(w io.Writer) {
+	if w == nil {
+		w = io.Discard
+	}
+	h.mu.Lock()
+	h.log = w
+	h.mu.Unlock()
+}
+
+func (h *Hub) logf(format string, a ...any) {
+	h.mu.Lock()
+	w := h.log
+	h.mu.Unlock()
+	fmt.Fprintf(w, "coordinator: "+format+"\n", a...)
+}
+
+func (h *Hub) accept() {
+	defer h.wg.Done()
+	for {
+		nc, err := h.ln.Accept()
+		if err != nil {
+			return
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			_ = tc.SetNoDelay(true)
+		}
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.join(newConn(nc))
+		}()
+	}
+}
+
+// join reads a new connection's hello and parks the session as idle. A
+// rejoining agent replaces its idle session; one whose index is in a
+// point is refused (it retries: the point fails on the lost session).
+func (h *Hub) join(c *conn) {
+	who := "agent at " + c.c.RemoteAddr().String()
+	_ = c.c.SetDeadline(time.Now().Add(HelloTimeout))
+	b, err := c.expect(tHello)
+	if err != nil {
+		// Not one of ours, or broken before it said which: the missing
+		// index is named when its point's barrier times out.
+		h.logf("%s: %v", who, err)
+		_ = c.send(tAbort, &Abort{Reason: err.Error()})
+		c.c.Close()
+		return
+	}
+	_ = c.c.SetDeadline(time.Time{})
+	idx := b.(*Hello).Index
+	refuse := func(reason string) {
+		h.logf("%s: %s", who, reason)
+		_ = c.c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = c.send(tAbort, &Abort{Reason: reason})
+		c.c.Close()
+	}
+	if idx >= h.n {
+		refuse(fmt.Sprintf("hello.index: %d, this sweep has agents 0 to %d", idx, h.n-1))
+		return
+	}
+	h.mu.Lock()
+	switch {
+	case h.closed:
+		h.mu.Unlock()
+		refuse("the sweep is over")
+		return
+	case h.busy[idx]:
+		h.mu.Unlock()
+		refuse(fmt.Sprintf("agent %d is in a point on another connection; rejoin after it", idx))
+		return
+	}
+	old := h.idle[idx]
+	s := &idleSession{c: c, index: idx, left: make(chan struct{})}
+	h.idle[idx] = s
+	h.mu.Unlock()
+	if old != nil {
+		old.c.c.Close()
+		h.logf("agent %d rejoined from %s (its old connection closed)", idx, c.c.RemoteAddr())
+	} else {
+		h.logf("agent %d joined from %s", idx, c.c.RemoteAddr())
+	}
+	select {
+	case h.arrived <- struct{}{}:
+	default:
+	}
+	h.watch(s)
+}
+
+// watch reads an idle session: an agent says nothing between points, so
+// any read that returns is the session ending (or claimed: the deadline).
+func (h *Hub) watch(s *idleSession) {
+	defer close(s.left)
+	var typ string
+	var err error
+	for {
+		typ, _, err = s.c.recv()
+		// What an aborted point's agent still sends of it is skipped.
+		if err != nil || (typ != tStarted && typ != tResult) {
+			break
+		}
+	}
+	h.mu.Lock()
+	claimed := s.claimed
+	if !claimed && h.idle[s.index] == s {
+		delete(h.idle, s.index)
+	}
+	h.mu.Unlock()
+	if claimed {
+		return
+	}
+	s.c.c.Close()
+	if err == nil {
+		err = fmt.Errorf("type: got %q between points", typ)
+	}
+	h.logf("agent %d left between points: %v", s.index, err)
+}
+
+// claim takes the idle sessions of the indexes in want that are there,
+// marking them busy.
+func (h *Hub) claim(want func(int) bool) map[int]*conn {
+	h.mu.Lock()
+	var got []*idleSession
+	for i, s := range h.idle {
+		if want(i) {
+			s.claimed = true
+			delete(h.idle, i)
+			h.busy[i] = true
+			got = append(got, s)
+		}
+	}
+	h.mu.Unlock()
+	out := map[int]*conn{}
+	for _, s := range got {
+		_ = s.c.c.SetReadDeadline(time.Now()) // stops the watcher
+		<-s.left
+		_ = s.c.c.SetReadDeadline(time.Time{})
+		out[s.index] = s.c
+	}
+	return out
+}
+
+// release ends a point for agent idx: its session parks as idle again.
+func (h *Hub) release(idx int, c *conn) {
+	h.mu.Lock()
+	delete(h.busy, idx)
+	if h.closed {
+		h.mu.Unlock()
+		c.c.Close()
+		return
+	}
+	s := &idleSession{c: c, index: idx, left: make(chan struct{})}
+	if old := h.idle[idx]; old != nil { // rejoined meanwhile: keep the newer
+		h.mu.Unlock()
+		c.c.Close()
+		return
+	}
+	h.idle[idx] = s
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.watch(s)
+	}()
+}
+
+// unbusy forgets agent idx's lost session in a point (it may rejoin).
+func (h *Hub) unbusy(idx int) {
+	h.mu.Lock()
+	delete(h.busy, idx)
+	h.mu.Unlock()
+}
+
+// Close ends the sweep: every idle agent is told done (and exits), the
+// listener closes.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	var idle []*idleSession
+	for _, s := range h.idle {
+		s.claimed = true
+		idle = append(idle, s)
+	}
+	h.idle = map[int]*idleSession{}
+	h.mu.Unlock()
+	h.ln.Close()
+	for _, s := range idle {
+		_ = s.c.c.SetReadDeadline(time.Now())
+		<-s.left
+		_ = s.c.c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = s.c.send(tDone, &Done{})
+		s.c.c.Close()
+	}
+	h.wg.Wait()
+}

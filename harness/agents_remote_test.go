@@ -1,0 +1,288 @@
+package harness_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+)
+
+// remoteAgent is one `ceiling agent` the test starts (not the harness),
+// as a pod would be.
+type remoteAgent struct {
+	cmd  *exec.Cmd
+	log  lockedBuffer
+	done chan error
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while the process writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startRemoteAgent(t *testing.T, coordinator string, i int) *remoteAgent {
+	t.Helper()
+	a := &remoteAgent{done: make(chan error, 1)}
+	a.cmd = exec.Command(filepath.Join(bin, "ceiling"), "agent", "--coordinator", coordinator, "--index", strconv.Itoa(i), "--dial-timeout", "20s", "--rejoin", "3")
+	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	a.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	// The parent-death signal follows the thread that forked: keep that
+	// thread for as long as the agent runs (else the runtime may retire
+	// it and kill the agent).
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := a.cmd.Start()
+		started <- err
+		if err == nil {
+			a.done <- a.cmd.Wait()
+		}
+	}()
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		select {
+		case <-a.done:
+		case <-time.After(100 * time.Millisecond):
+			_ = a.cmd.Process.Kill()
+			<-a.done
+		}
+	})
+	return a
+}
+
+// exit waits (bounded) for the agent to end by itself: the coordinator
+// said done.
+func (a *remoteAgent) exit(t *testing.T, i int) {
+	t.Helper()
+	select {
+	case err := <-a.done:
+		a.done <- err
+		if err != nil {
+			t.Errorf("agent %d: %v\n%s", i, err, a.log.String())
+		}
+	case <-time.After(15 * time.Second):
+		_ = a.cmd.Process.Kill()
+		t.Errorf("agent %d still running 15 s after the sweep: killed\n%s", i, a.log.String())
+	}
+}
+
+// listenOptions: a sweep of the given ladder whose 3 agents dial in to
+// AGENTS_LISTEN on the loopback.
+func listenOptions(t *testing.T, conns []int) (*harness.Options, string) {
+	t.Helper()
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: conns})
+	o.Agents = 3
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	o.AgentsListen = addr
+	o.AgentsJoinTimeout = 15 * time.Second
+	if err := o.Resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	return o, addr
+}
+
+// TestAgentsListenSweep: with AGENTS_LISTEN the sweep starts no agent; 3
+// `ceiling agent` processes the test started join once and serve both
+// points, then exit when the sweep says done.
+func TestAgentsListenSweep(t *testing.T) {
+	needProcs(t)
+	o, addr := listenOptions(t, []int{6, 9})
+	var ags []*remoteAgent
+	for i := range 3 {
+		ags = append(ags, startRemoteAgent(t, addr, i))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r, _, err := runSweep(t, ctx, o, refTarget(t))
+	if err != nil {
+		t.Logf("sweep: %v", err)
+	}
+	if len(r.Curve) < 2 {
+		t.Fatalf("%d points, want 2", len(r.Curve))
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
+		}
+		conns := 0
+		for _, a := range p.Agents {
+			conns += a.Connections
+			if a.Network != "remote" || a.Peer == "" {
+				t.Errorf("point %d agent %d: network %q peer %q, want remote with its peer", p.Index, a.Index, a.Network, a.Peer)
+			}
+		}
+		if len(p.Agents) != 3 || conns != p.Connections {
+			t.Errorf("point %d: %d agents with %d connections, want 3 with %d", p.Index, len(p.Agents), conns, p.Connections)
+		}
+		t.Logf("point %d: %d conns, %.0f msg/s, p99 %v", p.Index, p.Connections, p.ThroughputPerS, time.Duration(p.LatencyNs.P99))
+	}
+	for i, a := range ags {
+		a.exit(t, i)
+		if s := a.log.String(); !strings.Contains(s, "done after 2 points") || strings.Contains(s, "rejoining") {
+			t.Errorf("agent %d: want one session serving 2 points:\n%s", i, s)
+		}
+	}
+}
+
+// TestAgentsListenMissingAgent: an agent that never joins fails the
+// point by its index within AGENTS_JOIN_TIMEOUT; the others are told done.
+func TestAgentsListenMissingAgent(t *testing.T) {
+	needProcs(t)
+	o, addr := listenOptions(t, []int{6})
+	o.AgentsJoinTimeout = 2 * time.Second
+	var ags []*remoteAgent
+	for _, i := range []int{0, 1} {
+		ags = append(ags, startRemoteAgent(t, addr, i))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, _, _ := runSweep(t, ctx, o, refTarget(t))
+	if len(r.Curve) == 0 {
+		t.Fatal("no point")
+	}
+	p := r.Curve[0]
+	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "agent 2 never joined") {
+		t.Fatalf("point: %s %q, want failed naming agent 2 as never joined", p.Status, p.FailReason)
+	}
+	t.Logf("point 0: %s", p.FailReason)
+	for i, a := range ags {
+		a.exit(t, i)
+	}
+}
+
+// cutProxy forwards agent connections to the coordinator and, once, cuts
+// the session right after the first result it carried: between points.
+type cutProxy struct {
+	ln     net.Listener
+	to     string
+	mu     sync.Mutex
+	cut    bool
+	joined int // connections accepted
+}
+
+func (p *cutProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.joined++
+		p.mu.Unlock()
+		go p.pipe(c)
+	}
+}
+
+func (p *cutProxy) pipe(c net.Conn) {
+	defer c.Close()
+	// The hub listens from the sweep's first point on: until then, wait.
+	var u net.Conn
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var err error
+		if u, err = net.Dial("tcp", p.to); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+	}
+	defer u.Close()
+	go func() { _, _ = io.Copy(c, u); c.Close() }()
+	r := bufio.NewReader(c)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			if _, werr := u.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+		if bytes.Contains(line, []byte(`"type":"result"`)) {
+			p.mu.Lock()
+			first := !p.cut
+			p.cut = true
+			p.mu.Unlock()
+			if first {
+				return // both ends close, after the result went on
+			}
+		}
+	}
+}
+
+// TestAgentsListenRejoin: agent 1's connection drops after the first
+// point's result; it redials and serves the second point.
+func TestAgentsListenRejoin(t *testing.T) {
+	needProcs(t)
+	o, addr := listenOptions(t, []int{6, 9})
+	pl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := &cutProxy{ln: pl, to: addr}
+	go px.serve()
+	defer pl.Close()
+	ags := []*remoteAgent{startRemoteAgent(t, addr, 0), startRemoteAgent(t, pl.Addr().String(), 1), startRemoteAgent(t, addr, 2)}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r, _, _ := runSweep(t, ctx, o, refTarget(t))
+	if len(r.Curve) < 2 {
+		t.Fatalf("%d points, want 2", len(r.Curve))
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
+		}
+	}
+	for i, a := range ags {
+		a.exit(t, i)
+	}
+	px.mu.Lock()
+	joined, cut := px.joined, px.cut
+	px.mu.Unlock()
+	log := ags[1].log.String()
+	if !cut || joined != 2 || strings.Count(log, "rejoining") != 1 || !strings.Contains(log, "done after") {
+		t.Errorf("agent 1: cut %v, %d connections, want one cut after the first point, one rejoin and the sweep's done:\n%s", cut, joined, log)
+	}
+	t.Logf("agent 1:\n%s", log)
+	if t.Failed() {
+		b, _ := os.ReadFile(filepath.Join(o.WorkDir, "coordinator.log"))
+		t.Logf("coordinator.log:\n%s", b)
+	}
+}

@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// LabHost is the server's and the coordinator's address on the bridge.
+const LabHost = "10.77.0.1"
+
+// labBridge is the bridge's name (in the sweep's private namespace).
+const labBridge = "ceil0"
+
+// AgentAddrs are agent i's n source addresses: 10.77.(i+1).1 to .n.
+func AgentAddrs(i, n int) []netip.Addr {
+	var out []netip.Addr
+	for k := 1; k <= n; k++ {
+		out = append(out, netip.AddrFrom4([4]byte{10, 77, byte(i + 1), byte(k)}))
+	}
+	return out
+}
+
+// AgentAddrCount is how many source addresses an agent of conns
+// connections gets over a port range of portRange ports: at least 2 (the
+// multi-address path is always taken), and enough that no address
+// carries more than half the range.
+func AgentAddrCount(conns, portRange int) int {
+	per := max(portRange/2, 1)
+	return min(max(2, (conns+per-1)/per), 250)
+}
+
+// ParsePortRange reads AGENTS_PORT_RANGE's "LO-HI".
+func ParsePortRange(s string) (lo, hi int, err error) {
+	a, b, ok := strings.Cut(s, "-")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 1024 || hi > 65535 || hi < lo {
+		return 0, 0, fmt.Errorf("%q is not a port range LO-HI within 1024-65535", s)
+	}
+	return lo, hi, nil
+}
+
+// portRangeSize is the ports an agent namespace has (AGENTS_PORT_RANGE,
+// else the kernel's).
+func portRangeSize(s string) int {
+	if lo, hi, err := ParsePortRange(s); err == nil {
+		return hi - lo + 1
+	}
+	return load.LocalPortRange()
+}
