@@ -3,6 +3,7 @@ package nodegen
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -37,18 +38,25 @@ const (
 	agreeWindow  = 3 * time.Second
 	agreeRepeats = 3 // per generator, alternating: A B A B A B
 
-	// minTolerance is the least disagreement the test accepts, as a
-	// fraction of the mean of the two, whatever the repeats' own spread.
-	// The clients' I/O patterns are part of the load: at the same
-	// saturated server, Node's single event loop measured 4-12% more than
-	// `ceiling load`'s goroutine per connection in every run on the
-	// development machine (the server spends less per message when the
-	// next batches of many connections arrive together), while the
-	// repeats of one generator spread by as little as 4%. The minimum sits
-	// above that difference, so the test catches a generator that counts
-	// wrong (a miscount, a window that takes in the warm-up: 1.3x, 2x),
-	// not the difference in wake patterns; docs/generators.md reports it.
-	minTolerance = 0.15
+	// countTolerance: each generator's msg/s must match the server's own
+	// count of the messages it received over the same window
+	// (refserver_messages_received_total read at the marker and at the
+	// window's end) within this, or the repeats' spread if larger. This is
+	// the agreement that holds: two generators that share nothing count
+	// what the server counts.
+	countTolerance = 0.05
+	// crossTolerance bounds the difference between the two generators'
+	// ceilings. It is NOT the noise floor: at this point the server itself
+	// handles more messages per CPU-second under the Node client (the
+	// same 0.2 reads and 1 write per message at the server, so the
+	// difference is in the kernel's TCP path below the syscalls, which
+	// follows the client's timing). Measured on a quiet machine, 30 Nov
+	// 2026: node/ceiling 1.15 to 1.22 with repeats 1-2% apart, and 1.21
+	// without the quota with each side's figure equal to the server's
+	// count. docs/generators.md reports it as an open finding; this bound
+	// only catches a gross miscount (a window that takes in the warm-up:
+	// 1.3x, 2x).
+	crossTolerance = 0.30
 	// serverBusy: the server used at least this fraction of its quota
 	// over every window, the harness's server-saturated rule (90%).
 	serverBusy = 0.90
@@ -109,8 +117,8 @@ func TestAgreement(t *testing.T) {
 	for rep := 0; rep < agreeRepeats; rep++ {
 		for g, gen := range gens {
 			p := measure(t, gen.argv, "ws://"+addr+"/echo", srv, genCPUs)
-			t.Logf("%-12s rep %d: %8.0f msg/s, server %.3f of %.2f CPU, generator %.2f CPU",
-				gen.name, rep, p.throughput, p.serverCPU, serverQuota, p.genCPU)
+			t.Logf("%-12s rep %d: %8.0f msg/s (the server counted %.0f), server %.3f of %.2f CPU, generator %.2f CPU",
+				gen.name, rep, p.throughput, p.serverCounted, p.serverCPU, serverQuota, p.genCPU)
 			if p.serverCPU < serverBusy*serverQuota {
 				msg := fmt.Sprintf("%s rep %d: the server used %.3f CPU of its %.2f quota: not saturated, so the point measures something else (contention on this machine?)",
 					gen.name, rep, p.serverCPU, serverQuota)
@@ -118,6 +126,10 @@ func TestAgreement(t *testing.T) {
 					t.Fatal(msg)
 				}
 				t.Skip(msg)
+			}
+			if off := math.Abs(p.throughput-p.serverCounted) / p.serverCounted; off > countTolerance {
+				t.Errorf("%s rep %d: reported %.0f msg/s, the server counted %.0f msg/s received over the window: %.1f%% apart > %.0f%%",
+					gen.name, rep, p.throughput, p.serverCounted, 100*off, 100*countTolerance)
 			}
 			tput[g] = append(tput[g], p.throughput)
 			perCPU[g] += p.throughput / p.serverCPU
@@ -134,13 +146,13 @@ func TestAgreement(t *testing.T) {
 		noise = max(noise, (hi-lo)/means[g])
 	}
 	diff := math.Abs(means[0]-means[1]) / ((means[0] + means[1]) / 2)
-	tol := max(noise, minTolerance)
+	tol := max(noise, crossTolerance)
 	t.Logf("mean: ceiling load %.0f msg/s, node %.0f msg/s (node/ceiling %.3f); difference %.1f%%, noise floor %.1f%%, tolerance %.1f%%",
 		means[0], means[1], means[1]/means[0], 100*diff, 100*noise, 100*tol)
 	t.Logf("messages per server CPU-second: ceiling load %.0f, node %.0f", perCPU[0]/agreeRepeats, perCPU[1]/agreeRepeats)
 	if diff > tol {
-		t.Errorf("the generators disagree: ceiling load %.0f msg/s, node %.0f msg/s, %.1f%% apart > %.1f%% (noise floor %.1f%%, minimum %.0f%%)",
-			means[0], means[1], 100*diff, 100*tol, 100*noise, 100*minTolerance)
+		t.Errorf("the generators disagree grossly: ceiling load %.0f msg/s, node %.0f msg/s, %.1f%% apart > %.1f%% (noise floor %.1f%%, bound %.0f%%)",
+			means[0], means[1], 100*diff, 100*tol, 100*noise, 100*crossTolerance)
 	}
 }
 
@@ -149,6 +161,9 @@ type point struct {
 	throughput float64 // the generator's summary.throughput_per_s
 	serverCPU  float64 // the server's CPU over the window, in CPUs
 	genCPU     float64 // the generator's own account (generator.cpu_cores)
+	// serverCounted is the server's own count of messages received over
+	// the window (its /metrics), per second.
+	serverCounted float64
 }
 
 // measure runs one generator with the harness's flags and samples the
@@ -188,7 +203,9 @@ func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.C
 		}
 	}
 	sampler := cpusample.Start(context.Background(), 0, cpusample.PIDs(srv))
+	m0, t0 := serverReceived(t, url), time.Now()
 	time.Sleep(agreeWindow)
+	m1, t1 := serverReceived(t, url), time.Now()
 	cpu := sampler.Stop().MeanCores
 	if err := <-done; err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
@@ -197,7 +214,36 @@ func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.C
 	if r.Summary.Errors != 0 || r.Summary.Failure != "" {
 		t.Fatalf("%s: %d errors %v %s", argv[0], r.Summary.Errors, r.Summary.ErrorsByReason, r.Summary.Failure)
 	}
-	return point{throughput: r.Summary.ThroughputPerS, serverCPU: cpu, genCPU: r.Generator.CPUCores}
+	return point{throughput: r.Summary.ThroughputPerS, serverCPU: cpu, genCPU: r.Generator.CPUCores,
+		serverCounted: (m1 - m0) / t1.Sub(t0).Seconds()}
+}
+
+// serverReceived reads refserver's own count of messages received from
+// its /metrics (the server at the ws:// URL's host).
+func serverReceived(t *testing.T, wsURL string) float64 {
+	t.Helper()
+	host := strings.TrimPrefix(wsURL, "ws://")
+	host = host[:strings.IndexByte(host, '/')]
+	resp, err := http.Get("http://" + host + "/metrics")
+	if err != nil {
+		t.Fatalf("refserver /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("refserver /metrics: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "refserver_messages_received_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("refserver /metrics: %q: %v", line, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("refserver /metrics has no refserver_messages_received_total:\n%s", b)
+	return 0
 }
 
 // startServer runs refserver at addr inside the throttle's cgroup from its
