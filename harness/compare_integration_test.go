@@ -67,6 +67,12 @@ func runTwoArm(t *testing.T, o *harness.Options, base, head harness.TargetSpec) 
 // both arms' repeats.
 func checkTwoArmCurve(t *testing.T, r *harness.Result, firstPass, compared int) {
 	t.Helper()
+	// A batch with no rung clean in both arms' first pass is not compared
+	// (a warning says so): on a machine whose CPUs other work shared, that
+	// is the harness's correct answer, not a short curve.
+	if want := 2*firstPass + 2*compared*r.Config.CompareReps; len(r.Curve) < want && firstPassContended(r) {
+		t.Skipf("%d points, not %d: a batch had no clean first-pass rung in both arms, the machine was not quiet", len(r.Curve), want)
+	}
 	if len(r.Curve) != 2*firstPass+2*compared*r.Config.CompareReps {
 		t.Fatalf("%d points, want %d first-pass and %d compare", len(r.Curve), 2*firstPass, 2*compared*r.Config.CompareReps)
 	}
@@ -194,6 +200,14 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 
 // contendedAt says whether any compare repeat at batch ran on contended
 // CPUs.
+// firstPassContended reports whether a point of the two-arm sweep's first
+// pass ran on contended CPUs.
+func firstPassContended(r *harness.Result) bool {
+	return slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
+		return p.Role == harness.RoleSweep && p.Contended
+	})
+}
+
 func contendedAt(r *harness.Result, batch int) bool {
 	return slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
 		return p.Role == harness.RoleCompare && p.Batch == batch && p.Contended
