@@ -185,7 +185,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if done, err := agentsNetwork(o, stderr); done {
+	if done, err := agentsNetwork(o, target.External, stderr); done {
 		return err
 	}
 	// SIGINT/SIGTERM: write what finished, stop both children with a
