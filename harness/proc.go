@@ -353,6 +353,9 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 // the point with its name and log tail.
 func (p *pointRun) boot(ctx context.Context) error {
 	pr, addr := p.pr, p.addr
+	if p.target.External {
+		return p.readyExternal(ctx) // nothing to boot, nothing to stop later
+	}
 	p.booted = p.target.Booted()
 	for i, s := range p.booted {
 		if len(s.Command) == 0 {
@@ -558,7 +561,10 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	for _, s := range p.srvs {
 		trees = append(trees, cpusample.Tree(s.Pid))
 	}
-	srvS := cpusample.StartGroup(ctx, SampleEvery, trees...)
+	var srvS *cpusample.Group
+	if !p.target.External {
+		srvS = cpusample.StartGroup(ctx, SampleEvery, trees...)
+	}
 	// The agents' trees are sampled at the same instants, as one side.
 	var genStop func() cpusample.Stats
 	var genDone <-chan struct{}
@@ -570,6 +576,10 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 		genStop, genDone = cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid)).Stop, gen.Done()
 	}
 	capture := p.startCapture(ctx) // the server's metrics and profile
+	if p.target.External {
+		p.measureExternal(ctx, out, genStop, genDone, capture)
+		return
+	}
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
 	windowEnd := time.NewTimer(p.window)

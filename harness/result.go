@@ -129,6 +129,10 @@ type Target struct {
 	// Servers are a target's several servers (empty Command), in the
 	// order booted.
 	Servers []TargetServer `json:"servers,omitempty"`
+	// External: the server was not booted by the harness (the target's
+	// "external"), and ExternalCPUs are the cores it was said to have.
+	External     bool `json:"external,omitempty"`
+	ExternalCPUs int  `json:"external_cpus,omitempty"`
 }
 
 // TargetServer is one of a target's several servers as booted.
@@ -139,7 +143,8 @@ type TargetServer struct {
 
 // targetMeta is t as the result records it.
 func targetMeta(t TargetSpec, scenario string) Target {
-	m := Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...)} // [] not null for a multi-server target
+	m := Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...), // [] not null for a multi-server target
+		External: t.External, ExternalCPUs: t.ExternalCPUs}
 	m.URL, _ = t.URLFor(scenario)
 	for _, s := range t.Servers {
 		m.Servers = append(m.Servers, TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
@@ -228,6 +233,12 @@ type CPUStats struct {
 	// when the two sets overlap (ALLOW_OVERLAP): the sweep's own work,
 	// not contention. 0 when they do not overlap.
 	OverlapCores float64 `json:"overlap_cores,omitempty"`
+	// Source is where the figures came from: empty for the harness's
+	// own sampling of the process tree; for an external server (which
+	// the harness cannot sample) CPUFromMetrics, the delta of its
+	// process_cpu_seconds_total over the window against external_cpus,
+	// or CPUUnknown.
+	Source string `json:"source,omitempty"`
 }
 
 // NamedCPU is one server's CPU over a point's window, of a target of

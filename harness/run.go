@@ -106,7 +106,11 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	} else if n > 0 {
 		fmt.Fprintf(stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
 	}
-	fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
+	if rc.Target.External {
+		fmt.Fprintf(stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
+	} else {
+		fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
+	}
 
 	r := &Result{Warnings: []string{}}
 	// Taken once before the first point; the result is written outside

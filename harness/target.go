@@ -72,6 +72,19 @@ type TargetSpec struct {
 	// top-level env and dir apply to every one (its own env wins).
 	Servers []ServerSpec `json:"servers,omitempty"`
 
+	// External says the server runs elsewhere, started and stopped by
+	// someone else (a pod, a staging host): the harness boots nothing,
+	// checks Ready (if given) before every point's load, and never stops
+	// or signals it. Command, servers, env, dir and stop_grace are then
+	// refused, and SRV_CPUSET does not apply. See docs/targets.md.
+	External bool `json:"external,omitempty"`
+	// ExternalCPUs are the cores an external server may use (its
+	// container's limit, its host's cores): the denominator of its CPU
+	// fraction, which the harness derives from process_cpu_seconds_total
+	// in Metrics (externalCPU). 0: unknown, and then no point can be
+	// server-saturated.
+	ExternalCPUs int `json:"external_cpus,omitempty"`
+
 	File string `json:"-"` // where it was read from
 
 	// URL replaces the scenario block's URL (--url); see OverrideURL.
@@ -98,6 +111,9 @@ func (t TargetSpec) Multi() bool { return len(t.Servers) > 0 }
 // the top-level env under its own, or the top-level command as one
 // server named "server".
 func (t TargetSpec) Booted() []ServerSpec {
+	if t.External {
+		return nil
+	}
 	if !t.Multi() {
 		return []ServerSpec{{Name: "server", Command: t.Command, Env: t.Env, Ready: t.Ready}}
 	}
@@ -149,11 +165,19 @@ func LoadTarget(path string) (TargetSpec, error) {
 // Check validates the fields; errors name the field.
 func (t TargetSpec) Check() error {
 	var errs []error
-	if t.Multi() {
+	switch {
+	case t.External:
+		errs = append(errs, t.checkExternal()...)
+	case t.ExternalCPUs != 0:
+		errs = append(errs, errors.New(`external_cpus: only for an external target ("external": true); a booted server's cores are SRV_CPUSET`))
+	}
+	if t.External {
+		// checkExternal did the server fields.
+	} else if t.Multi() {
 		errs = append(errs, t.checkServers()...)
 	} else {
 		if len(t.Command) == 0 || strings.TrimSpace(t.Command[0]) == "" {
-			errs = append(errs, errors.New("command: empty"))
+			errs = append(errs, errors.New(`command: empty (for a server the harness does not boot, say "external": true)`))
 		}
 		all := strings.Join(t.Command, " ")
 		for _, v := range t.Env {
@@ -186,6 +210,48 @@ func (t TargetSpec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkExternal checks an external target: nothing to boot, so no
+// command, servers, env, dir or stop_grace (each would be silently
+// ignored); a ready probe the harness can poll from outside (not log:);
+// and external_cpus only with Prometheus metrics, where the harness reads
+// the server's process_cpu_seconds_total.
+func (t TargetSpec) checkExternal() []error {
+	var errs []error
+	const why = "an external target boots nothing"
+	if len(t.Command) > 0 {
+		errs = append(errs, fmt.Errorf(`command: %s; give "external": true or a command, not both`, why))
+	}
+	if len(t.Servers) > 0 {
+		errs = append(errs, fmt.Errorf(`servers: %s; give "external": true or servers, not both`, why))
+	}
+	if len(t.Env) > 0 {
+		errs = append(errs, fmt.Errorf("env: %s, so env would reach no server", why))
+	}
+	if t.Dir != "" {
+		errs = append(errs, fmt.Errorf("dir: %s, so dir would be no server's working directory", why))
+	}
+	if t.StopGrace != "" {
+		errs = append(errs, fmt.Errorf("stop_grace: %s and never stops the server", why))
+	}
+	if len(t.SecretArgs) > 0 {
+		errs = append(errs, fmt.Errorf("secret_args: %s, so there is no command to index", why))
+	}
+	if t.Ready != "" {
+		if strings.HasPrefix(t.Ready, "log:") {
+			errs = append(errs, errors.New("ready: a log: probe reads the server's output, which an external server's is not; give tcp: or an http:// URL"))
+		} else if _, err := supervise.ParseProbe(Expand(t.Ready, t.standInAddr())); err != nil {
+			errs = append(errs, fmt.Errorf("ready: %w", err))
+		}
+	}
+	switch {
+	case t.ExternalCPUs < 0:
+		errs = append(errs, fmt.Errorf("external_cpus: %d is not a positive number of cores", t.ExternalCPUs))
+	case t.ExternalCPUs > 0 && (t.Metrics == nil || (t.Metrics.Format != "" && t.Metrics.Format != MetricsPrometheus)):
+		errs = append(errs, errors.New("external_cpus: needs metrics in the prometheus format exposing process_cpu_seconds_total, where the server's CPU is read"))
+	}
+	return errs
 }
 
 // checkServers checks a multi-server target: no top-level command or
@@ -614,6 +680,9 @@ func hasPortPlaceholder(s string) bool {
 // Warnings are what the result must say about a target that was allowed
 // to run: a URL that does not take the point's address.
 func (t TargetSpec) Warnings(scenario string) []string {
+	if t.External {
+		return nil // meta.target.external says so; the verdict says what it knows of its CPU
+	}
 	u, err := t.URLFor(scenario)
 	if err != nil || pinnedURL(u) {
 		return nil
@@ -808,6 +877,14 @@ func (t TargetSpec) CheckRunnable(scenario string) error {
 	}
 	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
+	} else if t.External {
+		// The server has its own fixed address: a point's port would
+		// name nothing.
+		for i, u := range append([]string{u}, t.moreURLs(scenario)...) {
+			if hasPortPlaceholder(u) {
+				errs = append(errs, fmt.Errorf("%s: the URL #%d, %q, takes a point's port ({addr}, {port} or {portN}), but an external server listens where it was started: give its address", t.urlField(scenario), i+1, u))
+			}
+		}
 	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
 		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", t.urlField(scenario), u))
 	} else if !t.AllowUnpinnedURL {

@@ -64,6 +64,13 @@ import (
 //     the rule no longer reads) is judged by CPU: at GeneratorBusy or above
 //     it is capped, the conservative call, since a lower bound understates.
 //
+// An external server (external.go) is judged on its own metrics' CPU
+// (process_cpu_seconds_total against external_cpus); without both its CPU
+// is unknown, and such a point is never server-saturated: it is
+// generator-capped on the generator's evidence, else "neither", with a
+// reason saying the server's CPU is unknown (the throughput is measured;
+// what limited it is not).
+//
 // Both conditions give "both"; either generator verdict makes the point a
 // lower bound. Whatever the verdict, a point whose pinned CPUs were
 // contended (see Contention) says so in its reason and is not clean.
@@ -98,8 +105,14 @@ var DefaultThresholds = Thresholds{
 // summary and self are the generator's report; the CPU stats are the
 // harness's own sampling of both sides.
 func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
-	srvBusy := server.FractionMean >= th.ServerBusy
+	// An external server's CPU comes from its metrics, or is unknown: an
+	// unknown one is never saturated (external.go).
+	external := server.Source != ""
+	srvBusy := server.FractionMean >= th.ServerBusy && (!external || externalKnown(server))
 	srvWhy, genWhy := cpuWhy("server", server), cpuWhy("generator", generator)
+	if external {
+		srvWhy = externalCPUWhy(server)
+	}
 	genBehind, evidence := generatorBehind(th, generator, summary, self)
 	contended := Contention(server, generator)
 	// A limit found on contended CPUs is said, and so is the contention:
@@ -115,6 +128,9 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	case srvBusy:
 		return VerdictServerSaturated, fmt.Sprintf("%s; %s, %s%s", srvWhy, genWhy, evidence, also)
 	case genBehind:
+		if external && !externalKnown(server) {
+			genWhy = srvWhy + ", " + genWhy // unknown is said, not left out
+		}
 		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound%s", genWhy, evidence, also)
 	}
 	why := "neither side near its cores: latency- or connection-bound (each connection waits a round trip; more connections may raise it)"
@@ -125,6 +141,8 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	// be said not to scale across them.
 	case contended != "":
 		why = "contended: " + contended + ": the machine was not quiet, this point measures contention"
+	case external && !externalKnown(server):
+		why = "the generator kept up and the server's CPU is unknown: it may be server-bound, latency- or connection-bound; the throughput is measured, what limited it is not"
 	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
 		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
 	}

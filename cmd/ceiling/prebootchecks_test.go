@@ -41,6 +41,12 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	fixedEcho := target("fixedecho.json", `"echo_url":"ws://127.0.0.1:6001/echo"`)
 	hostOnly := target("hostonly.json", `"echo_url":"ws://{host}:6001/echo"`)
 	fixedFanout := target("fixedfanout.json", `"fanout":{"url":"ws://127.0.0.1:6001","app_id":"a","key":"k","secret":"sweep-test-secret"}`)
+	ext := `{"name":"x","external":true,"ready":"tcp:127.0.0.1:6001","echo_url":"ws://127.0.0.1:6001/echo"`
+	external := write("external.json", ext+`}`)
+	extCommand := write("extcommand.json", ext+`,"command":["`+server+`"]}`)
+	extAddr := write("extaddr.json", `{"name":"x","external":true,"echo_url":"ws://{addr}/echo"}`)
+	extCPUs := write("extcpus.json", ext+`,"external_cpus":2}`)
+	cpusNotExt := target("cpusnotext.json", `"external_cpus":2,"echo_url":"ws://{addr}/echo"`)
 
 	tests := []struct {
 		name string
@@ -64,6 +70,11 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 		{"fanout.url without the point's address", []string{"SCENARIO", "fanout"}, []string{"--target", fixedFanout}, "fanout.url"},
 		{"--url override without the point's address", nil, []string{"--target", hostOnly, "--url", "ws://127.0.0.1:9/echo"}, "echo_url"},
 		{"duration NaN", []string{"DURATION", "NaN"}, nil, "DURATION"},
+		{"SRV_CPUSET with an external target", []string{"SRV_CPUSET", "1"}, []string{"--target", external}, "SRV_CPUSET: does not apply to an external target"},
+		{"external target with a command", nil, []string{"--target", extCommand}, "command: an external target boots nothing"},
+		{"external target's URL takes the point's port", nil, []string{"--target", extAddr}, "echo_url: the URL #1"},
+		{"external_cpus without metrics", nil, []string{"--target", extCPUs}, "external_cpus: needs metrics"},
+		{"external_cpus without external", nil, []string{"--target", cpusNotExt}, "external_cpus: only for an external target"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -118,12 +118,17 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Options, harness.Ta
 	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
 		return nil, harness.TargetSpec{}, fmt.Errorf("read this process's CPU affinity: %w", err)
 	}
+	srvGiven := len(o.ServerCPUs) > 0 // before Resolve picks one
 	if err := o.Resolve(available); err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
 	}
 	t, err := loadTarget(&o)
 	if err != nil {
 		return nil, harness.TargetSpec{}, usageError{err}
+	}
+	if t.External && srvGiven {
+		// Refused, not ignored: whoever set it expects the server pinned.
+		return nil, harness.TargetSpec{}, usagef("SRV_CPUSET: does not apply to an external target (TARGET %s has \"external\": true: the harness boots and pins no server); unset it", o.TargetFile)
 	}
 	if o.TwoArm() {
 		if _, err := loadBaseTarget(&o); err != nil {
@@ -180,7 +185,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if done, err := agentsNetwork(o, stderr); done {
+	if done, err := agentsNetwork(o, target.External, stderr); done {
 		return err
 	}
 	// SIGINT/SIGTERM: write what finished, stop both children with a

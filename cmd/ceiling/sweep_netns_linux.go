@@ -23,13 +23,19 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // status; the copy builds the bridge (harness.AgentsLab). Where either
 // cannot be done, o.AgentsNote says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *harness.Options, stderr io.Writer) (done bool, err error) {
+func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return false, nil
 	}
 	note := func(why string) {
 		o.AgentsNote = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Agents, why)
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", o.AgentsNote)
+	}
+	if external {
+		// The lab's namespace is private: a server outside it (an
+		// external target) would be out of the agents' reach.
+		note("the target is external, out of reach from a private network namespace")
+		return false, nil
 	}
 	if os.Getenv(sweepNetnsEnv) == "1" {
 		lab, err := harness.NewAgentsLab()

@@ -90,3 +90,27 @@ func WaitReady(ctx context.Context, p *Proc, probe Probe, timeout time.Duration)
 		}
 	}
 }
+
+// WaitProbe polls probe every 50 ms, with no process of ours behind it (a
+// server someone else runs), until it succeeds, timeout passes
+// (*NotReadyError named name) or ctx ends (its error). A log: probe has no
+// log to read and fails every attempt.
+func WaitProbe(ctx context.Context, name string, probe Probe, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		err := probe.check(actx, "")
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return &NotReadyError{Name: name, Probe: probe.String(), Timeout: timeout, Last: err}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s to be ready: %w", name, context.Cause(ctx))
+		case <-time.After(pollEvery):
+		}
+	}
+}

@@ -335,14 +335,18 @@ func portName(name string) string {
 }
 
 // TargetJSON is the coordinator's target file: the server pod behind its
-// headless Service, with no command (the harness boots nothing; every
-// agent dials these URLs). Keys sorted, two-space indent, newline at the
+// headless Service, declared external (the harness boots nothing and
+// stops nothing; every agent dials these URLs), its CPU read from the
+// pod's /metrics (process_cpu_seconds_total) against its CPU limit
+// (external_cpus). Keys sorted, two-space indent, newline at the
 // end: the shipped ConfigMap holds exactly these bytes.
 func TargetJSON(p Params) string {
 	hp := net.JoinHostPort(ServerName, strconv.Itoa(p.ServerPort))
 	t := map[string]any{
-		"name":     "refserver-k8s",
-		"echo_url": "ws://" + hp + "/echo",
+		"name":          "refserver-k8s",
+		"external":      true,
+		"external_cpus": p.ServerCPU,
+		"echo_url":      "ws://" + hp + "/echo",
 		"fanout": map[string]any{
 			"url": "ws://" + hp, "app_id": "app-id", "key": "app-key", "secret": "app-secret",
 		},
@@ -353,7 +357,7 @@ func TargetJSON(p Params) string {
 	}
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
-		panic(err) // strings and maps of strings only
+		panic(err) // strings, a bool, an int and maps of strings only
 	}
 	return string(b) + "\n"
 }

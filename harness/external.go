@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+)
+
+// External servers: a target with "external": true names a server someone
+// else runs (a pod behind a Service, a staging host). The harness boots,
+// pins, samples and stops nothing of it: before every point's load it
+// polls the target's ready probe (if any), and its CPU over the window
+// comes from the server's own metrics, the change of
+// process_cpu_seconds_total between the reads that bracket the window,
+// against the cores the target says it may use (external_cpus). Without
+// both the server's CPU is unknown and no point can be server-saturated
+// (Judge): the verdict is then never invented, only generator-capped,
+// both or neither.
+
+// CPUStats.Source values.
+const (
+	CPUFromMetrics = "metrics" // process_cpu_seconds_total of an external server
+	CPUUnknown     = "unknown" // an external server without it
+)
+
+// ProcessCPUSeries is the Prometheus counter of a process's user and
+// system CPU seconds (Go's process collector, and most servers', export
+// it).
+const ProcessCPUSeries = "process_cpu_seconds_total"
+
+// externalUnknownWhy is what a verdict says when an external server's CPU
+// cannot be told.
+const externalUnknownWhy = "server CPU unknown (external server; give metrics with process_cpu_seconds_total and external_cpus)"
+
+// readyExternal waits for an external server's ready probe, if the target
+// has one: nothing is started, and nothing is stopped after.
+func (p *pointRun) readyExternal(ctx context.Context) error {
+	if p.target.Ready == "" {
+		return nil
+	}
+	probe, err := supervise.ParseProbe(Expand(p.target.Ready, p.addr))
+	if err != nil {
+		return p.fail(PhaseReady, nil, "target ready: %v", err)
+	}
+	if err := supervise.WaitProbe(ctx, "external server", probe, p.pr.ready); err != nil {
+		if ctx.Err() != nil {
+			return p.interrupted(PhaseReady)
+		}
+		return p.fail(PhaseReady, nil, "external server never became ready: %v", err)
+	}
+	return nil
+}
+
+// externalCPU is an external server's CPU over the window from its
+// metrics: cores = delta of process_cpu_seconds_total / the interval
+// between the reads, and the fraction of cpus (external_cpus; 0: unknown,
+// fraction 0 and Source still CPUFromMetrics). Without the series (no
+// metrics, a failed read, a reset counter) the Source is CPUUnknown and no
+// figure is given. The busy and steal of the server's CPUs are unknown
+// (-1): they are not this machine's.
+func externalCPU(sm *ServerMetrics, cpus int) CPUStats {
+	c := CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
+	if sm == nil || sm.IntervalS <= 0 {
+		return c
+	}
+	for _, s := range sm.Series {
+		if s.Name != ProcessCPUSeries || s.Delta == nil || s.Reset || *s.Delta < 0 || math.IsNaN(*s.Delta) {
+			continue
+		}
+		c.Source = CPUFromMetrics
+		c.Samples = 2 // the two reads
+		c.MeanCores = *s.Delta / sm.IntervalS
+		if cpus > 0 {
+			c.FractionMean = c.MeanCores / float64(cpus)
+		}
+		return c
+	}
+	return c
+}
+
+// externalCPUWhy is an external server's CPU for a verdict's reason.
+func externalCPUWhy(c CPUStats) string {
+	switch {
+	case c.Source != CPUFromMetrics:
+		return externalUnknownWhy
+	case c.PinnedCores <= 0:
+		return fmt.Sprintf("server %.2f cores (%s) of an unknown number: %s", c.MeanCores, ProcessCPUSeries, externalUnknownWhy)
+	}
+	return fmt.Sprintf("server %.0f%% of %s (external, from %s)", c.FractionMean*100, cores(c.PinnedCores), ProcessCPUSeries)
+}
+
+// externalKnown reports whether an external server's CPU fraction is
+// known, so that it may be judged saturated.
+func externalKnown(c CPUStats) bool {
+	return c.Source == CPUFromMetrics && c.PinnedCores > 0
+}
+
+// measureExternal is measure for an external server: the generator's side
+// as ever, the server's from its metrics once the after read is in.
+func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop func() cpusample.Stats, genDone <-chan struct{}, capture *windowCapture) {
+	pr := p.pr
+	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
+	windowEnd := time.NewTimer(p.window)
+	select {
+	case <-windowEnd.C:
+	case <-genDone:
+	case <-ctx.Done():
+	}
+	windowEnd.Stop()
+	capture.windowEnded(ctx)
+	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
+	out.GeneratorCPU = cpuStats(genStop(), len(pr.o.GeneratorCPUs))
+	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
+	capture.finish(out)
+	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
+}

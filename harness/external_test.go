@@ -1,0 +1,179 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// TestTargetExternalFields: the external form's bad input is refused by
+// LoadTarget, each error naming its field.
+func TestTargetExternalFields(t *testing.T) {
+	const base = `"name":"x","echo_url":"ws://127.0.0.1:6001/echo"`
+	metrics := `"metrics":{"url":"http://127.0.0.1:6001/metrics"}`
+	tests := []struct{ name, body, want string }{
+		{"ok", `"external":true,` + base, ""},
+		{"ok with cpus and metrics", `"external":true,"external_cpus":2,"ready":"http://127.0.0.1:6001/health",` + metrics + `,` + base, ""},
+		{"no command, not external", base, `command: empty (for a server the harness does not boot, say "external": true)`},
+		{"external with a command", `"external":true,"command":["x","{addr}"],` + base, "command: an external target boots nothing"},
+		{"external with servers", `"external":true,"servers":[{"name":"a","command":["x","{addr}"],"ready":"tcp:{addr}"}],` + base, "servers: an external target boots nothing"},
+		{"external with env", `"external":true,"env":{"A":"b"},` + base, "env: an external target boots nothing"},
+		{"external with dir", `"external":true,"dir":"/tmp",` + base, "dir: an external target boots nothing"},
+		{"external with stop_grace", `"external":true,"stop_grace":"1s",` + base, "stop_grace: an external target"},
+		{"external with a log probe", `"external":true,"ready":"log:listening",` + base, "ready: a log: probe"},
+		{"external_cpus without external", `"command":["x","{addr}"],"ready":"tcp:{addr}","external_cpus":2,` + base, "external_cpus: only for an external target"},
+		{"external_cpus without metrics", `"external":true,"external_cpus":2,` + base, "external_cpus: needs metrics"},
+		{"external_cpus with JSON metrics", `"external":true,"external_cpus":2,"metrics":{"url":"http://127.0.0.1:6001/m","format":"json"},` + base, "external_cpus: needs metrics"},
+		{"external_cpus negative", `"external":true,"external_cpus":-1,` + metrics + `,` + base, "external_cpus: -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "t.json")
+			if err := os.WriteFile(p, []byte("{"+tt.body+"}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := harness.LoadTarget(p)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error %v, want one naming %q", err, tt.want)
+			}
+		})
+	}
+	// An external server listens where it was started: a point's port in
+	// its URL names nothing.
+	tg := harness.TargetSpec{Name: "x", External: true}
+	tg.SetBlock("echo_url", []byte(`"ws://{addr}/echo"`))
+	if err := tg.CheckRunnable("echo"); err == nil || !strings.Contains(err.Error(), "echo_url") {
+		t.Errorf("CheckRunnable: %v, want an error naming echo_url", err)
+	}
+}
+
+// TestExternalJudge: an external server's CPU from its metrics can make
+// a point server-saturated; without it the point never is, and the reason
+// says the server's CPU is unknown.
+func TestExternalJudge(t *testing.T) {
+	gen := harness.CPUStats{Samples: 10, MeanCores: 0.3, PinnedCores: 1, FractionMean: 0.3, PinnedBusy: 0.32, StealFraction: 0}
+	s := load.Summary{Mode: "closed", ThroughputPerS: 1000}
+	self := load.GeneratorStats{RunnableP99Ns: 1000}
+	unknown := harness.CPUStats{PinnedBusy: -1, StealFraction: -1, Source: harness.CPUUnknown}
+	v, why := harness.Judge(harness.DefaultThresholds, unknown, gen, s, self)
+	if v != harness.VerdictNeither || !strings.Contains(why, "server CPU unknown (external server; give metrics with process_cpu_seconds_total and external_cpus)") {
+		t.Errorf("unknown: %s: %s", v, why)
+	}
+	// Cores known but not how many it has: still unknown, never saturated.
+	noCPUs := harness.CPUStats{Samples: 2, MeanCores: 4, PinnedBusy: -1, StealFraction: -1, Source: harness.CPUFromMetrics}
+	if v, why := harness.Judge(harness.DefaultThresholds, noCPUs, gen, s, self); v != harness.VerdictNeither || !strings.Contains(why, "server CPU unknown") {
+		t.Errorf("no external_cpus: %s: %s", v, why)
+	}
+	busy := harness.CPUStats{Samples: 2, MeanCores: 1.9, PinnedCores: 2, FractionMean: 0.95, PinnedBusy: -1, StealFraction: -1, Source: harness.CPUFromMetrics}
+	if v, why := harness.Judge(harness.DefaultThresholds, busy, gen, s, self); v != harness.VerdictServerSaturated || !strings.Contains(why, "process_cpu_seconds_total") {
+		t.Errorf("from metrics: %s: %s", v, why)
+	}
+}
+
+// TestExternalMiniSweep: a refserver the test starts (not the harness),
+// swept as an external target: every point measures, the server's CPU
+// comes from its /metrics, and the server is still running afterwards,
+// the same process, untouched.
+func TestExternalMiniSweep(t *testing.T) {
+	needProcs(t)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	srv := exec.Command(filepath.Join(bin, "refserver"), "--addr", addr, "--app-id", "app-id", "--key", "app-key", "--secret", "app-secret")
+	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	t.Cleanup(func() {
+		_ = srv.Process.Kill()
+		<-exited
+	})
+
+	tg := harness.TargetSpec{
+		Name: "refserver-external", External: true, ExternalCPUs: 1,
+		Ready:   "http://" + addr + "/health",
+		Metrics: &harness.MetricsSpec{URL: "http://" + addr + "/metrics", Format: harness.MetricsPrometheus},
+	}
+	tg.SetBlock("echo_url", []byte(`"ws://`+addr+`/echo"`))
+	if err := tg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.CheckRunnable("echo"); err != nil {
+		t.Fatal(err)
+	}
+	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4, 8}})
+	r, _, err := runSweep(t, context.Background(), o, tg)
+	if err != nil && !errors.Is(err, harness.ErrContended) {
+		t.Fatalf("sweep: %v", err)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the external server exited during the sweep: %v", err)
+	default:
+	}
+	if err := srv.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the external server is gone: %v", err)
+	}
+	resp, err := http.Get("http://" + addr + "/health")
+	if err != nil {
+		t.Fatalf("the external server no longer answers: %v", err)
+	}
+	resp.Body.Close()
+
+	if !r.Meta.Target.External || r.Meta.Target.ExternalCPUs != 1 {
+		t.Errorf("meta.target: %+v", r.Meta.Target)
+	}
+	if len(r.Curve) < 2 {
+		t.Fatalf("curve has %d points, want 2 or 3", len(r.Curve))
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK {
+			t.Fatalf("point %d: %s: %s", p.Index, p.Status, p.FailReason)
+		}
+		c := p.ServerCPU
+		if c.Source != harness.CPUFromMetrics || c.MeanCores <= 0 || c.PinnedCores != 1 || c.FractionMean != c.MeanCores {
+			t.Errorf("point %d: server CPU %+v, want it from process_cpu_seconds_total against 1 core", p.Index, c)
+		}
+		if len(p.Escalated) > 0 || len(p.Escaped) > 0 {
+			t.Errorf("point %d: escalated %v, escaped %v: the harness touched a process", p.Index, p.Escalated, p.Escaped)
+		}
+		if strings.Contains(p.VerdictReason, "server CPU unknown") {
+			t.Errorf("point %d: %s", p.Index, p.VerdictReason)
+		}
+	}
+	// No ready probe and no metrics: the server's CPU is unknown, said
+	// so, and no point is server-saturated.
+	tg.Ready, tg.Metrics, tg.ExternalCPUs = "", nil, 0
+	o = miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4}})
+	o.Reps = 1
+	r, _, err = runSweep(t, context.Background(), o, tg)
+	if err != nil && !errors.Is(err, harness.ErrContended) {
+		t.Fatalf("sweep without metrics: %v", err)
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK || p.ServerCPU.Source != harness.CPUUnknown || p.Verdict == harness.VerdictServerSaturated || p.Verdict == harness.VerdictBoth ||
+			!strings.Contains(p.VerdictReason, "server CPU unknown (external server") {
+			t.Errorf("point %d without metrics: %s %s %+v: %s", p.Index, p.Status, p.Verdict, p.ServerCPU, p.VerdictReason)
+		}
+	}
+	if err := srv.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the external server is gone after the second sweep: %v", err)
+	}
+}
