@@ -25,8 +25,9 @@ const (
 	// MinProjectBusy: a step below this share of its cores is too short
 	// of CPU ticks to project a cap from.
 	MinProjectBusy = 0.10
-	// ContendedDelay is the run delay (seconds per second) from which a
-	// step's generator counts as sharing its core.
+	// ContendedDelay is the load threads' run delay (a fraction of their
+	// runnable time, generator.load_threads) from which a step's
+	// generator counts as sharing its core.
 	ContendedDelay = 0.10
 	// SinkBusy is the share of its cores above which the sink may have
 	// limited a step (Cap.SinkLimited).
@@ -90,8 +91,8 @@ type Cap struct {
 	// SinkLimited: the sink was busy >= SinkBusy at the best step, so it
 	// may have held the generator back (a lower bound too).
 	SinkLimited bool `json:"sink_limited"`
-	// Contended: the generator's threads waited for a CPU at least
-	// ContendedDelay of the best step's window: other work shared its
+	// Contended: the load threads waited for a CPU at least
+	// ContendedDelay of their runnable time at the best step: other work shared its
 	// core, which is why it could not saturate it (the cap is then
 	// Projected).
 	Contended bool   `json:"contended"`
@@ -103,8 +104,11 @@ type Step struct {
 	Connections    int     `json:"connections"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	GeneratorCores float64 `json:"generator_cores"`
-	// RunDelay is the time the generator's threads waited for a CPU
-	// (its os_run_delay_ns), in seconds per second of the window.
+	// RunDelay is the share of their runnable time the threads that
+	// carried the load waited for a CPU (generator.load_threads
+	// .run_delay_fraction); 0 for a generator that does not report it.
+	// Not the sum over every thread (os_run_delay_ns): idle runtime
+	// threads and sysmon fill that on a quiet core.
 	RunDelay  float64 `json:"generator_run_delay"`
 	SinkCores float64 `json:"sink_cores"`
 	Errors    int64   `json:"errors"`

@@ -144,8 +144,8 @@ func ramp(ctx context.Context, cfg Config, scenario string, batch int, run func(
 		}
 		c.Steps = append(c.Steps, st)
 		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "calibrate: %s batch %d, %d connections: %.0f msg/s, generator %.2f cores (waited %.2f s/s for a CPU), sink %.2f cores%s\n",
-				scenario, batch, n, st.ThroughputPerS, st.GeneratorCores, st.RunDelay, st.SinkCores, errNote(st))
+			fmt.Fprintf(cfg.Log, "calibrate: %s batch %d, %d connections: %.0f msg/s, generator %.2f cores (load threads waited %.0f%% of their runnable time), sink %.2f cores%s\n",
+				scenario, batch, n, st.ThroughputPerS, st.GeneratorCores, 100*st.RunDelay, st.SinkCores, errNote(st))
 		}
 		if st.Error != "" {
 			break // more connections will not do better
@@ -199,8 +199,10 @@ type genResult struct {
 		Failure        string  `json:"failure"`
 	} `json:"summary"`
 	Generator struct {
-		CPUCores     float64 `json:"cpu_cores"`
-		OSRunDelayNs int64   `json:"os_run_delay_ns"`
+		CPUCores    float64 `json:"cpu_cores"`
+		LoadThreads *struct {
+			RunDelayFraction float64 `json:"run_delay_fraction"`
+		} `json:"load_threads"`
 	} `json:"generator"`
 }
 
@@ -275,7 +277,9 @@ func step(ctx context.Context, cfg Config, sink *child, url, scenario string, ba
 	}
 	st.ThroughputPerS, st.Errors = r.Summary.ThroughputPerS, r.Summary.Errors
 	st.GeneratorCores = r.Generator.CPUCores
-	st.RunDelay = float64(r.Generator.OSRunDelayNs) / float64(cfg.Duration.Nanoseconds())
+	if lt := r.Generator.LoadThreads; lt != nil {
+		st.RunDelay = lt.RunDelayFraction
+	}
 	if st.GeneratorCores <= 0 { // a generator that does not report it: its process, from /proc
 		st.GeneratorCores = (g1 - g0).Seconds() / secs
 	}

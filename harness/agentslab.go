@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -29,8 +30,7 @@ func AgentAddrs(i, n int) []netip.Addr {
 // multi-address path is always taken), and enough that no address
 // carries more than half the range.
 func AgentAddrCount(conns, portRange int) int {
-	per := max(portRange/2, 1)
-	return min(max(2, (conns+per-1)/per), 250)
+	return agents.AddrCount(conns, portRange, 2, 250)
 }
 
 // ParsePortRange reads AGENTS_PORT_RANGE's "LO-HI".

@@ -175,3 +175,13 @@ type ThreadStats struct {
 	RunDelayFraction  float64 `json:"run_delay_fraction"`            // RunDelayNs / (RunNs + RunDelayNs)
 	MaxThreadFraction float64 `json:"max_thread_run_delay_fraction"` // the worst such thread's own fraction
 }
+
+// DelayFraction is run delay as a fraction of the runnable time (ran or
+// waited to run); 0 when the thread never was runnable. ThreadStats'
+// fractions are this.
+func DelayFraction(run, delay int64) float64 {
+	if run+delay <= 0 {
+		return 0
+	}
+	return float64(delay) / float64(run+delay)
+}

@@ -168,7 +168,7 @@ func loadThreads(a, b map[int]threadSched, windowNs int64, skip int) *ThreadStat
 		ts.Threads++
 		ts.RunNs += d.runNs
 		ts.RunDelayNs += d.delayNs
-		if f := delayFraction(d.runNs, d.delayNs); f > ts.MaxThreadFraction {
+		if f := DelayFraction(d.runNs, d.delayNs); f > ts.MaxThreadFraction {
 			ts.MaxThreadFraction = f
 		}
 	}
@@ -191,17 +191,8 @@ func loadThreads(a, b map[int]threadSched, windowNs int64, skip int) *ThreadStat
 	if ts.Threads == 0 && busiest.runNs > 0 {
 		add(busiest)
 	}
-	ts.RunDelayFraction = delayFraction(ts.RunNs, ts.RunDelayNs)
+	ts.RunDelayFraction = DelayFraction(ts.RunNs, ts.RunDelayNs)
 	return &ts
-}
-
-// delayFraction is run delay as a fraction of the runnable time (ran or
-// waited to run).
-func delayFraction(run, delay int64) float64 {
-	if run+delay <= 0 {
-		return 0
-	}
-	return float64(delay) / float64(run+delay)
 }
 
 // generatorStats turns the two snapshots and the merged record into the

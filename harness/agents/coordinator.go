@@ -166,12 +166,11 @@ func LoopbackSourceAddrs(args []string, url string, portRange int) func(i, conns
 	if slices.Contains(args, "--source-addrs") || !loopbackURL(url) {
 		return nil
 	}
-	perAddr := max(portRange/2, 1)
 	return func(i, conns int) []string {
 		if i >= 254 {
 			return nil // no /24 of its own left: the kernel picks
 		}
-		n := min(max(1, (conns+perAddr-1)/perAddr), 254)
+		n := AddrCount(conns, portRange, 1, 254)
 		return []string{"--source-addrs", fmt.Sprintf("127.0.%d.1-127.0.%d.%d", i+1, i+1, n)}
 	}
 }
@@ -576,4 +575,13 @@ func (h *Hub) serve(ctx context.Context, p Plan, s *session, n int, reports []*R
 			return
 		}
 	}
+}
+
+// AddrCount is how many source addresses an agent of conns connections
+// gets over a port range of portRange ports: enough that no address
+// carries more than half the range (the other half is room for the
+// TIME_WAIT sockets of earlier points), at least least and at most most.
+func AddrCount(conns, portRange, least, most int) int {
+	per := max(portRange/2, 1)
+	return min(max(least, (conns+per-1)/per), most)
 }

@@ -124,10 +124,16 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 		res.Generator.ScheduleLag = lag.Latency()
 	}
 	if res.Generator.ReadSyscalls > 0 {
-		res.Generator.MessagesPerRead = float64(s.Messages) / float64(res.Generator.ReadSyscalls)
+		// Each agent's own messages read (its scenario's counters, not
+		// its summary's window count), over every agent's reads.
+		var read float64
+		for _, a := range reports {
+			read += a.Result.Generator.MessagesPerRead * float64(a.Result.Generator.ReadSyscalls)
+		}
+		res.Generator.MessagesPerRead = read / float64(res.Generator.ReadSyscalls)
 	}
-	if lt := res.Generator.LoadThreads; lt != nil && lt.RunNs+lt.RunDelayNs > 0 {
-		lt.RunDelayFraction = float64(lt.RunDelayNs) / float64(lt.RunNs+lt.RunDelayNs)
+	if lt := res.Generator.LoadThreads; lt != nil {
+		lt.RunDelayFraction = load.DelayFraction(lt.RunNs, lt.RunDelayNs)
 	}
 	res.Config.Connections = conns
 	res.Config.Rate = rate

@@ -352,20 +352,32 @@ func (c *conn) match(m *matcher, msg []byte) bool {
 // answerFor renders the automatic answer to msg into c.answer (reused), or
 // returns nil.
 func (c *conn) answerFor(msg []byte) []byte {
-	for i := range c.s.spec.Connect.Answers {
-		a := &c.s.spec.Connect.Answers[i]
-		if c.match(&a.Match, msg) {
-			c.rvs.ints[varTsNs] = load.Mono()
-			c.rvs.strs[varPayload] = c.s.pool.Value(c.i)
-			c.answer = a.Reply.Append(c.answer[:0], &c.rvs)
-			return c.answer
-		}
+	if i := c.answerIndex(msg); i >= 0 {
+		return c.renderAnswer(i, load.Mono())
 	}
 	return nil
 }
 
-// classify finds what msg is: an automatic answer's match, rate limited,
-// a server error, a receive kind (index), or nothing.
+// answerIndex is the first automatic answer whose match msg meets, or -1.
+func (c *conn) answerIndex(msg []byte) int {
+	for i := range c.s.spec.Connect.Answers {
+		if c.match(&c.s.spec.Connect.Answers[i].Match, msg) {
+			return i
+		}
+	}
+	return -1
+}
+
+// renderAnswer renders automatic answer i at now into c.answer (reused).
+func (c *conn) renderAnswer(i int, now int64) []byte {
+	c.rvs.ints[varTsNs] = now
+	c.rvs.strs[varPayload] = c.s.pool.Value(c.i)
+	c.answer = c.s.spec.Connect.Answers[i].Reply.Append(c.answer[:0], &c.rvs)
+	return c.answer
+}
+
+// classify finds what msg is: an automatic answer's match (its index in
+// ans), rate limited, a server error, a receive kind, or nothing.
 const (
 	clsNone = iota
 	clsAnswer
@@ -374,37 +386,33 @@ const (
 	clsKind
 )
 
-func (c *conn) classify(msg []byte) (cls int, r *recvSpec) {
+func (c *conn) classify(msg []byte) (cls int, r *recvSpec, ans int) {
 	c.resetCache()
 	spec := c.s.spec
-	for i := range spec.Connect.Answers {
-		if c.match(&spec.Connect.Answers[i].Match, msg) {
-			return clsAnswer, nil
-		}
+	if i := c.answerIndex(msg); i >= 0 {
+		return clsAnswer, nil, i
 	}
 	if rl := spec.RateLimited; rl != nil && rl.Match != nil && c.match(rl.Match, msg) {
-		return clsRateLimited, nil
+		return clsRateLimited, nil, -1
 	}
 	if e := spec.Errors; e != nil && c.match(&e.Match, msg) {
-		return clsError, nil
+		return clsError, nil, -1
 	}
 	for _, r := range spec.Receives {
 		if c.match(&r.Match, msg) {
-			return clsKind, r
+			return clsKind, r, -1
 		}
 	}
-	return clsNone, nil
+	return clsNone, nil, -1
 }
 
 // handle accounts one received message.
 func (c *conn) handle(msg []byte, now int64) {
 	w := c.s.w
-	cls, r := c.classify(msg)
+	cls, r, ans := c.classify(msg)
 	switch cls {
 	case clsAnswer:
-		if a := c.answerFor(msg); a != nil {
-			c.reply(a, now)
-		}
+		c.reply(c.renderAnswer(ans, now), now)
 	case clsRateLimited:
 		c.rateLimited(msg, now)
 	case clsError:
