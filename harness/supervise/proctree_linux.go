@@ -10,45 +10,18 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
-// ProcStat is the part of /proc/PID/stat the harness uses.
-type ProcStat struct {
-	Pid, PPid, PGrp int
-	State           byte   // 'R', 'S', 'Z', ...
-	StartTicks      uint64 // start time after boot, in clock ticks: with Pid, names one process across pid reuse
-}
+// ProcStat is /proc/PID/stat as internal/procfs parses it.
+type ProcStat = procfs.Stat
 
 // ReadStat reads /proc/PID/stat.
-func ReadStat(pid int) (ProcStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ProcStat{}, err
-	}
-	return parseStat(pid, b)
-}
+func ReadStat(pid int) (ProcStat, error) { return procfs.ReadStat(pid) }
 
-// parseStat skips the command name, which may hold spaces and
-// parentheses: the fields resume after the last ')'.
-func parseStat(pid int, b []byte) (ProcStat, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 > len(b) {
-		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	f := bytes.Fields(b[i+1:])
-	// After the name: state(3) ppid(4) pgrp(5) ... starttime(22).
-	if len(f) < 20 || len(f[0]) != 1 {
-		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	ppid, err1 := strconv.Atoi(string(f[1]))
-	pgrp, err2 := strconv.Atoi(string(f[2]))
-	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return ProcStat{}, fmt.Errorf("/proc/%d/stat: malformed ppid, pgrp or starttime", pid)
-	}
-	return ProcStat{Pid: pid, PPid: ppid, PGrp: pgrp, State: f[0][0], StartTicks: start}, nil
-}
+// parseStat is procfs.ParseStat (kept for this package's tests).
+func parseStat(pid int, b []byte) (ProcStat, error) { return procfs.ParseStat(pid, b) }
 
 // AllProcs reads the stat of every process in /proc. Processes that vanish
 // while it reads are skipped.

@@ -18,7 +18,7 @@ func TestParseStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ProcStat{Pid: 4242, PPid: 17, PGrp: 4242, State: 'S', StartTicks: 987654}
+	want := ProcStat{Pid: 4242, Comm: "we ird) (x)", PPid: 17, PGrp: 4242, State: 'S', Flags: 4194560, UTicks: 5, STicks: 3, StartTicks: 987654, Processor: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

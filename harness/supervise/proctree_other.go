@@ -2,16 +2,16 @@
 
 package supervise
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/ceiling-bench/ceiling/internal/procfs"
+)
 
 var errNoProc = errors.New("process listing needs Linux /proc")
 
-// ProcStat is the part of /proc/PID/stat the harness uses.
-type ProcStat struct {
-	Pid, PPid, PGrp int
-	State           byte
-	StartTicks      uint64
-}
+// ProcStat is /proc/PID/stat as internal/procfs parses it.
+type ProcStat = procfs.Stat
 
 // ReadStat needs Linux.
 func ReadStat(pid int) (ProcStat, error) { return ProcStat{}, errNoProc }
