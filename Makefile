@@ -18,7 +18,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
 export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS AGENTS_LISTEN AGENTS_JOIN_TIMEOUT AGENTS_NETNS AGENTS_PORT_RANGE
 # Two-arm sweep knobs (docs/compare.md).
-export BASE_TARGET COMPARE_REPS ALPHA COMPARE_DURATION COMPARE_WARMUP
+export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_DURATION COMPARE_WARMUP
 # CONNS_LADDER_<batch> (from the command line or the environment) reach
 # `ceiling sweep` through the environment as well, never pasted into a
 # shell command line, where a quote in a value would end the quoting and

@@ -12,56 +12,124 @@ import (
 
 // The comparison of a two-arm sweep (docs/compare.md).
 //
-// The harness measures both arms at each compared (batch, connections)
-// CompareReps times, interleaved; DecideComparison turns those repeats —
-// the curve's points with role "compare" — into verdicts. It is pure and
-// reads nothing but the curve, so the publisher re-derives a document's
+// The harness measures both arms at each compared (batch, connections) in
+// blocks: one base and one head repeat back to back, in ABBA order from
+// block to block (twoarm.go). DecideComparison turns those repeats — the
+// curve's points with role "compare" — into verdicts. It is pure and reads
+// nothing but the curve, so the publisher re-derives a document's
 // comparison with the same function and refuses one that was edited.
 //
-// The rule, per compared point, on the clean repeats of each arm:
+// The rule, per compared point. The primary test is fixed, not chosen
+// per run: the paired one (ComparePrimary).
 //
-//   - An arm with fewer than 2 clean samples: cannot_conclude.
-//   - The change is median(head)/median(base) - 1; the test is the
-//     two-sided Mann-Whitney U (benchstat's); the spread is the larger of
-//     the two arms' MAD/median.
-//   - faster or slower only when p < alpha AND |change| > spread; else
-//     within_noise.
+//   - A block counts when both its repeats are clean. Each block gives
+//     d = ln(head/base): the two ran seconds apart, so a drift of the
+//     machine over the run moves both and cancels in d, where an unpaired
+//     test reads it as noise.
+//   - Fewer blocks than a two-sided signed-rank test needs to reach alpha
+//     (stats.MinPairs: 6 at 0.05): cannot_conclude, naming what was lost
+//     and why. Never within_noise: that needs a test that could have
+//     seen a change.
+//   - The change is the Hodges-Lehmann estimate of d (exp - 1), with
+//     Tukey's interval; the test is the exact Wilcoxon signed-rank test.
+//     p < alpha: faster or slower. Otherwise within_noise, with the
+//     minimum detectable change (MDCPct) at alpha and 80% power saying
+//     what the test could have seen; without one, cannot_conclude.
 //   - A generator-capped sample makes its arm a lower bound. A capped head
 //     significantly above the base is still provably faster, a capped base
 //     with a significantly slower head is still provably slower: both with
 //     AtLeast. Every other case with a capped arm is cannot_conclude, since
 //     the capped arm's true figure may lie anywhere above its own.
-//   - p99 gets the same test on each repeat's p99 ("worse" when higher).
-//     A capped arm's p99 includes the generator's own queueing, so with one
-//     it is cannot_conclude.
+//   - p99 gets the same paired test on the blocks' p99 ("worse" when
+//     higher). A capped arm's p99 includes the generator's own queueing,
+//     so with one it is cannot_conclude.
+//   - Beside it, the benchstat figure: the Mann-Whitney U test on each
+//     arm's clean repeats pooled (Unpaired), which decides nothing.
+//   - Sensitivity: when the repeats left out as not clean (contended,
+//     say) would give another verdict had they counted, the point says
+//     so. A gate that lost its evidence must not look like a pass.
 //
 // Only the headline gates; the other points are reported without a
 // multiple-comparison correction (Comparison.Gate says so).
 
 // Gate and Method are the Comparison's fixed descriptions.
 const (
-	CompareGate   = "headline: only the headline batch's compared point gates; the other points are reported, uncorrected for multiple comparisons"
-	CompareMethod = "two-sided Mann-Whitney U test (as benchstat); medians with distribution-free confidence intervals; Hodges-Lehmann estimate and Moses interval of the head/base ratio on log values; a change must exceed the arms' MAD/median spread"
+	CompareGate    = "headline: only the headline batch's compared point gates; the other points are reported, uncorrected for multiple comparisons"
+	ComparePrimary = "paired"
+	CompareMethod  = "paired: exact two-sided Wilcoxon signed-rank test of ln(head/base) over ABBA blocks (adjacent base and head repeats), Hodges-Lehmann estimate with Tukey's interval, minimum detectable change at 80% power; beside it the unpaired Mann-Whitney U test (as benchstat), which decides nothing"
 )
 
-// DefaultAlpha and DefaultCompareReps are the two-arm sweep's defaults.
+// The stopping rules (COMPARE_STOP): sequential looks after every clean
+// block from stats.MinPairs on, with alpha spent over them as Pocock's or
+// O'Brien-Fleming's boundaries spend it (Lan-DeMets), or one test at the
+// end.
+const (
+	StopPocock         = "pocock"
+	StopOBF            = "obf"
+	StopFixed          = "fixed"
+	DefaultCompareStop = StopFixed
+)
+
+// SequentialLevel is the nominal level a paired test over n clean blocks
+// is held to under the stopping rule stop, when at most reps are run:
+// alpha for a fixed design (or an empty rule: a document from before
+// sequential stopping), else the level of look n among the looks
+// stats.MinPairs(alpha)..reps (stats.SequentialLevels), so that looking
+// after every block keeps the chance of any false call at alpha. 0 means
+// look n cannot stop.
+func SequentialLevel(stop string, n, reps int, alpha float64) float64 {
+	first := stats.MinPairs(alpha)
+	if stop == StopFixed || stop == "" || reps <= first {
+		return alpha
+	}
+	spend := stats.SpendPocock
+	if stop == StopOBF {
+		spend = stats.SpendOBF
+	}
+	var looks []int
+	for k := first; k <= reps; k++ {
+		looks = append(looks, k)
+	}
+	levels := stats.SequentialLevels(looks, alpha, spend)
+	switch {
+	case levels == nil:
+		return alpha
+	case n < first:
+		return 0
+	case n > reps:
+		n = reps
+	}
+	return levels[n-first]
+}
+
+// DefaultAlpha and DefaultCompareReps are the two-arm sweep's defaults:
+// 8 blocks, the fewest with which a paired test can say something at
+// 0.05 despite one lost block (6 is the least that can reach it at all).
 const (
 	DefaultAlpha       = 0.05
-	DefaultCompareReps = 5
+	DefaultCompareReps = 8
+	// MDCPower is the power the minimum detectable change is planned at.
+	MDCPower = 0.8
 )
 
 // DecideComparison builds the comparison from a two-arm sweep's curve: one
 // ComparedPoint per (batch, connections) that has points with role
 // "compare", in ascending batch, and the headline batch's as Headline.
-// reps is what was asked per arm (COMPARE_REPS) and alpha the test's
-// level; the intervals are at confidence 1 - alpha. It returns nil when
-// the curve has no point with an arm (a single-arm sweep).
-func DecideComparison(curve []Point, headlineBatch, reps int, alpha float64) *Comparison {
+// cfg gives the design: the headline batch, the clean blocks asked
+// (COMPARE_REPS), the test's level (ALPHA; the intervals are at 1 -
+// ALPHA) and the stopping rule (COMPARE_STOP). It returns nil when the
+// curve has no point with an arm (a single-arm sweep).
+func DecideComparison(curve []Point, cfg Config) *Comparison {
 	if !slices.ContainsFunc(curve, func(p Point) bool { return p.Arm != "" }) {
 		return nil
 	}
+	headlineBatch, reps, alpha := cfg.HeadlineBatch, cfg.CompareReps, cfg.Alpha
+	stop := cfg.CompareStop
+	if stop == "" {
+		stop = StopFixed
+	}
 	c := &Comparison{
-		Alpha: alpha, Confidence: 1 - alpha, Reps: reps,
+		Alpha: alpha, Confidence: 1 - alpha, Reps: reps, Stop: stop,
 		Gate: CompareGate, Method: CompareMethod,
 		Points: []ComparedPoint{},
 	}
@@ -78,108 +146,274 @@ func DecideComparison(curve []Point, headlineBatch, reps int, alpha float64) *Co
 	})
 	found := false
 	for _, k := range keys {
-		var base, head []Point
+		var ps []Point
 		for _, p := range curve {
-			if p.Role != RoleCompare || p.Batch != k.batch || p.Connections != k.conns {
-				continue
-			}
-			switch p.Arm {
-			case ArmBase:
-				base = append(base, p)
-			case ArmHead:
-				head = append(head, p)
+			if p.Role == RoleCompare && p.Batch == k.batch && p.Connections == k.conns {
+				ps = append(ps, p)
 			}
 		}
-		cp := ComparePoint(k.batch, k.conns, base, head, alpha)
+		cp := ComparePoint(k.batch, k.conns, ps, alpha, stop, reps)
 		c.Points = append(c.Points, cp)
 		if k.batch == headlineBatch && !found {
 			c.Headline, found = cp, true
 		}
 	}
 	if !found {
-		c.Headline = ComparePoint(headlineBatch, 0, nil, nil, alpha)
+		c.Headline = ComparePoint(headlineBatch, 0, nil, alpha, stop, reps)
 		c.Headline.Reason = fmt.Sprintf("no compared point at the headline batch %d: the first pass found no rung to compare there", headlineBatch)
 	}
 	return c
 }
 
-// ComparePoint applies the rule to one compared point's repeats (each
-// arm's points with role "compare", in run order).
-func ComparePoint(batch, conns int, base, head []Point, alpha float64) ComparedPoint {
-	conf := 1 - alpha
-	cp := ComparedPoint{
-		Batch: batch, Connections: conns,
-		Base: armStats(base, conf), Head: armStats(head, conf),
+// Block is one base and one head repeat of a compared point, run back to
+// back (the same Rep); either may be missing.
+type Block struct {
+	Rep        int
+	Base, Head *Point
+}
+
+// Blocks pairs a compared point's repeats (both arms' points with role
+// "compare", in run order) by Rep, in the order the blocks ran.
+func Blocks(ps []Point) []Block {
+	var out []Block
+	at := map[int]int{}
+	for i := range ps {
+		p := &ps[i]
+		j, ok := at[p.Rep]
+		if !ok {
+			j = len(out)
+			at[p.Rep] = j
+			out = append(out, Block{Rep: p.Rep})
+		}
+		switch p.Arm {
+		case ArmBase:
+			out[j].Base = p
+		case ArmHead:
+			out[j].Head = p
+		}
 	}
-	b, h := cp.Base, cp.Head
-	cp.NBase, cp.NHead = b.N, h.N
-	if b.N > 0 && h.N > 0 && b.MedianPerS > 0 {
-		cp.ChangePct = fptr((h.MedianPerS/b.MedianPerS - 1) * 100)
-	}
-	cp.SpreadPct = max(stats.RelSpreadPct(b.SamplesPerS), stats.RelSpreadPct(h.SamplesPerS))
-	if b.N < 2 || h.N < 2 {
-		cp.Verdict, cp.P99Verdict = CompareCannotConclude, CompareCannotConclude
-		cp.Reason = fmt.Sprintf("too few clean repeats to test: %s", counts(b, h))
+	return out
+}
+
+// counted is whether a repeat counts as a sample: clean, or (for the
+// sensitivity check) any repeat that measured a throughput.
+type counted func(p *Point) bool
+
+func cleanRepeat(p *Point) bool { return p != nil && p.Status == StatusOK && p.Clean }
+
+func measuredRepeat(p *Point) bool {
+	return p != nil && p.Status == StatusOK && p.ThroughputPerS > 0
+}
+
+// ComparePoint applies the rule to one compared point's repeats (both
+// arms' points with role "compare", in run order), under the stopping
+// rule stop with at most reps clean blocks.
+func ComparePoint(batch, conns int, ps []Point, alpha float64, stop string, reps int) ComparedPoint {
+	cp := decidePoint(batch, conns, ps, alpha, stop, reps, cleanRepeat)
+	if cp.Base.Failed+cp.Head.Failed == 0 {
 		return cp
 	}
-	cp.PValue = fptr(stats.MannWhitneyU(b.SamplesPerS, h.SamplesPerS))
-	if _, lo, hi, ok := stats.ShiftCI(b.SamplesPerS, h.SamplesPerS, conf); ok {
-		cp.CILowPct, cp.CIHighPct = fptr((lo-1)*100), fptr((hi-1)*100)
-	}
-	p, change := *cp.PValue, *cp.ChangePct
-	sig, big := p < alpha, math.Abs(change) > cp.SpreadPct
-	test := fmt.Sprintf("change %+.1f%%, p = %.3g, spread %.1f%%, %s", change, p, cp.SpreadPct, counts(b, h))
-	switch {
-	case !b.LowerBound && !h.LowerBound:
-		switch {
-		case sig && big && change > 0:
-			cp.Verdict, cp.Reason = CompareFaster, fmt.Sprintf("faster: p < %g and the change exceeds the spread (%s)", alpha, test)
-		case sig && big:
-			cp.Verdict, cp.Reason = CompareSlower, fmt.Sprintf("slower: p < %g and the change exceeds the spread (%s)", alpha, test)
-		case !sig:
-			cp.Verdict, cp.Reason = CompareWithinNoise, fmt.Sprintf("within noise: p ≥ %g (%s)", alpha, test)
-		default:
-			cp.Verdict, cp.Reason = CompareWithinNoise, fmt.Sprintf("within noise: significant but no larger than the arms' spread (%s)", test)
-		}
-	case h.LowerBound && !b.LowerBound && sig && big && change > 0:
-		cp.Verdict, cp.AtLeast = CompareFaster, true
-		cp.Reason = fmt.Sprintf("faster, at least %+.1f%%: the head is generator-capped (a lower bound) and still significantly above the base (%s)", change, test)
-	case b.LowerBound && !h.LowerBound && sig && big && change < 0:
-		cp.Verdict, cp.AtLeast = CompareSlower, true
-		cp.Reason = fmt.Sprintf("slower, at least %.1f%%: the base is generator-capped (a lower bound) and the head is still significantly below it (%s)", change, test)
-	default:
-		cp.Verdict = CompareCannotConclude
-		cp.Reason = fmt.Sprintf("cannot conclude: %s generator-capped (a lower bound), and the figures do not prove a change in the direction the bound allows (%s)", cappedArms(b, h), test)
-	}
-
-	bp, hp := p99s(b.P99SamplesNs), p99s(h.P99SamplesNs)
-	cp.P99PValue = fptr(stats.MannWhitneyU(bp, hp))
-	mb, mh := stats.Summarize(bp, conf).Median, stats.Summarize(hp, conf).Median
-	if mb > 0 {
-		cp.P99ChangePct = fptr((mh/mb - 1) * 100)
-	}
-	switch {
-	case b.LowerBound || h.LowerBound:
-		cp.P99Verdict = CompareCannotConclude
-	case cp.P99ChangePct == nil:
-		cp.P99Verdict = CompareCannotConclude
-	case *cp.P99PValue < alpha && math.Abs(*cp.P99ChangePct) > max(stats.RelSpreadPct(bp), stats.RelSpreadPct(hp)):
-		cp.P99Verdict = P99Better
-		if *cp.P99ChangePct > 0 {
-			cp.P99Verdict = P99Worse
-		}
-	default:
-		cp.P99Verdict = CompareWithinNoise
+	all := decidePoint(batch, conns, ps, alpha, StopFixed, reps, measuredRepeat)
+	if all.Verdict != cp.Verdict && all.NPairs > cp.NPairs {
+		cp.Sensitivity = fmt.Sprintf("counting the %s left out, the verdict would be %s: %s",
+			plural(cp.Base.Failed+cp.Head.Failed, "repeat"), all.Verdict, testFigures(all))
 	}
 	return cp
 }
 
-// armStats summarizes one arm's repeats: the clean ones are samples, the
-// others are counted as failed.
-func armStats(ps []Point, confidence float64) ArmStats {
+func decidePoint(batch, conns int, ps []Point, alpha float64, stop string, reps int, use counted) ComparedPoint {
+	conf := 1 - alpha
+	blocks := Blocks(ps)
+	var base, head []Point
+	var d, dp99 []float64
+	for _, b := range blocks {
+		if b.Base != nil {
+			base = append(base, *b.Base)
+		}
+		if b.Head != nil {
+			head = append(head, *b.Head)
+		}
+		if use(b.Base) && use(b.Head) {
+			d = append(d, math.Log(b.Head.ThroughputPerS/b.Base.ThroughputPerS))
+			if b.Base.LatencyNs.P99 > 0 && b.Head.LatencyNs.P99 > 0 {
+				dp99 = append(dp99, math.Log(float64(b.Head.LatencyNs.P99)/float64(b.Base.LatencyNs.P99)))
+			}
+		}
+	}
+	cp := ComparedPoint{
+		Batch: batch, Connections: conns, Test: ComparePrimary,
+		Base: armStats(base, conf, use), Head: armStats(head, conf, use),
+		NPairs: len(d), Blocks: len(blocks), Reruns: reruns(blocks),
+	}
+	b, h := cp.Base, cp.Head
+	cp.NBase, cp.NHead = b.N, h.N
+	cp.SpreadPct = max(stats.RelSpreadPct(b.SamplesPerS), stats.RelSpreadPct(h.SamplesPerS))
+	cp.Unpaired = unpaired(b, h, alpha)
+	cp.P99Verdict = CompareCannotConclude
+	if len(d) > 0 {
+		est, lo, hi, ok := stats.PairedShiftCI(d, conf)
+		cp.ChangePct = fptr((math.Exp(est) - 1) * 100)
+		if ok {
+			cp.CILowPct, cp.CIHighPct = fptr((math.Exp(lo)-1)*100), fptr((math.Exp(hi)-1)*100)
+		}
+		cp.PValue = fptr(stats.SignedRank(d))
+		cp.Level = SequentialLevel(stop, len(d), reps, alpha)
+		cp.MDCPct = mdcPct(stats.PairedMDC(d, cp.Level, MDCPower))
+	}
+	if minN := stats.MinPairs(alpha); len(d) < minN {
+		cp.Verdict = CompareCannotConclude
+		cp.Reason = fmt.Sprintf("cannot conclude: %d of %d blocks have both arms clean, and a paired test over %d cannot reach p < %g (the smallest p it can give is %.3g; %d are needed)%s",
+			len(d), len(blocks), len(d), alpha, stats.MinSignedRankP(len(d)), minN, lostWhy(blocks, use))
+		return cp
+	}
+	p, change := *cp.PValue, *cp.ChangePct
+	level := cp.Level
+	sig := p < level
+	figs := testFigures(cp)
+	switch {
+	case !b.LowerBound && !h.LowerBound:
+		switch {
+		case sig && change > 0:
+			cp.Verdict, cp.Reason = CompareFaster, fmt.Sprintf("faster: p < %.3g (%s)", level, figs)
+		case sig:
+			cp.Verdict, cp.Reason = CompareSlower, fmt.Sprintf("slower: p < %.3g (%s)", level, figs)
+		case cp.MDCPct == nil:
+			cp.Verdict, cp.Reason = CompareCannotConclude, fmt.Sprintf("cannot conclude: p ≥ %.3g and the pairs' spread leaves no change the test could detect (%s)", level, figs)
+		default:
+			cp.Verdict, cp.Reason = CompareWithinNoise, fmt.Sprintf("within noise: p ≥ %.3g; the test could have detected a change of ±%.1f%% (%s)", level, *cp.MDCPct, figs)
+		}
+	case h.LowerBound && !b.LowerBound && sig && change > 0:
+		cp.Verdict, cp.AtLeast = CompareFaster, true
+		cp.Reason = fmt.Sprintf("faster, at least %+.1f%%: the head is generator-capped (a lower bound) and still significantly above the base (%s)", change, figs)
+	case b.LowerBound && !h.LowerBound && sig && change < 0:
+		cp.Verdict, cp.AtLeast = CompareSlower, true
+		cp.Reason = fmt.Sprintf("slower, at least %.1f%%: the base is generator-capped (a lower bound) and the head is still significantly below it (%s)", change, figs)
+	default:
+		cp.Verdict = CompareCannotConclude
+		cp.Reason = fmt.Sprintf("cannot conclude: %s generator-capped (a lower bound), and the figures do not prove a change in the direction the bound allows (%s)", cappedArms(b, h), figs)
+	}
+	if lost := lostWhy(blocks, use); lost != "" {
+		cp.Reason += lost
+	}
+
+	switch {
+	case b.LowerBound || h.LowerBound || len(dp99) < stats.MinPairs(alpha):
+	default:
+		est, _, _, _ := stats.PairedShiftCI(dp99, conf)
+		cp.P99ChangePct = fptr((math.Exp(est) - 1) * 100)
+		cp.P99PValue = fptr(stats.SignedRank(dp99))
+		cp.P99Verdict = CompareWithinNoise
+		if *cp.P99PValue < alpha {
+			cp.P99Verdict = P99Better
+			if *cp.P99ChangePct > 0 {
+				cp.P99Verdict = P99Worse
+			}
+		}
+	}
+	return cp
+}
+
+// testFigures is the primary test's figures in words.
+func testFigures(cp ComparedPoint) string {
+	s := fmt.Sprintf("change %s, p = %s, %d pairs", pctOr(cp.ChangePct), pOr(cp.PValue), cp.NPairs)
+	if cp.MDCPct != nil {
+		s += fmt.Sprintf(", detectable ±%.1f%%", *cp.MDCPct)
+	}
+	return s + "; unpaired " + unpairedFigures(cp.Unpaired, cp.NBase, cp.NHead)
+}
+
+func unpairedFigures(u UnpairedTest, nb, nh int) string {
+	return fmt.Sprintf("%s, p = %s, n = %d + %d", pctOr(u.ChangePct), pOr(u.PValue), nb, nh)
+}
+
+// unpaired is the Mann-Whitney figure on the arms' pooled clean repeats.
+func unpaired(b, h ArmStats, alpha float64) UnpairedTest {
+	var u UnpairedTest
+	if b.N == 0 || h.N == 0 || b.MedianPerS <= 0 {
+		return u
+	}
+	u.ChangePct = fptr((h.MedianPerS/b.MedianPerS - 1) * 100)
+	u.PValue = fptr(stats.MannWhitneyU(b.SamplesPerS, h.SamplesPerS))
+	if _, lo, hi, ok := stats.ShiftCI(b.SamplesPerS, h.SamplesPerS, 1-alpha); ok {
+		u.CILowPct, u.CIHighPct = fptr((lo-1)*100), fptr((hi-1)*100)
+	}
+	u.MDCPct = mdcPct(stats.UnpairedMDC(logs(b.SamplesPerS), logs(h.SamplesPerS), alpha, MDCPower))
+	return u
+}
+
+// mdcPct is a minimum detectable change in log units as a percentage, or
+// nil when there is none (too few samples: +Inf; bad input: NaN).
+func mdcPct(m float64) *float64 {
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return nil
+	}
+	return fptr((math.Exp(m) - 1) * 100)
+}
+
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// reruns counts the blocks run beyond the first that lost a repeat, as
+// the compare phase re-ran them: a block follows one with a repeat not
+// clean.
+func reruns(blocks []Block) int {
+	n := 0
+	for _, b := range blocks {
+		if !cleanRepeat(b.Base) || !cleanRepeat(b.Head) {
+			n++
+		}
+	}
+	return n
+}
+
+// lostWhy says which blocks did not count and why, or "".
+func lostWhy(blocks []Block, use counted) string {
+	var why []string
+	for _, b := range blocks {
+		for _, p := range []*Point{b.Base, b.Head} {
+			if p == nil || use(p) {
+				continue
+			}
+			why = append(why, fmt.Sprintf("point %d (%s): %s", p.Index, p.Arm, notCleanWhy(p)))
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	const most = 4
+	more := ""
+	if len(why) > most {
+		more = fmt.Sprintf("; and %d more", len(why)-most)
+		why = why[:most]
+	}
+	return "; left out: " + strings.Join(why, "; ") + more
+}
+
+// notCleanWhy is why a repeat did not count, in a few words.
+func notCleanWhy(p *Point) string {
+	switch {
+	case p.Status != StatusOK:
+		return "failed: " + p.FailReason
+	case p.Contended:
+		return "contended: " + Contention(p.ServerCPU, p.GeneratorCPU)
+	case p.Errors > 0:
+		return fmt.Sprintf("%d errors", p.Errors)
+	}
+	return "not clean"
+}
+
+// armStats summarizes one arm's repeats: those use accepts are samples,
+// the others are counted as failed.
+func armStats(ps []Point, confidence float64, use counted) ArmStats {
 	a := ArmStats{SamplesPerS: []float64{}, P99SamplesNs: []int64{}, Points: []int{}}
-	for _, p := range ps {
-		if p.Status != StatusOK || !p.Clean {
+	for i := range ps {
+		p := &ps[i]
+		if !use(p) {
 			a.Failed++
 			continue
 		}
@@ -198,30 +432,6 @@ func armStats(ps []Point, confidence float64) ArmStats {
 		a.CILowPerS, a.CIHighPerS = fptr(s.Lo), fptr(s.Hi)
 	}
 	return a
-}
-
-func p99s(ns []int64) []float64 {
-	out := make([]float64, len(ns))
-	for i, v := range ns {
-		out[i] = float64(v)
-	}
-	return out
-}
-
-// counts says n per arm and how many repeats did not count.
-func counts(b, h ArmStats) string {
-	s := fmt.Sprintf("n = %d + %d", b.N, h.N)
-	var lost []string
-	if b.Failed > 0 {
-		lost = append(lost, fmt.Sprintf("%d base", b.Failed))
-	}
-	if h.Failed > 0 {
-		lost = append(lost, fmt.Sprintf("%d head", h.Failed))
-	}
-	if len(lost) > 0 {
-		s += "; " + strings.Join(lost, " and ") + " repeats failed or were not clean"
-	}
-	return s
 }
 
 func cappedArms(b, h ArmStats) string {

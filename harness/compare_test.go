@@ -2,7 +2,6 @@ package harness
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -86,19 +85,22 @@ func scale(xs []float64, f float64) []float64 {
 	return out
 }
 
-var aaBase = []float64{100_000, 101_000, 99_000, 100_500, 99_500}
-var aaHead = []float64{100_200, 99_800, 100_700, 99_300, 100_100}
+var aaBase = []float64{100_000, 101_000, 99_000, 100_500, 99_500, 100_800, 99_200, 100_300}
+var aaHead = []float64{100_200, 99_800, 100_700, 99_300, 100_100, 99_600, 100_900, 99_400}
+
+// drift is a machine whose throughput wanders by ±25% over the run, the
+// same for both arms of a block (they ran seconds apart).
+var drift = []float64{1.00, 0.80, 1.20, 0.75, 1.25, 0.90, 1.10, 0.85}
+
+func times(xs, fs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i := range xs {
+		out[i] = xs[i] * fs[i]
+	}
+	return out
+}
 
 func TestComparePoint(t *testing.T) {
-	// 30 + 30 samples, uniform over ±20% of the median: spread (MAD) 10%,
-	// with the head 8% up: significant at 0.05, yet not beyond the spread.
-	rng := rand.New(rand.NewPCG(1, 2))
-	var wideBase, wideHead []float64
-	for range 30 {
-		wideBase = append(wideBase, 80_000+rng.Float64()*40_000)
-		wideHead = append(wideHead, 88_000+rng.Float64()*40_000)
-	}
-
 	tests := []struct {
 		name       string
 		base, head []Point
@@ -110,13 +112,14 @@ func TestComparePoint(t *testing.T) {
 		reason     string // a word the reason must hold
 	}{
 		{name: "A/A", base: armPoints(ArmBase, 10, 64, aaBase), head: armPoints(ArmHead, 10, 64, aaHead),
-			verdict: CompareWithinNoise, p99: CompareWithinNoise, reason: "p ≥"},
+			verdict: CompareWithinNoise, p99: CompareWithinNoise, reason: "could have detected a change of ±"},
 		{name: "head 20% slower", base: armPoints(ArmBase, 10, 64, aaBase), head: armPoints(ArmHead, 10, 64, scale(aaHead, 0.8)),
 			verdict: CompareSlower, p99: CompareWithinNoise, reason: "slower"},
 		{name: "head 20% faster", base: armPoints(ArmBase, 10, 64, aaBase), head: armPoints(ArmHead, 10, 64, scale(aaHead, 1.2)),
 			verdict: CompareFaster, p99: CompareWithinNoise, reason: "faster"},
-		{name: "significant but within the spread", base: armPoints(ArmBase, 10, 64, wideBase), head: armPoints(ArmHead, 10, 64, wideHead),
-			verdict: CompareWithinNoise, p99: CompareWithinNoise, reason: "spread"},
+		{name: "head 10% slower under ±25% drift: the pairs see it",
+			base: armPoints(ArmBase, 10, 64, times(aaBase, drift)), head: armPoints(ArmHead, 10, 64, scale(times(aaHead, drift), 0.9)),
+			verdict: CompareSlower, p99: CompareWithinNoise, reason: "unpaired"},
 		{name: "capped head significantly above: at least faster",
 			base: armPoints(ArmBase, 10, 64, aaBase), head: armPoints(ArmHead, 10, 64, scale(aaHead, 1.3), capped),
 			verdict: CompareFaster, atLeast: true, p99: CompareCannotConclude, reason: "at least"},
@@ -135,36 +138,28 @@ func TestComparePoint(t *testing.T) {
 		{name: "both capped: cannot conclude",
 			base: armPoints(ArmBase, 10, 64, aaBase, capped), head: armPoints(ArmHead, 10, 64, scale(aaHead, 0.5), capped),
 			verdict: CompareCannotConclude, p99: CompareCannotConclude, reason: "both arms"},
-		{name: "one clean base sample", base: armPoints(ArmBase, 10, 64, aaBase[:1]), head: armPoints(ArmHead, 10, 64, scale(aaHead, 0.5)),
-			verdict: CompareCannotConclude, p99: CompareCannotConclude, nullP: true, reason: "too few"},
+		{name: "5 pairs cannot reach 0.05, even at -50%", base: armPoints(ArmBase, 10, 64, aaBase[:5]), head: armPoints(ArmHead, 10, 64, scale(aaHead[:5], 0.5)),
+			verdict: CompareCannotConclude, p99: CompareCannotConclude, reason: "cannot reach p < 0.05 (the smallest p it can give is 0.0625; 6 are needed)"},
 		{name: "no base sample", base: nil, head: armPoints(ArmHead, 10, 64, aaHead),
-			verdict: CompareCannotConclude, p99: CompareCannotConclude, nullP: true, nullChange: true, reason: "n = 0 + 5"},
-		{name: "all base repeats failed", base: armPoints(ArmBase, 10, 64, aaBase, failedAt(0, 1, 2, 3, 4)), head: armPoints(ArmHead, 10, 64, aaHead),
-			verdict: CompareCannotConclude, p99: CompareCannotConclude, nullP: true, nullChange: true, reason: "5 base repeats failed"},
-		{name: "failed and errored repeats left out", // 3 + 5 clean: a 20% drop is still significant (p = 2/56)
+			verdict: CompareCannotConclude, p99: CompareCannotConclude, nullP: true, nullChange: true, reason: "0 of 8 blocks"},
+		{name: "all base repeats failed", base: armPoints(ArmBase, 10, 64, aaBase, failedAt(0, 1, 2, 3, 4, 5, 6, 7)), head: armPoints(ArmHead, 10, 64, aaHead),
+			verdict: CompareCannotConclude, p99: CompareCannotConclude, nullP: true, nullChange: true, reason: "failed: boom"},
+		{name: "failed and errored repeats left out", // 6 pairs left, all 20% down: p = 2/64
 			base: armPoints(ArmBase, 10, 64, aaBase, failedAt(1), erroredAt(3)), head: armPoints(ArmHead, 10, 64, scale(aaHead, 0.8)),
-			verdict: CompareSlower, p99: CompareWithinNoise, reason: "2 base repeats failed"},
+			verdict: CompareSlower, p99: CompareWithinNoise, reason: "left out: point"},
 		{name: "p99 doubled at equal throughput",
-			base:    armPoints(ArmBase, 10, 64, aaBase, withP99(1_000_000, 1_050_000, 980_000, 1_020_000, 990_000)),
-			head:    armPoints(ArmHead, 10, 64, aaHead, withP99(2_000_000, 2_100_000, 1_950_000, 2_050_000, 1_990_000)),
+			base:    armPoints(ArmBase, 10, 64, aaBase, withP99(1_000_000, 1_050_000, 980_000, 1_020_000, 990_000, 1_010_000, 1_030_000, 970_000)),
+			head:    armPoints(ArmHead, 10, 64, aaHead, withP99(2_000_000, 2_100_000, 1_950_000, 2_050_000, 1_990_000, 2_020_000, 2_060_000, 1_940_000)),
 			verdict: CompareWithinNoise, p99: P99Worse},
 		{name: "p99 halved at equal throughput",
-			base:    armPoints(ArmBase, 10, 64, aaBase, withP99(2_000_000, 2_100_000, 1_950_000, 2_050_000, 1_990_000)),
-			head:    armPoints(ArmHead, 10, 64, aaHead, withP99(1_000_000, 1_050_000, 980_000, 1_020_000, 990_000)),
+			base:    armPoints(ArmBase, 10, 64, aaBase, withP99(2_000_000, 2_100_000, 1_950_000, 2_050_000, 1_990_000, 2_020_000, 2_060_000, 1_940_000)),
+			head:    armPoints(ArmHead, 10, 64, aaHead, withP99(1_000_000, 1_050_000, 980_000, 1_020_000, 990_000, 1_010_000, 1_030_000, 970_000)),
 			verdict: CompareWithinNoise, p99: P99Better},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			curve := interleave(tc.base, tc.head)
-			var base, head []Point
-			for _, p := range curve {
-				if p.Arm == ArmBase {
-					base = append(base, p)
-				} else {
-					head = append(head, p)
-				}
-			}
-			cp := ComparePoint(10, 64, base, head, 0.05)
+			cp := ComparePoint(10, 64, curve, 0.05, StopFixed, 8)
 			if cp.Verdict != tc.verdict || cp.AtLeast != tc.atLeast || cp.P99Verdict != tc.p99 {
 				t.Fatalf("verdict %s at_least %v p99 %s, want %s %v %s; reason: %s",
 					cp.Verdict, cp.AtLeast, cp.P99Verdict, tc.verdict, tc.atLeast, tc.p99, cp.Reason)
@@ -178,25 +173,29 @@ func TestComparePoint(t *testing.T) {
 			if (cp.ChangePct == nil) != tc.nullChange {
 				t.Errorf("change_pct %v, want null %v", cp.ChangePct, tc.nullChange)
 			}
+			if cp.Verdict == CompareWithinNoise && cp.MDCPct == nil {
+				t.Errorf("within_noise without a minimum detectable change")
+			}
 			// Every clean repeat is a sample, in run order, and only those.
 			for _, side := range []struct {
-				name string
-				in   []Point
-				got  ArmStats
-			}{{"base", base, cp.Base}, {"head", head, cp.Head}} {
+				arm string
+				got ArmStats
+			}{{ArmBase, cp.Base}, {ArmHead, cp.Head}} {
 				var want []int
 				failed := 0
-				for _, p := range side.in {
-					if p.Clean {
+				for _, p := range curve {
+					switch {
+					case p.Arm != side.arm:
+					case p.Clean:
 						want = append(want, p.Index)
-					} else {
+					default:
 						failed++
 					}
 				}
 				if side.got.N != len(want) || side.got.Failed != failed || !equalInts(side.got.Points, want) ||
 					len(side.got.SamplesPerS) != len(want) || len(side.got.P99SamplesNs) != len(want) {
 					t.Errorf("%s: n %d failed %d points %v, want n %d failed %d points %v",
-						side.name, side.got.N, side.got.Failed, side.got.Points, len(want), failed, want)
+						side.arm, side.got.N, side.got.Failed, side.got.Points, len(want), failed, want)
 				}
 			}
 			if cp.NBase != cp.Base.N || cp.NHead != cp.Head.N {
@@ -218,18 +217,54 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// The precondition of the "within the spread" case: the test must be
-// significant there, or the case tests nothing.
-func TestComparePointWithinSpreadIsSignificant(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var b, h []float64
-	for range 30 {
-		b = append(b, 80_000+rng.Float64()*40_000)
-		h = append(h, 88_000+rng.Float64()*40_000)
+// The drift case's precondition: pooled, the arms cannot tell a 10% fall
+// under ±25% drift from noise; paired, they can.
+func TestPairedSeesThroughDriftUnpairedDoesNot(t *testing.T) {
+	curve := interleave(armPoints(ArmBase, 10, 64, times(aaBase, drift)), armPoints(ArmHead, 10, 64, scale(times(aaHead, drift), 0.9)))
+	cp := ComparePoint(10, 64, curve, 0.05, StopFixed, 8)
+	if cp.Unpaired.PValue == nil || *cp.Unpaired.PValue < 0.05 {
+		t.Errorf("unpaired p %v: want no significance under this drift", deref(cp.Unpaired.PValue))
 	}
-	cp := ComparePoint(10, 64, armPoints(ArmBase, 10, 64, b), armPoints(ArmHead, 10, 64, h), 0.05)
-	if cp.PValue == nil || *cp.PValue >= 0.05 || math.Abs(*cp.ChangePct) > cp.SpreadPct {
-		t.Fatalf("p %v change %v spread %v: want p < 0.05 and |change| <= spread", deref(cp.PValue), deref(cp.ChangePct), cp.SpreadPct)
+	if cp.PValue == nil || *cp.PValue >= 0.05 || cp.Verdict != CompareSlower {
+		t.Errorf("paired p %v, %s: want slower", deref(cp.PValue), cp.Verdict)
+	}
+	if cp.Unpaired.MDCPct == nil || cp.MDCPct == nil || *cp.MDCPct >= *cp.Unpaired.MDCPct {
+		t.Errorf("MDC paired %v, unpaired %v: want the pairs to detect less", deref(cp.MDCPct), deref(cp.Unpaired.MDCPct))
+	}
+}
+
+// contendedAt marks repeats as contended by a named process.
+func contendedAt(idx ...int) armOpt {
+	return func(i int, p *Point) {
+		for _, j := range idx {
+			if i == j {
+				p.Clean, p.Contended = false, true
+				p.ServerCPU.Attribution = &Attribution{Foreign: 0.2, Tasks: []ForeignTask{{Comm: "stress", Pid: 4242, Fraction: 0.2}}}
+			}
+		}
+	}
+}
+
+// Lost evidence never reads as fine: a -85% fall whose head repeats were
+// mostly contended cannot be concluded, names the hog, and says what the
+// left-out repeats would have given.
+func TestComparePointLostEvidence(t *testing.T) {
+	base := armPoints(ArmBase, 10, 32, aaBase)
+	head := armPoints(ArmHead, 10, 32, scale(aaHead, 0.15), contendedAt(0, 2, 4))
+	cp := ComparePoint(10, 32, interleave(base, head), 0.05, StopFixed, 8)
+	if cp.Verdict != CompareCannotConclude || cp.NPairs != 5 {
+		t.Fatalf("%s with %d pairs: %s", cp.Verdict, cp.NPairs, cp.Reason)
+	}
+	for _, want := range []string{"5 of 8 blocks", "stress (pid 4242) 20%"} {
+		if !strings.Contains(cp.Reason, want) {
+			t.Errorf("reason %q lacks %q", cp.Reason, want)
+		}
+	}
+	if !strings.Contains(cp.Sensitivity, "counting the 3 repeats left out, the verdict would be slower") {
+		t.Errorf("sensitivity %q", cp.Sensitivity)
+	}
+	if cp.Reruns != 3 || cp.Blocks != 8 {
+		t.Errorf("blocks %d reruns %d", cp.Blocks, cp.Reruns)
 	}
 }
 
@@ -243,34 +278,31 @@ func deref(p *float64) float64 {
 func TestComparePointFigures(t *testing.T) {
 	base := armPoints(ArmBase, 10, 64, aaBase)
 	head := armPoints(ArmHead, 10, 64, scale(aaBase, 0.8))
-	cp := ComparePoint(10, 64, base, head, 0.05)
-	// Fully separated 5 + 5: the exact two-sided p is 2/C(10,5) = 2/252.
-	if cp.PValue == nil || math.Abs(*cp.PValue-2.0/252) > 1e-9 {
-		t.Errorf("p = %v, want 2/252", deref(cp.PValue))
+	cp := ComparePoint(10, 64, interleave(base, head), 0.05, StopFixed, 8)
+	// 8 pairs all down: the exact two-sided signed-rank p is 2/2^8.
+	if cp.PValue == nil || math.Abs(*cp.PValue-2.0/256) > 1e-9 {
+		t.Errorf("p = %v, want 2/256", deref(cp.PValue))
 	}
 	if cp.ChangePct == nil || math.Abs(*cp.ChangePct-(-20)) > 1e-9 {
 		t.Errorf("change = %v%%, want -20%%", deref(cp.ChangePct))
 	}
-	// Every head sample is exactly 0.8 of a base sample, so the ratio's
-	// interval holds -20% and lies below zero.
-	if cp.CILowPct == nil || cp.CIHighPct == nil || *cp.CILowPct > -20 || *cp.CIHighPct < -20 || *cp.CIHighPct >= 0 {
-		t.Errorf("CI %v .. %v, want around -20%% and below 0", deref(cp.CILowPct), deref(cp.CIHighPct))
+	// Every head sample is exactly 0.8 of its base: the interval is -20%.
+	if cp.CILowPct == nil || cp.CIHighPct == nil || math.Abs(*cp.CILowPct+20) > 1e-9 || math.Abs(*cp.CIHighPct+20) > 1e-9 {
+		t.Errorf("CI %v .. %v, want -20%% .. -20%%", deref(cp.CILowPct), deref(cp.CIHighPct))
 	}
-	if cp.Base.MedianPerS != 100_000 || cp.Head.MedianPerS != 80_000 {
-		t.Errorf("medians %v %v, want 100000 80000", cp.Base.MedianPerS, cp.Head.MedianPerS)
+	if cp.Unpaired.PValue == nil || math.Abs(*cp.Unpaired.PValue-2.0/12870) > 1e-9 {
+		t.Errorf("unpaired p = %v, want 2/C(16,8)", deref(cp.Unpaired.PValue))
 	}
-	// 5 samples are too few for a 95% interval of the median: null.
-	if cp.Base.CILowPerS != nil || cp.Base.CIHighPerS != nil {
-		t.Errorf("base median CI %v .. %v with n = 5, want null", cp.Base.CILowPerS, cp.Base.CIHighPerS)
+	if cp.Base.MedianPerS != 100_150 || cp.Head.MedianPerS != 80_120 {
+		t.Errorf("medians %v %v", cp.Base.MedianPerS, cp.Head.MedianPerS)
 	}
-	// The spread is the larger arm's MAD/median: base MAD 500 of 100000.
-	if math.Abs(cp.SpreadPct-0.5) > 1e-9 {
-		t.Errorf("spread %v%%, want 0.5%%", cp.SpreadPct)
+	if cp.NPairs != 8 || cp.Test != ComparePrimary || cp.MDCPct == nil {
+		t.Errorf("pairs %d test %q mdc %v", cp.NPairs, cp.Test, cp.MDCPct)
 	}
 }
 
 func TestDecideComparison(t *testing.T) {
-	if c := DecideComparison([]Point{{Role: RoleSweep, Batch: 10}}, 10, 5, 0.05); c != nil {
+	if c := DecideComparison([]Point{{Role: RoleSweep, Batch: 10}}, Config{HeadlineBatch: 10, CompareReps: 5, Alpha: 0.05}); c != nil {
 		t.Fatalf("single-arm curve gave a comparison: %+v", c)
 	}
 
@@ -287,7 +319,7 @@ func TestDecideComparison(t *testing.T) {
 	for i := range curve {
 		curve[i].Index = i + 1
 	}
-	c := DecideComparison(curve, 10, 5, 0.05)
+	c := DecideComparison(curve, Config{HeadlineBatch: 10, CompareReps: 5, Alpha: 0.05})
 	if c == nil {
 		t.Fatal("no comparison")
 	}
@@ -297,7 +329,7 @@ func TestDecideComparison(t *testing.T) {
 	if len(c.Points) != 2 || c.Points[0].Batch != 10 || c.Points[1].Batch != 100 {
 		t.Fatalf("points %+v, want batches 10 and 100 in that order", c.Points)
 	}
-	if c.Headline.Batch != 10 || c.Headline.Connections != 64 || c.Headline.Verdict != CompareSlower || c.Headline.NBase != 5 {
+	if c.Headline.Batch != 10 || c.Headline.Connections != 64 || c.Headline.Verdict != CompareSlower || c.Headline.NBase != 8 {
 		t.Errorf("headline %+v", c.Headline)
 	}
 	if c.Points[1].Verdict != CompareWithinNoise {
@@ -310,7 +342,7 @@ func TestDecideComparison(t *testing.T) {
 	}
 
 	// No compared point at the headline batch.
-	c = DecideComparison(curve, 512, 5, 0.05)
+	c = DecideComparison(curve, Config{HeadlineBatch: 512, CompareReps: 5, Alpha: 0.05})
 	if c.Headline.Batch != 512 || c.Headline.Verdict != CompareCannotConclude || !strings.Contains(c.Headline.Reason, "headline batch 512") {
 		t.Errorf("missing headline: %+v", c.Headline)
 	}

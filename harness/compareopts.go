@@ -3,9 +3,10 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/stats"
 )
 
 // The two-arm sweep's knobs and their defaults (docs/compare.md has the
@@ -26,7 +27,7 @@ const (
 )
 
 func (o *Options) setCompareDefaults(quick bool) {
-	o.CompareReps, o.Alpha = DefaultCompareReps, DefaultAlpha
+	o.CompareReps, o.Alpha, o.CompareStop = DefaultCompareReps, DefaultAlpha, DefaultCompareStop
 	o.CompareDuration, o.CompareWarmup = DefaultCompareDuration, DefaultCompareWarmup
 	if quick {
 		o.CompareDuration, o.CompareWarmup = QuickCompareDuration, QuickCompareWarmup
@@ -58,9 +59,9 @@ func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
 func (o *Options) resolveCompare() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if p := MinPValue(o.CompareReps); o.CompareReps >= 2 && p >= o.Alpha && o.Alpha > 0 {
-		o.Notes = append(o.Notes, fmt.Sprintf("COMPARE_REPS %d cannot reach p < %g: the smallest two-sided p of %d + %d samples is %.3g, so no point can be called faster or slower",
-			o.CompareReps, o.Alpha, o.CompareReps, o.CompareReps, p))
+	if need := stats.MinPairs(o.Alpha); o.TwoArm() && o.CompareReps >= 2 && o.CompareReps < need && o.Alpha > 0 && o.Alpha < 1 {
+		bad("COMPARE_REPS (--compare-reps): %d blocks cannot reach p < %g: the smallest two-sided p of a paired test over %d blocks is %.3g; use at least %d",
+			o.CompareReps, o.Alpha, o.CompareReps, stats.MinSignedRankP(o.CompareReps), need)
 	}
 	if o.TwoArm() && o.Search == SearchBisect {
 		bad("SEARCH (--search): bisect is not available in a two-arm sweep (BASE_TARGET %s): its first pass runs the ladder", o.BaseTargetFile)
@@ -69,14 +70,4 @@ func (o *Options) resolveCompare() error {
 		bad("HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep (BASE_TARGET %s): run the probe in a single-arm sweep", o.BaseTargetFile)
 	}
 	return errors.Join(errs...)
-}
-
-// MinPValue is the smallest two-sided p the Mann-Whitney U test can give
-// with n samples per arm (no ties, full separation): 2 / C(2n, n).
-func MinPValue(n int) float64 {
-	c := 1.0
-	for i := 1; i <= n; i++ {
-		c = c * float64(n+i) / float64(i)
-	}
-	return math.Min(1, 2/c)
 }

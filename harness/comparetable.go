@@ -18,11 +18,11 @@ func writeComparison(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "  gate: %s\n", c.Gate)
 	fmt.Fprintf(w, "  method: %s; alpha %g, %d repeats per arm asked\n", c.Method, c.Alpha, c.Reps)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "batch\tconns\tbase median/s\thead median/s\tchange\t%.0f%% CI\tp\tn\tverdict\tp99\t\n", c.Confidence*100)
+	fmt.Fprintf(tw, "batch\tconns\tbase median/s\thead median/s\tchange\t%.0f%% CI\tp\tpairs\tdetectable\tverdict\tp99\tunpaired p\t\n", c.Confidence*100)
 	for _, p := range c.Points {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t\n",
 			p.Batch, p.Connections, armMedian(p.Base), armMedian(p.Head), pctOr(p.ChangePct),
-			ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NBase, p.NHead, verdictWords(p), p.P99Verdict)
+			ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NPairs, p.Blocks, mdcText(p.MDCPct), verdictWords(p), p.P99Verdict, pOr(p.Unpaired.PValue))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -31,8 +31,19 @@ func writeComparison(w io.Writer, c *Comparison) error {
 		if p.Verdict == CompareCannotConclude || p.Base.Failed+p.Head.Failed > 0 {
 			fmt.Fprintf(w, "  batch %d: %s\n", p.Batch, p.Reason)
 		}
+		if p.Sensitivity != "" {
+			fmt.Fprintf(w, "  batch %d: SENSITIVITY: %s\n", p.Batch, p.Sensitivity)
+		}
 	}
 	return nil
+}
+
+// mdcText is a minimum detectable change for a table cell.
+func mdcText(m *float64) string {
+	if m == nil {
+		return "none"
+	}
+	return fmt.Sprintf("±%.1f%%", *m)
 }
 
 // ComparedLine is one compared point in words, e.g. "batch 10 at 64
@@ -44,12 +55,17 @@ func ComparedLine(p ComparedPoint, confidence float64) string {
 	if p.ChangePct != nil {
 		fmt.Fprintf(&b, ", %s", pctOr(p.ChangePct))
 		if p.CILowPct != nil && p.CIHighPct != nil {
-			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, n = %d + %d)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NBase, p.NHead)
+			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, %s)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), plural(p.NPairs, "pair"))
 		} else {
-			fmt.Fprintf(&b, " (p = %s, n = %d + %d)", pOr(p.PValue), p.NBase, p.NHead)
+			fmt.Fprintf(&b, " (p = %s, %s)", pOr(p.PValue), plural(p.NPairs, "pair"))
 		}
 	} else {
-		fmt.Fprintf(&b, " (n = %d + %d)", p.NBase, p.NHead)
+		fmt.Fprintf(&b, " (%s)", plural(p.NPairs, "pair"))
+	}
+	if p.MDCPct != nil {
+		fmt.Fprintf(&b, "; could have detected ±%.1f%%", *p.MDCPct)
+	} else {
+		b.WriteString("; could have detected no change")
 	}
 	fmt.Fprintf(&b, "; p99 %s", p.P99Verdict)
 	if p.P99ChangePct != nil {

@@ -94,7 +94,7 @@ func TestCPUHogOnServerCPUIsNotPublished(t *testing.T) {
 		t.Errorf("headline %+v (noise %v) measured next to a hog", r.Headline, r.NoiseFloorPct)
 	}
 	for _, p := range measuredPoints(t, &r) {
-		if p.Clean || !p.Contended || !strings.Contains(p.VerdictReason, "contended: server CPUs") {
+		if p.Clean || !p.Contended || !strings.Contains(p.VerdictReason, "of the server CPUs (above 3%): sh (pid ") {
 			t.Errorf("point %d: clean %v, contended %v (%s); server cpu %+v", p.Index, p.Clean, p.Contended, p.VerdictReason, p.ServerCPU)
 		}
 		if p.ServerCPU.PinnedBusy < 0.9 {

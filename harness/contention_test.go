@@ -86,6 +86,30 @@ func TestContention(t *testing.T) {
 			t.Errorf("%s: Contention = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+	// By attribution: the residual no longer decides, foreign tasks do.
+	attributed := func(c CPUStats, foreign float64, tasks ...ForeignTask) CPUStats {
+		c.Attribution = &Attribution{Foreign: foreign, Tasks: tasks}
+		return c
+	}
+	spin := side(0.07, 0.22, 0) // the generator beside a slow server: 15% of the sweep's own work
+	hog := ForeignTask{Comm: "stress", Pid: 4242, Fraction: 0.15}
+	for _, tt := range []struct {
+		name     string
+		srv, gen CPUStats
+		want     string
+	}{
+		{"an idle generator's residual is the sweep's own", quiet, attributed(spin, 0.004), ""},
+		{"a 15% tenant under the old margin", attributed(side(0.85, 0.99, 0), 0.15, hog), quiet,
+			"other processes took 15.0% of the server CPUs (above 3%): stress (pid 4242) 15%"},
+		{"foreign at the threshold", attributed(quiet, ForeignMax), quiet, ""},
+		{"many small tenants", attributed(quiet, 0.05), quiet, "none of them 1% alone"},
+		{"steal still counts", attributed(side(0.5, 0.55, 0.08), 0), quiet, "hypervisor stole 8.0%"},
+	} {
+		got := Contention(tt.srv, tt.gen)
+		if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: Contention = %q, want %q", tt.name, got, tt.want)
+		}
+	}
 	// The same overlap without its attribution is contention.
 	overlapped.OverlapCores = 0
 	if Contention(overlapped, quiet) == "" {

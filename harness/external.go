@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"math"
 	"time"
 
@@ -103,6 +104,7 @@ func externalKnown(c CPUStats) bool {
 // as ever, the server's from its metrics once the after read is in.
 func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop func() cpusample.Stats, genDone <-chan struct{}, capture *windowCapture) {
 	pr := p.pr
+	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
 	windowEnd := time.NewTimer(p.window)
 	select {
@@ -113,8 +115,10 @@ func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop fu
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
+	who := scan.Stop()
 	out.GeneratorCPU = cpuStats(genStop(), len(pr.o.GeneratorCPUs))
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
+	out.GeneratorCPU.Attribution = attribution(who, pr.o.GeneratorCPUs)
 	capture.finish(out)
 	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -96,23 +96,51 @@ func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadder
 	return &o
 }
 
+// quietAttempts bounds how many times a sweep that found its pinned CPUs
+// shared with other work (ErrContended) is run again before the test
+// gives up (skipIfContended: a skip outside CI, a failure under CI=true).
+const quietAttempts = 3
+
 func runSweep(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	_, err := harness.Run(ctx, o, harness.RunConfig{
-		Target: tg, Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+	return retryContended(t, func() (*harness.Result, string, error) {
+		var stdout, stderr bytes.Buffer
+		_, err := harness.Run(ctx, o, harness.RunConfig{
+			Target: tg, Version: "test", Stdout: &stdout, Stderr: &stderr,
+			Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+		})
+		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+		data, rerr := os.ReadFile(o.Out)
+		if rerr != nil {
+			t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
+		}
+		var r harness.Result
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("result: %v", err)
+		}
+		return &r, stdout.String(), err
 	})
-	t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
-	data, rerr := os.ReadFile(o.Out)
-	if rerr != nil {
-		t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
+}
+
+// retryContended runs a sweep again, up to quietAttempts in all, while it
+// ends in ErrContended (the machine was busy: the contended points name
+// who with), pausing between attempts; it returns the last attempt.
+func retryContended(t *testing.T, run func() (*harness.Result, string, error)) (*harness.Result, string, error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		r, table, err := run()
+		if !errors.Is(err, harness.ErrContended) || attempt == quietAttempts {
+			return r, table, err
+		}
+		var why []string
+		for _, p := range r.Curve {
+			if p.Contended {
+				why = append(why, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
+			}
+		}
+		t.Logf("attempt %d of %d ran on contended CPUs, again in 5 s:\n%s", attempt, quietAttempts, strings.Join(why, "\n"))
+		time.Sleep(5 * time.Second)
 	}
-	var r harness.Result
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("result: %v", err)
-	}
-	return &r, stdout.String(), err
 }
 
 // skipIfContended skips a test whose sweep had no publishable headline
@@ -130,7 +158,19 @@ func skipIfContended(t *testing.T, r *harness.Result, err error) {
 			why = append(why, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
 		}
 	}
-	t.Skipf("the machine was not quiet, no uncontended headline (%v):\n%s", err, strings.Join(why, "\n"))
+	notQuiet(t, "the machine was not quiet, no uncontended headline (%v):\n%s", err, strings.Join(why, "\n"))
+}
+
+// notQuiet ends a test that found the machine busy: outside CI it skips,
+// saying why; under CI=true it fails, saying why (the reasons name the
+// foreign processes that took the pinned CPUs), since CI's machine runs
+// nothing else and a test that passes by skipping tests nothing.
+func notQuiet(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: "+format, args...)
+	}
+	t.Skipf(format, args...)
 }
 
 func TestMiniSweep(t *testing.T) {
@@ -459,7 +499,7 @@ func TestHeadroomProbe(t *testing.T) {
 	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
 	if errors.Is(err, harness.ErrNoCleanHeadline) && len(r.Curve) == 1 && r.Curve[0].Contended {
 		// No headline, no probe: say so rather than pass.
-		t.Skipf("the only point was starved by other work on the generator's CPU (%s): nothing to probe", r.Curve[0].VerdictReason)
+		notQuiet(t, "the only point was starved by other work on the generator's CPU (%s): nothing to probe", r.Curve[0].VerdictReason)
 	}
 	if err != nil {
 		t.Fatal(err)

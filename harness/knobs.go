@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -481,12 +482,12 @@ var Knobs = []Knob{
 		Get:   func(o *Options) string { return o.BaseTargetFile },
 	},
 	{
-		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`5`", Doc: DocCompare,
-		Help:  "repeats per arm at each compared point, at least 2. With 5 + 5 the smallest two-sided p is 2/252 = 0.008; with 3 + 3 it is 0.1, so nothing could be called faster or slower at 0.05, and a note says so",
+		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`8`", Doc: DocCompare,
+		Help:  "blocks (one repeat per arm, back to back) with both arms clean wanted at each compared point; a block that lost a repeat (contended, failed) is run again, up to twice this many blocks in all. The paired test needs at least 6 at ALPHA 0.05 (the smallest two-sided p over 5 blocks is 0.0625, over 6 0.031, over 8 0.0078): fewer exits 2",
 		Parse: intParse(func(o *Options) *int { return &o.CompareReps }),
 		Check: func(o *Options) error {
 			if o.CompareReps < 2 {
-				return fmt.Errorf("%d is below 2: the test needs at least two samples per arm (5 or more to reach p < 0.05)", o.CompareReps)
+				return fmt.Errorf("%d is below 2: the test needs at least two blocks (6 or more to reach p < 0.05)", o.CompareReps)
 			}
 			return nil
 		},
@@ -510,6 +511,18 @@ var Knobs = []Knob{
 			return nil
 		},
 		Get: func(o *Options) string { return strconv.FormatFloat(o.Alpha, 'g', -1, 64) },
+	},
+	{
+		Env: "COMPARE_STOP", Flag: "compare-stop", Arg: "RULE", Default: "`fixed`", Doc: DocCompare,
+		Help:  "when a compared point stops: `fixed` runs COMPARE_REPS clean blocks and tests once at ALPHA; `pocock` or `obf` look after every block from the 6th and stop once the paired test is decided at that look's level (alpha spent over the looks, Pocock or O'Brien-Fleming, so looking early adds no false alarms), at the price of a stricter last look (docs/compare.md, \"Validation\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareStop }),
+		Check: func(o *Options) error {
+			if !slices.Contains([]string{StopPocock, StopOBF, StopFixed}, o.CompareStop) {
+				return fmt.Errorf("%q is not a stopping rule (%s | %s | %s)", o.CompareStop, StopPocock, StopOBF, StopFixed)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.CompareStop },
 	},
 	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),

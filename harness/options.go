@@ -97,6 +97,7 @@ type Options struct {
 	BaseTargetFile  string        // BASE_TARGET: the base arm's server; TargetFile is the head's
 	CompareReps     int           // COMPARE_REPS: repeats per arm at each compared point, >= 2
 	Alpha           float64       // ALPHA: significance level of the comparison, in (0, 1)
+	CompareStop     string        // COMPARE_STOP: pocock | obf | fixed (sequential stopping, compare.go)
 	CompareDuration time.Duration // COMPARE_DURATION: window of each compare repeat
 	CompareWarmup   time.Duration // COMPARE_WARMUP: warm-up of each compare repeat
 

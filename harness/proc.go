@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/redact"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -580,6 +581,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 		p.measureExternal(ctx, out, genStop, genDone, capture)
 		return
 	}
+	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
 	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
 	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
 	windowEnd := time.NewTimer(p.window)
@@ -593,6 +595,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	capture.windowEnded(ctx)
 	srvCores1, okS1 := snapCores(pr.o.ServerCPUs)
 	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
+	who := scan.Stop()
 	total, parts := srvS.Stop()
 	pinned := len(pr.o.ServerCPUs)
 	out.ServerCPU = cpuStats(total, pinned)
@@ -600,12 +603,15 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
 	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
+	out.ServerCPU.Attribution = attribution(who, pr.o.ServerCPUs)
+	out.GeneratorCPU.Attribution = attribution(who, pr.o.GeneratorCPUs)
 	if p.target.Multi() {
 		for i, st := range parts {
 			c := cpuStats(st, pinned)
 			// The pinned CPUs are the servers' together: how busy they
 			// were, and the steal, are the set's.
 			c.PinnedBusy, c.StealFraction = out.ServerCPU.PinnedBusy, out.ServerCPU.StealFraction
+			c.Attribution = out.ServerCPU.Attribution
 			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, CPUStats: c})
 		}
 	}

@@ -188,6 +188,7 @@ type Config struct {
 	// DurationNs and WarmupNs are then the first pass's. See docs/compare.md.
 	CompareReps       int     `json:"compare_reps,omitempty"`
 	Alpha             float64 `json:"alpha,omitempty"`
+	CompareStop       string  `json:"compare_stop,omitempty"` // pocock | obf | fixed; empty: fixed (a document from before it)
 	CompareDurationNs int64   `json:"compare_duration_ns,omitempty"`
 	CompareWarmupNs   int64   `json:"compare_warmup_ns,omitempty"`
 }
@@ -233,12 +234,47 @@ type CPUStats struct {
 	// when the two sets overlap (ALLOW_OVERLAP): the sweep's own work,
 	// not contention. 0 when they do not overlap.
 	OverlapCores float64 `json:"overlap_cores,omitempty"`
+	// Attribution is who used this side's pinned CPUs over the window,
+	// task by task (harness/attrib): the evidence that decides contention.
+	// Nil where it was not measured (an external server's side, a system
+	// without /proc, a document from before it existed): then the
+	// residual rule decides (see Contention).
+	Attribution *Attribution `json:"attribution,omitempty"`
 	// Source is where the figures came from: empty for the harness's
 	// own sampling of the process tree; for an external server (which
 	// the harness cannot sample) CPUFromMetrics, the delta of its
 	// process_cpu_seconds_total over the window against external_cpus,
 	// or CPUUnknown.
 	Source string `json:"source,omitempty"`
+}
+
+// Attribution is a side's pinned CPUs over a point's window, as
+// fractions of their time (1.0: every pinned CPU busy for the whole
+// window), by who ran there (harness/attrib).
+type Attribution struct {
+	// Foreign is every task that is not the sweep's: the figure that
+	// makes a point contended above ForeignMax.
+	Foreign float64 `json:"foreign_fraction"`
+	// Server and Generator are the two process trees; on a side's own
+	// CPUs the other side's share is non-zero only where the sets
+	// overlap.
+	Server    float64 `json:"server_fraction"`
+	Generator float64 `json:"generator_fraction"`
+	// Harness is the harness process itself (sampling, this scan).
+	Harness float64 `json:"harness_fraction"`
+	// Kernel is kernel threads (ksoftirqd, kworker: the sweep's own
+	// network work when it overflows interrupt context).
+	Kernel float64 `json:"kernel_threads_fraction"`
+	// Tasks names the foreign processes that took at least
+	// NameFraction of the side's CPUs, largest first (at most 5).
+	Tasks []ForeignTask `json:"foreign_tasks,omitempty"`
+}
+
+// ForeignTask is one foreign process's share of a side's pinned CPUs.
+type ForeignTask struct {
+	Comm     string  `json:"comm"`
+	Pid      int     `json:"pid"`
+	Fraction float64 `json:"fraction"`
 }
 
 // NamedCPU is one server's CPU over a point's window, of a target of
@@ -380,7 +416,8 @@ const (
 type Comparison struct {
 	Alpha      float64         `json:"alpha"`      // significance level of the test (ALPHA)
 	Confidence float64         `json:"confidence"` // of every interval: 1 - Alpha
-	Reps       int             `json:"reps"`       // repeats per arm per compared point asked for (COMPARE_REPS)
+	Reps       int             `json:"reps"`       // clean blocks per compared point asked for (COMPARE_REPS), the most a sequential stop looks at
+	Stop       string          `json:"stop"`       // the stopping rule (COMPARE_STOP): pocock | obf | fixed
 	Gate       string          `json:"gate"`       // which verdict gates, and how the others are reported
 	Method     string          `json:"method"`     // the statistics, in words
 	Headline   ComparedPoint   `json:"headline"`   // the compared point of the headline batch
@@ -393,25 +430,51 @@ type ComparedPoint struct {
 	Connections int    `json:"connections"`
 	Verdict     string `json:"verdict"` // faster | slower | within_noise | cannot_conclude
 	Reason      string `json:"reason"`
-	// ChangePct is (median head / median base - 1) * 100; nil when an
-	// arm has no clean sample.
+	// Test names the primary test the verdict rests on (ComparePrimary).
+	Test string `json:"test"`
+	// ChangePct is the head/base change in percent: the Hodges-Lehmann
+	// estimate of the paired log ratios (exp - 1); nil when no block has
+	// both arms clean.
 	ChangePct *float64 `json:"change_pct"`
-	// CILowPct and CIHighPct bound the change at Confidence (Moses
-	// interval of the head/base ratio, on log values); nil when the
-	// samples are too few for that confidence.
+	// CILowPct and CIHighPct bound the change at Confidence (Tukey's
+	// interval of the paired log ratios' Walsh averages); nil when the
+	// pairs are too few for that confidence.
 	CILowPct  *float64 `json:"ci_low_pct"`
 	CIHighPct *float64 `json:"ci_high_pct"`
-	// PValue is the two-sided Mann-Whitney U test's; nil when an arm has
-	// fewer than 2 clean samples.
+	// PValue is the primary test's: the exact two-sided Wilcoxon
+	// signed-rank test of the paired log ratios; nil with no pair.
 	PValue *float64 `json:"p_value"`
-	NBase  int      `json:"n_base"`
-	NHead  int      `json:"n_head"`
-	// SpreadPct is the larger of the arms' MAD/median*100: a change must
-	// exceed it as well as be significant.
+	// Level is the nominal level the final look's p was held to: ALPHA
+	// for a fixed design, less for a sequential one (alpha spent over
+	// the looks, SequentialLevel).
+	Level float64 `json:"level"`
+	// NPairs is the blocks (adjacent base and head repeats) with both
+	// arms clean: the paired test's n. NBase and NHead are each arm's
+	// clean repeats, paired or not.
+	NPairs int `json:"n_pairs"`
+	NBase  int `json:"n_base"`
+	NHead  int `json:"n_head"`
+	// MDCPct is the minimum detectable change: the smallest change, in
+	// percent either way, that the primary test at Alpha would detect
+	// with 80% power given the observed spread of the pairs and their
+	// number. Nil when the pairs are too few to detect any change.
+	MDCPct *float64 `json:"mdc_pct"`
+	// SpreadPct is the larger of the arms' MAD/median*100: the arms' own
+	// noise, drift included, which the pairing removes.
 	SpreadPct float64 `json:"spread_pct"`
 	// AtLeast: the verdict rests on a lower bound (a generator-capped
 	// arm), so the change is "at least" this large.
 	AtLeast bool `json:"at_least"`
+	// Blocks is how many blocks were run, Reruns how many of them re-ran
+	// a block that had lost a repeat (contended or failed).
+	Blocks int `json:"blocks"`
+	Reruns int `json:"reruns"`
+	// Sensitivity is said when the repeats left out (not clean) would
+	// change the verdict had they counted; empty otherwise.
+	Sensitivity string `json:"sensitivity,omitempty"`
+	// Unpaired is the benchstat-compatible figure beside it: the
+	// Mann-Whitney U test on each arm's clean repeats, pooled.
+	Unpaired UnpairedTest `json:"unpaired"`
 
 	P99Verdict   string   `json:"p99_verdict"` // better | worse | within_noise | cannot_conclude
 	P99ChangePct *float64 `json:"p99_change_pct"`
@@ -419,6 +482,20 @@ type ComparedPoint struct {
 
 	Base ArmStats `json:"base"`
 	Head ArmStats `json:"head"`
+}
+
+// UnpairedTest is the two-arm comparison as benchstat makes it: each
+// arm's clean repeats as independent samples.
+type UnpairedTest struct {
+	// ChangePct is median(head)/median(base) - 1, in percent.
+	ChangePct *float64 `json:"change_pct"`
+	// CILowPct and CIHighPct: the Moses interval of the head/base ratio.
+	CILowPct  *float64 `json:"ci_low_pct"`
+	CIHighPct *float64 `json:"ci_high_pct"`
+	// PValue: the two-sided Mann-Whitney U test.
+	PValue *float64 `json:"p_value"`
+	// MDCPct: as ComparedPoint's, for this test.
+	MDCPct *float64 `json:"mdc_pct"`
 }
 
 // ArmStats is one arm's repeats at a compared point.

@@ -134,7 +134,7 @@ func (r *Result) Summarize() {
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
-	r.Comparison = DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
+	r.Comparison = DecideComparison(r.Curve, r.Config)
 }
 
 // judgeObjective evaluates the sweep's objective on a measured point. An

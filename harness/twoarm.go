@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/stats"
 )
 
 // The two-arm sweep (docs/compare.md): base and head measured in one run,
@@ -124,7 +127,7 @@ func CompareRungs(curve []Point, batches Ladder) (rungs []PointKey, skipped []st
 func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
 	r.SchemaVersion = SchemaVersion
 	r.Config = ConfigOf(o)
-	r.Config.CompareReps, r.Config.Alpha = o.CompareReps, o.Alpha
+	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
@@ -134,17 +137,18 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	total := len(first) + 2*o.CompareReps*len(o.BatchLadder)
 	start := time.Now()
 
-	run := func(role string, ap ArmPoint, window, warmup time.Duration) {
+	run := func(role string, ap ArmPoint, window, warmup time.Duration) (Point, bool) {
 		i := len(r.Curve) + 1
 		armProgress(progress, i, total, role, ap, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: ap.Key, Arm: ap.Arm, Duration: window, Warmup: warmup})
 		p, ok := admit(r, i, role, ap.Key, ap.Arm, out, th)
 		if !ok {
-			return
+			return p, false
 		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d (%s) failed: %s\n", i, total, ap.Arm, p.FailReason)
 		}
+		return p, true
 	}
 	for _, ap := range first {
 		if ctx.Err() != nil {
@@ -158,17 +162,83 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 		for _, s := range skipped {
 			r.warn(s)
 		}
-		sched := CompareSchedule(rungs, o.CompareReps)
-		total = len(first) + len(sched)
-		for _, ap := range sched {
-			if ctx.Err() != nil {
-				break
-			}
-			run(RoleCompare, ap, o.CompareDuration, o.CompareWarmup)
-		}
+		total = len(first) + 2*o.CompareReps*len(rungs)
+		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(ap ArmPoint) (Point, bool) {
+			return run(RoleCompare, ap, o.CompareDuration, o.CompareWarmup)
+		}, func(extra int) { total += extra })
 	}
 	r.Summarize()
 	return finish(ctx, r, total)
+}
+
+// MaxBlocks is the most blocks the compare phase runs at one point for
+// reps asked: a block that lost a repeat (contended, failed, not clean)
+// is run again, up to twice the blocks asked in all.
+func MaxBlocks(reps int) int { return 2 * reps }
+
+// compareBlocks is the compare phase: at every compared point, blocks of
+// one repeat per arm, the points round-robin and each point's blocks in
+// ABBA order (CompareSchedule's order while nothing is lost). A point is
+// done when reps of its blocks have both repeats clean, or when a
+// sequential rule (stop) finds its paired test decided at this look
+// (SequentialLevel), or when it has run MaxBlocks, or when even all the
+// blocks left could not bring it to the pairs its test needs
+// (stats.MinPairs). A block that lost a repeat is run again, keeping the
+// order: its rep is the point's next. grow is told of each block added
+// beyond the reps asked (for the progress line).
+func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float64, stop string, run func(ArmPoint) (Point, bool), grow func(extra int)) {
+	type state struct {
+		ran, clean int
+		d          []float64 // ln(head/base) of the clean blocks
+		decided    bool
+	}
+	st := make([]state, len(rungs))
+	need, most := stats.MinPairs(alpha), MaxBlocks(reps)
+	done := func(s state) bool {
+		return s.decided || s.clean >= reps || s.ran >= most || s.clean+(most-s.ran) < need
+	}
+	for {
+		active := false
+		for j, k := range rungs {
+			if ctx.Err() != nil {
+				return
+			}
+			s := &st[j]
+			if done(*s) {
+				continue
+			}
+			active = true
+			if s.ran >= reps {
+				grow(2)
+			}
+			key := PointKey{Batch: k.Batch, Connections: k.Connections, Rep: s.ran}
+			a, b := ArmBase, ArmHead
+			if (s.ran+j)%2 == 1 {
+				a, b = b, a
+			}
+			p1, ok1 := run(ArmPoint{a, key})
+			if ctx.Err() != nil {
+				return
+			}
+			p2, ok2 := run(ArmPoint{b, key})
+			s.ran++
+			if !ok1 || !ok2 || !cleanRepeat(&p1) || !cleanRepeat(&p2) {
+				continue
+			}
+			s.clean++
+			base, head := p1, p2
+			if base.Arm != ArmBase {
+				base, head = p2, p1
+			}
+			s.d = append(s.d, math.Log(head.ThroughputPerS/base.ThroughputPerS))
+			if stop != StopFixed && s.clean >= need && s.clean < reps {
+				s.decided = stats.SignedRank(s.d) < SequentialLevel(stop, s.clean, reps, alpha)
+			}
+		}
+		if !active {
+			return
+		}
+	}
 }
 
 // armProgress is Progress's line for a two-arm point.

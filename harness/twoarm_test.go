@@ -48,7 +48,7 @@ func twoArmOpts(t *testing.T) *Options {
 	o.SetTwoArmDefaults()
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2, 4}}
-	o.CompareReps = 5
+	o.CompareReps, o.CompareStop = 8, StopFixed
 	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +144,9 @@ func TestSweepTwoArm(t *testing.T) {
 	if err := SweepTwoArm(context.Background(), o, run, r, &progress, DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
-	// 8 first-pass points, then 2 rungs x 2 arms x 5 reps.
-	if len(run.asked) != 8+20 || len(r.Curve) != 28 {
-		t.Fatalf("%d points asked, %d in the curve, want 28", len(run.asked), len(r.Curve))
+	// 8 first-pass points, then 2 rungs x 2 arms x 8 blocks.
+	if len(run.asked) != 8+32 || len(r.Curve) != 40 {
+		t.Fatalf("%d points asked, %d in the curve, want 40", len(run.asked), len(r.Curve))
 	}
 	for i, s := range run.asked {
 		p := r.Curve[i]
@@ -162,7 +162,7 @@ func TestSweepTwoArm(t *testing.T) {
 			t.Errorf("point %d: compared at %+v, want the ceiling rungs 10x8 and 100x2", i, s.Key)
 		}
 	}
-	if r.Config.CompareReps != 5 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(FirstPassDuration) {
+	if r.Config.CompareReps != 8 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(FirstPassDuration) {
 		t.Errorf("config %+v", r.Config)
 	}
 	// The head's figures only.
@@ -173,13 +173,13 @@ func TestSweepTwoArm(t *testing.T) {
 	if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Verdict != CompareSlower || c.Points[1].Verdict != CompareSlower {
 		t.Fatalf("comparison %+v", c)
 	}
-	if c.Headline.NBase != 5 || c.Headline.NHead != 5 || *c.Headline.ChangePct > -19 || *c.Headline.ChangePct < -21 {
+	if c.Headline.NBase != 8 || c.Headline.NHead != 8 || c.Headline.NPairs != 8 || *c.Headline.ChangePct > -19 || *c.Headline.ChangePct < -21 {
 		t.Errorf("headline comparison %+v", c.Headline)
 	}
 	if r.NoiseFloorPct != nil {
 		t.Errorf("noise floor %v from a two-arm sweep, which runs no A-A repeat", *r.NoiseFloorPct)
 	}
-	if !strings.Contains(progress.String(), "point 28/28: ") || !strings.Contains(progress.String(), "(compare)") {
+	if !strings.Contains(progress.String(), "point 40/40: ") || !strings.Contains(progress.String(), "(compare)") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 
@@ -188,10 +188,77 @@ func TestSweepTwoArm(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table_twoarm.txt", table.Bytes())
-	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -19.8%", "p = 0.00794, n = 5 + 5", " cmp head", "gate: headline", "no A-A repeat in a two-arm sweep"} {
+	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.00781, 8 pairs); could have detected ±", " cmp head", "gate: headline", "no A-A repeat in a two-arm sweep"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
+	}
+}
+
+// Sequential stopping: a clear regression stops at the first look that
+// can decide it (6 blocks, Pocock), an A/A point runs every block, and
+// the document's comparison re-derives the same verdicts at the levels
+// of the looks where each stopped.
+func TestSweepTwoArmSequential(t *testing.T) {
+	o := twoArmOpts(t)
+	o.CompareStop = StopPocock
+	thr := map[ArmPoint]float64{}
+	for _, arm := range []string{ArmBase, ArmHead} {
+		f := 1.0
+		if arm == ArmHead {
+			f = 0.8
+		}
+		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)] = 100_000*f, 150_000*f
+		thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 60_000, 50_000 // A/A
+	}
+	run := &armScripted{thr: thr}
+	r := &Result{}
+	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Comparison
+	if c == nil || c.Stop != StopPocock || r.Config.CompareStop != StopPocock {
+		t.Fatalf("comparison %+v", c)
+	}
+	h, aa := c.Points[0], c.Points[1]
+	if h.Verdict != CompareSlower || h.Blocks != 6 || h.NPairs != 6 || h.Level != SequentialLevel(StopPocock, 6, 8, 0.05) {
+		t.Errorf("the 20%% regression: %s after %d blocks at level %v: %s", h.Verdict, h.Blocks, h.Level, h.Reason)
+	}
+	if aa.Blocks != 8 || aa.Verdict == CompareSlower || aa.Verdict == CompareFaster {
+		t.Errorf("A/A: %s after %d blocks", aa.Verdict, aa.Blocks)
+	}
+	if len(r.Curve) != 8+2*6+2*8 {
+		t.Errorf("%d points, want 8 first-pass, 12 and 16 compare", len(r.Curve))
+	}
+	again := DecideComparison(r.Curve, r.Config)
+	if again.Headline.Verdict != h.Verdict || again.Headline.Level != h.Level {
+		t.Errorf("re-derived %+v", again.Headline)
+	}
+}
+
+// The levels: a fixed design holds the last look to alpha; a sequential
+// one spends it, never above alpha, and cannot stop where the smallest p
+// is above what was spent.
+func TestSequentialLevel(t *testing.T) {
+	if l := SequentialLevel(StopFixed, 8, 8, 0.05); l != 0.05 {
+		t.Errorf("fixed: %v", l)
+	}
+	if l := SequentialLevel("", 8, 8, 0.05); l != 0.05 {
+		t.Errorf("a document from before sequential stopping: %v", l)
+	}
+	for _, stop := range []string{StopPocock, StopOBF} {
+		for n := 6; n <= 16; n++ {
+			l := SequentialLevel(stop, n, 16, 0.05)
+			if l < 0 || l >= 0.05 {
+				t.Errorf("%s look %d of 16: level %v", stop, n, l)
+			}
+		}
+		if l := SequentialLevel(stop, 5, 16, 0.05); l != 0 {
+			t.Errorf("%s: a look before the 6th stops at %v", stop, l)
+		}
+	}
+	if l := SequentialLevel(StopOBF, 6, 16, 0.05); l != 0 {
+		t.Errorf("O'Brien-Fleming spends almost nothing early: level %v at 6 of 16", l)
 	}
 }
 
@@ -211,8 +278,9 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 	}
 	c := r.Comparison
 	// Batch 10 is compared at the base's ceiling rung: the head fails
-	// there, so it cannot be concluded.
-	if c == nil || c.Headline.Verdict != CompareCannotConclude || c.Headline.NHead != 0 || c.Headline.Head.Failed != 5 {
+	// there, so it cannot be concluded. Its blocks are re-run until even
+	// the budget left (16 blocks) could not bring 6 pairs: 11 blocks.
+	if c == nil || c.Headline.Verdict != CompareCannotConclude || c.Headline.NHead != 0 || c.Headline.Head.Failed != 11 || c.Headline.Reruns != 11 {
 		t.Fatalf("comparison headline %+v", c.Headline)
 	}
 	if len(c.Points) != 2 || c.Points[1].Verdict != CompareWithinNoise {
@@ -234,7 +302,7 @@ func TestSweepTwoArmInterrupted(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) || !r.Partial || len(r.Curve) != 11 || r.Comparison == nil {
 		t.Fatalf("err %v, partial %v, %d points, comparison %v", err, r.Partial, len(r.Curve), r.Comparison)
 	}
-	if !strings.Contains(r.PartialReason, "11 of 28") {
+	if !strings.Contains(r.PartialReason, "11 of 40") {
 		t.Errorf("partial reason %q", r.PartialReason)
 	}
 }
@@ -248,7 +316,7 @@ func TestCompareOptions(t *testing.T) {
 		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 	}
 	o := DefaultOptions(false)
-	if o.CompareReps != 5 || o.Alpha != 0.05 || o.CompareDuration != DefaultCompareDuration || o.TwoArm() {
+	if o.CompareReps != 8 || o.Alpha != 0.05 || o.CompareDuration != DefaultCompareDuration || o.TwoArm() {
 		t.Fatalf("defaults %+v", o)
 	}
 	if err := o.ApplyEnv(env("BASE_TARGET", "b.json", "COMPARE_REPS", "7", "ALPHA", "0.01", "COMPARE_DURATION", "4", "COMPARE_WARMUP", "500ms"), nil); err != nil {
@@ -281,17 +349,12 @@ func TestCompareOptions(t *testing.T) {
 			t.Errorf("Resolve = %v, want %q", err, tc.want)
 		}
 	}
-	// Three reps cannot reach 0.05: said, not refused.
+	// Five blocks cannot reach 0.05 with the paired test: refused in a
+	// two-arm sweep, naming the knob and the least that can.
 	o = DefaultOptions(false)
-	o.CompareReps = 3
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(strings.Join(o.Notes, "\n"), "COMPARE_REPS 3 cannot reach p < 0.05") {
-		t.Errorf("notes %q", o.Notes)
-	}
-	if p := MinPValue(5); p < 0.0079 || p > 0.008 {
-		t.Errorf("MinPValue(5) = %v, want 2/252", p)
+	o.BaseTargetFile, o.CompareReps = "b.json", 5
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
+		t.Errorf("Resolve with 5 blocks = %v", err)
 	}
 	q := DefaultOptions(true)
 	q.SetTwoArmDefaults()

@@ -226,26 +226,38 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 // Contention: a point is contended, and so not clean, when either side's
 // pinned CPUs were shared with work that is not the sweep's.
 //
-//   - Shared: the CPUs were busier (/proc/stat, PinnedBusy) than the side's
-//     own process tree kept them (FractionMean), plus the other side's
-//     estimated use where the sets overlap (OverlapCores), by more than
-//     SharedMargin. The margin covers interrupts and the softirq work of
-//     the other side's packets, which land on these CPUs.
+//   - Foreign: tasks that are neither the server's tree, the generator's,
+//     the harness process nor kernel threads ran on the side's pinned CPUs
+//     for more than ForeignMax of their time (Attribution, measured task
+//     by task over the window: harness/attrib). The tasks are named.
 //   - Stolen: the hypervisor ran another guest on them for more than
 //     StealMax of the window (StealFraction). Steal is invisible to the
 //     process list and takes the CPU all the same.
+//   - Where attribution was not measured (Attribution nil: a document
+//     from before it, a system without /proc), the residual decides as it
+//     used to: the CPUs busier (/proc/stat, PinnedBusy) than the side's
+//     own tree and the other side's share of overlapping sets, by more
+//     than SharedMargin. Where attribution exists the residual is kept as
+//     evidence only: it also holds the harness and the kernel's share of
+//     the sweep's own packets, which made it fire on a quiet machine and
+//     let a tenant through under the margin.
 //
 // Either side counts: a server on shared cores measures the neighbour, and
 // a generator on shared cores drives the server unevenly. The thresholds
-// are documented in docs/sweep.md ("Contention").
+// and the measurements behind them are in docs/sweep.md ("Contention").
 const (
+	ForeignMax   = 0.03
+	NameFraction = 0.01
 	SharedMargin = 0.15
 	StealMax     = 0.05
 )
 
-// Shared reports whether a side's pinned CPUs were busy with other work
-// beyond SharedMargin.
+// Shared reports whether a side's pinned CPUs were shared with foreign
+// work: by attribution where it was measured, else by the residual.
 func Shared(c CPUStats) bool {
+	if c.Attribution != nil {
+		return c.Attribution.Foreign > ForeignMax
+	}
 	return c.PinnedBusy >= 0 && c.PinnedBusy-c.FractionMean-c.overlapFraction() > SharedMargin
 }
 
@@ -261,7 +273,7 @@ func (c CPUStats) overlapFraction() float64 {
 }
 
 // Contention says in words how a point's pinned CPUs were contended, or
-// "" when they were not.
+// "" when they were not. Foreign work names its processes.
 func Contention(server, generator CPUStats) string {
 	var parts []string
 	for _, s := range []struct {
@@ -269,18 +281,34 @@ func Contention(server, generator CPUStats) string {
 		c    CPUStats
 	}{{"server", server}, {"generator", generator}} {
 		if Shared(s.c) {
-			own := "its own use"
-			if s.c.OverlapCores > 0 {
-				own = "its own use and the other side's on the shared CPUs"
-			}
-			parts = append(parts, fmt.Sprintf("%s CPUs %.0f%% busy, %.0f%% of it %s", s.side, s.c.PinnedBusy*100,
-				(s.c.FractionMean+s.c.overlapFraction())*100, own))
+			parts = append(parts, sharedWhy(s.side, s.c))
 		}
 		if Stolen(s.c) {
 			parts = append(parts, fmt.Sprintf("hypervisor stole %.1f%% of the %s CPUs (above %.0f%%)", s.c.StealFraction*100, s.side, StealMax*100))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sharedWhy is one shared side in words.
+func sharedWhy(side string, c CPUStats) string {
+	a := c.Attribution
+	if a == nil {
+		own := "its own use"
+		if c.OverlapCores > 0 {
+			own = "its own use and the other side's on the shared CPUs"
+		}
+		return fmt.Sprintf("%s CPUs %.0f%% busy, %.0f%% of it %s", side, c.PinnedBusy*100, (c.FractionMean+c.overlapFraction())*100, own)
+	}
+	why := fmt.Sprintf("other processes took %.1f%% of the %s CPUs (above %.0f%%)", a.Foreign*100, side, ForeignMax*100)
+	if len(a.Tasks) == 0 {
+		return why + ", none of them 1% alone"
+	}
+	var named []string
+	for _, t := range a.Tasks {
+		named = append(named, fmt.Sprintf("%s (pid %d) %.0f%%", t.Comm, t.Pid, t.Fraction*100))
+	}
+	return why + ": " + strings.Join(named, ", ")
 }
 
 // IsLowerBound reports whether a verdict means the throughput understates

@@ -190,7 +190,7 @@ func lowerBoundAgrees(add func(path, format string, args ...any), at, verdict st
 // --fail-on gates on must be the one its samples give. A curve with arms
 // and no comparison, or a comparison with no arms, is refused too.
 func checkComparison(r *harness.Result) []schema.Problem {
-	want := harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
+	want := harness.DecideComparison(r.Curve, r.Config)
 	got := r.Comparison
 	switch {
 	case got == nil && want == nil:

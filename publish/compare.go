@@ -57,7 +57,10 @@ type Row struct {
 	DeltaPct    *float64 // head against base, %
 	CILowPct    *float64 // two-arm: confidence interval of the change
 	CIHighPct   *float64 //
-	PValue      *float64 // two-arm: Mann-Whitney U, two-sided
+	PValue      *float64 // two-arm: the paired test's (Wilcoxon signed-rank), two-sided
+	NPairs      int      // two-arm: blocks with both arms clean
+	MDCPct      *float64 // two-arm: the change the test could have detected; nil: none
+	Sensitivity string   // two-arm: what the left-out repeats would have said
 	NBase       int      // two-arm: clean repeats per arm
 	NHead       int      //
 	SpreadPct   *float64 // two-arm: the arms' MAD/median; cross-run: the A-A floor used
@@ -248,6 +251,7 @@ func comparedRow(cp *harness.ComparedPoint) Row {
 		Batch: cp.Batch, Connections: cp.Connections,
 		Base: arm(&cp.Base), Head: arm(&cp.Head),
 		DeltaPct: cp.ChangePct, CILowPct: cp.CILowPct, CIHighPct: cp.CIHighPct, PValue: cp.PValue,
+		NPairs: cp.NPairs, MDCPct: cp.MDCPct, Sensitivity: cp.Sensitivity,
 		NBase: cp.NBase, NHead: cp.NHead, SpreadPct: &spread, AtLeast: cp.AtLeast,
 		Verdict: cp.Verdict, Reason: cp.Reason,
 		P99Verdict: cp.P99Verdict, P99DeltaPct: cp.P99ChangePct, P99PValue: cp.P99PValue,
@@ -453,10 +457,12 @@ func sameCommit(ref, commit string) bool {
 
 // ---- --fail-on
 
-// Fail-on policies of `ceiling publish comment --fail-on`.
+// Fail-on policies of `ceiling publish comment --fail-on`; slower and
+// inconclusive combine as "slower,inconclusive".
 const (
-	FailOnNever  = "never"  // the comment informs; the step never fails on a verdict
-	FailOnSlower = "slower" // a significant headline regression fails the step
+	FailOnNever        = "never"        // the comment informs; the step never fails on a verdict
+	FailOnSlower       = "slower"       // a significant headline regression fails the step
+	FailOnInconclusive = "inconclusive" // a headline that could not be concluded fails the step
 )
 
 // RegressionError is a significant headline regression under
@@ -468,27 +474,67 @@ type RegressionError struct {
 
 func (e *RegressionError) Error() string {
 	h := e.Headline
-	return fmt.Sprintf("%s: the headline (batch %d, %d connections) is significantly slower: %s, p = %s, n = %d + %d (--fail-on slower)",
-		e.Generator, h.Batch, h.Connections, plainPct(h.DeltaPct), plainP(h.PValue), h.NBase, h.NHead)
+	return fmt.Sprintf("%s: the headline (batch %d, %d connections) is significantly slower: %s, p = %s, %d pairs (--fail-on slower)",
+		e.Generator, h.Batch, h.Connections, plainPct(h.DeltaPct), plainP(h.PValue), h.NPairs)
+}
+
+// InconclusiveError is a headline that could not be concluded under
+// FailOnInconclusive (exit status 1): the gate lost its evidence, or had
+// none, and a gate must not pass on that.
+type InconclusiveError struct {
+	Generator string
+	Headline  Row
+	Mode      string
+}
+
+func (e *InconclusiveError) Error() string {
+	h := e.Headline
+	why := h.Reason
+	if e.Mode != ModeTwoArm {
+		why = fmt.Sprintf("a %s comment decides nothing: only a two-arm sweep (BASE_TARGET) can conclude", e.Mode)
+	}
+	return fmt.Sprintf("%s: the headline (batch %d) could not be concluded: %s (--fail-on inconclusive)", e.Generator, h.Batch, why)
 }
 
 // ErrFailOn is a --fail-on value that is not a policy.
-var ErrFailOn = errors.New("want never or slower")
+var ErrFailOn = errors.New("want never, slower, inconclusive or slower,inconclusive")
 
-// FailOn applies a --fail-on policy: a *RegressionError when the policy
-// is FailOnSlower and the headline is significantly slower. Only a
-// two-arm comparison can be (a cross-run one never calls slower).
-func FailOn(c *Comparison, policy string) error {
-	switch policy {
-	case FailOnNever, "":
-		return nil
-	case FailOnSlower:
-		if c.Mode == ModeTwoArm && c.Headline.Verdict == Slower {
-			return &RegressionError{Generator: c.Generator, Headline: c.Headline}
-		}
-		return nil
+// ParseFailOn checks a --fail-on value: never, or slower and/or
+// inconclusive, comma separated.
+func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
+	if policy == "" || policy == FailOnNever {
+		return false, false, nil
 	}
-	return &OptionError{fmt.Errorf("--fail-on: %q, %w", policy, ErrFailOn)}
+	for _, part := range strings.Split(policy, ",") {
+		switch strings.TrimSpace(part) {
+		case FailOnSlower:
+			slower = true
+		case FailOnInconclusive:
+			inconclusive = true
+		default:
+			return false, false, &OptionError{fmt.Errorf("--fail-on: %q, %w", policy, ErrFailOn)}
+		}
+	}
+	return slower, inconclusive, nil
+}
+
+// FailOn applies a --fail-on policy: a *RegressionError when it holds
+// FailOnSlower and the two-arm headline is significantly slower; an
+// *InconclusiveError when it holds FailOnInconclusive and the headline
+// is not a two-arm verdict of faster, slower or within noise.
+func FailOn(c *Comparison, policy string) error {
+	slower, inconclusive, err := ParseFailOn(policy)
+	if err != nil {
+		return err
+	}
+	twoArm := c.Mode == ModeTwoArm
+	switch {
+	case slower && twoArm && c.Headline.Verdict == Slower:
+		return &RegressionError{Generator: c.Generator, Headline: c.Headline}
+	case inconclusive && (!twoArm || c.Headline.Verdict == CannotConclude):
+		return &InconclusiveError{Generator: c.Generator, Headline: c.Headline, Mode: c.Mode}
+	}
+	return nil
 }
 
 func plainPct(v *float64) string {

@@ -31,14 +31,14 @@ func ExampleCompare() {
 	}
 	fmt.Println(c.Mode)
 	for _, r := range c.Rows {
-		fmt.Printf("batch %d at %d connections: %+.1f %%, p = %.3f, n = %d + %d: %s, p99 %s\n",
-			r.Batch, r.Connections, *r.DeltaPct, *r.PValue, r.NBase, r.NHead, r.Verdict, r.P99Verdict)
+		fmt.Printf("batch %d at %d connections: %+.1f %%, p = %.3f, %d pairs: %s, p99 %s\n",
+			r.Batch, r.Connections, *r.DeltaPct, *r.PValue, r.NPairs, r.Verdict, r.P99Verdict)
 	}
 	fmt.Println(publish.FailOn(c, publish.FailOnSlower) != nil)
 	// Output:
 	// two-arm
-	// batch 10 at 64 connections: -12.3 %, p = 0.008, n = 5 + 5: slower, p99 worse
-	// batch 100 at 16 connections: +0.5 %, p = 0.310, n = 5 + 5: within_noise, p99 within_noise
+	// batch 10 at 64 connections: -12.4 %, p = 0.008, 8 pairs: slower, p99 worse
+	// batch 100 at 16 connections: +0.4 %, p = 0.195, 8 pairs: within_noise, p99 within_noise
 	// true
 }
 

@@ -141,7 +141,7 @@ func verdictLine(c *Comparison) string {
 	if h.PValue != nil {
 		figs = append(figs, "p"+nbsp+pval(*h.PValue))
 	}
-	figs = append(figs, fmt.Sprintf("n"+nbsp+"="+nbsp+"%d"+nbsp+"+"+nbsp+"%d", h.NBase, h.NHead))
+	figs = append(figs, fmt.Sprintf("%d"+nbsp+"pairs", h.NPairs))
 	change := signedPct(h.DeltaPct)
 	if h.AtLeast {
 		change = "at least " + change
@@ -150,14 +150,25 @@ func verdictLine(c *Comparison) string {
 	if len(c.Rows) != len(distinctBatches(c.Rows)) {
 		unit = "compared points"
 	}
-	line := fmt.Sprintf("%s: headline %s (%s): %s; %s", gen, change, strings.Join(figs, ", "), verdictWord(h), tally(c.Rows, unit))
+	detect := "could have detected no change"
+	if h.MDCPct != nil {
+		detect = "could have detected ±" + pctAbs(*h.MDCPct)
+	}
+	line := fmt.Sprintf("%s: headline %s, %s (%s); %s; %s", gen, verdictWord(h), change, strings.Join(figs, ", "), detect, tally(c.Rows, unit))
 	if h.P99Verdict == harness.P99Worse || h.P99Verdict == harness.P99Better {
 		line += fmt.Sprintf("; headline p99 **%s**, %s", h.P99Verdict, signedPct(h.P99DeltaPct))
 		if h.P99PValue != nil {
 			line += " (p" + nbsp + pval(*h.P99PValue) + ")"
 		}
 	}
-	return line + "."
+	line += "."
+	if h.Verdict == CannotConclude && h.Reason != "" {
+		line += "\n\n**Cannot conclude:** " + text(h.Reason)
+	}
+	if h.Sensitivity != "" {
+		line += "\n\n**Sensitivity:** " + text(h.Sensitivity)
+	}
+	return line
 }
 
 func distinctBatches(rows []Row) []int {
@@ -261,8 +272,8 @@ func alphaWords(s *harness.Comparison) string {
 func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	conf := confidence(c.Stats.Confidence)
-	p("| batch | conns | base msg/s | head msg/s | change (%s CI) | p | n | verdict | p99 |\n", conf)
-	p("|---:|---:|---:|---:|:---|---:|:---|:---|:---|\n")
+	p("| batch | conns | base msg/s | head msg/s | change (%s CI) | p | pairs | detectable | verdict | p99 |\n", conf)
+	p("|---:|---:|---:|---:|:---|---:|:---|:---|:---|:---|\n")
 	for _, r := range c.Rows {
 		batch := strconv.Itoa(r.Batch)
 		if r.Batch == c.Headline.Batch && r.Connections == c.Headline.Connections {
@@ -272,13 +283,17 @@ func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 		if r.CILowPct != nil && r.CIHighPct != nil {
 			change += " (" + ciPct(*r.CILowPct, *r.CIHighPct) + ")"
 		}
-		p("| %s | %d | %s | %s | %s | %s | %d"+nbsp+"+"+nbsp+"%d | %s | %s |\n", batch, r.Connections,
-			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NBase, r.NHead, verdictWord(r), p99Cell(r))
+		detect := "none"
+		if r.MDCPct != nil {
+			detect = "±" + pctAbs(*r.MDCPct)
+		}
+		p("| %s | %d | %s | %s | %s | %s | %d | %s | %s | %s |\n", batch, r.Connections,
+			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NPairs, detect, verdictWord(r), p99Cell(r))
 	}
 	p("\n")
 	marks := []string{fmt.Sprintf("**Bold** batch: the headline, the only point that gates (`--fail-on slower`); the others are reported, uncorrected for multiple comparisons. "+
-		"Medians of each arm's clean repeats; change = head median / base median − 1, with the %s confidence interval of the ratio (Hodges-Lehmann/Moses); p: two-sided Mann-Whitney U. "+
-		"A point is faster or slower only when p"+nbsp+"<"+nbsp+"%s and the change exceeds both arms' spread (MAD/median); p99: the same test on each repeat's p99.",
+		"Medians of each arm's clean repeats. The verdict is paired: each block is a base and a head repeat run back to back, change = the Hodges-Lehmann estimate of head/base over the blocks with both arms clean (pairs), with its %s confidence interval; p: two-sided Wilcoxon signed-rank test. "+
+		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *detectable* is the change the test would have seen with 80%% power; p99: the same test on each block's p99.",
 		conf, strconv.FormatFloat(c.Stats.Alpha, 'g', -1, 64))}
 	if anyRow(c.Rows, func(s *Side) bool { return s.LowerBound }) {
 		marks = append(marks, "† generator-capped in at least one repeat: that arm's median is a lower bound on the server's throughput.")

@@ -119,8 +119,8 @@ func TestRenderGolden(t *testing.T) {
 func TestVerdictLineFirst(t *testing.T) {
 	t.Parallel()
 	want := map[string]*regexp.Regexp{
-		"two_arm_slower": regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline −12\.\d % \(95 % CI −\d+\.\d … −\d+\.\d %, p = 0\.008, n = 5 \+ 5\): \*\*slower\*\*; 1 of 2 batch sizes slower, 1 within noise; headline p99 \*\*worse\*\*, \+\d+\.\d % \(p = 0\.008\)\.$`),
-		"two_arm_same":   regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline [+−±]\d\.\d % \(.*\): within noise; 2 of 2 batch sizes within noise\.$`),
+		"two_arm_slower": regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline \*\*slower\*\*, −12\.\d.% \(95.% CI −\d+\.\d.….−\d+\.\d.%, p.=.0\.008, 8.pairs\); could have detected ±\d+\.\d.%; 1 of 2 batch sizes slower, 1 within noise; headline p99 \*\*worse\*\*, \+\d+\.\d.% \(p.=.0\.008\)\.$`),
+		"two_arm_same":   regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline within noise, [+−±]\d\.\d.% \(.*\); could have detected ±\d+\.\d.%; 2 of 2 batch sizes within noise\.$`),
 		"mixed":          regexp.MustCompile(`^\*\*ceiling\\-load\*\* \(cross-run fallback\): headline −20\.0 % against a result published by another run: \*cannot conclude\*; 2 of 2 batch sizes cannot conclude\.$`),
 		"head_only":      regexp.MustCompile(`^\*\*ceiling\\-load\*\*: head only, nothing compared \(no baseline\); headline `),
 	}
@@ -151,7 +151,7 @@ func TestAlertsAtTop(t *testing.T) {
 	}
 	md = Render(mustCompare(t, nil, twoArmBounds(t), CompareOptions{}), RenderOptions{})
 	for _, want := range []string{
-		"> - Too few samples at batch 10, 64 connections: n = 5 + 3 of the 5 per arm asked for (2 repeats failed or were not clean).",
+		"> - Too few samples at batch 10, 64 connections: n = 8 + 6 of the 8 per arm asked for (2 repeats failed or were not clean).",
 		"> - Lower bound at batch 10, 64 connections: base generator-capped",
 		"> - Lower bound at batch 100, 16 connections: head generator-capped (the generator ran out of CPU first), so its verdict rests on a lower bound",
 	} {
@@ -287,6 +287,8 @@ func TestHostileStaysContained(t *testing.T) {
 			r.Curve[i].FailReason = hostile.Warnings[0]
 		}
 	}
+	// The reasons carry the failed repeats' words: derived again.
+	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
 	assertContained(t, "two-arm", Render(mustCompare(t, nil, r, CompareOptions{}), RenderOptions{}))
 }
 

@@ -177,7 +177,7 @@ func addComparison(t *testing.T, doc map[string]any) {
 		r.Curve = append(r.Curve, p)
 	}
 	r.Config.CompareReps, r.Config.Alpha = 5, 0.05 // the knobs the comparison is re-derived at
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, r.Config.CompareReps, r.Config.Alpha)
+	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
 	b, _ = json.Marshal(r)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {

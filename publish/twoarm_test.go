@@ -23,8 +23,8 @@ type armPlan struct {
 // Fixed, small jitters: the samples differ the way repeats do, and the
 // document is the same on every run.
 var (
-	baseJitter = []float64{-0.006, 0.004, -0.002, 0.008, 0.001, -0.003, 0.005}
-	headJitter = []float64{0.003, -0.005, 0.007, -0.001, 0.002, 0.004, -0.006}
+	baseJitter = []float64{-0.006, 0.004, -0.002, 0.008, 0.001, -0.003, 0.005, -0.004, 0.006}
+	headJitter = []float64{0.003, -0.005, 0.007, -0.001, 0.002, 0.004, -0.006, 0.001, -0.002}
 )
 
 // twoArmDoc builds a two-arm sweep document the way the harness lays one
@@ -97,7 +97,7 @@ func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
 		r.Config.Order = append(r.Config.Order, harness.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep})
 	}
 	r.Summarize()
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config.HeadlineBatch, reps, r.Config.Alpha)
+	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -111,15 +111,15 @@ func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
 
 // The two-arm documents of the golden tests.
 func twoArmSlower(t *testing.T) *harness.Result {
-	return twoArmDoc(t, 5, map[int]armPlan{10: {factor: 0.876, p99Factor: 1.6}, 100: {factor: 1.004}})
+	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{10: {factor: 0.876, p99Factor: 1.6}, 100: {factor: 1.004}})
 }
 
 func twoArmSame(t *testing.T) *harness.Result {
-	return twoArmDoc(t, 5, map[int]armPlan{10: {factor: 1.0}, 100: {factor: 1.0}})
+	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{10: {factor: 1.0}, 100: {factor: 1.0}})
 }
 
 func twoArmBounds(t *testing.T) *harness.Result {
-	return twoArmDoc(t, 5, map[int]armPlan{
+	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{
 		10:  {factor: 1.002, baseCapped: true, headFailed: 2},
 		100: {factor: 1.3, headCapped: true},
 	})

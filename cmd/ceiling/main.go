@@ -74,6 +74,10 @@ func exitCode(err error) int {
 	if errors.As(err, &reg) {
 		return 1
 	}
+	var inc *publish.InconclusiveError
+	if errors.As(err, &inc) {
+		return 1
+	}
 	var q quietExit
 	if errors.As(err, &q) {
 		return q.code

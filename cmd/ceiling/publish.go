@@ -287,7 +287,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.DurationVar(&o.maxWait, "max-wait", publish.DefaultMaxWait, "longest wait for one rate limit to reset")
 	fs.IntVar(&o.rateRetries, "rate-retries", publish.DefaultRateRetries, "retries of one request after a rate limit")
 	fs.Var(&o.targets, "target", "target `FILE` the sweeps ran (repeatable): a --head holding any of its secrets is refused, as one holding the token or a secret-named environment variable's value is")
-	fs.StringVar(&o.failOn, "fail-on", publish.FailOnNever, "exit 1 when the two-arm headline verdict is this: slower, or never")
+	fs.StringVar(&o.failOn, "fail-on", publish.FailOnNever, "exit 1 when the headline verdict is this: slower (a significant regression), inconclusive (cannot_conclude, or no two-arm comparison), both as slower,inconclusive (what a CI gate should use), or never")
 	fs.StringVar(&o.siteURL, "site-url", "", "the results site's base URL (ceiling report, deployed): the comment links the baseline run's page and the trend")
 	return fs
 }
@@ -313,8 +313,8 @@ func (o *publishCommentOptions) check(fs *flag.FlagSet) error {
 			return usageError{err}
 		}
 	}
-	if o.failOn != publish.FailOnNever && o.failOn != publish.FailOnSlower {
-		return usagef("--fail-on: %q, want %s or %s", o.failOn, publish.FailOnSlower, publish.FailOnNever)
+	if _, _, err := publish.ParseFailOn(o.failOn); err != nil {
+		return usageError{err}
 	}
 	if o.siteURL != "" {
 		u, err := publish.CheckSiteURL(o.siteURL)

@@ -1,0 +1,44 @@
+package harness
+
+import (
+	"github.com/ceiling-bench/ceiling/harness/attrib"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// attribRoots are the point's own process trees for attribution: the
+// servers and the generator (or its local agents).
+func (p *pointRun) attribRoots() attrib.Roots {
+	var r attrib.Roots
+	for _, s := range p.srvs {
+		r.Server = append(r.Server, s.Pid)
+	}
+	switch {
+	case p.ag != nil:
+		for _, a := range p.ag.procs {
+			r.Generator = append(r.Generator, a.Pid)
+		}
+	case p.gen != nil:
+		r.Generator = append(r.Generator, p.gen.Pid)
+	}
+	return r
+}
+
+// maxNamed is how many foreign processes a side's Attribution names.
+const maxNamed = 5
+
+// attribution is a side's share of the report, or nil when the scan
+// failed (then the residual rule decides, see Contention).
+func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
+	if r.Err != nil || r.Scans < 2 || r.WallSeconds <= 0 || len(cpus) == 0 {
+		return nil
+	}
+	s := r.Share(cpus.Ints())
+	a := &Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel}
+	for _, t := range s.Tasks {
+		if t.Fraction < NameFraction || len(a.Tasks) == maxNamed {
+			break
+		}
+		a.Tasks = append(a.Tasks, ForeignTask{Comm: t.Comm, Pid: t.Pid, Fraction: t.Fraction})
+	}
+	return a
+}
