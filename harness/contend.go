@@ -1,6 +1,11 @@
 package harness
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -41,4 +46,55 @@ func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
 		a.Tasks = append(a.Tasks, ForeignTask{Comm: t.Comm, Pid: t.Pid, Fraction: t.Fraction})
 	}
 	return a
+}
+
+// Contenders names who took the pinned CPUs of a curve's contended
+// points, for the table's CONTENDED line and the warning: each foreign
+// process with the most it took of a side's CPUs in any one point,
+// largest first (at most maxNamed), and the most the hypervisor stole.
+// "" when no contended point has a name to give (a document from before
+// attribution).
+func Contenders(curve []Point) string {
+	type who struct {
+		comm, side string
+		pid        int
+	}
+	most := map[who]float64{}
+	var order []who
+	steal := 0.0
+	for _, p := range curve {
+		if !p.Contended {
+			continue
+		}
+		for _, s := range []struct {
+			side string
+			c    CPUStats
+		}{{"server", p.ServerCPU}, {"generator", p.GeneratorCPU}} {
+			if Stolen(s.c) {
+				steal = max(steal, s.c.StealFraction)
+			}
+			if a := s.c.Attribution; a != nil && a.Foreign > ForeignMax {
+				for _, t := range a.Tasks {
+					k := who{t.Comm, s.side, t.Pid}
+					if _, ok := most[k]; !ok {
+						order = append(order, k)
+					}
+					most[k] = max(most[k], t.Fraction)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b who) int { return cmp.Compare(most[b], most[a]) })
+	var parts []string
+	for i, k := range order {
+		if i == maxNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(order)-maxNamed))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (pid %d) took up to %.0f%% of the %s CPUs", k.comm, k.pid, most[k]*100, k.side))
+	}
+	if steal > 0 {
+		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.1f%%", steal*100))
+	}
+	return strings.Join(parts, ", ")
 }

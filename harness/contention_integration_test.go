@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,6 +78,10 @@ func TestCPUHogOnServerCPUIsNotPublished(t *testing.T) {
 	}
 	if !strings.Contains(string(msg), "contended") {
 		t.Errorf("the output does not say the run was contended")
+	}
+	// The table's CONTENDED line names the hog (a shell busy loop).
+	if !regexp.MustCompile(`CONTENDED: .*: sh \(pid \d+\) took up to \d+% of the server CPUs`).Match(msg) {
+		t.Errorf("the CONTENDED line does not name the hog")
 	}
 
 	data, err := os.ReadFile(out)

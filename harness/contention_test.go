@@ -176,3 +176,30 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 		t.Errorf("failed headline: %v, want ErrNoCleanHeadline only", err)
 	}
 }
+
+// Contenders names the foreign processes across a curve's contended
+// points, each at the most it took, largest first, and the steal.
+func TestContenders(t *testing.T) {
+	at := func(comm string, pid int, f float64) *Attribution {
+		return &Attribution{Foreign: f, Tasks: []ForeignTask{{Comm: comm, Pid: pid, Fraction: f}}}
+	}
+	curve := []Point{
+		{Contended: true, ServerCPU: CPUStats{Attribution: at("stress", 9, 0.2)}},
+		{Contended: true, ServerCPU: CPUStats{Attribution: at("stress", 9, 0.4)}, GeneratorCPU: CPUStats{Attribution: at("go", 7, 0.1)}},
+		{Contended: true, GeneratorCPU: CPUStats{StealFraction: 0.08, Attribution: &Attribution{}}},
+		{ServerCPU: CPUStats{Attribution: at("quiet", 1, 0.02)}}, // not contended: not named
+	}
+	want := "stress (pid 9) took up to 40% of the server CPUs, go (pid 7) took up to 10% of the generator CPUs, the hypervisor stole up to 8.0%"
+	if got := Contenders(curve); got != want {
+		t.Errorf("Contenders = %q\nwant        %q", got, want)
+	}
+	if got := Contenders([]Point{{Contended: true, ServerCPU: side(0.4, 1, 0)}}); got != "" {
+		t.Errorf("a residual-only point named %q", got)
+	}
+}
+
+func side(own, busy, steal float64) CPUStats {
+	c := cpuFrac(own, 1)
+	c.PinnedBusy, c.StealFraction = busy, steal
+	return c
+}

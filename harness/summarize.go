@@ -76,7 +76,11 @@ func (r *Result) Summarize() {
 		}
 	}
 	if contended > 0 {
-		r.warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (busy beyond what the server and generator used, or more than %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), StealMax*100))
+		who := "other processes ran on them"
+		if c := Contenders(r.Curve); c != "" {
+			who = c
+		}
+		r.warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (%s; above %.0f%% foreign or %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), who, ForeignMax*100, StealMax*100))
 	}
 
 	r.Headline = Headline{Batch: r.Config.HeadlineBatch}

@@ -39,7 +39,11 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
 	}
 	if contended > 0 {
-		fmt.Fprintf(&b, "CONTENDED: %d of %d points ran on pinned CPUs shared with other work or stolen by the hypervisor (not clean, not ceilings)\n", contended, len(r.Curve))
+		who := Contenders(r.Curve)
+		if who != "" {
+			who = ": " + who
+		}
+		fmt.Fprintf(&b, "CONTENDED: %d of %d points ran on pinned CPUs shared with other work or stolen by the hypervisor (not clean, not ceilings)%s\n", contended, len(r.Curve), who)
 	}
 	if unclean > 0 {
 		// No errors, yet not a ceiling: say so, or the row reads as one.
