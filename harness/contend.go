@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/attrib"
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -24,6 +26,13 @@ func (p *pointRun) attribRoots() attrib.Roots {
 		}
 	case p.gen != nil:
 		r.Generator = append(r.Generator, p.gen.Pid)
+	}
+	// AGENTS_LISTEN's agents are no child of ours; those that dialed in
+	// from this machine are found by their sessions' addresses.
+	if hub := p.pr.listenHub(); hub != nil {
+		for _, pid := range procfs.TCPOwners(hub.Peers()) {
+			r.Generator = append(r.Generator, pid)
+		}
 	}
 	return r
 }
@@ -97,4 +106,11 @@ func Contenders(curve []Point) string {
 		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.1f%%", steal*100))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// listenHub is AGENTS_LISTEN's hub once a point opened it, else nil.
+func (pr *ProcRunner) listenHub() *agents.Hub {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.hub
 }

@@ -103,7 +103,14 @@ const quietAttempts = 3
 
 func runSweep(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
 	t.Helper()
-	return retryContended(t, func() (*harness.Result, string, error) {
+	return retryContended(t, func() (*harness.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
+}
+
+// runSweepOnce is runSweep without the retry: for sweeps that cannot be
+// run twice (AGENTS_LISTEN's agents serve one sweep, then exit).
+func runSweepOnce(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
+	t.Helper()
+	return func() (*harness.Result, string, error) {
 		var stdout, stderr bytes.Buffer
 		_, err := harness.Run(ctx, o, harness.RunConfig{
 			Target: tg, Version: "test", Stdout: &stdout, Stderr: &stderr,
@@ -119,7 +126,7 @@ func runSweep(t *testing.T, ctx context.Context, o *harness.Options, tg harness.
 			t.Fatalf("result: %v", err)
 		}
 		return &r, stdout.String(), err
-	})
+	}()
 }
 
 // retryContended runs a sweep again, up to quietAttempts in all, while it

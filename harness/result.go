@@ -118,6 +118,10 @@ type Pinning struct {
 	OverlapAllowed     bool     `json:"overlap_allowed"`
 	SMTSiblings        [][2]int `json:"smt_siblings"` // (server cpu, generator cpu) pairs sharing a physical core
 	NoFileLimit        uint64   `json:"nofile_limit"`
+	// HarnessCPUs are the CPUs the harness process kept to, off both
+	// pinned sets (pinning.KeepSelfOff); empty where none was free, and
+	// then its share of the pinned CPUs is in each point's attribution.
+	HarnessCPUs []int `json:"harness_cpus,omitempty"`
 }
 
 // Target is the server under test as it was booted.

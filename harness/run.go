@@ -123,6 +123,17 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	for _, w := range pinningWarnings(o) {
 		r.warn(w)
 	}
+	// The harness's own threads off both pinned sets, where a CPU is free
+	// of them; else they share, and attribution counts their share.
+	kept, restore, err := pinning.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs)
+	defer restore()
+	switch {
+	case err != nil:
+		r.warn(fmt.Sprintf("the harness could not move its own threads off the pinned CPUs: %v", err))
+	case len(kept) > 0:
+		r.Meta.Pinning.HarnessCPUs = kept.Ints()
+		fmt.Fprintf(stderr, "ceiling sweep: the harness itself on CPUs %s, off both pinned sets\n", kept)
+	}
 	for _, w := range cleanLeftovers() {
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
 		r.warn(w)

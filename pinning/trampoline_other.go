@@ -104,3 +104,8 @@ func ReachableNoFile(want uint64) (uint64, string) { return want, "" }
 
 // RaiseNoFile needs Linux.
 func RaiseNoFile(want uint64) (uint64, error) { return 0, ErrUnsupported }
+
+// KeepSelfOff moves nothing where pinning is unsupported.
+func KeepSelfOff(avoid ...CPUSet) (kept CPUSet, restore func(), err error) {
+	return nil, func() {}, nil
+}

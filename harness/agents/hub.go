@@ -23,7 +23,8 @@ type Hub struct {
 	mu      sync.Mutex
 	idle    map[int]*idleSession
 	busy    map[int]bool
-	arrived chan struct{} // a token when idle gained a session
+	peers   map[int]string // each agent's latest session, as the coordinator saw it come from
+	arrived chan struct{}  // a token when idle gained a session
 	closed  bool
 	wg      sync.WaitGroup
 }
@@ -61,6 +62,19 @@ func NewHub(addr string, n int, log io.Writer) (*Hub, error) {
 
 // Addr is the address agents dial.
 func (h *Hub) Addr() string { return h.ln.Addr().String() }
+
+// Peers is the address each joined agent's latest session came from: the
+// harness finds an agent that runs on this machine by it (its own CPU is
+// the generator's, not another tenant's).
+func (h *Hub) Peers() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.peers))
+	for _, p := range h.peers {
+		out = append(out, p)
+	}
+	return out
+}
 
 // SetLog redirects the hub's own lines (each point has its log).
 func (h *Hub) SetLog(w io.Writer) {
@@ -138,6 +152,10 @@ func (h *Hub) join(c *conn) {
 	old := h.idle[idx]
 	s := &idleSession{c: c, index: idx, left: make(chan struct{})}
 	h.idle[idx] = s
+	if h.peers == nil {
+		h.peers = map[int]string{}
+	}
+	h.peers[idx] = c.c.RemoteAddr().String()
 	h.mu.Unlock()
 	if old != nil {
 		old.c.c.Close()

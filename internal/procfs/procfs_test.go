@@ -1,6 +1,7 @@
 package procfs
 
 import (
+	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -71,5 +72,43 @@ func TestReadSelf(t *testing.T) {
 	}
 	if Tasks(1<<30) != nil {
 		t.Error("a missing pid has tasks")
+	}
+}
+
+func TestParseHexAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"0100007F:D431":                         "127.0.0.1:54321",
+		"00000000000000000000000001000000:0050": "[::1]:80",
+	} {
+		got, ok := parseHexAddr(in)
+		if !ok || got.String() != want {
+			t.Errorf("parseHexAddr(%q) = %v, %v, want %s", in, got, ok, want)
+		}
+	}
+	if _, ok := parseHexAddr("zz:1"); ok {
+		t.Error("bad hex accepted")
+	}
+}
+
+// TCPOwners finds this process behind a connection it made, by the
+// connection's local address, and nothing behind an address nobody has.
+func TestTCPOwners(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads Linux /proc")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local := c.LocalAddr().String()
+	got := TCPOwners([]string{local, "127.0.0.1:1"})
+	if got[local] != os.Getpid() || len(got) != 1 {
+		t.Errorf("TCPOwners(%s) = %v, want this process (%d) only", local, got, os.Getpid())
 	}
 }
