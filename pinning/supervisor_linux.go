@@ -150,9 +150,13 @@ func supervise(spec Spec, argv []string) int {
 	return exitLike(status)
 }
 
-// setComm names the calling thread; on the main thread that is the
-// process's name.
+// setComm names the process: its main thread through /proc/self/comm
+// (the thread-group leader's, whichever thread writes it: the goroutine
+// that calls this need not be on the main thread, and was seen not to
+// be), and the calling thread, the one locked to fork the target, with
+// PR_SET_NAME.
 func setComm(name string) {
+	_ = os.WriteFile("/proc/self/comm", []byte(name), 0)
 	b := append([]byte(name), 0)
 	_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
 }
