@@ -358,9 +358,9 @@ func logs(xs []float64) []float64 {
 	return out
 }
 
-// reruns counts the blocks run beyond the first that lost a repeat, as
-// the compare phase re-ran them: a block follows one with a repeat not
-// clean.
+// reruns counts the blocks that lost a repeat (failed, contended, not
+// clean): for each the compare phase ran another block, within its
+// budget (MaxBlocks).
 func reruns(blocks []Block) int {
 	n := 0
 	for _, b := range blocks {
