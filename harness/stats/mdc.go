@@ -124,18 +124,11 @@ func notFinite(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 // their median, or, when that is 0, the sample standard deviation (0 for
 // fewer than 2 values or all equal).
 func robustScale(xs []float64) float64 {
-	sorted := sortedCopy(xs)
-	m := median(sorted)
-	dev := make([]float64, len(sorted))
-	for i, x := range sorted {
-		dev[i] = math.Abs(x - m)
-	}
-	slices.Sort(dev)
-	if s := madToSigma * median(dev); s > 0 {
-		return s
+	if _, mad := medianMAD(xs); mad > 0 {
+		return madToSigma * mad
 	}
 	n := len(xs)
-	if n < 2 || sorted[0] == sorted[n-1] {
+	if n < 2 || slices.Min(xs) == slices.Max(xs) {
 		return 0 // exactly, not the rounding of a mean of equal values
 	}
 	mean := 0.0

@@ -60,14 +60,7 @@ func RelSpreadPct(xs []float64) float64 {
 	if slices.ContainsFunc(xs, math.IsNaN) {
 		return math.NaN()
 	}
-	sorted := sortedCopy(xs)
-	m := median(sorted)
-	dev := make([]float64, len(sorted))
-	for i, x := range sorted {
-		dev[i] = math.Abs(x - m)
-	}
-	slices.Sort(dev)
-	mad := median(dev)
+	m, mad := medianMAD(xs)
 	switch {
 	case mad == 0:
 		return 0
@@ -244,4 +237,17 @@ func stdNormalInvCDF(p float64) float64 {
 	e := 0.5*math.Erfc(-x/math.Sqrt2) - p
 	u := e * math.Sqrt(2*math.Pi) * math.Exp(x*x/2)
 	return x - u/(1+x*u/2)
+}
+
+// medianMAD is the median of xs and their median absolute deviation from
+// it (raw, not scaled to a normal sigma).
+func medianMAD(xs []float64) (m, mad float64) {
+	sorted := sortedCopy(xs)
+	m = median(sorted)
+	dev := make([]float64, len(sorted))
+	for i, x := range sorted {
+		dev[i] = math.Abs(x - m)
+	}
+	slices.Sort(dev)
+	return m, median(dev)
 }
