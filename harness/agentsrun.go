@@ -202,8 +202,8 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		proc, err := supervise.Start(ctx, supervise.Spec{
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
 			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
-			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
-			CPUs:     pr.o.GeneratorCPUs,
+			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+			CPUs:     p.genCPUs,
 			NoFile:   NoFileLimit,
 			Cgroup:   cg,
 			LogPath:  p.agentLog(i),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
@@ -262,4 +264,85 @@ func fmtPtr(v *float64) string {
 		return "null"
 	}
 	return fmt.Sprintf("%.4g", *v)
+}
+
+// TestDuetSimulatedSplit runs a duet's mechanics on a machine without the
+// CPUs for two true halves: half a is server 1 + generator 0, half b
+// server 0 + generator 1 (ALLOW_OVERLAP), so each arm's server shares its
+// CPU with the other arm's generator. What it checks is the mechanics,
+// not a duet's accuracy (docs/compare.md, "Duet mode"): each block's two
+// repeats ran at once, on opposite halves, the halves swapped from block
+// to block, the partner's share is recorded and not taken for a foreign
+// task, and a planted regression still reads slower.
+func TestDuetSimulatedSplit(t *testing.T) {
+	needProcs(t)
+	ref := refTarget(t)
+	head := ref
+	head.Name = "refserver-spin"
+	head.Command = append(slices.Clone(ref.Command), "--spin", "30us")
+	o := twoArmOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
+	o.CompareMode, o.AllowOverlap = harness.ModeDuet, true
+	o.DuetServerCPUs, o.DuetGeneratorCPUs = pinning.CPUSet{0}, pinning.CPUSet{1}
+	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	r, table, err := runTwoArm(t, o, ref, head)
+	skipIfContended(t, r, err)
+	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("duet: %v", err)
+	}
+	if r.Config.CompareMode != harness.ModeDuet || fmt.Sprint(r.Meta.Pinning.DuetServer, r.Meta.Pinning.DuetGenerator) != "[0] [1]" {
+		t.Fatalf("config.compare_mode %q, duet halves %v / %v", r.Config.CompareMode, r.Meta.Pinning.DuetServer, r.Meta.Pinning.DuetGenerator)
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "simulated split") }) {
+		t.Errorf("notes do not say the split is simulated: %q", r.Notes)
+	}
+	checkTwoArmCurve(t, r, 1, 1)
+	var halfAArms []string
+	for i := 0; i+1 < len(r.Curve); i += 2 {
+		a, b := r.Curve[i], r.Curve[i+1]
+		if a.Half != harness.HalfA || b.Half != harness.HalfB || a.Rep != b.Rep || a.Arm == b.Arm {
+			t.Fatalf("points %d and %d: halves %q %q, reps %d %d, arms %s %s: want one block on halves a and b", a.Index, b.Index, a.Half, b.Half, a.Rep, b.Rep, a.Arm, b.Arm)
+		}
+		if a.Role == harness.RoleCompare {
+			halfAArms = append(halfAArms, a.Arm)
+		}
+		// Both windows began on one instant: each generator creates
+		// its measure marker when its window starts.
+		var starts []time.Time
+		for _, p := range []harness.Point{a, b} {
+			m, err := filepath.Glob(filepath.Join(o.WorkDir, fmt.Sprintf("point-%03d-*", p.Index), "measure.marker"))
+			if err != nil || len(m) != 1 {
+				t.Fatalf("point %d: measure marker %v %v", p.Index, m, err)
+			}
+			fi, err := os.Stat(m[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			starts = append(starts, fi.ModTime())
+		}
+		if d := starts[0].Sub(starts[1]).Abs(); d > 250*time.Millisecond {
+			t.Errorf("points %d and %d: windows began %v apart, want one instant", a.Index, b.Index, d)
+		}
+		for _, p := range []harness.Point{a, b} {
+			at := p.ServerCPU.Attribution
+			if at == nil || at.Partner <= 0 {
+				t.Errorf("point %d: the partner's share of the shared server CPU is not recorded: %+v", p.Index, at)
+			}
+		}
+	}
+	for k := 1; k < len(halfAArms); k++ {
+		if halfAArms[k] == halfAArms[k-1] {
+			t.Errorf("blocks %d and %d both ran the %s arm on half a: the halves did not swap (%v)", k-1, k, halfAArms[k], halfAArms)
+		}
+	}
+	checkAttributed(t, r)
+	h := r.Comparison.Headline
+	t.Logf("duet: %s", harness.ComparedLine(h, r.Comparison.Confidence))
+	if h.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, 10) {
+		notQuiet(t, "duet: %d pairs after %d blocks, the others ran on contended CPUs: %s", h.NPairs, h.Blocks, h.Reason)
+	}
+	if h.Verdict != harness.CompareSlower {
+		t.Errorf("a 30 µs spin per message in a duet was called %s: %s\n%s", h.Verdict, h.Reason, table)
+	}
 }

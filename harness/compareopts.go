@@ -3,10 +3,12 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // The two-arm sweep's knobs and their defaults (docs/compare.md has the
@@ -28,6 +30,7 @@ const (
 
 func (o *Options) setCompareDefaults(quick bool) {
 	o.CompareReps, o.Alpha, o.CompareStop = DefaultCompareReps, DefaultAlpha, DefaultCompareStop
+	o.CompareMode = ModeAuto
 	o.CompareDuration, o.CompareWarmup = DefaultCompareDuration, DefaultCompareWarmup
 	if quick {
 		o.CompareDuration, o.CompareWarmup = QuickCompareDuration, QuickCompareWarmup
@@ -70,4 +73,89 @@ func (o *Options) resolveCompare() error {
 		bad("HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep (BASE_TARGET %s): run the probe in a single-arm sweep", o.BaseTargetFile)
 	}
 	return errors.Join(errs...)
+}
+
+// The comparison's modes (COMPARE_MODE, docs/compare.md "Duet mode"):
+// interleaved runs the arms one after the other on the same CPUs; duet
+// runs them at the same time, each on its own half of the machine,
+// swapping the halves from block to block; auto is duet where the
+// machine has the CPUs for two halves, else interleaved.
+const (
+	ModeAuto        = "auto"
+	ModeInterleaved = "interleaved"
+	ModeDuet        = "duet"
+)
+
+// ParseHalf reads DUET_CPUSETS: the second half as SRV/LT, each a CPU
+// list in taskset's syntax ("3/2", "4-5/6").
+func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
+	s, g, ok := strings.Cut(v, "/")
+	if !ok {
+		return nil, nil, fmt.Errorf("%q is not SRV/LT (the second half's server CPUs, a slash, its generator CPUs: 3/2)", v)
+	}
+	if srv, err = pinning.Parse("server", strings.TrimSpace(s)); err != nil {
+		return nil, nil, err
+	}
+	if gen, err = pinning.Parse("generator", strings.TrimSpace(g)); err != nil {
+		return nil, nil, err
+	}
+	return srv, gen, nil
+}
+
+// resolveDuet settles COMPARE_MODE once the CPU sets are known. A duet's
+// first half is SRV_CPUSET and LT_CPUSET; its second is DUET_CPUSETS or,
+// when unset, pinning.DuetHalf's pick from the CPUs available. auto
+// falls back to interleaved (with a note) where no second half fits, or
+// where the generator cannot be gated (agents, a GENERATOR of one's
+// own); an explicit duet there is an error.
+func (o *Options) resolveDuet(available pinning.CPUSet) error {
+	if !o.TwoArm() {
+		return nil
+	}
+	asked := o.CompareMode
+	if asked == ModeInterleaved || asked == "" { // "": Options built by hand, as before the modes
+		o.CompareMode = ModeInterleaved
+		o.DuetServerCPUs, o.DuetGeneratorCPUs = nil, nil
+		return nil
+	}
+	fallback := func(why string) error {
+		if asked == ModeDuet {
+			return fmt.Errorf("COMPARE_MODE (--compare-mode) duet: %s (COMPARE_MODE=interleaved runs the arms one after the other)", why)
+		}
+		o.CompareMode = ModeInterleaved
+		o.Notes = append(o.Notes, "COMPARE_MODE auto: interleaved, since "+why)
+		return nil
+	}
+	switch {
+	case o.Agents > 0 || o.AgentsListen != "":
+		return fallback("the generator runs as agents (AGENTS, AGENTS_LISTEN), which a duet cannot start on one instant")
+	case strings.TrimSpace(o.Generator) != "":
+		if asked == ModeAuto {
+			return fallback("GENERATOR is set and a duet needs its generator to honour --start-gate (docs/ARCHITECTURE.md); COMPARE_MODE=duet asks for it")
+		}
+	}
+	if o.DuetServerCPUs == nil {
+		srv, gen, err := pinning.DuetHalf(o.ServerCPUs, o.GeneratorCPUs, available)
+		if err != nil {
+			return fallback(err.Error())
+		}
+		o.DuetServerCPUs, o.DuetGeneratorCPUs = srv, gen
+	}
+	first := append(slices.Clone(o.ServerCPUs), o.GeneratorCPUs...)
+	second := append(slices.Clone(o.DuetServerCPUs), o.DuetGeneratorCPUs...)
+	slices.Sort(first)
+	slices.Sort(second)
+	if len(o.DuetServerCPUs) != len(o.ServerCPUs) || len(o.DuetGeneratorCPUs) != len(o.GeneratorCPUs) {
+		return fmt.Errorf("DUET_CPUSETS (--duet-cpusets) %s/%s: the second half must have as many CPUs per side as the first (server %s, generator %s)",
+			o.DuetServerCPUs, o.DuetGeneratorCPUs, o.ServerCPUs, o.GeneratorCPUs)
+	}
+	if shared := pinning.Overlap(first, second); len(shared) > 0 {
+		if !o.AllowOverlap {
+			return fmt.Errorf("DUET_CPUSETS (--duet-cpusets) %s/%s shares CPUs %s with SRV_CPUSET %s and LT_CPUSET %s: the arms would compete for them (ALLOW_OVERLAP=1 runs this simulated split anyway)",
+				o.DuetServerCPUs, o.DuetGeneratorCPUs, shared, o.ServerCPUs, o.GeneratorCPUs)
+		}
+		o.Notes = append(o.Notes, fmt.Sprintf("duet halves share CPUs %s (ALLOW_OVERLAP): a simulated split, whose arms compete for those CPUs; its comparison is not a duet measurement", shared))
+	}
+	o.CompareMode = ModeDuet
+	return nil
 }

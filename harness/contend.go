@@ -34,6 +34,9 @@ func (p *pointRun) attribRoots() attrib.Roots {
 			r.Generator = append(r.Generator, pid)
 		}
 	}
+	if g := p.spec.Gate; g != nil {
+		r.Partner = g.partners(p.spec.Half)
+	}
 	return r
 }
 
@@ -47,7 +50,7 @@ func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
 		return nil
 	}
 	s := r.Share(cpus.Ints())
-	a := &Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel}
+	a := &Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel, Partner: s.Partner}
 	for _, t := range s.Tasks {
 		if t.Fraction < NameFraction || len(a.Tasks) == maxNamed {
 			break

@@ -103,9 +103,8 @@ func externalKnown(c CPUStats) bool {
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
 func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop func() cpusample.Stats, genDone <-chan struct{}, capture *windowCapture) {
-	pr := p.pr
 	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
-	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
+	genCores0, okG0 := snapCores(p.genCPUs)
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -114,11 +113,11 @@ func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop fu
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
+	genCores1, okG1 := snapCores(p.genCPUs)
 	who := scan.Stop()
-	out.GeneratorCPU = cpuStats(genStop(), len(pr.o.GeneratorCPUs))
+	out.GeneratorCPU = cpuStats(genStop(), len(p.genCPUs))
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
-	out.GeneratorCPU.Attribution = attribution(who, pr.o.GeneratorCPUs)
+	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
 	capture.finish(out)
 	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -213,13 +213,8 @@ var Knobs = []Knob{
 		Env: "SEARCH", Flag: "search", Arg: "MODE", Default: "`ladder`",
 		Help:  "how each batch's connections are chosen: `ladder` runs every rung of its connection ladder; `bisect` searches between the ladder's lowest and top rung (bracket, then bisect) for the same ceiling in fewer points (see \"Search\")",
 		Parse: stringParse(func(o *Options) *string { return &o.Search }),
-		Check: func(o *Options) error {
-			if o.Search != SearchLadder && o.Search != SearchBisect {
-				return fmt.Errorf("%q is not a search (%s | %s)", o.Search, SearchLadder, SearchBisect)
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return o.Search },
+		Check: oneOf(func(o *Options) string { return o.Search }, "search", SearchLadder, SearchBisect),
+		Get:   func(o *Options) string { return o.Search },
 	},
 	{
 		Env: "RECORD_SIZE", Flag: "record-size", Arg: "BYTES", Default: "`256`",
@@ -516,13 +511,30 @@ var Knobs = []Knob{
 		Env: "COMPARE_STOP", Flag: "compare-stop", Arg: "RULE", Default: "`fixed`", Doc: DocCompare,
 		Help:  "when a compared point stops: `fixed` runs COMPARE_REPS clean blocks and tests once at ALPHA; `pocock` or `obf` look after every block from the 6th and stop once the paired test is decided at that look's level (alpha spent over the looks, Pocock or O'Brien-Fleming, so looking early adds no false alarms), at the price of a stricter last look (docs/compare.md, \"Validation\")",
 		Parse: stringParse(func(o *Options) *string { return &o.CompareStop }),
-		Check: func(o *Options) error {
-			if !slices.Contains([]string{StopPocock, StopOBF, StopFixed}, o.CompareStop) {
-				return fmt.Errorf("%q is not a stopping rule (%s | %s | %s)", o.CompareStop, StopPocock, StopOBF, StopFixed)
-			}
-			return nil
+		Check: oneOf(func(o *Options) string { return o.CompareStop }, "stopping rule", StopPocock, StopOBF, StopFixed),
+		Get:   func(o *Options) string { return o.CompareStop },
+	},
+	{
+		Env: "COMPARE_MODE", Flag: "compare-mode", Arg: "KIND", Default: "`auto`", Doc: DocCompare,
+		Help:  "`interleaved` runs the arms one after the other on the same CPUs; `duet` runs each block's two repeats at the same instant, each arm on its own half of the machine (SRV_CPUSET + LT_CPUSET, and DUET_CPUSETS), swapping the halves from block to block, so that a noisy neighbour hits both; `auto` is duet where the machine has the CPUs for two halves on disjoint cores, else interleaved (docs/compare.md, \"Duet mode\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareMode }),
+		Check: oneOf(func(o *Options) string { return o.CompareMode }, "comparison mode", ModeAuto, ModeInterleaved, ModeDuet),
+		Get:   func(o *Options) string { return o.CompareMode },
+	},
+	{
+		Env: "DUET_CPUSETS", Flag: "duet-cpusets", Arg: "SRV/LT", Default: "picked from the CPUs left", Doc: DocCompare,
+		Help: "a duet's second half: its server CPUs, a slash, its generator CPUs (`3/2`), as many per side as SRV_CPUSET and LT_CPUSET; unset, the CPUs outside both sets that share no core with them",
+		Parse: func(o *Options, _, v string) error {
+			srv, gen, err := ParseHalf(v)
+			o.DuetServerCPUs, o.DuetGeneratorCPUs = srv, gen
+			return err
 		},
-		Get: func(o *Options) string { return o.CompareStop },
+		Get: func(o *Options) string {
+			if o.DuetServerCPUs == nil {
+				return ""
+			}
+			return o.DuetServerCPUs.String() + "/" + o.DuetGeneratorCPUs.String()
+		},
 	},
 	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
@@ -643,6 +655,17 @@ func positive(field func(*Options) int, what string) func(*Options) error {
 	return func(o *Options) error {
 		if n := field(o); n <= 0 {
 			return fmt.Errorf("%d is not a positive %s", n, what)
+		}
+		return nil
+	}
+}
+
+// oneOf is the Check of a knob whose value is one of values: the error
+// names what it is and lists them.
+func oneOf(field func(*Options) string, what string, values ...string) func(*Options) error {
+	return func(o *Options) error {
+		if v := field(o); !slices.Contains(values, v) {
+			return fmt.Errorf("%q is not a %s (%s)", v, what, strings.Join(values, " | "))
 		}
 		return nil
 	}

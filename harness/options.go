@@ -100,6 +100,11 @@ type Options struct {
 	CompareStop     string        // COMPARE_STOP: pocock | obf | fixed (sequential stopping, compare.go)
 	CompareDuration time.Duration // COMPARE_DURATION: window of each compare repeat
 	CompareWarmup   time.Duration // COMPARE_WARMUP: warm-up of each compare repeat
+	// CompareMode is COMPARE_MODE as asked (auto | interleaved | duet);
+	// Resolve turns auto into one of the others. A duet's second half is
+	// DuetServerCPUs and DuetGeneratorCPUs (DUET_CPUSETS, or derived).
+	CompareMode                       string
+	DuetServerCPUs, DuetGeneratorCPUs pinning.CPUSet
 
 	// Overrides of the target file (flags only).
 	ServerCmd    string // whole command line, space separated, placeholders allowed

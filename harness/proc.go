@@ -56,6 +56,7 @@ type ProcRunner struct {
 	generatorGranted pinning.CPUSet
 	noFile           uint64
 	cgroup           string // the headroom probe's cgroup version, once used
+	halfWarnings     []string
 
 	// Secrets are redacted from the point's files when it ends (scrub).
 	Secrets *redact.Set
@@ -129,6 +130,9 @@ func (pr *ProcRunner) RecordGranted(r *Result) {
 	}
 	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.GeneratorCPUs.String() {
 		r.warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.GeneratorCPUs, pr.generatorGranted))
+	}
+	for _, w := range pr.halfWarnings {
+		r.warn(w)
 	}
 }
 
@@ -216,6 +220,9 @@ type pointRun struct {
 	// warm-up (ProcRunner.targetFor).
 	target         TargetSpec
 	window, warmup time.Duration
+	// srvCPUs and genCPUs are the point's sets: the Options', or its
+	// duet half's.
+	srvCPUs, genCPUs pinning.CPUSet
 }
 
 // RunPoint measures one point in its phases — boot (the server),
@@ -231,6 +238,9 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 	out.StartedAt = time.Now().UTC()
 	p := &pointRun{pr: pr, spec: spec}
 	err := p.run(ctx, &out)
+	if spec.Gate != nil {
+		spec.Gate.abandon() // its partner waits no longer (a no-op once open)
+	}
 	if ctx.Err() != nil {
 		// Interrupted: a point the interrupt cut short is no measurement
 		// (one that finished its window before keeps its figures).
@@ -320,6 +330,10 @@ func exitText(pr *supervise.Proc) string {
 func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	pr := p.pr
 	p.target, p.window, p.warmup = pr.targetFor(p.spec)
+	p.srvCPUs, p.genCPUs = pr.o.ServerCPUs, pr.o.GeneratorCPUs
+	if h := p.spec.Half; h != nil {
+		p.srvCPUs, p.genCPUs = h.Server, h.Generator
+	}
 	var err error
 	if p.f, err = pr.files(p.spec); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
@@ -372,7 +386,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 		}
 		srv, err := supervise.Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
-			CPUs: pr.o.ServerCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
+			CPUs: p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
 			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
 		})
 		if err != nil {
@@ -403,7 +417,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 			}
 		}
 	}
-	pr.noteGranted(&pr.serverGranted, p.srvs[0].Pid)
+	p.noteGranted(&pr.serverGranted, p.srvCPUs, "server", p.srvs[0].Pid)
 	return nil
 }
 
@@ -475,7 +489,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	var cgroup string
 	if spec.Role == RoleHeadroom {
 		name := supervise.CgroupName("headroom", spec.Index)
-		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(pr.o.GeneratorCPUs)))
+		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(p.genCPUs)))
 		if err != nil {
 			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
 		}
@@ -490,11 +504,16 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	if pr.o.Agents > 0 {
 		return p.startAgents(ctx, Expand(url, p.addr), cgroup)
 	}
+	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, Expand(url, p.addr), p.window, p.warmup, p.f)...)
+	gate := filepath.Join(p.f.dir, "start.gate")
+	if spec.Gate != nil {
+		args = append(args, "--start-gate", gate)
+	}
 	gen, err := supervise.Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
-		Args:    append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, Expand(url, p.addr), p.window, p.warmup, p.f)...),
-		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(pr.o.GeneratorCPUs))},
-		CPUs:    pr.o.GeneratorCPUs,
+		Args:    args,
+		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+		CPUs:    p.genCPUs,
 		NoFile:  NoFileLimit,
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
 		LogPath: p.f.genLog,
@@ -504,6 +523,13 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		return p.fail(PhaseGenerator, nil, "start generator: %v", err)
 	}
 	p.gen = gen
+	if spec.Gate != nil {
+		pids := []int{gen.Pid}
+		for _, s := range p.srvs {
+			pids = append(pids, s.Pid)
+		}
+		spec.Gate.register(spec.Half, gate, pids...)
+	}
 	return nil
 }
 
@@ -515,10 +541,18 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 	if p.ag != nil {
 		markerWait = max(connectTimeout, pr.joinTimeout()+5*time.Second)
 	}
+	if p.spec.Gate != nil {
+		markerWait += connectTimeout // the partner's connecting too
+	}
 	markerBy := time.Now().Add(p.warmup + markerWait)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
+		}
+		if g := p.spec.Gate; g != nil {
+			if err := g.poll(); err != nil {
+				return p.fail(PhaseMarker, nil, "duet: %v", err)
+			}
 		}
 		if p.ag != nil {
 			if why, tail := p.agentsMarkerFailed(); why != "" {
@@ -544,11 +578,11 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 	}
 	if p.ag != nil {
 		if len(p.ag.procs) > 0 { // none with AGENTS_LISTEN: remote
-			pr.noteGranted(&pr.generatorGranted, p.ag.procs[0].Pid)
+			p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", p.ag.procs[0].Pid)
 		}
 		return nil
 	}
-	pr.noteGranted(&pr.generatorGranted, gen.Pid)
+	p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", gen.Pid)
 	return nil
 }
 
@@ -557,7 +591,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 // Several servers are sampled at the same instants, each its own tree:
 // ServerCPU is their sum, and Servers each one's share.
 func (p *pointRun) measure(ctx context.Context, out *Outcome) {
-	pr, gen := p.pr, p.gen
+	gen := p.gen
 	var trees []cpusample.Source
 	for _, s := range p.srvs {
 		trees = append(trees, cpusample.Tree(s.Pid))
@@ -582,8 +616,8 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 		return
 	}
 	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
-	srvCores0, okS0 := snapCores(pr.o.ServerCPUs)
-	genCores0, okG0 := snapCores(pr.o.GeneratorCPUs)
+	srvCores0, okS0 := snapCores(p.srvCPUs)
+	genCores0, okG0 := snapCores(p.genCPUs)
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -593,18 +627,18 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	srvCores1, okS1 := snapCores(pr.o.ServerCPUs)
-	genCores1, okG1 := snapCores(pr.o.GeneratorCPUs)
+	srvCores1, okS1 := snapCores(p.srvCPUs)
+	genCores1, okG1 := snapCores(p.genCPUs)
 	who := scan.Stop()
 	total, parts := srvS.Stop()
-	pinned := len(pr.o.ServerCPUs)
+	pinned := len(p.srvCPUs)
 	out.ServerCPU = cpuStats(total, pinned)
-	out.GeneratorCPU = cpuStats(genStop(), len(pr.o.GeneratorCPUs))
+	out.GeneratorCPU = cpuStats(genStop(), len(p.genCPUs))
 	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
 	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
-	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, pr.o.ServerCPUs, pr.o.GeneratorCPUs)
-	out.ServerCPU.Attribution = attribution(who, pr.o.ServerCPUs)
-	out.GeneratorCPU.Attribution = attribution(who, pr.o.GeneratorCPUs)
+	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, p.srvCPUs, p.genCPUs)
+	out.ServerCPU.Attribution = attribution(who, p.srvCPUs)
+	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
 	if p.target.Multi() {
 		for i, st := range parts {
 			c := cpuStats(st, pinned)
@@ -822,15 +856,28 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, ur
 	return a
 }
 
-func (pr *ProcRunner) noteGranted(dst *pinning.CPUSet, pid int) {
+// noteGranted reads back the affinity the kernel granted pid, the point's
+// side asked for asked: the first of the first half's (or of a sweep
+// that is no duet) goes into dst for RecordGranted; a duet's second half
+// is checked here, its mismatch kept for RecordGranted's warnings.
+func (p *pointRun) noteGranted(dst *pinning.CPUSet, asked pinning.CPUSet, side string, pid int) {
+	pr := p.pr
 	set, err := pinning.Granted(pid)
 	if err != nil {
 		return
 	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if *dst == nil {
-		*dst = set
+	switch {
+	case p.spec.Half == nil || p.spec.Half.Name == HalfA:
+		if *dst == nil {
+			*dst = set
+		}
+	case set.String() != asked.String():
+		w := fmt.Sprintf("duet half %s: %s asked for CPUs %s but the kernel granted %s", p.spec.Half.Name, side, asked, set)
+		if !slices.Contains(pr.halfWarnings, w) {
+			pr.halfWarnings = append(pr.halfWarnings, w)
+		}
 	}
 	if n, err := pinning.NoFile(pid); err == nil && (pr.noFile == 0 || n < pr.noFile) {
 		pr.noFile = n

@@ -61,7 +61,11 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
 	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())
-	errs = append(errs, o.resolveCPUs(available))
+	if err := o.resolveCPUs(available); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, o.resolveDuet(available))
+	}
 	return errors.Join(errs...)
 }
 

@@ -122,6 +122,10 @@ type Pinning struct {
 	// pinned sets (pinning.KeepSelfOff); empty where none was free, and
 	// then its share of the pinned CPUs is in each point's attribution.
 	HarnessCPUs []int `json:"harness_cpus,omitempty"`
+	// A duet's second half (config.compare_mode duet): the first is the
+	// server and generator CPUs above. Each point's half says where it ran.
+	DuetServer    []int `json:"duet_server_cpus,omitempty"`
+	DuetGenerator []int `json:"duet_generator_cpus,omitempty"`
 }
 
 // Target is the server under test as it was booted.
@@ -190,11 +194,15 @@ type Config struct {
 	// at each compared point, the test's ALPHA, and the compare phase's
 	// own window and warm-up (COMPARE_DURATION, COMPARE_WARMUP);
 	// DurationNs and WarmupNs are then the first pass's. See docs/compare.md.
-	CompareReps       int     `json:"compare_reps,omitempty"`
-	Alpha             float64 `json:"alpha,omitempty"`
-	CompareStop       string  `json:"compare_stop,omitempty"` // pocock | obf | fixed; empty: fixed (a document from before it)
-	CompareDurationNs int64   `json:"compare_duration_ns,omitempty"`
-	CompareWarmupNs   int64   `json:"compare_warmup_ns,omitempty"`
+	CompareReps int     `json:"compare_reps,omitempty"`
+	Alpha       float64 `json:"alpha,omitempty"`
+	CompareStop string  `json:"compare_stop,omitempty"` // pocock | obf | fixed; empty: fixed (a document from before it)
+	// CompareMode is how the arms ran: interleaved, or duet (both at
+	// once, each on its half of the machine); empty: interleaved (a
+	// document from before it).
+	CompareMode       string `json:"compare_mode,omitempty"`
+	CompareDurationNs int64  `json:"compare_duration_ns,omitempty"`
+	CompareWarmupNs   int64  `json:"compare_warmup_ns,omitempty"`
 }
 
 // PointKey names one point of the sweep.
@@ -266,6 +274,10 @@ type Attribution struct {
 	Generator float64 `json:"generator_fraction"`
 	// Harness is the harness process itself (sampling, this scan).
 	Harness float64 `json:"harness_fraction"`
+	// Partner is the other arm of a duet block, running at the same
+	// time on the other half: zero on a true split, its share of these
+	// CPUs where the halves share CPUs (a simulated split). Not foreign.
+	Partner float64 `json:"partner_fraction,omitempty"`
 	// Kernel is kernel threads (ksoftirqd, kworker: the sweep's own
 	// network work when it overflows interrupt context).
 	Kernel float64 `json:"kernel_threads_fraction"`
@@ -291,9 +303,12 @@ type NamedCPU struct {
 
 // Point is one measured (batch, connections, rep).
 type Point struct {
-	Index       int    `json:"index"`
-	Role        string `json:"role"`          // sweep | aa_repeat | headroom_probe | compare
-	Arm         string `json:"arm,omitempty"` // base | head in a two-arm sweep; empty otherwise
+	Index int    `json:"index"`
+	Role  string `json:"role"`          // sweep | aa_repeat | headroom_probe | compare
+	Arm   string `json:"arm,omitempty"` // base | head in a two-arm sweep; empty otherwise
+	// Half is the half of the machine a duet point ran on: "a" (SRV_CPUSET,
+	// LT_CPUSET) or "b" (meta.pinning.duet_*); empty outside a duet.
+	Half        string `json:"half,omitempty"`
 	Batch       int    `json:"batch"`
 	Connections int    `json:"connections"`
 	Rep         int    `json:"rep"`

@@ -89,6 +89,10 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 			}
 		}
 	}
+	if o.CompareMode == ModeDuet && (rc.Target.External || rc.BaseTarget != nil && rc.BaseTarget.External) {
+		o.CompareMode, o.DuetServerCPUs, o.DuetGeneratorCPUs = ModeInterleaved, nil, nil
+		o.Notes = append(o.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
+	}
 	stderr := newRedactWriter(rc.Stderr, secrets)
 	stdout := newRedactWriter(rc.Stdout, secrets)
 	for _, n := range o.Notes {
@@ -110,6 +114,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		fmt.Fprintf(stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
 	} else {
 		fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
+		if o.CompareMode == ModeDuet {
+			fmt.Fprintf(stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
+		}
 	}
 
 	r := &Result{Warnings: []string{}}
@@ -125,7 +132,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	}
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
-	kept, restore, err := pinning.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs)
+	kept, restore, err := pinning.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
 	defer restore()
 	switch {
 	case err != nil:
@@ -292,6 +299,8 @@ func pinningOf(o *Options) Pinning {
 		OverlapAllowed:     o.AllowOverlap,
 		SMTSiblings:        [][2]int{},
 		NoFileLimit:        NoFileLimit,
+		DuetServer:         o.DuetServerCPUs.Ints(),
+		DuetGenerator:      o.DuetGeneratorCPUs.Ints(),
 	}
 	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && pairs != nil {
 		p.SMTSiblings = pairs

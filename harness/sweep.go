@@ -45,6 +45,11 @@ type PointSpec struct {
 	// Duration and Warmup are this point's window and warm-up when
 	// Duration > 0 (the compare phase's); else the Options'.
 	Duration, Warmup time.Duration
+	// Half, in a duet, is the half of the machine the point runs on
+	// (nil: the Options' sets), and Gate starts its load on the same
+	// instant as its partner's (duet.go).
+	Half *Half
+	Gate *Gate
 }
 
 // Outcome is what measuring one point produced. Load is nil when the point

@@ -70,6 +70,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		if p.Arm != "" {
 			idx += " " + p.Arm
 		}
+		if p.Half != "" {
+			idx += "/" + p.Half // the duet half it ran on
+		}
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
 			thr = rate(p.ThroughputPerS, p.LowerBound)

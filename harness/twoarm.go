@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/stats"
@@ -129,6 +130,10 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	r.Config = ConfigOf(o)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
+	r.Config.CompareMode = ModeInterleaved
+	if Halves(o) != nil {
+		r.Config.CompareMode = ModeDuet
+	}
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
 	first := FirstPassOrder(r.Config.Order)
@@ -137,24 +142,63 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	total := len(first) + 2*o.CompareReps*len(o.BatchLadder)
 	start := time.Now()
 
-	run := func(role string, ap ArmPoint, window, warmup time.Duration) (Point, bool) {
-		i := len(r.Curve) + 1
-		armProgress(progress, i, total, role, ap, time.Since(start))
-		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: ap.Key, Arm: ap.Arm, Duration: window, Warmup: warmup})
+	halves := Halves(o)
+	// admitted puts a point's outcome in the curve, with its duet half.
+	admitted := func(i int, role string, ap ArmPoint, out Outcome, half *Half) (Point, bool) {
 		p, ok := admit(r, i, role, ap.Key, ap.Arm, out, th)
 		if !ok {
 			return p, false
+		}
+		if half != nil {
+			p.Half = half.Name
+			r.Curve[len(r.Curve)-1].Half = half.Name
 		}
 		if p.Status != StatusOK {
 			fmt.Fprintf(progress, "point %d/%d (%s) failed: %s\n", i, total, ap.Arm, p.FailReason)
 		}
 		return p, true
 	}
-	for _, ap := range first {
+	spec := func(i int, role string, ap ArmPoint, window, warmup time.Duration) PointSpec {
+		return PointSpec{Index: i, Role: role, Key: ap.Key, Arm: ap.Arm, Duration: window, Warmup: warmup}
+	}
+	// pair runs a block: a then b, or in a duet a on half a and b on
+	// half b at the same time.
+	pair := func(role string, a, b ArmPoint, window, warmup time.Duration) (p1, p2 Point, ok1, ok2 bool) {
+		i := len(r.Curve) + 1
+		if halves == nil {
+			armProgress(progress, i, total, role, a, "", time.Since(start))
+			p1, ok1 = admitted(i, role, a, runner.RunPoint(ctx, spec(i, role, a, window, warmup)), nil)
+			if ctx.Err() != nil {
+				return p1, p2, ok1, false
+			}
+			i = len(r.Curve) + 1
+			armProgress(progress, i, total, role, b, "", time.Since(start))
+			p2, ok2 = admitted(i, role, b, runner.RunPoint(ctx, spec(i, role, b, window, warmup)), nil)
+			return p1, p2, ok1, ok2
+		}
+		gate := NewGate()
+		specs := [2]PointSpec{spec(i, role, a, window, warmup), spec(i+1, role, b, window, warmup)}
+		var outs [2]Outcome
+		var wg sync.WaitGroup
+		for k := range specs {
+			specs[k].Half, specs[k].Gate = halves[k], gate
+			armProgress(progress, i+k, total, role, []ArmPoint{a, b}[k], halves[k].Name, time.Since(start))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[k] = runner.RunPoint(ctx, specs[k])
+			}()
+		}
+		wg.Wait()
+		p1, ok1 = admitted(i, role, a, outs[0], halves[0])
+		p2, ok2 = admitted(len(r.Curve)+1, role, b, outs[1], halves[1])
+		return p1, p2, ok1, ok2
+	}
+	for j := 0; j+1 < len(first); j += 2 {
 		if ctx.Err() != nil {
 			break
 		}
-		run(RoleSweep, ap, 0, 0)
+		pair(RoleSweep, first[j], first[j+1], 0, 0)
 	}
 	r.Summarize()
 	if ctx.Err() == nil {
@@ -163,8 +207,8 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 			r.warn(s)
 		}
 		total = len(first) + 2*o.CompareReps*len(rungs)
-		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(ap ArmPoint) (Point, bool) {
-			return run(RoleCompare, ap, o.CompareDuration, o.CompareWarmup)
+		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(a, b ArmPoint) (Point, Point, bool, bool) {
+			return pair(RoleCompare, a, b, o.CompareDuration, o.CompareWarmup)
 		}, func(extra int) { total += extra })
 	}
 	r.Summarize()
@@ -186,7 +230,7 @@ func MaxBlocks(reps int) int { return 2 * reps }
 // (stats.MinPairs). A block that lost a repeat is run again, keeping the
 // order: its rep is the point's next. grow is told of each block added
 // beyond the reps asked (for the progress line).
-func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float64, stop string, run func(ArmPoint) (Point, bool), grow func(extra int)) {
+func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float64, stop string, pair func(a, b ArmPoint) (p1, p2 Point, ok1, ok2 bool), grow func(extra int)) {
 	type state struct {
 		ran, clean int
 		d          []float64 // ln(head/base) of the clean blocks
@@ -216,11 +260,10 @@ func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float6
 			if (s.ran+j)%2 == 1 {
 				a, b = b, a
 			}
-			p1, ok1 := run(ArmPoint{a, key})
+			p1, p2, ok1, ok2 := pair(ArmPoint{a, key}, ArmPoint{b, key})
 			if ctx.Err() != nil {
 				return
 			}
-			p2, ok2 := run(ArmPoint{b, key})
 			s.ran++
 			if !ok1 || !ok2 || !cleanRepeat(&p1) || !cleanRepeat(&p2) {
 				continue
@@ -242,7 +285,7 @@ func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float6
 }
 
 // armProgress is Progress's line for a two-arm point.
-func armProgress(w io.Writer, i, n int, role string, ap ArmPoint, elapsed time.Duration) {
+func armProgress(w io.Writer, i, n int, role string, ap ArmPoint, half string, elapsed time.Duration) {
 	eta := "?"
 	if i > 1 {
 		eta = fmtDur(elapsed / time.Duration(i-1) * time.Duration(n-i+1))
@@ -250,6 +293,9 @@ func armProgress(w io.Writer, i, n int, role string, ap ArmPoint, elapsed time.D
 	phase := "first pass"
 	if role == RoleCompare {
 		phase = "compare"
+	}
+	if half != "" {
+		phase += ", duet half " + half
 	}
 	k := ap.Key
 	fmt.Fprintf(w, "point %d/%d: %s, batch %d, %d connections, rep %d (%s) | elapsed %s, eta %s\n",

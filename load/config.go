@@ -49,7 +49,10 @@ type Config struct {
 	DropProbe string `json:"drop_probe,omitempty"`
 
 	MeasureMarker string `json:"measure_marker,omitempty"`
-	JSONPath      string `json:"-"`
+	// StartGate: the load starts when a coordinator opens this gate
+	// (gate.go), not as soon as every connection is open.
+	StartGate string `json:"start_gate,omitempty"`
+	JSONPath  string `json:"-"`
 }
 
 // UnmarshalJSON reads a recorded config back, decoding params into the

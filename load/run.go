@@ -63,6 +63,11 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("--measure-marker %s: removing a stale marker: %w", cfg.MeasureMarker, err)
 		}
 	}
+	if cfg.StartGate != "" {
+		if err := removeStaleGate(cfg.StartGate); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: cfg}
 	pool, err := payload.New(cfg.Payload, cfg.PayloadSeed, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, cfg.Batch, cfg.Connections))
 	if err != nil {
@@ -124,6 +129,9 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	// the window.
 	debug.FreeOSMemory()
 	loadAt := Mono()
+	if opts.Start == nil && cfg.StartGate != "" {
+		opts.Start = gateStart(cfg.StartGate)
+	}
 	if opts.Start != nil {
 		at, err := opts.Start(ctx, open)
 		if err != nil {

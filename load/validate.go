@@ -165,7 +165,7 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if _, _, err := ParseSourceAddrs(c.SourceAddrs); err != nil {
 		return err
 	}
-	for _, f := range []struct{ flag, path string }{{"--json", c.JSONPath}, {"--measure-marker", c.MeasureMarker}} {
+	for _, f := range []struct{ flag, path string }{{"--json", c.JSONPath}, {"--measure-marker", c.MeasureMarker}, {"--start-gate", c.StartGate}} {
 		if f.path == "" {
 			continue
 		}

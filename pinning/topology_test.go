@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,5 +90,49 @@ func TestSMTSiblingsThisMachine(t *testing.T) {
 		if p[0] == p[1] {
 			t.Errorf("pair %v names one cpu twice", p)
 		}
+	}
+}
+
+func TestDuetHalf(t *testing.T) {
+	if !Supported {
+		t.Skip(ErrUnsupported)
+	}
+	// 4 cores of 2 threads, cpu N and N+4 on one core.
+	fakeSysfs(t, "0-7", [][]int{{0, 4}, {1, 5}, {2, 6}, {3, 7}})
+	tests := []struct {
+		server, gen, available CPUSet
+		wantSrv, wantGen       CPUSet
+		err                    bool
+	}{
+		// One thread per side: the second half takes whole free cores,
+		// never a sibling of the first half's CPUs.
+		{CPUSet{1}, CPUSet{0}, CPUSet{0, 1, 2, 3, 4, 5, 6, 7}, CPUSet{2}, CPUSet{6}, false},
+		{CPUSet{1, 5}, CPUSet{0, 4}, CPUSet{0, 1, 2, 3, 4, 5, 6, 7}, CPUSet{2, 6}, CPUSet{3, 7}, false},
+		// Siblings of the first half are not free: 8 CPUs, 3 cores used.
+		{CPUSet{1, 2}, CPUSet{0}, CPUSet{0, 1, 2, 3, 4, 5, 6, 7}, nil, nil, true},
+		// Outside the process's affinity is not available.
+		{CPUSet{1}, CPUSet{0}, CPUSet{0, 1, 2}, nil, nil, true},
+	}
+	for _, tt := range tests {
+		srv, gen, err := DuetHalf(tt.server, tt.gen, tt.available)
+		if (err != nil) != tt.err {
+			t.Fatalf("DuetHalf(%s, %s, %s): err %v, want error %v", tt.server, tt.gen, tt.available, err, tt.err)
+		}
+		if diff := cmp.Diff(tt.wantSrv, srv); diff != "" {
+			t.Errorf("DuetHalf(%s, %s) server (-want +got):\n%s", tt.server, tt.gen, diff)
+		}
+		if diff := cmp.Diff(tt.wantGen, gen); diff != "" {
+			t.Errorf("DuetHalf(%s, %s) generator (-want +got):\n%s", tt.server, tt.gen, diff)
+		}
+	}
+	// Without SMT (one thread per core), 4 CPUs split 2 + 2.
+	fakeSysfs(t, "0-3", [][]int{{0}, {1}, {2}, {3}})
+	srv, gen, err := DuetHalf(CPUSet{1}, CPUSet{0}, CPUSet{0, 1, 2, 3})
+	if err != nil || srv.String() != "2" || gen.String() != "3" {
+		t.Fatalf("no SMT: got %s / %s, %v; want 2 / 3", srv, gen, err)
+	}
+	_, _, err = DuetHalf(CPUSet{1}, CPUSet{0}, CPUSet{0, 1})
+	if err == nil || !strings.Contains(err.Error(), "4 CPUs") {
+		t.Fatalf("2 CPUs: got %v, want an error naming the 4 CPUs needed", err)
 	}
 }

@@ -67,6 +67,7 @@ func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSe
 	fs.BoolVar(&c.Drop, "drop", false, "after the window, drop every connection at once with no close handshake, then time --drop-probe and check a new client is served (summary.drop)")
 	fs.StringVar(&c.DropProbe, "drop-probe", "", "with --drop: the server's ready probe, `http://...` (2xx) or tcp:HOST:PORT")
 	fs.StringVar(&c.MeasureMarker, "measure-marker", "", "create this file once every connection is open (and subscribed) and the warm-up has ended")
+	fs.StringVar(&c.StartGate, "start-gate", "", "once every connection is open, create `FILE`.ready and start the load only at the time a coordinator writes to FILE (Unix ns): several generators' windows on one instant (a duet)")
 	fs.StringVar(&c.JSONPath, "json", "", "write the JSON result document to this file")
 	fs.BoolVar(&o.selfTest, "self-test", false, "check the histogram and the payload golden vectors, then exit (needs no server)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")

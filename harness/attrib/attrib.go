@@ -21,11 +21,15 @@ const (
 	Generator
 	Harness
 	Kernel
+	// Partner is the other arm of a duet block: the sweep's own, on its
+	// own half of the machine (its share of these CPUs is non-zero only
+	// where the halves share CPUs).
+	Partner
 	nClasses
 )
 
 func (c Class) String() string {
-	return [...]string{"foreign", "server", "generator", "harness", "kernel"}[c]
+	return [...]string{"foreign", "server", "generator", "harness", "kernel", "partner"}[c]
 }
 
 // Roots are the processes whose trees are the sweep's own: the servers'
@@ -35,6 +39,7 @@ func (c Class) String() string {
 type Roots struct {
 	Server, Generator []int
 	Harness           int
+	Partner           []int // a duet's other arm: its servers and generator
 }
 
 // Task is one foreign process's CPU time over the window, by CPU.
@@ -70,8 +75,8 @@ type Named struct {
 // (1.0: every CPU of the set busy for the whole window), by class, with
 // the foreign processes named (largest first).
 type Share struct {
-	Foreign, Server, Generator, Harness, Kernel float64
-	Tasks                                       []Named
+	Foreign, Server, Generator, Harness, Kernel, Partner float64
+	Tasks                                                []Named
 }
 
 // Share sums the report over cpus.
@@ -90,7 +95,7 @@ func (r Report) Share(cpus []int) Share {
 		}
 	}
 	s.Foreign, s.Server, s.Generator = tot[Foreign]/den, tot[Server]/den, tot[Generator]/den
-	s.Harness, s.Kernel = tot[Harness]/den, tot[Kernel]/den
+	s.Harness, s.Kernel, s.Partner = tot[Harness]/den, tot[Kernel]/den, tot[Partner]/den
 	for _, t := range r.Foreign {
 		var sec float64
 		for _, c := range cpus {
@@ -288,6 +293,8 @@ func (s *Scan) classify(procs map[int]*proc, pid int) Class {
 		c = Server
 	case slices.Contains(s.roots.Generator, pid):
 		c = Generator
+	case slices.Contains(s.roots.Partner, pid):
+		c = Partner
 	case pid == s.roots.Harness:
 		c = Harness
 	case p.st.KernelThread() || pid == 2 || p.st.PPid == 2:

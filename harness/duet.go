@@ -1,0 +1,140 @@
+package harness
+
+import (
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// Duet mode (COMPARE_MODE=duet, docs/compare.md "Duet mode"; Bulej et
+// al., ICPE 2020): a block's two repeats run at the same time, each arm
+// on its own half of the machine, so that a neighbour's noise lands on
+// both and cancels in their ratio. Half a is SRV_CPUSET + LT_CPUSET, half
+// b DUET_CPUSETS (or pinning.DuetHalf's pick). The arm that goes first in
+// the ABBA order takes half a, so the halves swap from block to block and
+// a slower half cannot pose as a slower server. Both generators are
+// started by one Gate: each connects, then waits, and their loads (then
+// warm-ups and windows) start on one instant (load --start-gate).
+
+// The halves' names (Point.Half).
+const (
+	HalfA = "a"
+	HalfB = "b"
+)
+
+// Half is one half of a duet split.
+type Half struct {
+	Name              string
+	Server, Generator pinning.CPUSet
+}
+
+// Halves are o's two halves, or nil when o runs no duet.
+func Halves(o *Options) []*Half {
+	if o.CompareMode != ModeDuet {
+		return nil
+	}
+	return []*Half{
+		{Name: HalfA, Server: o.ServerCPUs, Generator: o.GeneratorCPUs},
+		{Name: HalfB, Server: o.DuetServerCPUs, Generator: o.DuetGeneratorCPUs},
+	}
+}
+
+// gateLead is how far ahead of the moment both generators are ready the
+// gate sets their start: long enough for both to read it.
+const gateLead = 50 * time.Millisecond
+
+// Gate starts a duet block's two generators on one instant. Each point
+// registers its gate file and its processes; the gate opens (writes every
+// registered file with one start time) once every generator has said it
+// is ready, or at once when a point gave up (abandon): its partner then
+// runs alone, and the block is lost either way.
+type Gate struct {
+	mu      sync.Mutex
+	files   map[string]string // half -> its generator's --start-gate
+	written map[string]bool
+	pids    map[string][]int // half -> its servers and generator
+	at      time.Time        // zero until opened
+}
+
+// NewGate is a closed gate for one block.
+func NewGate() *Gate {
+	return &Gate{files: map[string]string{}, written: map[string]bool{}, pids: map[string][]int{}}
+}
+
+func halfName(h *Half) string {
+	if h == nil {
+		return HalfA
+	}
+	return h.Name
+}
+
+// register records a half's gate file and its processes.
+func (g *Gate) register(h *Half, file string, pids ...int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.files[halfName(h)] = file
+	g.pids[halfName(h)] = append(g.pids[halfName(h)], pids...)
+}
+
+// partners are the processes of every half but h's.
+func (g *Gate) partners(h *Half) []int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []int
+	for name, pids := range g.pids {
+		if name != halfName(h) {
+			out = append(out, pids...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// poll opens the gate once both halves' generators are ready, and writes
+// the gate of a half that registered after it opened (its partner gave
+// up). It returns the error of a gate file that could not be written.
+func (g *Gate) poll() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.at.IsZero() {
+		if len(g.files) < 2 {
+			return nil
+		}
+		for _, f := range g.files {
+			if _, err := os.Stat(load.GateReady(f)); err != nil {
+				return nil
+			}
+		}
+		g.at = time.Now().Add(gateLead)
+	}
+	return g.writeLocked()
+}
+
+// abandon opens the gate at once: a point failed or was interrupted
+// before its load, and its partner must not wait for it.
+func (g *Gate) abandon() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.at.IsZero() {
+		g.at = time.Now()
+	}
+	_ = g.writeLocked() // a partner that cannot read its gate fails at its marker
+}
+
+func (g *Gate) writeLocked() error {
+	var files []string
+	for name, f := range g.files {
+		if !g.written[name] {
+			files = append(files, f)
+			g.written[name] = true
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return load.OpenGates(g.at, files...)
+}
