@@ -16,6 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -41,18 +42,9 @@ func (pr *ProcRunner) agentBin() string { return pr.generator[0] }
 
 // pointRate is the --rate among a point's flags (0: closed loop).
 func pointRate(args []string) float64 {
-	for i, a := range args {
-		name, v, has := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name != "rate" || !strings.HasPrefix(a, "-") {
-			continue
-		}
-		if !has && i+1 < len(args) {
-			v = args[i+1]
-		}
-		r, _ := strconv.ParseFloat(v, 64)
-		return r
-	}
-	return 0
+	v, _ := argv.Value(args, "rate")
+	r, _ := strconv.ParseFloat(v, 64)
+	return r
 }
 
 // serverHost is {host}: the agents' bridge address in their lab, the

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // The comparison of a two-arm sweep (docs/compare.md).

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 )

@@ -43,7 +43,7 @@
 //   - WriteResult, WriteTable: the JSON written whole and moved into place
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
-//   - SweepSecrets, RedactResult, RedactFile (secrets.go, harness/redact):
+//   - SweepSecrets, RedactResult, RedactFile (secrets.go, internal/redact):
 //     every secret the sweep knows, masked in everything it writes — the
 //     result, stdout, stderr and each point's files once the point ends.
 //   - CheckOut, WriteResultOrSave (write.go): OUT is checked before boot,

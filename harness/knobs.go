@@ -113,6 +113,19 @@ func (k Knob) Name() string {
 	return k.Env + " (--" + k.Flag + ")"
 }
 
+// HelpText is Help with {scenarios} replaced by the scenarios registered
+// (load.ScenarioNames), so the list cannot drift from the registry.
+func (k Knob) HelpText() string {
+	if !strings.Contains(k.Help, "{scenarios}") {
+		return k.Help
+	}
+	names := load.ScenarioNames()
+	for i, n := range names {
+		names[i] = "`" + n + "`"
+	}
+	return strings.ReplaceAll(k.Help, "{scenarios}", strings.Join(names, ", "))
+}
+
 // FlagUsage is the flag's help line: the help, then the variable and the
 // default, without Markdown.
 func (k Knob) FlagUsage() string {
@@ -123,7 +136,7 @@ func (k Knob) FlagUsage() string {
 	if k.Default != "" {
 		extra = append(extra, "default: "+k.Default)
 	}
-	s := k.Help
+	s := k.HelpText()
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, "; ") + ")"
 	}
@@ -251,7 +264,7 @@ var Knobs = []Knob{
 		func(o *Options) *time.Duration { return &o.Warmup }, false),
 	{
 		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
-		Help:  "a scenario the generator registers: `echo`, `fanout` (Pusher fan-out), `script` (a scenario file), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` lists them",
+		Help:  "a scenario the generator registers ({scenarios}), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` describes each",
 		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
 		Check: func(o *Options) error {
 			if _, ok := load.Lookup(o.Scenario); !ok && !scenarioFileExists(o.Scenario) {
@@ -711,7 +724,7 @@ func KnobDocTable(doc string) string {
 			}
 			flag += "`"
 		}
-		row := fmt.Sprintf("| %s | %s | %s | %s |", env, flag, cell(k.Default), cell(k.Help))
+		row := fmt.Sprintf("| %s | %s | %s | %s |", env, flag, cell(k.Default), cell(k.HelpText()))
 		b.WriteString(strings.Replace(row, "|  |", "| |", 1) + "\n")
 	}
 	if len(otherEnv) > 0 {

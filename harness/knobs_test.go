@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -154,5 +155,26 @@ func TestKnobEnvAndFlagAgree(t *testing.T) {
 		if diff := cmp.Diff(byFlag, byEnv); diff != "" {
 			t.Errorf("%s and --%s given %q differ (-flag +env):\n%s", name, k.Flag, v, diff)
 		}
+	}
+}
+
+// TestScenarioHelpListsTheRegistry: the SCENARIO knob's help, and so the
+// flag's usage and the docs table, names every registered scenario.
+func TestScenarioHelpListsTheRegistry(t *testing.T) {
+	k, ok := KnobByEnv("SCENARIO")
+	if !ok {
+		t.Fatal("no SCENARIO knob")
+	}
+	names := load.ScenarioNames()
+	if len(names) < 7 {
+		t.Fatalf("registry holds %q: the scenarios ceiling ships are not linked in", names)
+	}
+	for _, n := range names {
+		if !strings.Contains(k.HelpText(), "`"+n+"`") || !strings.Contains(k.FlagUsage(), n) {
+			t.Errorf("SCENARIO help does not name %q: %s", n, k.HelpText())
+		}
+	}
+	if strings.Contains(k.HelpText(), "{scenarios}") {
+		t.Errorf("placeholder left in: %s", k.HelpText())
 	}
 }

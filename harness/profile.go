@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
 // Profiles: with --profile DIR (PROFILE_DIR) the harness fetches the
@@ -76,15 +78,12 @@ func fetchProfile(ctx context.Context, client *http.Client, rawURL, path string)
 		return err
 	}
 	defer resp.Body.Close()
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := atomicfile.Create(path, "")
 	if err != nil {
 		return fmt.Errorf("--profile %s: %w", dir, err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer tmp.Abort() // a no-op once committed
 	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxProfileBytes+1))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	switch {
 	case err != nil:
 		var ue interface{ Timeout() bool }
@@ -97,5 +96,5 @@ func fetchProfile(ctx context.Context, client *http.Client, rawURL, path string)
 	case n == 0:
 		return fmt.Errorf("GET %s: empty body", safeURL(rawURL))
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Commit(0o600) // CreateTemp's mode, as the profile always had
 }

@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -224,18 +225,27 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 }
 
 // checkpointRunner rewrites OUT before every point as this run's partial
-// document (see Run), then runs the point. Sweep calls RunPoint from its
-// own goroutine, so reading r here does not race its updates.
+// document (see Run), then runs the point. The sweep does not touch r
+// while points run (a duet's two run at once, and both checkpoint: mu
+// keeps their writes, and the masking of r's shared slices, apart).
 type checkpointRunner struct {
 	PointRunner
 	r       *Result
 	out     string
 	secrets *redact.Set
 	stderr  io.Writer
+	mu      sync.Mutex
 	warned  bool
 }
 
 func (c *checkpointRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+	c.checkpoint(spec)
+	return c.PointRunner.RunPoint(ctx, spec)
+}
+
+func (c *checkpointRunner) checkpoint(spec PointSpec) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	doc := *c.r
 	doc.Curve = slices.Clone(c.r.Curve)
 	doc.Warnings = slices.Clone(c.r.Warnings)
@@ -253,7 +263,6 @@ func (c *checkpointRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome
 		c.warned = true
 		fmt.Fprintf(c.stderr, "ceiling sweep: warning: cannot write the in-progress result: %v\n", err)
 	}
-	return c.PointRunner.RunPoint(ctx, spec)
 }
 
 // clearStalePoints removes the point directories (point-NNN-*) an earlier

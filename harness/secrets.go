@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 // ShortSecretError is a secret the harness was given that is too short to
@@ -151,11 +151,11 @@ func RedactFile(path string, s *redact.Set) error {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".redact-*")
+	tmp, err := atomicfile.Create(path, "")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer tmp.Abort() // a no-op once committed
 	w := bufio.NewWriter(tmp)
 	rd := bufio.NewReader(in)
 	changed := false
@@ -165,7 +165,6 @@ func RedactFile(path string, s *redact.Set) error {
 			red := s.String(line)
 			changed = changed || red != line
 			if _, err := w.WriteString(red); err != nil {
-				tmp.Close()
 				return err
 			}
 		}
@@ -173,20 +172,17 @@ func RedactFile(path string, s *redact.Set) error {
 			break
 		}
 		if rerr != nil {
-			tmp.Close()
 			return rerr
 		}
 	}
-	if err := errors.Join(w.Flush(), tmp.Close()); err != nil {
+	if err := w.Flush(); err != nil || !changed {
 		return err
 	}
-	if !changed {
-		return nil
-	}
+	perm := os.FileMode(0o600) // CreateTemp's, as before when the mode is unknown
 	if fi, err := in.Stat(); err == nil {
-		_ = os.Chmod(tmp.Name(), fi.Mode().Perm())
+		perm = fi.Mode().Perm()
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Commit(perm)
 }
 
 // redactWriter masks known secrets in each Write: the harness writes its

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 func TestTargetSecrets(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 // Server metrics: a target may name an HTTP endpoint where the server

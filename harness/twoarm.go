@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // The two-arm sweep (docs/compare.md): base and head measured in one run,

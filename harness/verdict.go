@@ -8,74 +8,23 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 )
 
-// The verdict rule.
+// The verdict rule (docs/sweep.md, "The verdict rule", has it whole, with
+// the measurements behind each threshold):
 //
-// A point is server-saturated when the server's process tree used, on
-// average over the measured window, at least Thresholds.ServerBusy (90%)
-// of its pinned cores.
-//
-// A point is generator-capped only on evidence that the generator fell
-// behind, never on its CPU alone: on loopback the kernel's per-message work
-// lands on both sides, and a consumer that reads eagerly spends more CPU per
-// message the faster it keeps up, so a busy generator is not proof of a
-// capped one.
-//
-//   - Open loop (--rate): the generator sent late against its own schedule
-//     (schedule lag p99 above ScheduleLagP99, or more than LateSendsFrac of
-//     sends over an interval late), or it achieved less than the requested
-//     rate by more than RateShortfall without the in-flight cap (which
-//     marks a slow server, not a slow generator) having been hit.
-//   - Closed loop (the sweep's mode), an event loop saturated
-//     (generator.loops, the event-loop engine): its busiest loop was not
-//     blocked waiting for events for at least LoopBusy (98%) of the window
-//     — a loop that never waits is saturated, whatever its CPU reads — or
-//     an event waited more than LoopLagP99 (p99) from ready to handled.
-//     Neither needs busy CPU: a loop is one thread, and these are its own
-//     measures of being behind. Neither sees a loop starved by other work
-//     on its CPU, though: the wait for the CPU after a wake-up falls inside
-//     epoll_wait, so such a loop reads idle (measured beside a hog: 3%
-//     busy while its thread waited 92% of its runnable time). The load
-//     threads below see that.
-//   - Closed loop, work ready but not run: the threads that carried the
-//     load (generator.load_threads) waited for a CPU more than
-//     RunDelayFrac of their own runnable time (run + run delay,
-//     schedstat), or the goroutine runnable latency p99 was above
-//     RunnableP99 — while its pinned cores were busy: its process tree
-//     used at least GeneratorBusy of them, or they were that busy with
-//     anything (other processes on a shared machine starve it just the
-//     same). The busy condition stays because waiting is also what a
-//     generator's own threads do behind one another on its one core: the
-//     Go runtime hands its P to a second thread around a syscall, and the
-//     two (and sysmon) then queue for the same CPU. A thread waits only
-//     while its CPU runs something else, so on a core with idle time over
-//     the window the waits came in bursts or behind the generator's own
-//     threads. Measured beside refserver (--io goroutines, batch 10, 64
-//     connections): the load thread waited 17% of its runnable time on a
-//     core 57% busy with nothing but the generator (docs/sweep.md has the
-//     table). Such a generator kept up. On busy cores waiting is the
-//     cap; on cores not busy it is a blip. What the busy condition no
-//     longer does is decide alone: a busy core whose load threads did not
-//     wait is an eager reader keeping up. The runnable latency stays: it
-//     is the one trace a goroutine engine leaves when its own run queue
-//     backs up on a core it fills, where no thread waits for the OS.
-//   - A generator that reports none of that (another GENERATOR without
-//     those fields, or one that reports only the old os_run_delay_ns, a
-//     sum over every thread that idle runtime threads dominate and that
-//     the rule no longer reads) is judged by CPU: at GeneratorBusy or above
-//     it is capped, the conservative call, since a lower bound understates.
-//
-// An external server (external.go) is judged on its own metrics' CPU
-// (process_cpu_seconds_total against external_cpus); without both its CPU
-// is unknown, and such a point is never server-saturated: it is
-// generator-capped on the generator's evidence, else "neither", with a
-// reason saying the server's CPU is unknown (the throughput is measured;
-// what limited it is not).
-//
-// Both conditions give "both"; either generator verdict makes the point a
-// lower bound. Whatever the verdict, a point whose pinned CPUs were
-// contended (see Contention) says so in its reason and is not clean.
-// Neither gives "neither", with a reason naming what else may limit
-// (latency-bound at too few connections, errors).
+//   - server-saturated: the server's tree used at least ServerBusy of its
+//     pinned cores over the window;
+//   - generator-capped: only on evidence that the generator fell behind,
+//     never on its CPU alone. Open loop: late sends or a rate shortfall.
+//     Closed loop: an event loop that never waited (LoopBusy) or whose
+//     events waited (LoopLagP99); or load threads that waited for a CPU
+//     (RunDelayFrac, RunnableP99) while their cores were busy
+//     (GeneratorBusy). A generator reporting none of that is judged by
+//     its CPU, the conservative call;
+//   - an external server is judged on its own metrics' CPU, and never
+//     saturated when that is unknown;
+//   - both give "both"; either generator verdict makes a lower bound;
+//     none gives "neither", with a reason. A point whose pinned CPUs were
+//     contended (Contention) says so and is not clean.
 type Thresholds struct {
 	ServerBusy     float64       // fraction of the server's pinned cores
 	GeneratorBusy  float64       // fraction of the generator's pinned cores

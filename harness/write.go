@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
 // WriteResult writes r as indented JSON to path so that the path only ever
@@ -33,44 +35,31 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
-	tmp, err := writeTemp(tempDirFor(dir), filepath.Base(abs), data)
-	if err != nil {
-		return fmt.Errorf("OUT %s: %w", path, err)
+	write := func(tmpDir string) error {
+		f, err := atomicfile.Create(abs, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		return f.Commit(0o644)
 	}
-	if err := os.Rename(tmp, abs); err == nil {
-		return nil
+	if tmpDir := tempDirFor(dir); tmpDir != dir {
+		if write(tmpDir) == nil {
+			return nil
+		}
+		// Another filesystem: write the finished bytes beside the
+		// target, as a new hidden file, never the tracked one.
 	}
-	// Another filesystem: copy the finished bytes beside the target, then
-	// rename; the copy is a new hidden file, never the tracked one.
-	defer os.Remove(tmp)
-	near, err := writeTemp(dir, "."+filepath.Base(abs), data)
-	if err != nil {
-		return fmt.Errorf("OUT %s: %w", path, err)
-	}
-	if err := os.Rename(near, abs); err != nil {
-		os.Remove(near)
+	if err := write(dir); err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
 	return nil
-}
-
-func writeTemp(dir, base string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, base+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }
 
 // tempDirFor is where the temporary file for a result in dir is made:

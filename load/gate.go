@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
 // The start gate (--start-gate FILE) lets a coordinator start several
@@ -46,7 +48,7 @@ const gatePoll = 2 * time.Millisecond
 func OpenGates(at time.Time, gates ...string) error {
 	var errs []error
 	for _, g := range gates {
-		if err := writeFileAtomic(g, []byte(strconv.FormatInt(at.UnixNano(), 10)+"\n")); err != nil {
+		if err := atomicfile.Write(g, []byte(strconv.FormatInt(at.UnixNano(), 10)+"\n")); err != nil {
 			errs = append(errs, fmt.Errorf("open start gate %s: %w", g, err))
 		}
 	}
@@ -58,7 +60,7 @@ func OpenGates(at time.Time, gates ...string) error {
 // load's start on the monotonic clock. A start already past starts now.
 func gateStart(gate string) func(ctx context.Context, open int) (int64, error) {
 	return func(ctx context.Context, open int) (int64, error) {
-		if err := writeFileAtomic(GateReady(gate), nil); err != nil {
+		if err := atomicfile.Write(GateReady(gate), nil); err != nil {
 			return 0, fmt.Errorf("--start-gate: %w", err)
 		}
 		t := time.NewTicker(gatePoll)

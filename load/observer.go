@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"fmt"
+
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
 // observer does what happens at the window's edges, off the hot path: at
@@ -43,7 +45,7 @@ func (o *observer) wait() (selfStats, error) {
 // createMarker creates the empty marker file atomically. The harness
 // starts its CPU sampling when it appears.
 func createMarker(path string) error {
-	if err := writeFileAtomic(path, nil); err != nil {
+	if err := atomicfile.Write(path, nil); err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	return nil

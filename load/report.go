@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
 // WriteReport writes the human report. Errors come first: a throughput
@@ -117,7 +119,7 @@ func WriteJSONFile(path string, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("--json %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("--json %s: %w", path, err)
 	}
 	return nil

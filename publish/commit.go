@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 // Defaults of `ceiling publish commit`.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // Row verdicts of a comparison: the harness's words (harness.Compare*), so

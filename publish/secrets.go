@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 // SecretError refuses a document that carries a configured secret: the

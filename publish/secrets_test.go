@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/google/go-cmp/cmp"
 )
 

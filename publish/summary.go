@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/redact"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
 // SummaryMarker is the hidden marker of a job summary (a summary is never

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // The common-mode model (-common-mode): what a duet arrangement (both

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // z95 is the standard normal quantile of a two-sided 95% interval.

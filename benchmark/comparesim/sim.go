@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // shifts are the planted changes: head *= 1 - shift. The first, 0, is the

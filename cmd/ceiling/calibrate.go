@@ -32,6 +32,10 @@ docs/sweep.md, "Calibration".
 flags:
 `
 
+// calibrateKnobs are the sweep's knobs calibrate takes, as flags and
+// variables (SCENARIO is its own: a list).
+var calibrateKnobs = []string{"LT_CPUSET", "SRV_CPUSET", "GENERATOR", "BATCH_LADDER", "RECORD_SIZE"}
+
 // runCalibrate is `ceiling calibrate`; with --serve-sink it is the null
 // sink process the calibration starts.
 func runCalibrate(args []string, stdout, stderr io.Writer) error {
@@ -42,13 +46,17 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ceiling calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); fs.PrintDefaults() }
-	fs.Var(&o.GeneratorCPUs, "lt-cpuset", "CPUs the generator is pinned to (LT_CPUSET; default the first CPU)")
-	fs.Var(&o.ServerCPUs, "srv-cpuset", "CPUs the null sink is pinned to (SRV_CPUSET; default the CPUs left)")
-	fs.StringVar(&o.Generator, "generator", o.Generator, "generator command honouring the generator contract (GENERATOR; default this binary's load)")
+	// The sweep's own knobs, from its table (the null sink stands on the
+	// server's CPUs): the same flags, variables, help and checks.
+	for _, env := range calibrateKnobs {
+		k, ok := harness.KnobByEnv(env)
+		if !ok {
+			return fmt.Errorf("ceiling calibrate: no knob %s in the table", env)
+		}
+		fs.Var(harness.KnobValue{K: k, O: &o}, k.Flag, k.FlagUsage())
+	}
 	scenarios := fs.String("scenario", o.Scenario, "scenarios, comma separated (SCENARIO); those without a null sink are listed as skipped")
-	batches := fs.String("batch-ladder", o.BatchLadder.String(), "batch sizes (BATCH_LADDER)")
 	conns := fs.String("conns", harness.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
-	fs.IntVar(&o.RecordSize, "record-size", o.RecordSize, "payload bytes per message (RECORD_SIZE)")
 	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
 	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
 	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
@@ -73,10 +81,6 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	}
 	if !calibrate.Supported {
 		return usagef("ceiling calibrate: the null sink needs Linux")
-	}
-	var err error
-	if o.BatchLadder, err = harness.ParseLadder("--batch-ladder", *batches); err != nil {
-		return usageError{err}
 	}
 	ramp, err := harness.ParseLadder("--conns", *conns)
 	if err != nil {
@@ -137,7 +141,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		}
 		return calibrateStatus(d)
 	}
-	if err := os.WriteFile(*out, b, 0o644); err != nil {
+	if err := harness.WriteFileAtomic(*out, b); err != nil {
 		return err
 	}
 	if err := calibrate.WriteTable(stdout, d); err != nil {

@@ -86,7 +86,7 @@ func TestCalibrateBadFlags(t *testing.T) {
 		{[]string{"--conns", "8,2"}, "--conns"},
 		{[]string{"--record-size", "0"}, "--record-size"},
 		{[]string{"--duration", "0s"}, "--duration"},
-		{[]string{"--batch-ladder", "x"}, "--batch-ladder"},
+		{[]string{"--batch-ladder", "x"}, "batch-ladder"},
 		{[]string{"--scenario", ""}, "--scenario"},
 		{[]string{"--lt-cpuset", "0", "--srv-cpuset", "0"}, "overlap"},
 		{[]string{"--sink-writes", "lots"}, "--sink-writes"},

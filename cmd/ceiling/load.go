@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -81,24 +82,10 @@ func newLoadFlags(o *loadOptions, args []string, stderr io.Writer) (*flag.FlagSe
 // scenario named after a flag that takes a value is read as flag parses
 // it, since every other flag is given as --name value or --name=value.
 func scenarioArg(args []string) string {
-	name := load.DefaultScenario
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		flagName, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || flagName != "scenario" {
-			continue
-		}
-		if hasValue {
-			name = value
-		} else if i+1 < len(args) {
-			name = args[i+1]
-			i++
-		}
+	if name, ok := argv.Value(args, "scenario"); ok {
+		return name
 	}
-	return name
+	return load.DefaultScenario
 }
 
 // otherScenarioFlag reports a flag of args that belongs to another
@@ -109,11 +96,8 @@ func otherScenarioFlag(fs *flag.FlagSet, scenario string, args []string) error {
 		if a == "--" {
 			return nil
 		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if fs.Lookup(name) != nil {
+		name, _, _, isFlag := argv.Flag(a)
+		if !isFlag || fs.Lookup(name) != nil {
 			continue
 		}
 		for _, d := range load.Scenarios() {
@@ -130,33 +114,62 @@ func otherScenarioFlag(fs *flag.FlagSet, scenario string, args []string) error {
 	return nil
 }
 
-// loadHelp prints the common flags, then each scenario's own.
+// loadHelp prints the common flags, then each scenario's own. A flag that
+// several scenarios declare (the NATS scenarios' TLS flags) is printed
+// once, under the scenarios that share it, not once per scenario.
 func loadHelp(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, loadUsage)
 	common := flag.NewFlagSet("common", flag.ContinueOnError)
-	own := map[string]bool{}
+	sets := map[string]*flag.FlagSet{}
+	users := map[string][]string{} // flag -> the scenarios declaring it
 	for _, d := range load.Scenarios() {
 		sfs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 		d.NewParams().Flags(sfs)
-		sfs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
+		sets[d.Name] = sfs
+		sfs.VisitAll(func(f *flag.Flag) { users[f.Name] = append(users[f.Name], d.Name) })
 	}
 	fs.VisitAll(func(f *flag.Flag) {
-		if !own[f.Name] {
+		if len(users[f.Name]) == 0 {
 			common.Var(f.Value, f.Name, f.Usage)
 		}
 	})
 	common.SetOutput(w)
 	common.PrintDefaults()
+	shared := map[string]*flag.FlagSet{} // "a, b" -> the flags exactly they share
+	var groups []string
 	for _, d := range load.Scenarios() {
 		fmt.Fprintf(w, "\n--scenario %s: %s", d.Name, d.Help)
 		if d.DefaultURL != "" {
 			fmt.Fprintf(w, " (default --url %s)", d.DefaultURL)
 		}
 		fmt.Fprintln(w)
-		sfs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
-		d.NewParams().Flags(sfs)
-		sfs.SetOutput(w)
-		sfs.PrintDefaults()
+		own := flag.NewFlagSet(d.Name, flag.ContinueOnError)
+		sets[d.Name].VisitAll(func(f *flag.Flag) {
+			if len(users[f.Name]) == 1 {
+				own.Var(f.Value, f.Name, f.Usage)
+				return
+			}
+			key := strings.Join(users[f.Name], ", ")
+			if shared[key] == nil {
+				shared[key] = flag.NewFlagSet(key, flag.ContinueOnError)
+				groups = append(groups, key)
+			}
+			if shared[key].Lookup(f.Name) == nil {
+				shared[key].Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		own.SetOutput(w)
+		own.PrintDefaults()
+		for _, key := range groups {
+			if strings.Contains(", "+key+", ", ", "+d.Name+", ") {
+				fmt.Fprintf(w, "  (and the flags shared by --scenario %s, listed below)\n", key)
+			}
+		}
+	}
+	for _, key := range groups {
+		fmt.Fprintf(w, "\nflags shared by --scenario %s:\n", key)
+		shared[key].SetOutput(w)
+		shared[key].PrintDefaults()
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // Every bad input exits 2 with a message naming the flag, before anything
@@ -125,5 +127,36 @@ func TestLoadSelfTest(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "self-test passed") {
 		t.Fatalf("stdout:\n%s", stdout.String())
+	}
+}
+
+// TestLoadHelpOnce: `ceiling load -h` lists every registered scenario and
+// prints each flag once, a flag several scenarios share under them all.
+func TestLoadHelpOnce(t *testing.T) {
+	for _, args := range [][]string{{"load", "-h"}, {"load", "--scenario", "echo", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(args, &stdout, &stderr); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		help := stderr.String() + stdout.String()
+		for _, name := range load.ScenarioNames() {
+			if !strings.Contains(help, "--scenario "+name+": ") {
+				t.Errorf("%q: no section for --scenario %s", args, name)
+			}
+		}
+		seen := map[string]int{}
+		for _, line := range strings.Split(help, "\n") {
+			if f, ok := strings.CutPrefix(line, "  -"); ok {
+				seen[strings.Fields(f)[0]]++
+			}
+		}
+		for f, n := range seen {
+			if n > 1 {
+				t.Errorf("%q: -%s printed %d times", args, f, n)
+			}
+		}
+		if seen["ca-file"] != 1 || seen["insecure"] != 1 {
+			t.Errorf("%q: -ca-file %d and -insecure %d times, want once each", args, seen["ca-file"], seen["insecure"])
+		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/argv"
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -135,14 +137,14 @@ func SegmentArgs(args []string, conns int, rate float64, n, i int) []string {
 	out := make([]string, 0, len(args)+4)
 	for j := 0; j < len(args); j++ {
 		a := args[j]
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") {
+		name, _, inline, isFlag := argv.Flag(a)
+		if !isFlag {
 			out = append(out, a)
 			continue
 		}
 		switch name {
 		case "connections", "rate", "measure-marker", "json":
-			if !hasValue {
+			if !inline {
 				j++ // its value
 			}
 			continue
@@ -365,7 +367,7 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 			return fail(ctx.Err())
 		case <-marker.C:
 			if p.Marker != "" {
-				if err := os.WriteFile(p.Marker, nil, 0o644); err != nil {
+				if err := atomicfile.Write(p.Marker, nil); err != nil {
 					return fail(fmt.Errorf("marker %s: %w", p.Marker, err))
 				}
 			}
@@ -431,7 +433,7 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 		}
 		b, err := json.MarshalIndent(out.Agents, "", "  ")
 		if err == nil {
-			err = os.WriteFile(filepath.Join(filepath.Dir(p.JSON), "agents.json"), append(b, '\n'), 0o644)
+			err = atomicfile.Write(filepath.Join(filepath.Dir(p.JSON), "agents.json"), append(b, '\n'))
 		}
 		if err != nil {
 			return out, err

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // Eight ABBA pairs of one compared point (messages per second) on a

@@ -3,7 +3,7 @@ package stats_test
 import (
 	"fmt"
 
-	"github.com/ceiling-bench/ceiling/harness/stats"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // Five repeats per arm of a compared point (messages per second), head

@@ -35,6 +35,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ceiling-bench/ceiling/internal/argv"
 )
 
 // Mask replaces every secret.
@@ -228,22 +230,18 @@ func FromArgs(argv []string) []string {
 // forEachSecretValue calls fn for every secret flag value in argv: the
 // index of the element holding it, the value, and whether the element is
 // the value alone (whole) or "--flag=value".
-func forEachSecretValue(argv []string, fn func(i int, value string, whole bool)) {
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+func forEachSecretValue(args []string, fn func(i int, value string, whole bool)) {
+	for i := 0; i < len(args); i++ {
+		name, value, inline, isFlag := argv.Flag(args[i])
+		if !isFlag || !SecretName(name) {
 			continue
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !SecretName(name) {
-			continue
-		}
-		if hasValue {
+		if inline {
 			fn(i, value, false)
 			continue
 		}
-		if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-			fn(i+1, argv[i+1], true)
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			fn(i+1, args[i+1], true)
 			i++
 		}
 	}
