@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -23,7 +22,7 @@ func TestAgentBehindCapsThePoint(t *testing.T) {
 		Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 		ServerCPU:    srv,
 		GeneratorCPU: cpu,
-		Agents:       []agents.Report{{Index: 0, Connections: 1, Result: ok}, {Index: 1, Connections: 1, Result: behind}},
+		Agents:       []harness.AgentReport{{Index: 0, Connections: 1, Result: ok}, {Index: 1, Connections: 1, Result: behind}},
 	}
 	p := harness.MakePoint(0, harness.RoleSweep, harness.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
 	if p.Verdict != harness.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.VerdictReason, "agent 1 fell behind") {

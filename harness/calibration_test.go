@@ -54,7 +54,7 @@ func TestFlagNearCap(t *testing.T) {
 		if p.Verdict != VerdictServerSaturated {
 			t.Errorf("point %d: verdict %q changed", p.Index, p.Verdict)
 		}
-		if has := strings.Contains(p.VerdictReason, nearCapMark); has != flagged[p.Index] {
+		if has := strings.Contains(p.VerdictReason, NearCapMark); has != flagged[p.Index] {
 			t.Errorf("point %d: verdict reason %q", p.Index, p.VerdictReason)
 		}
 	}
@@ -63,7 +63,7 @@ func TestFlagNearCap(t *testing.T) {
 	}
 	var warns []string
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, nearCapMark) {
+		if strings.HasPrefix(w, NearCapMark) {
 			warns = append(warns, w)
 		}
 	}
@@ -77,7 +77,7 @@ func TestFlagNearCap(t *testing.T) {
 	if err := WriteTable(tbl, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tbl.String(), nearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {
+	if !strings.Contains(tbl.String(), NearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {
 		t.Errorf("the table does not say a point is near the cap:\n%s", tbl)
 	}
 }

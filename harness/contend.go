@@ -1,15 +1,11 @@
 package harness
 
 import (
-	"cmp"
-	"fmt"
-	"slices"
-	"strings"
-
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // attribRoots are the point's own process trees for attribution: the
@@ -40,9 +36,6 @@ func (p *pointRun) attribRoots() attrib.Roots {
 	return r
 }
 
-// maxNamed is how many foreign processes a side's Attribution names.
-const maxNamed = 5
-
 // attribution is a side's share of the report, or nil when the scan
 // failed (then the residual rule decides, see Contention).
 func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
@@ -52,63 +45,12 @@ func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
 	s := r.Share(cpus.Ints())
 	a := &Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel, Partner: s.Partner}
 	for _, t := range s.Tasks {
-		if t.Fraction < NameFraction || len(a.Tasks) == maxNamed {
+		if t.Fraction < NameFraction || len(a.Tasks) == result.MaxNamed {
 			break
 		}
 		a.Tasks = append(a.Tasks, ForeignTask{Comm: t.Comm, Pid: t.Pid, Fraction: t.Fraction})
 	}
 	return a
-}
-
-// Contenders names who took the pinned CPUs of a curve's contended
-// points, for the table's CONTENDED line and the warning: each foreign
-// process with the most it took of a side's CPUs in any one point,
-// largest first (at most maxNamed), and the most the hypervisor stole.
-// "" when no contended point has a name to give (a document from before
-// attribution).
-func Contenders(curve []Point) string {
-	type who struct {
-		comm, side string
-		pid        int
-	}
-	most := map[who]float64{}
-	var order []who
-	steal := 0.0
-	for _, p := range curve {
-		if !p.Contended {
-			continue
-		}
-		for _, s := range []struct {
-			side string
-			c    CPUStats
-		}{{"server", p.ServerCPU}, {"generator", p.GeneratorCPU}} {
-			if Stolen(s.c) {
-				steal = max(steal, s.c.StealFraction)
-			}
-			if a := s.c.Attribution; a != nil && a.Foreign > ForeignMax {
-				for _, t := range a.Tasks {
-					k := who{t.Comm, s.side, t.Pid}
-					if _, ok := most[k]; !ok {
-						order = append(order, k)
-					}
-					most[k] = max(most[k], t.Fraction)
-				}
-			}
-		}
-	}
-	slices.SortStableFunc(order, func(a, b who) int { return cmp.Compare(most[b], most[a]) })
-	var parts []string
-	for i, k := range order {
-		if i == maxNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(order)-maxNamed))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (pid %d) took up to %.0f%% of the %s CPUs", k.comm, k.pid, most[k]*100, k.side))
-	}
-	if steal > 0 {
-		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.1f%%", steal*100))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // listenHub is AGENTS_LISTEN's hub once a point opened it, else nil.

@@ -126,13 +126,13 @@ func (pr *ProcRunner) RecordGranted(r *Result) {
 		r.HeadroomProbe.Cgroup = pr.cgroup
 	}
 	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.ServerCPUs.String() {
-		r.warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.ServerCPUs, pr.serverGranted))
+		r.Warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.ServerCPUs, pr.serverGranted))
 	}
 	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.GeneratorCPUs.String() {
-		r.warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.GeneratorCPUs, pr.generatorGranted))
+		r.Warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.GeneratorCPUs, pr.generatorGranted))
 	}
 	for _, w := range pr.halfWarnings {
-		r.warn(w)
+		r.Warn(w)
 	}
 }
 

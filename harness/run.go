@@ -16,6 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // RunConfig is what Run needs beyond the knobs.
@@ -129,7 +130,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Target = targetMeta(rc.Target, o.Scenario)
 	r.Meta.Pinning = pinningOf(o)
 	for _, w := range pinningWarnings(o) {
-		r.warn(w)
+		r.Warn(w)
 	}
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
@@ -137,17 +138,17 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	defer restore()
 	switch {
 	case err != nil:
-		r.warn(fmt.Sprintf("the harness could not move its own threads off the pinned CPUs: %v", err))
+		r.Warn(fmt.Sprintf("the harness could not move its own threads off the pinned CPUs: %v", err))
 	case len(kept) > 0:
 		r.Meta.Pinning.HarnessCPUs = kept.Ints()
 		fmt.Fprintf(stderr, "ceiling sweep: the harness itself on CPUs %s, off both pinned sets\n", kept)
 	}
 	for _, w := range cleanLeftovers() {
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
-		r.warn(w)
+		r.Warn(w)
 	}
 	for _, w := range rc.Target.Warnings(o.Scenario) {
-		r.warn(w)
+		r.Warn(w)
 	}
 	RedactResult(r, secrets)
 	r.Meta.Calibration = o.Calibration
@@ -162,14 +163,14 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	runner.Secrets = secrets
 	defer runner.Close()
 	if o.AgentsNote != "" {
-		r.warn(o.AgentsNote)
+		r.Warn(o.AgentsNote)
 	}
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
 	var sweepErr error
 	if b := rc.BaseTarget; b != nil {
 		bt := targetMeta(*b, o.Scenario)
 		r.Meta.BaseTarget = &bt
-		redactTargetArgs(r.Meta.BaseTarget, secrets)
+		result.RedactTargetArgs(r.Meta.BaseTarget, secrets)
 		runner.SetBase(*b)
 		sweepErr = SweepTwoArm(ctx, o, cp, r, stderr, rc.Thresholds)
 	} else {
@@ -178,7 +179,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
 	if !interrupted {
 		for _, w := range runner.Drain(time.Second) {
-			r.warn(w)
+			r.Warn(w)
 		}
 	}
 	runner.RecordGranted(r)
@@ -199,7 +200,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		// result could be written first; wait for them, bounded.
 		if late := runner.Drain(3*MaxInterruptGrace + 5*time.Second); len(late) > 0 && where != "" {
 			for _, w := range late {
-				r.warn(w)
+				r.Warn(w)
 			}
 			RedactResult(r, secrets)
 			if err := WriteResult(where, r); err != nil {

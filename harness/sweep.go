@@ -10,14 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
-)
-
-// Point statuses.
-const (
-	StatusOK     = "ok"
-	StatusFailed = "failed"
+	"github.com/ceiling-bench/ceiling/load/objective"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // ErrNoCleanHeadline is returned (with a written result) when the headline
@@ -74,7 +69,7 @@ type Outcome struct {
 	ServerMetrics             *ServerMetrics
 	ProfileFile, ProfileError string
 	// Agents is each agent's part of the point with AGENTS (nil without).
-	Agents []agents.Report
+	Agents []result.AgentReport
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -152,7 +147,7 @@ func finish(ctx context.Context, r *Result, total int) error {
 			of = "at most " // the search's budget, not its path
 		}
 		r.PartialReason = fmt.Sprintf("interrupted after %d of %s%d points: %v", len(r.Curve), of, total, context.Cause(ctx))
-		r.warn(r.PartialReason)
+		r.Warn(r.PartialReason)
 		r.Summarize()
 		return ErrInterrupted
 	}
@@ -186,7 +181,7 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 		if arm != "" {
 			what = arm + ", "
 		}
-		r.warn(fmt.Sprintf("point %d (%sbatch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, what, k.Batch, k.Connections, k.Rep, out.FailReason))
+		r.Warn(fmt.Sprintf("point %d (%sbatch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, what, k.Batch, k.Connections, k.Rep, out.FailReason))
 		return Point{}, false
 	}
 	p := MakePoint(i, role, k, out, th)
@@ -194,10 +189,10 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 	judgeObjective(&p, r.Config.Objective, out)
 	r.Curve = append(r.Curve, p)
 	if len(p.Escalated) > 0 {
-		r.warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
+		r.Warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
 	}
 	if w := escapedWarning(p); w != "" {
-		r.warn(w)
+		r.Warn(w)
 	}
 	return p, true
 }
@@ -322,4 +317,21 @@ func ConfigOf(o *Options) Config {
 	}
 	c.Order = Order(o.BatchLadder, o.ConnsLadder, o.Reps)
 	return c
+}
+
+// judgeObjective evaluates the sweep's objective on a measured point. An
+// objective that cannot be evaluated is not met, and says why.
+func judgeObjective(p *Point, spec string, out Outcome) {
+	if spec == "" || p.Status != StatusOK || out.Load == nil {
+		return
+	}
+	o, err := objective.Parse(spec)
+	var res objective.Result
+	if err == nil {
+		res, err = o.Eval(out.Load.Summary)
+	}
+	if err != nil {
+		res = objective.Result{Conditions: []objective.Evaluated{{Why: "objective: " + err.Error()}}}
+	}
+	p.Objective = &res
 }

@@ -75,7 +75,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		}
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
-			thr = rate(p.ThroughputPerS, p.LowerBound)
+			thr = Rate(p.ThroughputPerS, p.LowerBound)
 			p99 = FormatLatency(p.LatencyNs.P99)
 			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
 		}
@@ -140,7 +140,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			top = " (ladder top)"
 		}
 		fmt.Fprintf(tw, "%d\t%d%s\t%s\t%s\t%s\t\n", c.Batch, c.Connections, top,
-			rate(c.ThroughputPerS, c.LowerBound), FormatLatency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
+			Rate(c.ThroughputPerS, c.LowerBound), FormatLatency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -149,11 +149,11 @@ func WriteTable(w io.Writer, r *Result) error {
 	b.WriteString("\n")
 	if r.Headline.Clean && r.Config.Objective != "" {
 		fmt.Fprintf(&b, "headline: %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
-			r.Headline.Connections, rate(r.Headline.ThroughputPerS, r.Headline.LowerBound),
+			r.Headline.Connections, Rate(r.Headline.ThroughputPerS, r.Headline.LowerBound),
 			FormatLatency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound), r.Headline.Batch)
 	} else if r.Headline.Clean {
 		fmt.Fprintf(&b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
-			rate(r.Headline.ThroughputPerS, r.Headline.LowerBound), r.Headline.Batch, r.Headline.Connections,
+			Rate(r.Headline.ThroughputPerS, r.Headline.LowerBound), r.Headline.Batch, r.Headline.Connections,
 			FormatLatency(r.Headline.LatencyNs.P99), verdictText(r.Headline.Verdict, r.Headline.LowerBound))
 	} else {
 		fmt.Fprintf(&b, "headline: none: batch %d has no clean point (not publishable)", r.Headline.Batch)
@@ -168,7 +168,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if h := r.HeadroomProbe; h != nil {
 		fmt.Fprintf(&b, "headroom probe (point %d): %s\n", h.Index, h.Conclusion)
 	}
-	if err := writeComparison(&b, r.Comparison); err != nil {
+	if err := WriteComparison(&b, r.Comparison); err != nil {
 		return err
 	}
 	for _, w := range r.Warnings {
@@ -176,14 +176,6 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// rate is FormatRate, ">=" when it is a lower bound.
-func rate(v float64, lowerBound bool) string {
-	if lowerBound {
-		return ">=" + FormatRate(v)
-	}
-	return FormatRate(v)
 }
 
 func cpuCell(c CPUStats) string {

@@ -917,3 +917,14 @@ func (t TargetSpec) CheckFor(o *Options) error {
 	}
 	return nil
 }
+
+// targetMeta is t as the result records it.
+func targetMeta(t TargetSpec, scenario string) Target {
+	m := Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...), // [] not null for a multi-server target
+		External: t.External, ExternalCPUs: t.ExternalCPUs}
+	m.URL, _ = t.URLFor(scenario)
+	for _, s := range t.Servers {
+		m.Servers = append(m.Servers, TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
+	}
+	return m
+}

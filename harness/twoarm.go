@@ -204,7 +204,7 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	if ctx.Err() == nil {
 		rungs, skipped := CompareRungs(r.Curve, o.BatchLadder)
 		for _, s := range skipped {
-			r.warn(s)
+			r.Warn(s)
 		}
 		total = len(first) + 2*o.CompareReps*len(rungs)
 		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(a, b ArmPoint) (Point, Point, bool, bool) {
@@ -265,7 +265,7 @@ func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float6
 				return
 			}
 			s.ran++
-			if !ok1 || !ok2 || !cleanRepeat(&p1) || !cleanRepeat(&p2) {
+			if !ok1 || !ok2 || !CleanRepeat(&p1) || !CleanRepeat(&p2) {
 				continue
 			}
 			s.clean++

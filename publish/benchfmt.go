@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // BenchPkg is the pkg: line of the benchmark format: benchstat shows it
@@ -41,7 +41,7 @@ const (
 // saying what failed; a headroom probe (the generator held to a quota) is
 // not a sample of the point either and is left out with a comment. name
 // labels the run (its file).
-func WriteBenchfmt(w io.Writer, r *harness.Result, name string) error {
+func WriteBenchfmt(w io.Writer, r *result.Result, name string) error {
 	bw := bufio.NewWriter(w)
 	comment := func(format string, args ...any) {
 		fmt.Fprintf(bw, "# %s\n", benchLine(fmt.Sprintf(format, args...)))
@@ -87,7 +87,7 @@ func WriteBenchfmt(w io.Writer, r *harness.Result, name string) error {
 			}
 			comment("%s %s failed, not a number: %s", bench, where, reason)
 			continue
-		case p.Role != harness.RoleSweep && p.Role != harness.RoleAARepeat && p.Role != harness.RoleCompare:
+		case p.Role != result.RoleSweep && p.Role != result.RoleAARepeat && p.Role != result.RoleCompare:
 			comment("%s %s left out: a %s is not a sample of the point", bench, where, p.Role)
 			continue
 		case p.LowerBound:

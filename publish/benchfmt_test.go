@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // goldenFile compares got with testdata/<file>, or rewrites it (-update).
@@ -33,7 +33,7 @@ func goldenFile(t *testing.T, file, got string) {
 	}
 }
 
-func benchText(t *testing.T, r *harness.Result, name string) string {
+func benchText(t *testing.T, r *result.Result, name string) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteBenchfmt(&b, r, name); err != nil {
@@ -64,10 +64,10 @@ func parseBench(t *testing.T, text string) []*benchfmt.Result {
 
 // withFailure is sweep_real.json with its second point failed and a
 // hostile reason: a failed point must be a comment, never a number.
-func withFailure(t *testing.T) *harness.Result {
+func withFailure(t *testing.T) *result.Result {
 	r := mustRead(t, "sweep_real.json")
 	r.Curve[1].Status = "failed"
-	r.Curve[1].Verdict = harness.VerdictFailed
+	r.Curve[1].Verdict = result.VerdictFailed
 	r.Curve[1].FailReason = "server exited\nBenchmarkCeiling/evil 1 999 msg/s"
 	return r
 }

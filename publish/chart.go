@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // The chart is a mermaid xychart built from numbers only. Its colours are
@@ -42,7 +42,7 @@ var ChartColors = []string{ColorBase, ColorHead, ColorBaseLowerBound, ColorHeadL
 // chartArm is one line of the chart.
 type chartArm struct {
 	name, color, lbName, lbColor string
-	r                            *harness.Result
+	r                            *result.Result
 	arm                          string // Point.Arm to select; "" for a single-arm run
 }
 
@@ -52,7 +52,7 @@ type chartArm struct {
 func chartSeries(a chartArm, batch int) (tp map[int]float64, lb map[int]bool) {
 	tp, lb = map[int]float64{}, map[int]bool{}
 	for _, p := range a.r.Curve {
-		if p.Role != harness.RoleSweep || p.Arm != a.arm || p.Batch != batch || !p.Clean {
+		if p.Role != result.RoleSweep || p.Arm != a.arm || p.Batch != batch || !p.Clean {
 			continue
 		}
 		if v, ok := tp[p.Connections]; !ok || p.ThroughputPerS > v {
@@ -67,7 +67,7 @@ func chartArms(c *Comparison) []chartArm {
 	head := chartArm{name: "head", color: ColorHead, lbName: "head lower bound", lbColor: ColorHeadLowerBound, r: c.Head}
 	switch c.Mode {
 	case ModeTwoArm:
-		base.r, base.arm, head.arm = c.Head, harness.ArmBase, harness.ArmHead
+		base.r, base.arm, head.arm = c.Head, result.ArmBase, result.ArmHead
 		return []chartArm{base, head}
 	case ModeCrossRun:
 		base.r = c.Base

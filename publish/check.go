@@ -7,25 +7,25 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 var knownVerdicts = []string{
-	harness.VerdictServerSaturated, harness.VerdictGeneratorCapped,
-	harness.VerdictBoth, harness.VerdictNeither, harness.VerdictFailed,
+	result.VerdictServerSaturated, result.VerdictGeneratorCapped,
+	result.VerdictBoth, result.VerdictNeither, result.VerdictFailed,
 }
 
 // Check holds the rules the JSON Schema cannot express: the fields must
 // agree with each other. Read runs it after the schema; call it directly on
 // a Result built in memory.
-func Check(r *harness.Result) []schema.Problem {
+func Check(r *result.Result) []schema.Problem {
 	var ps []schema.Problem
 	add := func(path, format string, args ...any) {
 		ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if r.SchemaVersion < harness.OldestSchemaVersion || r.SchemaVersion > harness.SchemaVersion {
-		add("schema_version", "unsupported version %d (this publisher reads %d to %d)", r.SchemaVersion, harness.OldestSchemaVersion, harness.SchemaVersion)
+	if r.SchemaVersion < result.OldestSchemaVersion || r.SchemaVersion > result.SchemaVersion {
+		add("schema_version", "unsupported version %d (this publisher reads %d to %d)", r.SchemaVersion, result.OldestSchemaVersion, result.SchemaVersion)
 	}
 	if !validGenerator(r.Meta.Generator) {
 		add("meta.generator", "%s is not a plain name (letters, digits, '.', '_', '-')", strconv.Quote(r.Meta.Generator))
@@ -65,7 +65,7 @@ func Check(r *harness.Result) []schema.Problem {
 		if h.Connections <= 0 {
 			add("headline.connections", "a clean headline needs a positive connection count, got %d", h.Connections)
 		}
-		if !slices.Contains(knownVerdicts, h.Verdict) || h.Verdict == harness.VerdictFailed {
+		if !slices.Contains(knownVerdicts, h.Verdict) || h.Verdict == result.VerdictFailed {
 			add("headline.verdict", "%s is not a verdict a clean headline can have", strconv.Quote(h.Verdict))
 		}
 		lowerBoundAgrees(add, "headline", h.Verdict, h.LowerBound)
@@ -82,8 +82,8 @@ func Check(r *harness.Result) []schema.Problem {
 		if p.Clean && p.Saturated {
 			add(at("clean"), "true, but the point is saturated")
 		}
-		if p.Status == "failed" && p.Verdict != harness.VerdictFailed {
-			add(at("verdict"), "%s for a failed point (want %q)", strconv.Quote(p.Verdict), harness.VerdictFailed)
+		if p.Status == "failed" && p.Verdict != result.VerdictFailed {
+			add(at("verdict"), "%s for a failed point (want %q)", strconv.Quote(p.Verdict), result.VerdictFailed)
 		}
 		lowerBoundAgrees(add, fmt.Sprintf("curve[%d]", i), p.Verdict, p.LowerBound)
 	}
@@ -117,12 +117,12 @@ func Check(r *harness.Result) []schema.Problem {
 // ceilings, the headline, the noise floor) and refuses a document whose
 // figures do not follow from its own points: a published figure must be
 // one that was measured, not one edited in.
-func checkDerived(r *harness.Result) []schema.Problem {
+func checkDerived(r *result.Result) []schema.Problem {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return []schema.Problem{{Path: "document", Msg: err.Error()}}
 	}
-	var again harness.Result
+	var again result.Result
 	if err := json.Unmarshal(data, &again); err != nil {
 		return []schema.Problem{{Path: "document", Msg: err.Error()}}
 	}
@@ -136,7 +136,7 @@ func checkDerived(r *harness.Result) []schema.Problem {
 		add("headline", "clean %v, %v msg/s at %d connections, %s; the curve gives clean %v, %v msg/s at %d connections, %s",
 			h.Clean, h.ThroughputPerS, h.Connections, h.Verdict, w.Clean, w.ThroughputPerS, w.Connections, w.Verdict)
 	}
-	want := map[int]harness.BatchCeiling{}
+	want := map[int]result.BatchCeiling{}
 	for _, c := range again.Ceilings {
 		want[c.Batch] = c
 	}
@@ -178,19 +178,19 @@ func validGenerator(s string) bool {
 // lowerBoundAgrees checks that a figure's lower_bound says what its verdict
 // means: the comment drops or adds the "at least" mark by this flag alone.
 func lowerBoundAgrees(add func(path, format string, args ...any), at, verdict string, lowerBound bool) {
-	if want := harness.IsLowerBound(verdict); lowerBound != want {
+	if want := result.IsLowerBound(verdict); lowerBound != want {
 		add(at+".lower_bound", "%v, but the verdict %s means %v", lowerBound, strconv.Quote(verdict), want)
 	}
 }
 
 // checkComparison re-derives a two-arm document's comparison from its
-// curve with the harness's own rule (harness.DecideComparison, at the
+// curve with the harness's own rule (result.DecideComparison, at the
 // document's config.compare_reps and config.alpha) and refuses a document
 // whose comparison differs in any field: the verdict the comment shows and
 // --fail-on gates on must be the one its samples give. A curve with arms
 // and no comparison, or a comparison with no arms, is refused too.
-func checkComparison(r *harness.Result) []schema.Problem {
-	want := harness.DecideComparison(r.Curve, r.Config)
+func checkComparison(r *result.Result) []schema.Problem {
+	want := result.DecideComparison(r.Curve, r.Config)
 	got := r.Comparison
 	switch {
 	case got == nil && want == nil:
@@ -219,7 +219,7 @@ func checkComparison(r *harness.Result) []schema.Problem {
 	}
 	diffJSON("comparison", g, w, func(path string, g, w any) {
 		if len(ps) < maxProblems {
-			ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf("%s; the curve's compare repeats give %s (harness.DecideComparison)", jsonText(g), jsonText(w))})
+			ps = append(ps, schema.Problem{Path: path, Msg: fmt.Sprintf("%s; the curve's compare repeats give %s (result.DecideComparison)", jsonText(g), jsonText(w))})
 		}
 	})
 	return ps

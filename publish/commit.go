@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Defaults of `ceiling publish commit`.
@@ -53,7 +53,7 @@ func (e *RefError) Unwrap() error { return ErrNotPublishable }
 // an interrupted (partial) sweep, or a git ref that is not a full hex
 // commit SHA (a *RefError). Commit also checks that the SHA is a commit
 // of the repository it publishes from.
-func Publishable(r *harness.Result) error {
+func Publishable(r *result.Result) error {
 	ref := r.Meta.GitRef
 	switch {
 	case !r.Headline.Clean:
@@ -105,7 +105,7 @@ type CommitOutcome struct {
 	HistoryPath string
 }
 
-func (o *CommitOptions) fill(r *harness.Result) error {
+func (o *CommitOptions) fill(r *result.Result) error {
 	if o.Repo == "" {
 		o.Repo = "."
 	}
@@ -163,9 +163,9 @@ func (o *CommitOptions) fill(r *harness.Result) error {
 
 // DefaultMessage names the measured commit. "[skip ci]" keeps a data-only
 // commit from starting the benchmark (and everything else) again.
-func DefaultMessage(r *harness.Result) string {
+func DefaultMessage(r *result.Result) string {
 	h := r.Headline
-	rate := harness.FormatRate(h.ThroughputPerS) + " msg/s"
+	rate := result.FormatRate(h.ThroughputPerS) + " msg/s"
 	if h.LowerBound {
 		rate = ">=" + rate + " (lower bound)"
 	}
@@ -186,7 +186,7 @@ func splitAuthor(a string) (name, email string, err error) {
 // Commit publishes r (whose bytes as read are raw) to opts.Branch of
 // opts.Remote: the result at opts.Path, its headline appended to the
 // history. See the package comment for how concurrent pushes are handled.
-func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
+func Commit(ctx context.Context, r *result.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
 	if err := CheckSecrets(raw, "result", opts.Secrets); err != nil {
 		return CommitOutcome{}, err
 	}
@@ -258,7 +258,7 @@ func Commit(ctx context.Context, r *harness.Result, raw []byte, opts CommitOptio
 }
 
 // publishedFiles computes the two files' new content on top of tip.
-func publishedFiles(ctx context.Context, g *git, tip string, r *harness.Result, raw []byte, opts CommitOptions) (map[string][]byte, bool, error) {
+func publishedFiles(ctx context.Context, g *git, tip string, r *result.Result, raw []byte, opts CommitOptions) (map[string][]byte, bool, error) {
 	oldHist, _, err := g.show(ctx, tip, opts.HistoryPath)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", opts.HistoryPath, err)

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -56,7 +56,7 @@ func cloneT(t *testing.T, remote string) string {
 }
 
 // resultAt is the base fixture measured at ref with the given headline.
-func resultAt(t *testing.T, ref string, tput float64) (*harness.Result, []byte) {
+func resultAt(t *testing.T, ref string, tput float64) (*result.Result, []byte) {
 	t.Helper()
 	r, err := Read(readFixture(t, "base.json"), "base.json")
 	if err != nil {
@@ -358,12 +358,12 @@ func TestCommitRefusesUnpublishable(t *testing.T) {
 	t.Parallel()
 	remote, checkout := newRemote(t)
 	for _, tt := range []struct {
-		edit func(r *harness.Result)
+		edit func(r *result.Result)
 		want string
 	}{
-		{func(r *harness.Result) { r.Partial, r.PartialReason = true, "SIGINT" }, "interrupted (partial: SIGINT)"},
-		{func(r *harness.Result) { r.Meta.GitRef = "unknown" }, `"unknown" names no commit`},
-		{func(r *harness.Result) { r.Meta.GitRef = "abc-dirty" }, `"abc-dirty" names no commit`},
+		{func(r *result.Result) { r.Partial, r.PartialReason = true, "SIGINT" }, "interrupted (partial: SIGINT)"},
+		{func(r *result.Result) { r.Meta.GitRef = "unknown" }, `"unknown" names no commit`},
+		{func(r *result.Result) { r.Meta.GitRef = "abc-dirty" }, `"abc-dirty" names no commit`},
 	} {
 		r, raw := resultAt(t, refT(t, checkout, "abc"), 1)
 		tt.edit(r)
@@ -456,17 +456,17 @@ func TestRedactURLs(t *testing.T) {
 // headline must carry its lower-bound mark there too.
 func TestDefaultMessageMarksLowerBound(t *testing.T) {
 	t.Parallel()
-	r := &harness.Result{Regime: "echo, batch 10", Headline: harness.Headline{Clean: true, ThroughputPerS: 123456.7,
+	r := &result.Result{Regime: "echo, batch 10", Headline: result.Headline{Clean: true, ThroughputPerS: 123456.7,
 		Batch: 10, Connections: 64, LatencyNs: load.Latency{P99: 1_800_000}}}
 	r.Meta.Generator, r.Meta.GitRef = "ceiling-load", "abc1234"
 	for _, tt := range []struct {
 		verdict string
 		want    string
 	}{
-		{harness.VerdictServerSaturated, "echo, batch 10: 123,457 msg/s at 64 connections (batch 10), p99 1.80ms, verdict server-saturated."},
-		{harness.VerdictGeneratorCapped, "echo, batch 10: >=123,457 msg/s (lower bound) at 64 connections (batch 10), p99 1.80ms, verdict generator-capped."},
+		{result.VerdictServerSaturated, "echo, batch 10: 123,457 msg/s at 64 connections (batch 10), p99 1.80ms, verdict server-saturated."},
+		{result.VerdictGeneratorCapped, "echo, batch 10: >=123,457 msg/s (lower bound) at 64 connections (batch 10), p99 1.80ms, verdict generator-capped."},
 	} {
-		r.Headline.Verdict, r.Headline.LowerBound = tt.verdict, harness.IsLowerBound(tt.verdict)
+		r.Headline.Verdict, r.Headline.LowerBound = tt.verdict, result.IsLowerBound(tt.verdict)
 		if got := DefaultMessage(r); !strings.Contains(got, "\n\n"+tt.want+"\n\n") {
 			t.Errorf("DefaultMessage:\n%s\nwant the line %q", got, tt.want)
 		}

@@ -7,18 +7,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/stats"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
-// Row verdicts of a comparison: the harness's words (harness.Compare*), so
+// Row verdicts of a comparison: the harness's words (result.Compare*), so
 // the comment, the document and --fail-on say the same thing.
 const (
-	Faster         = harness.CompareFaster         // significantly faster (two-arm only)
-	Slower         = harness.CompareSlower         // significantly slower (two-arm only)
-	WithinNoise    = harness.CompareWithinNoise    // no change the data can tell from noise
-	CannotConclude = harness.CompareCannotConclude // see Row.Reason
-	HeadOnly       = "head_only"                   // no baseline to compare with
+	Faster         = result.CompareFaster         // significantly faster (two-arm only)
+	Slower         = result.CompareSlower         // significantly slower (two-arm only)
+	WithinNoise    = result.CompareWithinNoise    // no change the data can tell from noise
+	CannotConclude = result.CompareCannotConclude // see Row.Reason
+	HeadOnly       = "head_only"                  // no baseline to compare with
 )
 
 // Modes of a comparison: where its verdicts come from.
@@ -46,7 +46,7 @@ type Side struct {
 	Verdict        string
 	AtLadderTop    bool
 
-	Arm *harness.ArmStats // two-arm: every sample, the median's CI, n
+	Arm *result.ArmStats // two-arm: every sample, the median's CI, n
 }
 
 // Row compares one batch size (or the headline).
@@ -96,11 +96,11 @@ type Comparison struct {
 	Generator string
 	// Base is the cross-run baseline; nil in the other modes (a two-arm
 	// document holds both arms itself).
-	Base *harness.Result
-	Head *harness.Result
+	Base *result.Result
+	Head *result.Result
 	// Stats is the head document's two-arm comparison (ModeTwoArm), after
 	// it was re-derived from the curve and found equal.
-	Stats *harness.Comparison
+	Stats *result.Comparison
 
 	// FloorPct is the cross-run noise floor: the larger of the two runs'
 	// A-A floors. Nil when either run has none, and in the other modes.
@@ -153,10 +153,10 @@ func (e *ComparisonError) Unwrap() error { return &e.ValidationError }
 
 // Compare decides the comparison of head against base. A head document
 // that carries a two-arm comparison is compared with itself: the
-// comparison is re-derived from its curve (harness.DecideComparison) and
+// comparison is re-derived from its curve (result.DecideComparison) and
 // must equal the one it carries; base is then not used (a note says so).
 // Otherwise base (nil: none) is the cross-run fallback.
-func Compare(base, head *harness.Result, opts CompareOptions) (*Comparison, error) {
+func Compare(base, head *result.Result, opts CompareOptions) (*Comparison, error) {
 	if ps := checkComparison(head); len(ps) > 0 {
 		name := opts.HeadName
 		if name == "" {
@@ -196,7 +196,7 @@ func (c *Comparison) twoArm(baseGiven bool) {
 		c.Alerts = append(c.Alerts, Alert{AlertWarning, note("Quick comparison (QUICK=1): few batch sizes and short points, a smoke test rather than a measurement.")})
 	}
 	// Each distinct compared point once: the headline is also in Points.
-	distinct := []*harness.ComparedPoint{&s.Headline}
+	distinct := []*result.ComparedPoint{&s.Headline}
 	for i := range s.Points {
 		if !sameCompared(&s.Points[i], &s.Headline) {
 			distinct = append(distinct, &s.Points[i])
@@ -229,12 +229,12 @@ func (c *Comparison) twoArm(baseGiven bool) {
 
 // sameCompared says whether a is the same compared point as b (the
 // headline is also one of Points; its alerts are given once).
-func sameCompared(a, b *harness.ComparedPoint) bool {
+func sameCompared(a, b *result.ComparedPoint) bool {
 	return a.Batch == b.Batch && a.Connections == b.Connections
 }
 
-func comparedRow(cp *harness.ComparedPoint) Row {
-	arm := func(a *harness.ArmStats) *Side {
+func comparedRow(cp *result.ComparedPoint) Row {
+	arm := func(a *result.ArmStats) *Side {
 		s := &Side{Found: a.N > 0, ThroughputPerS: a.MedianPerS, Connections: cp.Connections, LowerBound: a.LowerBound, Arm: a}
 		if a.N > 0 {
 			ps := make([]float64, len(a.P99SamplesNs))
@@ -302,7 +302,7 @@ func (c *Comparison) crossRun(opts CompareOptions) {
 	}
 	for _, r := range []struct {
 		name string
-		res  *harness.Result
+		res  *result.Result
 	}{{"baseline", base}, {"head", head}} {
 		if r.res.Config.Quick {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note("The " + r.name + " run used the quick ladder (QUICK=1).")})
@@ -347,13 +347,13 @@ func which(base, head bool) string {
 	return "head"
 }
 
-func headlineSide(r *harness.Result) *Side {
+func headlineSide(r *result.Result) *Side {
 	h := r.Headline
 	return &Side{Found: h.Clean, ThroughputPerS: h.ThroughputPerS, P99Ns: h.LatencyNs.P99,
 		Connections: h.Connections, LowerBound: h.LowerBound, Verdict: h.Verdict}
 }
 
-func ceilingSide(r *harness.Result, batch int) *Side {
+func ceilingSide(r *result.Result, batch int) *Side {
 	if r == nil || !slices.Contains(r.Config.BatchLadder, batch) {
 		return nil
 	}
@@ -387,7 +387,7 @@ func (c *Comparison) runAlerts() {
 	}
 	for _, run := range []struct {
 		name string
-		r    *harness.Result
+		r    *result.Result
 	}{{"base", c.Base}, {head, c.Head}} {
 		if run.r == nil {
 			continue
@@ -410,10 +410,10 @@ func (c *Comparison) runAlerts() {
 
 // troubled counts points with errors or a failed status, and the others
 // that are not clean.
-func troubled(r *harness.Result) (bad, unclean, total int) {
+func troubled(r *result.Result) (bad, unclean, total int) {
 	for _, p := range r.Curve {
 		switch {
-		case p.Errors > 0 || p.Status != harness.StatusOK:
+		case p.Errors > 0 || p.Status != result.StatusOK:
 			bad++
 		case !p.Clean:
 			unclean++
@@ -436,7 +436,7 @@ func footnotes(c *Comparison, opts CompareOptions) []Note {
 	}
 	for _, r := range []struct {
 		name string
-		res  *harness.Result
+		res  *result.Result
 	}{{"baseline", c.Base}, {"head", c.Head}} {
 		if r.res != nil && strings.HasSuffix(r.res.Meta.GitRef, "-dirty") {
 			out = append(out, note("The "+r.name+" was measured from a tree with uncommitted changes (%s).", r.res.Meta.GitRef))

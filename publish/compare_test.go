@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // A document whose comparison does not follow from its own samples is
@@ -20,22 +20,22 @@ func TestCompareRefusesAComparisonNotFromItsSamples(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
-		edit func(r *harness.Result)
+		edit func(r *result.Result)
 		path string
 	}{
-		{"verdict edited", func(r *harness.Result) { r.Comparison.Headline.Verdict = Faster }, "comparison.headline.verdict"},
-		{"point verdict edited", func(r *harness.Result) { r.Comparison.Points[1].Verdict = Slower }, "comparison.points[1].verdict"},
-		{"change edited", func(r *harness.Result) { *r.Comparison.Headline.ChangePct = -1 }, "comparison.headline.change_pct"},
-		{"sample edited", func(r *harness.Result) {
+		{"verdict edited", func(r *result.Result) { r.Comparison.Headline.Verdict = Faster }, "comparison.headline.verdict"},
+		{"point verdict edited", func(r *result.Result) { r.Comparison.Points[1].Verdict = Slower }, "comparison.points[1].verdict"},
+		{"change edited", func(r *result.Result) { *r.Comparison.Headline.ChangePct = -1 }, "comparison.headline.change_pct"},
+		{"sample edited", func(r *result.Result) {
 			for i, p := range r.Curve {
-				if p.Role == harness.RoleCompare && p.Arm == harness.ArmHead && p.Batch == 10 {
+				if p.Role == result.RoleCompare && p.Arm == result.ArmHead && p.Batch == 10 {
 					r.Curve[i].ThroughputPerS *= 1.3
 					break
 				}
 			}
 		}, "comparison.headline."},
-		{"comparison dropped", func(r *harness.Result) { r.Comparison = nil }, "comparison"},
-		{"alpha edited", func(r *harness.Result) { r.Config.Alpha = 0.5 }, "comparison.alpha"},
+		{"comparison dropped", func(r *result.Result) { r.Comparison = nil }, "comparison"},
+		{"alpha edited", func(r *result.Result) { r.Config.Alpha = 0.5 }, "comparison.alpha"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := twoArmSlower(t)
@@ -161,7 +161,7 @@ func TestAxisTop(t *testing.T) {
 // comment says so rather than showing a figure.
 func TestTwoArmHeadlineWithoutSamples(t *testing.T) {
 	t.Parallel()
-	r := twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{10: {factor: 0.8, headFailed: 8}, 100: {factor: 1}})
+	r := twoArmDoc(t, result.DefaultCompareReps, map[int]armPlan{10: {factor: 0.8, headFailed: 8}, 100: {factor: 1}})
 	c := mustCompare(t, nil, r, CompareOptions{})
 	if c.Headline.Verdict != CannotConclude || c.Headline.DeltaPct != nil || FailOn(c, FailOnSlower) != nil {
 		t.Fatalf("headline %+v", c.Headline)

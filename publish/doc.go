@@ -1,4 +1,4 @@
-// Package publish turns a sweep document (harness.Result, what `ceiling
+// Package publish turns a sweep document (result.Result, what `ceiling
 // sweep --out` writes) into something other people see: a commit on the
 // main branch (Commit) or one pull-request comment comparing a head run with
 // its baseline (Compare, Render, Poster).
@@ -24,7 +24,7 @@
 //   - Compare decides; Render only formats. A head document from a
 //     two-arm sweep (both arms measured in one job, interleaved and
 //     repeated) carries its own comparison: Compare re-derives it from the
-//     curve with harness.DecideComparison, the harness's own rule, and
+//     curve with result.DecideComparison, the harness's own rule, and
 //     refuses a document whose comparison differs (ComparisonError; Read
 //     refuses it too). Only that mode calls faster or slower, and only the
 //     headline gates (FailOn, `--fail-on slower`). Without one, a baseline

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
-func readDoc(name string) *harness.Result {
+func readDoc(name string) *result.Result {
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
 		panic(err)

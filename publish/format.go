@@ -3,16 +3,16 @@ package publish
 import (
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
-// formatNs is harness.FormatLatency (the sweep table's format, so a figure
+// formatNs is result.FormatLatency (the sweep table's format, so a figure
 // reads the same in both), with the Markdown's "n/a" for no data.
 func formatNs(ns int64) string {
 	if ns <= 0 {
 		return "n/a"
 	}
-	return harness.FormatLatency(ns)
+	return result.FormatLatency(ns)
 }
 
 // oneLine flattens a string from a document into one line for a commit

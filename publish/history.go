@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // DefaultHistoryMax bounds the history file: 500 entries of about 700
@@ -52,7 +52,7 @@ type HistoryEntry struct {
 }
 
 // HistoryCeiling is one batch size's ceiling in a history entry
-// (harness.BatchCeiling without what a trend does not plot).
+// (result.BatchCeiling without what a trend does not plot).
 type HistoryCeiling struct {
 	Batch          int     `json:"batch"`
 	Found          bool    `json:"found"` // false: no clean point at this batch
@@ -65,7 +65,7 @@ type HistoryCeiling struct {
 }
 
 // EntryOf is the history entry of a result with a clean headline.
-func EntryOf(r *harness.Result) HistoryEntry {
+func EntryOf(r *result.Result) HistoryEntry {
 	return HistoryEntry{
 		GitRef:         r.Meta.GitRef,
 		FinishedAt:     r.Meta.FinishedAt.UTC(),
@@ -87,14 +87,14 @@ func EntryOf(r *harness.Result) HistoryEntry {
 	}
 }
 
-func comparisonVerdict(r *harness.Result) string {
+func comparisonVerdict(r *result.Result) string {
 	if r.Comparison == nil {
 		return ""
 	}
 	return r.Comparison.Headline.Verdict
 }
 
-func historyCeilings(cs []harness.BatchCeiling) []HistoryCeiling {
+func historyCeilings(cs []result.BatchCeiling) []HistoryCeiling {
 	if len(cs) == 0 {
 		return nil
 	}

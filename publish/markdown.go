@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // MaxCommentLen is GitHub's limit on a comment body (characters).
@@ -155,7 +155,7 @@ func verdictLine(c *Comparison) string {
 		detect = "could have detected ±" + pctAbs(*h.MDCPct)
 	}
 	line := fmt.Sprintf("%s: headline %s, %s (%s); %s; %s", gen, verdictWord(h), change, strings.Join(figs, ", "), detect, tally(c.Rows, unit))
-	if h.P99Verdict == harness.P99Worse || h.P99Verdict == harness.P99Better {
+	if h.P99Verdict == result.P99Worse || h.P99Verdict == result.P99Better {
 		line += fmt.Sprintf("; headline p99 **%s**, %s", h.P99Verdict, signedPct(h.P99DeltaPct))
 		if h.P99PValue != nil {
 			line += " (p" + nbsp + pval(*h.P99PValue) + ")"
@@ -265,7 +265,7 @@ func subtitle(c *Comparison) string {
 	return fmt.Sprintf("Head %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
 }
 
-func alphaWords(s *harness.Comparison) string {
+func alphaWords(s *result.Comparison) string {
 	return fmt.Sprintf("α"+nbsp+"="+nbsp+"%s", strconv.FormatFloat(s.Alpha, 'g', -1, 64))
 }
 
@@ -319,7 +319,7 @@ func p99Cell(r Row) string {
 	switch r.P99Verdict {
 	case "":
 		return "n/a"
-	case harness.P99Worse, harness.P99Better:
+	case result.P99Worse, result.P99Better:
 		return "**" + r.P99Verdict + "** " + signedPct(r.P99DeltaPct)
 	case WithinNoise:
 		return "within noise " + signedPct(r.P99DeltaPct)
@@ -422,65 +422,65 @@ func renderWhy(b *strings.Builder, c *Comparison) {
 
 func renderRuns(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	runs := []*harness.Result{c.Head}
+	runs := []*result.Result{c.Head}
 	names := []string{"head"}
 	if c.Mode == ModeTwoArm {
 		names = []string{"both arms"}
 	}
 	if c.Base != nil {
-		runs, names = []*harness.Result{c.Base, c.Head}, []string{"base", "head"}
+		runs, names = []*result.Result{c.Base, c.Head}, []string{"base", "head"}
 	}
 	p("<details><summary>Runs: git refs, regime, runners</summary>\n\n")
 	p("| |%s\n|---|%s\n", joinCells(names), strings.Repeat("---|", len(names)))
-	row := func(label string, f func(r *harness.Result) string) {
+	row := func(label string, f func(r *result.Result) string) {
 		cells := make([]string, len(runs))
 		for i, r := range runs {
 			cells[i] = f(r)
 		}
 		p("| %s |%s\n", label, joinCells(cells))
 	}
-	row("git ref", func(r *harness.Result) string { return text(r.Meta.GitRef) })
-	row("regime", func(r *harness.Result) string { return text(r.Regime) })
-	row("runner", func(r *harness.Result) string {
+	row("git ref", func(r *result.Result) string { return text(r.Meta.GitRef) })
+	row("regime", func(r *result.Result) string { return text(r.Regime) })
+	row("runner", func(r *result.Result) string {
 		rn := r.Meta.Runner
 		if !rn.CI {
 			return "local " + text(r.Meta.Hardware.OS+"/"+r.Meta.Hardware.Arch)
 		}
 		return text(strings.TrimSpace(rn.Name + " " + rn.OS + "/" + rn.Arch))
 	})
-	row("CPU", func(r *harness.Result) string {
+	row("CPU", func(r *result.Result) string {
 		return text(fmt.Sprintf("%s, %d logical", r.Meta.Hardware.CPUModel, r.Meta.Hardware.LogicalCPUs))
 	})
-	row("pinning", func(r *harness.Result) string {
+	row("pinning", func(r *result.Result) string {
 		pn := r.Meta.Pinning
 		if !pn.Supported {
 			return "not supported"
 		}
 		return text(fmt.Sprintf("server %s, generator %s", cpuList(pn.ServerGranted), cpuList(pn.GeneratorGranted)))
 	})
-	row("target", func(r *harness.Result) string {
+	row("target", func(r *result.Result) string {
 		if r.Meta.BaseTarget != nil {
 			return "base " + text(r.Meta.BaseTarget.Name) + ", head " + text(r.Meta.Target.Name)
 		}
 		return text(r.Meta.Target.Name)
 	})
-	row("generator", func(r *harness.Result) string { return text(r.Meta.Generator + " " + r.Meta.Version) })
-	row("ladder", func(r *harness.Result) string {
+	row("generator", func(r *result.Result) string { return text(r.Meta.Generator + " " + r.Meta.Version) })
+	row("ladder", func(r *result.Result) string {
 		s := fmt.Sprintf("batches %v, reps %d, %s per point", r.Config.BatchLadder, r.Config.Reps, formatNs(r.Config.DurationNs))
 		if r.Config.CompareReps > 0 {
 			s += fmt.Sprintf("; compare: %d repeats per arm, %s each", r.Config.CompareReps, formatNs(r.Config.CompareDurationNs))
 		}
 		return text(s)
 	})
-	if slices.ContainsFunc(runs, func(r *harness.Result) bool { return r.Config.Objective != "" }) {
-		row("objective", func(r *harness.Result) string {
+	if slices.ContainsFunc(runs, func(r *result.Result) bool { return r.Config.Objective != "" }) {
+		row("objective", func(r *result.Result) string {
 			if r.Config.Objective == "" {
 				return "none (ceiling = highest throughput)"
 			}
 			return text(r.Config.Objective) + " (ceiling = most connections that meet it)"
 		})
 	}
-	row("finished", func(r *harness.Result) string { return text(r.Meta.FinishedAt.UTC().Format("2006-01-02 15:04 UTC")) })
+	row("finished", func(r *result.Result) string { return text(r.Meta.FinishedAt.UTC().Format("2006-01-02 15:04 UTC")) })
 	p("\n</details>\n\n")
 }
 
@@ -508,17 +508,17 @@ func cpuList(cpus []int) string {
 // that were not clean are listed under it.
 func renderPoints(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	runs := []*harness.Result{c.Head}
+	runs := []*result.Result{c.Head}
 	names := []string{"head"}
 	if c.Mode == ModeTwoArm {
 		names = []string{"both arms"}
 	}
 	if c.Base != nil {
-		runs, names = []*harness.Result{c.Base, c.Head}, []string{"base", "head"}
+		runs, names = []*result.Result{c.Base, c.Head}, []string{"base", "head"}
 	}
 	p("<details><summary>Every point</summary>\n\n")
 	for i, r := range runs {
-		arms := slices.ContainsFunc(r.Curve, func(pt harness.Point) bool { return pt.Arm != "" })
+		arms := slices.ContainsFunc(r.Curve, func(pt result.Point) bool { return pt.Arm != "" })
 		p("**%s** (%d points, in the order run)\n\n", names[i], len(r.Curve))
 		if arms {
 			p("| # | arm | role | batch | conns | msg/s | p99 | CPU server · gen | limit |\n|---:|:---|:---|---:|---:|---:|---:|---:|:---|\n")
@@ -529,22 +529,22 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 		for _, pt := range r.Curve {
 			// A failed point measured nothing: "0 msg/s" would be a figure.
 			tp, lat := "n/a", "n/a"
-			if pt.Status == harness.StatusOK {
-				tp, lat = harness.FormatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
+			if pt.Status == result.StatusOK {
+				tp, lat = result.FormatRate(pt.ThroughputPerS), formatNs(pt.LatencyNs.P99)
 				if pt.LowerBound {
 					tp += nbsp + "†"
 				}
 			}
 			limit := shortVerdict(pt.Verdict)
 			switch {
-			case pt.Status != harness.StatusOK:
+			case pt.Status != result.StatusOK:
 				limit = "**failed**"
 			case pt.Errors > 0:
 				limit += fmt.Sprintf(", **%d errors**", pt.Errors)
 			case !pt.Clean:
 				limit += ", not clean"
 			}
-			if o := pt.Objective; o != nil && pt.Status == harness.StatusOK {
+			if o := pt.Objective; o != nil && pt.Status == result.StatusOK {
 				if o.Met {
 					limit += ", objective met"
 				} else {
@@ -572,8 +572,8 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 }
 
 // pointWhy is the reason a point was not clean, or "".
-func pointWhy(pt harness.Point) string {
-	if pt.Status == harness.StatusOK && pt.Errors == 0 && pt.Clean {
+func pointWhy(pt result.Point) string {
+	if pt.Status == result.StatusOK && pt.Errors == 0 && pt.Clean {
 		return ""
 	}
 	why := pt.VerdictReason
@@ -588,9 +588,9 @@ func pointWhy(pt harness.Point) string {
 
 func roleWord(role string) string {
 	switch role {
-	case harness.RoleAARepeat:
+	case result.RoleAARepeat:
 		return "A-A"
-	case harness.RoleCompare:
+	case result.RoleCompare:
 		return "compare"
 	}
 	return role
@@ -598,18 +598,18 @@ func roleWord(role string) string {
 
 func shortVerdict(v string) string {
 	switch v {
-	case harness.VerdictServerSaturated:
+	case result.VerdictServerSaturated:
 		return "server"
-	case harness.VerdictGeneratorCapped:
+	case result.VerdictGeneratorCapped:
 		return "gen"
-	case harness.VerdictFailed:
+	case result.VerdictFailed:
 		return "failed"
 	}
 	return text(v)
 }
 
-func cpuPair(s, g harness.CPUStats) string {
-	f := func(c harness.CPUStats) string {
+func cpuPair(s, g result.CPUStats) string {
+	f := func(c result.CPUStats) string {
 		if c.Samples == 0 {
 			return "n/a"
 		}
@@ -624,7 +624,7 @@ func cpuPair(s, g harness.CPUStats) string {
 const nbsp = "\u00a0"
 
 // rate is a throughput with thousands separators.
-func rate(v float64) string { return harness.FormatRate(v) }
+func rate(v float64) string { return result.FormatRate(v) }
 
 // sideText prints one ceiling: throughput, connections, and its marks.
 func sideText(s *Side) string {

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md from the current output")
 
-func mustRead(t *testing.T, name string) *harness.Result {
+func mustRead(t *testing.T, name string) *result.Result {
 	t.Helper()
 	r, err := Read(readFixture(t, name), name)
 	if err != nil {
@@ -69,7 +69,7 @@ func renderCases(t *testing.T) []renderCase {
 		{"no_headline", "base.json", "no_headline.json", CompareOptions{}},
 	}
 	for _, tt := range cross {
-		var base *harness.Result
+		var base *result.Result
 		if tt.base != "" {
 			base = mustRead(t, tt.base)
 		}
@@ -77,7 +77,7 @@ func renderCases(t *testing.T) []renderCase {
 	}
 	for _, tt := range []struct {
 		name string
-		head *harness.Result
+		head *result.Result
 		opts CompareOptions
 	}{
 		{"two_arm_slower", twoArmSlower(t), CompareOptions{}},
@@ -98,7 +98,7 @@ func renderCases(t *testing.T) []renderCase {
 	return out
 }
 
-func mustCompare(t *testing.T, base, head *harness.Result, opts CompareOptions) *Comparison {
+func mustCompare(t *testing.T, base, head *result.Result, opts CompareOptions) *Comparison {
 	t.Helper()
 	c, err := Compare(base, head, opts)
 	if err != nil {
@@ -238,7 +238,7 @@ func TestTwoArmVerdicts(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name     string
-		head     *harness.Result
+		head     *result.Result
 		want     map[int]string
 		headline string
 		atLeast  map[int]bool
@@ -283,12 +283,12 @@ func TestHostileStaysContained(t *testing.T) {
 	r.Meta.BaseTarget.Name, r.Meta.Target.Name = hostile.Regime, hostile.Meta.Runner.Name
 	r.Regime, r.Warnings = hostile.Regime, hostile.Warnings
 	for i := range r.Curve {
-		if r.Curve[i].Status == harness.StatusFailed {
+		if r.Curve[i].Status == result.StatusFailed {
 			r.Curve[i].FailReason = hostile.Warnings[0]
 		}
 	}
 	// The reasons carry the failed repeats' words: derived again.
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
+	r.Comparison = result.DecideComparison(r.Curve, r.Config)
 	assertContained(t, "two-arm", Render(mustCompare(t, nil, r, CompareOptions{}), RenderOptions{}))
 }
 
@@ -368,8 +368,8 @@ func TestFailedPointShowsNoFigure(t *testing.T) {
 	t.Parallel()
 	head := mustRead(t, "head_same.json")
 	fp := &head.Curve[1]
-	*fp = harness.Point{Index: fp.Index, Role: fp.Role, Batch: fp.Batch, Connections: fp.Connections,
-		Status: harness.StatusFailed, Verdict: harness.VerdictFailed, FailReason: "server exited"}
+	*fp = result.Point{Index: fp.Index, Role: fp.Role, Batch: fp.Batch, Connections: fp.Connections,
+		Status: result.StatusFailed, Verdict: result.VerdictFailed, FailReason: "server exited"}
 	md := Render(mustCompare(t, nil, head, CompareOptions{}), RenderOptions{})
 	want := fmt.Sprintf("| %d | sweep | %d | %d | n/a | n/a | n/a\u00a0·\u00a0n/a | **failed** |", fp.Index, fp.Batch, fp.Connections)
 	if !strings.Contains(md, want) || !strings.Contains(md, fmt.Sprintf("- #%d: server exited", fp.Index)) {
@@ -384,8 +384,8 @@ func TestChartNamesLowerBounds(t *testing.T) {
 	head := mustRead(t, "head_same.json")
 	var conns []int
 	for i, p := range head.Curve {
-		if p.Role == harness.RoleSweep && p.Batch == head.Config.HeadlineBatch && p.Clean && len(conns) == 0 {
-			head.Curve[i].Verdict, head.Curve[i].LowerBound = harness.VerdictGeneratorCapped, true
+		if p.Role == result.RoleSweep && p.Batch == head.Config.HeadlineBatch && p.Clean && len(conns) == 0 {
+			head.Curve[i].Verdict, head.Curve[i].LowerBound = result.VerdictGeneratorCapped, true
 			conns = append(conns, p.Connections)
 		}
 	}

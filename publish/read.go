@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // ValidationError says why a document is not a sweep result the publisher
@@ -50,7 +50,7 @@ func mustCompile(doc []byte) *schema.Schema {
 
 // Read validates data as a sweep document and decodes it. name labels the
 // errors. The result is returned only when there is no problem.
-func Read(data []byte, name string) (*harness.Result, error) {
+func Read(data []byte, name string) (*result.Result, error) {
 	fail := func(ps ...schema.Problem) error { return &ValidationError{Name: name, Problems: ps} }
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fail(schema.Problem{Msg: "empty, want a JSON sweep result"})
@@ -65,13 +65,13 @@ func Read(data []byte, name string) (*harness.Result, error) {
 	// A wrong schema_version makes every other message misleading: say it alone.
 	if obj, ok := generic.(map[string]any); ok {
 		if v, ok := obj["schema_version"].(json.Number); ok && !readableVersion(v.String()) {
-			return nil, fail(schema.Problem{Path: "schema_version", Msg: fmt.Sprintf("unsupported version %s (this publisher reads %d to %d)", v, harness.OldestSchemaVersion, harness.SchemaVersion)})
+			return nil, fail(schema.Problem{Path: "schema_version", Msg: fmt.Sprintf("unsupported version %s (this publisher reads %d to %d)", v, result.OldestSchemaVersion, result.SchemaVersion)})
 		}
 	}
 	if ps := sweepSchema.Validate(generic); len(ps) > 0 {
 		return nil, fail(ps...)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fail(schema.Problem{Msg: err.Error()})
 	}
@@ -83,7 +83,7 @@ func Read(data []byte, name string) (*harness.Result, error) {
 
 // readableVersion reports whether a schema_version is one Read accepts.
 func readableVersion(v string) bool {
-	for n := harness.OldestSchemaVersion; n <= harness.SchemaVersion; n++ {
+	for n := result.OldestSchemaVersion; n <= result.SchemaVersion; n++ {
 		if v == fmt.Sprint(n) {
 			return true
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -157,11 +157,11 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 func addComparison(t *testing.T, doc map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(doc)
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	var tmpl harness.Point
+	var tmpl result.Point
 	for _, p := range r.Curve {
 		if p.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
 			tmpl = p
@@ -169,15 +169,15 @@ func addComparison(t *testing.T, doc map[string]any) {
 	}
 	for i := range 10 {
 		p := tmpl
-		p.Index, p.Role, p.Rep, p.Arm = len(r.Curve)+1, harness.RoleCompare, i/2, harness.ArmBase
+		p.Index, p.Role, p.Rep, p.Arm = len(r.Curve)+1, result.RoleCompare, i/2, result.ArmBase
 		p.ThroughputPerS = tmpl.ThroughputPerS * (1 + float64(i)/1000)
 		if i%2 == 1 {
-			p.Arm, p.ThroughputPerS = harness.ArmHead, p.ThroughputPerS*0.9
+			p.Arm, p.ThroughputPerS = result.ArmHead, p.ThroughputPerS*0.9
 		}
 		r.Curve = append(r.Curve, p)
 	}
 	r.Config.CompareReps, r.Config.Alpha = 5, 0.05 // the knobs the comparison is re-derived at
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
+	r.Comparison = result.DecideComparison(r.Curve, r.Config)
 	b, _ = json.Marshal(r)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestCommitRefusesRefsThatNameNoCommit: meta.git_ref must be a full hex
@@ -119,7 +119,7 @@ func TestCommitConcurrentFromOneCheckout(t *testing.T) {
 	remote, checkout := newRemote(t)
 	refs := make([]string, n)
 	raws := make([][]byte, n)
-	results := make([]*harness.Result, n)
+	results := make([]*result.Result, n)
 	for i := range n {
 		refs[i] = refT(t, checkout, fmt.Sprintf("measured %d", i))
 		results[i], raws[i] = resultAt(t, refs[i], float64(1000+i))

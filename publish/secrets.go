@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
@@ -31,33 +30,25 @@ func (e *SecretError) Error() string {
 
 // Secrets gathers what publish must never send: the values of this
 // process's environment variables whose names say they are secret
-// (redact.FromEnviron: GITHUB_TOKEN and the like), extra values (the
-// variable --token-env names), and the secrets of each target file
-// (harness.TargetSpec.Secrets). Environment values shorter than
+// (redact.FromEnviron: GITHUB_TOKEN and the like) and extra values (the
+// variable --token-env names, the secrets of the target files, which the
+// caller reads: harness.TargetSpec.Secrets). Values shorter than
 // redact.MinLen are left out: a variable such as SOME_TOKEN=1 would
-// otherwise match any document; a target file with a short secret is
-// refused by LoadTarget, naming the field.
-func Secrets(environ []string, extra []string, targetFiles []string) (*redact.Set, error) {
+// otherwise match any document (a target file with a short secret is
+// refused when it is loaded, naming the field).
+func Secrets(environ []string, extra []string) *redact.Set {
 	set := redact.New()
 	for _, v := range append(redact.FromEnviron(environ), extra...) {
 		if len(v) >= redact.MinLen {
 			set.Add(v)
 		}
 	}
-	for _, f := range targetFiles {
-		t, err := harness.LoadTarget(f)
-		if err != nil {
-			return nil, fmt.Errorf("--target: %w", err)
-		}
-		set.Add(t.Secrets()...)
-	}
-	return set, nil
+	return set
 }
 
 // EnvironSecrets is Secrets of os.Environ() with no target files.
 func EnvironSecrets(extra ...string) *redact.Set {
-	set, _ := Secrets(os.Environ(), extra, nil)
-	return set
+	return Secrets(os.Environ(), extra)
 }
 
 // CheckSecrets returns a *SecretError when raw, the document as read

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // SitePage is the file name of a run's page on the results site (`ceiling
 // report --out`, package site): run-<commit>-<generator>-<finished>.html,
 // every part reduced to [A-Za-z0-9._-], so no document can name a path.
 // It lives here so that the comment can link a run's page.
-func SitePage(r *harness.Result) string {
+func SitePage(r *result.Result) string {
 	return "run-" + Slug(shortRef(r.Meta.GitRef)) + "-" + Slug(r.Meta.Generator) + "-" +
 		r.Meta.FinishedAt.UTC().Format("20060102T150405Z") + ".html"
 }

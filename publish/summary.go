@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // SummaryMarker is the hidden marker of a job summary (a summary is never
@@ -19,7 +19,7 @@ const SummaryMarker = "ceiling:summary"
 // table and its mermaid chart. A two-arm run shows its own comparison; a
 // single-arm run shows itself alone, with nothing compared. heading is
 // escaped.
-func Summary(r *harness.Result, heading string) (string, error) {
+func Summary(r *result.Result, heading string) (string, error) {
 	c, err := Compare(nil, r, CompareOptions{BaseMissing: "a job summary shows one run", HeadName: "result"})
 	if err != nil {
 		return "", err
@@ -46,12 +46,12 @@ func AppendSummary(path, md string) error {
 // With secrets, r is redacted in place before it is rendered (the
 // Markdown escapes punctuation, so a secret could no longer be found in
 // it afterwards), and the Markdown passes through them again.
-func WriteSummary(w io.Writer, path string, r *harness.Result, heading string, secrets *redact.Set) {
+func WriteSummary(w io.Writer, path string, r *result.Result, heading string, secrets *redact.Set) {
 	if path == "" || r == nil {
 		return
 	}
 	if secrets != nil {
-		harness.RedactResult(r, secrets)
+		result.RedactResult(r, secrets)
 	}
 	md, err := Summary(r, heading)
 	if err == nil && secrets != nil {

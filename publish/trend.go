@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TrendRow is one history entry as a trend shows it.
@@ -109,7 +109,7 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 			termText(r.Generator),
 			boundRate(r.ThroughputPerS, r.LowerBound),
 			fmt.Sprint(r.Connections),
-			harness.FormatLatency(r.P99Ns),
+			result.FormatLatency(r.P99Ns),
 		}
 		anyLB = anyLB || r.LowerBound
 		for _, b := range batches {
@@ -162,9 +162,9 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 
 func boundRate(v float64, lowerBound bool) string {
 	if lowerBound {
-		return markLowerBound + harness.FormatRate(v)
+		return markLowerBound + result.FormatRate(v)
 	}
-	return harness.FormatRate(v)
+	return result.FormatRate(v)
 }
 
 // termText is a string from a file made safe for a terminal: one line,

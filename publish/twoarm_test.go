@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // armPlan says how the head arm differs from the base at one batch size's
@@ -33,38 +33,38 @@ var (
 // in ABBA order. Its derived fields (headline, ceilings, comparison) come
 // from the harness's own Summarize and DecideComparison, and it is read
 // back through Read, so it is a document the publisher accepts.
-func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
+func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *result.Result {
 	t.Helper()
 	r := mustRead(t, "head_same.json")
 	r.Meta.Target.Name = "refserver (head)"
-	r.Meta.BaseTarget = &harness.Target{Name: "refserver (base)", Command: []string{"base/bin/refserver", "--addr", "127.0.0.1:0"}, URL: r.Meta.Target.URL}
-	r.Config.CompareReps, r.Config.Alpha = reps, harness.DefaultAlpha
+	r.Meta.BaseTarget = &result.Target{Name: "refserver (base)", Command: []string{"base/bin/refserver", "--addr", "127.0.0.1:0"}, URL: r.Meta.Target.URL}
+	r.Config.CompareReps, r.Config.Alpha = reps, result.DefaultAlpha
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = 5_000_000_000, 1_000_000_000
 	tmpl := r.Curve[0]
-	var curve []harness.Point
+	var curve []result.Point
 	add := func(role, arm string, batch, conns, rep int, tp float64, p99 int64, capped, failed bool) {
 		p := tmpl
 		p.Index, p.Role, p.Arm, p.Batch, p.Connections, p.Rep = len(curve), role, arm, batch, conns, rep
 		p.ThroughputPerS, p.LatencyNs.P99 = tp, p99
-		p.Verdict, p.LowerBound = harness.VerdictServerSaturated, false
+		p.Verdict, p.LowerBound = result.VerdictServerSaturated, false
 		if capped {
-			p.Verdict, p.LowerBound = harness.VerdictGeneratorCapped, true
+			p.Verdict, p.LowerBound = result.VerdictGeneratorCapped, true
 			p.VerdictReason = "generator 0.99 of 1 core, server 2.10 of 3"
 		}
 		if failed {
-			p = harness.Point{Index: p.Index, Role: role, Arm: arm, Batch: batch, Connections: conns, Rep: rep,
-				Status: harness.StatusFailed, Verdict: harness.VerdictFailed, FailReason: "server exited with status 2"}
+			p = result.Point{Index: p.Index, Role: role, Arm: arm, Batch: batch, Connections: conns, Rep: rep,
+				Status: result.StatusFailed, Verdict: result.VerdictFailed, FailReason: "server exited with status 2"}
 		}
 		curve = append(curve, p)
 	}
-	rung := map[int]harness.Point{}
+	rung := map[int]result.Point{}
 	for _, p := range r.Curve {
-		if p.Role != harness.RoleSweep {
+		if p.Role != result.RoleSweep {
 			continue
 		}
 		pl := plans[p.Batch]
-		add(harness.RoleSweep, harness.ArmBase, p.Batch, p.Connections, 0, p.ThroughputPerS, p.LatencyNs.P99, pl.baseCapped, false)
-		add(harness.RoleSweep, harness.ArmHead, p.Batch, p.Connections, 0, p.ThroughputPerS*pl.factor, p.LatencyNs.P99, pl.headCapped, false)
+		add(result.RoleSweep, result.ArmBase, p.Batch, p.Connections, 0, p.ThroughputPerS, p.LatencyNs.P99, pl.baseCapped, false)
+		add(result.RoleSweep, result.ArmHead, p.Batch, p.Connections, 0, p.ThroughputPerS*pl.factor, p.LatencyNs.P99, pl.headCapped, false)
 		if best, ok := rung[p.Batch]; !ok || p.ThroughputPerS > best.ThroughputPerS {
 			rung[p.Batch] = p
 		}
@@ -76,16 +76,16 @@ func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
 			p99f = 1
 		}
 		for i := range reps {
-			order := []string{harness.ArmBase, harness.ArmHead}
+			order := []string{result.ArmBase, result.ArmHead}
 			if i%2 == 1 {
-				order = []string{harness.ArmHead, harness.ArmBase}
+				order = []string{result.ArmHead, result.ArmBase}
 			}
 			for _, arm := range order {
-				if arm == harness.ArmBase {
-					add(harness.RoleCompare, arm, b, top.Connections, i, top.ThroughputPerS*(1+baseJitter[i]),
+				if arm == result.ArmBase {
+					add(result.RoleCompare, arm, b, top.Connections, i, top.ThroughputPerS*(1+baseJitter[i]),
 						int64(float64(top.LatencyNs.P99)*(1+baseJitter[i])), pl.baseCapped, false)
 				} else {
-					add(harness.RoleCompare, arm, b, top.Connections, i, top.ThroughputPerS*pl.factor*(1+headJitter[i]),
+					add(result.RoleCompare, arm, b, top.Connections, i, top.ThroughputPerS*pl.factor*(1+headJitter[i]),
 						int64(float64(top.LatencyNs.P99)*p99f*(1+headJitter[i])), pl.headCapped, i < pl.headFailed)
 				}
 			}
@@ -94,10 +94,10 @@ func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
 	r.Curve = curve
 	r.Config.Order = nil
 	for _, p := range curve {
-		r.Config.Order = append(r.Config.Order, harness.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep})
+		r.Config.Order = append(r.Config.Order, result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep})
 	}
 	r.Summarize()
-	r.Comparison = harness.DecideComparison(r.Curve, r.Config)
+	r.Comparison = result.DecideComparison(r.Curve, r.Config)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -110,16 +110,16 @@ func twoArmDoc(t *testing.T, reps int, plans map[int]armPlan) *harness.Result {
 }
 
 // The two-arm documents of the golden tests.
-func twoArmSlower(t *testing.T) *harness.Result {
-	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{10: {factor: 0.876, p99Factor: 1.6}, 100: {factor: 1.004}})
+func twoArmSlower(t *testing.T) *result.Result {
+	return twoArmDoc(t, result.DefaultCompareReps, map[int]armPlan{10: {factor: 0.876, p99Factor: 1.6}, 100: {factor: 1.004}})
 }
 
-func twoArmSame(t *testing.T) *harness.Result {
-	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{10: {factor: 1.0}, 100: {factor: 1.0}})
+func twoArmSame(t *testing.T) *result.Result {
+	return twoArmDoc(t, result.DefaultCompareReps, map[int]armPlan{10: {factor: 1.0}, 100: {factor: 1.0}})
 }
 
-func twoArmBounds(t *testing.T) *harness.Result {
-	return twoArmDoc(t, harness.DefaultCompareReps, map[int]armPlan{
+func twoArmBounds(t *testing.T) *result.Result {
+	return twoArmDoc(t, result.DefaultCompareReps, map[int]armPlan{
 		10:  {factor: 1.002, baseCapped: true, headFailed: 2},
 		100: {factor: 1.3, headCapped: true},
 	})
@@ -130,7 +130,7 @@ func twoArmBounds(t *testing.T) *harness.Result {
 // rewrites them.
 func TestTwoArmFixtures(t *testing.T) {
 	t.Parallel()
-	for name, r := range map[string]*harness.Result{
+	for name, r := range map[string]*result.Result{
 		"two_arm_slower.json": twoArmSlower(t),
 		"two_arm_same.json":   twoArmSame(t),
 	} {

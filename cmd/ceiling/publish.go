@@ -121,11 +121,14 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // of this environment (GITHUB_TOKEN, ...), extra values, and the secrets
 // of each --target file. A bad target file is bad input (exit 2).
 func publishSecrets(targets []string, extra ...string) (*redact.Set, error) {
-	set, err := publish.Secrets(os.Environ(), extra, targets)
-	if err != nil {
-		return nil, usageError{err}
+	for _, f := range targets {
+		t, err := harness.LoadTarget(f)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--target: %w", err)}
+		}
+		extra = append(extra, t.Secrets()...)
 	}
-	return set, nil
+	return publish.Secrets(os.Environ(), extra), nil
 }
 
 // secretRefusal turns a *publish.SecretError into exit status 2: the

@@ -156,6 +156,11 @@ func TestPublishCommentRefusesSecrets(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("--out was written")
 	}
+	// A target file that cannot be read is bad input, named.
+	_, stderr, code = runCLI(t, "", "publish", "comment", "--head", head, "--dry-run", "--target", filepath.Join(dir, "none.json"))
+	if code != 2 || !strings.Contains(stderr, "--target") {
+		t.Errorf("missing target file: status %d, stderr %q; want 2 naming --target", code, stderr)
+	}
 	// The token itself counts as a secret even when its variable's name
 	// does not say so.
 	tokenDoc := bytes.ReplaceAll(secretDocument(t, strings.Repeat("1", 40)), []byte(envSecret), []byte("ghp_commentTOKEN_0123456789abcdef"))

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/ceiling-bench/ceiling/internal/netnstest"
 	"github.com/ceiling-bench/ceiling/load"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestDecodeStrict(t *testing.T) {
@@ -137,7 +137,7 @@ func TestThreeAgentsMergeExactly(t *testing.T) {
 	var tput float64
 	conns := 0
 	want := load.NewHistogram()
-	for _, a := range out.Agents {
+	for _, a := range out.reports {
 		msgs += a.Result.Summary.Messages
 		tput += a.Result.Summary.ThroughputPerS
 		conns += a.Connections
@@ -238,7 +238,7 @@ func TestMergeRefusesOtherConfiguration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Report{Index: i, latency: h, Result: &load.Result{Summary: load.Summary{Messages: 1, Latency: h.Latency()}}}
+		return &Report{AgentReport: result.AgentReport{Index: i, Result: &load.Result{Summary: load.Summary{Messages: 1, Latency: h.Latency()}}}, latency: h}
 	}
 	reports := []*Report{mk(0, enc), mk(1, load.EncodedHistogram{Hdr: string(b), Min: 1000, Max: 1000})}
 	_, err = Merge(reports, 2, 0, int64(time.Second))

@@ -19,6 +19,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Plan is one point for the coordinator.
@@ -71,7 +72,10 @@ func (p *Plan) defaults() {
 // every agent's report (also when the point is invalid: what is known).
 type Outcome struct {
 	Merged *load.Result
-	Agents []Report
+	Agents []result.AgentReport
+	// reports are the agents' whole reports, histograms included (for
+	// this package's tests).
+	reports []*Report
 	// WindowStart is the planned start of the common window.
 	WindowStart time.Time
 }
@@ -211,16 +215,16 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 	reports := make([]*Report, n)
 	for i := range reports {
 		conns, rate := Segment(p.Connections, p.Rate, n, i)
-		reports[i] = &Report{Index: i, Connections: conns}
+		reports[i] = &Report{AgentReport: result.AgentReport{Index: i, Connections: conns}}
 		if p.Rate > 0 {
 			reports[i].RateOpsPerS = &rate
 		}
 	}
 	out := &Outcome{}
 	listOut := func() {
-		out.Agents = out.Agents[:0]
+		out.Agents, out.reports = out.Agents[:0], reports
 		for _, r := range reports {
-			out.Agents = append(out.Agents, *r)
+			out.Agents = append(out.Agents, r.AgentReport)
 		}
 	}
 	events := make(chan event, 4*n+16)

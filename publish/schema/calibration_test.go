@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,7 +21,7 @@ func TestCalibrationRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := harness.Result{SchemaVersion: harness.SchemaVersion, Regime: "echo", Warnings: []string{}}
+	r := result.Result{SchemaVersion: result.SchemaVersion, Regime: "echo", Warnings: []string{}}
 	r.Meta.GitRef = "abc"
 	r.Meta.Generator = "ceiling-load"
 	r.Meta.FinishedAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
@@ -33,10 +33,10 @@ func TestCalibrationRoundTrip(t *testing.T) {
 			Steps: []calibrate.Step{{Connections: 64, ThroughputPerS: 3.9e5, GeneratorCores: 0.97, SinkCores: 0.6}}}},
 		Skipped: []calibrate.Skipped{{Scenario: "fanout", Reason: "no null sink"}},
 	}
-	r.Config = harness.Config{Scenario: "echo", BatchLadder: []int{10}, HeadlineBatch: 10, Reps: 1, RecordSize: 256}
-	r.Curve = []harness.Point{{Index: 0, Role: harness.RoleSweep, Batch: 10, Connections: 64, Status: harness.StatusOK,
-		ThroughputPerS: 3.5e5, Verdict: harness.VerdictServerSaturated, Clean: true,
-		NearCap: &harness.NearCap{CapPerS: 4e5, PctOfCap: 87.5, WithinPct: calibrate.NearCapPct, Saturated: true}}}
+	r.Config = result.Config{Scenario: "echo", BatchLadder: []int{10}, HeadlineBatch: 10, Reps: 1, RecordSize: 256}
+	r.Curve = []result.Point{{Index: 0, Role: result.RoleSweep, Batch: 10, Connections: 64, Status: result.StatusOK,
+		ThroughputPerS: 3.5e5, Verdict: result.VerdictServerSaturated, Clean: true,
+		NearCap: &result.NearCap{CapPerS: 4e5, PctOfCap: 87.5, WithinPct: calibrate.NearCapPct, Saturated: true}}}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestCalibrationRoundTrip(t *testing.T) {
 	if p := s.Validate(v); len(p) > 0 {
 		t.Fatalf("schema problems: %v\n%s", p, b)
 	}
-	var back harness.Result
+	var back result.Result
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // chart is one inline SVG: one or two panels side by side and a legend.
@@ -170,7 +170,7 @@ func polyline(marks []mark) string {
 	return b.String()
 }
 
-func rate(v float64) string { return harness.FormatRate(v) }
+func rate(v float64) string { return result.FormatRate(v) }
 
 func shortRate(v float64) string {
 	switch {
@@ -186,7 +186,7 @@ func latency(ns float64) string {
 	if ns <= 0 {
 		return "0"
 	}
-	return harness.FormatLatency(int64(ns))
+	return result.FormatLatency(int64(ns))
 }
 
 // arm is one measured server of a run: the only one, or base and head.
@@ -196,9 +196,9 @@ type arm struct {
 	color string
 }
 
-func armsOf(r *harness.Result) []arm {
+func armsOf(r *result.Result) []arm {
 	if r.Comparison != nil || r.Meta.BaseTarget != nil {
-		return []arm{{harness.ArmBase, "base", publish.ColorBase}, {harness.ArmHead, "head", publish.ColorHead}}
+		return []arm{{result.ArmBase, "base", publish.ColorBase}, {result.ArmHead, "head", publish.ColorHead}}
 	}
 	return []arm{{"", "throughput", publish.ColorBase}}
 }
@@ -206,13 +206,13 @@ func armsOf(r *harness.Result) []arm {
 // sample reports whether a point is a sample of its (batch, connections):
 // a sweep point, the A-A repeat or a compare repeat; the headroom probe
 // (generator held to a quota) is not.
-func sample(p harness.Point) bool {
-	return p.Role == harness.RoleSweep || p.Role == harness.RoleAARepeat || p.Role == harness.RoleCompare
+func sample(p result.Point) bool {
+	return p.Role == result.RoleSweep || p.Role == result.RoleAARepeat || p.Role == result.RoleCompare
 }
 
 // pointTitle is a point's hover text: what it measured, its verdict and
 // the reason.
-func pointTitle(p harness.Point) string {
+func pointTitle(p result.Point) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "point %d, %s", p.Index, strings.ReplaceAll(p.Role, "_", " "))
 	if p.Arm != "" {
@@ -269,13 +269,13 @@ func pointTitle(p harness.Point) string {
 // measured sample (repeats stack). Lower bounds are hollow and dashed,
 // failed points a cross on the axis, the ceiling ringed, and at the
 // headline batch the A-A noise band around the headline.
-func curveChart(r *harness.Result, batch int) *chart {
+func curveChart(r *result.Result, batch int) *chart {
 	c := &chart{Kind: "curve", Batch: batch, Label: fmt.Sprintf("batch %d: throughput and p99 against connections", batch)}
 	tp := newPanel(0, fmt.Sprintf("batch %d: throughput", batch), "connections", "msg/s")
 	lat := newPanel(1, fmt.Sprintf("batch %d: p99 latency", batch), "connections", "p99")
 	c.Panels = []*panel{tp, lat}
 
-	var pts []harness.Point
+	var pts []result.Point
 	var conns []int
 	maxTP, maxLat := 0.0, 0.0
 	for _, p := range r.Curve {
@@ -325,7 +325,7 @@ func curveChart(r *harness.Result, batch int) *chart {
 		if a.name == "throughput" {
 			ls.Name = "p99"
 		}
-		best := map[int]harness.Point{}
+		best := map[int]result.Point{}
 		for _, p := range pts {
 			if p.Arm != a.key {
 				continue
@@ -339,7 +339,7 @@ func curveChart(r *harness.Result, batch int) *chart {
 			}
 			ts.Marks = append(ts.Marks, mark{X: x0, Y: tp.y(p.ThroughputPerS, topTP), LowerBound: p.LowerBound, NotClean: !p.Clean, Title: title})
 			ls.Marks = append(ls.Marks, mark{X: x1, Y: lat.y(float64(p.LatencyNs.P99), topLat), NotClean: !p.Clean, Title: title})
-			if p.Role == harness.RoleSweep && p.Clean {
+			if p.Role == result.RoleSweep && p.Clean {
 				if b, ok := best[p.Connections]; !ok || p.ThroughputPerS > b.ThroughputPerS {
 					best[p.Connections] = p
 				}

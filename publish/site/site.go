@@ -37,14 +37,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Run is one sweep document to render, and the name it was read from.
 type Run struct {
 	Name   string
-	Result *harness.Result
+	Result *result.Result
 }
 
 // Options are what a site is built from besides the runs.
@@ -64,7 +64,7 @@ const IndexFile = "index.html"
 var templateFS embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"rate":    func(v float64) string { return harness.FormatRate(v) },
+	"rate":    func(v float64) string { return result.FormatRate(v) },
 	"latency": func(ns int64) string { return latency(float64(ns)) },
 	"f1":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"short":   shortRef,
@@ -172,7 +172,7 @@ func render(name string, data any) ([]byte, error) {
 }
 
 // pageName is a run's page (publish.SitePage, which the comment links).
-func pageName(r *harness.Result) string { return publish.SitePage(r) }
+func pageName(r *result.Result) string { return publish.SitePage(r) }
 
 func uniquePage(taken map[string][]byte, name string) string {
 	if _, ok := taken[name]; !ok {
@@ -211,7 +211,7 @@ func (r trendRowView) Cell(batch int) string {
 	case !c.Found:
 		return "none"
 	}
-	s := harness.FormatRate(c.ThroughputPerS) + " @" + fmt.Sprint(c.Connections)
+	s := result.FormatRate(c.ThroughputPerS) + " @" + fmt.Sprint(c.Connections)
 	if c.LowerBound {
 		s = "≥" + s
 	}
@@ -228,10 +228,10 @@ type runView struct {
 	Name    string
 	Page    string
 	Built   time.Time
-	R       *harness.Result
+	R       *result.Result
 	Charts  []*chart
-	Points  []harness.Point
-	Ceiling []harness.BatchCeiling
+	Points  []result.Point
+	Ceiling []result.BatchCeiling
 }
 
 func newRunView(r Run, page string, now time.Time) *runView {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 const fixtures = "../testdata/"
@@ -51,14 +51,14 @@ var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // expectCurve is what the curve chart of a batch must hold, derived from
 // the document independently of the chart code: a throughput and a p99
 // series per arm, and a lower-bound marker per lower-bound sample.
-func expectCurve(r *harness.Result, batch int) (series, lowerBounds int) {
+func expectCurve(r *result.Result, batch int) (series, lowerBounds int) {
 	arms := 1
 	if r.Comparison != nil || r.Meta.BaseTarget != nil {
 		arms = 2
 	}
 	for _, p := range r.Curve {
 		if p.Batch == batch && p.Status == "ok" && p.LowerBound &&
-			(p.Role == harness.RoleSweep || p.Role == harness.RoleAARepeat || p.Role == harness.RoleCompare) {
+			(p.Role == result.RoleSweep || p.Role == result.RoleAARepeat || p.Role == result.RoleCompare) {
 			lowerBounds++
 		}
 	}

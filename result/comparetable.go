@@ -1,4 +1,4 @@
-package harness
+package result
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // writeComparison prints a two-arm sweep's comparison under the headline:
 // the gating verdict in words first, then one row per compared point.
 // Nothing for a single-arm sweep.
-func writeComparison(w io.Writer, c *Comparison) error {
+func WriteComparison(w io.Writer, c *Comparison) error {
 	if c == nil {
 		return nil
 	}
@@ -85,7 +85,7 @@ func armMedian(a ArmStats) string {
 	if a.N == 0 {
 		return "-"
 	}
-	return rate(a.MedianPerS, a.LowerBound)
+	return Rate(a.MedianPerS, a.LowerBound)
 }
 
 func pctOr(v *float64) string {

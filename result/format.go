@@ -1,4 +1,4 @@
-package harness
+package result
 
 import (
 	"fmt"
@@ -34,4 +34,12 @@ func FormatLatency(ns int64) string {
 		return fmt.Sprintf("%.2fms", float64(d)/1e6)
 	}
 	return fmt.Sprintf("%.0fus", float64(d)/1e3)
+}
+
+// Rate is FormatRate, ">=" when it is a lower bound.
+func Rate(v float64, lowerBound bool) string {
+	if lowerBound {
+		return ">=" + FormatRate(v)
+	}
+	return FormatRate(v)
 }

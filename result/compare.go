@@ -1,4 +1,4 @@
-package harness
+package result
 
 import (
 	"cmp"
@@ -199,7 +199,7 @@ func Blocks(ps []Point) []Block {
 // sensitivity check) any repeat that measured a throughput.
 type counted func(p *Point) bool
 
-func cleanRepeat(p *Point) bool { return p != nil && p.Status == StatusOK && p.Clean }
+func CleanRepeat(p *Point) bool { return p != nil && p.Status == StatusOK && p.Clean }
 
 func measuredRepeat(p *Point) bool {
 	return p != nil && p.Status == StatusOK && p.ThroughputPerS > 0
@@ -209,7 +209,7 @@ func measuredRepeat(p *Point) bool {
 // arms' points with role "compare", in run order), under the stopping
 // rule stop with at most reps clean blocks.
 func ComparePoint(batch, conns int, ps []Point, alpha float64, stop string, reps int) ComparedPoint {
-	cp := decidePoint(batch, conns, ps, alpha, stop, reps, cleanRepeat)
+	cp := decidePoint(batch, conns, ps, alpha, stop, reps, CleanRepeat)
 	if cp.Base.Failed+cp.Head.Failed == 0 {
 		return cp
 	}
@@ -364,7 +364,7 @@ func logs(xs []float64) []float64 {
 func reruns(blocks []Block) int {
 	n := 0
 	for _, b := range blocks {
-		if !cleanRepeat(b.Base) || !cleanRepeat(b.Head) {
+		if !CleanRepeat(b.Base) || !CleanRepeat(b.Head) {
 			n++
 		}
 	}

@@ -1,11 +1,10 @@
-package harness
+package result
 
 import (
 	"encoding/json"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 )
@@ -147,17 +146,6 @@ type Target struct {
 type TargetServer struct {
 	Name    string   `json:"name"`
 	Command []string `json:"command"`
-}
-
-// targetMeta is t as the result records it.
-func targetMeta(t TargetSpec, scenario string) Target {
-	m := Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...), // [] not null for a multi-server target
-		External: t.External, ExternalCPUs: t.ExternalCPUs}
-	m.URL, _ = t.URLFor(scenario)
-	for _, s := range t.Servers {
-		m.Servers = append(m.Servers, TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
-	}
-	return m
 }
 
 // Config is every sweep knob, after defaults were applied.
@@ -362,7 +350,7 @@ type Point struct {
 	// Agents lists the agents that ran the point with AGENTS (nil
 	// without): each one's segment, clock, start skew, figures and
 	// generator evidence; the point's own figures are their exact merge.
-	Agents []agents.Report `json:"agents,omitempty"`
+	Agents []AgentReport `json:"agents,omitempty"`
 	// Objective is the objective judged on this point (Config.Objective);
 	// nil without one.
 	Objective *objective.Result `json:"objective,omitempty"`
@@ -531,3 +519,9 @@ type ArmStats struct {
 	LowerBound   bool      `json:"lower_bound"` // any sample generator-capped
 	Failed       int       `json:"failed"`      // repeats that failed or were not clean
 }
+
+// Point statuses.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)

@@ -1,6 +1,8 @@
-package harness
+package result
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestFormat(t *testing.T) {
 	rates := map[float64]string{0: "0", 999.4: "999", 1000: "1,000", 1234567.5: "1,234,568", -1234: "-1,234", -123: "-123"}

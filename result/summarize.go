@@ -1,4 +1,4 @@
-package harness
+package result
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
 // NoiseFloorPct is the A-A noise floor: how far the repeat of the headline
@@ -57,14 +55,14 @@ func (r *Result) Summarize() {
 	}
 	for _, c := range r.Ceilings {
 		if c.AtLadderTop {
-			r.warn(fmt.Sprintf("batch %d peaked at the top of its connection ladder (%d connections): widen CONNS_LADDER_%d, the knee may lie beyond it",
+			r.Warn(fmt.Sprintf("batch %d peaked at the top of its connection ladder (%d connections): widen CONNS_LADDER_%d, the knee may lie beyond it",
 				c.Batch, c.Connections, c.Batch))
 		}
 		if !c.Found && r.ran(c.Batch) {
 			if r.Config.Objective != "" && r.anyClean(c.Batch) {
-				r.warn(fmt.Sprintf("batch %d has no clean point that meets the objective (%s)", c.Batch, r.Config.Objective))
+				r.Warn(fmt.Sprintf("batch %d has no clean point that meets the objective (%s)", c.Batch, r.Config.Objective))
 			} else {
-				r.warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors, was saturated or was contended)", c.Batch))
+				r.Warn(fmt.Sprintf("batch %d has no clean point (every point failed, had errors, was saturated or was contended)", c.Batch))
 			}
 		}
 	}
@@ -80,7 +78,7 @@ func (r *Result) Summarize() {
 		if c := Contenders(r.Curve); c != "" {
 			who = c
 		}
-		r.warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (%s; above %.0f%% foreign or %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), who, ForeignMax*100, StealMax*100))
+		r.Warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (%s; above %.0f%% foreign or %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), who, ForeignMax*100, StealMax*100))
 	}
 
 	r.Headline = Headline{Batch: r.Config.HeadlineBatch}
@@ -98,7 +96,7 @@ func (r *Result) Summarize() {
 		}
 	}
 	if r.Headline.LowerBound {
-		r.warn("the headline is a lower bound: the generator capped it, not the server")
+		r.Warn("the headline is a lower bound: the generator capped it, not the server")
 	}
 
 	r.NoiseFloorPct = nil
@@ -124,7 +122,7 @@ func (r *Result) Summarize() {
 			default:
 				why = "it measured no throughput"
 			}
-			r.warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", why))
+			r.Warn(fmt.Sprintf("the A-A repeat of the headline failed (%s): no noise floor", why))
 		}
 	}
 	var cg string
@@ -136,30 +134,13 @@ func (r *Result) Summarize() {
 		r.HeadroomProbe.Cgroup = cg
 	}
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
-		r.warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
+		r.Warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
 	r.Comparison = DecideComparison(r.Curve, r.Config)
 }
 
-// judgeObjective evaluates the sweep's objective on a measured point. An
-// objective that cannot be evaluated is not met, and says why.
-func judgeObjective(p *Point, spec string, out Outcome) {
-	if spec == "" || p.Status != StatusOK || out.Load == nil {
-		return
-	}
-	o, err := objective.Parse(spec)
-	var res objective.Result
-	if err == nil {
-		res, err = o.Eval(out.Load.Summary)
-	}
-	if err != nil {
-		res = objective.Result{Conditions: []objective.Evaluated{{Why: "objective: " + err.Error()}}}
-	}
-	p.Objective = &res
-}
-
 // derivedWarnings are the openings of the warnings Summarize derives.
-var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat", nearCapMark, "calibration: "}
+var derivedWarnings = []string{"batch ", "the headline is a lower bound", "contended: ", "no A-A repeat", "the A-A repeat", NearCapMark, "calibration: "}
 
 // ceiling is one batch's highest clean sweep point (the A-A repeat measures
 // noise and is not a candidate).
@@ -215,7 +196,7 @@ func (r *Result) ran(batch int) bool {
 	return false
 }
 
-func (r *Result) warn(w string) {
+func (r *Result) Warn(w string) {
 	for _, have := range r.Warnings {
 		if have == w {
 			return
