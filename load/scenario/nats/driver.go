@@ -88,8 +88,11 @@ type worker struct {
 	maxAckedSubj         uint64 // highest acked stream seq of this worker's subject by this worker
 
 	disconnects, reconnects atomic.Int64
-	lost                    int64         // stream: publishes whose ack a disconnect took
-	lostConn                chan struct{} // stream: a disconnect, to the ack awaited
+	// reconnectedAt is when the connection last came back (load.Mono; 0:
+	// never lost), for recovering (stream mode's consume errors).
+	reconnectedAt atomic.Int64
+	lost          int64         // stream: publishes whose ack a disconnect took
+	lostConn      chan struct{} // stream: a disconnect, to the ack awaited
 }
 
 func newDriver(c *load.Config, p *Params, pool *payload.Pool) *driver {
@@ -130,7 +133,10 @@ func (d *driver) connect(url, name string, reconnect bool, w *worker) (*natsgo.C
 				default:
 				}
 			}),
-			natsgo.ReconnectHandler(func(*natsgo.Conn) { w.reconnects.Add(1) }),
+			natsgo.ReconnectHandler(func(*natsgo.Conn) {
+				w.reconnectedAt.Store(load.Mono())
+				w.reconnects.Add(1)
+			}),
 		)
 	}
 	return natsgo.Connect(url, opts...)
@@ -302,6 +308,19 @@ func (d *driver) awaitRoutes(ctx context.Context, w *worker) error {
 			return fmt.Errorf("consumer %s never answered on %s: %w", w.name, d.urls()[w.server], err)
 		}
 	}
+}
+
+// recoverGrace is how long after a reconnect a pull without responders
+// is the restart's: a restarted server's JetStream answers only once it
+// has recovered its streams, moments after the connection is back.
+const recoverGrace = 2 * time.Second
+
+// recovering reports whether err is such a pull, within recoverGrace of
+// the connection's return: counted in reconnects, not in errors.
+func (w *worker) recovering(err error) bool {
+	at := w.reconnectedAt.Load()
+	return at > 0 && load.Mono()-at < int64(recoverGrace) &&
+		(errors.Is(err, natsgo.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -642,7 +661,7 @@ func (d *driver) stream(ctx context.Context, win load.Window, w *worker) {
 			// The connection's loss and its announcements (the server
 			// shutting down, heartbeats missed while away) are counted
 			// in dropped and reconnects, not here.
-			if w.nc.IsConnected() && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, jetstream.ErrServerShutdown) && !errors.Is(err, natsgo.ErrConnectionClosed) {
+			if w.nc.IsConnected() && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, jetstream.ErrServerShutdown) && !errors.Is(err, natsgo.ErrConnectionClosed) && !w.recovering(err) {
 				w.rec.Error("consume_" + reason(err))
 			}
 		}))
