@@ -17,12 +17,12 @@ import (
 )
 
 // agentOptions: one point of 6 connections at batch 10 through 3 agents.
-func agentOptions(t *testing.T, window time.Duration) *harness.Options {
+func agentOptions(t *testing.T, window time.Duration) *testSweep {
 	t.Helper()
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {6}})
 	o.Agents = 3
 	o.Duration = window
-	if err := o.Resolve(nil); err != nil {
+	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
 		t.Fatal(err)
 	}
 	return o
@@ -34,7 +34,7 @@ func agentOptions(t *testing.T, window time.Duration) *harness.Options {
 func TestAgentsPoint(t *testing.T) {
 	needProcs(t)
 	o := agentOptions(t, time.Second)
-	o.AgentArgs = map[int][]string{1: {"--wall-skew", "250ms"}}
+	o.AgentsEnv.Args = map[int][]string{1: {"--wall-skew", "250ms"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	// Contention does not matter here: what is checked is the merge and
@@ -163,10 +163,10 @@ func TestAgentsQuotaCapsThePoint(t *testing.T) {
 // checkQuotaCaps runs o's one point with agent 1 held to 5% of a CPU at
 // an open-loop rate of 1,500 ops/s: the point must be generator-capped,
 // naming agent 1.
-func checkQuotaCaps(t *testing.T, o *harness.Options) {
+func checkQuotaCaps(t *testing.T, o *testSweep) {
 	t.Helper()
 	o.Generator = filepath.Join(bin, "ceiling") + " load --rate 1500"
-	o.AgentQuota = map[int]float64{1: 0.05}
+	o.AgentsEnv.Quota = map[int]float64{1: 0.05}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	r, _, _ := runSweep(t, ctx, o, refTarget(t))

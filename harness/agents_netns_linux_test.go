@@ -26,9 +26,9 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 	}
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {150, 300}})
 	o.Agents = 3
-	o.AgentsLab = lab
+	o.AgentsEnv.Lab = lab
 	o.AgentsPortRange = "40000-40059"
-	if err := o.Resolve(nil); err != nil {
+	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
@@ -76,7 +76,7 @@ func TestAgentsQuotaInNetworkNamespaces(t *testing.T) {
 		return
 	}
 	o := agentOptions(t, 2*time.Second)
-	o.AgentsLab = lab
+	o.AgentsEnv.Lab = lab
 	checkQuotaCaps(t, o)
 }
 

@@ -99,7 +99,7 @@ func (a *remoteAgent) exit(t *testing.T, i int) {
 
 // listenOptions: a sweep of the given ladder whose 3 agents dial in to
 // AGENTS_LISTEN on the loopback.
-func listenOptions(t *testing.T, conns []int) (*harness.Options, string) {
+func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 	t.Helper()
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: conns})
 	o.Agents = 3
@@ -111,7 +111,7 @@ func listenOptions(t *testing.T, conns []int) (*harness.Options, string) {
 	l.Close()
 	o.AgentsListen = addr
 	o.AgentsJoinTimeout = 15 * time.Second
-	if err := o.Resolve(nil); err != nil {
+	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
 		t.Fatal(err)
 	}
 	return o, addr

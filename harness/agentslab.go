@@ -52,3 +52,21 @@ func portRangeSize(s string) int {
 	}
 	return load.LocalPortRange()
 }
+
+// AgentsEnv is what a sweep's local agents run in that is not a knob:
+// the network the caller built for them, and two seams for tests.
+type AgentsEnv struct {
+	// Lab is the bridge the sweep's private network namespace built
+	// (cmd/ceiling, AGENTS_NETNS as root): the server and coordinator
+	// listen on its address, each agent gets a namespace on it. Nil: the
+	// agents are processes on the host's loopback.
+	Lab *AgentsLab
+	// Note says why the agents are not in network namespaces (not root,
+	// or none could be made): the result's warnings carry it.
+	Note string
+	// Args are extra `ceiling agent` flags by agent index (--wall-skew).
+	Args map[int][]string
+	// Quota caps agent i at that many CPUs through a cgroup of its own
+	// (one slow agent must cap the point).
+	Quota map[int]float64
+}

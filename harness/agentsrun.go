@@ -30,7 +30,7 @@ import (
 // generator.
 type agentRun struct {
 	procs     []*supervise.Proc
-	throttles []*pinning.Throttle // AgentQuota's, removed after the agents stopped
+	throttles []*pinning.Throttle // AgentsEnv.Quota's, removed after the agents stopped
 	done      chan struct{}       // closed when the coordinator's Run returned
 	out       *agents.Outcome
 	err       error
@@ -62,7 +62,7 @@ func (pr *ProcRunner) serverHost() string {
 		}
 		return h
 	}
-	if o.AgentsLab != nil {
+	if pr.agents.Lab != nil {
 		return LabHost
 	}
 	return ""
@@ -131,7 +131,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		Warmup: p.warmup, Duration: p.window, Marker: p.f.marker, JSON: p.f.json,
 		ReadyTimeout: pr.joinTimeout(), ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
 	}
-	lab := pr.o.AgentsLab
+	lab := pr.agents.Lab
 	portRange := portRangeSize(pr.o.AgentsPortRange)
 	switch {
 	case pr.o.AgentsListen != "":
@@ -183,7 +183,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	}()
 	for i := range n {
 		cg := cgroup
-		if q, ok := pr.o.AgentQuota[i]; ok {
+		if q, ok := pr.agents.Quota[i]; ok {
 			th, err := pinning.NewThrottle(supervise.CgroupName(fmt.Sprintf("agent%d-quota", i), spec.Index), q)
 			if err != nil {
 				return p.fail(PhaseGenerator, nil, "agent %d: quota: %v", i, err)
@@ -193,7 +193,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		}
 		proc, err := supervise.Start(ctx, supervise.Spec{
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
-			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.o.AgentArgs[i]...),
+			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.agents.Args[i]...),
 			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
 			CPUs:     p.genCPUs,
 			NoFile:   NoFileLimit,
@@ -300,7 +300,7 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 		switch {
 		case p.pr.o.AgentsListen != "":
 			network = "remote"
-		case p.pr.o.AgentsLab != nil:
+		case p.pr.agents.Lab != nil:
 			network = "netns"
 		}
 		for i := range out.Agents {

@@ -12,7 +12,7 @@ import (
 )
 
 // resolveCalibration reads CALIBRATION and refuses it with CALIBRATE.
-func (o *Options) resolveCalibration() error {
+func (o *Plan) resolveCalibration() error {
 	if o.CalibrationFile == "" {
 		return nil
 	}

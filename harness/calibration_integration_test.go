@@ -22,8 +22,8 @@ func TestSweepCalibrates(t *testing.T) {
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4}})
 	o.Calibrate, o.Quick = true, true // quick: 1 s calibration steps
 	var stdout, stderr bytes.Buffer
-	_, err := harness.Run(context.Background(), o, harness.RunConfig{
-		Target: refTarget(t), Version: "test", Stdout: &stdout, Stderr: &stderr,
+	_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{
+		Version: "test", Stdout: &stdout, Stderr: &stderr,
 		Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
 		Ceiling: filepath.Join(bin, "ceiling"),
 	})

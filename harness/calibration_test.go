@@ -126,11 +126,12 @@ func TestResolveCalibration(t *testing.T) {
 		{"version", Options{CalibrationFile: write("v.json", `{"calibration_version": 7}`)}, "calibration_version"},
 		{"unknown field", Options{CalibrationFile: write("u.json", `{"calibration_version": 1, "cap": []}`)}, `unknown field "cap"`},
 	} {
-		err := tt.o.resolveCalibration()
+		p := &Plan{Options: tt.o}
+		err := p.resolveCalibration()
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s: %v", tt.name, err)
-		case tt.want == "" && tt.o.Calibration == nil:
+		case tt.want == "" && p.Calibration == nil:
 			t.Errorf("%s: no document read", tt.name)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: error %v, want one naming %s", tt.name, err, tt.want)

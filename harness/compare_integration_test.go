@@ -21,7 +21,7 @@ import (
 
 // twoArmOptions is a QUICK-sized two-arm sweep: one rung per batch, 1 s
 // points, 8 blocks per compared point (the default).
-func twoArmOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *harness.Options {
+func twoArmOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *testSweep {
 	t.Helper()
 	o := miniOptions(t, batches, conns)
 	o.BaseTargetFile = "base" // the runner gets the spec itself
@@ -42,12 +42,14 @@ func noCapThresholds() harness.Thresholds {
 	return th
 }
 
-func runTwoArm(t *testing.T, o *harness.Options, base, head harness.TargetSpec) (*harness.Result, string, error) {
+func runTwoArm(t *testing.T, o *testSweep, base, head harness.TargetSpec) (*harness.Result, string, error) {
 	t.Helper()
 	return retryContended(t, func() (*harness.Result, string, error) {
 		var stdout, stderr bytes.Buffer
-		_, err := harness.Run(context.Background(), o, harness.RunConfig{
-			Target: head, BaseTarget: &base, Version: "test", Stdout: &stdout, Stderr: &stderr,
+		p := plan(t, o, head, &base)
+		defer checkPlanUnchanged(t, p, plan(t, o, head, &base))
+		_, err := harness.Run(context.Background(), p, harness.RunConfig{
+			Version: "test", Stdout: &stdout, Stderr: &stderr,
 			Thresholds: noCapThresholds(), Getenv: func(string) string { return "" },
 		})
 		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
@@ -283,7 +285,7 @@ func TestDuetSimulatedSplit(t *testing.T) {
 	o := twoArmOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
 	o.CompareMode, o.AllowOverlap = harness.ModeDuet, true
 	o.DuetServerCPUs, o.DuetGeneratorCPUs = pinning.CPUSet{0}, pinning.CPUSet{1}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := harness.ResolveKnobs(o.Options, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	r, table, err := runTwoArm(t, o, ref, head)

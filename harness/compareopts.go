@@ -59,7 +59,7 @@ func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
 
 // resolveCompare checks what the two-arm knobs mean together (each
 // knob's own range is its Check in the knob table).
-func (o *Options) resolveCompare() error {
+func (o *Plan) resolveCompare() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if need := stats.MinPairs(o.Alpha); o.TwoArm() && o.CompareReps >= 2 && o.CompareReps < need && o.Alpha > 0 && o.Alpha < 1 {
@@ -108,7 +108,7 @@ func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
 // falls back to interleaved (with a note) where no second half fits, or
 // where the generator cannot be gated (agents, a GENERATOR of one's
 // own); an explicit duet there is an error.
-func (o *Options) resolveDuet(available pinning.CPUSet) error {
+func (o *Plan) resolveDuet(available pinning.CPUSet) error {
 	if !o.TwoArm() {
 		return nil
 	}

@@ -16,10 +16,14 @@
 //
 // The pieces, each small and tested on its own:
 //
-//   - Options (options.go, resolve.go): the knobs in three layers
-//     (DefaultOptions, ApplyEnv for the make variables, the CLI's flags),
-//     then Resolve picks CPU sets for the cores present and validates all
-//     of them together, before anything boots.
+//   - Options and Plan (options.go, plan.go, resolve.go): the knobs in
+//     three layers (DefaultOptions, ApplyEnv for the make variables, the
+//     CLI's flags), then Resolve turns them into an immutable Plan once,
+//     before anything boots: CPU sets picked for the cores present, the
+//     target files read once each with the flag overrides and the
+//     scenario's defaults, the secrets gathered, every knob validated,
+//     and a note for each default that is not the knob table's. Run only
+//     reads the Plan; what the run finds goes into the Result.
 //   - Knobs (knobs.go): one table of every knob — variable, flag, default,
 //     help, parse and check. ApplyEnv, the CLI's flags and usage,
 //     Resolve's per-knob checks and the docs' knob tables all read it, so
@@ -61,5 +65,6 @@
 //     calibrate.NearCapPct of its batch's cap (x the generator's cores) as
 //     near the generator's cap: a warning, never a verdict.
 //
-// Run ties them together for the CLI. docs/sweep.md is the user's guide.
+// Run(ctx, plan, RunConfig) ties them together for the CLI; RunConfig
+// holds what is not a knob (where to write, the agents' network). docs/sweep.md is the user's guide.
 package harness

@@ -119,6 +119,7 @@ func TestExternalMiniSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4, 8}})
+	o.ServerCPUs = nil // SRV_CPUSET is refused for an external target
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	if err != nil && !errors.Is(err, harness.ErrContended) {
 		t.Fatalf("sweep: %v", err)
@@ -162,7 +163,7 @@ func TestExternalMiniSweep(t *testing.T) {
 	// so, and no point is server-saturated.
 	tg.Ready, tg.Metrics, tg.ExternalCPUs = "", nil, 0
 	o = miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4}})
-	o.Reps = 1
+	o.ServerCPUs, o.Reps = nil, 1
 	r, _, err = runSweep(t, context.Background(), o, tg)
 	if err != nil && !errors.Is(err, harness.ErrContended) {
 		t.Fatalf("sweep without metrics: %v", err)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -81,7 +82,7 @@ func refTarget(t *testing.T) harness.TargetSpec {
 }
 
 // miniOptions: server on CPU 1, generator on CPU 0, short points.
-func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *harness.Options {
+func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *testSweep {
 	t.Helper()
 	o := harness.DefaultOptions(false)
 	o.ServerCPUs, o.GeneratorCPUs = pinning.CPUSet{1}, pinning.CPUSet{0}
@@ -90,10 +91,45 @@ func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadder
 	o.Out = filepath.Join(t.TempDir(), "ceiling.json")
 	o.WorkDir = t.TempDir()
 	o.Generator = filepath.Join(bin, "ceiling") + " load"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := harness.ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
-	return &o
+	return &testSweep{Options: o}
+}
+
+// testSweep is a sweep as a test builds it: the knobs, and what its run
+// gets beyond them (the agents' network and seams).
+type testSweep struct {
+	harness.Options
+	AgentsEnv harness.AgentsEnv
+}
+
+// plan resolves o as the CLI does, with the target files given as read:
+// BASE_TARGET's path gets base, any other path head.
+func plan(t *testing.T, o *testSweep, head harness.TargetSpec, base *harness.TargetSpec) *harness.Plan {
+	t.Helper()
+	p, err := harness.Resolve(o.Options, harness.Env{
+		Available: pinning.CPUSet{0, 1},
+		LoadTarget: func(path string) (harness.TargetSpec, error) {
+			if base != nil && path == o.BaseTargetFile {
+				return *base, nil
+			}
+			return head, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkPlanUnchanged fails the test when Run wrote into its Plan: was
+// is the same plan resolved again from the same knobs and targets.
+func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
+	t.Helper()
+	if !reflect.DeepEqual(p, was) {
+		t.Errorf("Run changed its plan:\n%+v\nwas\n%+v", *p, *was)
+	}
 }
 
 // quietAttempts bounds how many times a sweep that found its pinned CPUs
@@ -101,19 +137,21 @@ func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadder
 // gives up (skipIfContended: a skip outside CI, a failure under CI=true).
 const quietAttempts = 3
 
-func runSweep(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
+func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg harness.TargetSpec) (*harness.Result, string, error) {
 	t.Helper()
 	return retryContended(t, func() (*harness.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
 }
 
 // runSweepOnce is runSweep without the retry: for sweeps that cannot be
 // run twice (AGENTS_LISTEN's agents serve one sweep, then exit).
-func runSweepOnce(t *testing.T, ctx context.Context, o *harness.Options, tg harness.TargetSpec) (*harness.Result, string, error) {
+func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg harness.TargetSpec) (*harness.Result, string, error) {
 	t.Helper()
 	return func() (*harness.Result, string, error) {
 		var stdout, stderr bytes.Buffer
-		_, err := harness.Run(ctx, o, harness.RunConfig{
-			Target: tg, Version: "test", Stdout: &stdout, Stderr: &stderr,
+		p := plan(t, o, tg, nil)
+		defer checkPlanUnchanged(t, p, plan(t, o, tg, nil))
+		_, err := harness.Run(ctx, p, harness.RunConfig{
+			Agents: o.AgentsEnv, Version: "test", Stdout: &stdout, Stderr: &stderr,
 			Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
 		})
 		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())

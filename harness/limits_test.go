@@ -19,7 +19,7 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	o.BatchLadder = Ladder{10, 100}
 	o.HeadlineBatch = 10
 	o.ConnsLadders = ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
-	err := o.checkNoFile(held)
+	err := (&Plan{Options: o}).checkNoFile(held)
 	if err == nil {
 		t.Fatal("a 30000-connection rung passed a limit of 20000")
 	}
@@ -36,11 +36,11 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	// holds (the harness asks for NoFileLimit at most).
 	o = DefaultOptions(false)
 	o.ConnsLadders = ConnsLadders{10: {32, NoFileLimit + 1}}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
 		t.Errorf("Resolve with a %d-connection rung: %v, want CONNS_LADDER_10 refused", NoFileLimit+1, err)
 	}
 	o = DefaultOptions(false)
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err != nil {
 		t.Errorf("default ladders: %v", err)
 	}
 }
@@ -52,7 +52,7 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
 		o := DefaultOptions(false)
 		o.SourceAddrs = tt.knob
-		pr := &ProcRunner{o: &o}
+		pr := &ProcRunner{o: &Plan{Options: o}}
 		args := pr.loadArgs(TargetSpec{}, PointKey{Batch: 10, Connections: 32}, PointAddr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		got := ""
 		for i, a := range args {

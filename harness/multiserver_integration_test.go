@@ -66,7 +66,7 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {3, 6}})
 	o.Scenario = nats.Stream
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := harness.ResolveKnobs(o.Options, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	tg := clusterTarget(t)

@@ -70,7 +70,7 @@ func TestScenarioNamesAFile(t *testing.T) {
 	t.Chdir("..")
 	o := DefaultOptions(true)
 	o.Scenario = "rooms"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	if o.Scenario != "script" || o.ScenarioFile != "benchmark/scenarios/rooms.json" || !o.BatchLadder.Contains(o.HeadlineBatch) {
@@ -78,12 +78,12 @@ func TestScenarioNamesAFile(t *testing.T) {
 	}
 	o = DefaultOptions(true)
 	o.Scenario, o.ScenarioFile = "fanout", "benchmark/scenarios/rooms.json"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SCENARIO_FILE (--scenario-file): read by SCENARIO=script, not fanout") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SCENARIO_FILE (--scenario-file): read by SCENARIO=script, not fanout") {
 		t.Errorf("file with fanout: %v", err)
 	}
 	o = DefaultOptions(true)
 	o.Scenario = "roomz"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), `"roomz" is not a scenario`) {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), `"roomz" is not a scenario`) {
 		t.Errorf("unknown: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"github.com/ceiling-bench/ceiling/calibrate"
 	"math"
 	"slices"
 	"strconv"
@@ -36,10 +35,11 @@ const (
 // MaxAgents bounds AGENTS.
 const MaxAgents = 64
 
-// Options is every knob of a sweep. The CLI fills it in three layers:
-// DefaultOptions(quick), then ApplyEnv (the make variables), then its flags;
-// Resolve fills what is still open (CPU sets, ladders) and validates it all
-// before anything boots. A zero CPU set or ladder means "not given". The
+// Options is every knob of a sweep, as the user gave it. The CLI fills it
+// in three layers: DefaultOptions(quick), then ApplyEnv (the make
+// variables), then its flags; Resolve turns it into a Plan, filling what
+// is still open (CPU sets, ladders) and validating it all before anything
+// boots. A zero CPU set or ladder means "not given". The
 // knob table (Knobs, knobs.go) maps each variable and flag to its field.
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
@@ -61,12 +61,6 @@ type Options struct {
 	// processes under the harness's coordinator (harness/agents); 0 runs
 	// the one generator.
 	Agents int
-	// AgentArgs are extra `ceiling agent` flags by agent index (tests
-	// only: --wall-skew); no knob sets them.
-	AgentArgs map[int][]string
-	// AgentQuota caps agent i at that many CPUs through a cgroup of its
-	// own (tests only: one slow agent must cap the point).
-	AgentQuota map[int]float64
 	// AgentsListen is AGENTS_LISTEN: the sweep starts no agents; it
 	// listens here for Agents remote `ceiling agent`s for the whole sweep.
 	AgentsListen string
@@ -80,14 +74,6 @@ type Options struct {
 	// namespace's ip_local_port_range (a test knob: a few hundred
 	// connections then need several source addresses). Empty: the kernel's.
 	AgentsPortRange string
-	// AgentsLab is the bridge the sweep's private network namespace built
-	// (cmd/ceiling, AgentsNetns as root): the server and coordinator
-	// listen on its address, each agent gets a namespace on it. Nil: the
-	// agents are processes on the host's loopback.
-	AgentsLab *AgentsLab
-	// AgentsNote says why the agents are not in network namespaces (not
-	// root, or none could be made): the result's warnings carry it.
-	AgentsNote string
 	TargetFile string // TARGET
 	// HeadroomProbe > 0 runs the headline once more with the generator
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
@@ -152,17 +138,13 @@ type Options struct {
 	// Calibrate is CALIBRATE: measure the generator's cap against a null
 	// sink before the sweep (package calibrate). CalibrationFile is
 	// CALIBRATION: a saved calibration document; Resolve reads and checks
-	// it into Calibration.
+	// it into the Plan's Calibration.
 	Calibrate       bool
 	CalibrationFile string
-	Calibration     *calibrate.Doc
 
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result
-
-	// Filled by Resolve.
-	Notes []string // how defaults were picked, e.g. the CPU sets for this machine
 }
 
 // DefaultOptions are the defaults before env and flags. quick swaps in the

@@ -114,7 +114,7 @@ func TestResolve(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&o)
 			}
-			err := o.Resolve(tt.avail)
+			_, err := o.resolveInto(tt.avail)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Resolve error = %v, want it to contain %q", err, tt.wantErr)
@@ -151,7 +151,8 @@ func TestQuickDefaults(t *testing.T) {
 func TestQuickWithOwnBatchLadder(t *testing.T) {
 	o := DefaultOptions(true)
 	o.BatchLadder = Ladder{10, 400}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	p, err := o.resolveInto(pinning.CPUSet{0, 1})
+	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[int]Ladder{10: o.ConnsLadder(10), 400: o.ConnsLadder(400)}
@@ -159,18 +160,18 @@ func TestQuickWithOwnBatchLadder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("quick ladders (-want +got):\n%s", diff)
 	}
-	if got := ladderNotes(o.Notes); len(got) != 0 {
+	if got := ladderNotes(p.Notes); len(got) != 0 {
 		t.Errorf("ladder notes %q, want none", got)
 	}
 	o = DefaultOptions(true)
 	o.BatchLadder, o.ConnsLadders = Ladder{10}, ConnsLadders{10: {4}, 77: {1, 2}}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	if p, err = o.resolveInto(pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(Ladder{4}, o.ConnsLadder(10)); diff != "" {
 		t.Errorf("a ladder the user set wins over the quick one (-want +got):\n%s", diff)
 	}
-	if got := ladderNotes(o.Notes); len(got) != 1 || !strings.Contains(got[0], "CONNS_LADDER_77") {
+	if got := ladderNotes(p.Notes); len(got) != 1 || !strings.Contains(got[0], "CONNS_LADDER_77") {
 		t.Errorf("ladder notes %q, want one about CONNS_LADDER_77", got)
 	}
 }
@@ -189,7 +190,8 @@ func TestFanoutBatchLadder(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		o := DefaultOptions(quick)
 		o.Scenario = "fanout"
-		if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+		p, err := o.resolveInto(pinning.CPUSet{0, 1})
+		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(Ladder(fanout.BatchLadder), o.BatchLadder); diff != "" {
@@ -198,7 +200,7 @@ func TestFanoutBatchLadder(t *testing.T) {
 		if n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps)); quick && n != 4 {
 			t.Errorf("quick fanout sweep has %d points, want 4", n)
 		}
-		for _, note := range o.Notes {
+		for _, note := range p.Notes {
 			if strings.Contains(note, "ignored") {
 				t.Errorf("quick=%v: spurious note %q", quick, note)
 			}
@@ -206,7 +208,7 @@ func TestFanoutBatchLadder(t *testing.T) {
 	}
 	o := DefaultOptions(false)
 	o.Scenario, o.BatchLadder = "fanout", Ladder{2, 5}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "HEADLINE_BATCH") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "HEADLINE_BATCH") {
 		t.Errorf("a ladder given for fanout is kept as given (headline 10 not in it): %v", err)
 	}
 }
@@ -243,4 +245,15 @@ func TestParseSecondsAndFractionRefuseNonFinite(t *testing.T) {
 	if f, err := ParseFraction("0.5"); err != nil || f != 0.5 {
 		t.Errorf("ParseFraction(0.5) = %v, %v", f, err)
 	}
+}
+
+// resolveInto is ResolveKnobs for a test that goes on reading o: o
+// becomes the plan's resolved Options, and the plan comes back for its
+// notes.
+func (o *Options) resolveInto(available pinning.CPUSet) (*Plan, error) {
+	p, err := ResolveKnobs(*o, available)
+	if err == nil {
+		*o = p.Options
+	}
+	return p, err
 }

@@ -43,7 +43,8 @@ const (
 // point pinned to the server CPUs, the generator pinned to its own, both
 // sampled from the generator's marker to the end of its window.
 type ProcRunner struct {
-	o         *Options
+	o         *Plan
+	agents    AgentsEnv
 	target    TargetSpec
 	generator []string // argv before the load flags
 	ready     time.Duration
@@ -68,9 +69,11 @@ type ProcRunner struct {
 	hubLog *syncWriter // its coordinator.log in the work dir
 }
 
-// NewProcRunner prepares the runner; the generator defaults to this
-// executable's own `load` subcommand.
-func NewProcRunner(o *Options, t TargetSpec) (*ProcRunner, error) {
+// NewProcRunner prepares the runner for the plan's points (its Target is
+// the head's server); the generator defaults to this executable's own
+// `load` subcommand.
+func NewProcRunner(o *Plan, ag AgentsEnv) (*ProcRunner, error) {
+	t := o.Target
 	gen := strings.Fields(o.Generator)
 	if len(gen) == 0 {
 		self, err := os.Executable()
@@ -83,7 +86,7 @@ func NewProcRunner(o *Options, t TargetSpec) (*ProcRunner, error) {
 	if o.ReadyTimeout > 0 {
 		ready = o.ReadyTimeout
 	}
-	return &ProcRunner{o: o, target: t, generator: gen, ready: ready, grace: grace}, nil
+	return &ProcRunner{o: o, agents: ag, target: t, generator: gen, ready: ready, grace: grace}, nil
 }
 
 // SetBase gives a two-arm sweep's runner its base arm: points with Arm

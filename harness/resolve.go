@@ -12,13 +12,13 @@ import (
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
-// Resolve fills what the knobs left open and validates every knob together,
-// before anything boots. available is the CPUs this process may run on (its
-// own affinity); default sets are carved from it. Each error names the knob
-// as both its variable and its flag, since either may have set it. Every
-// knob's own Check (knobs.go) runs here; what is left below is what
-// depends on several knobs together.
-func (o *Options) Resolve(available pinning.CPUSet) error {
+// resolveKnobs fills what the knobs left open and validates every knob
+// together (ResolveKnobs). available is the CPUs this process may run on
+// (its own affinity); default sets are carved from it. Each error names
+// the knob as both its variable and its flag, since either may have set
+// it. Every knob's own Check (knobs.go) runs here; what is left below is
+// what depends on several knobs together.
+func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -72,7 +72,7 @@ func (o *Options) Resolve(available pinning.CPUSet) error {
 // resolveCPUs picks sets for the cores present when none were given (the
 // generator gets the first CPU, the server the rest; one CPU: both share it,
 // with a warning) and refuses an overlap unless it was allowed.
-func (o *Options) resolveCPUs(available pinning.CPUSet) error {
+func (o *Plan) resolveCPUs(available pinning.CPUSet) error {
 	srv, gen := o.ServerCPUs, o.GeneratorCPUs
 	switch {
 	case len(srv) == 0 && len(gen) == 0:
@@ -125,7 +125,7 @@ const ScenarioDir = "benchmark/scenarios"
 // resolveScenarioFile turns SCENARIO=<a file in ScenarioDir> and
 // SCENARIO_FILE into the scenario that reads files, and refuses a file
 // with a scenario that does not.
-func (o *Options) resolveScenarioFile() error {
+func (o *Plan) resolveScenarioFile() error {
 	fd, hasFiles := load.FileScenario()
 	if _, registered := load.Lookup(o.Scenario); !registered && o.ScenarioFile == "" {
 		path := filepath.Join(ScenarioDir, o.Scenario+".json")
@@ -170,7 +170,7 @@ func scenarioFileExists(name string) bool {
 // raised). Past the limit every further connect fails with EMFILE, on the
 // generator's side first (it holds every connection; a server of several
 // holds its share). docs/pinning.md, "RLIMIT_NOFILE".
-func (o *Options) checkNoFile(reachable func(want uint64) (uint64, string)) error {
+func (o *Plan) checkNoFile(reachable func(want uint64) (uint64, string)) error {
 	limit, why := reachable(NoFileLimit)
 	if why == "" {
 		why = fmt.Sprintf("the harness asks for %d (harness.NoFileLimit)", uint64(NoFileLimit))
@@ -187,5 +187,11 @@ func (o *Options) checkNoFile(reachable func(want uint64) (uint64, string)) erro
 }
 
 // ResolveCPUs fills and checks SRV_CPUSET and LT_CPUSET alone, as Resolve
-// does (`ceiling calibrate` needs the two sets and nothing else).
-func (o *Options) ResolveCPUs(available pinning.CPUSet) error { return o.resolveCPUs(available) }
+// does (`ceiling calibrate` needs the two sets and nothing else), and
+// returns the notes that say how it picked them.
+func (o *Options) ResolveCPUs(available pinning.CPUSet) ([]string, error) {
+	p := &Plan{Options: *o}
+	err := p.resolveCPUs(available)
+	*o = p.Options
+	return p.Notes, err
+}

@@ -235,8 +235,8 @@ func TestOutGoneMidRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		_, err := harness.Run(context.Background(), o, harness.RunConfig{
-			Target: refTarget(t), Version: "test", Stdout: &stdout, Stderr: &stderr,
+		_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{
+			Version: "test", Stdout: &stdout, Stderr: &stderr,
 			Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
 		})
 		done <- err

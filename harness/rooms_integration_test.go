@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // SCENARIO_FILE through the whole sweep: refserver's /rooms driven by
@@ -16,15 +15,9 @@ func TestRoomsMiniSweep(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {20}})
 	o.Scenario, o.ScenarioFile = harness.DefaultScenario, "../benchmark/scenarios/rooms.json"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
-		t.Fatal(err)
-	}
 	tg := refTarget(t)
-	if err := tg.ForSweep(o); err != nil {
-		t.Fatal(err)
-	}
-	if o.Scenario != "script" || o.HeadlineBatch != 1 {
-		t.Fatalf("scenario %q headline batch %d", o.Scenario, o.HeadlineBatch)
+	if p := plan(t, o, tg, nil); p.Scenario != "script" || p.HeadlineBatch != 1 {
+		t.Fatalf("scenario %q headline batch %d", p.Scenario, p.HeadlineBatch)
 	}
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	skipIfContended(t, r, err)

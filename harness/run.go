@@ -19,22 +19,17 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// RunConfig is what Run needs beyond the knobs.
+// RunConfig is what Run needs beyond the Plan: where it writes, and the
+// environment the caller built for the run.
 type RunConfig struct {
-	Target     TargetSpec // loaded and overridden by the caller
 	Version    string
 	Getenv     func(string) string
 	Stdout     io.Writer // the table
 	Stderr     io.Writer // progress, warnings
 	Thresholds Thresholds
-	// Secrets are redacted from everything Run writes. Nil: Run gathers
-	// them itself (SweepSecrets over this process's environment) and
-	// refuses to run with a short one.
-	Secrets *redact.Set
-
-	// BaseTarget makes a two-arm sweep (SweepTwoArm): the base arm's
-	// server, Target the head's. Nil: a single-arm sweep.
-	BaseTarget *TargetSpec
+	// Agents is the network local agents run in (AGENTS=N), and the
+	// tests' seams into them.
+	Agents AgentsEnv
 
 	// Ceiling is the ceiling binary whose `calibrate --serve-sink` is the
 	// null sink of CALIBRATE=1; empty: this executable.
@@ -66,35 +61,18 @@ const ResultFileName = "ceiling-result.json"
 //
 // A work dir Run made itself (/tmp/ceiling-sweep-*) is removed after a
 // successful run unless o.KeepWorkDir; a given --work-dir is kept.
-func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
+func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
+	if !p.targeted {
+		return nil, errNoTarget
+	}
 	if rc.Getenv == nil {
 		rc.Getenv = os.Getenv
 	}
-	secrets := rc.Secrets
-	if secrets == nil {
-		set, notes, err := SweepSecrets(o, rc.Target, os.Environ())
-		if err != nil {
-			return nil, err
-		}
-		secrets = set
-		o.Notes = append(o.Notes, notes...)
-	}
-	if rc.BaseTarget != nil {
-		// Checked with its file (TargetSpec.Check refuses short ones).
-		secrets.Add(rc.BaseTarget.Secrets()...)
-	}
-	if o.Objective == "" {
-		if blk, err := rc.Target.Block(o.Scenario); err == nil {
-			if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
-				o.Objective = ob.Objective()
-				o.Notes = append(o.Notes, fmt.Sprintf("objective from the scenario (%s): %s", blockKey(o.Scenario), o.Objective))
-			}
-		}
-	}
-	if o.CompareMode == ModeDuet && (rc.Target.External || rc.BaseTarget != nil && rc.BaseTarget.External) {
-		o.CompareMode, o.DuetServerCPUs, o.DuetGeneratorCPUs = ModeInterleaved, nil, nil
-		o.Notes = append(o.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
-	}
+	// The run's own copy: only the work dir it makes is filled in; the
+	// caller's Plan is never written.
+	run := *p
+	o := &run
+	secrets := o.Secrets
 	stderr := newRedactWriter(rc.Stderr, secrets)
 	stdout := newRedactWriter(rc.Stdout, secrets)
 	for _, n := range o.Notes {
@@ -112,7 +90,7 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	} else if n > 0 {
 		fmt.Fprintf(stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
 	}
-	if rc.Target.External {
+	if o.Target.External {
 		fmt.Fprintf(stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
 	} else {
 		fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
@@ -127,9 +105,9 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
 	r.Meta.Runner = runnerFromEnv(rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = targetMeta(rc.Target, o.Scenario)
-	r.Meta.Pinning = pinningOf(o)
-	for _, w := range pinningWarnings(o) {
+	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	r.Meta.Pinning = pinningOf(&o.Options)
+	for _, w := range pinningWarnings(&o.Options) {
 		r.Warn(w)
 	}
 	// The harness's own threads off both pinned sets, where a CPU is free
@@ -147,27 +125,27 @@ func Run(ctx context.Context, o *Options, rc RunConfig) (*Result, error) {
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
 		r.Warn(w)
 	}
-	for _, w := range rc.Target.Warnings(o.Scenario) {
+	for _, w := range o.Target.Warnings(o.Scenario) {
 		r.Warn(w)
 	}
 	RedactResult(r, secrets)
 	r.Meta.Calibration = o.Calibration
 	if o.Calibrate {
-		r.Meta.Calibration = runCalibration(ctx, o, rc.Ceiling, stderr, r)
+		r.Meta.Calibration = runCalibration(ctx, &o.Options, rc.Ceiling, stderr, r)
 	}
 
-	runner, err := NewProcRunner(o, rc.Target)
+	runner, err := NewProcRunner(o, rc.Agents)
 	if err != nil {
 		return nil, err
 	}
 	runner.Secrets = secrets
 	defer runner.Close()
-	if o.AgentsNote != "" {
-		r.Warn(o.AgentsNote)
+	if rc.Agents.Note != "" {
+		r.Warn(rc.Agents.Note)
 	}
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
 	var sweepErr error
-	if b := rc.BaseTarget; b != nil {
+	if b := o.BaseTarget; b != nil {
 		bt := targetMeta(*b, o.Scenario)
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, secrets)

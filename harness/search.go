@@ -311,7 +311,7 @@ func (s *searcher) bisectObjective() (int, string, string, bool) {
 
 // searchTotal is the most points a bisect sweep can run before the A-A
 // repeat (the progress line's N; the search usually stops sooner).
-func searchTotal(o *Options) int {
+func searchTotal(o *Plan) int {
 	n := 0
 	for _, b := range o.BatchLadder {
 		n += SearchBudget(o.ConnsLadder(b))
@@ -337,7 +337,7 @@ func searchNote(batch int, l Ladder, points int, ends []string) string {
 // and admits one point (false: interrupted, not in the curve). Each
 // point's key is appended to Config.Order as it starts, its search step,
 // phase and reason set on its curve point.
-func searchSweep(ctx context.Context, o *Options, r *Result, run func(i int, role string, k PointKey) (Point, Outcome, bool)) {
+func searchSweep(ctx context.Context, o *Plan, r *Result, run func(i int, role string, k PointKey) (Point, Outcome, bool)) {
 	objective := r.Config.Objective != ""
 	ends := map[int][]string{}
 	points := map[int]int{}

@@ -75,7 +75,7 @@ var (
 	coarseLadder = geomLadder(16, 1024, 24) // 25 rungs
 )
 
-func searchOpts(t *testing.T, search string, batches Ladder, lad Ladder, objective string) *Options {
+func searchOpts(t *testing.T, search string, batches Ladder, lad Ladder, objective string) *Plan {
 	t.Helper()
 	o := DefaultOptions(false)
 	o.BatchLadder, o.ConnsLadders = batches, ConnsLadders{}
@@ -84,15 +84,16 @@ func searchOpts(t *testing.T, search string, batches Ladder, lad Ladder, objecti
 	}
 	o.HeadlineBatch = batches[0]
 	o.Search, o.Objective = search, objective
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &o
+	return p
 }
 
 // sweepPoints runs a whole sweep against cv and returns its result and
 // the number of sweep points it measured (the A-A repeat excluded).
-func sweepPoints(t *testing.T, o *Options, cv *curve) (*Result, int) {
+func sweepPoints(t *testing.T, o *Plan, cv *curve) (*Result, int) {
 	t.Helper()
 	r := &Result{}
 	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, DefaultThresholds); err != nil && !strings.Contains(err.Error(), "no clean point") {
@@ -350,12 +351,12 @@ func TestSearchKnob(t *testing.T) {
 	}
 	o = DefaultOptions(false)
 	o.Search = "Bisect"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): ") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): ") {
 		t.Errorf("--search Bisect: %v", err)
 	}
 	o = DefaultOptions(false)
 	o.Search, o.BaseTargetFile = SearchBisect, "benchmark/targets/refserver.json"
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): bisect is not available in a two-arm sweep") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): bisect is not available in a two-arm sweep") {
 		t.Errorf("two-arm bisect: %v", err)
 	}
 }

@@ -208,7 +208,7 @@ func (ms *metricsServer) port(t *testing.T) int {
 // capturePoint is a pointRun with only what startCapture reads.
 func capturePoint(t TargetSpec, port int, window time.Duration, profileDir string) *pointRun {
 	return &pointRun{
-		pr:     &ProcRunner{o: &Options{ProfileDir: profileDir}},
+		pr:     &ProcRunner{o: &Plan{Options: Options{ProfileDir: profileDir}}},
 		spec:   PointSpec{Index: 3, Role: RoleSweep, Key: PointKey{Batch: 10, Connections: 64, Rep: 1}},
 		target: t, addr: PointAddr{Port: port}, window: window,
 	}

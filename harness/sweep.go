@@ -83,9 +83,9 @@ type PointRunner interface {
 // goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
 // has no clean point; r is complete enough to write in every case.
-func Sweep(ctx context.Context, o *Options, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
+func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
 	r.SchemaVersion = SchemaVersion
-	r.Config = ConfigOf(o)
+	r.Config = ConfigOf(&o.Options)
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
 	order := r.Config.Order

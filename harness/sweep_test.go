@@ -39,14 +39,15 @@ func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
-func sweepOpts(t *testing.T) *Options {
+func sweepOpts(t *testing.T) *Plan {
 	t.Helper()
 	o := DefaultOptions(false)
 	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2}}
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &o
+	return p
 }
 
 func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {

@@ -422,7 +422,7 @@ func (t *TargetSpec) OverrideURL(scenario, url string) {
 // SCENARIO_FILE replaces its file (TargetDef.WithFile), and a block that
 // brings a connection ladder (a scenario file's "sweep") sets the ladder
 // of every batch the sweep was given none for.
-func (t *TargetSpec) ForSweep(o *Options) error {
+func (t *TargetSpec) ForSweep(o *Plan) error {
 	d, ok := load.Lookup(o.Scenario)
 	if !ok || d.Target == nil {
 		return nil

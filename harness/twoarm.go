@@ -125,13 +125,13 @@ func CompareRungs(curve []Point, batches Ladder) (rungs []PointKey, skipped []st
 // errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
 // when the head arm has no clean point at the headline batch (the
 // comparison cannot be made: exit 1).
-func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
+func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
 	r.SchemaVersion = SchemaVersion
-	r.Config = ConfigOf(o)
+	r.Config = ConfigOf(&o.Options)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
 	r.Config.CompareMode = ModeInterleaved
-	if Halves(o) != nil {
+	if Halves(&o.Options) != nil {
 		r.Config.CompareMode = ModeDuet
 	}
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
@@ -142,7 +142,7 @@ func SweepTwoArm(ctx context.Context, o *Options, runner PointRunner, r *Result,
 	total := len(first) + 2*o.CompareReps*len(o.BatchLadder)
 	start := time.Now()
 
-	halves := Halves(o)
+	halves := Halves(&o.Options)
 	// admitted puts a point's outcome in the curve, with its duet half.
 	admitted := func(i int, role string, ap ArmPoint, out Outcome, half *Half) (Point, bool) {
 		p, ok := admit(r, i, role, ap.Key, ap.Arm, out, th)

@@ -42,17 +42,18 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
-func twoArmOpts(t *testing.T) *Options {
+func twoArmOpts(t *testing.T) *Plan {
 	t.Helper()
 	o := DefaultOptions(false)
 	o.SetTwoArmDefaults()
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2, 4}}
 	o.CompareReps, o.CompareStop = 8, StopFixed
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err != nil {
+	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &o
+	return p
 }
 
 func ap(arm string, b, c int) ArmPoint { return ArmPoint{arm, PointKey{Batch: b, Connections: c}} }
@@ -345,7 +346,7 @@ func TestCompareOptions(t *testing.T) {
 	} {
 		o := DefaultOptions(false)
 		tc.edit(&o)
-		if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Resolve = %v, want %q", err, tc.want)
 		}
 	}
@@ -353,7 +354,7 @@ func TestCompareOptions(t *testing.T) {
 	// two-arm sweep, naming the knob and the least that can.
 	o = DefaultOptions(false)
 	o.BaseTargetFile, o.CompareReps = "b.json", 5
-	if err := o.Resolve(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
+	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
 		t.Errorf("Resolve with 5 blocks = %v", err)
 	}
 	q := DefaultOptions(true)

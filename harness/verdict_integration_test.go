@@ -46,7 +46,7 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 // onePoint sweeps one point (and its A-A repeat when it is clean) of
 // refserver at batch and conns, a 2 s window, bounded at 45 s; a result
 // that is not publishable is still a result here.
-func onePoint(t *testing.T, batch, conns int) (*harness.Options, *harness.Result) {
+func onePoint(t *testing.T, batch, conns int) (*testSweep, *harness.Result) {
 	t.Helper()
 	o := miniOptions(t, harness.Ladder{batch}, harness.ConnsLadders{batch: {conns}})
 	o.Duration = 2 * time.Second

@@ -90,7 +90,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
 		return fmt.Errorf("read this process's CPU affinity: %w", err)
 	}
-	if err := o.ResolveCPUs(available); err != nil {
+	if _, err := o.ResolveCPUs(available); err != nil {
 		return usageError{err}
 	}
 	for _, side := range []struct {

@@ -103,18 +103,18 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	allowed := target("allowed.json", `"echo_url":"ws://127.0.0.1:6001/echo","allow_unpinned_url":true`)
 	for _, args := range [][]string{{"--target", fixedEcho, "--allow-unpinned-url"}, {"--target", allowed}} {
 		sweepEnv(t)
-		o, tg, err := sweepOptions(append([]string{"--out", filepath.Join(t.TempDir(), "o.json")}, args...), new(bytes.Buffer))
+		p, err := sweepOptions(append([]string{"--out", filepath.Join(t.TempDir(), "o.json")}, args...), new(bytes.Buffer))
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
-		w := tg.Warnings(o.Scenario)
+		w := p.Target.Warnings(p.Scenario)
 		if len(w) != 1 || !strings.Contains(w[0], "ws://127.0.0.1:6001/echo") {
 			t.Errorf("%v: warnings %q, want one naming the URL", args, w)
 		}
 	}
 	var u usageError
 	sweepEnv(t)
-	_, _, err = sweepOptions([]string{"--target", fixedEcho}, new(bytes.Buffer))
+	_, err = sweepOptions([]string{"--target", fixedEcho}, new(bytes.Buffer))
 	if !errors.As(err, &u) {
 		t.Errorf("unpinned URL: %v, want a usage error", err)
 	}

@@ -21,35 +21,35 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // itself in a private network namespace (so the bridge and veths never
 // touch the host's network) and returns done=true with the copy's
 // status; the copy builds the bridge (harness.AgentsLab). Where either
-// cannot be done, o.AgentsNote says why in one line (stderr and the
+// cannot be done, the AgentsEnv's Note says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (done bool, err error) {
+func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
-		return false, nil
+		return ag, false, nil
 	}
 	note := func(why string) {
-		o.AgentsNote = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Agents, why)
-		fmt.Fprintf(stderr, "ceiling sweep: %s\n", o.AgentsNote)
+		ag.Note = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Agents, why)
+		fmt.Fprintf(stderr, "ceiling sweep: %s\n", ag.Note)
 	}
 	if external {
 		// The lab's namespace is private: a server outside it (an
 		// external target) would be out of the agents' reach.
 		note("the target is external, out of reach from a private network namespace")
-		return false, nil
+		return ag, false, nil
 	}
 	if os.Getenv(sweepNetnsEnv) == "1" {
 		lab, err := harness.NewAgentsLab()
 		if err != nil {
 			note(fmt.Sprintf("no bridge in the private network namespace (%v)", err))
-			return false, nil
+			return ag, false, nil
 		}
-		o.AgentsLab = lab
+		ag.Lab = lab
 		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Agents, harness.LabHost)
-		return false, nil
+		return ag, false, nil
 	}
 	if os.Geteuid() != 0 {
 		note("not root (network namespaces need CAP_NET_ADMIN)")
-		return false, nil
+		return ag, false, nil
 	}
 	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
 	cmd.Env = append(os.Environ(), sweepNetnsEnv+"=1")
@@ -60,10 +60,10 @@ func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (done bo
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		if os.Getenv("CI") == "true" {
-			return true, fmt.Errorf("ceiling sweep: AGENTS_NETNS: cannot start the sweep in a network namespace as root: %w", err)
+			return ag, true, fmt.Errorf("ceiling sweep: AGENTS_NETNS: cannot start the sweep in a network namespace as root: %w", err)
 		}
 		note(fmt.Sprintf("no network namespace could be made (%v)", err))
-		return false, nil
+		return ag, false, nil
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -74,9 +74,9 @@ func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (done bo
 		case err := <-waited:
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				return true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
+				return ag, true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
 			}
-			return true, err
+			return ag, true, err
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 
 // agentsNetwork: network namespaces are Linux only; the agents run on the
 // loopback, said in one line.
-func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (bool, error) {
+func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
-		return false, nil
+		return ag, false, nil
 	}
 	_ = external // loopback agents reach it as they are
-	o.AgentsNote = fmt.Sprintf("AGENTS=%d: network namespaces need Linux, so the agents run as processes on the host's loopback", o.Agents)
-	fmt.Fprintf(stderr, "ceiling sweep: %s\n", o.AgentsNote)
-	return false, nil
+	ag.Note = fmt.Sprintf("AGENTS=%d: network namespaces need Linux, so the agents run as processes on the host's loopback", o.Agents)
+	fmt.Fprintf(stderr, "ceiling sweep: %s\n", ag.Note)
+	return ag, false, nil
 }

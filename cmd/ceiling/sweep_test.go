@@ -161,7 +161,7 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sweepEnv(t, tt.env...)
-			o, _, err := sweepOptions(append([]string{"--target", ok, "--out", out}, tt.args...), io.Discard)
+			o, err := sweepOptions(append([]string{"--target", ok, "--out", out}, tt.args...), io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,189 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// Plan is one sweep resolved once: every knob with its default filled in
+// (by the knob table, a target block, a scenario, or this machine), the
+// target files read once each with the flag overrides applied, the
+// secrets to redact, and a note for each default that did not come from
+// the knob table. Resolve makes it and Run only reads it; nothing found
+// while the sweep runs is written back into it.
+type Plan struct {
+	Options
+
+	// Target is TARGET with --server-cmd, --url, --ready and the
+	// scenario's defaults applied; BaseTarget is BASE_TARGET (a two-arm
+	// sweep), nil in a single-arm one. A plan of knobs alone
+	// (ResolveKnobs) has neither and cannot be Run.
+	Target     TargetSpec
+	BaseTarget *TargetSpec
+	targeted   bool
+
+	// Secrets are redacted from everything the sweep writes.
+	Secrets *redact.Set
+	// Calibration is CALIBRATION's document, read and checked.
+	Calibration *calibrate.Doc
+	// Notes say where each default that is not the knob table's came
+	// from (the CPU sets for this machine, a ladder from the scenario
+	// file, the objective from the target block).
+	Notes []string
+}
+
+// Env is what Resolve reads besides the knobs.
+type Env struct {
+	// Available are the CPUs this process may run on (its affinity);
+	// the default sets are carved from it.
+	Available pinning.CPUSet
+	// Environ is the environment whose secret-looking variables are
+	// redacted (os.Environ()).
+	Environ []string
+	// LoadTarget reads a target file; nil: LoadTarget. Each file is read
+	// once.
+	LoadTarget func(path string) (TargetSpec, error)
+}
+
+// ResolveKnobs fills what the knobs left open and validates every knob
+// together, before anything boots, without reading a target file: a plan
+// for a Sweep whose PointRunner boots nothing, and the first half of
+// Resolve. Each error names the knob as both its variable and its flag.
+func ResolveKnobs(o Options, available pinning.CPUSet) (*Plan, error) {
+	p := &Plan{Options: o, Secrets: redact.New()}
+	if err := p.resolveKnobs(available); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Resolve is ResolveKnobs, then the target files: TARGET (and BASE_TARGET
+// in a two-arm sweep) read once each, the flag overrides and the
+// scenario's defaults applied (its connection ladders and objective), the
+// knobs checked against the target, and the secrets gathered. Every error
+// is the user's to fix (exit 2): nothing has booted.
+func Resolve(o Options, env Env) (*Plan, error) {
+	srvGiven := len(o.ServerCPUs) > 0 // before the knobs pick one
+	p, err := ResolveKnobs(o, env.Available)
+	if err != nil {
+		return nil, err
+	}
+	read := env.LoadTarget
+	if read == nil {
+		read = LoadTarget
+	}
+	if err := p.resolveTarget(read); err != nil {
+		return nil, err
+	}
+	if p.Target.External && srvGiven {
+		// Refused, not ignored: whoever set it expects the server pinned.
+		return nil, fmt.Errorf("SRV_CPUSET: does not apply to an external target (TARGET %s has \"external\": true: the harness boots and pins no server); unset it", p.TargetFile)
+	}
+	if p.TwoArm() {
+		if err := p.resolveBaseTarget(read); err != nil {
+			return nil, err
+		}
+	}
+	secrets, notes, err := SweepSecrets(&p.Options, p.Target, env.Environ)
+	if err != nil {
+		return nil, err
+	}
+	if p.BaseTarget != nil {
+		// Checked with its file (TargetSpec.Check refuses short ones).
+		secrets.Add(p.BaseTarget.Secrets()...)
+	}
+	p.Secrets = secrets
+	p.Notes = append(p.Notes, notes...)
+	p.resolveObjective()
+	if p.CompareMode == ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {
+		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = ModeInterleaved, nil, nil
+		p.Notes = append(p.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
+	}
+	p.targeted = true
+	return p, nil
+}
+
+// resolveTarget reads TARGET and applies the flag overrides and the
+// scenario's defaults to it.
+func (p *Plan) resolveTarget(read func(string) (TargetSpec, error)) error {
+	t, err := read(p.TargetFile)
+	if err != nil {
+		return err
+	}
+	if p.ServerCmd != "" {
+		t.Command = strings.Fields(p.ServerCmd)
+		// Indexes into the file's command say nothing about another
+		// one; its secrets are its secret flags' values, or "secrets".
+		t.SecretArgs = nil
+	}
+	if p.URL != "" {
+		t.OverrideURL(p.Scenario, p.URL)
+	}
+	if p.Ready != "" {
+		t.Ready = p.Ready
+	}
+	if err := t.ForSweep(p); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	if p.AllowUnpinnedURL {
+		t.AllowUnpinnedURL = true
+	}
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("target %s with flag overrides: %w", p.TargetFile, err)
+	}
+	if err := t.CheckRunnable(p.Scenario); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	if err := t.CheckFor(&p.Options); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	p.Target = t
+	return nil
+}
+
+// resolveBaseTarget reads BASE_TARGET. The flag overrides of the target
+// (--server-cmd, --url, --ready) are the head's alone; SCENARIO_FILE is
+// the sweep's, so both arms run the same file, and the ladder is the
+// head's (already set).
+func (p *Plan) resolveBaseTarget(read func(string) (TargetSpec, error)) error {
+	t, err := read(p.BaseTargetFile)
+	if err != nil {
+		return fmt.Errorf("BASE_TARGET (--base-target): %w", err)
+	}
+	if err := t.ForSweep(p); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	if err := t.CheckRunnable(p.Scenario); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	if err := t.CheckProfileFor(&p.Options); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	p.BaseTarget = &t
+	return nil
+}
+
+// resolveObjective takes OBJECTIVE from the target's scenario block when
+// the knob left it open.
+func (p *Plan) resolveObjective() {
+	if p.Objective != "" {
+		return
+	}
+	blk, err := p.Target.Block(p.Scenario)
+	if err != nil {
+		return
+	}
+	if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
+		p.Objective = ob.Objective()
+		p.Notes = append(p.Notes, fmt.Sprintf("objective from the scenario (%s): %s", blockKey(p.Scenario), p.Objective))
+	}
+}
+
+// errNoTarget: Run was given a plan of knobs alone.
+var errNoTarget = errors.New("harness: Run needs a plan with its target (Resolve, not ResolveKnobs)")
