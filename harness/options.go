@@ -74,7 +74,7 @@ type Options struct {
 	// namespace's ip_local_port_range (a test knob: a few hundred
 	// connections then need several source addresses). Empty: the kernel's.
 	AgentsPortRange string
-	TargetFile string // TARGET
+	TargetFile      string // TARGET
 	// HeadroomProbe > 0 runs the headline once more with the generator
 	// held to this fraction of its cores by a cgroup quota (HEADROOM_PROBE).
 	HeadroomProbe float64
