@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -42,7 +43,7 @@ func noCapThresholds() harness.Thresholds {
 	return th
 }
 
-func runTwoArm(t *testing.T, o *testSweep, base, head harness.TargetSpec) (*harness.Result, string, error) {
+func runTwoArm(t *testing.T, o *testSweep, base, head target.Spec) (*harness.Result, string, error) {
 	t.Helper()
 	return retryContended(t, func() (*harness.Result, string, error) {
 		var stdout, stderr bytes.Buffer

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 )
@@ -55,7 +56,7 @@ func withEnv(key, prefix string) map[int]string {
 }
 
 // sweepWith is `ceiling sweep` as a process with target tg.
-func sweepWith(t *testing.T, dir string, tg harness.TargetSpec, args ...string) *exec.Cmd {
+func sweepWith(t *testing.T, dir string, tg target.Spec, args ...string) *exec.Cmd {
 	t.Helper()
 	tgFile := filepath.Join(dir, "target.json")
 	data, _ := json.Marshal(tg)

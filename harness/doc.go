@@ -36,7 +36,7 @@
 //     per batch between the ladder's ends (bracket x4, then bisect in log
 //     space) that measures a third of a fine ladder's points or fewer and
 //     leaves every rule to Summarize; each point records its step.
-//   - TargetSpec: the server under test from a target file, with {port}
+//   - target.Spec: the server under test from a target file, with {port}
 //     placeholders filled per point.
 //   - PointRunner: one point in, one Outcome out. ProcRunner is the real
 //     one; Sweep drives any runner, repeats the headline peak at the end

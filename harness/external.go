@@ -3,9 +3,11 @@ package harness
 import (
 	"context"
 	"fmt"
-	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"math"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/attrib"
+	"github.com/ceiling-bench/ceiling/harness/target"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -43,7 +45,7 @@ func (p *pointRun) readyExternal(ctx context.Context) error {
 	if p.target.Ready == "" {
 		return nil
 	}
-	probe, err := supervise.ParseProbe(Expand(p.target.Ready, p.addr))
+	probe, err := supervise.ParseProbe(target.Expand(p.target.Ready, p.addr))
 	if err != nil {
 		return p.fail(PhaseReady, nil, "target ready: %v", err)
 	}

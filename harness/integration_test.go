@@ -22,6 +22,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/google/go-cmp/cmp"
@@ -69,9 +70,9 @@ func needProcs(t *testing.T) {
 
 // refTarget is benchmark/targets/refserver.json with bin/refserver from
 // the test build.
-func refTarget(t *testing.T) harness.TargetSpec {
+func refTarget(t *testing.T) target.Spec {
 	t.Helper()
-	tg, err := harness.LoadTarget("../benchmark/targets/refserver.json")
+	tg, err := target.Load("../benchmark/targets/refserver.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +107,11 @@ type testSweep struct {
 
 // plan resolves o as the CLI does, with the target files given as read:
 // BASE_TARGET's path gets base, any other path head.
-func plan(t *testing.T, o *testSweep, head harness.TargetSpec, base *harness.TargetSpec) *harness.Plan {
+func plan(t *testing.T, o *testSweep, head target.Spec, base *target.Spec) *harness.Plan {
 	t.Helper()
 	p, err := harness.Resolve(o.Options, harness.Env{
 		Available: pinning.CPUSet{0, 1},
-		LoadTarget: func(path string) (harness.TargetSpec, error) {
+		LoadTarget: func(path string) (target.Spec, error) {
 			if base != nil && path == o.BaseTargetFile {
 				return *base, nil
 			}
@@ -127,8 +128,15 @@ func plan(t *testing.T, o *testSweep, head harness.TargetSpec, base *harness.Tar
 // is the same plan resolved again from the same knobs and targets.
 func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
 	t.Helper()
-	if !reflect.DeepEqual(p, was) {
-		t.Errorf("Run changed its plan:\n%+v\nwas\n%+v", *p, *was)
+	// The secrets compare by what they hold: their replacer is built
+	// lazily, on first use.
+	if p.Secrets.Len() != was.Secrets.Len() {
+		t.Errorf("Run changed its plan's secrets: %d, was %d", p.Secrets.Len(), was.Secrets.Len())
+	}
+	a, b := *p, *was
+	a.Secrets, b.Secrets = nil, nil
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("Run changed its plan:\n%+v\nwas\n%+v", a, b)
 	}
 }
 
@@ -137,14 +145,14 @@ func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
 // gives up (skipIfContended: a skip outside CI, a failure under CI=true).
 const quietAttempts = 3
 
-func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg harness.TargetSpec) (*harness.Result, string, error) {
+func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*harness.Result, string, error) {
 	t.Helper()
 	return retryContended(t, func() (*harness.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
 }
 
 // runSweepOnce is runSweep without the retry: for sweeps that cannot be
 // run twice (AGENTS_LISTEN's agents serve one sweep, then exit).
-func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg harness.TargetSpec) (*harness.Result, string, error) {
+func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*harness.Result, string, error) {
 	t.Helper()
 	return func() (*harness.Result, string, error) {
 		var stdout, stderr bytes.Buffer

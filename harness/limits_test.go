@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -53,7 +54,7 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 		o := DefaultOptions(false)
 		o.SourceAddrs = tt.knob
 		pr := &ProcRunner{o: &Plan{Options: o}}
-		args := pr.loadArgs(TargetSpec{}, PointKey{Batch: 10, Connections: 32}, PointAddr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		args := pr.loadArgs(target.Spec{}, PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		got := ""
 		for i, a := range args {
 			if a == "--source-addrs" && i+1 < len(args) {

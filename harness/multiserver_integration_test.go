@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load/scenario/nats"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -43,9 +44,9 @@ func natsServer(t *testing.T) string {
 
 // clusterTarget is benchmark/targets/nats-cluster.json with the test's
 // nats-server, run from the repository root (its -c path).
-func clusterTarget(t *testing.T) harness.TargetSpec {
+func clusterTarget(t *testing.T) target.Spec {
 	t.Helper()
-	tg, err := harness.LoadTarget("../benchmark/targets/nats-cluster.json")
+	tg, err := target.Load("../benchmark/targets/nats-cluster.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +150,9 @@ func TestMultiServerOneExits(t *testing.T) {
 	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
 	o.Reps = 1
 	ref := filepath.Join(bin, "refserver")
-	tg := harness.TargetSpec{
+	tg := target.Spec{
 		Name: "three-refservers",
-		Servers: []harness.ServerSpec{
+		Servers: []target.Server{
 			{Name: "a", Command: []string{ref, "--addr", "{addr}"}, Ready: "http://{addr}/health"},
 			{Name: "b", Command: []string{"sh", "-c", "echo b-is-going-away; exec timeout 0.7 " + ref + " --addr 127.0.0.1:{port2}"}, Ready: "tcp:{host}:{port2}"},
 			{Name: "c", Command: []string{ref, "--addr", "127.0.0.1:{port3}"}, Ready: "http://{host}:{port3}/health"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -24,8 +25,8 @@ type Plan struct {
 	// scenario's defaults applied; BaseTarget is BASE_TARGET (a two-arm
 	// sweep), nil in a single-arm one. A plan of knobs alone
 	// (ResolveKnobs) has neither and cannot be Run.
-	Target     TargetSpec
-	BaseTarget *TargetSpec
+	Target     target.Spec
+	BaseTarget *target.Spec
 	targeted   bool
 
 	// Secrets are redacted from everything the sweep writes.
@@ -48,7 +49,7 @@ type Env struct {
 	Environ []string
 	// LoadTarget reads a target file; nil: LoadTarget. Each file is read
 	// once.
-	LoadTarget func(path string) (TargetSpec, error)
+	LoadTarget func(path string) (target.Spec, error)
 }
 
 // ResolveKnobs fills what the knobs left open and validates every knob
@@ -76,7 +77,7 @@ func Resolve(o Options, env Env) (*Plan, error) {
 	}
 	read := env.LoadTarget
 	if read == nil {
-		read = LoadTarget
+		read = target.Load
 	}
 	if err := p.resolveTarget(read); err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func Resolve(o Options, env Env) (*Plan, error) {
 		return nil, err
 	}
 	if p.BaseTarget != nil {
-		// Checked with its file (TargetSpec.Check refuses short ones).
+		// Checked with its file (target.Spec.Check refuses short ones).
 		secrets.Add(p.BaseTarget.Secrets()...)
 	}
 	p.Secrets = secrets
@@ -111,7 +112,7 @@ func Resolve(o Options, env Env) (*Plan, error) {
 
 // resolveTarget reads TARGET and applies the flag overrides and the
 // scenario's defaults to it.
-func (p *Plan) resolveTarget(read func(string) (TargetSpec, error)) error {
+func (p *Plan) resolveTarget(read func(string) (target.Spec, error)) error {
 	t, err := read(p.TargetFile)
 	if err != nil {
 		return err
@@ -128,7 +129,7 @@ func (p *Plan) resolveTarget(read func(string) (TargetSpec, error)) error {
 	if p.Ready != "" {
 		t.Ready = p.Ready
 	}
-	if err := t.ForSweep(p); err != nil {
+	if err := p.forSweep(&t); err != nil {
 		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
 	}
 	if p.AllowUnpinnedURL {
@@ -140,7 +141,7 @@ func (p *Plan) resolveTarget(read func(string) (TargetSpec, error)) error {
 	if err := t.CheckRunnable(p.Scenario); err != nil {
 		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
 	}
-	if err := t.CheckFor(&p.Options); err != nil {
+	if err := checkTargetFor(t, &p.Options); err != nil {
 		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
 	}
 	p.Target = t
@@ -151,18 +152,18 @@ func (p *Plan) resolveTarget(read func(string) (TargetSpec, error)) error {
 // (--server-cmd, --url, --ready) are the head's alone; SCENARIO_FILE is
 // the sweep's, so both arms run the same file, and the ladder is the
 // head's (already set).
-func (p *Plan) resolveBaseTarget(read func(string) (TargetSpec, error)) error {
+func (p *Plan) resolveBaseTarget(read func(string) (target.Spec, error)) error {
 	t, err := read(p.BaseTargetFile)
 	if err != nil {
 		return fmt.Errorf("BASE_TARGET (--base-target): %w", err)
 	}
-	if err := t.ForSweep(p); err != nil {
+	if err := p.forSweep(&t); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
 	if err := t.CheckRunnable(p.Scenario); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
-	if err := t.CheckProfileFor(&p.Options); err != nil {
+	if err := checkProfileFor(t, &p.Options); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
 	p.BaseTarget = &t
@@ -181,7 +182,7 @@ func (p *Plan) resolveObjective() {
 	}
 	if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
 		p.Objective = ob.Objective()
-		p.Notes = append(p.Notes, fmt.Sprintf("objective from the scenario (%s): %s", blockKey(p.Scenario), p.Objective))
+		p.Notes = append(p.Notes, fmt.Sprintf("objective from the scenario (%s): %s", target.BlockKey(p.Scenario), p.Objective))
 	}
 }
 

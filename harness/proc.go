@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -45,12 +47,12 @@ const (
 type ProcRunner struct {
 	o         *Plan
 	agents    AgentsEnv
-	target    TargetSpec
+	target    target.Spec
 	generator []string // argv before the load flags
 	ready     time.Duration
 	grace     time.Duration
 
-	base *TargetSpec // a two-arm sweep's base arm (PointSpec.Arm), else nil
+	base *target.Spec // a two-arm sweep's base arm (PointSpec.Arm), else nil
 
 	mu               sync.Mutex
 	serverGranted    pinning.CPUSet
@@ -93,7 +95,7 @@ func NewProcRunner(o *Plan, ag AgentsEnv) (*ProcRunner, error) {
 // ArmBase boot it, with the same pinning, limits and generator as the
 // head. The readiness timeout and stop grace are the longer of the two
 // targets' (unless --ready-timeout set one).
-func (pr *ProcRunner) SetBase(t TargetSpec) {
+func (pr *ProcRunner) SetBase(t target.Spec) {
 	pr.base = &t
 	ready, grace := t.Durations()
 	if pr.o.ReadyTimeout <= 0 {
@@ -103,7 +105,7 @@ func (pr *ProcRunner) SetBase(t TargetSpec) {
 }
 
 // targetFor is the server a point boots, and its window and warm-up.
-func (pr *ProcRunner) targetFor(spec PointSpec) (t TargetSpec, window, warmup time.Duration) {
+func (pr *ProcRunner) targetFor(spec PointSpec) (t target.Spec, window, warmup time.Duration) {
 	t, window, warmup = pr.target, pr.o.Duration, pr.o.Warmup
 	if spec.Arm == ArmBase && pr.base != nil {
 		t = *pr.base
@@ -211,17 +213,17 @@ type pointRun struct {
 	pr   *ProcRunner
 	spec PointSpec
 	f    pointFiles
-	addr PointAddr // port, port2, portN, workdir: the placeholders
+	addr target.Addr // port, port2, portN, workdir: the placeholders
 	// srvs are the servers booted so far, in the order of booted (one,
 	// named "server", unless the target lists servers).
 	srvs     []*supervise.Proc
-	booted   []ServerSpec
+	booted   []target.Server
 	gen      *supervise.Proc
 	ag       *agentRun // AGENTS: the coordinator and its agents, in place of gen
 	throttle *pinning.Throttle
 	// The point's server (a two-arm sweep's arm) and its window and
 	// warm-up (ProcRunner.targetFor).
-	target         TargetSpec
+	target         target.Spec
 	window, warmup time.Duration
 	// srvCPUs and genCPUs are the point's sets: the Options', or its
 	// duet half's.
@@ -341,7 +343,7 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	if p.f, err = pr.files(p.spec); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
-	ports, err := FreePortsN(max(2, p.target.portsUsed()))
+	ports, err := target.FreePortsN(max(2, p.target.PortsUsed()))
 	if err != nil {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}
@@ -381,11 +383,11 @@ func (p *pointRun) boot(ctx context.Context) error {
 		}
 		argv := make([]string, len(s.Command))
 		for j, a := range s.Command {
-			argv[j] = Expand(a, addr)
+			argv[j] = target.Expand(a, addr)
 		}
 		var env []string
-		for _, k := range sortedKeys(s.Env) {
-			env = append(env, k+"="+Expand(s.Env[k], addr))
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			env = append(env, k+"="+target.Expand(s.Env[k], addr))
 		}
 		srv, err := supervise.Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
@@ -400,7 +402,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 	deadline := time.Now().Add(pr.ready)
 	for i, s := range p.booted {
 		srv := p.srvs[i]
-		probe, err := supervise.ParseProbe(Expand(s.Ready, addr))
+		probe, err := supervise.ParseProbe(target.Expand(s.Ready, addr))
 		if err != nil {
 			return p.fail(PhaseReady, nil, "target %s: %v", p.readyField(i), err)
 		}
@@ -505,9 +507,9 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		cgroup = th.Path
 	}
 	if pr.o.Agents > 0 {
-		return p.startAgents(ctx, Expand(url, p.addr), cgroup)
+		return p.startAgents(ctx, target.Expand(url, p.addr), cgroup)
 	}
-	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, Expand(url, p.addr), p.window, p.warmup, p.f)...)
+	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, target.Expand(url, p.addr), p.window, p.warmup, p.f)...)
 	gate := filepath.Join(p.f.dir, "start.gate")
 	if spec.Gate != nil {
 		args = append(args, "--start-gate", gate)
@@ -744,7 +746,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 			for _, v := range s.Env {
 				all += " " + v
 			}
-			for _, n := range portsNamed(all) {
+			for _, n := range target.PortsNamed(all) {
 				if !slices.Contains(named, n) {
 					named = append(named, n)
 				}
@@ -820,7 +822,7 @@ func (p *pointRun) scrub() {
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, url string, window, warmup time.Duration, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(tg target.Spec, k PointKey, addr target.Addr, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,
@@ -835,14 +837,14 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, ur
 		"--json", f.json,
 		"--quiet",
 	}
-	if blk, err := target.Block(pr.o.Scenario); err == nil {
+	if blk, err := tg.Block(pr.o.Scenario); err == nil {
 		args := blk.Args()
 		for i := 0; i < len(args); i++ {
-			if _, multi := blk.(load.MultiURLBlock); multi && target.URL != "" && args[i] == "--url" && i+1 < len(args) {
+			if _, multi := blk.(load.MultiURLBlock); multi && tg.URL != "" && args[i] == "--url" && i+1 < len(args) {
 				i++ // the sweep's --url replaced the block's servers
 				continue
 			}
-			a = append(a, Expand(args[i], addr))
+			a = append(a, target.Expand(args[i], addr))
 		}
 	}
 	if s := pr.o.SourceAddrs; s != "" && s != load.SourceAuto {
@@ -852,7 +854,7 @@ func (pr *ProcRunner) loadArgs(target TargetSpec, k PointKey, addr PointAddr, ur
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it
 		// (a log: probe it cannot): how soon the server answers again.
-		if r := Expand(target.Ready, addr); strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "tcp:") {
+		if r := target.Expand(tg.Ready, addr); strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "tcp:") {
 			a = append(a, "--drop-probe", r)
 		}
 	}

@@ -8,10 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
 
@@ -21,13 +20,6 @@ import (
 // DIR/point-<index>-b<batch>-c<conns>-r<rep>.pprof (ProfilePath). A
 // failure is recorded on the point (profile_error) and never fails it.
 
-// ProfileSpec is a target's "profile": a URL that answers with a profile
-// taken over {seconds} seconds, e.g. Go's
-// http://{addr}/debug/pprof/profile?seconds={seconds}.
-type ProfileSpec struct {
-	URL string `json:"url"`
-}
-
 // Bounds of one profile fetch: its body, and how long past {seconds} the
 // server may take to answer.
 const (
@@ -35,26 +27,15 @@ const (
 	ProfileSlack    = 10 * time.Second
 )
 
-// profileSeconds is {seconds}: the window in whole seconds, at least 1.
-func profileSeconds(window time.Duration) int {
-	return max(1, int(window/time.Second))
-}
-
-// expandProfile fills a profile URL's placeholders: those of Expand and
-// {seconds}.
-func expandProfile(u string, a PointAddr, window time.Duration) string {
-	return strings.ReplaceAll(Expand(u, a), "{seconds}", strconv.Itoa(profileSeconds(window)))
-}
-
 // ProfilePath is where a point's profile is saved under dir.
 func ProfilePath(dir string, spec PointSpec) string {
 	k := spec.Key
 	return filepath.Join(dir, fmt.Sprintf("point-%d-b%d-c%d-r%d.pprof", spec.Index, k.Batch, k.Connections, k.Rep))
 }
 
-// CheckProfileFor refuses --profile for a target without a "profile" URL:
-// every point would record the same failure.
-func (t TargetSpec) CheckProfileFor(o *Options) error {
+// checkProfileFor refuses --profile for a target without a "profile"
+// URL: every point would record the same failure.
+func checkProfileFor(t target.Spec, o *Options) error {
 	if o.ProfileDir != "" && (t.Profile == nil || t.Profile.URL == "") {
 		return errors.New(`profile: --profile (PROFILE_DIR) is set but the target has no "profile" url to fetch`)
 	}
@@ -88,13 +69,13 @@ func fetchProfile(ctx context.Context, client *http.Client, rawURL, path string)
 	case err != nil:
 		var ue interface{ Timeout() bool }
 		if errors.As(err, &ue) && ue.Timeout() {
-			return fmt.Errorf("GET %s: body timed out after %s", safeURL(rawURL), client.Timeout)
+			return fmt.Errorf("GET %s: body timed out after %s", target.SafeURL(rawURL), client.Timeout)
 		}
-		return fmt.Errorf("GET %s: read the body: %v", safeURL(rawURL), err)
+		return fmt.Errorf("GET %s: read the body: %v", target.SafeURL(rawURL), err)
 	case n > MaxProfileBytes:
-		return fmt.Errorf("GET %s: the profile is larger than %d bytes", safeURL(rawURL), MaxProfileBytes)
+		return fmt.Errorf("GET %s: the profile is larger than %d bytes", target.SafeURL(rawURL), MaxProfileBytes)
 	case n == 0:
-		return fmt.Errorf("GET %s: empty body", safeURL(rawURL))
+		return fmt.Errorf("GET %s: empty body", target.SafeURL(rawURL))
 	}
 	return tmp.Commit(0o600) // CreateTemp's mode, as the profile always had
 }

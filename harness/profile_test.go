@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
 func TestProfilePathAndSeconds(t *testing.T) {
@@ -16,11 +19,11 @@ func TestProfilePathAndSeconds(t *testing.T) {
 		t.Errorf("ProfilePath = %q, want %q", got, want)
 	}
 	for d, want := range map[time.Duration]int{0: 1, 300 * time.Millisecond: 1, time.Second: 1, 2500 * time.Millisecond: 2, 10 * time.Second: 10} {
-		if got := profileSeconds(d); got != want {
-			t.Errorf("profileSeconds(%s) = %d, want %d", d, got, want)
+		if got := target.ExpandProfile("{seconds}", target.Addr{}, d); got != strconv.Itoa(want) {
+			t.Errorf("{seconds} of %s = %s, want %d", d, got, want)
 		}
 	}
-	if got := expandProfile("http://{addr}/debug/pprof/profile?seconds={seconds}", PointAddr{Port: 8080}, 3*time.Second); got != "http://127.0.0.1:8080/debug/pprof/profile?seconds=3" {
+	if got := target.ExpandProfile("http://{addr}/debug/pprof/profile?seconds={seconds}", target.Addr{Port: 8080}, 3*time.Second); got != "http://127.0.0.1:8080/debug/pprof/profile?seconds=3" {
 		t.Errorf("expandProfile = %q", got)
 	}
 }
@@ -37,7 +40,7 @@ func TestCaptureProfile(t *testing.T) {
 		fmt.Fprintf(w, "profile over %s s", r.URL.Query().Get("seconds"))
 	})
 	dir := filepath.Join(t.TempDir(), "profiles") // made by the fetch
-	tg := TargetSpec{Profile: &ProfileSpec{URL: "http://{addr}/debug/pprof/profile?seconds={seconds}&token=prof-token-99"}}
+	tg := target.Spec{Profile: &target.ProfileSpec{URL: "http://{addr}/debug/pprof/profile?seconds={seconds}&token=prof-token-99"}}
 	out := runCapture(capturePoint(tg, ms.port(t), 2500*time.Millisecond, dir), 0)
 	want := filepath.Join(dir, "point-3-b10-c64-r1.pprof")
 	if out.ProfileError != "" || out.ProfileFile != want {
@@ -75,7 +78,7 @@ func TestCaptureProfileFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			ms.set(tt.handler)
-			tg := TargetSpec{Profile: &ProfileSpec{URL: "http://{addr}/p?seconds={seconds}&token=prof-token-99"}}
+			tg := target.Spec{Profile: &target.ProfileSpec{URL: "http://{addr}/p?seconds={seconds}&token=prof-token-99"}}
 			out := runCapture(capturePoint(tg, ms.port(t), time.Second, dir), 0)
 			want := "GET " + ms.URL + "/p?(query hidden): " + tt.want
 			if out.ProfileError != want || out.ProfileFile != "" {
@@ -87,7 +90,7 @@ func TestCaptureProfileFails(t *testing.T) {
 		})
 	}
 	t.Run("no profile url", func(t *testing.T) {
-		out := runCapture(capturePoint(TargetSpec{}, ms.port(t), time.Second, dir), 0)
+		out := runCapture(capturePoint(target.Spec{}, ms.port(t), time.Second, dir), 0)
 		if out.ProfileError != `the target has no "profile" url` {
 			t.Errorf("error %q", out.ProfileError)
 		}
@@ -109,7 +112,7 @@ func TestCaptureProfileTooLarge(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	out := runCapture(capturePoint(TargetSpec{Profile: &ProfileSpec{URL: "http://{addr}/p"}}, ms.port(t), time.Second, dir), 0)
+	out := runCapture(capturePoint(target.Spec{Profile: &target.ProfileSpec{URL: "http://{addr}/p"}}, ms.port(t), time.Second, dir), 0)
 	if !strings.Contains(out.ProfileError, fmt.Sprintf("larger than %d bytes", MaxProfileBytes)) || out.ProfileFile != "" {
 		t.Errorf("profile %q, error %q", out.ProfileFile, out.ProfileError)
 	}
@@ -135,11 +138,11 @@ func TestProfileKnob(t *testing.T) {
 	if err := o2.ApplyEnv(lookup, environ); err == nil || !strings.Contains(err.Error(), "PROFILE_DIR: "+file+" is not a directory") {
 		t.Errorf("a file as PROFILE_DIR: %v", err)
 	}
-	err := TargetSpec{}.CheckFor(&o)
+	err := checkTargetFor(target.Spec{}, &o)
 	if err == nil || !strings.Contains(err.Error(), `the target has no "profile" url`) {
 		t.Errorf("CheckFor with --profile and no profile url: %v", err)
 	}
-	if err := (TargetSpec{Profile: &ProfileSpec{URL: "http://{addr}/p"}}).CheckFor(&o); err != nil {
+	if err := checkTargetFor(target.Spec{Profile: &target.ProfileSpec{URL: "http://{addr}/p"}}, &o); err != nil {
 		t.Errorf("CheckFor: %v", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
 var (
@@ -45,8 +46,8 @@ func stubborn(t *testing.T) string {
 	return stubbornBin
 }
 
-func stubbornTarget(t *testing.T, stopGrace string) harness.TargetSpec {
-	return harness.TargetSpec{
+func stubbornTarget(t *testing.T, stopGrace string) target.Spec {
+	return target.Spec{
 		Name:      "stubborn",
 		Command:   []string{stubborn(t), "--addr", "{addr}"},
 		Blocks:    map[string]json.RawMessage{"echo_url": json.RawMessage(`"ws://{addr}/echo"`)},
@@ -57,7 +58,7 @@ func stubbornTarget(t *testing.T, stopGrace string) harness.TargetSpec {
 
 // ceilingSweep is `ceiling sweep` as a process with its knob variables
 // cleared, the target written to its own directory (not the work dir).
-func ceilingSweep(t *testing.T, tg harness.TargetSpec, work, out string, env []string, args ...string) *exec.Cmd {
+func ceilingSweep(t *testing.T, tg target.Spec, work, out string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	tgFile := filepath.Join(t.TempDir(), "target.json")
 	data, _ := json.Marshal(tg)

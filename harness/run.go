@@ -43,7 +43,7 @@ const ResultFileName = "ceiling-result.json"
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
 // processes (ProcRunner), writes the result to o.Out (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
-// is ErrInterrupted, ErrNoCleanHeadline, a *ShortSecretError (nothing
+// is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
 // booted), or an *OutError (the result was saved elsewhere, or lost).
 //
 // Everything it writes passes through the secrets (RedactResult, and a

@@ -10,35 +10,24 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
-// ShortSecretError is a secret the harness was given that is too short to
-// redact from free text (redact.MinLen): the sweep refuses to run.
-type ShortSecretError struct {
-	Source string // the knob, field or variable it came from
-	Len    int
-}
-
-func (e *ShortSecretError) Error() string {
-	return fmt.Sprintf("%s: a secret of %d characters is too short to redact from logs (at least %d): use a longer one",
-		e.Source, e.Len, redact.MinLen)
-}
-
 // SweepSecrets is every secret a sweep knows, for redaction: the target's
-// (TargetSpec.Secrets: fan-out secret, marked env entries and literals,
+// (target.Spec.Secrets: fan-out secret, marked env entries and literals,
 // secret flag values of its command or --server-cmd), the secret flag
 // values of the GENERATOR command, and the values of secret-named
 // variables of environ (the harness's own environment, which the server
 // inherits).
 //
 // A secret from the target or GENERATOR shorter than redact.MinLen is an
-// error (*ShortSecretError; the target's are also refused by
-// TargetSpec.Check): it could not be hidden in a server's log. A short
+// error (*target.ShortSecretError; the target's are also refused by
+// target.Spec.Check): it could not be hidden in a server's log. A short
 // value in environ is not the sweep's to fix; it is skipped and a note
 // (naming the variable, never the value) says it is not redacted.
-func SweepSecrets(o *Options, t TargetSpec, environ []string) (*redact.Set, []string, error) {
+func SweepSecrets(o *Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
 	set := redact.New()
 	var errs []error
 	if err := t.CheckSecrets(); err != nil {
@@ -47,7 +36,7 @@ func SweepSecrets(o *Options, t TargetSpec, environ []string) (*redact.Set, []st
 	set.Add(t.Secrets()...)
 	for _, v := range redact.FromArgs(strings.Fields(o.Generator)) {
 		if len(v) < redact.MinLen {
-			errs = append(errs, &ShortSecretError{Source: "GENERATOR (a secret flag's value)", Len: len(v)})
+			errs = append(errs, &target.ShortSecretError{Source: "GENERATOR (a secret flag's value)", Len: len(v)})
 		}
 		set.Add(v)
 	}

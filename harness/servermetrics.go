@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -27,12 +27,6 @@ import (
 // after it ends, and records every numeric series' change over the window
 // on the point (Point.ServerMetrics). Reading is best effort: a failure is
 // recorded on the point and never fails it.
-
-// Metrics formats (MetricsSpec.Format).
-const (
-	MetricsPrometheus = "prometheus" // the Prometheus text exposition format
-	MetricsJSON       = "json"       // any JSON document: numeric leaves, by dotted path
-)
 
 // Bounds of one metrics read.
 const (
@@ -54,94 +48,6 @@ type sample struct {
 	v   float64
 }
 
-// checkMetrics checks the target's "metrics" and "profile"; errors name
-// the field.
-func (t TargetSpec) checkMetrics() []error {
-	var errs []error
-	if m := t.Metrics; m != nil {
-		if err := checkHTTPURL(Expand(m.URL, t.standInAddr())); err != nil {
-			errs = append(errs, fmt.Errorf("metrics.url: %w", err))
-		}
-		switch m.Format {
-		case "", MetricsPrometheus, MetricsJSON:
-		default:
-			errs = append(errs, fmt.Errorf("metrics.format: %q is not %s or %s", m.Format, MetricsPrometheus, MetricsJSON))
-		}
-	}
-	if p := t.Profile; p != nil {
-		if err := checkHTTPURL(expandProfile(p.URL, t.standInAddr(), time.Second)); err != nil {
-			errs = append(errs, fmt.Errorf("profile.url: %w", err))
-		}
-	}
-	return errs
-}
-
-// checkHTTPURL: an absolute http(s) URL. The error never quotes the URL,
-// which may carry a token in its query.
-func checkHTTPURL(s string) error {
-	if strings.TrimSpace(s) == "" {
-		return errors.New("empty")
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return errors.New("not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("want an http:// or https:// URL with a host, got scheme %q", u.Scheme)
-	}
-	return nil
-}
-
-// metricsURLSecrets are the secrets the metrics and profile URLs carry:
-// the values of query parameters named like secrets (?token=...,
-// ?api_key=...) and a password in the userinfo. Placeholders are not
-// filled in.
-func (t TargetSpec) metricsURLSecrets() []string {
-	var urls []string
-	if t.Metrics != nil {
-		urls = append(urls, t.Metrics.URL)
-	}
-	if t.Profile != nil {
-		urls = append(urls, t.Profile.URL)
-	}
-	var out []string
-	for _, s := range urls {
-		u, err := url.Parse(Expand(s, t.standInAddr())) // a "{addr}" host does not parse
-		if err != nil {
-			continue
-		}
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			out = append(out, pw)
-		}
-		for k, vs := range u.Query() {
-			if redact.SecretName(k) {
-				for _, v := range vs {
-					if v != "" {
-						out = append(out, v)
-					}
-				}
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// safeURL is a URL fit to print: no userinfo, and the query (which may
-// carry a token) replaced by a note that there was one.
-func safeURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(an unparsable URL)"
-	}
-	hadQuery := u.RawQuery != "" || u.ForceQuery
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	if hadQuery {
-		return u.String() + "?(query hidden)"
-	}
-	return u.String()
-}
-
 // newCaptureClient is the HTTP client of metrics reads and profile
 // fetches: no redirects (a 3xx is an error naming it, never a hop to
 // another address), no proxy (the server is on loopback) and timeout.
@@ -160,7 +66,7 @@ func newCaptureClient(timeout time.Duration) *http.Client {
 // httpGet GETs rawURL and returns the response of a 2xx status; any error
 // names the URL without its query (safeURL) and says a timeout is one.
 func httpGet(ctx context.Context, client *http.Client, rawURL, accept string) (*http.Response, error) {
-	safe := safeURL(rawURL)
+	safe := target.SafeURL(rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: bad request", safe)
@@ -210,7 +116,7 @@ type metricsRead struct {
 // readMetrics reads and parses the endpoint once.
 func readMetrics(ctx context.Context, client *http.Client, rawURL, format string) metricsRead {
 	accept := "text/plain;version=0.0.4;q=1,*/*;q=0.1"
-	if format == MetricsJSON {
+	if format == target.MetricsJSON {
 		accept = "application/json"
 	}
 	resp, err := httpGet(ctx, client, rawURL, accept)
@@ -226,12 +132,12 @@ func readMetrics(ctx context.Context, client *http.Client, rawURL, format string
 			return metricsRead{series: s, at: at}
 		}
 	}
-	return metricsRead{err: fmt.Errorf("GET %s: %w", safeURL(rawURL), err)}
+	return metricsRead{err: fmt.Errorf("GET %s: %w", target.SafeURL(rawURL), err)}
 }
 
 // parseMetrics parses a body in format (prometheus when empty).
 func parseMetrics(format string, body []byte) (map[string]sample, error) {
-	if format == MetricsJSON {
+	if format == target.MetricsJSON {
 		return parseJSONMetrics(body)
 	}
 	return parsePrometheus(body)

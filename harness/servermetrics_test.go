@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
@@ -68,13 +67,13 @@ func TestParseGarbage(t *testing.T) {
 	for _, tt := range []struct {
 		format, body, want string
 	}{
-		{MetricsPrometheus, "<html><body>Not here</body></html>\n", "not the Prometheus text format"},
-		{MetricsPrometheus, "ws_connections sixty-four\n", "not the Prometheus text format"},
-		{MetricsPrometheus, "# TYPE x counter\nx{a=\"1\" 3\n", "not the Prometheus text format"},
-		{MetricsJSON, "<html>", "not JSON"},
-		{MetricsJSON, `{"a": 1} {"b": 2}`, "trailing data"},
-		{MetricsJSON, `42`, "not a JSON object or array"},
-		{MetricsJSON, ``, "not JSON"},
+		{target.MetricsPrometheus, "<html><body>Not here</body></html>\n", "not the Prometheus text format"},
+		{target.MetricsPrometheus, "ws_connections sixty-four\n", "not the Prometheus text format"},
+		{target.MetricsPrometheus, "# TYPE x counter\nx{a=\"1\" 3\n", "not the Prometheus text format"},
+		{target.MetricsJSON, "<html>", "not JSON"},
+		{target.MetricsJSON, `{"a": 1} {"b": 2}`, "trailing data"},
+		{target.MetricsJSON, `42`, "not a JSON object or array"},
+		{target.MetricsJSON, ``, "not JSON"},
 	} {
 		_, err := parseMetrics(tt.format, []byte(tt.body))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -122,9 +121,9 @@ func TestDiffMetrics(t *testing.T) {
 		"u":      {SeriesUntyped, 3},
 		"c_flat": {SeriesCounter, 7},
 	}}
-	got := diffMetrics(MetricsPrometheus, before, after)
+	got := diffMetrics(target.MetricsPrometheus, before, after)
 	f := func(v float64) *float64 { return &v }
-	want := &ServerMetrics{Format: MetricsPrometheus, IntervalS: 2, Series: []MetricSeries{
+	want := &ServerMetrics{Format: target.MetricsPrometheus, IntervalS: 2, Series: []MetricSeries{
 		{Name: "c", Type: SeriesCounter, Before: f(100), After: f(300), Delta: f(200), RatePerS: f(100)},
 		{Name: "c_flat", Type: SeriesCounter, Before: f(7), After: f(7), Delta: f(0), RatePerS: f(0)},
 		{Name: "g", Type: SeriesGauge, Before: f(10), After: f(4), Delta: f(-6)},
@@ -147,7 +146,7 @@ func TestDiffMetrics(t *testing.T) {
 
 	// A failed read: the error names the side, the other read's series
 	// stay, nothing has a delta or an interval.
-	failed := diffMetrics(MetricsPrometheus, before, metricsRead{err: fmt.Errorf("GET x: status 503 Service Unavailable")})
+	failed := diffMetrics(target.MetricsPrometheus, before, metricsRead{err: fmt.Errorf("GET x: status 503 Service Unavailable")})
 	if failed.Error != "after the window: GET x: status 503 Service Unavailable" || failed.IntervalS != 0 || len(failed.Series) != 6 {
 		t.Errorf("failed after read: %+v", failed)
 	}
@@ -165,7 +164,7 @@ func TestDiffMetricsBound(t *testing.T) {
 	for i := range MaxMetricSeries + 37 {
 		read.series[fmt.Sprintf("s%04d", i)] = sample{SeriesGauge, float64(i)}
 	}
-	got := diffMetrics(MetricsJSON, read, read)
+	got := diffMetrics(target.MetricsJSON, read, read)
 	if len(got.Series) != MaxMetricSeries || got.DroppedSeries != 37 {
 		t.Fatalf("%d series, %d dropped; want %d and 37", len(got.Series), got.DroppedSeries, MaxMetricSeries)
 	}
@@ -206,11 +205,11 @@ func (ms *metricsServer) port(t *testing.T) int {
 }
 
 // capturePoint is a pointRun with only what startCapture reads.
-func capturePoint(t TargetSpec, port int, window time.Duration, profileDir string) *pointRun {
+func capturePoint(t target.Spec, port int, window time.Duration, profileDir string) *pointRun {
 	return &pointRun{
 		pr:     &ProcRunner{o: &Plan{Options: Options{ProfileDir: profileDir}}},
 		spec:   PointSpec{Index: 3, Role: RoleSweep, Key: PointKey{Batch: 10, Connections: 64, Rep: 1}},
-		target: t, addr: PointAddr{Port: port}, window: window,
+		target: t, addr: target.Addr{Port: port}, window: window,
 	}
 }
 
@@ -229,7 +228,7 @@ func runCapture(p *pointRun, window time.Duration) Outcome {
 // token in the URL's query reaches the server, never the record.
 func TestCaptureMetricsMove(t *testing.T) {
 	ms := newMetricsServer(t)
-	tg := TargetSpec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?token=tok-secret-123"}}
+	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?token=tok-secret-123"}}
 	out := runCapture(capturePoint(tg, ms.port(t), 0, ""), 300*time.Millisecond)
 	sm := out.ServerMetrics
 	if sm == nil || sm.Error != "" {
@@ -238,7 +237,7 @@ func TestCaptureMetricsMove(t *testing.T) {
 	if got := *ms.lastURL.Load(); got != "/metrics?token=tok-secret-123" {
 		t.Errorf("server was asked for %q", got)
 	}
-	if sm.Format != MetricsPrometheus || sm.IntervalS < 0.25 || sm.IntervalS > 5 || len(sm.Series) != 2 {
+	if sm.Format != target.MetricsPrometheus || sm.IntervalS < 0.25 || sm.IntervalS > 5 || len(sm.Series) != 2 {
 		t.Fatalf("%+v", sm)
 	}
 	c, g := sm.Series[1], sm.Series[0]
@@ -263,7 +262,7 @@ func TestCaptureMetricsJSON(t *testing.T) {
 		n := ms.reads.Add(1)
 		fmt.Fprintf(w, `{"stats": {"connections": %d, "version": "1.2"}}`, 60+n)
 	})
-	tg := TargetSpec{Metrics: &MetricsSpec{URL: "http://{host}:{port}/stats", Format: MetricsJSON}}
+	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{host}:{port}/stats", Format: target.MetricsJSON}}
 	sm := runCapture(capturePoint(tg, ms.port(t), 0, ""), 50*time.Millisecond).ServerMetrics
 	if sm == nil || sm.Error != "" || len(sm.Series) != 1 {
 		t.Fatalf("%+v", sm)
@@ -278,7 +277,7 @@ func TestCaptureMetricsJSON(t *testing.T) {
 func TestCaptureMetricsErrors(t *testing.T) {
 	ms := newMetricsServer(t)
 	const token = "tok-secret-456"
-	tg := TargetSpec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?api_key=" + token}}
+	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?api_key=" + token}}
 	for _, tt := range []struct {
 		name    string
 		handler http.HandlerFunc
@@ -343,7 +342,7 @@ func TestCaptureMetricsTimeout(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	tg := TargetSpec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics"}}
+	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics"}}
 	start := time.Now()
 	sm := runCapture(capturePoint(tg, ms.port(t), 0, ""), 0).ServerMetrics
 	took := time.Since(start)
@@ -361,7 +360,7 @@ func TestCaptureInterrupted(t *testing.T) {
 	ms := newMetricsServer(t)
 	ms.set(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	ctx, cancel := context.WithCancel(context.Background())
-	p := capturePoint(TargetSpec{Metrics: &MetricsSpec{URL: "http://{addr}/m"}}, ms.port(t), 0, "")
+	p := capturePoint(target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/m"}}, ms.port(t), 0, "")
 	c := p.startCapture(ctx)
 	cancel()
 	c.windowEnded(ctx)
@@ -373,63 +372,6 @@ func TestCaptureInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(out.ServerMetrics.Error, "context canceled") {
 		t.Errorf("error %q", out.ServerMetrics.Error)
-	}
-}
-
-func TestSafeURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://127.0.0.1:9/metrics":                      "http://127.0.0.1:9/metrics",
-		"http://u:pw-secret@127.0.0.1:9/m?token=abc#frag": "http://127.0.0.1:9/m?(query hidden)",
-		"http://127.0.0.1:9/m?":                           "http://127.0.0.1:9/m?(query hidden)",
-		"http://%zz":                                      "(an unparsable URL)",
-	} {
-		if got := safeURL(in); got != want {
-			t.Errorf("safeURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestTargetMetricsFields: the target file's "metrics" and "profile" are
-// read and checked (errors name the field, never the URL's query), and
-// their URLs' secret query values and passwords are secrets.
-func TestTargetMetricsFields(t *testing.T) {
-	dir := t.TempDir()
-	write := func(extra string) string {
-		p := filepath.Join(dir, "t.json")
-		body := `{"name": "x", "command": ["srv", "--addr", "{addr}"], "echo_url": "ws://{addr}/", "ready": "tcp:{addr}"` + extra + `}`
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	tg, err := LoadTarget(write(`, "metrics": {"url": "http://{addr}/metrics?token=query-token-1", "format": "json"},
-		"profile": {"url": "http://admin:profile-pass-2@{addr}/debug/pprof/profile?seconds={seconds}"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.Metrics.Format != MetricsJSON || !strings.HasSuffix(tg.Profile.URL, "seconds={seconds}") {
-		t.Errorf("%+v %+v", tg.Metrics, tg.Profile)
-	}
-	set := redact.New(tg.Secrets()...)
-	if got := set.String("GET /metrics?token=query-token-1 as admin:profile-pass-2"); got != "GET /metrics?token=REDACTED as admin:REDACTED" {
-		t.Errorf("secrets of the URLs not redacted: %q", got)
-	}
-
-	for _, tt := range []struct{ extra, want string }{
-		{`, "metrics": {"url": "http://{addr}/m", "format": "openmetrics"}`, `metrics.format: "openmetrics" is not prometheus or json`},
-		{`, "metrics": {"url": "ws://{addr}/m?token=hide-me-please"}`, `metrics.url: want an http:// or https:// URL with a host, got scheme "ws"`},
-		{`, "metrics": {}`, `metrics.url: empty`},
-		{`, "profile": {"url": "/debug/pprof/profile"}`, `profile.url: want an http:// or https:// URL`},
-		{`, "metrics": {"url": "http://{addr}/m?token=short"}`, `metrics.url/profile.url (a secret query value or password): a secret of 5 characters is too short`},
-		{`, "metrics": {"url": "http://{addr}/m", "fromat": "json"}`, `unknown field "fromat"`},
-	} {
-		_, err := LoadTarget(write(tt.extra))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want %q", tt.extra, err, tt.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "hide-me-please") {
-			t.Errorf("the error quotes the URL's query: %v", err)
-		}
 	}
 }
 

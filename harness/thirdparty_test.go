@@ -13,6 +13,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/google/go-cmp/cmp"
 )
@@ -21,7 +22,7 @@ import (
 // Without websocketd the test skips on a developer's machine but fails in
 // CI (CI=true), whose .ci/run installs it: a missing binary there is a
 // broken setup, not a reason to test less.
-func websocketdTarget(t *testing.T) harness.TargetSpec {
+func websocketdTarget(t *testing.T) target.Spec {
 	t.Helper()
 	if _, err := exec.LookPath("websocketd"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -29,7 +30,7 @@ func websocketdTarget(t *testing.T) harness.TargetSpec {
 		}
 		t.Skipf("websocketd is not installed (apt-get install -y websocketd): %v", err)
 	}
-	tg, err := harness.LoadTarget("../benchmark/targets/websocketd-echo.json")
+	tg, err := target.Load("../benchmark/targets/websocketd-echo.json")
 	if err != nil {
 		t.Fatal(err)
 	}

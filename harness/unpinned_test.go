@@ -13,6 +13,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
 // TestUnpinnedURLIsRefusedOrWarned: an echo_url with a fixed address
@@ -22,7 +23,7 @@ import (
 // its result says which URL was driven instead of the point's server.
 func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	needProcs(t)
-	port, err := harness.FreePort()
+	port, err := target.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

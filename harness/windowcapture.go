@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
 // errNoAfterRead: the window never ended (finish without windowEnded).
@@ -33,7 +35,7 @@ type windowCapture struct {
 func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 	c := &windowCapture{metrics: p.target.Metrics}
 	if c.metrics != nil {
-		c.metricsURL = Expand(c.metrics.URL, p.addr)
+		c.metricsURL = target.Expand(c.metrics.URL, p.addr)
 		c.before = make(chan metricsRead, 1)
 		client := newCaptureClient(MetricsTimeout)
 		go func() { c.before <- readMetrics(ctx, client, c.metricsURL, c.metrics.Format) }()
@@ -44,7 +46,7 @@ func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 			return c
 		}
 		path := ProfilePath(dir, p.spec)
-		rawURL := expandProfile(p.target.Profile.URL, p.addr, p.window)
+		rawURL := target.ExpandProfile(p.target.Profile.URL, p.addr, p.window)
 		client := newCaptureClient(p.window + ProfileSlack)
 		c.wg.Add(1)
 		go func() {
@@ -89,7 +91,7 @@ func (c *windowCapture) finish(out *Outcome) {
 	}
 	format := c.metrics.Format
 	if format == "" {
-		format = MetricsPrometheus
+		format = target.MetricsPrometheus
 	}
 	out.ServerMetrics = diffMetrics(format, before, after)
 }

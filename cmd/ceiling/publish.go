@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/publish"
 )
@@ -122,7 +123,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // of each --target file. A bad target file is bad input (exit 2).
 func publishSecrets(targets []string, extra ...string) (*redact.Set, error) {
 	for _, f := range targets {
-		t, err := harness.LoadTarget(f)
+		t, err := target.Load(f)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--target: %w", err)}
 		}

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -98,7 +98,7 @@ func TestAgreement(t *testing.T) {
 		t.Skipf("needs two CPUs to pin the server and the generator apart (online %v, %v)", online, err)
 	}
 	srvCPUs, genCPUs := pinning.CPUSet{online[1]}, pinning.CPUSet{online[0]}
-	port, err := harness.FreePort()
+	port, err := target.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

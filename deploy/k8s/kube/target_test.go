@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // the blocks a target may hold
 )
 
@@ -19,7 +19,7 @@ func TestTargetFileLoads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(TargetJSON(Defaults())), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := harness.LoadTarget(path)
+	_, err := target.Load(path)
 	if err == nil {
 		return
 	}

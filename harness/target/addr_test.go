@@ -1,4 +1,4 @@
-package harness
+package target
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 // Every placeholder is filled, {port2} apart from {port} (the replacer
 // must not read "{port2}" as "{port}" followed by "2").
 func TestExpandEveryPlaceholder(t *testing.T) {
-	a := PointAddr{Port: 4100, Port2: 4200, WorkDir: "/w/point-001"}
+	a := Addr{Port: 4100, Port2: 4200, WorkDir: "/w/point-001"}
 	got := Expand("{addr} {host} {port} {port2} {workdir}/js -m={port2}", a)
 	if want := "127.0.0.1:4100 127.0.0.1 4100 4200 /w/point-001/js -m=4200"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
@@ -30,7 +30,7 @@ func TestFreePortsAreDistinct(t *testing.T) {
 // A ready probe on {port2} and a command using {workdir} pass Check: the
 // syntax check fills them with stand-ins.
 func TestCheckAcceptsPort2AndWorkdir(t *testing.T) {
-	tg := TargetSpec{
+	tg := Spec{
 		Command: []string{"srv", "--ws", "{port}", "-m", "{port2}", "-sd", "{workdir}/js"},
 		Ready:   "http://{host}:{port2}/healthz",
 	}
@@ -44,19 +44,19 @@ func TestCheckAcceptsPort2AndWorkdir(t *testing.T) {
 // {port} followed by digits, and a {portN} the point has no port for is
 // left as written.
 func TestExpandNumberedPorts(t *testing.T) {
-	a := PointAddr{Port: 4100, Port2: 4200, Ports: []int{4300, 4400, 4500, 4600, 4700, 4800, 4900}, WorkDir: "/w/p"}
+	a := Addr{Port: 4100, Port2: 4200, Ports: []int{4300, 4400, 4500, 4600, 4700, 4800, 4900}, WorkDir: "/w/p"}
 	got := Expand("{addr} {port} {port1} {port2} {port3} {port9} --routes nats://{host}:{port3},nats://{host}:{port6} {port10} {port20} {workdir}", a)
 	want := "127.0.0.1:4100 4100 4100 4200 4300 4900 --routes nats://127.0.0.1:4300,nats://127.0.0.1:4600 {port10} {port20} /w/p"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
-	if n := (TargetSpec{Servers: []ServerSpec{{Command: []string{"x", "{port9}"}}, {Ready: "tcp:{host}:{port4}"}}}).portsUsed(); n != 9 {
+	if n := (Spec{Servers: []Server{{Command: []string{"x", "{port9}"}}, {Ready: "tcp:{host}:{port4}"}}}).PortsUsed(); n != 9 {
 		t.Errorf("portsUsed = %d, want 9", n)
 	}
-	if n := (TargetSpec{Command: []string{"x", "{port}"}}).portsUsed(); n != 2 {
+	if n := (Spec{Command: []string{"x", "{port}"}}).PortsUsed(); n != 2 {
 		t.Errorf("portsUsed = %d, want 2 (every point has {port} and {port2})", n)
 	}
-	if got := portsNamed("{addr} {port2} nats://{host}:{port6} {port6}"); len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 6 {
+	if got := PortsNamed("{addr} {port2} nats://{host}:{port6} {port6}"); len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 6 {
 		t.Errorf("portsNamed = %v, want [1 2 6]", got)
 	}
 }
@@ -79,9 +79,9 @@ func TestFreePortsNAreDistinct(t *testing.T) {
 // level holds no command or ready, names are unique, and Booted gives
 // every server the top-level env under its own.
 func TestCheckServers(t *testing.T) {
-	ok := TargetSpec{
+	ok := Spec{
 		Env: map[string]string{"A": "top", "B": "top"},
-		Servers: []ServerSpec{
+		Servers: []Server{
 			{Name: "n1", Command: []string{"srv", "--port", "{port}", "--peer", "{port4}"}, Ready: "tcp:{addr}"},
 			{Name: "n2", Command: []string{"srv"}, Env: map[string]string{"B": "own", "P": "{port4}"}, Ready: "http://{host}:{port5}/healthz"},
 		},
@@ -93,12 +93,12 @@ func TestCheckServers(t *testing.T) {
 	if len(b) != 2 || b[1].Env["A"] != "top" || b[1].Env["B"] != "own" || b[0].Env["B"] != "top" {
 		t.Errorf("booted %+v", b)
 	}
-	if one := (TargetSpec{Command: []string{"x"}, Ready: "tcp:{addr}"}).Booted(); len(one) != 1 || one[0].Name != "server" {
+	if one := (Spec{Command: []string{"x"}, Ready: "tcp:{addr}"}).Booted(); len(one) != 1 || one[0].Name != "server" {
 		t.Errorf("a one-server target boots %+v", one)
 	}
 	bad := ok
 	bad.Command, bad.Ready = []string{"x", "{port}"}, "tcp:{addr}"
-	bad.Servers = []ServerSpec{
+	bad.Servers = []Server{
 		{Name: "n1", Command: []string{"srv", "{port}"}, Ready: "tcp:{addr}"},
 		{Name: "n1", Command: []string{"srv", "{port2}"}, Ready: "tcp:{addr}"},
 		{Name: "a b", Command: []string{"srv"}, Ready: "nope"},

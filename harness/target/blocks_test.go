@@ -1,4 +1,4 @@
-package harness_test
+package target_test
 
 import (
 	"encoding/json"
@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// A target file's scenario blocks are passed through raw: a TargetSpec
+// A target file's scenario blocks are passed through raw: a target.Spec
 // written (as each point's target.json is) reads back the same, blocks
 // and all. The harness once lost echo_url here (issue 9's first attempt).
 func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
-	for _, file := range []string{"../benchmark/targets/refserver.json", "../benchmark/targets/websocketd-echo.json", "../benchmark/targets/nats.json", "../benchmark/targets/nats-cluster.json"} {
-		tg, err := harness.LoadTarget(file)
+	for _, file := range []string{"../../benchmark/targets/refserver.json", "../../benchmark/targets/websocketd-echo.json", "../../benchmark/targets/nats.json", "../../benchmark/targets/nats-cluster.json"} {
+		tg, err := target.Load(file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestTargetRoundTripKeepsScenarioBlocks(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		back, err := harness.LoadTarget(path)
+		back, err := target.Load(path)
 		if err != nil {
 			t.Fatalf("%s written and read back: %v\n%s", file, err, b)
 		}
@@ -65,7 +65,7 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := harness.LoadTarget(path)
+		_, err := target.Load(path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: LoadTarget = %v, want an error containing %q", tc.body, err, tc.want)
 		}
@@ -77,7 +77,7 @@ func TestTargetBlockErrorsNameTheField(t *testing.T) {
 // in it, and the command, env and ready probe take the point's {port},
 // {port2} and {workdir}.
 func TestNATSTargetServesFourScenarios(t *testing.T) {
-	tg, err := harness.LoadTarget("../benchmark/targets/nats.json")
+	tg, err := target.Load("../../benchmark/targets/nats.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +90,12 @@ func TestNATSTargetServesFourScenarios(t *testing.T) {
 			t.Errorf("%s: %v", sc, w)
 		}
 	}
-	a := harness.PointAddr{Port: 4100, Port2: 4200, WorkDir: "/w/p1"}
-	cmd := harness.Expand(strings.Join(tg.Command, " "), a)
-	if !strings.Contains(cmd, "-m 4200") || !strings.Contains(cmd, "-sd /w/p1") || harness.Expand(tg.Env["CEILING_WS_PORT"], a) != "4100" {
+	a := target.Addr{Port: 4100, Port2: 4200, WorkDir: "/w/p1"}
+	cmd := target.Expand(strings.Join(tg.Command, " "), a)
+	if !strings.Contains(cmd, "-m 4200") || !strings.Contains(cmd, "-sd /w/p1") || target.Expand(tg.Env["CEILING_WS_PORT"], a) != "4100" {
 		t.Errorf("command %q, env %v", cmd, tg.Env)
 	}
-	if r := harness.Expand(tg.Ready, a); r != "http://127.0.0.1:4200/healthz" {
+	if r := target.Expand(tg.Ready, a); r != "http://127.0.0.1:4200/healthz" {
 		t.Errorf("ready %q", r)
 	}
 }
@@ -105,36 +105,36 @@ func TestNATSTargetServesFourScenarios(t *testing.T) {
 // port in its ready probe; the nats block lists the three client URLs,
 // the first as the URL and the others as --url flags.
 func TestNATSClusterTarget(t *testing.T) {
-	tg, err := harness.LoadTarget("../benchmark/targets/nats-cluster.json")
+	tg, err := target.Load("../../benchmark/targets/nats-cluster.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !tg.Multi() || len(tg.Servers) != 3 {
 		t.Fatalf("servers %+v", tg.Servers)
 	}
-	a := harness.PointAddr{Port: 4001, Port2: 4002, Ports: []int{4003, 4004, 4005, 4006, 4007, 4008, 4009}, WorkDir: "/w/p"}
+	a := target.Addr{Port: 4001, Port2: 4002, Ports: []int{4003, 4004, 4005, 4006, 4007, 4008, 4009}, WorkDir: "/w/p"}
 	routes := "--routes nats://127.0.0.1:4003,nats://127.0.0.1:4006,nats://127.0.0.1:4009"
 	for i, s := range tg.Booted() {
 		ws, mon, route := 4001+3*i, 4002+3*i, 4003+3*i
-		cmd := harness.Expand(strings.Join(s.Command, " "), a)
+		cmd := target.Expand(strings.Join(s.Command, " "), a)
 		for _, want := range []string{routes, fmt.Sprintf("--cluster nats://127.0.0.1:%d", route), fmt.Sprintf("-m %d", mon), fmt.Sprintf("-sd /w/p/n%d", i+1), fmt.Sprintf("--server_name n%d", i+1)} {
 			if !strings.Contains(cmd, want) {
 				t.Errorf("%s: command %q lacks %q", s.Name, cmd, want)
 			}
 		}
-		if got := harness.Expand(s.Env["CEILING_WS_PORT"], a); got != fmt.Sprint(ws) {
+		if got := target.Expand(s.Env["CEILING_WS_PORT"], a); got != fmt.Sprint(ws) {
 			t.Errorf("%s: websocket port %s, want %d", s.Name, got, ws)
 		}
-		if got, want := harness.Expand(s.Ready, a), fmt.Sprintf("http://127.0.0.1:%d/healthz", mon); got != want {
+		if got, want := target.Expand(s.Ready, a), fmt.Sprintf("http://127.0.0.1:%d/healthz", mon); got != want {
 			t.Errorf("%s: ready %s, want %s", s.Name, got, want)
 		}
 	}
 	u, err := tg.URLFor("stream")
-	if err != nil || harness.Expand(u, a) != "ws://127.0.0.1:4001" {
+	if err != nil || target.Expand(u, a) != "ws://127.0.0.1:4001" {
 		t.Errorf("URLFor = %q, %v", u, err)
 	}
 	blk, _ := tg.Block("stream")
-	if got := harness.Expand(strings.Join(blk.Args(), " "), a); got != "--url ws://127.0.0.1:4004 --url ws://127.0.0.1:4007" {
+	if got := target.Expand(strings.Join(blk.Args(), " "), a); got != "--url ws://127.0.0.1:4004 --url ws://127.0.0.1:4007" {
 		t.Errorf("block args %q", got)
 	}
 	if err := tg.CheckRunnable("stream"); err != nil && !strings.Contains(err.Error(), "bin/nats-server") {
@@ -155,12 +155,12 @@ func TestNATSBlockURLs(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := harness.LoadTarget(path)
+		_, err := target.Load(path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: LoadTarget = %v, want an error containing %q", tc.body, err, tc.want)
 		}
 	}
-	tg := harness.TargetSpec{Command: []string{"sh", "{port}"}, Ready: "tcp:{addr}"}
+	tg := target.Spec{Command: []string{"sh", "{port}"}, Ready: "tcp:{addr}"}
 	tg.SetBlock("nats", []byte(`{"urls": ["ws://{addr}", "ws://127.0.0.1:4222"]}`))
 	if err := tg.CheckRunnable("stream"); err == nil || !strings.Contains(err.Error(), `the URL #2, "ws://127.0.0.1:4222", has no {addr}`) {
 		t.Errorf("CheckRunnable = %v, want the unpinned second URL named", err)

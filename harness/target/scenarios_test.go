@@ -1,0 +1,4 @@
+package target_test
+
+// The scenarios whose blocks a target file may hold.
+import _ "github.com/ceiling-bench/ceiling/load/scenario/all"
