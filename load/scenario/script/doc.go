@@ -10,10 +10,11 @@
 // Parse turns the file into a Spec: every template is compiled into
 // segments (literal bytes and variables) that Append renders into a reused
 // buffer; every match and field path is compiled into key lists. On the
-// hot path a received message is never decoded: Lookup and LookupTop scan
-// its bytes for the named fields only (scan.go, held to encoding/json by a
-// fuzz test), each match path is looked up at most once per message, and
-// matchers test the path the file matches on most (usually "type") first.
+// hot path a received message is never decoded: jsonscan.Lookup and
+// LookupTop scan its bytes for the named fields only (internal/jsonscan,
+// held to encoding/json by a fuzz test), each match path is looked up at
+// most once per message, and matchers test the path the file matches on
+// most (usually "type") first.
 // Matching, extracting and recording allocate nothing (TestReceiveAllocs;
 // on the event loops from the socket on, TestLoopReceiveAllocs), nor does
 // a send whose ack is awaited by id (TestSendAllocs: ids are remembered

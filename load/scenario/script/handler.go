@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
@@ -329,7 +330,7 @@ func (c *conn) resetCache() {
 func (c *conn) lookup(msg []byte, p int) ([]byte, bool) {
 	e := &c.cache[p]
 	if !e.looked {
-		e.val, e.ok = Lookup(msg, c.s.spec.paths[p])
+		e.val, e.ok = jsonscan.Lookup(msg, c.s.spec.paths[p])
 		e.looked = true
 	}
 	return e.val, e.ok
@@ -342,7 +343,7 @@ func (c *conn) match(m *matcher, msg []byte) bool {
 	for i := range m.fields {
 		f := &m.fields[i]
 		v, ok := c.lookup(msg, f.path)
-		if !ok || !ValueEqual(v, f.want) {
+		if !ok || !jsonscan.ValueEqual(v, f.want) {
 			return false
 		}
 	}
@@ -449,7 +450,7 @@ func (c *conn) countError(k int, reason string, in bool) {
 
 // takeID removes the send awaiting an ack with the id at path, if any.
 func (c *conn) takeID(msg []byte, path []string) (idEntry, bool) {
-	v, _ := Lookup(msg, path)
+	v, _ := jsonscan.Lookup(msg, path)
 	return c.takeRawID(v)
 }
 
@@ -495,7 +496,7 @@ func (c *conn) serverError(msg []byte, now int64) {
 	}
 	var v []byte
 	if p := c.s.spec.Errors.Reason; p != nil {
-		v, _ = Lookup(msg, p)
+		v, _ = jsonscan.Lookup(msg, p)
 	}
 	sh := c.sh
 	sh.lock()
@@ -543,7 +544,7 @@ const (
 // when they are all top-level keys (the usual case), else one lookup each.
 func (c *conn) extract(r *recvSpec, msg []byte) {
 	if r.top != nil {
-		LookupTop(msg, r.top, c.top[:len(r.top)])
+		jsonscan.LookupTop(msg, r.top, c.top[:len(r.top)])
 		for f := range numFields {
 			c.fields[f] = nil
 			if k := r.topIdx[f]; k >= 0 {
@@ -555,7 +556,7 @@ func (c *conn) extract(r *recvSpec, msg []byte) {
 	for f, p := range [numFields][]string{r.TS, r.Sender, r.Version, r.ID} {
 		c.fields[f] = nil
 		if p != nil {
-			c.fields[f], _ = Lookup(msg, p)
+			c.fields[f], _ = jsonscan.Lookup(msg, p)
 		}
 	}
 }
@@ -568,7 +569,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64) {
 	hasTS := false
 	if r.TS != nil {
 		if v := c.fields[fTS]; v != nil {
-			ts, hasTS = ParseInt(v)
+			ts, hasTS = jsonscan.ParseInt(v)
 		}
 		if !hasTS && r.Type == "relay" {
 			c.countError(r.kind, "no_ts", w.In(now))
@@ -576,7 +577,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64) {
 		}
 	}
 	if r.Sender != nil {
-		if v := c.fields[fSender]; v != nil && ValueEqual(v, c.clientQ) {
+		if v := c.fields[fSender]; v != nil && jsonscan.ValueEqual(v, c.clientQ) {
 			if w.In(now) {
 				c.sh.lock()
 				c.sh.kinds[r.kind].own++
@@ -588,7 +589,7 @@ func (c *conn) receive(r *recvSpec, msg []byte, now int64) {
 	var gaps int64
 	if r.Version != nil {
 		if v := c.fields[fVersion]; v != nil {
-			if n, ok := ParseInt(v); ok {
+			if n, ok := jsonscan.ParseInt(v); ok {
 				if c.hasVersion && n > c.version+1 {
 					gaps = n - c.version - 1
 				}

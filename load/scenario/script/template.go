@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 )
 
 // Variables a template may name, as {name}. Which ones a field allows is
@@ -241,7 +243,7 @@ func compileJSON(raw json.RawMessage, allowed []int) (*Template, error) {
 			i++
 			continue
 		}
-		end := endOfString(b, i+1)
+		end := jsonscan.EndOfString(b, i+1)
 		tok := b[i : end+1]
 		i = end + 1
 		var s string

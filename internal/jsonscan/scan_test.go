@@ -1,4 +1,4 @@
-package script
+package jsonscan
 
 import (
 	"bytes"
@@ -185,4 +185,59 @@ func hasDuplicateKeys(obj []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestScanAllocatesNothing: the lookups allocate nothing, escaped keys
+// and values included.
+func TestScanAllocatesNothing(t *testing.T) {
+	msg := []byte(`{"type":"op","d\u0061ta":{"n":{"x":"y\"z"}},"from":"c\u0031","ts":1732900000123456789}`)
+	keys := []string{"type", "from", "ts"}
+	out := make([][]byte, len(keys))
+	path := []string{"data", "n", "x"}
+	want := []byte(`"c1"`)
+	n := testing.AllocsPerRun(1000, func() {
+		if !LookupTop(msg, keys, out) || !ValueEqual(out[1], want) {
+			t.Fatal("LookupTop")
+		}
+		if _, ok := ParseInt(out[2]); !ok {
+			t.Fatal("ParseInt")
+		}
+		if _, ok := Lookup(msg, path); !ok {
+			t.Fatal("Lookup")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per LookupTop+ValueEqual+ParseInt+Lookup, want 0", n)
+	}
+}
+
+// endOfStringRef is the plain loop EndOfString's vectorised scan replaces:
+// a backslash escapes the byte after it.
+func endOfStringRef(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return -1
+}
+
+// FuzzEndOfString holds the vectorised EndOfString to the plain loop, from
+// every start, on any input.
+func FuzzEndOfString(f *testing.F) {
+	for _, s := range []string{`abc"`, `a\"b"`, `\\\\"`, `xxxxxxxxxxxxxxx\"xxxxxxxx\\"`, `xxxxxxxxxxxxxxx\`, `\`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b); i++ {
+			if got, want := EndOfString(b, i), endOfStringRef(b, i); got != want {
+				t.Fatalf("EndOfString(%q, %d) = %d, plain loop %d", b, i, got, want)
+			}
+		}
+	})
 }

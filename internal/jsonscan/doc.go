@@ -1,0 +1,20 @@
+// Package jsonscan holds the byte-level JSON primitives that the hot paths
+// share instead of encoding/json: the load generator's message scanners
+// (load/pusherclient, load/scenario/script), the reference server's REST
+// decoder (refserver) and the string escaper of the encoders (pusher,
+// script templates).
+//
+// Design. Every function works on a []byte and an index into it and
+// returns an index (or sub-slice) back: nothing is decoded into Go values
+// and nothing allocates, which the package's AllocsPerRun tests hold. A
+// string is returned as written, escapes and all; keys are compared by
+// decoding their escapes on the fly (KeyEqual).
+//
+// The scanners (EndOfString, EndOfNested, EndOfValue, the object walk
+// OpenObject/ReadKey/NextMember, Lookup, LookupTop) are lenient: they
+// check the structure needed to find a value (strings, nesting, commas,
+// colons), not the full grammar. On valid JSON they agree with
+// encoding/json (FuzzLookup); on invalid JSON they report not found or
+// return some value, and never panic. Brackets are counted, not matched
+// by kind.
+package jsonscan
