@@ -1,48 +1,37 @@
 package pusherclient
 
+import "github.com/ceiling-bench/ceiling/internal/jsonscan"
+
 // ScanEvent extracts event, channel and data from a Pusher protocol
-// message without allocating; see the package comment.
+// message without allocating; see the package comment. Unlike
+// jsonscan.Lookup it reads every member (the last duplicate wins), keys
+// are compared as written, and a string value is returned without its
+// quotes.
 func ScanEvent(msg []byte) (event, channel, data []byte, ok bool) {
-	i := skipWS(msg, 0)
-	if i >= len(msg) || msg[i] != '{' {
-		return nil, nil, nil, false
-	}
-	i = skipWS(msg, i+1)
-	if i < len(msg) && msg[i] == '}' {
+	i := jsonscan.OpenObject(msg, 0)
+	if i < 0 || (i < len(msg) && msg[i] == '}') {
 		return nil, nil, nil, false
 	}
 	haveEvent := false
 	for {
-		if i >= len(msg) || msg[i] != '"' {
-			return nil, nil, nil, false
-		}
-		kEnd := endOfString(msg, i+1)
-		if kEnd < 0 {
-			return nil, nil, nil, false
-		}
-		key := msg[i+1 : kEnd]
-		i = skipWS(msg, kEnd+1)
-		if i >= len(msg) || msg[i] != ':' {
-			return nil, nil, nil, false
-		}
-		i = skipWS(msg, i+1)
-		if i >= len(msg) {
+		key, v, ok := jsonscan.ReadKey(msg, i)
+		if !ok || v >= len(msg) {
 			return nil, nil, nil, false
 		}
 		var val []byte
-		isString := msg[i] == '"'
+		isString := msg[v] == '"'
 		if isString {
-			end := endOfString(msg, i+1)
+			end := jsonscan.EndOfString(msg, v+1)
 			if end < 0 {
 				return nil, nil, nil, false
 			}
-			val, i = msg[i+1:end], end+1
+			val, i = msg[v+1:end], end+1
 		} else {
-			end := endOfValue(msg, i)
+			end := endOfValue(msg, v)
 			if end < 0 {
 				return nil, nil, nil, false
 			}
-			val, i = msg[i:end], end
+			val, i = msg[v:end], end
 		}
 		switch string(key) {
 		case "event":
@@ -57,75 +46,37 @@ func ScanEvent(msg []byte) (event, channel, data []byte, ok bool) {
 		case "data":
 			data = val
 		}
-		i = skipWS(msg, i)
-		if i >= len(msg) {
+		next, more, ok := jsonscan.NextMember(msg, i)
+		if !ok {
 			return nil, nil, nil, false
 		}
-		switch msg[i] {
-		case ',':
-			i = skipWS(msg, i+1)
-		case '}':
+		if !more {
 			return event, channel, data, haveEvent
-		default:
-			return nil, nil, nil, false
 		}
+		i = next
 	}
 }
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// endOfString returns the index of the quote closing a string whose
-// contents start at i, or -1.
-func endOfString(b []byte, i int) int {
-	for i < len(b) {
+// endOfValue returns the end of the non-string value starting at i: the
+// index of the ',', '}' or ']' that ends it at this level, or the index
+// just past the object or array it opens, or len(b); -1 when a string or
+// an object in it is not closed. Unlike jsonscan.EndOfValue it does not
+// check the scalar's bytes, and keeps whitespace before the delimiter: data
+// is returned as the server wrote it.
+func endOfValue(b []byte, i int) int {
+	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			return i
-		case '\\':
-			i += 2
-		default:
-			i++
-		}
-	}
-	return -1
-}
-
-// endOfValue returns the index just past the non-string JSON value starting
-// at i (object, array, number, literal), or -1. It checks nesting and
-// strings, not full JSON grammar.
-func endOfValue(b []byte, i int) int {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch c := b[i]; c {
-		case '"':
-			end := endOfString(b, i+1)
+			end := jsonscan.EndOfString(b, i+1)
 			if end < 0 {
 				return -1
 			}
 			i = end
 		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i // closes the enclosing object
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
+			return jsonscan.EndOfNested(b, i)
+		case '}', ']', ',':
+			return i
 		}
-	}
-	if depth != 0 {
-		return -1
 	}
 	return i
 }
@@ -148,11 +99,11 @@ func IntField(data []byte, name string) (int64, bool) {
 		default:
 			continue
 		}
-		j = skipWS(data, j)
+		j = jsonscan.SkipWS(data, j)
 		if j >= len(data) || data[j] != ':' {
 			continue
 		}
-		j = skipWS(data, j+1)
+		j = jsonscan.SkipWS(data, j+1)
 		neg := false
 		if j < len(data) && data[j] == '-' {
 			neg, j = true, j+1
