@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 	"github.com/ceiling-bench/ceiling/pusher"
 )
 
 // The REST bodies are decoded by a small scanner instead of
-// encoding/json: one pass, no reflection, and an event's data is kept as
+// encoding/json: one pass, no reflection, strings and numbers checked by
+// internal/jsonscan's strict scanners, and an event's data is kept as
 // the JSON string literal it was sent as, then copied into the frame
 // verbatim (it is a JSON string either way, so no unquote and requote).
 // Semantics follow encoding/json on valid UTF-8 (keys matched without
@@ -50,16 +52,7 @@ func (d *decoder) syntax(msg string) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", d.i, msg)
 }
 
-func (d *decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *decoder) ws() { d.i = jsonscan.SkipWS(d.b, d.i) }
 
 func (d *decoder) peek() byte {
 	if d.i < len(d.b) {
@@ -90,51 +83,18 @@ func (d *decoder) end() error {
 }
 
 // str scans a string literal at d.i and returns it with its quotes, and
-// whether it holds escapes.
+// whether it holds escapes. On an error d.i is at the fault.
 func (d *decoder) str() (lit []byte, esc bool, err error) {
 	if d.peek() != '"' {
 		return nil, false, d.syntax("want a string")
 	}
-	start := d.i
-	d.i++
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.b[start:d.i], esc, nil
-		case c == '\\':
-			esc = true
-			if d.i+1 >= len(d.b) {
-				return nil, false, d.syntax("unexpected end of input in a string")
-			}
-			switch d.b[d.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
-			case 'u':
-				if d.i+6 > len(d.b) || !isHex4(d.b[d.i+2:d.i+6]) {
-					return nil, false, d.syntax(`bad \u escape`)
-				}
-				d.i += 6
-			default:
-				return nil, false, d.syntax("bad escape in a string")
-			}
-		case c < 0x20:
-			return nil, false, d.syntax("control character in a string")
-		default:
-			d.i++
-		}
+	end, esc, fault := jsonscan.ScanString(d.b, d.i)
+	if fault != "" {
+		d.i = end
+		return nil, false, d.syntax(fault)
 	}
-	return nil, false, d.syntax("unexpected end of input in a string")
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	lit, d.i = d.b[d.i:end], end
+	return lit, esc, nil
 }
 
 // unquote turns a literal from str into its string. Escapes are rare in
@@ -166,40 +126,12 @@ func (d *decoder) null() (bool, error) {
 	return true, d.literal("null")
 }
 
+// number consumes a number; on an error d.i is where its grammar failed.
 func (d *decoder) number() error {
-	digits := func() int {
-		n := 0
-		for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
-			d.i++
-			n++
-		}
-		return n
-	}
-	if d.peek() == '-' {
-		d.i++
-	}
-	switch {
-	case d.peek() == '0':
-		d.i++
-	case d.peek() >= '1' && d.peek() <= '9':
-		digits()
-	default:
+	end, ok := jsonscan.ScanNumber(d.b, d.i)
+	d.i = end
+	if !ok {
 		return d.syntax("invalid number")
-	}
-	if d.peek() == '.' {
-		d.i++
-		if digits() == 0 {
-			return d.syntax("invalid number")
-		}
-	}
-	if c := d.peek(); c == 'e' || c == 'E' {
-		d.i++
-		if c := d.peek(); c == '+' || c == '-' {
-			d.i++
-		}
-		if digits() == 0 {
-			return d.syntax("invalid number")
-		}
 	}
 	return nil
 }

@@ -10,11 +10,16 @@
 // string is returned as written, escapes and all; keys are compared by
 // decoding their escapes on the fly (KeyEqual).
 //
-// The scanners (EndOfString, EndOfNested, EndOfValue, the object walk
-// OpenObject/ReadKey/NextMember, Lookup, LookupTop) are lenient: they
-// check the structure needed to find a value (strings, nesting, commas,
-// colons), not the full grammar. On valid JSON they agree with
-// encoding/json (FuzzLookup); on invalid JSON they report not found or
-// return some value, and never panic. Brackets are counted, not matched
-// by kind.
+// Two levels of strictness, chosen by the caller:
+//
+//   - The lenient scanners (EndOfString, EndOfNested, EndOfValue, the
+//     object walk OpenObject/ReadKey/NextMember, Lookup, LookupTop) check
+//     the structure needed to find a value (strings, nesting, commas,
+//     colons), not the full grammar. On valid JSON they agree with
+//     encoding/json (FuzzLookup); on invalid JSON they report not found
+//     or return some value, and never panic. Brackets are counted, not
+//     matched by kind.
+//   - The strict scanners (ScanString, ScanNumber) accept exactly what
+//     encoding/json accepts, UTF-8 validity aside (the caller checks
+//     that), and say where and why they refuse (FuzzStrict).
 package jsonscan

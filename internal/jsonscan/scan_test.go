@@ -205,9 +205,15 @@ func TestScanAllocatesNothing(t *testing.T) {
 		if _, ok := Lookup(msg, path); !ok {
 			t.Fatal("Lookup")
 		}
+		if _, _, fault := ScanString(out[1], 0); fault != "" {
+			t.Fatal("ScanString")
+		}
+		if _, ok := ScanNumber(out[2], 0); !ok {
+			t.Fatal("ScanNumber")
+		}
 	})
 	if n != 0 {
-		t.Errorf("%v allocations per LookupTop+ValueEqual+ParseInt+Lookup, want 0", n)
+		t.Errorf("%v allocations per LookupTop+ValueEqual+ParseInt+Lookup+ScanString+ScanNumber, want 0", n)
 	}
 }
 
@@ -238,6 +244,46 @@ func FuzzEndOfString(f *testing.F) {
 			if got, want := EndOfString(b, i), endOfStringRef(b, i); got != want {
 				t.Fatalf("EndOfString(%q, %d) = %d, plain loop %d", b, i, got, want)
 			}
+		}
+	})
+}
+
+// FuzzStrict holds the strict scanners to encoding/json: a literal alone
+// is valid JSON exactly when ScanString or ScanNumber takes all of it, and
+// what they take is valid JSON. UTF-8 is the caller's to check.
+func FuzzStrict(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\u00e9\ud83d\ude00"`, `"\x"`, "\"\x01\"", `"\u12"`, `"abc`, `"a\`,
+		`0`, `-0.5e+3`, `01`, `1.`, `-`, `1e`, `12.5E-07`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || !utf8.Valid(b) || len(bytes.TrimSpace(b)) != len(b) {
+			return
+		}
+		var end int
+		var ok bool
+		switch c := b[0]; {
+		case c == '"':
+			var esc bool
+			var fault string
+			end, esc, fault = ScanString(b, 0)
+			ok = fault == ""
+			if ok && esc != bytes.ContainsRune(b[:end], '\\') {
+				t.Fatalf("ScanString(%q): esc %v", b, esc)
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			end, ok = ScanNumber(b, 0)
+		default:
+			return
+		}
+		if end < 0 || end > len(b) {
+			t.Fatalf("%q: end %d out of range", b, end)
+		}
+		if ok && !json.Valid(b[:end]) {
+			t.Fatalf("%q: took %q, which encoding/json refuses", b, b[:end])
+		}
+		if whole := ok && end == len(b); whole != json.Valid(b) {
+			t.Fatalf("%q: ours takes it whole %v, encoding/json valid %v", b, whole, json.Valid(b))
 		}
 	})
 }
