@@ -2,7 +2,8 @@ package pusher
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 )
 
 // The Append* encoders build a message into dst without reflection, so a
@@ -81,59 +82,7 @@ func AppendSubscribe(dst []byte, channel string, unsubscribe bool) []byte {
 	return append(dst, "}}"...)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // AppendString appends s as a JSON string literal, escaping like
 // encoding/json without HTML escaping: invalid UTF-8 becomes U+FFFD and
-// U+2028/U+2029 are escaped.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// U+2028/U+2029 are escaped. The escaper is internal/jsonscan's.
+func AppendString(dst []byte, s string) []byte { return jsonscan.AppendString(dst, s) }

@@ -27,20 +27,6 @@ func rawString(t *testing.T, s string) json.RawMessage {
 	return json.RawMessage(marshal(t, s))
 }
 
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	inputs := []string{
-		"", "plain", `quote " and \ backslash`, "ctl \x00\x01\x1f\b\f\n\r\t",
-		"<html>&amp;", "utf8 é 日本 🎉", "bad \xff\xfe utf8", "sep \u2028 \u2029",
-		`{"some":"data"}`,
-	}
-	for _, in := range inputs {
-		got := string(AppendString(nil, in))
-		if want := marshal(t, in); got != want {
-			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestAppendMessages(t *testing.T) {
 	tests := []struct {
 		name string

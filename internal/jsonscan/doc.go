@@ -22,4 +22,9 @@
 //   - The strict scanners (ScanString, ScanNumber) accept exactly what
 //     encoding/json accepts, UTF-8 validity aside (the caller checks
 //     that), and say where and why they refuse (FuzzStrict).
+//
+// AppendString escapes like encoding/json without HTML escaping (the
+// pusher encoders); AppendVerbatim is the byte-transparent variant for
+// script templates, whose random payloads must keep their bytes: invalid
+// UTF-8 is copied, not replaced by U+FFFD (FuzzEscape holds both).
 package jsonscan

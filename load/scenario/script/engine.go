@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
@@ -242,7 +243,7 @@ func newScenario(c *load.Config, pool *payload.Pool, spec *Spec, keys map[string
 		cn.client = spec.ClientID.Append(nil, &cn.vs)
 		cn.vs.strs[varClient] = cn.client
 		cn.rvs.strs[varClient] = cn.client
-		cn.clientQ = append(appendEscaped([]byte{'"'}, cn.client), '"')
+		cn.clientQ = append(jsonscan.AppendVerbatim([]byte{'"'}, cn.client), '"')
 		s.conns = append(s.conns, cn)
 	}
 	return s, nil

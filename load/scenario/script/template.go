@@ -94,14 +94,14 @@ func (t *Template) Append(b []byte, vs *vars) []byte {
 				b = strconv.AppendInt(b, vs.ints[s.v], 10)
 			} else {
 				b = append(b, '"')
-				b = appendEscaped(b, vs.strs[s.v])
+				b = jsonscan.AppendVerbatim(b, vs.strs[s.v])
 				b = append(b, '"')
 			}
 		case segInStr:
 			if varInt[s.v] {
 				b = strconv.AppendInt(b, vs.ints[s.v], 10)
 			} else {
-				b = appendEscaped(b, vs.strs[s.v])
+				b = jsonscan.AppendVerbatim(b, vs.strs[s.v])
 			}
 		case segText:
 			if varInt[s.v] {
@@ -116,34 +116,6 @@ func (t *Template) Append(b []byte, vs *vars) []byte {
 
 // String renders t with vs into a new string (for connect-time fields).
 func (t *Template) String(vs *vars) string { return string(t.Append(nil, vs)) }
-
-const hexDigits = "0123456789abcdef"
-
-// appendEscaped appends s escaped for the inside of a JSON string.
-func appendEscaped(b, s []byte) []byte {
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	return append(b, s[start:]...)
-}
 
 // parsePlaceholders splits s into literal text and {variable} references.
 // "{{" and "}}" are literal braces. It returns the pieces as segments of
@@ -266,7 +238,7 @@ func compileJSON(raw json.RawMessage, allowed []int) (*Template, error) {
 		lit = append(lit, '"')
 		for _, sg := range segs {
 			if sg.kind == segLit {
-				lit = appendEscaped(lit, sg.lit)
+				lit = jsonscan.AppendVerbatim(lit, sg.lit)
 				continue
 			}
 			flush()
