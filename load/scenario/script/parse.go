@@ -166,64 +166,84 @@ func (p *parser) connect(o *object) error {
 	}
 	s.Connect.Timeout = time.Duration(ms) * time.Millisecond
 	if hn, ok := co.get("handshake"); ok {
-		steps, err := hn.array()
-		if err != nil {
+		if err := p.handshake(hn); err != nil {
 			return err
-		}
-		for _, sn := range steps {
-			so, err := sn.object("send", "await", "fail")
-			if err != nil {
-				return err
-			}
-			var st step
-			if m, ok := so.get("send"); ok {
-				if st.Send, err = compileJSON(m.raw, varsMessage); err != nil {
-					return m.errf("%v", err)
-				}
-			}
-			if so.has("await") {
-				m, err := p.matcher(so, "await", true)
-				if err != nil {
-					return err
-				}
-				st.Await = &m
-			}
-			if so.has("fail") {
-				m, err := p.matcher(so, "fail", true)
-				if err != nil {
-					return err
-				}
-				st.Fail = &m
-			}
-			if st.Send == nil && st.Await == nil {
-				return sn.errf("a step needs send, await or both")
-			}
-			s.Connect.Handshake = append(s.Connect.Handshake, st)
 		}
 	}
 	if an, ok := co.get("answers"); ok {
-		as, err := an.array()
+		if err := p.answers(an); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handshake reads connect.handshake: the steps run in order on a new
+// connection, each a send, an awaited match, or both.
+func (p *parser) handshake(hn node) error {
+	s := p.s
+	steps, err := hn.array()
+	if err != nil {
+		return err
+	}
+	for _, sn := range steps {
+		so, err := sn.object("send", "await", "fail")
 		if err != nil {
 			return err
 		}
-		for _, a := range as {
-			ao, err := a.object("match", "reply")
-			if err != nil {
-				return err
+		var st step
+		if m, ok := so.get("send"); ok {
+			if st.Send, err = compileJSON(m.raw, varsMessage); err != nil {
+				return m.errf("%v", err)
 			}
-			var ans answer
-			if ans.Match, err = p.matcher(ao, "match", true); err != nil {
-				return err
-			}
-			rn, err := ao.required("reply")
-			if err != nil {
-				return err
-			}
-			if ans.Reply, err = compileJSON(rn.raw, varsMessage); err != nil {
-				return rn.errf("%v", err)
-			}
-			s.Connect.Answers = append(s.Connect.Answers, ans)
 		}
+		if so.has("await") {
+			m, err := p.matcher(so, "await", true)
+			if err != nil {
+				return err
+			}
+			st.Await = &m
+		}
+		if so.has("fail") {
+			m, err := p.matcher(so, "fail", true)
+			if err != nil {
+				return err
+			}
+			st.Fail = &m
+		}
+		if st.Send == nil && st.Await == nil {
+			return sn.errf("a step needs send, await or both")
+		}
+		s.Connect.Handshake = append(s.Connect.Handshake, st)
+	}
+	return nil
+}
+
+// answers reads connect.answers: messages matched on arrival and answered
+// at once.
+func (p *parser) answers(an node) error {
+	s := p.s
+	as, err := an.array()
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		ao, err := a.object("match", "reply")
+		if err != nil {
+			return err
+		}
+		var ans answer
+		if ans.Match, err = p.matcher(ao, "match", true); err != nil {
+			return err
+		}
+		rn, err := ao.required("reply")
+		if err != nil {
+			return err
+		}
+		if ans.Reply, err = compileJSON(rn.raw, varsMessage); err != nil {
+			return rn.errf("%v", err)
+		}
+		s.Connect.Answers = append(s.Connect.Answers, ans)
 	}
 	return nil
 }

@@ -139,28 +139,9 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 			if hasRate {
 				return sn.errf("give rate (open loop) or closed (closed loop), not both")
 			}
-			co, err := cn.object("await", "timeout_ms")
-			if err != nil {
+			if err := p.closedLoop(sd, cn); err != nil {
 				return err
 			}
-			kind, err := co.str("await", "", true)
-			if err != nil {
-				return err
-			}
-			sd.Await = -1
-			for i, rv := range p.s.Receives {
-				if rv.Kind == kind {
-					sd.Await = i
-				}
-			}
-			if sd.Await < 0 {
-				return co.child("await").errf("%q is not a receive kind (receives[].kind)", kind)
-			}
-			ms, _, err := co.integer("timeout_ms", 10000, 1, 600000)
-			if err != nil {
-				return err
-			}
-			sd.AwaitTimeout = time.Duration(ms) * time.Millisecond
 			closed++
 		} else if !hasRate {
 			return sn.errf("give rate (messages per second per connection, open loop) or closed {\"await\": kind} (closed loop)")
@@ -189,6 +170,35 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 		return n.errf("role %q mixes open-loop (rate) and closed-loop (closed) sends; a role's sends are all one or the other", r.Name)
 	}
 	r.Closed = closed > 0
+	return nil
+}
+
+// closedLoop reads a send's closed {"await": kind, "timeout_ms": n}: the
+// receive kind whose arrival releases the next send, and how long to wait
+// for it.
+func (p *parser) closedLoop(sd *sendSpec, cn node) error {
+	co, err := cn.object("await", "timeout_ms")
+	if err != nil {
+		return err
+	}
+	kind, err := co.str("await", "", true)
+	if err != nil {
+		return err
+	}
+	sd.Await = -1
+	for i, rv := range p.s.Receives {
+		if rv.Kind == kind {
+			sd.Await = i
+		}
+	}
+	if sd.Await < 0 {
+		return co.child("await").errf("%q is not a receive kind (receives[].kind)", kind)
+	}
+	ms, _, err := co.integer("timeout_ms", 10000, 1, 600000)
+	if err != nil {
+		return err
+	}
+	sd.AwaitTimeout = time.Duration(ms) * time.Millisecond
 	return nil
 }
 
