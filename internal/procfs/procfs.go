@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
 
 // Root is where the files are read; tests of the readers use the real one.
@@ -34,6 +35,15 @@ type Stat struct {
 
 // KernelThread reports whether the task is a kernel thread.
 func (s Stat) KernelThread() bool { return s.Flags&FlagKernelThread != 0 }
+
+// UserTime is UTicks as a duration.
+func (s Stat) UserTime() time.Duration { return Ticks(s.UTicks) }
+
+// SystemTime is STicks as a duration.
+func (s Stat) SystemTime() time.Duration { return Ticks(s.STicks) }
+
+// Ticks converts clock ticks (ClockTicks a second) to a duration.
+func Ticks(n uint64) time.Duration { return time.Duration(n) * (time.Second / ClockTicks) }
 
 // ReadStat reads /proc/PID/stat.
 func ReadStat(pid int) (Stat, error) {
@@ -134,6 +144,24 @@ func Pids() ([]int, error) {
 func Tasks(pid int) []int {
 	tids, _ := numbered(Root + "/" + strconv.Itoa(pid) + "/task")
 	return tids
+}
+
+// ThreadChildren lists the children that thread tid of pid forked (or
+// that were reparented to it), from /proc/PID/task/TID/children, in the
+// kernel's order; nil when the thread is gone or the kernel lacks the
+// file.
+func ThreadChildren(pid, tid int) []int {
+	b, err := os.ReadFile(Root + "/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range bytes.Fields(b) {
+		if c, err := strconv.Atoi(string(f)); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // numbered lists the entries of dir whose names are numbers.
