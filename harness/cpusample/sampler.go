@@ -2,13 +2,11 @@ package cpusample
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/shirou/gopsutil/v3/process"
 )
 
@@ -189,27 +187,14 @@ func (s *Sampler) sample() cpuTimes {
 // /proc/PID/task/TID/schedstat (second field, ns): time the thread was
 // runnable but waited for a CPU. Empty where the kernel has no schedstat.
 func runDelays(pid int) map[int]float64 {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
+	tids := procfs.Tasks(pid)
+	if tids == nil {
 		return nil
 	}
-	out := make(map[int]float64, len(tasks))
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
-		}
-		if ns, err := strconv.ParseFloat(f[1], 64); err == nil {
-			out[tid] = ns / 1e9
+	out := make(map[int]float64, len(tids))
+	for _, tid := range tids {
+		if ss, err := procfs.ReadSchedstat(pid, tid); err == nil {
+			out[tid] = float64(ss.DelayNs) / 1e9
 		}
 	}
 	return out

@@ -3,7 +3,6 @@
 package supervise
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -26,16 +25,12 @@ func parseStat(pid int, b []byte) (ProcStat, error) { return procfs.ParseStat(pi
 // AllProcs reads the stat of every process in /proc. Processes that vanish
 // while it reads are skipped.
 func AllProcs() ([]ProcStat, error) {
-	ents, err := os.ReadDir("/proc")
+	pids, err := procfs.Pids()
 	if err != nil {
 		return nil, fmt.Errorf("list processes: %w", err)
 	}
-	out := make([]ProcStat, 0, len(ents))
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	out := make([]ProcStat, 0, len(pids))
+	for _, pid := range pids {
 		if st, err := ReadStat(pid); err == nil {
 			out = append(out, st)
 		}
@@ -70,19 +65,7 @@ func walkTree(root int, kids func(pid int) []int) []int {
 
 // threadChildren lists the children that thread tid of pid forked (or
 // that were reparented to it), in the kernel's order.
-func threadChildren(pid, tid int) []int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, f := range bytes.Fields(b) {
-		if c, err := strconv.Atoi(string(f)); err == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func threadChildren(pid, tid int) []int { return procfs.ThreadChildren(pid, tid) }
 
 // descendantsByScan builds the parent map from every process's stat.
 func descendantsByScan(root int) ([]int, error) {
