@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,17 +50,11 @@ func RaiseNoFile(want uint64) (uint64, error) {
 // capSysResource reports whether this process's effective capabilities
 // hold CAP_SYS_RESOURCE, which setrlimit needs to raise a hard limit.
 func capSysResource() bool {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
+	st, err := procfs.ReadStatus(os.Getpid())
+	if err != nil || st.Has&procfs.HasCapEff == 0 {
 		return os.Geteuid() == 0
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
-			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && caps&(1<<unix.CAP_SYS_RESOURCE) != 0
-		}
-	}
-	return os.Geteuid() == 0
+	return st.CapEff&(1<<unix.CAP_SYS_RESOURCE) != 0
 }
 
 // nrOpen is fs.nr_open, the ceiling of any RLIMIT_NOFILE; 0 if unknown.

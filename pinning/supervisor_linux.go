@@ -3,7 +3,6 @@
 package pinning
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -196,22 +196,9 @@ func WalkTree(root int, kids func(pid int) []int) []int {
 // the thread that forked it), from /proc/PID/task/TID/children; nil when
 // pid is gone.
 func Children(pid int) []int {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
 	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range bytes.Fields(b) {
-			if c, err := strconv.Atoi(string(f)); err == nil {
-				out = append(out, c)
-			}
-		}
+	for _, tid := range procfs.Tasks(pid) {
+		out = append(out, procfs.ThreadChildren(pid, tid)...)
 	}
 	return out
 }
