@@ -1,12 +1,12 @@
 package load
 
 import (
-	"bufio"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 )
 
 // CollectMeta records where and how a number was produced: command,
@@ -54,17 +54,6 @@ func hardware() Hardware {
 }
 
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	m, _ := procfs.CPUModel()
+	return m
 }

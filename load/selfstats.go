@@ -3,12 +3,10 @@ package load
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,30 +56,21 @@ type threadSched struct{ runNs, delayNs int64 }
 // readThreads reads /proc/self/task/*/schedstat, keyed by thread id; nil
 // where there is no such file (not Linux, a kernel without schedstats).
 func readThreads() map[int]threadSched {
-	tasks, _ := filepath.Glob("/proc/self/task/*/schedstat")
-	if len(tasks) == 0 {
+	pid := os.Getpid()
+	tids := procfs.Tasks(pid)
+	if len(tids) == 0 {
 		return nil
 	}
-	m := make(map[int]threadSched, len(tasks))
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(t)))
+	m := make(map[int]threadSched, len(tids))
+	for _, tid := range tids {
+		ss, err := procfs.ReadSchedstat(pid, tid)
 		if err != nil {
-			continue
+			continue // the thread exited, or the kernel keeps no schedstat
 		}
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue // the thread exited
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
-		}
-		run, err1 := strconv.ParseInt(f[0], 10, 64)
-		delay, err2 := strconv.ParseInt(f[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		m[tid] = threadSched{runNs: run, delayNs: delay}
+		m[tid] = threadSched{runNs: int64(ss.RunNs), delayNs: int64(ss.DelayNs)}
+	}
+	if len(m) == 0 {
+		return nil // no schedstat at all
 	}
 	return m
 }
@@ -92,32 +81,16 @@ func readThreads() map[int]threadSched {
 // time, then thread id, which the kernel hands out in order).
 var sysmonTID = sync.OnceValue(func() int {
 	pid := os.Getpid()
-	stats, _ := filepath.Glob("/proc/self/task/*/stat")
-	best, bestStart := 0, int64(math.MaxInt64)
-	for _, st := range stats {
-		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(st)))
-		if err != nil || tid == pid {
+	best, bestStart := 0, uint64(math.MaxUint64)
+	for _, tid := range procfs.Tasks(pid) {
+		if tid == pid {
 			continue
 		}
-		b, err := os.ReadFile(st)
+		st, err := procfs.ReadTaskStat(pid, tid)
 		if err != nil {
 			continue
 		}
-		// Field 22, start time; fields are counted after the command
-		// name, which is in parentheses and may hold spaces.
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 20 {
-			continue
-		}
-		start, err := strconv.ParseInt(f[19], 10, 64)
-		if err != nil {
-			continue
-		}
-		if start < bestStart || start == bestStart && tid < best {
+		if start := st.StartTicks; start < bestStart || start == bestStart && tid < best {
 			best, bestStart = tid, start
 		}
 	}
