@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -359,15 +360,11 @@ func startSink(cfg Config) (*child, string, error) {
 
 // procCPU is pid's user+system CPU from /proc (0 when unreadable).
 func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procfs.ReadStat(pid)
 	if err != nil {
 		return 0
 	}
-	u, s, err := ParseStat(b)
-	if err != nil {
-		return 0
-	}
-	return u + s
+	return st.UserTime() + st.SystemTime()
 }
 
 func tail(path string) string {

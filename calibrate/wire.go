@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // Upgrade reads a client's WebSocket upgrade request from nc and answers
@@ -57,26 +54,4 @@ func extLen(n int) int {
 		return 2
 	}
 	return 8
-}
-
-// ParseStat takes utime and stime out of a /proc/<pid>/stat line (USER_HZ
-// ticks, which the proc ABI fixes at 100 per second).
-func ParseStat(b []byte) (user, sys time.Duration, err error) {
-	// The command name (field 2) may hold spaces and parentheses; the
-	// fields resume after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, fmt.Errorf("no ')' closing the command name")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, 0, fmt.Errorf("%d fields after the command name, want >= 13", len(f))
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("utime %q stime %q are not integers", f[11], f[12])
-	}
-	const tick = time.Second / 100
-	return time.Duration(u) * tick, time.Duration(s) * tick, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -191,31 +191,15 @@ func memPointIO(o options, pl placement, mode string, conns int, ioFlag bool) (m
 
 // readMem is a process's VmRSS and VmHWM in bytes (/proc/<pid>/status).
 func readMem(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	st, err := procfs.ReadStatus(pid)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %q", pid, k, v)
-		}
-		if k == "VmRSS" {
-			rss = kb << 10
-		} else {
-			hwm = kb << 10
-		}
-	}
+	rss, hwm = int64(st.VmRSSKiB)<<10, int64(st.VmHWMKiB)<<10
 	if rss == 0 {
 		return 0, 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
 	}
-	return rss, hwm, sc.Err()
+	return rss, hwm, nil
 }
 
 func parseCounts(s string) ([]int, error) {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"golang.org/x/sys/unix"
 )
@@ -170,14 +171,8 @@ func orDash(s pinning.CPUSet) string {
 }
 
 func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if m, ok := procfs.CPUModel(); ok {
+		return m
 	}
 	return "unknown CPU"
 }

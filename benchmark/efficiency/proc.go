@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -115,25 +113,22 @@ func (t *tailBuffer) String() string {
 // ticks, which the proc ABI fixes at 100 per second).
 type cpuTimes struct{ user, sys, wait time.Duration }
 
-const userHZ = 100
+const userHZ = procfs.ClockTicks
 
 func readCPU(pid int) (cpuTimes, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procfs.ReadStat(pid)
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	t, err := parseStat(b)
-	if err != nil {
-		return t, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
+	t := cpuTimes{user: st.UserTime(), sys: st.SystemTime()}
 	t.wait = runDelay(pid)
 	return t, nil
 }
 
 // parseStat takes utime and stime out of a /proc/<pid>/stat line.
 func parseStat(b []byte) (cpuTimes, error) {
-	u, s, err := calibrate.ParseStat(b)
-	return cpuTimes{user: u, sys: s}, err
+	st, err := procfs.ParseStat(0, b)
+	return cpuTimes{user: st.UserTime(), sys: st.SystemTime()}, err
 }
 
 func (b cpuTimes) sub(a cpuTimes) cpuTimes {
@@ -144,16 +139,10 @@ func (b cpuTimes) sub(a cpuTimes) cpuTimes {
 // queue for a CPU (/proc/<pid>/task/*/schedstat, field 2, ns): the share of
 // a window spent waiting is how contended its core was.
 func runDelay(pid int) time.Duration {
-	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
 	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/schedstat")
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) >= 2 {
-			ns, _ := strconv.ParseInt(f[1], 10, 64)
-			total += time.Duration(ns)
+	for _, tid := range procfs.Tasks(pid) {
+		if ss, err := procfs.ReadSchedstat(pid, tid); err == nil {
+			total += time.Duration(ss.DelayNs)
 		}
 	}
 	return total
