@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/result"
@@ -19,4 +21,100 @@ func formatNs(ns int64) string {
 // message or a log.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// ---- numbers
+
+// nbsp keeps a figure and its unit together: "+3.0 %" never wraps.
+const nbsp = "\u00a0"
+
+// rate is a throughput with thousands separators.
+func rate(v float64) string { return result.FormatRate(v) }
+
+// sideText prints one ceiling: throughput, connections, and its marks.
+func sideText(s *Side) string {
+	switch {
+	case s == nil:
+		return "not run"
+	case !s.Found:
+		return "no clean point"
+	}
+	out := rate(s.ThroughputPerS) + nbsp + "msg/s @" + nbsp + strconv.Itoa(s.Connections) + nbsp + "conns"
+	if s.LowerBound {
+		out += nbsp + "†"
+	}
+	if s.AtLadderTop {
+		out += nbsp + "↑"
+	}
+	return out
+}
+
+func p99(s *Side) string {
+	if s == nil || !s.Found {
+		return "n/a"
+	}
+	return formatNs(s.P99Ns)
+}
+
+// signedPct writes a change with its sign (a real minus) and a
+// non-breaking space before the unit: "−12.4 %".
+func signedPct(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return signed(*v) + nbsp + "%"
+}
+
+func signed(v float64) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', 1, 64)
+	switch {
+	case s == "0.0":
+		return "±0.0"
+	case v < 0:
+		return "−" + s
+	}
+	return "+" + s
+}
+
+// ciPct writes an interval of changes: "−15.0 … −9.8 %".
+func ciPct(lo, hi float64) string {
+	return signed(lo) + nbsp + "…" + nbsp + signed(hi) + nbsp + "%"
+}
+
+func pctAbs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + nbsp + "%" }
+
+func pctOrNone(v *float64) string {
+	if v == nil {
+		return "none"
+	}
+	return pctAbs(*v)
+}
+
+// confidence writes a confidence level: "95 %".
+func confidence(c float64) string {
+	return strconv.FormatFloat(c*100, 'f', -1, 64) + nbsp + "%"
+}
+
+// pval writes a p-value with "=" or "<": "= 0.008", "< 0.001".
+func pval(p float64) string {
+	if p < 0.001 {
+		return "<" + nbsp + "0.001"
+	}
+	return "=" + nbsp + strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+func pvalOrNA(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return strings.TrimPrefix(pval(*p), "="+nbsp)
+}
+
+// shortRef abbreviates a full commit id; anything else is kept.
+func shortRef(ref string) string {
+	core := strings.TrimSuffix(ref, "-dirty")
+	if len(core) == 40 && strings.Trim(core, "0123456789abcdef") == "" {
+		return core[:12] + ref[40:]
+	}
+	return ref
 }
