@@ -19,12 +19,8 @@ func CPUModel() (string, bool) {
 // ParseCPUModel finds the first "model name" line of a cpuinfo file.
 func ParseCPUModel(b []byte) (string, bool) {
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = nextLine(b)
 		k, v, ok := bytes.Cut(line, []byte(":"))
 		if ok && string(bytes.TrimSpace(k)) == "model name" {
 			return string(bytes.TrimSpace(v)), true

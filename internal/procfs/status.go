@@ -46,12 +46,8 @@ func ReadStatus(pid int) (Status, error) {
 func ParseStatus(b []byte) (Status, error) {
 	var st Status
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = nextLine(b)
 		colon := bytes.IndexByte(line, ':')
 		if colon < 0 {
 			continue
@@ -91,4 +87,13 @@ func ParseStatus(b []byte) (Status, error) {
 		st.Has |= field
 	}
 	return st, nil
+}
+
+// nextLine splits b after its first line, which it returns without the
+// newline.
+func nextLine(b []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i], b[i+1:]
+	}
+	return b, nil
 }
