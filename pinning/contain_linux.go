@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -100,7 +101,7 @@ func ContainerParents() []CgroupParent {
 // root of the v2 hierarchy, of the v1 freezer and of the v1 cpu
 // hierarchy. A scan for leftovers looks in all of them.
 func CgroupParents() []CgroupParent {
-	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := procfs.ReadMounts()
 	if err != nil {
 		return nil
 	}
@@ -114,26 +115,21 @@ func CgroupParents() []CgroupParent {
 		out = append(out, p)
 	}
 	var v2, freezer, cpu []CgroupParent
-	for _, line := range strings.Split(string(mounts), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		mountPoint, fsType, opts := f[4], g[0], strings.Split(g[2], ",")
+	for _, m := range mounts {
+		mountPoint, fsType, opts := m.Point, m.FSType, m.Super
 		switch {
 		case fsType == "cgroup2":
-			if own := ownCgroup2(); own != "" && own != "/" {
+			if own := procfs.OwnCgroupV2(); own != "" && own != "/" {
 				v2 = append(v2, CgroupParent{filepath.Join(mountPoint, own), 2, "v2"})
 			}
 			v2 = append(v2, CgroupParent{mountPoint, 2, "v2"})
 		case fsType == "cgroup" && slices.Contains(opts, "freezer"):
-			if own := ownCgroup("freezer"); own != "" && own != "/" {
+			if own := procfs.OwnCgroupV1("freezer"); own != "" && own != "/" {
 				freezer = append(freezer, CgroupParent{filepath.Join(mountPoint, own), 1, "freezer"})
 			}
 			freezer = append(freezer, CgroupParent{mountPoint, 1, "freezer"})
 		case fsType == "cgroup" && slices.Contains(opts, "cpu"):
-			if own := ownCgroup("cpu"); own != "" && own != "/" {
+			if own := procfs.OwnCgroupV1("cpu"); own != "" && own != "/" {
 				cpu = append(cpu, CgroupParent{filepath.Join(mountPoint, own), 1, "cpu"})
 			}
 			cpu = append(cpu, CgroupParent{mountPoint, 1, "cpu"})
@@ -145,21 +141,6 @@ func CgroupParents() []CgroupParent {
 		}
 	}
 	return out
-}
-
-// ownCgroup2 is this process's cgroup v2 path ("0::/path" in
-// /proc/self/cgroup), "" if none.
-func ownCgroup2() string {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			return rest
-		}
-	}
-	return ""
 }
 
 // Procs lists the processes in the cgroup (not its children cgroups).

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 )
 
 // throttlePeriodUs is the CFS bandwidth period: the cap is enforced per
@@ -126,21 +128,16 @@ func writeFile(path, s string) error {
 // writable), else the v2 root with the cpu controller enabled for its
 // children.
 func cpuCgroupParent() (string, int, error) {
-	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := procfs.ReadMounts()
 	if err != nil {
 		return "", 0, err
 	}
 	var v2 string
-	for _, line := range strings.Split(string(mounts), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		mountPoint, fsType, opts := f[4], g[0], strings.Split(g[2], ",")
+	for _, m := range mounts {
+		mountPoint, fsType, opts := m.Point, m.FSType, m.Super
 		switch {
 		case fsType == "cgroup" && slices.Contains(opts, "cpu"):
-			if own := ownCgroup("cpu"); own != "" {
+			if own := procfs.OwnCgroupV1("cpu"); own != "" {
 				if p := filepath.Join(mountPoint, own); writable(p) {
 					return p, 1, nil
 				}
@@ -166,22 +163,6 @@ func cpuCgroupParent() (string, int, error) {
 		}
 	}
 	return v2, 2, nil
-}
-
-// ownCgroup is this process's path in the v1 hierarchy that has
-// controller (from /proc/self/cgroup), "" if none.
-func ownCgroup(controller string) string {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) == 3 && slices.Contains(strings.Split(parts[1], ","), controller) {
-			return parts[2]
-		}
-	}
-	return ""
 }
 
 func writable(dir string) bool {
