@@ -15,13 +15,7 @@ type Mount struct {
 }
 
 // ReadMounts reads this process's /proc/self/mountinfo.
-func ReadMounts() ([]Mount, error) {
-	b, err := os.ReadFile(Root + "/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	return ParseMountinfo(b), nil
-}
+func ReadMounts() ([]Mount, error) { return readSelf("mountinfo", ParseMountinfo) }
 
 // ParseMountinfo parses mountinfo lines: the mount point is the fifth
 // field, and after the " - " separator come the file system type, the
@@ -50,12 +44,15 @@ type Cgroup struct {
 }
 
 // ReadCgroups reads this process's /proc/self/cgroup.
-func ReadCgroups() ([]Cgroup, error) {
-	b, err := os.ReadFile(Root + "/self/cgroup")
+func ReadCgroups() ([]Cgroup, error) { return readSelf("cgroup", ParseCgroups) }
+
+// readSelf parses /proc/self/name.
+func readSelf[T any](name string, parse func([]byte) []T) ([]T, error) {
+	b, err := os.ReadFile(Root + "/self/" + name)
 	if err != nil {
 		return nil, err
 	}
-	return ParseCgroups(b), nil
+	return parse(b), nil
 }
 
 // ParseCgroups parses "id:controllers:path" lines; others are passed
