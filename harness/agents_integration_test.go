@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // agentOptions: one point of 6 connections at batch 10 through 3 agents.
 func agentOptions(t *testing.T, window time.Duration) *testSweep {
 	t.Helper()
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {6}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {6}})
 	o.Agents = 3
 	o.Duration = window
 	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {

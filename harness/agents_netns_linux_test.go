@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/netnstest"
 )
 
@@ -24,7 +25,7 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 	if lab == nil {
 		return
 	}
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {150, 300}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {150, 300}})
 	o.Agents = 3
 	o.AgentsEnv.Lab = lab
 	o.AgentsPortRange = "40000-40059"

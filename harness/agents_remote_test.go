@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // remoteAgent is one `ceiling agent` the test starts (not the harness),
@@ -101,7 +102,7 @@ func (a *remoteAgent) exit(t *testing.T, i int) {
 // AGENTS_LISTEN on the loopback.
 func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 	t.Helper()
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: conns})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: conns})
 	o.Agents = 3
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

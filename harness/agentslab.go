@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"fmt"
 	"net/netip"
-	"strconv"
-	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -33,21 +31,10 @@ func AgentAddrCount(conns, portRange int) int {
 	return agents.AddrCount(conns, portRange, 2, 250)
 }
 
-// ParsePortRange reads AGENTS_PORT_RANGE's "LO-HI".
-func ParsePortRange(s string) (lo, hi int, err error) {
-	a, b, ok := strings.Cut(s, "-")
-	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
-	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || lo < 1024 || hi > 65535 || hi < lo {
-		return 0, 0, fmt.Errorf("%q is not a port range LO-HI within 1024-65535", s)
-	}
-	return lo, hi, nil
-}
-
 // portRangeSize is the ports an agent namespace has (AGENTS_PORT_RANGE,
 // else the kernel's).
 func portRangeSize(s string) int {
-	if lo, hi, err := ParsePortRange(s); err == nil {
+	if lo, hi, err := knob.ParsePortRange(s); err == nil {
 		return hi - lo + 1
 	}
 	return load.LocalPortRange()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/netlab"
 )
 
@@ -39,7 +40,7 @@ func NewAgentsLab() (*AgentsLab, error) {
 // agent i with addrs, after setting its port range (before its link is
 // up, so before it can connect anywhere).
 func (l *AgentsLab) Attach(pid int, addrs []netip.Addr, portRange string) error {
-	if lo, hi, err := ParsePortRange(portRange); err == nil {
+	if lo, hi, err := knob.ParsePortRange(portRange); err == nil {
 		out, err := exec.Command("nsenter", "--net=/proc/"+strconv.Itoa(pid)+"/ns/net",
 			"sysctl", "-q", "-w", fmt.Sprintf("net.ipv4.ip_local_port_range=%d %d", lo, hi)).CombinedOutput()
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // resolveCalibration reads CALIBRATION and refuses it with CALIBRATE.
@@ -40,7 +41,7 @@ const (
 // (GENERATOR, or this binary's `load`) pinned to LT_CPUSET, the null sink
 // (`calibrate --serve-sink` of the ceiling binary self; empty: this
 // executable) to SRV_CPUSET, o's scenario, batch ladder and record size.
-func CalibrationConfig(o *Options, self string) (calibrate.Config, error) {
+func CalibrationConfig(o *knob.Options, self string) (calibrate.Config, error) {
 	if self == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -68,7 +69,7 @@ func CalibrationConfig(o *Options, self string) (calibrate.Config, error) {
 // runCalibration is CALIBRATE=1: the calibration before the first point,
 // with the sweep's CPU sets (no server is up yet, so the sink has the
 // server's CPUs to itself). A failure is a warning, never the sweep's end.
-func runCalibration(ctx context.Context, o *Options, self string, stderr io.Writer, r *Result) *calibrate.Doc {
+func runCalibration(ctx context.Context, o *knob.Options, self string, stderr io.Writer, r *Result) *calibrate.Doc {
 	cfg, err := CalibrationConfig(o, self)
 	if err == nil {
 		cfg.Log = stderr

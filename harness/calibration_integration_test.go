@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/publish/schema"
 )
 
@@ -19,7 +20,7 @@ import (
 // busy for a clean headline still records the calibration.
 func TestSweepCalibrates(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4}})
 	o.Calibrate, o.Quick = true, true // quick: 1 s calibration steps
 	var stdout, stderr bytes.Buffer
 	_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 func calibratedResult() *Result {
@@ -113,18 +114,18 @@ func TestResolveCalibration(t *testing.T) {
 		"caps": [{"scenario": "echo", "batch": 10, "msgs_per_s_per_core": 5e5, "saturated": true}], "skipped": []}`)
 	for _, tt := range []struct {
 		name string
-		o    Options
+		o    knob.Options
 		want string // "" : no error
 	}{
-		{"good", Options{CalibrationFile: good}, ""},
-		{"both", Options{CalibrationFile: good, Calibrate: true}, "CALIBRATE (--calibrate) and CALIBRATION (--calibration)"},
-		{"missing", Options{CalibrationFile: filepath.Join(dir, "nope.json")}, "CALIBRATION (--calibration)"},
-		{"bad batch", Options{CalibrationFile: write("b.json", `{"calibration_version": 1, "generator_cpus": [0], "record_size": 256,
+		{"good", knob.Options{CalibrationFile: good}, ""},
+		{"both", knob.Options{CalibrationFile: good, Calibrate: true}, "CALIBRATE (--calibrate) and CALIBRATION (--calibration)"},
+		{"missing", knob.Options{CalibrationFile: filepath.Join(dir, "nope.json")}, "CALIBRATION (--calibration)"},
+		{"bad batch", knob.Options{CalibrationFile: write("b.json", `{"calibration_version": 1, "generator_cpus": [0], "record_size": 256,
 			"caps": [{"scenario": "echo", "batch": 0, "msgs_per_s_per_core": 5e5}]}`)}, "caps[0].batch"},
-		{"bad rate", Options{CalibrationFile: write("r.json", `{"calibration_version": 1, "generator_cpus": [0], "record_size": 256,
+		{"bad rate", knob.Options{CalibrationFile: write("r.json", `{"calibration_version": 1, "generator_cpus": [0], "record_size": 256,
 			"caps": [{"scenario": "echo", "batch": 1, "msgs_per_s_per_core": -1}]}`)}, "caps[0].msgs_per_s_per_core"},
-		{"version", Options{CalibrationFile: write("v.json", `{"calibration_version": 7}`)}, "calibration_version"},
-		{"unknown field", Options{CalibrationFile: write("u.json", `{"calibration_version": 1, "cap": []}`)}, `unknown field "cap"`},
+		{"version", knob.Options{CalibrationFile: write("v.json", `{"calibration_version": 7}`)}, "calibration_version"},
+		{"unknown field", knob.Options{CalibrationFile: write("u.json", `{"calibration_version": 1, "cap": []}`)}, `unknown field "cap"`},
 	} {
 		p := &Plan{Options: tt.o}
 		err := p.resolveCalibration()

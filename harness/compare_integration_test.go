@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -22,7 +23,7 @@ import (
 
 // twoArmOptions is a QUICK-sized two-arm sweep: one rung per batch, 1 s
 // points, 8 blocks per compared point (the default).
-func twoArmOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *testSweep {
+func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *testSweep {
 	t.Helper()
 	o := miniOptions(t, batches, conns)
 	o.BaseTargetFile = "base" // the runner gets the spec itself
@@ -156,7 +157,7 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 	var calls []string
 	var perMsg []float64 // server CPU seconds per message, at the headline
 	for run := range runs {
-		o := twoArmOptions(t, harness.Ladder{10, 1024}, harness.ConnsLadders{10: {32}, 1024: {4}})
+		o := twoArmOptions(t, knob.Ladder{10, 1024}, knob.ConnsLadders{10: {32}, 1024: {4}})
 		r, table, err := runTwoArm(t, o, ref, ref)
 		skipIfContended(t, r, err)
 		if err != nil {
@@ -220,7 +221,7 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 	head := ref
 	head.Name = "refserver-spin"
 	head.Command = append(slices.Clone(ref.Command), "--spin", spin.String())
-	o := twoArmOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
+	o := twoArmOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {32}})
 	r, table, err := runTwoArm(t, o, ref, head)
 	skipIfContended(t, r, err)
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
@@ -283,8 +284,8 @@ func TestDuetSimulatedSplit(t *testing.T) {
 	head := ref
 	head.Name = "refserver-spin"
 	head.Command = append(slices.Clone(ref.Command), "--spin", "30us")
-	o := twoArmOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
-	o.CompareMode, o.AllowOverlap = harness.ModeDuet, true
+	o := twoArmOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {32}})
+	o.CompareMode, o.AllowOverlap = knob.ModeDuet, true
 	o.DuetServerCPUs, o.DuetGeneratorCPUs = pinning.CPUSet{0}, pinning.CPUSet{1}
 	if _, err := harness.ResolveKnobs(o.Options, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
@@ -294,7 +295,7 @@ func TestDuetSimulatedSplit(t *testing.T) {
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatalf("duet: %v", err)
 	}
-	if r.Config.CompareMode != harness.ModeDuet || fmt.Sprint(r.Meta.Pinning.DuetServer, r.Meta.Pinning.DuetGenerator) != "[0] [1]" {
+	if r.Config.CompareMode != knob.ModeDuet || fmt.Sprint(r.Meta.Pinning.DuetServer, r.Meta.Pinning.DuetGenerator) != "[0] [1]" {
 		t.Fatalf("config.compare_mode %q, duet halves %v / %v", r.Config.CompareMode, r.Meta.Pinning.DuetServer, r.Meta.Pinning.DuetGenerator)
 	}
 	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "simulated split") }) {

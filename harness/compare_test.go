@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -351,7 +352,7 @@ func TestDecideComparison(t *testing.T) {
 // In a two-arm sweep the ceilings and the headline are the head arm's
 // alone, however high the base went, and Summarize derives the comparison.
 func TestSummarizeTwoArm(t *testing.T) {
-	r := &Result{Config: Config{BatchLadder: Ladder{10}, HeadlineBatch: 10, ConnsLadders: map[string][]int{"10": {32, 64}}, CompareReps: 5, Alpha: 0.05}}
+	r := &Result{Config: Config{BatchLadder: knob.Ladder{10}, HeadlineBatch: 10, ConnsLadders: map[string][]int{"10": {32, 64}}, CompareReps: 5, Alpha: 0.05}}
 	first := append(armPoints(ArmBase, 10, 32, []float64{900_000}), armPoints(ArmHead, 10, 32, []float64{100_000})...)
 	first = append(first, armPoints(ArmHead, 10, 64, []float64{120_000})...)
 	for i := range first {

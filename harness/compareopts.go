@@ -5,57 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
-
-// The two-arm sweep's knobs and their defaults (docs/compare.md has the
-// budget they make).
-const (
-	// The first pass of a two-arm sweep (DURATION, WARMUP there): short
-	// points, only to find each batch size's ceiling rung.
-	FirstPassDuration      = 3 * time.Second
-	FirstPassWarmup        = 1 * time.Second
-	QuickFirstPassDuration = 2 * time.Second
-	QuickFirstPassWarmup   = 1 * time.Second
-
-	// The compare phase's repeats (COMPARE_DURATION, COMPARE_WARMUP).
-	DefaultCompareDuration = 5 * time.Second
-	DefaultCompareWarmup   = 2 * time.Second
-	QuickCompareDuration   = 2 * time.Second
-	QuickCompareWarmup     = 1 * time.Second
-)
-
-func (o *Options) setCompareDefaults(quick bool) {
-	o.CompareReps, o.Alpha, o.CompareStop = DefaultCompareReps, DefaultAlpha, DefaultCompareStop
-	o.CompareMode = ModeAuto
-	o.CompareDuration, o.CompareWarmup = DefaultCompareDuration, DefaultCompareWarmup
-	if quick {
-		o.CompareDuration, o.CompareWarmup = QuickCompareDuration, QuickCompareWarmup
-	}
-}
-
-// TwoArm reports whether o asks for a two-arm sweep (BASE_TARGET set).
-func (o *Options) TwoArm() bool { return strings.TrimSpace(o.BaseTargetFile) != "" }
-
-// SetTwoArmDefaults lays the two-arm sweep's first-pass window and warm-up
-// over DefaultOptions' (DURATION and WARMUP mean the first pass's there).
-// The CLI calls it before the env and flags, as it chooses QUICK.
-func (o *Options) SetTwoArmDefaults() {
-	o.Duration, o.Warmup = FirstPassDuration, FirstPassWarmup
-	if o.Quick {
-		o.Duration, o.Warmup = QuickFirstPassDuration, QuickFirstPassWarmup
-	}
-}
-
-// BaseTargetFromEnv is BASE_TARGET, for the CLI, which needs to know
-// before the defaults are laid down.
-func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
-	v, _ := lookup("BASE_TARGET")
-	return strings.TrimSpace(v)
-}
 
 // resolveCompare checks what the two-arm knobs mean together (each
 // knob's own range is its Check in the knob table).
@@ -66,40 +20,13 @@ func (o *Plan) resolveCompare() error {
 		bad("COMPARE_REPS (--compare-reps): %d blocks cannot reach p < %g: the smallest two-sided p of a paired test over %d blocks is %.3g; use at least %d",
 			o.CompareReps, o.Alpha, o.CompareReps, stats.MinSignedRankP(o.CompareReps), need)
 	}
-	if o.TwoArm() && o.Search == SearchBisect {
+	if o.TwoArm() && o.Search == knob.SearchBisect {
 		bad("SEARCH (--search): bisect is not available in a two-arm sweep (BASE_TARGET %s): its first pass runs the ladder", o.BaseTargetFile)
 	}
 	if o.TwoArm() && o.HeadroomProbe > 0 {
 		bad("HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep (BASE_TARGET %s): run the probe in a single-arm sweep", o.BaseTargetFile)
 	}
 	return errors.Join(errs...)
-}
-
-// The comparison's modes (COMPARE_MODE, docs/compare.md "Duet mode"):
-// interleaved runs the arms one after the other on the same CPUs; duet
-// runs them at the same time, each on its own half of the machine,
-// swapping the halves from block to block; auto is duet where the
-// machine has the CPUs for two halves, else interleaved.
-const (
-	ModeAuto        = "auto"
-	ModeInterleaved = "interleaved"
-	ModeDuet        = "duet"
-)
-
-// ParseHalf reads DUET_CPUSETS: the second half as SRV/LT, each a CPU
-// list in taskset's syntax ("3/2", "4-5/6").
-func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
-	s, g, ok := strings.Cut(v, "/")
-	if !ok {
-		return nil, nil, fmt.Errorf("%q is not SRV/LT (the second half's server CPUs, a slash, its generator CPUs: 3/2)", v)
-	}
-	if srv, err = pinning.Parse("server", strings.TrimSpace(s)); err != nil {
-		return nil, nil, err
-	}
-	if gen, err = pinning.Parse("generator", strings.TrimSpace(g)); err != nil {
-		return nil, nil, err
-	}
-	return srv, gen, nil
 }
 
 // resolveDuet settles COMPARE_MODE once the CPU sets are known. A duet's
@@ -113,16 +40,16 @@ func (o *Plan) resolveDuet(available pinning.CPUSet) error {
 		return nil
 	}
 	asked := o.CompareMode
-	if asked == ModeInterleaved || asked == "" { // "": Options built by hand, as before the modes
-		o.CompareMode = ModeInterleaved
+	if asked == knob.ModeInterleaved || asked == "" { // "": knob.Options built by hand, as before the modes
+		o.CompareMode = knob.ModeInterleaved
 		o.DuetServerCPUs, o.DuetGeneratorCPUs = nil, nil
 		return nil
 	}
 	fallback := func(why string) error {
-		if asked == ModeDuet {
+		if asked == knob.ModeDuet {
 			return fmt.Errorf("COMPARE_MODE (--compare-mode) duet: %s (COMPARE_MODE=interleaved runs the arms one after the other)", why)
 		}
-		o.CompareMode = ModeInterleaved
+		o.CompareMode = knob.ModeInterleaved
 		o.Notes = append(o.Notes, "COMPARE_MODE auto: interleaved, since "+why)
 		return nil
 	}
@@ -130,7 +57,7 @@ func (o *Plan) resolveDuet(available pinning.CPUSet) error {
 	case o.Agents > 0 || o.AgentsListen != "":
 		return fallback("the generator runs as agents (AGENTS, AGENTS_LISTEN), which a duet cannot start on one instant")
 	case strings.TrimSpace(o.Generator) != "":
-		if asked == ModeAuto {
+		if asked == knob.ModeAuto {
 			return fallback("GENERATOR is set and a duet needs its generator to honour --start-gate (docs/ARCHITECTURE.md); COMPARE_MODE=duet asks for it")
 		}
 	}
@@ -156,6 +83,6 @@ func (o *Plan) resolveDuet(available pinning.CPUSet) error {
 		}
 		o.Notes = append(o.Notes, fmt.Sprintf("duet halves share CPUs %s (ALLOW_OVERLAP): a simulated split, whose arms compete for those CPUs; its comparison is not a duet measurement", shared))
 	}
-	o.CompareMode = ModeDuet
+	o.CompareMode = knob.ModeDuet
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -154,7 +155,7 @@ func TestSIGKILLHarnessTakesLauncherTree(t *testing.T) {
 // left, and nothing escaped.
 func TestDaemonizingServerLeavesNothing(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	tg := refTarget(t)
 	tag := "daemon-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	tg.Env = map[string]string{"CEILING_TEST_TAG": tag}
@@ -196,7 +197,7 @@ func TestEscapedProcessInResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-spawner.Process.Pid, syscall.SIGKILL); _ = spawner.Wait() })
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	tg := refTarget(t)
 	tg.Command = []string{"/bin/sh", "-c", `printf '%s\n' "$` + supervise.MarkerEnv + `" > ` + fifo + `; exec ` + shellJoin(tg.Command)}
 	r, _, err := runSweep(t, context.Background(), o, tg)

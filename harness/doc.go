@@ -24,12 +24,13 @@
 //     scenario's defaults, the secrets gathered, every knob validated,
 //     and a note for each default that is not the knob table's. Run only
 //     reads the Plan; what the run finds goes into the Result.
-//   - Knobs (knobs.go): one table of every knob — variable, flag, default,
-//     help, parse and check. ApplyEnv, the CLI's flags and usage,
-//     Resolve's per-knob checks and the docs' knob tables all read it, so
-//     a knob is named in one place; tests hold the docs and the Makefile's
-//     exports to it.
-//   - Ladder, ConnsLadders, Order: the rung lists and the interleaved point
+//   - Knobs (package harness/knob): Options, the ladders and one table of
+//     every knob — variable, flag, default, help, parse and check.
+//     ApplyEnv, the CLI's flags and usage, Resolve's per-knob checks and
+//     the docs' knob tables all read it, so a knob is named in one place.
+//   - Targets (package harness/target): the target file, its blocks,
+//     placeholders and secrets.
+//   - Order: the interleaved point
 //     order (round-robin over batch sizes), so a slow stretch of the
 //     machine does not read as the effect of one batch size.
 //   - SEARCH=bisect (search.go): in place of the full ladder, a search

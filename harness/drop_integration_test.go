@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // DROP=1: each point's generator drops every client without a close
@@ -12,7 +12,7 @@ import (
 // /health answered and a new client was served.
 func TestDropMiniSweep(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {32}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {32}})
 	o.Drop = true
 	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
 	if err != nil && r == nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -33,8 +34,8 @@ type Half struct {
 }
 
 // Halves are o's two halves, or nil when o runs no duet.
-func Halves(o *Options) []*Half {
-	if o.CompareMode != ModeDuet {
+func Halves(o *knob.Options) []*Half {
+	if o.CompareMode != knob.ModeDuet {
 		return nil
 	}
 	return []*Half{

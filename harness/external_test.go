@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
 )
@@ -75,7 +76,7 @@ func TestExternalMiniSweep(t *testing.T) {
 	if err := tg.CheckRunnable("echo"); err != nil {
 		t.Fatal(err)
 	}
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4, 8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4, 8}})
 	o.ServerCPUs = nil // SRV_CPUSET is refused for an external target
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	if err != nil && !errors.Is(err, harness.ErrContended) {
@@ -119,7 +120,7 @@ func TestExternalMiniSweep(t *testing.T) {
 	// No ready probe and no metrics: the server's CPU is unknown, said
 	// so, and no point is server-saturated.
 	tg.Ready, tg.Metrics, tg.ExternalCPUs = "", nil, 0
-	o = miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4}})
+	o = miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4}})
 	o.ServerCPUs, o.Reps = nil, 1
 	r, _, err = runSweep(t, context.Background(), o, tg)
 	if err != nil && !errors.Is(err, harness.ErrContended) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -83,9 +84,9 @@ func refTarget(t *testing.T) target.Spec {
 }
 
 // miniOptions: server on CPU 1, generator on CPU 0, short points.
-func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadders) *testSweep {
+func miniOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *testSweep {
 	t.Helper()
-	o := harness.DefaultOptions(false)
+	o := knob.DefaultOptions(false)
 	o.ServerCPUs, o.GeneratorCPUs = pinning.CPUSet{1}, pinning.CPUSet{0}
 	o.BatchLadder, o.ConnsLadders, o.HeadlineBatch = batches, conns, batches[0]
 	o.Duration, o.Warmup = time.Second, 300*time.Millisecond
@@ -101,7 +102,7 @@ func miniOptions(t *testing.T, batches harness.Ladder, conns harness.ConnsLadder
 // testSweep is a sweep as a test builds it: the knobs, and what its run
 // gets beyond them (the agents' network and seams).
 type testSweep struct {
-	harness.Options
+	knob.Options
 	AgentsEnv harness.AgentsEnv
 }
 
@@ -228,7 +229,7 @@ func notQuiet(t *testing.T, format string, args ...any) {
 
 func TestMiniSweep(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10, 100}, harness.ConnsLadders{10: {4, 8}, 100: {2, 4}})
+	o := miniOptions(t, knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}})
 	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
 	skipIfContended(t, r, err)
 	if err != nil {
@@ -376,7 +377,7 @@ exit 3
 `, dir, bin, bin))
 	tg := refTarget(t)
 	tg.Command = []string{srv, "{addr}"}
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2, 4}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2, 4}})
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	wantPoints := 3 // two rungs and the A-A repeat
 	if err != nil {
@@ -413,7 +414,7 @@ func TestServerNeverReady(t *testing.T) {
 	needProcs(t)
 	tg := refTarget(t)
 	tg.Ready = "log:this line is never printed"
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	o.ReadyTimeout = 3 * time.Second // long enough for a loaded machine to start refserver and log its first line
 	r, table, err := runSweep(t, context.Background(), o, tg)
 	if !errors.Is(err, harness.ErrNoCleanHeadline) {
@@ -445,7 +446,7 @@ func TestThrottledGeneratorIsCapped(t *testing.T) {
 trap 'kill $hog 2>/dev/null' EXIT
 nice -n 19 %s/ceiling load "$@"
 `, bin))
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {8}})
 	o.Generator = wrap
 	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
@@ -547,7 +548,7 @@ func TestHeadroomProbe(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the headroom probe writes to the cgroup tree: needs root here")
 	}
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {8}})
 	o.HeadroomProbe = 0.5
 	r, table, err := runSweep(t, context.Background(), o, refTarget(t))
 	if errors.Is(err, harness.ErrNoCleanHeadline) && len(r.Curve) == 1 && r.Curve[0].Contended {
@@ -632,7 +633,7 @@ func TestSIGKILLHarnessTakesChildren(t *testing.T) {
 // target file's fanout block (URL and app credentials).
 func TestFanoutMiniSweep(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {8}})
 	o.Scenario = "fanout"
 	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
 	skipIfContended(t, r, err)
@@ -694,7 +695,7 @@ func TestNoCleanHeadlineExits1(t *testing.T) {
 func TestGeneratorFailsIsAFailedPoint(t *testing.T) {
 	needProcs(t)
 	dir := t.TempDir()
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	o.Generator = script(t, dir, "broken-gen", "echo 'broken-gen: cannot reach the moon' >&2\nexit 3\n")
 	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
 	if !errors.Is(err, harness.ErrNoCleanHeadline) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -16,10 +17,10 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	held := func(uint64) (uint64, string) {
 		return 20000, "the hard limit is 20000 and raising it needs CAP_SYS_RESOURCE"
 	}
-	o := DefaultOptions(false)
-	o.BatchLadder = Ladder{10, 100}
+	o := knob.DefaultOptions(false)
+	o.BatchLadder = knob.Ladder{10, 100}
 	o.HeadlineBatch = 10
-	o.ConnsLadders = ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
+	o.ConnsLadders = knob.ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
 	err := (&Plan{Options: o}).checkNoFile(held)
 	if err == nil {
 		t.Fatal("a 30000-connection rung passed a limit of 20000")
@@ -35,13 +36,13 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 
 	// Through Resolve, with this machine's real limit: a rung no limit
 	// holds (the harness asks for NoFileLimit at most).
-	o = DefaultOptions(false)
-	o.ConnsLadders = ConnsLadders{10: {32, NoFileLimit + 1}}
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
+	o = knob.DefaultOptions(false)
+	o.ConnsLadders = knob.ConnsLadders{10: {32, NoFileLimit + 1}}
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
 		t.Errorf("Resolve with a %d-connection rung: %v, want CONNS_LADDER_10 refused", NoFileLimit+1, err)
 	}
-	o = DefaultOptions(false)
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err != nil {
+	o = knob.DefaultOptions(false)
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err != nil {
 		t.Errorf("default ladders: %v", err)
 	}
 }
@@ -51,7 +52,7 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 // does not know the flag keeps working).
 func TestLoadArgsSourceAddrs(t *testing.T) {
 	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
-		o := DefaultOptions(false)
+		o := knob.DefaultOptions(false)
 		o.SourceAddrs = tt.knob
 		pr := &ProcRunner{o: &Plan{Options: o}}
 		args := pr.loadArgs(target.Spec{}, PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load/scenario/nats"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -65,7 +66,7 @@ func clusterTarget(t *testing.T) target.Spec {
 // its share of connections and deliveries, with no error.
 func TestNATSClusterMiniSweep(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {3, 6}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {3, 6}})
 	o.Scenario = nats.Stream
 	if _, err := harness.ResolveKnobs(o.Options, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 // that server's name, with its log tail, and the others are stopped.
 func TestMultiServerOneExits(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	o.Reps = 1
 	ref := filepath.Join(bin, "refserver")
 	tg := target.Spec{

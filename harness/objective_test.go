@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -68,22 +69,22 @@ func TestJudgeObjectiveReadsScenarioBlocks(t *testing.T) {
 // name that is neither, is refused by name.
 func TestScenarioNamesAFile(t *testing.T) {
 	t.Chdir("..")
-	o := DefaultOptions(true)
+	o := knob.DefaultOptions(true)
 	o.Scenario = "rooms"
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err != nil {
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err != nil {
 		t.Fatal(err)
 	}
 	if o.Scenario != "script" || o.ScenarioFile != "benchmark/scenarios/rooms.json" || !o.BatchLadder.Contains(o.HeadlineBatch) {
 		t.Fatalf("scenario %q file %q ladder %v headline %d", o.Scenario, o.ScenarioFile, o.BatchLadder, o.HeadlineBatch)
 	}
-	o = DefaultOptions(true)
+	o = knob.DefaultOptions(true)
 	o.Scenario, o.ScenarioFile = "fanout", "benchmark/scenarios/rooms.json"
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SCENARIO_FILE (--scenario-file): read by SCENARIO=script, not fanout") {
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SCENARIO_FILE (--scenario-file): read by SCENARIO=script, not fanout") {
 		t.Errorf("file with fanout: %v", err)
 	}
-	o = DefaultOptions(true)
+	o = knob.DefaultOptions(true)
 	o.Scenario = "roomz"
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), `"roomz" is not a scenario`) {
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), `"roomz" is not a scenario`) {
 		t.Errorf("unknown: %v", err)
 	}
 }

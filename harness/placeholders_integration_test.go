@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // A point fills {port2} and {workdir} everywhere the harness reads the
@@ -17,7 +17,7 @@ import (
 // writes into {workdir}, which must be the point's own directory.
 func TestPointPort2AndWorkdir(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	tg := refTarget(t)
 	ref := filepath.Join(bin, "refserver")
 	tg.Command = []string{"sh", "-c", "echo {port} {port2} > {workdir}/ports && " + ref + " --addr 127.0.0.1:{port2} & exec " + ref + " --addr {addr}"}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
@@ -19,7 +20,7 @@ import (
 // the knob table. Resolve makes it and Run only reads it; nothing found
 // while the sweep runs is written back into it.
 type Plan struct {
-	Options
+	knob.Options
 
 	// Target is TARGET with --server-cmd, --url, --ready and the
 	// scenario's defaults applied; BaseTarget is BASE_TARGET (a two-arm
@@ -56,7 +57,7 @@ type Env struct {
 // together, before anything boots, without reading a target file: a plan
 // for a Sweep whose PointRunner boots nothing, and the first half of
 // Resolve. Each error names the knob as both its variable and its flag.
-func ResolveKnobs(o Options, available pinning.CPUSet) (*Plan, error) {
+func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 	p := &Plan{Options: o, Secrets: redact.New()}
 	if err := p.resolveKnobs(available); err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func ResolveKnobs(o Options, available pinning.CPUSet) (*Plan, error) {
 // scenario's defaults applied (its connection ladders and objective), the
 // knobs checked against the target, and the secrets gathered. Every error
 // is the user's to fix (exit 2): nothing has booted.
-func Resolve(o Options, env Env) (*Plan, error) {
+func Resolve(o knob.Options, env Env) (*Plan, error) {
 	srvGiven := len(o.ServerCPUs) > 0 // before the knobs pick one
 	p, err := ResolveKnobs(o, env.Available)
 	if err != nil {
@@ -102,8 +103,8 @@ func Resolve(o Options, env Env) (*Plan, error) {
 	p.Secrets = secrets
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
-	if p.CompareMode == ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {
-		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = ModeInterleaved, nil, nil
+	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {
+		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = knob.ModeInterleaved, nil, nil
 		p.Notes = append(p.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
 	}
 	p.targeted = true

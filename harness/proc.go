@@ -19,6 +19,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -832,7 +833,7 @@ func (pr *ProcRunner) loadArgs(tg target.Spec, k PointKey, addr target.Addr, url
 		"--duration", window.String(),
 		"--warmup", warmup.String(),
 		"--connect-strategy", "bounded",
-		"--connect-concurrency", strconv.Itoa(ConnectConcurrency),
+		"--connect-concurrency", strconv.Itoa(knob.ConnectConcurrency),
 		"--measure-marker", f.marker,
 		"--json", f.json,
 		"--quiet",

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 )
@@ -35,7 +36,7 @@ func ProfilePath(dir string, spec PointSpec) string {
 
 // checkProfileFor refuses --profile for a target without a "profile"
 // URL: every point would record the same failure.
-func checkProfileFor(t target.Spec, o *Options) error {
+func checkProfileFor(t target.Spec, o *knob.Options) error {
 	if o.ProfileDir != "" && (t.Profile == nil || t.Profile.URL == "") {
 		return errors.New(`profile: --profile (PROFILE_DIR) is set but the target has no "profile" url to fetch`)
 	}

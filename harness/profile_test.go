@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
@@ -121,23 +122,11 @@ func TestCaptureProfileTooLarge(t *testing.T) {
 	}
 }
 
-// TestProfileKnob: PROFILE_DIR and --profile set the same option; a file
-// is no directory; a target without "profile" is refused with --profile.
-func TestProfileKnob(t *testing.T) {
-	o := DefaultOptions(false)
-	lookup, environ := envOf("PROFILE_DIR", "out/prof")
-	if err := o.ApplyEnv(lookup, environ); err != nil || o.ProfileDir != "out/prof" {
-		t.Fatalf("PROFILE_DIR: %q, %v", o.ProfileDir, err)
-	}
-	file := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	o2 := DefaultOptions(false)
-	lookup, environ = envOf("PROFILE_DIR", file)
-	if err := o2.ApplyEnv(lookup, environ); err == nil || !strings.Contains(err.Error(), "PROFILE_DIR: "+file+" is not a directory") {
-		t.Errorf("a file as PROFILE_DIR: %v", err)
-	}
+// TestProfileNeedsTheTargetsURL: a target without "profile" is refused
+// with --profile.
+func TestProfileNeedsTheTargetsURL(t *testing.T) {
+	o := knob.DefaultOptions(false)
+	o.ProfileDir = "out/prof"
 	err := checkTargetFor(target.Spec{}, &o)
 	if err == nil || !strings.Contains(err.Error(), `the target has no "profile" url`) {
 		t.Errorf("CheckFor with --profile and no profile url: %v", err)

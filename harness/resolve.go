@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -16,7 +16,7 @@ import (
 // together (ResolveKnobs). available is the CPUs this process may run on
 // (its own affinity); default sets are carved from it. Each error names
 // the knob as both its variable and its flag, since either may have set
-// it. Every knob's own Check (knobs.go) runs here; what is left below is
+// it. Every knob's own Check (harness/knob) runs here; what is left below is
 // what depends on several knobs together.
 func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 	var errs []error
@@ -25,13 +25,13 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 	if err := o.resolveScenarioFile(); err != nil {
 		errs = append(errs, err)
 	}
-	// Each knob's own range (knobs.go): whichever layer set the value.
-	errs = append(errs, o.checkKnobs()...)
+	// Each knob's own range (harness/knob): whichever layer set the value.
+	errs = append(errs, o.CheckKnobs()...)
 	if d, ok := load.Lookup(o.Scenario); ok && d.Target != nil && d.Target.BatchLadder != nil &&
-		(slices.Equal(o.BatchLadder, DefaultBatchLadder) || slices.Equal(o.BatchLadder, QuickBatchLadder)) {
-		o.BatchLadder = slices.Clone(Ladder(d.Target.BatchLadder))
+		(slices.Equal(o.BatchLadder, knob.DefaultBatchLadder) || slices.Equal(o.BatchLadder, knob.QuickBatchLadder)) {
+		o.BatchLadder = slices.Clone(knob.Ladder(d.Target.BatchLadder))
 		o.Notes = append(o.Notes, fmt.Sprintf("%s: batch ladder %q (%s)", o.Scenario, o.BatchLadder.String(), d.Target.BatchNote))
-		if o.HeadlineBatch == DefaultHeadlineBatch && !o.BatchLadder.Contains(o.HeadlineBatch) {
+		if o.HeadlineBatch == knob.DefaultHeadlineBatch && !o.BatchLadder.Contains(o.HeadlineBatch) {
 			o.HeadlineBatch = o.BatchLadder[0]
 			o.Notes = append(o.Notes, fmt.Sprintf("%s: headline batch %d", o.Scenario, o.HeadlineBatch))
 		}
@@ -118,17 +118,13 @@ func (o *Plan) resolveCPUs(available pinning.CPUSet) error {
 	return nil
 }
 
-// ScenarioDir is where SCENARIO=<name> finds <name>.json when no scenario
-// of that name is registered (SCENARIO=rooms).
-const ScenarioDir = "benchmark/scenarios"
-
 // resolveScenarioFile turns SCENARIO=<a file in ScenarioDir> and
 // SCENARIO_FILE into the scenario that reads files, and refuses a file
 // with a scenario that does not.
 func (o *Plan) resolveScenarioFile() error {
 	fd, hasFiles := load.FileScenario()
 	if _, registered := load.Lookup(o.Scenario); !registered && o.ScenarioFile == "" {
-		path := filepath.Join(ScenarioDir, o.Scenario+".json")
+		path := filepath.Join(knob.ScenarioDir, o.Scenario+".json")
 		if _, err := os.Stat(path); err == nil && hasFiles {
 			o.Notes = append(o.Notes, fmt.Sprintf("SCENARIO=%s: the scenario file %s (--scenario %s)", o.Scenario, path, fd.Name))
 			o.ScenarioFile, o.Scenario = path, fd.Name
@@ -141,7 +137,7 @@ func (o *Plan) resolveScenarioFile() error {
 	if !hasFiles {
 		return errors.New("SCENARIO_FILE (--scenario-file): no registered scenario reads scenario files")
 	}
-	if o.Scenario == DefaultScenario {
+	if o.Scenario == knob.DefaultScenario {
 		o.Scenario = fd.Name
 	}
 	if o.Scenario != fd.Name {
@@ -151,16 +147,6 @@ func (o *Plan) resolveScenarioFile() error {
 		return fmt.Errorf("SCENARIO_FILE (--scenario-file): %w", err)
 	}
 	return nil
-}
-
-// scenarioFileExists reports whether SCENARIO=name names a file of
-// ScenarioDir.
-func scenarioFileExists(name string) bool {
-	if name == "" || strings.ContainsAny(name, `/\`) {
-		return false
-	}
-	_, err := os.Stat(filepath.Join(ScenarioDir, name+".json"))
-	return err == nil
 }
 
 // checkNoFile refuses a connection ladder whose top rung the children's
@@ -189,7 +175,7 @@ func (o *Plan) checkNoFile(reachable func(want uint64) (uint64, string)) error {
 // ResolveCPUs fills and checks SRV_CPUSET and LT_CPUSET alone, as Resolve
 // does (`ceiling calibrate` needs the two sets and nothing else), and
 // returns the notes that say how it picked them.
-func (o *Options) ResolveCPUs(available pinning.CPUSet) ([]string, error) {
+func ResolveCPUs(o *knob.Options, available pinning.CPUSet) ([]string, error) {
 	p := &Plan{Options: *o}
 	err := p.resolveCPUs(available)
 	*o = p.Options

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
@@ -188,7 +189,7 @@ func mustRead(t *testing.T, p string) []byte {
 // the first run's load.json.
 func TestReusedWorkDirIsFresh(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	o.Reps = 1
 	first, _, err := runSweep(t, context.Background(), o, refTarget(t))
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
@@ -230,7 +231,7 @@ exit 0
 // saved in the work dir and the run must say where.
 func TestOutGoneMidRun(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	sub := filepath.Join(t.TempDir(), "results")
 	o.Out = filepath.Join(sub, "out.json")
 	var stdout, stderr bytes.Buffer
@@ -367,7 +368,7 @@ func waitFile(t *testing.T, dir, pattern string) {
 // end of a normal point says so in the point and a warning.
 func TestEscalationRecorded(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	r, _, err := runSweep(t, context.Background(), o, stubbornTarget(t, "300ms"))
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
@@ -389,7 +390,7 @@ func TestTempWorkDirRemoved(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	for _, keep := range []bool{false, true} {
-		o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+		o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 		o.WorkDir, o.KeepWorkDir = "", keep
 		_, _, err := runSweep(t, context.Background(), o, refTarget(t))
 		if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // SCENARIO_FILE through the whole sweep: refserver's /rooms driven by
@@ -13,8 +14,8 @@ import (
 // every point carrying its per-kind block.
 func TestRoomsMiniSweep(t *testing.T) {
 	needProcs(t)
-	o := miniOptions(t, harness.Ladder{1}, harness.ConnsLadders{1: {20}})
-	o.Scenario, o.ScenarioFile = harness.DefaultScenario, "../benchmark/scenarios/rooms.json"
+	o := miniOptions(t, knob.Ladder{1}, knob.ConnsLadders{1: {20}})
+	o.Scenario, o.ScenarioFile = knob.DefaultScenario, "../benchmark/scenarios/rooms.json"
 	tg := refTarget(t)
 	if p := plan(t, o, tg, nil); p.Scenario != "script" || p.HeadlineBatch != 1 {
 		t.Fatalf("scenario %q headline batch %d", p.Scenario, p.HeadlineBatch)

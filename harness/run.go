@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -94,7 +95,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 		fmt.Fprintf(stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
 	} else {
 		fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
-		if o.CompareMode == ModeDuet {
+		if o.CompareMode == knob.ModeDuet {
 			fmt.Fprintf(stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
 		}
 	}
@@ -277,7 +278,7 @@ func generatorName(cmd string) string {
 	return n
 }
 
-func pinningOf(o *Options) Pinning {
+func pinningOf(o *knob.Options) Pinning {
 	p := Pinning{
 		Supported:          pinning.Supported,
 		ServerRequested:    o.ServerCPUs.Ints(),
@@ -296,7 +297,7 @@ func pinningOf(o *Options) Pinning {
 	return p
 }
 
-func pinningWarnings(o *Options) []string {
+func pinningWarnings(o *knob.Options) []string {
 	var w []string
 	if !pinning.Supported {
 		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")

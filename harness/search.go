@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // Adaptive search (SEARCH=bisect).
@@ -46,12 +48,6 @@ import (
 // unfinished batch in turn), reps are the outer loop, and the A-A repeat
 // of the headline follows as usual.
 
-// Search modes (SEARCH).
-const (
-	SearchLadder = "ladder"
-	SearchBisect = "bisect"
-)
-
 // Search phases (Point.SearchPhase).
 const (
 	PhaseBracket = "bracket"
@@ -77,7 +73,7 @@ const (
 // BisectPoints, but never more than a third of the ladder's rungs (the
 // goal) unless the bracket alone needs more. A coarse ladder (the
 // default five rungs) thus gets its bracket only.
-func SearchBudget(l Ladder) int {
+func SearchBudget(l knob.Ladder) int {
 	if len(l) == 0 {
 		return 0
 	}
@@ -114,7 +110,7 @@ type searcher struct {
 	end        string // set when the search is over: how it ended
 }
 
-func newSearcher(batch, rep int, l Ladder, objective bool) *searcher {
+func newSearcher(batch, rep int, l knob.Ladder, objective bool) *searcher {
 	return &searcher{batch: batch, rep: rep, lo: l[0], hi: l.Top(), objective: objective,
 		budget: SearchBudget(l), bracketing: true}
 }
@@ -320,7 +316,7 @@ func searchTotal(o *Plan) int {
 }
 
 // searchNote sums up one batch's search for Result.Notes.
-func searchNote(batch int, l Ladder, points int, ends []string) string {
+func searchNote(batch int, l knob.Ladder, points int, ends []string) string {
 	s := fmt.Sprintf("SEARCH=bisect: batch %d: %d points between %d and %d connections (its ladder has %d rungs)", batch, points, l[0], l.Top(), len(l))
 	for i, e := range ends {
 		if len(ends) > 1 {
@@ -399,7 +395,7 @@ func probeOf(p Point, out Outcome) probe {
 // batch's search path (per rep): the connections in the order run, a
 // failed point marked "!", and how the search ended (from the notes).
 func writeSearchPaths(b *strings.Builder, r *Result) {
-	if r.Config.Search != SearchBisect {
+	if r.Config.Search != knob.SearchBisect {
 		return
 	}
 	type br struct{ batch, rep int }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish/schema"
@@ -55,8 +56,8 @@ func (cv *curve) RunPoint(_ context.Context, spec PointSpec) Outcome {
 
 // geomLadder is n+1 rungs from lo to hi, equally spaced in log space (a
 // ratio of (hi/lo)^(1/n) between rungs).
-func geomLadder(lo, hi, n int) Ladder {
-	var l Ladder
+func geomLadder(lo, hi, n int) knob.Ladder {
+	var l knob.Ladder
 	for i := 0; i <= n; i++ {
 		c := int(math.Round(float64(lo) * math.Pow(float64(hi)/float64(lo), float64(i)/float64(n))))
 		if len(l) == 0 || c > l.Top() {
@@ -75,10 +76,10 @@ var (
 	coarseLadder = geomLadder(16, 1024, 24) // 25 rungs
 )
 
-func searchOpts(t *testing.T, search string, batches Ladder, lad Ladder, objective string) *Plan {
+func searchOpts(t *testing.T, search string, batches knob.Ladder, lad knob.Ladder, objective string) *Plan {
 	t.Helper()
-	o := DefaultOptions(false)
-	o.BatchLadder, o.ConnsLadders = batches, ConnsLadders{}
+	o := knob.DefaultOptions(false)
+	o.BatchLadder, o.ConnsLadders = batches, knob.ConnsLadders{}
 	for _, b := range batches {
 		o.ConnsLadders[b] = lad
 	}
@@ -170,12 +171,12 @@ func TestBisectFindsTheLaddersCeilingInAThirdOfThePoints(t *testing.T) {
 	for _, tc := range cases {
 		for _, lad := range []struct {
 			name  string
-			l     Ladder
+			l     knob.Ladder
 			above bool // the search may land above the ladder (between its rungs)
 		}{{"fine", fineLadder, false}, {"coarse", coarseLadder, true}} {
 			t.Run(tc.name+"/"+lad.name, func(t *testing.T) {
-				rl, nl := sweepPoints(t, searchOpts(t, SearchLadder, Ladder{10}, lad.l, tc.objective), tc.cv())
-				rb, nb := sweepPoints(t, searchOpts(t, SearchBisect, Ladder{10}, lad.l, tc.objective), tc.cv())
+				rl, nl := sweepPoints(t, searchOpts(t, knob.SearchLadder, knob.Ladder{10}, lad.l, tc.objective), tc.cv())
+				rb, nb := sweepPoints(t, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, lad.l, tc.objective), tc.cv())
 				cl, cb := rl.Ceilings[0], rb.Ceilings[0]
 				if !cl.Found || !cb.Found {
 					t.Fatalf("ceilings: ladder %+v, bisect %+v", cl, cb)
@@ -203,11 +204,11 @@ func TestBisectFindsTheLaddersCeilingInAThirdOfThePoints(t *testing.T) {
 // only.
 func TestSearchBudgetIsAThirdOfTheLadder(t *testing.T) {
 	for _, tc := range []struct {
-		l    Ladder
+		l    knob.Ladder
 		want int
 	}{
-		{fineLadder, 8}, {coarseLadder, 8}, {geomLadder(2, 128, 24), 7}, {DefaultConnsLadder(10), 3}, {QuickConnsLadder(10), 2},
-		{Ladder{7}, 1}, {Ladder{1, 1000}, 6}, // the bracket alone: 1 4 16 64 256 1000
+		{fineLadder, 8}, {coarseLadder, 8}, {geomLadder(2, 128, 24), 7}, {knob.DefaultConnsLadder(10), 3}, {knob.QuickConnsLadder(10), 2},
+		{knob.Ladder{7}, 1}, {knob.Ladder{1, 1000}, 6}, // the bracket alone: 1 4 16 64 256 1000
 	} {
 		if got := SearchBudget(tc.l); got != tc.want {
 			t.Errorf("SearchBudget(%v) = %d, want %d", tc.l, got, tc.want)
@@ -217,7 +218,7 @@ func TestSearchBudgetIsAThirdOfTheLadder(t *testing.T) {
 		x := float64(c) / 150
 		return 150e3 * x * math.Exp(1-x)
 	}}
-	_, n := sweepPoints(t, searchOpts(t, SearchBisect, Ladder{10}, DefaultConnsLadder(10), ""), cv)
+	_, n := sweepPoints(t, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, knob.DefaultConnsLadder(10), ""), cv)
 	if n > 3 {
 		t.Errorf("bisect ran %d points on the 5-rung default ladder", n)
 	}
@@ -228,7 +229,7 @@ func TestSearchBudgetIsAThirdOfTheLadder(t *testing.T) {
 // twice within one search.
 func checkSearchPath(t *testing.T, r *Result) {
 	t.Helper()
-	if r.Config.Search != SearchBisect {
+	if r.Config.Search != knob.SearchBisect {
 		t.Errorf("config.search %q", r.Config.Search)
 	}
 	var ran []PointKey
@@ -261,7 +262,7 @@ func checkSearchPath(t *testing.T, r *Result) {
 // headline follows, and the notes say how each batch's search ended.
 func TestBisectInterleavesBatchesAndReps(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return math.Min(1000*float64(c), 100e3) }}
-	o := searchOpts(t, SearchBisect, Ladder{10, 100}, coarseLadder, "")
+	o := searchOpts(t, knob.SearchBisect, knob.Ladder{10, 100}, coarseLadder, "")
 	o.Reps = 2
 	r, _ := sweepPoints(t, o, cv)
 	checkSearchPath(t, r)
@@ -310,7 +311,7 @@ func TestBisectInterrupted(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return 1000 * float64(c) }}
 	run := &cancelAfter{PointRunner: cv, n: 3, cancel: func() { cancel(fmt.Errorf("interrupt")) }}
 	r := &Result{}
-	if err := Sweep(ctx, searchOpts(t, SearchBisect, Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, DefaultThresholds); err != ErrInterrupted {
+	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, DefaultThresholds); err != ErrInterrupted {
 		t.Fatalf("error %v", err)
 	}
 	if len(r.Curve) != 3 || !r.Partial || !strings.Contains(r.PartialReason, "interrupted after 3 of at most 9 points") {
@@ -336,8 +337,8 @@ func (c *cancelAfter) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 // SEARCH is a knob like the others: a bad value exits 2 naming it, and a
 // two-arm sweep refuses bisect.
 func TestSearchKnob(t *testing.T) {
-	o := DefaultOptions(false)
-	if o.Search != SearchLadder {
+	o := knob.DefaultOptions(false)
+	if o.Search != knob.SearchLadder {
 		t.Errorf("default search %q", o.Search)
 	}
 	err := o.ApplyEnv(func(k string) (string, bool) {
@@ -349,14 +350,14 @@ func TestSearchKnob(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `SEARCH: "binary" is not a search (ladder | bisect)`) {
 		t.Errorf("SEARCH=binary: %v", err)
 	}
-	o = DefaultOptions(false)
+	o = knob.DefaultOptions(false)
 	o.Search = "Bisect"
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): ") {
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): ") {
 		t.Errorf("--search Bisect: %v", err)
 	}
-	o = DefaultOptions(false)
-	o.Search, o.BaseTargetFile = SearchBisect, "benchmark/targets/refserver.json"
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): bisect is not available in a two-arm sweep") {
+	o = knob.DefaultOptions(false)
+	o.Search, o.BaseTargetFile = knob.SearchBisect, "benchmark/targets/refserver.json"
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "SEARCH (--search): bisect is not available in a two-arm sweep") {
 		t.Errorf("two-arm bisect: %v", err)
 	}
 }
@@ -364,7 +365,7 @@ func TestSearchKnob(t *testing.T) {
 // The search's fields validate against the published schema.
 func TestBisectResultValidates(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return math.Min(1000*float64(c), 100e3) }}
-	r, _ := sweepPoints(t, searchOpts(t, SearchBisect, Ladder{10}, coarseLadder, ""), cv)
+	r, _ := sweepPoints(t, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), cv)
 	r.SchemaVersion = SchemaVersion
 	r.Meta.StartedAt, r.Meta.FinishedAt = time.Now(), time.Now()
 	r.Meta.Generator, r.Meta.GitRef = "ceiling-load", "0123abc"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -27,7 +28,7 @@ import (
 // target.Spec.Check): it could not be hidden in a server's log. A short
 // value in environ is not the sweep's to fix; it is skipped and a note
 // (naming the variable, never the value) says it is not redacted.
-func SweepSecrets(o *Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
+func SweepSecrets(o *knob.Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
 	set := redact.New()
 	var errs []error
 	if err := t.CheckSecrets(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
@@ -74,7 +75,7 @@ func TestRedactFile(t *testing.T) {
 }
 
 func TestSweepSecrets(t *testing.T) {
-	o := DefaultOptions(false)
+	o := knob.DefaultOptions(false)
 	o.Generator = "wrap --api-token gen-token-123 --x"
 	tg := target.Spec{Command: []string{"srv", "--secret", "cmd-secret-1"}}
 	set, notes, err := SweepSecrets(&o, tg, []string{"GITHUB_TOKEN=ghp_long_value", "CI_TOKEN=1", "PATH=/bin"})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
@@ -50,7 +51,7 @@ func TestMetricsMiniSweep(t *testing.T) {
 	}))
 	defer sidecar.Close()
 
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4, 8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4, 8}})
 	o.ProfileDir = filepath.Join(t.TempDir(), "profiles")
 	tg := refTarget(t)
 	tg.Metrics = &harness.MetricsSpec{URL: sidecar.URL + "/metrics?token=sweep-token-123"}

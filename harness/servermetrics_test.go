@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
@@ -207,7 +208,7 @@ func (ms *metricsServer) port(t *testing.T) int {
 // capturePoint is a pointRun with only what startCapture reads.
 func capturePoint(t target.Spec, port int, window time.Duration, profileDir string) *pointRun {
 	return &pointRun{
-		pr:     &ProcRunner{o: &Plan{Options: Options{ProfileDir: profileDir}}},
+		pr:     &ProcRunner{o: &Plan{Options: knob.Options{ProfileDir: profileDir}}},
 		spec:   PointSpec{Index: 3, Role: RoleSweep, Key: PointKey{Batch: 10, Connections: 64, Rep: 1}},
 		target: t, addr: target.Addr{Port: port}, window: window,
 	}

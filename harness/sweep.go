@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/result"
@@ -90,7 +91,7 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 	r.Notes = slices.Clone(o.Notes)
 	order := r.Config.Order
 	total := len(order) + 1 // the A-A repeat
-	if o.Search == SearchBisect {
+	if o.Search == knob.SearchBisect {
 		total = searchTotal(o) + 1 // at most; the order is the search's
 		r.Config.Order = nil
 	}
@@ -111,7 +112,7 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 		}
 		return p, out, true
 	}
-	if o.Search == SearchBisect {
+	if o.Search == knob.SearchBisect {
 		searchSweep(ctx, o, r, run)
 	} else {
 		for i, k := range order {
@@ -143,7 +144,7 @@ func finish(ctx context.Context, r *Result, total int) error {
 	if ctx.Err() != nil {
 		r.Partial = true
 		of := ""
-		if r.Config.Search == SearchBisect {
+		if r.Config.Search == knob.SearchBisect {
 			of = "at most " // the search's budget, not its path
 		}
 		r.PartialReason = fmt.Sprintf("interrupted after %d of %s%d points: %v", len(r.Curve), of, total, context.Cause(ctx))
@@ -289,18 +290,18 @@ func measuredClean(s load.Summary) bool {
 }
 
 // ConfigOf records the knobs after defaults, with the interleaved order.
-func ConfigOf(o *Options) Config {
+func ConfigOf(o *knob.Options) Config {
 	c := Config{
-		Scenario:      o.Scenario,
-		BatchLadder:   append([]int(nil), o.BatchLadder...),
-		ConnsLadders:  map[string][]int{},
-		HeadlineBatch: o.HeadlineBatch,
-		RecordSize:    o.RecordSize,
-		Reps:          o.Reps,
-		DurationNs:    int64(o.Duration),
-		WarmupNs:      int64(o.Warmup),
-		Quick:         o.Quick,
-		Search:        o.Search,
+		Scenario:          o.Scenario,
+		BatchLadder:       append([]int(nil), o.BatchLadder...),
+		ConnsLadders: map[string][]int{},
+		HeadlineBatch:     o.HeadlineBatch,
+		RecordSize:        o.RecordSize,
+		Reps:              o.Reps,
+		DurationNs:        int64(o.Duration),
+		WarmupNs:          int64(o.Warmup),
+		Quick:             o.Quick,
+		Search:            o.Search,
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
@@ -313,7 +314,7 @@ func ConfigOf(o *Options) Config {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)
 	}
 	if c.Search == "" {
-		c.Search = SearchLadder
+		c.Search = knob.SearchLadder
 	}
 	c.Order = Order(o.BatchLadder, o.ConnsLadder, o.Reps)
 	return c

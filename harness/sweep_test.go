@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/google/go-cmp/cmp"
@@ -41,8 +42,8 @@ func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 
 func sweepOpts(t *testing.T) *Plan {
 	t.Helper()
-	o := DefaultOptions(false)
-	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2}}
+	o := knob.DefaultOptions(false)
+	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2}}
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
 		t.Fatal(err)

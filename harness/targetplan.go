@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
 )
@@ -39,10 +40,10 @@ func (o *Plan) forSweep(t *target.Spec) error {
 	for _, b := range o.BatchLadder {
 		if _, given := o.ConnsLadders[b]; !given {
 			if o.ConnsLadders == nil {
-				o.ConnsLadders = ConnsLadders{}
+				o.ConnsLadders = knob.ConnsLadders{}
 			}
-			o.ConnsLadders[b] = slices.Clone(Ladder(l))
-			o.Notes = append(o.Notes, fmt.Sprintf("CONNS_LADDER_%d: %s, the scenario file's", b, Ladder(l).String()))
+			o.ConnsLadders[b] = slices.Clone(knob.Ladder(l))
+			o.Notes = append(o.Notes, fmt.Sprintf("CONNS_LADDER_%d: %s, the scenario file's", b, knob.Ladder(l).String()))
 		}
 	}
 	return nil
@@ -51,7 +52,7 @@ func (o *Plan) forSweep(t *target.Spec) error {
 // checkTargetFor checks t against the sweep's knobs: a fan-out target
 // spreads its subscribers over fanout.channels, so every point needs at
 // least that many connections (the generator refuses fewer, after boot).
-func checkTargetFor(t target.Spec, o *Options) error {
+func checkTargetFor(t target.Spec, o *knob.Options) error {
 	if err := checkProfileFor(t, o); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -127,7 +128,7 @@ func comm(pid int) string {
 func TestThirdPartyWebsocketd(t *testing.T) {
 	needProcs(t)
 	tg := websocketdTarget(t)
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {4, 8}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4, 8}})
 	o.Duration = time.Second
 
 	w := watchTree(t)

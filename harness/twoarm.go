@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
@@ -76,7 +77,7 @@ func CompareSchedule(points []PointKey, reps int) []ArmPoint {
 // two (the ceiling rung of the pair); failing that the head's highest
 // clean rung, then the base's. A batch where neither arm ran clean is left
 // out and named in skipped.
-func CompareRungs(curve []Point, batches Ladder) (rungs []PointKey, skipped []string) {
+func CompareRungs(curve []Point, batches knob.Ladder) (rungs []PointKey, skipped []string) {
 	for _, b := range batches {
 		best := map[string]map[int]float64{ArmBase: {}, ArmHead: {}}
 		var conns []int // clean rungs, in the order first run
@@ -130,9 +131,9 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 	r.Config = ConfigOf(&o.Options)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
-	r.Config.CompareMode = ModeInterleaved
+	r.Config.CompareMode = knob.ModeInterleaved
 	if Halves(&o.Options) != nil {
-		r.Config.CompareMode = ModeDuet
+		r.Config.CompareMode = knob.ModeDuet
 	}
 	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/google/go-cmp/cmp"
@@ -44,10 +45,10 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 
 func twoArmOpts(t *testing.T) *Plan {
 	t.Helper()
-	o := DefaultOptions(false)
+	o := knob.DefaultOptions(false)
 	o.SetTwoArmDefaults()
 	o.BaseTargetFile = "base.json"
-	o.BatchLadder, o.ConnsLadders = Ladder{10, 100}, ConnsLadders{10: {4, 8}, 100: {2, 4}}
+	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}}
 	o.CompareReps, o.CompareStop = 8, StopFixed
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
@@ -117,7 +118,7 @@ func TestCompareRungs(t *testing.T) {
 		// compare points do not count.
 		{Role: RoleCompare, Arm: ArmHead, Batch: 10, Connections: 4, ThroughputPerS: 1e9, Clean: true},
 	}
-	rungs, skipped := CompareRungs(curve, Ladder{10, 100, 512})
+	rungs, skipped := CompareRungs(curve, knob.Ladder{10, 100, 512})
 	want := []PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 4}}
 	if diff := cmp.Diff(want, rungs); diff != "" {
 		t.Errorf("rungs (-want +got):\n%s", diff)
@@ -163,7 +164,7 @@ func TestSweepTwoArm(t *testing.T) {
 			t.Errorf("point %d: compared at %+v, want the ceiling rungs 10x8 and 100x2", i, s.Key)
 		}
 	}
-	if r.Config.CompareReps != 8 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(FirstPassDuration) {
+	if r.Config.CompareReps != 8 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(knob.FirstPassDuration) {
 		t.Errorf("config %+v", r.Config)
 	}
 	// The head's figures only.
@@ -316,8 +317,8 @@ func TestCompareOptions(t *testing.T) {
 		}
 		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 	}
-	o := DefaultOptions(false)
-	if o.CompareReps != 8 || o.Alpha != 0.05 || o.CompareDuration != DefaultCompareDuration || o.TwoArm() {
+	o := knob.DefaultOptions(false)
+	if o.CompareReps != 8 || o.Alpha != 0.05 || o.CompareDuration != knob.DefaultCompareDuration || o.TwoArm() {
 		t.Fatalf("defaults %+v", o)
 	}
 	if err := o.ApplyEnv(env("BASE_TARGET", "b.json", "COMPARE_REPS", "7", "ALPHA", "0.01", "COMPARE_DURATION", "4", "COMPARE_WARMUP", "500ms"), nil); err != nil {
@@ -330,36 +331,36 @@ func TestCompareOptions(t *testing.T) {
 		{"COMPARE_REPS", "1"}, {"COMPARE_REPS", "five"}, {"ALPHA", "0"}, {"ALPHA", "1"}, {"ALPHA", "NaN"}, {"ALPHA", "x"},
 		{"COMPARE_DURATION", "-3"}, {"COMPARE_WARMUP", "soon"},
 	} {
-		o := DefaultOptions(false)
+		o := knob.DefaultOptions(false)
 		if err := o.ApplyEnv(env(tc.name, tc.value), nil); err == nil || !strings.Contains(err.Error(), tc.name+":") {
 			t.Errorf("%s=%s: %v, want an error naming it", tc.name, tc.value, err)
 		}
 	}
 	for _, tc := range []struct {
-		edit func(*Options)
+		edit func(*knob.Options)
 		want string
 	}{
-		{func(o *Options) { o.CompareReps = 1 }, "COMPARE_REPS (--compare-reps)"},
-		{func(o *Options) { o.Alpha = 1.5 }, "ALPHA (--alpha)"},
-		{func(o *Options) { o.CompareDuration = 0 }, "COMPARE_DURATION (--compare-duration)"},
-		{func(o *Options) { o.BaseTargetFile, o.HeadroomProbe = "b.json", 0.5 }, "HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep"},
+		{func(o *knob.Options) { o.CompareReps = 1 }, "COMPARE_REPS (--compare-reps)"},
+		{func(o *knob.Options) { o.Alpha = 1.5 }, "ALPHA (--alpha)"},
+		{func(o *knob.Options) { o.CompareDuration = 0 }, "COMPARE_DURATION (--compare-duration)"},
+		{func(o *knob.Options) { o.BaseTargetFile, o.HeadroomProbe = "b.json", 0.5 }, "HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep"},
 	} {
-		o := DefaultOptions(false)
+		o := knob.DefaultOptions(false)
 		tc.edit(&o)
-		if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Resolve = %v, want %q", err, tc.want)
 		}
 	}
 	// Five blocks cannot reach 0.05 with the paired test: refused in a
 	// two-arm sweep, naming the knob and the least that can.
-	o = DefaultOptions(false)
+	o = knob.DefaultOptions(false)
 	o.BaseTargetFile, o.CompareReps = "b.json", 5
-	if _, err := o.resolveInto(pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
+	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
 		t.Errorf("Resolve with 5 blocks = %v", err)
 	}
-	q := DefaultOptions(true)
+	q := knob.DefaultOptions(true)
 	q.SetTwoArmDefaults()
-	if q.Duration != QuickFirstPassDuration || q.CompareDuration != QuickCompareDuration {
+	if q.Duration != knob.QuickFirstPassDuration || q.CompareDuration != knob.QuickCompareDuration {
 		t.Errorf("quick two-arm %s/%s", q.Duration, q.CompareDuration)
 	}
 }

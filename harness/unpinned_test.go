@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
@@ -52,7 +53,7 @@ func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	if err := tg.CheckRunnable("echo"); err != nil {
 		t.Fatalf("allowed: %v", err)
 	}
-	o := miniOptions(t, harness.Ladder{10}, harness.ConnsLadders{10: {2}})
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -48,7 +49,7 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 // that is not publishable is still a result here.
 func onePoint(t *testing.T, batch, conns int) (*testSweep, *harness.Result) {
 	t.Helper()
-	o := miniOptions(t, harness.Ladder{batch}, harness.ConnsLadders{batch: {conns}})
+	o := miniOptions(t, knob.Ladder{batch}, knob.ConnsLadders{batch: {conns}})
 	o.Duration = 2 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()

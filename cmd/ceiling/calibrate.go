@@ -14,6 +14,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -39,7 +40,7 @@ var calibrateKnobs = []string{"LT_CPUSET", "SRV_CPUSET", "GENERATOR", "BATCH_LAD
 // runCalibrate is `ceiling calibrate`; with --serve-sink it is the null
 // sink process the calibration starts.
 func runCalibrate(args []string, stdout, stderr io.Writer) error {
-	o := harness.DefaultOptions(false)
+	o := knob.DefaultOptions(false)
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return usageError{err}
 	}
@@ -49,14 +50,14 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	// The sweep's own knobs, from its table (the null sink stands on the
 	// server's CPUs): the same flags, variables, help and checks.
 	for _, env := range calibrateKnobs {
-		k, ok := harness.KnobByEnv(env)
+		k, ok := knob.KnobByEnv(env)
 		if !ok {
 			return fmt.Errorf("ceiling calibrate: no knob %s in the table", env)
 		}
-		fs.Var(harness.KnobValue{K: k, O: &o}, k.Flag, k.FlagUsage())
+		fs.Var(knob.KnobValue{K: k, O: &o}, k.Flag, k.FlagUsage())
 	}
 	scenarios := fs.String("scenario", o.Scenario, "scenarios, comma separated (SCENARIO); those without a null sink are listed as skipped")
-	conns := fs.String("conns", harness.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
+	conns := fs.String("conns", knob.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
 	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
 	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
 	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
@@ -82,7 +83,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if !calibrate.Supported {
 		return usagef("ceiling calibrate: the null sink needs Linux")
 	}
-	ramp, err := harness.ParseLadder("--conns", *conns)
+	ramp, err := knob.ParseLadder("--conns", *conns)
 	if err != nil {
 		return usageError{err}
 	}
@@ -90,7 +91,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
 		return fmt.Errorf("read this process's CPU affinity: %w", err)
 	}
-	if _, err := o.ResolveCPUs(available); err != nil {
+	if _, err := harness.ResolveCPUs(&o, available); err != nil {
 		return usageError{err}
 	}
 	for _, side := range []struct {

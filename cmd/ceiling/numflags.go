@@ -3,7 +3,7 @@ package main
 import (
 	"strconv"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // finiteFloat is a float64 flag that refuses NaN and the infinities at
@@ -21,7 +21,7 @@ func (v finiteFloat) String() string {
 }
 
 func (v finiteFloat) Set(s string) error {
-	f, err := harness.ParseFraction(s)
+	f, err := knob.ParseFraction(s)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // badNumbers are what strconv and flag happily parse as numbers but no
@@ -20,12 +20,12 @@ var badNumbers = []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity", "-1"}
 // as a variable and as a flag, refuses each of badNumbers with exit 2 and
 // a message naming it, before anything boots (no work dir, no result).
 func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
-	type knob struct {
+	type numKnob struct {
 		env, flag string // either may be empty
 		want      string // in the message when set by env; the flag's name otherwise
 		prefix    string // before the bad value, e.g. "10=" for --conns-ladder
 	}
-	knobs := []knob{
+	knobs := []numKnob{
 		{env: "RECORD_SIZE", flag: "--record-size", want: "RECORD_SIZE"},
 		{env: "HEADLINE_BATCH", flag: "--headline-batch", want: "HEADLINE_BATCH"},
 		{env: "REPS", flag: "--reps", want: "REPS"},
@@ -51,7 +51,7 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 	for _, k := range knobs {
 		listed[strings.TrimLeft(k.flag, "-")] = true
 	}
-	for _, k := range harness.Knobs {
+	for _, k := range knob.Knobs {
 		switch k.Arg {
 		case "N", "BYTES", "DURATION", "FRACTION", "LEVEL", "LIST", "LADDER", "BATCH=LADDER":
 			if !listed[k.Flag] {

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -28,15 +29,15 @@ overrides the variable. See docs/sweep.md.
 flags:
 `
 
-// sweepFlags binds one flag per row of the knob table (harness.Knobs) to o;
+// sweepFlags binds one flag per row of the knob table (knob.Knobs) to o;
 // the usage is printed from the same rows, each flag with its variable and
 // its default.
-func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
+func sweepFlags(o *knob.Options, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling sweep", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, sweepUsage)
-		for _, k := range harness.Knobs {
+		for _, k := range knob.Knobs {
 			if k.Flag == "" {
 				continue
 			}
@@ -47,9 +48,9 @@ func sweepFlags(o *harness.Options, out io.Writer) *flag.FlagSet {
 			fmt.Fprintf(out, "  %s\n    \t%s\n", name, k.FlagUsage())
 		}
 	}
-	for _, k := range harness.Knobs {
+	for _, k := range knob.Knobs {
 		if k.Flag != "" {
-			fs.Var(harness.KnobValue{K: k, O: o}, k.Flag, k.FlagUsage())
+			fs.Var(knob.KnobValue{K: k, O: o}, k.Flag, k.FlagUsage())
 		}
 	}
 	return fs
@@ -76,7 +77,7 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 	// First pass: only to learn whether --quick was given, since QUICK
 	// chooses the defaults the other knobs override.
 	// Errors are printed once, by main; usage only on -h.
-	scratch := harness.DefaultOptions(false)
+	scratch := knob.DefaultOptions(false)
 	if err := sweepFlags(&scratch, io.Discard).Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			sweepFlags(&scratch, stderr).Usage()
@@ -84,14 +85,14 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 		}
 		return nil, usageError{err}
 	}
-	quick, err := harness.QuickFromEnv(os.LookupEnv)
+	quick, err := knob.QuickFromEnv(os.LookupEnv)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	quick = quick || scratch.Quick
 
-	o := harness.DefaultOptions(quick)
-	if scratch.TwoArm() || harness.BaseTargetFromEnv(os.LookupEnv) != "" {
+	o := knob.DefaultOptions(quick)
+	if scratch.TwoArm() || knob.BaseTargetFromEnv(os.LookupEnv) != "" {
 		// Like QUICK, a two-arm sweep lays its own defaults (the short
 		// first pass) under the env and flags.
 		o.SetTwoArmDefaults()

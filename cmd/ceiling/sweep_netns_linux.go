@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // sweepNetnsEnv marks the copy of `ceiling sweep` running in its private
@@ -23,7 +24,7 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // status; the copy builds the bridge (harness.AgentsLab). Where either
 // cannot be done, the AgentsEnv's Note says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *harness.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
+func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return ag, false, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // sweepEnv clears every knob variable (the knob table's) so the host's
@@ -17,7 +18,7 @@ import (
 // after.
 func sweepEnv(t *testing.T, set ...string) {
 	t.Helper()
-	for _, k := range harness.Knobs {
+	for _, k := range knob.Knobs {
 		if k.Env == "" {
 			continue
 		}
@@ -151,10 +152,10 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 		duration time.Duration
 		reps     int
 	}{
-		{"single arm", nil, nil, harness.DefaultDuration, harness.DefaultCompareReps},
-		{"flag", nil, []string{"--base-target", ok}, harness.FirstPassDuration, harness.DefaultCompareReps},
-		{"env", []string{"BASE_TARGET", ok}, nil, harness.FirstPassDuration, harness.DefaultCompareReps},
-		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, harness.QuickFirstPassDuration, harness.DefaultCompareReps},
+		{"single arm", nil, nil, knob.DefaultDuration, harness.DefaultCompareReps},
+		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, harness.DefaultCompareReps},
+		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, harness.DefaultCompareReps},
+		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, harness.DefaultCompareReps},
 		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9"}, nil, 7 * time.Second, 9},
 		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6"}, 4 * time.Second, 6},
 	}

@@ -1,4 +1,4 @@
-package harness
+package knob
 
 import (
 	"errors"
@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // The knob table.
@@ -524,7 +525,7 @@ var Knobs = []Knob{
 		Env: "COMPARE_STOP", Flag: "compare-stop", Arg: "RULE", Default: "`fixed`", Doc: DocCompare,
 		Help:  "when a compared point stops: `fixed` runs COMPARE_REPS clean blocks and tests once at ALPHA; `pocock` or `obf` look after every block from the 6th and stop once the paired test is decided at that look's level (alpha spent over the looks, Pocock or O'Brien-Fleming, so looking early adds no false alarms), at the price of a stricter last look (docs/compare.md, \"Validation\")",
 		Parse: stringParse(func(o *Options) *string { return &o.CompareStop }),
-		Check: oneOf(func(o *Options) string { return o.CompareStop }, "stopping rule", StopPocock, StopOBF, StopFixed),
+		Check: oneOf(func(o *Options) string { return o.CompareStop }, "stopping rule", result.StopPocock, result.StopOBF, result.StopFixed),
 		Get:   func(o *Options) string { return o.CompareStop },
 	},
 	{
@@ -578,9 +579,9 @@ func knobByEnv(name string) Knob {
 	return k
 }
 
-// checkKnobs runs every row's Check on o, naming each knob as both its
+// CheckKnobs runs every row's Check on o, naming each knob as both its
 // variable and its flag (either may have set it, or the default).
-func (o *Options) checkKnobs() []error {
+func (o *Options) CheckKnobs() []error {
 	var errs []error
 	for _, k := range Knobs {
 		if k.Check == nil {
@@ -736,7 +737,7 @@ func KnobDocTable(doc string) string {
 
 // The markers around a generated knob table in the docs.
 func KnobDocBegin(doc string) string {
-	return "<!-- knobs:" + doc + " (generated from harness/knobs.go; refresh with go test ./harness -run TestKnobDocs -update) -->"
+	return "<!-- knobs:" + doc + " (generated from harness/knob/table.go; refresh with go test ./harness/knob -run TestKnobDocs -update) -->"
 }
 
 func KnobDocEnd(doc string) string { return "<!-- /knobs:" + doc + " -->" }

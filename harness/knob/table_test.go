@@ -1,7 +1,8 @@
-package harness
+package knob
 
 import (
 	"bufio"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestKnobTable(t *testing.T) {
 // the table's (KnobDocTable), so they list exactly its variables, flags
 // and defaults. -update rewrites them.
 func TestKnobDocs(t *testing.T) {
-	for doc, path := range map[string]string{DocSweep: "../docs/sweep.md", DocCompare: "../docs/compare.md"} {
+	for doc, path := range map[string]string{DocSweep: "../../docs/sweep.md", DocCompare: "../../docs/compare.md"} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +64,7 @@ func TestKnobDocs(t *testing.T) {
 			}
 			continue
 		}
-		t.Errorf("%s: the knob table differs from harness/knobs.go (go test ./harness -run TestKnobDocs -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+		t.Errorf("%s: the knob table differs from harness/knob/table.go (go test ./harness/knob -run TestKnobDocs -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 
@@ -72,7 +73,7 @@ func TestKnobDocs(t *testing.T) {
 // reaches `ceiling sweep` for every knob; a pattern row's family is
 // exported by a filter over .VARIABLES.
 func TestMakefileExportsEveryKnob(t *testing.T) {
-	f, err := os.Open("../Makefile")
+	f, err := os.Open("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestMakefileExportsEveryKnob(t *testing.T) {
 		delete(exported, k.Env)
 	}
 	for name := range exported {
-		t.Errorf("Makefile: exports %s, which is no knob of harness/knobs.go", name)
+		t.Errorf("Makefile: exports %s, which is no knob of harness/knob/table.go", name)
 	}
 }
 
@@ -178,3 +179,5 @@ func TestScenarioHelpListsTheRegistry(t *testing.T) {
 		t.Errorf("placeholder left in: %s", k.HelpText())
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite the docs' knob tables")

@@ -1,4 +1,4 @@
-package harness
+package knob
 
 import (
 	"errors"
@@ -40,7 +40,7 @@ const MaxAgents = 64
 // variables), then its flags; Resolve turns it into a Plan, filling what
 // is still open (CPU sets, ladders) and validating it all before anything
 // boots. A zero CPU set or ladder means "not given". The
-// knob table (Knobs, knobs.go) maps each variable and flag to its field.
+// knob table (Knobs, table.go) maps each variable and flag to its field.
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
@@ -190,7 +190,7 @@ func QuickFromEnv(lookup func(string) (string, bool)) (bool, error) {
 }
 
 // ApplyEnv overrides o with the make variables that are set and not empty
-// (make exports empty ones), row by row of the knob table (knobs.go).
+// (make exports empty ones), row by row of the knob table (table.go).
 // environ lists NAME=VALUE pairs, scanned for the pattern rows
 // (CONNS_LADDER_<batch>). Every error names the variable. Early knobs
 // (QUICK) are the caller's, read before the defaults.
@@ -281,4 +281,15 @@ func (o *Options) ConnsLadder(batch int) Ladder {
 		return QuickConnsLadder(batch)
 	}
 	return DefaultConnsLadder(batch)
+}
+
+// ParsePortRange reads AGENTS_PORT_RANGE's "LO-HI".
+func ParsePortRange(s string) (lo, hi int, err error) {
+	a, b, ok := strings.Cut(s, "-")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 1024 || hi > 65535 || hi < lo {
+		return 0, 0, fmt.Errorf("%q is not a port range LO-HI within 1024-65535", s)
+	}
+	return lo, hi, nil
 }

@@ -1,0 +1,105 @@
+package knob
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// The two-arm sweep's knobs and their defaults (docs/compare.md has the
+// budget they make).
+const (
+	// The first pass of a two-arm sweep (DURATION, WARMUP there): short
+	// points, only to find each batch size's ceiling rung.
+	FirstPassDuration      = 3 * time.Second
+	FirstPassWarmup        = 1 * time.Second
+	QuickFirstPassDuration = 2 * time.Second
+	QuickFirstPassWarmup   = 1 * time.Second
+
+	// The compare phase's repeats (COMPARE_DURATION, COMPARE_WARMUP).
+	DefaultCompareDuration = 5 * time.Second
+	DefaultCompareWarmup   = 2 * time.Second
+	QuickCompareDuration   = 2 * time.Second
+	QuickCompareWarmup     = 1 * time.Second
+)
+
+func (o *Options) setCompareDefaults(quick bool) {
+	o.CompareReps, o.Alpha, o.CompareStop = result.DefaultCompareReps, result.DefaultAlpha, result.DefaultCompareStop
+	o.CompareMode = ModeAuto
+	o.CompareDuration, o.CompareWarmup = DefaultCompareDuration, DefaultCompareWarmup
+	if quick {
+		o.CompareDuration, o.CompareWarmup = QuickCompareDuration, QuickCompareWarmup
+	}
+}
+
+// TwoArm reports whether o asks for a two-arm sweep (BASE_TARGET set).
+func (o *Options) TwoArm() bool { return strings.TrimSpace(o.BaseTargetFile) != "" }
+
+// SetTwoArmDefaults lays the two-arm sweep's first-pass window and warm-up
+// over DefaultOptions' (DURATION and WARMUP mean the first pass's there).
+// The CLI calls it before the env and flags, as it chooses QUICK.
+func (o *Options) SetTwoArmDefaults() {
+	o.Duration, o.Warmup = FirstPassDuration, FirstPassWarmup
+	if o.Quick {
+		o.Duration, o.Warmup = QuickFirstPassDuration, QuickFirstPassWarmup
+	}
+}
+
+// BaseTargetFromEnv is BASE_TARGET, for the CLI, which needs to know
+// before the defaults are laid down.
+func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
+	v, _ := lookup("BASE_TARGET")
+	return strings.TrimSpace(v)
+}
+
+// The comparison's modes (COMPARE_MODE, docs/compare.md "Duet mode"):
+// interleaved runs the arms one after the other on the same CPUs; duet
+// runs them at the same time, each on its own half of the machine,
+// swapping the halves from block to block; auto is duet where the
+// machine has the CPUs for two halves, else interleaved.
+const (
+	ModeAuto        = "auto"
+	ModeInterleaved = "interleaved"
+	ModeDuet        = "duet"
+)
+
+// ParseHalf reads DUET_CPUSETS: the second half as SRV/LT, each a CPU
+// list in taskset's syntax ("3/2", "4-5/6").
+func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
+	s, g, ok := strings.Cut(v, "/")
+	if !ok {
+		return nil, nil, fmt.Errorf("%q is not SRV/LT (the second half's server CPUs, a slash, its generator CPUs: 3/2)", v)
+	}
+	if srv, err = pinning.Parse("server", strings.TrimSpace(s)); err != nil {
+		return nil, nil, err
+	}
+	if gen, err = pinning.Parse("generator", strings.TrimSpace(g)); err != nil {
+		return nil, nil, err
+	}
+	return srv, gen, nil
+}
+
+// Search modes (SEARCH).
+const (
+	SearchLadder = "ladder"
+	SearchBisect = "bisect"
+)
+
+// ScenarioDir is where SCENARIO=<name> finds <name>.json when no scenario
+// of that name is registered (SCENARIO=rooms).
+const ScenarioDir = "benchmark/scenarios"
+
+// scenarioFileExists reports whether SCENARIO=name names a file of
+// ScenarioDir.
+func scenarioFileExists(name string) bool {
+	if name == "" || strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(ScenarioDir, name+".json"))
+	return err == nil
+}
