@@ -16,7 +16,7 @@
 //
 // The pieces, each small and tested on its own:
 //
-//   - Options and Plan (options.go, plan.go, resolve.go): the knobs in
+//   - Plan (plan.go, resolve.go): the knobs (package harness/knob) in
 //     three layers (DefaultOptions, ApplyEnv for the make variables, the
 //     CLI's flags), then Resolve turns them into an immutable Plan once,
 //     before anything boots: CPU sets picked for the cores present, the
@@ -37,8 +37,6 @@
 //     per batch between the ladder's ends (bracket x4, then bisect in log
 //     space) that measures a third of a fine ladder's points or fewer and
 //     leaves every rule to Summarize; each point records its step.
-//   - target.Spec: the server under test from a target file, with {port}
-//     placeholders filled per point.
 //   - PointRunner: one point in, one Outcome out. ProcRunner is the real
 //     one; Sweep drives any runner, repeats the headline peak at the end
 //     (A-A) and fills the Result.

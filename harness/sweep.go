@@ -292,16 +292,16 @@ func measuredClean(s load.Summary) bool {
 // ConfigOf records the knobs after defaults, with the interleaved order.
 func ConfigOf(o *knob.Options) Config {
 	c := Config{
-		Scenario:          o.Scenario,
-		BatchLadder:       append([]int(nil), o.BatchLadder...),
-		ConnsLadders: map[string][]int{},
-		HeadlineBatch:     o.HeadlineBatch,
-		RecordSize:        o.RecordSize,
-		Reps:              o.Reps,
-		DurationNs:        int64(o.Duration),
-		WarmupNs:          int64(o.Warmup),
-		Quick:             o.Quick,
-		Search:            o.Search,
+		Scenario:      o.Scenario,
+		BatchLadder:   append([]int(nil), o.BatchLadder...),
+		ConnsLadders:  map[string][]int{},
+		HeadlineBatch: o.HeadlineBatch,
+		RecordSize:    o.RecordSize,
+		Reps:          o.Reps,
+		DurationNs:    int64(o.Duration),
+		WarmupNs:      int64(o.Warmup),
+		Quick:         o.Quick,
+		Search:        o.Search,
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
