@@ -10,6 +10,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func calibratedResult() *Result {
@@ -75,7 +76,7 @@ func TestFlagNearCap(t *testing.T) {
 		t.Errorf("warnings %q, want one saying batch 512 has no cap", r.Warnings)
 	}
 	tbl := new(strings.Builder)
-	if err := WriteTable(tbl, r); err != nil {
+	if err := result.WriteTable(tbl, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(tbl.String(), NearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestStealFraction(t *testing.T) {
@@ -160,7 +161,7 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 			}
 		}
 		var b bytes.Buffer
-		if err := WriteTable(&b, r); err != nil {
+		if err := result.WriteTable(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"CONTENDED: 3 of 3 points", "(contended)", "headline: none", "warning: contended: in 3 of 3 points"} {

@@ -43,7 +43,7 @@
 //   - Result.Summarize: the per-batch ceilings (highest clean point), the
 //     headline, the noise floor and the warnings, from the curve alone, so
 //     a partial curve (SIGINT) summarizes the same way.
-//   - WriteResult, WriteTable: the JSON written whole and moved into place
+//   - WriteResult, result.WriteTable: the JSON written whole and moved into place
 //     (never a truncated tracked file, never a -dirty ref because of the
 //     run), and the text table with lower bounds marked ">=".
 //   - SweepSecrets, RedactResult, RedactFile (secrets.go, internal/redact):

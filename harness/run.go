@@ -187,7 +187,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 			}
 		}
 	}
-	if err := WriteTable(stdout, r); err != nil {
+	if err := result.WriteTable(stdout, r); err != nil {
 		return r, errors.Join(sweepErr, writeErr, err)
 	}
 	if writeErr != nil {

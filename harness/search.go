@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 )
@@ -389,42 +388,4 @@ func probeOf(p Point, out Outcome) probe {
 	}
 	good := measuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)
 	return probe{conns: p.Connections, thr: p.ThroughputPerS, good: good}
-}
-
-// writeSearchPaths adds to the table, for a SEARCH=bisect sweep, each
-// batch's search path (per rep): the connections in the order run, a
-// failed point marked "!", and how the search ended (from the notes).
-func writeSearchPaths(b *strings.Builder, r *Result) {
-	if r.Config.Search != knob.SearchBisect {
-		return
-	}
-	type br struct{ batch, rep int }
-	var keys []br
-	paths := map[br][]string{}
-	for _, p := range r.Curve {
-		if p.Role != RoleSweep || p.SearchStep == 0 {
-			continue
-		}
-		k := br{p.Batch, p.Rep}
-		if _, ok := paths[k]; !ok {
-			keys = append(keys, k)
-		}
-		c := strconv.Itoa(p.Connections)
-		if p.Status != StatusOK {
-			c += "!"
-		}
-		paths[k] = append(paths[k], c)
-	}
-	if len(keys) == 0 {
-		return
-	}
-	b.WriteString("\nsearch paths (SEARCH=bisect; connections in the order run, ! failed):\n")
-	for _, k := range keys {
-		fmt.Fprintf(b, "  batch %d rep %d: %s (%d points)\n", k.batch, k.rep, strings.Join(paths[k], " > "), len(paths[k]))
-	}
-	for _, n := range r.Notes {
-		if strings.HasPrefix(n, "SEARCH=bisect: ") {
-			fmt.Fprintf(b, "  %s\n", strings.TrimPrefix(n, "SEARCH=bisect: "))
-		}
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // curve is a deterministic server for the search tests: what a point at
@@ -290,7 +291,7 @@ func TestBisectInterleavesBatchesAndReps(t *testing.T) {
 		t.Errorf("reps run: %v", reps)
 	}
 	var tab strings.Builder
-	if err := WriteTable(&tab, r); err != nil {
+	if err := result.WriteTable(&tab, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(tab.String(), "search paths (SEARCH=bisect") || !strings.Contains(tab.String(), "  batch 100 rep 1: 16 > 64 > 256 > ") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -61,7 +62,7 @@ func tableFixture() *Result {
 
 func TestWriteTableGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteTable(&b, tableFixture()); err != nil {
+	if err := result.WriteTable(&b, tableFixture()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "table.txt", b.Bytes())
@@ -73,7 +74,7 @@ func TestWriteTablePartialNoHeadline(t *testing.T) {
 	r.Partial, r.PartialReason = true, "interrupted after 1 of 5 points: interrupt"
 	r.Summarize()
 	var b bytes.Buffer
-	if err := WriteTable(&b, r); err != nil {
+	if err := result.WriteTable(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "table_partial.txt", b.Bytes())
@@ -86,7 +87,7 @@ func TestWriteTableMarksUncleanPoints(t *testing.T) {
 	r.Curve[2].Clean = false // batch 10, 64 connections: say it dropped one
 	r.Summarize()
 	var b bytes.Buffer
-	if err := WriteTable(&b, r); err != nil {
+	if err := result.WriteTable(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -11,6 +11,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -186,7 +187,7 @@ func TestSweepTwoArm(t *testing.T) {
 	}
 
 	var table bytes.Buffer
-	if err := WriteTable(&table, r); err != nil {
+	if err := result.WriteTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "table_twoarm.txt", table.Bytes())

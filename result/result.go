@@ -525,3 +525,9 @@ const (
 	StatusOK     = "ok"
 	StatusFailed = "failed"
 )
+
+// Search modes (Config.Search, SEARCH).
+const (
+	SearchLadder = "ladder" // every rung of every connection ladder
+	SearchBisect = "bisect" // bracket, then bisect, between each ladder's ends
+)

@@ -84,10 +84,10 @@ func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
 	return srv, gen, nil
 }
 
-// Search modes (SEARCH).
+// Search modes (SEARCH), as the result's config records them.
 const (
-	SearchLadder = "ladder"
-	SearchBisect = "bisect"
+	SearchLadder = result.SearchLadder
+	SearchBisect = result.SearchBisect
 )
 
 // ScenarioDir is where SCENARIO=<name> finds <name>.json when no scenario

@@ -1,0 +1,292 @@
+package result
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// WriteTable prints the sweep for a reader: errors first (a throughput taken
+// with errors measures the failure), then every point, the per-batch
+// ceilings, the headline with its regime and the A-A noise floor beside it,
+// and the warnings. A lower-bound figure is written ">=N" wherever it
+// appears.
+func WriteTable(w io.Writer, r *Result) error {
+	var b strings.Builder
+	writeCounts(&b, r)
+	if err := writePoints(&b, r.Curve); err != nil {
+		return err
+	}
+	writePointNotes(&b, r)
+	if err := writeCeilings(&b, r); err != nil {
+		return err
+	}
+	writeHeadline(&b, r)
+	if err := WriteComparison(&b, r.Comparison); err != nil {
+		return err
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeCounts leads with what went wrong: failed points and errors, then
+// contended and unclean ones, then the regime and the objective.
+func writeCounts(b *strings.Builder, r *Result) {
+	if r.Partial {
+		fmt.Fprintf(b, "PARTIAL RESULT: %s\n", r.PartialReason)
+	}
+	var failed, withErrors, contended, unclean int
+	for _, p := range r.Curve {
+		switch {
+		case p.Status != StatusOK:
+			failed++
+		case p.Errors > 0:
+			withErrors++
+		case p.Contended:
+			contended++
+		case !p.Clean:
+			unclean++
+		}
+	}
+	switch {
+	case failed+withErrors == 0:
+		fmt.Fprintf(b, "errors: none in %d points\n", len(r.Curve))
+	default:
+		fmt.Fprintf(b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
+	}
+	if contended > 0 {
+		who := Contenders(r.Curve)
+		if who != "" {
+			who = ": " + who
+		}
+		fmt.Fprintf(b, "CONTENDED: %d of %d points ran on pinned CPUs shared with other work or stolen by the hypervisor (not clean, not ceilings)%s\n", contended, len(r.Curve), who)
+	}
+	if unclean > 0 {
+		// No errors, yet not a ceiling: say so, or the row reads as one.
+		fmt.Fprintf(b, "NOT CLEAN: %d points without errors were saturated, short of connections, lost some or measured nothing (marked, not ceilings)\n", unclean)
+	}
+	fmt.Fprintf(b, "regime: %s\n", r.Regime)
+	if r.Config.Objective != "" {
+		fmt.Fprintf(b, "objective: %s (a ceiling is the clean point with the most connections that meets it)\n", r.Config.Objective)
+	}
+	b.WriteString("\n")
+}
+
+// writePoints is the table of every point, in the order run.
+func writePoints(b *strings.Builder, curve []Point) error {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
+	for _, p := range curve {
+		thr, p99, srv, gen := "-", "-", "-", "-"
+		if p.Status == StatusOK {
+			thr = Rate(p.ThroughputPerS, p.LowerBound)
+			p99 = FormatLatency(p.LatencyNs.P99)
+			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
+			pointLabel(p), p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, pointVerdict(p))
+	}
+	return tw.Flush()
+}
+
+// pointLabel is a point's index with its role, arm and duet half.
+func pointLabel(p Point) string {
+	idx := fmt.Sprint(p.Index)
+	switch p.Role {
+	case RoleAARepeat:
+		idx += " A-A"
+	case RoleHeadroom:
+		idx += " probe"
+	case RoleCompare:
+		idx += " cmp"
+	}
+	if p.Arm != "" {
+		idx += " " + p.Arm
+	}
+	if p.Half != "" {
+		idx += "/" + p.Half // the duet half it ran on
+	}
+	return idx
+}
+
+// pointVerdict is a point's verdict cell with what qualifies it.
+func pointVerdict(p Point) string {
+	verdict := verdictText(p.Verdict, p.LowerBound)
+	switch {
+	case p.Status == StatusOK && p.Contended:
+		verdict += " (contended)"
+	case p.Status == StatusOK && !p.Clean:
+		verdict += " (not clean)"
+	}
+	if c := p.NearCap; c != nil {
+		verdict += fmt.Sprintf(" (%.0f%% of the generator's cap)", c.PctOfCap)
+	}
+	if d := p.Drop; d != nil {
+		verdict += dropText(d)
+	}
+	if o := p.Objective; o != nil {
+		if o.Met {
+			verdict += ", objective met"
+		} else {
+			verdict += ", objective missed: " + o.Reasons()
+		}
+	}
+	return verdict
+}
+
+// writePointNotes are the lines under the points' table: each server's
+// share where there are several, why a point failed, the search paths.
+func writePointNotes(b *strings.Builder, r *Result) {
+	for _, p := range r.Curve {
+		if p.Status == StatusOK && len(p.Servers) > 0 {
+			// Several servers: the column is their sum; each one's share.
+			var parts []string
+			for _, s := range p.Servers {
+				parts = append(parts, fmt.Sprintf("%s %.2f", s.Name, s.MeanCores))
+			}
+			fmt.Fprintf(b, "point %d server cpu by server (cores): %s\n", p.Index, strings.Join(parts, ", "))
+		}
+	}
+	for _, p := range r.Curve {
+		if p.Status != StatusOK {
+			fmt.Fprintf(b, "point %d failed: %s\n", p.Index, p.FailReason)
+		}
+	}
+	writeSearchPaths(b, r)
+}
+
+// writeCeilings is the table of each batch's ceiling.
+func writeCeilings(b *strings.Builder, r *Result) error {
+	if r.Config.Objective != "" {
+		fmt.Fprintf(b, "\nceilings (per batch, the clean point with the most connections that meets the objective):\n")
+	} else {
+		fmt.Fprintf(b, "\nceilings (highest clean point per batch):\n")
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "batch\tconns\tthroughput/s\tp99\tverdict\t")
+	for _, c := range r.Ceilings {
+		if !c.Found {
+			fmt.Fprintf(tw, "%d\t-\tno clean point\t-\t-\t\n", c.Batch)
+			continue
+		}
+		top := ""
+		if c.AtLadderTop {
+			top = " (ladder top)"
+		}
+		fmt.Fprintf(tw, "%d\t%d%s\t%s\t%s\t%s\t\n", c.Batch, c.Connections, top,
+			Rate(c.ThroughputPerS, c.LowerBound), FormatLatency(c.LatencyNs.P99), verdictText(c.Verdict, c.LowerBound))
+	}
+	return tw.Flush()
+}
+
+// writeHeadline is the headline with the A-A noise floor beside it, and
+// the headroom probe's conclusion.
+func writeHeadline(b *strings.Builder, r *Result) {
+	b.WriteString("\n")
+	h := r.Headline
+	switch {
+	case h.Clean && r.Config.Objective != "":
+		fmt.Fprintf(b, "headline: %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
+			h.Connections, Rate(h.ThroughputPerS, h.LowerBound),
+			FormatLatency(h.LatencyNs.P99), verdictText(h.Verdict, h.LowerBound), h.Batch)
+	case h.Clean:
+		fmt.Fprintf(b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
+			Rate(h.ThroughputPerS, h.LowerBound), h.Batch, h.Connections,
+			FormatLatency(h.LatencyNs.P99), verdictText(h.Verdict, h.LowerBound))
+	default:
+		fmt.Fprintf(b, "headline: none: batch %d has no clean point (not publishable)", h.Batch)
+	}
+	switch {
+	case r.NoiseFloorPct != nil:
+		fmt.Fprintf(b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
+	case r.Comparison != nil:
+		b.WriteString(", no A-A repeat in a two-arm sweep: the comparison's repeats measure the noise\n")
+	default:
+		b.WriteString(", noise floor (A-A) unknown: no repeat\n")
+	}
+	if p := r.HeadroomProbe; p != nil {
+		fmt.Fprintf(b, "headroom probe (point %d): %s\n", p.Index, p.Conclusion)
+	}
+}
+
+func cpuCell(c CPUStats) string {
+	if c.Samples == 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
+	if Shared(c) {
+		s += fmt.Sprintf(" cpus %.0f%% busy", c.PinnedBusy*100)
+	}
+	if Stolen(c) {
+		s += fmt.Sprintf(" steal %.0f%%", c.StealFraction*100)
+	}
+	return s
+}
+
+func verdictText(v string, lowerBound bool) string {
+	if lowerBound {
+		return v + " (lower bound)"
+	}
+	return v
+}
+
+// dropText is a point's DROP outcome for the table.
+func dropText(d *load.DropResult) string {
+	s := fmt.Sprintf("; drop %d:", d.Dropped)
+	if d.ServerUp && d.ReadyAfterNs != nil {
+		s += " ready after " + FormatLatency(*d.ReadyAfterNs)
+	} else {
+		s += " SERVER DID NOT ANSWER"
+	}
+	if d.NewClientOK {
+		s += ", new client served"
+	} else {
+		s += ", NEW CLIENT NOT SERVED"
+	}
+	return s
+}
+
+// writeSearchPaths adds to the table, for a SEARCH=bisect sweep, each
+// batch's search path (per rep): the connections in the order run, a
+// failed point marked "!", and how the search ended (from the notes).
+func writeSearchPaths(b *strings.Builder, r *Result) {
+	if r.Config.Search != SearchBisect {
+		return
+	}
+	type br struct{ batch, rep int }
+	var keys []br
+	paths := map[br][]string{}
+	for _, p := range r.Curve {
+		if p.Role != RoleSweep || p.SearchStep == 0 {
+			continue
+		}
+		k := br{p.Batch, p.Rep}
+		if _, ok := paths[k]; !ok {
+			keys = append(keys, k)
+		}
+		c := strconv.Itoa(p.Connections)
+		if p.Status != StatusOK {
+			c += "!"
+		}
+		paths[k] = append(paths[k], c)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	b.WriteString("\nsearch paths (SEARCH=bisect; connections in the order run, ! failed):\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "  batch %d rep %d: %s (%d points)\n", k.batch, k.rep, strings.Join(paths[k], " > "), len(paths[k]))
+	}
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "SEARCH=bisect: ") {
+			fmt.Fprintf(b, "  %s\n", strings.TrimPrefix(n, "SEARCH=bisect: "))
+		}
+	}
+}
