@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
@@ -98,7 +99,7 @@ func TestCaptureProfileFails(t *testing.T) {
 	})
 }
 
-// TestCaptureProfileTooLarge: the body is bounded by MaxProfileBytes.
+// TestCaptureProfileTooLarge: the body is bounded by scrape.MaxProfileBytes.
 func TestCaptureProfileTooLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 64 MiB")
@@ -106,7 +107,7 @@ func TestCaptureProfileTooLarge(t *testing.T) {
 	ms := newMetricsServer(t)
 	ms.set(func(w http.ResponseWriter, r *http.Request) {
 		chunk := make([]byte, 1<<20)
-		for range MaxProfileBytes>>20 + 1 {
+		for range scrape.MaxProfileBytes>>20 + 1 {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
@@ -114,7 +115,7 @@ func TestCaptureProfileTooLarge(t *testing.T) {
 	})
 	dir := t.TempDir()
 	out := runCapture(capturePoint(target.Spec{Profile: &target.ProfileSpec{URL: "http://{addr}/p"}}, ms.port(t), time.Second, dir), 0)
-	if !strings.Contains(out.ProfileError, fmt.Sprintf("larger than %d bytes", MaxProfileBytes)) || out.ProfileFile != "" {
+	if !strings.Contains(out.ProfileError, fmt.Sprintf("larger than %d bytes", scrape.MaxProfileBytes)) || out.ProfileFile != "" {
 		t.Errorf("profile %q, error %q", out.ProfileFile, out.ProfileError)
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
@@ -23,8 +24,8 @@ type windowCapture struct {
 
 	metrics    *MetricsSpec
 	metricsURL string
-	before     chan metricsRead // the before read, once done
-	after      metricsRead
+	before     chan scrape.Reading // the before read, once done
+	after      scrape.Reading
 	afterOK    bool // the after read ran
 
 	profileFile, profileErr string
@@ -36,9 +37,9 @@ func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 	c := &windowCapture{metrics: p.target.Metrics}
 	if c.metrics != nil {
 		c.metricsURL = target.Expand(c.metrics.URL, p.addr)
-		c.before = make(chan metricsRead, 1)
-		client := newCaptureClient(MetricsTimeout)
-		go func() { c.before <- readMetrics(ctx, client, c.metricsURL, c.metrics.Format) }()
+		c.before = make(chan scrape.Reading, 1)
+		client := scrape.NewClient(scrape.MetricsTimeout)
+		go func() { c.before <- scrape.Read(ctx, client, c.metricsURL, c.metrics.Format) }()
 	}
 	if dir := p.pr.o.ProfileDir; dir != "" {
 		if p.target.Profile == nil || p.target.Profile.URL == "" {
@@ -47,11 +48,11 @@ func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 		}
 		path := ProfilePath(dir, p.spec)
 		rawURL := target.ExpandProfile(p.target.Profile.URL, p.addr, p.window)
-		client := newCaptureClient(p.window + ProfileSlack)
+		client := scrape.NewClient(p.window + scrape.ProfileSlack)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			if err := fetchProfile(ctx, client, rawURL, path); err != nil {
+			if err := scrape.FetchProfile(ctx, client, rawURL, path); err != nil {
 				c.profileErr = err.Error()
 				return
 			}
@@ -72,7 +73,7 @@ func (c *windowCapture) windowEnded(ctx context.Context) {
 		defer c.wg.Done()
 		before := <-c.before
 		c.before <- before
-		c.after, c.afterOK = readMetrics(ctx, newCaptureClient(MetricsTimeout), c.metricsURL, c.metrics.Format), true
+		c.after, c.afterOK = scrape.Read(ctx, scrape.NewClient(scrape.MetricsTimeout), c.metricsURL, c.metrics.Format), true
 	}()
 }
 
@@ -87,11 +88,11 @@ func (c *windowCapture) finish(out *Outcome) {
 	before := <-c.before
 	after := c.after
 	if !c.afterOK {
-		after = metricsRead{err: errNoAfterRead}
+		after = scrape.Failed(errNoAfterRead)
 	}
 	format := c.metrics.Format
 	if format == "" {
 		format = target.MetricsPrometheus
 	}
-	out.ServerMetrics = diffMetrics(format, before, after)
+	out.ServerMetrics = scrape.Diff(format, before, after)
 }

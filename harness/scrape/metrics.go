@@ -1,4 +1,4 @@
-package harness
+package scrape
 
 import (
 	"bytes"
@@ -10,18 +10,22 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
+	"github.com/ceiling-bench/ceiling/result"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
 
-// Server metrics: a target may name an HTTP endpoint where the server
+// A target may name an HTTP endpoint where the server
 // under test publishes its own figures ("metrics" in the target file). The
 // harness reads it right before a point's measured window opens and right
 // after it ends, and records every numeric series' change over the window
@@ -48,10 +52,10 @@ type sample struct {
 	v   float64
 }
 
-// newCaptureClient is the HTTP client of metrics reads and profile
+// NewClient is the HTTP client of metrics reads and profile
 // fetches: no redirects (a 3xx is an error naming it, never a hop to
 // another address), no proxy (the server is on loopback) and timeout.
-func newCaptureClient(timeout time.Duration) *http.Client {
+func NewClient(timeout time.Duration) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
 	return &http.Client{
@@ -63,9 +67,9 @@ func newCaptureClient(timeout time.Duration) *http.Client {
 	}
 }
 
-// httpGet GETs rawURL and returns the response of a 2xx status; any error
+// Get GETs rawURL and returns the response of a 2xx status; any error
 // names the URL without its query (safeURL) and says a timeout is one.
-func httpGet(ctx context.Context, client *http.Client, rawURL, accept string) (*http.Response, error) {
+func Get(ctx context.Context, client *http.Client, rawURL, accept string) (*http.Response, error) {
 	safe := target.SafeURL(rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
@@ -93,8 +97,8 @@ func httpGet(ctx context.Context, client *http.Client, rawURL, accept string) (*
 	return resp, nil
 }
 
-// readBounded reads at most limit bytes of r; more is an error.
-func readBounded(r io.Reader, limit int64, what string) ([]byte, error) {
+// ReadBounded reads at most limit bytes of r; more is an error.
+func ReadBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", what, err)
@@ -105,34 +109,34 @@ func readBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 	return b, nil
 }
 
-// metricsRead is one read of the endpoint: its series, when the response
+// Reading is one read of the endpoint: its series, when the response
 // arrived, and why it failed.
-type metricsRead struct {
+type Reading struct {
 	series map[string]sample
 	at     time.Time
 	err    error
 }
 
-// readMetrics reads and parses the endpoint once.
-func readMetrics(ctx context.Context, client *http.Client, rawURL, format string) metricsRead {
+// Read reads and parses the endpoint once.
+func Read(ctx context.Context, client *http.Client, rawURL, format string) Reading {
 	accept := "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 	if format == target.MetricsJSON {
 		accept = "application/json"
 	}
-	resp, err := httpGet(ctx, client, rawURL, accept)
+	resp, err := Get(ctx, client, rawURL, accept)
 	if err != nil {
-		return metricsRead{err: err}
+		return Reading{err: err}
 	}
 	defer resp.Body.Close()
 	at := time.Now()
-	body, err := readBounded(resp.Body, MaxMetricsBody, "the body")
+	body, err := ReadBounded(resp.Body, MaxMetricsBody, "the body")
 	if err == nil {
 		var s map[string]sample
 		if s, err = parseMetrics(format, body); err == nil {
-			return metricsRead{series: s, at: at}
+			return Reading{series: s, at: at}
 		}
 	}
-	return metricsRead{err: fmt.Errorf("GET %s: %w", target.SafeURL(rawURL), err)}
+	return Reading{err: fmt.Errorf("GET %s: %w", target.SafeURL(rawURL), err)}
 }
 
 // parseMetrics parses a body in format (prometheus when empty).
@@ -242,9 +246,9 @@ func parseJSONMetrics(body []byte) (map[string]sample, error) {
 	return out, nil
 }
 
-// diffMetrics makes the point's record of two reads.
-func diffMetrics(format string, before, after metricsRead) *ServerMetrics {
-	sm := &ServerMetrics{Format: format, Series: []MetricSeries{}}
+// Diff makes the point's record of two reads.
+func Diff(format string, before, after Reading) *result.ServerMetrics {
+	sm := &result.ServerMetrics{Format: format, Series: []result.MetricSeries{}}
 	var errs []string
 	if before.err != nil {
 		errs = append(errs, "before the window: "+before.err.Error())
@@ -274,7 +278,7 @@ func diffMetrics(format string, before, after metricsRead) *ServerMetrics {
 		sorted = sorted[:MaxMetricSeries]
 	}
 	for _, n := range sorted {
-		s := MetricSeries{Name: n}
+		s := result.MetricSeries{Name: n}
 		b, okB := before.series[n]
 		a, okA := after.series[n]
 		if okB {
@@ -305,3 +309,51 @@ func ptr[T any](v T) *T { return &v }
 
 // finite: a value JSON can hold.
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// FetchProfile GETs rawURL and saves its body at path, through a
+// temporary file renamed into place; whatever an earlier run left at path
+// is removed first, so a failed fetch never leaves an old profile that
+// looks like this point's.
+func FetchProfile(ctx context.Context, client *http.Client, rawURL, path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--profile %s: %w", dir, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the stale %s: %w", path, err)
+	}
+	resp, err := Get(ctx, client, rawURL, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	tmp, err := atomicfile.Create(path, "")
+	if err != nil {
+		return fmt.Errorf("--profile %s: %w", dir, err)
+	}
+	defer tmp.Abort() // a no-op once committed
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, MaxProfileBytes+1))
+	switch {
+	case err != nil:
+		var ue interface{ Timeout() bool }
+		if errors.As(err, &ue) && ue.Timeout() {
+			return fmt.Errorf("GET %s: body timed out after %s", target.SafeURL(rawURL), client.Timeout)
+		}
+		return fmt.Errorf("GET %s: read the body: %v", target.SafeURL(rawURL), err)
+	case n > MaxProfileBytes:
+		return fmt.Errorf("GET %s: the profile is larger than %d bytes", target.SafeURL(rawURL), MaxProfileBytes)
+	case n == 0:
+		return fmt.Errorf("GET %s: empty body", target.SafeURL(rawURL))
+	}
+	return tmp.Commit(0o600) // CreateTemp's mode, as the profile always had
+}
+
+// Bounds of one profile fetch: its body, and how long past {seconds} the
+// server may take to answer.
+const (
+	MaxProfileBytes = 64 << 20
+	ProfileSlack    = 10 * time.Second
+)
+
+// Failed is a reading that did not happen, for why.
+func Failed(why error) Reading { return Reading{err: why} }
