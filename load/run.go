@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -56,30 +57,13 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	if cfg.MeasureMarker != "" {
-		// A marker left by an earlier run would start the watcher's
-		// sampling before this run's window.
-		if err := os.Remove(cfg.MeasureMarker); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("--measure-marker %s: removing a stale marker: %w", cfg.MeasureMarker, err)
-		}
-	}
-	if cfg.StartGate != "" {
-		if err := removeStaleGate(cfg.StartGate); err != nil {
-			return nil, err
-		}
+	if err := removeStaleFiles(&cfg); err != nil {
+		return nil, err
 	}
 	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: cfg}
-	pool, err := payload.New(cfg.Payload, cfg.PayloadSeed, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, cfg.Batch, cfg.Connections))
+	sc, drain, err := newScenario(&cfg)
 	if err != nil {
 		return nil, err
-	}
-	sc, err := cfg.Params.New(&cfg, pool)
-	if err != nil {
-		return nil, err
-	}
-	drain := int64(Drain)
-	if d, ok := sc.(Drainer); ok {
-		drain = d.DrainNs()
 	}
 	merged := NewRecorder(true, cfg.OpenLoop())
 	finish := func() *Result {
@@ -97,6 +81,81 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		fmt.Fprintln(progress, note)
 	}
 	ctx = wsconn.WithSourceAddrs(ctx, wsconn.NewSourceAddrs(addrs))
+	open, err := connectPhase(ctx, &cfg, sc, merged, progress)
+	res.Summary.ConnectionsOpen = open
+	if err != nil {
+		fillSummary(res, merged, open, 0)
+		return finish(), err
+	}
+
+	// The connect phase's garbage (handshake buffers, and the read
+	// buffers of connections an event loop took over) goes back to the
+	// OS now, before the warm-up: otherwise the heap it grew stays
+	// resident through the window and every connection looks that much
+	// dearer than it is (make bench, section 6). One collection, outside
+	// the window.
+	debug.FreeOSMemory()
+	loadAt, err := waitForStart(ctx, &cfg, opts.Start, open)
+	if err != nil {
+		fillSummary(res, merged, open, 0)
+		return finish(), err
+	}
+	w := NewWindow(loadAt, &cfg, drain)
+	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
+	markerErr := measureWindow(ctx, w, &cfg, sc, merged, opts.Recorded, res, open, addrs)
+	if cfg.Drop && ctx.Err() == nil {
+		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
+		dr, err := dropAll(ctx, sc, cfg.DropProbe)
+		if err != nil {
+			finish()
+			return res, err
+		}
+		res.Summary.Drop = dr
+	}
+	finish()
+	return res, runError(ctx, res, sc, markerErr)
+}
+
+// removeStaleFiles removes what an earlier run may have left at the
+// measure marker and the start gate, before this run creates its own.
+func removeStaleFiles(cfg *Config) error {
+	if cfg.MeasureMarker != "" {
+		// A marker left by an earlier run would start the watcher's
+		// sampling before this run's window.
+		if err := os.Remove(cfg.MeasureMarker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--measure-marker %s: removing a stale marker: %w", cfg.MeasureMarker, err)
+		}
+	}
+	if cfg.StartGate != "" {
+		if err := removeStaleGate(cfg.StartGate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newScenario builds the payload pool and the scenario over it, and the
+// drain the scenario asks for (Drain unless it is a Drainer).
+func newScenario(cfg *Config) (Scenario, int64, error) {
+	pool, err := payload.New(cfg.Payload, cfg.PayloadSeed, cfg.RecordSize, payload.PoolSize(cfg.RecordSize, cfg.Batch, cfg.Connections))
+	if err != nil {
+		return nil, 0, err
+	}
+	sc, err := cfg.Params.New(cfg, pool)
+	if err != nil {
+		return nil, 0, err
+	}
+	drain := int64(Drain)
+	if d, ok := sc.(Drainer); ok {
+		drain = d.DrainNs()
+	}
+	return sc, drain, nil
+}
+
+// connectPhase opens the connections, records each failure in merged,
+// and returns how many opened. The error is set when none opened or the
+// context ended meanwhile; the run then stops unmeasured.
+func connectPhase(ctx context.Context, cfg *Config, sc Scenario, merged *Recorder, progress io.Writer) (int, error) {
 	fmt.Fprintf(progress, "connecting %d (%s)...\n", cfg.Connections, cfg.ConnectStrategy)
 	errs := connectAll(ctx, cfg.ConnectStrategy, cfg.ConnectConcurrency, time.Duration(cfg.ConnectStaggerMs)*time.Millisecond, cfg.Connections, sc.Connect)
 	open := 0
@@ -111,49 +170,47 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			firstErr = err
 		}
 	}
-	res.Summary.ConnectionsOpen = open
 	if open == 0 {
-		fillSummary(res, merged, open, 0)
-		return finish(), fmt.Errorf("%w: %d of %d failed, first: %w", ErrNoConnections, cfg.Connections, cfg.Connections, firstErr)
+		return open, fmt.Errorf("%w: %d of %d failed, first: %w", ErrNoConnections, cfg.Connections, cfg.Connections, firstErr)
 	}
 	if ctx.Err() != nil {
-		fillSummary(res, merged, open, 0)
-		return finish(), ctx.Err()
+		return open, ctx.Err()
 	}
+	return open, nil
+}
 
-	// The connect phase's garbage (handshake buffers, and the read
-	// buffers of connections an event loop took over) goes back to the
-	// OS now, before the warm-up: otherwise the heap it grew stays
-	// resident through the window and every connection looks that much
-	// dearer than it is (make bench, section 6). One collection, outside
-	// the window.
-	debug.FreeOSMemory()
+// waitForStart returns when the load starts, on Mono's clock: now, or
+// the time start (or, without it, the start gate) names, once reached.
+func waitForStart(ctx context.Context, cfg *Config, start func(context.Context, int) (int64, error), open int) (int64, error) {
 	loadAt := Mono()
-	if opts.Start == nil && cfg.StartGate != "" {
-		opts.Start = gateStart(cfg.StartGate)
+	if start == nil && cfg.StartGate != "" {
+		start = gateStart(cfg.StartGate)
 	}
-	if opts.Start != nil {
-		at, err := opts.Start(ctx, open)
+	if start != nil {
+		at, err := start(ctx, open)
 		if err != nil {
-			fillSummary(res, merged, open, 0)
-			return finish(), fmt.Errorf("start: %w", err)
+			return 0, fmt.Errorf("start: %w", err)
 		}
 		if !SleepUntil(at, ctx.Done()) {
-			fillSummary(res, merged, open, 0)
-			return finish(), ctx.Err()
+			return 0, ctx.Err()
 		}
 		loadAt = at
 	}
-	w := NewWindow(loadAt, &cfg, drain)
-	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
+	return loadAt, nil
+}
+
+// measureWindow applies the load through the window w, merges the
+// connections' records into merged and fills res's summary and generator
+// stats. It returns the measure marker's error, if any.
+func measureWindow(ctx context.Context, w Window, cfg *Config, sc Scenario, merged *Recorder, recorded func(*Recorder), res *Result, open int, addrs []netip.Addr) error {
 	obs := startObserver(ctx, w, cfg.MeasureMarker, sc)
 	recs := sc.Load(ctx, w)
 	stats, markerErr := obs.wait()
 	for _, r := range recs {
 		merged.Merge(r)
 	}
-	if opts.Recorded != nil {
-		opts.Recorded(merged)
+	if recorded != nil {
+		recorded(merged)
 	}
 	measured := w.End - w.Start
 	if now := Mono(); now < w.End {
@@ -168,26 +225,22 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		res.Generator.SourceAddrs = sourceStrings(addrs)
 	}
 	reportLoops(&res.Generator, sc, w)
-	if cfg.Drop && ctx.Err() == nil {
-		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
-		dr, err := dropAll(ctx, sc, cfg.DropProbe)
-		if err != nil {
-			finish()
-			return res, err
-		}
-		res.Summary.Drop = dr
-	}
-	finish()
+	return markerErr
+}
+
+// runError is the error of a run that reached its window: the marker's,
+// an interruption, or nothing having arrived; nil when none.
+func runError(ctx context.Context, res *Result, sc Scenario, markerErr error) error {
 	if markerErr != nil {
-		return res, fmt.Errorf("--measure-marker: %w", markerErr)
+		return fmt.Errorf("--measure-marker: %w", markerErr)
 	}
 	if ctx.Err() != nil {
-		return res, fmt.Errorf("interrupted before the window ended: %w", ctx.Err())
+		return fmt.Errorf("interrupted before the window ended: %w", ctx.Err())
 	}
 	if err := nothingArrived(res, sc); err != nil {
-		return res, err
+		return err
 	}
-	return res, nil
+	return nil
 }
 
 // ErrNothingArrived is a run that ran its window and got not one message
