@@ -73,6 +73,24 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if given == nil {
 		given = func(string) bool { return false }
 	}
+	if err := c.validateScenarioURLs(); err != nil {
+		return err
+	}
+	if err := c.validateLoad(given); err != nil {
+		return err
+	}
+	if err := c.validateConnect(given); err != nil {
+		return err
+	}
+	if err := c.validatePaths(); err != nil {
+		return err
+	}
+	return c.Params.Validate(c, given)
+}
+
+// validateScenarioURLs looks the scenario up, fills its default params
+// and URL, and checks every --url against what the scenario drives.
+func (c *Config) validateScenarioURLs() error {
 	d, err := lookupScenario(c.Scenario)
 	if err != nil {
 		return err
@@ -106,6 +124,12 @@ func (c *Config) Validate(given func(flag string) bool) error {
 			return fmt.Errorf("--url %q: want ws://host:port/path (wss is not supported)", s)
 		}
 	}
+	return nil
+}
+
+// validateLoad checks the knobs that shape the load: connections, batch,
+// record size, duration, warm-up, rate, in-flight cap, payload and drop.
+func (c *Config) validateLoad(given func(flag string) bool) error {
 	if c.Connections < 1 {
 		return fmt.Errorf("--connections %d: must be at least 1", c.Connections)
 	}
@@ -145,6 +169,12 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if c.Payload == payload.Constant && given("payload-seed") {
 		return fmt.Errorf("--payload-seed is only read by --payload json or random")
 	}
+	return nil
+}
+
+// validateConnect checks the connect strategy, the knobs only one
+// strategy reads, and the source addresses.
+func (c *Config) validateConnect(given func(flag string) bool) error {
 	switch c.ConnectStrategy {
 	case ConnectBounded, ConnectStagger, ConnectAllAtOnce:
 	default:
@@ -165,6 +195,12 @@ func (c *Config) Validate(given func(flag string) bool) error {
 	if _, _, err := ParseSourceAddrs(c.SourceAddrs); err != nil {
 		return err
 	}
+	return nil
+}
+
+// validatePaths checks that every output or signal file's directory
+// exists, so a run does not end unwritten.
+func (c *Config) validatePaths() error {
 	for _, f := range []struct{ flag, path string }{{"--json", c.JSONPath}, {"--measure-marker", c.MeasureMarker}, {"--start-gate", c.StartGate}} {
 		if f.path == "" {
 			continue
@@ -173,7 +209,7 @@ func (c *Config) Validate(given func(flag string) bool) error {
 			return fmt.Errorf("%s %s: its directory does not exist", f.flag, f.path)
 		}
 	}
-	return c.Params.Validate(c, given)
+	return nil
 }
 
 // OpenLoop reports whether the run is paced by --rate.
