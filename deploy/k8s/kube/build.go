@@ -194,11 +194,27 @@ func guaranteed(cpu int, mem string) corev1.ResourceRequirements {
 // Build makes the objects for p; p must be valid.
 func Build(p Params) Objects {
 	var o Objects
-	meta := func(name, component string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: labels(component)}
+	if p.External == "" {
+		// Rather not on an agent's node: the server and the coordinator.
+		away := awayFromAgents()
+		o.Target = targetConfigMap(p)
+		o.ServerService = headless(p, ServerName, p.ServerPort)
+		o.Server = serverPod(p, away)
+		o.Service = headless(p, CoordinatorName, p.Port)
+		o.Coordinator = coordinatorPod(p, away)
 	}
-	// Rather not on an agent's node: the server and the coordinator.
-	awayFromAgents := &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+	o.Job = agentJob(p)
+	return o
+}
+
+// objectMeta names an object of p's namespace and labels its component.
+func objectMeta(p Params, name, component string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: p.Namespace, Labels: labels(component)}
+}
+
+// awayFromAgents prefers a node that runs no agent.
+func awayFromAgents() *corev1.Affinity {
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
 			Weight: 100,
 			PodAffinityTerm: corev1.PodAffinityTerm{
@@ -207,88 +223,103 @@ func Build(p Params) Objects {
 			},
 		}},
 	}}
-	headless := func(name string, port int) *corev1.Service {
-		return &corev1.Service{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: meta(name, componentOf(name)),
-			Spec: corev1.ServiceSpec{
-				ClusterIP: corev1.ClusterIPNone,
-				Selector:  labels(componentOf(name)),
-				Ports: []corev1.ServicePort{{
-					Name: portName(name), Port: int32(port), Protocol: corev1.ProtocolTCP,
-					TargetPort: intstr.FromInt32(int32(port)),
-				}},
-			},
-		}
+}
+
+// headless is the headless Service in front of the pod called name.
+func headless(p Params, name string, port int) *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: objectMeta(p, name, componentOf(name)),
+		Spec: corev1.ServiceSpec{
+			ClusterIP: corev1.ClusterIPNone,
+			Selector:  labels(componentOf(name)),
+			Ports: []corev1.ServicePort{{
+				Name: portName(name), Port: int32(port), Protocol: corev1.ProtocolTCP,
+				TargetPort: intstr.FromInt32(int32(port)),
+			}},
+		},
 	}
-	if p.External == "" {
-		o.Target = &corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: meta(TargetName, ComponentCoord),
-			Data:       map[string]string{"target.json": TargetJSON(p)},
-		}
-		o.ServerService = headless(ServerName, p.ServerPort)
-		addr := "0.0.0.0:" + strconv.Itoa(p.ServerPort)
-		o.Server = &corev1.Pod{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: meta(ServerName, ComponentServer),
-			Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Affinity:      awayFromAgents,
-				Containers: []corev1.Container{{
-					Name:  "server",
-					Image: p.Image,
-					Command: []string{"refserver", "--addr", addr,
-						"--app-id", "app-id", "--key", "app-key", "--secret", "app-secret"},
-					Ports:     []corev1.ContainerPort{{Name: "ws", ContainerPort: int32(p.ServerPort), Protocol: corev1.ProtocolTCP}},
-					Resources: guaranteed(p.ServerCPU, p.Memory),
-					Env:       []corev1.EnvVar{{Name: "GOMAXPROCS", Value: strconv.Itoa(p.ServerCPU)}},
-				}},
-			},
-		}
-		o.Service = headless(CoordinatorName, p.Port)
-		env := []corev1.EnvVar{
-			{Name: "AGENTS", Value: strconv.Itoa(p.Agents)},
-			{Name: "AGENTS_LISTEN", Value: "0.0.0.0:" + strconv.Itoa(p.Port)},
-			{Name: "TARGET", Value: TargetPath},
-			{Name: "OUT", Value: "/out/ceiling.json"},
-		}
-		if p.Quick {
-			env = append(env, corev1.EnvVar{Name: "QUICK", Value: "1"})
-		}
-		o.Coordinator = &corev1.Pod{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: meta(CoordinatorName, ComponentCoord),
-			Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Affinity:      awayFromAgents,
-				Containers: []corev1.Container{{
-					Name:      "coordinator",
-					Image:     p.Image,
-					Command:   []string{"ceiling", "sweep"},
-					Env:       env,
-					Ports:     []corev1.ContainerPort{{Name: "agents", ContainerPort: int32(p.Port), Protocol: corev1.ProtocolTCP}},
-					Resources: guaranteed(p.CoordinatorCPU, p.Memory),
-					VolumeMounts: []corev1.VolumeMount{
-						{Name: "target", MountPath: path.Dir(TargetPath), ReadOnly: true},
-						{Name: "out", MountPath: "/out"},
-						{Name: "tmp", MountPath: "/tmp"}, // the harness's work files; the image runs as non-root
-					},
-				}},
-				Volumes: []corev1.Volume{
-					{Name: "target", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-						LocalObjectReference: corev1.LocalObjectReference{Name: TargetName}}}},
-					{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-					{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+}
+
+// targetConfigMap holds the coordinator's target file.
+func targetConfigMap(p Params) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: objectMeta(p, TargetName, ComponentCoord),
+		Data:       map[string]string{"target.json": TargetJSON(p)},
+	}
+}
+
+// serverPod runs the reference server under test.
+func serverPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
+	addr := "0.0.0.0:" + strconv.Itoa(p.ServerPort)
+	return &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: objectMeta(p, ServerName, ComponentServer),
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Affinity:      affinity,
+			Containers: []corev1.Container{{
+				Name:  "server",
+				Image: p.Image,
+				Command: []string{"refserver", "--addr", addr,
+					"--app-id", "app-id", "--key", "app-key", "--secret", "app-secret"},
+				Ports:     []corev1.ContainerPort{{Name: "ws", ContainerPort: int32(p.ServerPort), Protocol: corev1.ProtocolTCP}},
+				Resources: guaranteed(p.ServerCPU, p.Memory),
+				Env:       []corev1.EnvVar{{Name: "GOMAXPROCS", Value: strconv.Itoa(p.ServerCPU)}},
+			}},
+		},
+	}
+}
+
+// coordinatorPod runs `ceiling sweep` over the target file, waiting for
+// the agents on p.Port.
+func coordinatorPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
+	env := []corev1.EnvVar{
+		{Name: "AGENTS", Value: strconv.Itoa(p.Agents)},
+		{Name: "AGENTS_LISTEN", Value: "0.0.0.0:" + strconv.Itoa(p.Port)},
+		{Name: "TARGET", Value: TargetPath},
+		{Name: "OUT", Value: "/out/ceiling.json"},
+	}
+	if p.Quick {
+		env = append(env, corev1.EnvVar{Name: "QUICK", Value: "1"})
+	}
+	return &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: objectMeta(p, CoordinatorName, ComponentCoord),
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Affinity:      affinity,
+			Containers: []corev1.Container{{
+				Name:      "coordinator",
+				Image:     p.Image,
+				Command:   []string{"ceiling", "sweep"},
+				Env:       env,
+				Ports:     []corev1.ContainerPort{{Name: "agents", ContainerPort: int32(p.Port), Protocol: corev1.ProtocolTCP}},
+				Resources: guaranteed(p.CoordinatorCPU, p.Memory),
+				VolumeMounts: []corev1.VolumeMount{
+					{Name: "target", MountPath: path.Dir(TargetPath), ReadOnly: true},
+					{Name: "out", MountPath: "/out"},
+					{Name: "tmp", MountPath: "/tmp"}, // the harness's work files; the image runs as non-root
 				},
+			}},
+			Volumes: []corev1.Volume{
+				{Name: "target", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: TargetName}}}},
+				{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			},
-		}
+		},
 	}
+}
+
+// agentJob is the indexed Job of p.Agents agents, one per node.
+func agentJob(p Params) *batchv1.Job {
 	n := int32(p.Agents)
 	indexed := batchv1.IndexedCompletion
-	o.Job = &batchv1.Job{
+	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta(JobName, ComponentAgent),
+		ObjectMeta: objectMeta(p, JobName, ComponentAgent),
 		Spec: batchv1.JobSpec{
 			CompletionMode:          &indexed,
 			Completions:             &n,
@@ -317,7 +348,6 @@ func Build(p Params) Objects {
 			},
 		},
 	}
-	return o
 }
 
 func componentOf(name string) string {
