@@ -44,80 +44,27 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return usageError{err}
 	}
-	fs := flag.NewFlagSet("ceiling calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); fs.PrintDefaults() }
-	// The sweep's own knobs, from its table (the null sink stands on the
-	// server's CPUs): the same flags, variables, help and checks.
-	for _, env := range calibrateKnobs {
-		k, ok := knob.KnobByEnv(env)
-		if !ok {
-			return fmt.Errorf("ceiling calibrate: no knob %s in the table", env)
-		}
-		fs.Var(knob.KnobValue{K: k, O: &o}, k.Flag, k.FlagUsage())
-	}
-	scenarios := fs.String("scenario", o.Scenario, "scenarios, comma separated (SCENARIO); those without a null sink are listed as skipped")
-	conns := fs.String("conns", knob.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
-	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
-	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
-	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
-	sinkWrites := fs.String("sink-writes", calibrate.WritesBatched, "how the null sink writes its replies: batched (one write per read: the server side costs least) | per-message (one write per reply, as most servers write)")
-	serveSink := fs.Bool("serve-sink", false, "internal: be the null sink process (prints ready ADDR)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("ceiling calibrate: unexpected argument %q", fs.Arg(0))
+	f, err := parseCalibrateFlags(args, &o, stderr)
+	if f == nil || err != nil {
+		return err // nil after --help
 	}
 	ctx, stop := supervise.OnSignal(context.Background(), time.Second)
 	defer stop()
-	if *serveSink {
+	if f.serveSink {
 		if o.RecordSize < 1 || o.RecordSize > 1<<20 {
 			return usagef("--record-size: %d is not in 1..1048576", o.RecordSize)
 		}
-		return calibrate.SinkMain(ctx, stdout, o.RecordSize, runtime.GOMAXPROCS(0), *sinkWrites)
+		return calibrate.SinkMain(ctx, stdout, o.RecordSize, runtime.GOMAXPROCS(0), f.sinkWrites)
 	}
 	if !calibrate.Supported {
 		return usagef("ceiling calibrate: the null sink needs Linux")
 	}
-	ramp, err := knob.ParseLadder("--conns", *conns)
-	if err != nil {
-		return usageError{err}
-	}
-	available, err := pinning.Granted(os.Getpid())
-	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
-		return fmt.Errorf("read this process's CPU affinity: %w", err)
-	}
-	if _, err := harness.ResolveCPUs(&o, available); err != nil {
-		return usageError{err}
-	}
-	for _, side := range []struct {
-		flag string
-		set  pinning.CPUSet
-	}{{"--lt-cpuset", o.GeneratorCPUs}, {"--srv-cpuset", o.ServerCPUs}} {
-		for _, c := range side.set {
-			if len(available) > 0 && !available.Contains(c) {
-				return usagef("%s: CPU %d is not one this process may run on (%s)", side.flag, c, available)
-			}
-		}
-	}
-	cfg, err := harness.CalibrationConfig(&o, "")
+	cfg, err := calibrateConfig(&o, f, stderr)
 	if err != nil {
 		return err
 	}
-	cfg.Scenarios = splitList(*scenarios)
-	cfg.Conns = ramp
-	cfg.Duration, cfg.Warmup = *dur, *warm
-	cfg.SinkWrites = *sinkWrites
-	cfg.Log = stderr
-	if err := cfg.Validate(); err != nil {
-		return usageError{err}
-	}
-	if *out != "-" {
-		if err := harness.CheckOut(*out); err != nil {
+	if f.out != "-" {
+		if err := harness.CheckOut(f.out); err != nil {
 			return usageError{fmt.Errorf("--out: %w", err)}
 		}
 	}
@@ -131,24 +78,123 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return writeCalibration(d, f.out, stdout, stderr)
+}
+
+// calibrateFlags are calibrate's own flags, apart from the sweep's knobs
+// it sets in the options.
+type calibrateFlags struct {
+	scenarios, conns, out, sinkWrites string
+	dur, warm                         time.Duration
+	serveSink                         bool
+}
+
+// parseCalibrateFlags parses args into o (the sweep's knobs) and the
+// flags it returns. Both results are nil after --help.
+func parseCalibrateFlags(args []string, o *knob.Options, stderr io.Writer) (*calibrateFlags, error) {
+	fs := flag.NewFlagSet("ceiling calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); fs.PrintDefaults() }
+	// The sweep's own knobs, from its table (the null sink stands on the
+	// server's CPUs): the same flags, variables, help and checks.
+	for _, env := range calibrateKnobs {
+		k, ok := knob.KnobByEnv(env)
+		if !ok {
+			return nil, fmt.Errorf("ceiling calibrate: no knob %s in the table", env)
+		}
+		fs.Var(knob.KnobValue{K: k, O: o}, k.Flag, k.FlagUsage())
+	}
+	scenarios := fs.String("scenario", o.Scenario, "scenarios, comma separated (SCENARIO); those without a null sink are listed as skipped")
+	conns := fs.String("conns", knob.Ladder(calibrate.DefaultConns).String(), "the connection ramp, ascending")
+	dur := fs.Duration("duration", harness.CalibrateDuration, "measured window of each step")
+	warm := fs.Duration("warmup", harness.CalibrateWarmup, "warm-up of each step")
+	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
+	sinkWrites := fs.String("sink-writes", calibrate.WritesBatched, "how the null sink writes its replies: batched (one write per read: the server side costs least) | per-message (one write per reply, as most servers write)")
+	serveSink := fs.Bool("serve-sink", false, "internal: be the null sink process (prints ready ADDR)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil
+		}
+		return nil, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("ceiling calibrate: unexpected argument %q", fs.Arg(0))
+	}
+	return &calibrateFlags{
+		scenarios: *scenarios, conns: *conns, out: *out, sinkWrites: *sinkWrites,
+		dur: *dur, warm: *warm, serveSink: *serveSink,
+	}, nil
+}
+
+// calibrateConfig checks the ramp and the CPU sets against this
+// process's affinity and builds the calibration's configuration.
+func calibrateConfig(o *knob.Options, f *calibrateFlags, stderr io.Writer) (calibrate.Config, error) {
+	ramp, err := knob.ParseLadder("--conns", f.conns)
+	if err != nil {
+		return calibrate.Config{}, usageError{err}
+	}
+	if err := checkCalibrateCPUs(o); err != nil {
+		return calibrate.Config{}, err
+	}
+	cfg, err := harness.CalibrationConfig(o, "")
+	if err != nil {
+		return calibrate.Config{}, err
+	}
+	cfg.Scenarios = splitList(f.scenarios)
+	cfg.Conns = ramp
+	cfg.Duration, cfg.Warmup = f.dur, f.warm
+	cfg.SinkWrites = f.sinkWrites
+	cfg.Log = stderr
+	if err := cfg.Validate(); err != nil {
+		return calibrate.Config{}, usageError{err}
+	}
+	return cfg, nil
+}
+
+// checkCalibrateCPUs resolves the CPU sets and refuses a CPU this
+// process may not run on.
+func checkCalibrateCPUs(o *knob.Options) error {
+	available, err := pinning.Granted(os.Getpid())
+	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
+		return fmt.Errorf("read this process's CPU affinity: %w", err)
+	}
+	if _, err := harness.ResolveCPUs(o, available); err != nil {
+		return usageError{err}
+	}
+	for _, side := range []struct {
+		flag string
+		set  pinning.CPUSet
+	}{{"--lt-cpuset", o.GeneratorCPUs}, {"--srv-cpuset", o.ServerCPUs}} {
+		for _, c := range side.set {
+			if len(available) > 0 && !available.Contains(c) {
+				return usagef("%s: CPU %d is not one this process may run on (%s)", side.flag, c, available)
+			}
+		}
+	}
+	return nil
+}
+
+// writeCalibration writes the document to out (- : stdout, and no
+// table), prints the table, and returns the calibration's status.
+func writeCalibration(d *calibrate.Doc, out string, stdout, stderr io.Writer) error {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	if *out == "-" {
+	if out == "-" {
 		if _, err := stdout.Write(b); err != nil {
 			return err
 		}
 		return calibrateStatus(d)
 	}
-	if err := harness.WriteFileAtomic(*out, b); err != nil {
+	if err := harness.WriteFileAtomic(out, b); err != nil {
 		return err
 	}
 	if err := calibrate.WriteTable(stdout, d); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ceiling calibrate: written to %s (ceiling sweep: CALIBRATION=%s)\n", *out, *out)
+	fmt.Fprintf(stderr, "ceiling calibrate: written to %s (ceiling sweep: CALIBRATION=%s)\n", out, out)
 	return calibrateStatus(d)
 }
 
