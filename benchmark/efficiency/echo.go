@@ -51,13 +51,36 @@ func (p echoPoint) userRatio() string {
 }
 
 func echoSection(o options, stdout io.Writer, self string, pl placement) error {
+	o, useCeiling, err := echoOptions(o)
+	if err != nil {
+		return err
+	}
+
+	srv, addr, stop, err := startRefserver(o, pl)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	url := "ws://" + addr + "/echo"
+
+	t := newEchoTable(stdout, o, pl)
+	if err := t.measure(o, pl, srv, self, url, useCeiling); err != nil {
+		return err
+	}
+	t.write(stdout)
+	return nil
+}
+
+// echoOptions sets the section's window, makes the ceiling binaries'
+// paths absolute, and reports whether ceiling load drives the echo.
+func echoOptions(o options) (options, bool, error) {
 	o.duration = o.echoDur
 	if abs, err := filepath.Abs(o.ceiling); err == nil {
 		o.ceiling = abs
 	}
 	if o.ceilingBase != "" {
 		if _, err := os.Stat(o.ceilingBase); err != nil {
-			return fmt.Errorf("-ceiling-base: %w", err)
+			return o, false, fmt.Errorf("-ceiling-base: %w", err)
 		}
 		if abs, err := filepath.Abs(o.ceilingBase); err == nil {
 			o.ceilingBase = abs
@@ -68,73 +91,70 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 		_, err := os.Stat(o.ceiling)
 		useCeiling = err == nil
 	}
+	return o, useCeiling, nil
+}
 
-	srv, addr, stop, err := startRefserver(o, pl)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	url := "ws://" + addr + "/echo"
+// echoTable is the section's table as it fills, with what it feeds:
+// the points, the A/B of ceiling load's modes and the notes.
+type echoTable struct {
+	tw     *tabwriter.Writer
+	notes  []string
+	points []echoPoint
+	ab     []abPoint
+}
 
+// newEchoTable prints the section's heading and the table's header.
+func newEchoTable(stdout io.Writer, o options, pl placement) *echoTable {
 	fmt.Fprintf(stdout, "3. refserver /echo: refserver on cpu %s, generator on cpu %s, %d connections, %d-byte messages, closed loop, %s windows\n",
 		orDash(pl.srv), orDash(pl.gen), o.echoConns, o.size, o.duration)
 	fmt.Fprintln(stdout, "   CPU from /proc/<pid>/stat over the same interval for both processes (10 ms ticks), in ns per echoed message;")
 	fmt.Fprintln(stdout, "   runq: seconds per second the process's threads sat runnable waiting for a CPU (schedstat): other load on its core")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "batch\tgenerator\tmsg/s\tgen user\tgen sys\tsrv user\tsrv sys\tgen/srv user\tgen cores\tsrv cores\tgen reads/msg\tgen runq\tsrv runq\terrors\t")
-	var notes []string
-	var points []echoPoint
-	row := func(p echoPoint) {
-		points = append(points, p)
-		reads := "n/a"
-		if p.readsPerMsg >= 0 {
-			reads = fmt.Sprintf("%.3f", p.readsPerMsg)
-		}
-		errs := strconv.FormatInt(p.errors, 10)
-		if p.errors > 0 {
-			errs = "ERRORS " + errs
-			notes = append(notes, fmt.Sprintf("batch %d (%s) had %d errors: %s", p.batch, p.generatorName, p.errors, p.errorDetail))
-		}
-		if gw, sw := p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS; gw > contended || sw > contended {
-			notes = append(notes, fmt.Sprintf("batch %d (%s): threads waited for a CPU %.2f s/s (generator) and %.2f s/s (refserver): msg/s measures other load on the cores; CPU per message still holds", p.batch, p.generatorName, gw, sw))
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.2f\t%s\t\n", p.batch, p.generatorName, si(p.ratePerS),
-			p.perMsg(p.gen.user), p.perMsg(p.gen.sys), p.perMsg(p.srv.user), p.perMsg(p.srv.sys),
-			p.userRatio(),
-			(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads,
-			p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS, errs)
+	return &echoTable{tw: tw}
+}
+
+// row adds p to the table, and a note when it had errors or its
+// threads waited for a CPU.
+func (t *echoTable) row(p echoPoint) {
+	t.points = append(t.points, p)
+	reads := "n/a"
+	if p.readsPerMsg >= 0 {
+		reads = fmt.Sprintf("%.3f", p.readsPerMsg)
 	}
-	// ceiling load runs every I/O mode at each batch, interleaved, so the
-	// A/B below compares points of the same run: goroutines waking once
-	// per batch (ExpectBytes), goroutines with eager reads (batch > 1),
-	// and the event loops (--io loop, both read modes).
-	var ab []abPoint
-	ceilingPoints := func(batch int) error {
-		for _, m := range ceilingModes(batch, o.ceilingBase) {
-			p, err := echoWithCeiling(o, pl, srv, url, batch, m)
-			if err != nil {
-				return err
-			}
-			row(p)
-			ab = append(ab, abPoint{m.io, m.eager, m.base != "", p})
-		}
-		return nil
+	errs := strconv.FormatInt(p.errors, 10)
+	if p.errors > 0 {
+		errs = "ERRORS " + errs
+		t.notes = append(t.notes, fmt.Sprintf("batch %d (%s) had %d errors: %s", p.batch, p.generatorName, p.errors, p.errorDetail))
 	}
+	if gw, sw := p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS; gw > contended || sw > contended {
+		t.notes = append(t.notes, fmt.Sprintf("batch %d (%s): threads waited for a CPU %.2f s/s (generator) and %.2f s/s (refserver): msg/s measures other load on the cores; CPU per message still holds", p.batch, p.generatorName, gw, sw))
+	}
+	fmt.Fprintf(t.tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.2f\t%s\t\n", p.batch, p.generatorName, si(p.ratePerS),
+		p.perMsg(p.gen.user), p.perMsg(p.gen.sys), p.perMsg(p.srv.user), p.perMsg(p.srv.sys),
+		p.userRatio(),
+		(p.gen.user+p.gen.sys).Seconds()/p.sampledS, (p.srv.user+p.srv.sys).Seconds()/p.sampledS, reads,
+		p.gen.wait.Seconds()/p.sampledS, p.srv.wait.Seconds()/p.sampledS, errs)
+}
+
+// measure runs the floor at each batch, then ceiling load's modes (or,
+// without ceiling, the built-in wsconn loop, both read modes).
+func (t *echoTable) measure(o options, pl placement, srv *proc, self, url string, useCeiling bool) error {
 	for _, batch := range []int{1, 10, 100} {
 		fp, err := echoWithRole(o, pl, srv, self, url, batch, floorName, "floor")
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		row(fp)
+		t.row(fp)
 		if useCeiling {
-			err := ceilingPoints(batch)
+			err := t.ceilingPoints(o, pl, srv, url, batch)
 			if err == nil {
 				continue
 			}
 			if o.generator != "auto" {
 				return err
 			}
-			notes = append(notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
+			t.notes = append(t.notes, fmt.Sprintf("ceiling load failed at batch %d (%v); the built-in wsconn loop measured the rest", batch, err))
 			useCeiling = false
 		}
 		for _, eager := range []bool{false, true} {
@@ -145,17 +165,40 @@ func echoSection(o options, stdout io.Writer, self string, pl placement) error {
 			if err != nil {
 				return err
 			}
-			row(p)
+			t.row(p)
 		}
 	}
-	tw.Flush()
-	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
-	writeAB(stdout, ab)
-	writeFloor(stdout, points)
-	for _, n := range notes {
-		fmt.Fprintln(stdout, "NOTE:", n)
+	return nil
+}
+
+// ceilingPoints runs every ceiling load mode at batch.
+//
+// ceiling load runs every I/O mode at each batch, interleaved, so the
+// section's A/B compares points of the same run: goroutines waking once
+// per batch (ExpectBytes), goroutines with eager reads (batch > 1),
+// and the event loops (--io loop, both read modes).
+func (t *echoTable) ceilingPoints(o options, pl placement, srv *proc, url string, batch int) error {
+	for _, m := range ceilingModes(batch, o.ceilingBase) {
+		p, err := echoWithCeiling(o, pl, srv, url, batch, m)
+		if err != nil {
+			return err
+		}
+		t.row(p)
+		t.ab = append(t.ab, abPoint{m.io, m.eager, m.base != "", p})
 	}
 	return nil
+}
+
+// write ends the table and prints the target, the A/B, the floor and
+// the notes.
+func (t *echoTable) write(stdout io.Writer) {
+	t.tw.Flush()
+	fmt.Fprintln(stdout, "   target: gen/srv user <= 0.33 (the generator's user-space CPU per message at most a third of refserver's)")
+	writeAB(stdout, t.ab)
+	writeFloor(stdout, t.points)
+	for _, n := range t.notes {
+		fmt.Fprintln(stdout, "NOTE:", n)
+	}
 }
 
 // sampleWindow reads both processes' CPU now and after most of the
