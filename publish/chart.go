@@ -76,8 +76,9 @@ func chartArms(c *Comparison) []chartArm {
 	return []chartArm{head}
 }
 
+// renderChart draws the arms' throughput by connections at the headline
+// batch as a mermaid chart, with its legend.
 func renderChart(b *strings.Builder, c *Comparison) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	batch := c.Head.Config.HeadlineBatch
 	arms := chartArms(c)
 	tps := make([]map[int]float64, len(arms))
@@ -85,8 +86,19 @@ func renderChart(b *strings.Builder, c *Comparison) {
 	for i, a := range arms {
 		tps[i], lbs[i] = chartSeries(a, batch)
 	}
-	// Connection counts clean in every arm are drawn; the others listed.
-	var xs, left []int
+	xs, left := chartXs(tps)
+	if len(xs) == 0 {
+		fmt.Fprintf(b, "No chart: no connection count has a clean sweep point at batch %d in every arm.\n\n", batch)
+		return
+	}
+	bars, lines, capped := chartPlots(arms, tps, lbs, xs)
+	writeMermaidChart(b, batch, xs, chartTop(tps, xs), bars, lines)
+	writeChartNote(b, c, lines, left, capped)
+}
+
+// chartXs returns the connection counts clean in every arm, which are
+// drawn, and the others, listed as left out; both ascending.
+func chartXs(tps []map[int]float64) (xs, left []int) {
 	for x := range tps[len(tps)-1] {
 		xs = append(xs, x)
 	}
@@ -109,17 +121,27 @@ func renderChart(b *strings.Builder, c *Comparison) {
 	slices.Sort(xs)
 	slices.Sort(left)
 	left = slices.Compact(left)
-	if len(xs) == 0 {
-		p("No chart: no connection count has a clean sweep point at batch %d in every arm.\n\n", batch)
-		return
-	}
+	return xs, left
+}
 
+// chartTop is the highest throughput drawn.
+func chartTop(tps []map[int]float64, xs []int) float64 {
 	top := 0.0
 	for _, tp := range tps {
 		for _, x := range xs {
 			top = math.Max(top, tp[x])
 		}
 	}
+	return top
+}
+
+// plotSeries is one bar or line of the chart, its data in mermaid's
+// list syntax.
+type plotSeries struct{ kind, name, color, data string }
+
+// chartPlots returns each arm's line, a shaded bar for each arm with
+// generator-capped points (lower bounds), and those points in words.
+func chartPlots(arms []chartArm, tps []map[int]float64, lbs []map[int]bool, xs []int) (bars, lines []plotSeries, capped []string) {
 	values := func(f func(x int) float64) string {
 		v := make([]string, len(xs))
 		for i, x := range xs {
@@ -127,11 +149,8 @@ func renderChart(b *strings.Builder, c *Comparison) {
 		}
 		return "[" + strings.Join(v, ", ") + "]"
 	}
-	type series struct{ kind, name, color, data string }
-	var bars, lines []series
-	var capped []string
 	for i, a := range arms {
-		lines = append(lines, series{"line", a.name, a.color, values(func(x int) float64 { return tps[i][x] })})
+		lines = append(lines, plotSeries{"line", a.name, a.color, values(func(x int) float64 { return tps[i][x] })})
 		var at []string
 		for _, x := range xs {
 			if lbs[i][x] {
@@ -139,7 +158,7 @@ func renderChart(b *strings.Builder, c *Comparison) {
 			}
 		}
 		if len(at) > 0 {
-			bars = append(bars, series{"bar", a.lbName, a.lbColor + barAlpha, values(func(x int) float64 {
+			bars = append(bars, plotSeries{"bar", a.lbName, a.lbColor + barAlpha, values(func(x int) float64 {
 				if lbs[i][x] {
 					return tps[i][x]
 				}
@@ -148,6 +167,13 @@ func renderChart(b *strings.Builder, c *Comparison) {
 			capped = append(capped, fmt.Sprintf("%s at %s connections", a.name, strings.Join(at, ", ")))
 		}
 	}
+	return bars, lines, capped
+}
+
+// writeMermaidChart draws the bars, then the lines over them, on an axis
+// from zero to top.
+func writeMermaidChart(b *strings.Builder, batch int, xs []int, top float64, bars, lines []plotSeries) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	all := append(bars, lines...) // bars first: the lines are drawn over them
 	colors := make([]string, len(all))
 	for i, s := range all {
@@ -168,7 +194,12 @@ func renderChart(b *strings.Builder, c *Comparison) {
 		p("    %s \"%s\" %s\n", s.kind, chartLabel(s.name), s.data)
 	}
 	p("```\n\n")
+}
 
+// writeChartNote is the legend under the chart: what the lines are,
+// and the points left out or capped.
+func writeChartNote(b *strings.Builder, c *Comparison, lines []plotSeries, left []int, capped []string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var legend []string
 	for _, s := range lines {
 		legend = append(legend, fmt.Sprintf("%s (%s)", s.name, colorName(s.color)))
