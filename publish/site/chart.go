@@ -275,9 +275,35 @@ func curveChart(r *result.Result, batch int) *chart {
 	lat := newPanel(1, fmt.Sprintf("batch %d: p99 latency", batch), "connections", "p99")
 	c.Panels = []*panel{tp, lat}
 
-	var pts []result.Point
-	var conns []int
-	maxTP, maxLat := 0.0, 0.0
+	pts, conns, maxTP, maxLat := curvePoints(r, batch)
+	var floorPct float64
+	withBand := r.NoiseFloorPct != nil && batch == r.Headline.Batch && r.Headline.ThroughputPerS > 0
+	if withBand {
+		floorPct = *r.NoiseFloorPct
+		maxTP = max(maxTP, r.Headline.ThroughputPerS*(1+floorPct/100))
+	}
+	ax := newCurveAxes(tp, lat, conns, maxTP, maxLat)
+	if withBand {
+		tp.Band = noiseBand(ax, r, floorPct)
+		c.Legend = append(c.Legend, legendItem{Name: fmt.Sprintf("A-A noise ±%.1f%%", floorPct), Band: true})
+	}
+	for _, a := range armsOf(r) {
+		ts, ls := curveSeries(ax, a, pts)
+		tp.Series = append(tp.Series, ts)
+		lat.Series = append(lat.Series, ls)
+		c.Legend = append(c.Legend, legendItem{Name: ts.Name, Color: a.color}, legendItem{Name: ls.Name, Color: a.color, Dash: true})
+	}
+	tp.Rings = append(tp.Rings, ceilingRings(ax, r, batch)...)
+	if anyMark(tp.Series, func(m mark) bool { return m.LowerBound }) {
+		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
+	}
+	chartSize(c)
+	return c
+}
+
+// curvePoints returns the samples of batch, the connection counts they
+// cover (ascending), and the highest throughput and p99 of those ok.
+func curvePoints(r *result.Result, batch int) (pts []result.Point, conns []int, maxTP, maxLat float64) {
 	for _, p := range r.Curve {
 		if p.Batch != batch || !sample(p) {
 			continue
@@ -292,12 +318,21 @@ func curveChart(r *result.Result, batch int) *chart {
 		}
 	}
 	slices.Sort(conns)
-	var floorPct float64
-	withBand := r.NoiseFloorPct != nil && batch == r.Headline.Batch && r.Headline.ThroughputPerS > 0
-	if withBand {
-		floorPct = *r.NoiseFloorPct
-		maxTP = max(maxTP, r.Headline.ThroughputPerS*(1+floorPct/100))
-	}
+	return pts, conns, maxTP, maxLat
+}
+
+// curveAxes are a curve chart's two panels with their shared x scale
+// and each panel's y-axis top.
+type curveAxes struct {
+	tp, lat       *panel
+	xs            xScale
+	conns         []int
+	topTP, topLat float64
+}
+
+// newCurveAxes ticks both panels: one x tick per connection count, and
+// y ticks up to the axis tops above maxTP and maxLat.
+func newCurveAxes(tp, lat *panel, conns []int, maxTP, maxLat float64) curveAxes {
 	topTP, topLat := publish.AxisTop(maxTP), publish.AxisTop(maxLat)
 	xs := newXScale(conns)
 	for _, p := range []*panel{tp, lat} {
@@ -307,57 +342,64 @@ func curveChart(r *result.Result, batch int) *chart {
 	}
 	tp.yTicks(topTP, shortRate)
 	lat.yTicks(topLat, latency)
+	return curveAxes{tp: tp, lat: lat, xs: xs, conns: conns, topTP: topTP, topLat: topLat}
+}
 
-	if withBand {
-		hi := min(r.Headline.ThroughputPerS*(1+floorPct/100), topTP)
-		lo := max(r.Headline.ThroughputPerS*(1-floorPct/100), 0)
-		tp.Band = &band{
-			Y: tp.y(hi, topTP), H: tp.y(lo, topTP) - tp.y(hi, topTP),
-			Title: fmt.Sprintf("A-A noise floor ±%.1f%% around the headline (%s msg/s at %d connections): the headline point run again at the end differed by this much",
-				floorPct, rate(r.Headline.ThroughputPerS), r.Headline.Connections),
-		}
-		c.Legend = append(c.Legend, legendItem{Name: fmt.Sprintf("A-A noise ±%.1f%%", floorPct), Band: true})
+// noiseBand is the A-A noise floor of floorPct around the headline,
+// clipped to the throughput panel.
+func noiseBand(ax curveAxes, r *result.Result, floorPct float64) *band {
+	hi := min(r.Headline.ThroughputPerS*(1+floorPct/100), ax.topTP)
+	lo := max(r.Headline.ThroughputPerS*(1-floorPct/100), 0)
+	return &band{
+		Y: ax.tp.y(hi, ax.topTP), H: ax.tp.y(lo, ax.topTP) - ax.tp.y(hi, ax.topTP),
+		Title: fmt.Sprintf("A-A noise floor ±%.1f%% around the headline (%s msg/s at %d connections): the headline point run again at the end differed by this much",
+			floorPct, rate(r.Headline.ThroughputPerS), r.Headline.Connections),
 	}
+}
 
-	for _, a := range armsOf(r) {
-		ts := &series{Name: a.name, Color: a.color}
-		ls := &series{Name: "p99 " + a.name, Color: a.color, Dash: true}
-		if a.name == "throughput" {
-			ls.Name = "p99"
-		}
-		best := map[int]result.Point{}
-		for _, p := range pts {
-			if p.Arm != a.key {
-				continue
-			}
-			title := pointTitle(p)
-			x0, x1 := xs.at(tp, float64(p.Connections)), xs.at(lat, float64(p.Connections))
-			if p.Status != "ok" {
-				ts.Marks = append(ts.Marks, mark{X: x0, Y: tp.Y + tp.H, Failed: true, Title: title})
-				ls.Marks = append(ls.Marks, mark{X: x1, Y: lat.Y + lat.H, Failed: true, Title: title})
-				continue
-			}
-			ts.Marks = append(ts.Marks, mark{X: x0, Y: tp.y(p.ThroughputPerS, topTP), LowerBound: p.LowerBound, NotClean: !p.Clean, Title: title})
-			ls.Marks = append(ls.Marks, mark{X: x1, Y: lat.y(float64(p.LatencyNs.P99), topLat), NotClean: !p.Clean, Title: title})
-			if p.Role == result.RoleSweep && p.Clean {
-				if b, ok := best[p.Connections]; !ok || p.ThroughputPerS > b.ThroughputPerS {
-					best[p.Connections] = p
-				}
-			}
-		}
-		var line, lline []mark
-		for _, n := range conns {
-			if p, ok := best[n]; ok {
-				line = append(line, mark{X: xs.at(tp, float64(n)), Y: tp.y(p.ThroughputPerS, topTP)})
-				lline = append(lline, mark{X: xs.at(lat, float64(n)), Y: lat.y(float64(p.LatencyNs.P99), topLat)})
-			}
-		}
-		ts.Points, ls.Points = polyline(line), polyline(lline)
-		tp.Series = append(tp.Series, ts)
-		lat.Series = append(lat.Series, ls)
-		c.Legend = append(c.Legend, legendItem{Name: ts.Name, Color: a.color}, legendItem{Name: ls.Name, Color: a.color, Dash: true})
+// curveSeries is arm a's throughput and p99 series: a mark per sample
+// and a line through its highest clean sweep point at each count.
+func curveSeries(ax curveAxes, a arm, pts []result.Point) (ts, ls *series) {
+	ts = &series{Name: a.name, Color: a.color}
+	ls = &series{Name: "p99 " + a.name, Color: a.color, Dash: true}
+	if a.name == "throughput" {
+		ls.Name = "p99"
 	}
-	// The ceiling (the head's, in a two-arm run: Ceilings describe it).
+	best := map[int]result.Point{}
+	for _, p := range pts {
+		if p.Arm != a.key {
+			continue
+		}
+		title := pointTitle(p)
+		x0, x1 := ax.xs.at(ax.tp, float64(p.Connections)), ax.xs.at(ax.lat, float64(p.Connections))
+		if p.Status != "ok" {
+			ts.Marks = append(ts.Marks, mark{X: x0, Y: ax.tp.Y + ax.tp.H, Failed: true, Title: title})
+			ls.Marks = append(ls.Marks, mark{X: x1, Y: ax.lat.Y + ax.lat.H, Failed: true, Title: title})
+			continue
+		}
+		ts.Marks = append(ts.Marks, mark{X: x0, Y: ax.tp.y(p.ThroughputPerS, ax.topTP), LowerBound: p.LowerBound, NotClean: !p.Clean, Title: title})
+		ls.Marks = append(ls.Marks, mark{X: x1, Y: ax.lat.y(float64(p.LatencyNs.P99), ax.topLat), NotClean: !p.Clean, Title: title})
+		if p.Role == result.RoleSweep && p.Clean {
+			if b, ok := best[p.Connections]; !ok || p.ThroughputPerS > b.ThroughputPerS {
+				best[p.Connections] = p
+			}
+		}
+	}
+	var line, lline []mark
+	for _, n := range ax.conns {
+		if p, ok := best[n]; ok {
+			line = append(line, mark{X: ax.xs.at(ax.tp, float64(n)), Y: ax.tp.y(p.ThroughputPerS, ax.topTP)})
+			lline = append(lline, mark{X: ax.xs.at(ax.lat, float64(n)), Y: ax.lat.y(float64(p.LatencyNs.P99), ax.topLat)})
+		}
+	}
+	ts.Points, ls.Points = polyline(line), polyline(lline)
+	return ts, ls
+}
+
+// ceilingRings rings the ceiling of batch (the head's, in a two-arm
+// run: Ceilings describe it) on the throughput panel.
+func ceilingRings(ax curveAxes, r *result.Result, batch int) []mark {
+	var rings []mark
 	for _, bc := range r.Ceilings {
 		if bc.Batch != batch || !bc.Found {
 			continue
@@ -369,13 +411,9 @@ func curveChart(r *result.Result, batch int) *chart {
 		if bc.AtLadderTop {
 			t += ", at the top of the ladder: widen it"
 		}
-		tp.Rings = append(tp.Rings, mark{X: xs.at(tp, float64(bc.Connections)), Y: tp.y(bc.ThroughputPerS, topTP), LowerBound: bc.LowerBound, Title: t})
+		rings = append(rings, mark{X: ax.xs.at(ax.tp, float64(bc.Connections)), Y: ax.tp.y(bc.ThroughputPerS, ax.topTP), LowerBound: bc.LowerBound, Title: t})
 	}
-	if anyMark(tp.Series, func(m mark) bool { return m.LowerBound }) {
-		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
-	}
-	chartSize(c)
-	return c
+	return rings
 }
 
 func anyMark(ss []*series, f func(mark) bool) bool {
