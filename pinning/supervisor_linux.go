@@ -32,17 +32,10 @@ const killPoll = 20 * time.Millisecond
 // re-raised the target's fatal signal on itself where it could.
 func supervise(spec Spec, argv []string) int {
 	// The target's parent-death signal follows the thread that forks it:
-	// this one, locked until the process exits.
+	// this one, locked until the process exits. Every step below runs on
+	// this goroutine, so on this thread.
 	runtime.LockOSThread()
-	setComm(SupervisorComm)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		die(fmt.Errorf("supervisor: become a subreaper: %w", err))
-	}
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGTERM), 0, 0, 0); err != nil {
-		die(fmt.Errorf("supervisor: set the parent-death signal: %w", err))
-	}
-	sigs := make(chan os.Signal, 64)
-	signal.Notify(sigs, unix.SIGTERM, SignalStopTree, SignalKillTree, unix.SIGCHLD)
+	sigs := becomeSupervisor()
 	if os.Getppid() != spec.parent {
 		fmt.Fprintln(os.Stderr, "ceiling supervise: the harness died before the target started")
 		removeCgroups(spec)
@@ -54,6 +47,34 @@ func supervise(spec Spec, argv []string) int {
 		// limit) gets exactly that.
 		_ = setNoFile(spec.NoFile)
 	}
+	target := startTarget(argv)
+	status, orphan := watchTree(spec, target, sigs)
+	if orphan {
+		// Nobody is left to remove our cgroups: leave them and remove them.
+		removeCgroups(spec)
+	}
+	return exitLike(status)
+}
+
+// becomeSupervisor names this process, makes it its tree's subreaper and
+// ties it to its caller's death, and then starts listening for the
+// signals the tree is driven by.
+func becomeSupervisor() chan os.Signal {
+	setComm(SupervisorComm)
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		die(fmt.Errorf("supervisor: become a subreaper: %w", err))
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGTERM), 0, 0, 0); err != nil {
+		die(fmt.Errorf("supervisor: set the parent-death signal: %w", err))
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, unix.SIGTERM, SignalStopTree, SignalKillTree, unix.SIGCHLD)
+	return sigs
+}
+
+// startTarget forks and execs argv from the calling thread, which the
+// target's parent-death signal follows; it dies when it cannot.
+func startTarget(argv []string) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		die(fmt.Errorf("cannot exec target: %w", err))
@@ -67,7 +88,13 @@ func supervise(spec Spec, argv []string) int {
 	if err != nil {
 		die(fmt.Errorf("exec %s: %w", path, err))
 	}
+	return target
+}
 
+// watchTree reaps the tree until the target exited and its tree is
+// empty, driving the tree by the signals and the caller's liveness. It
+// returns the target's status and whether the caller died meanwhile.
+func watchTree(spec Spec, target int, sigs chan os.Signal) (unix.WaitStatus, bool) {
 	grace := spec.OrphanGrace
 	if grace <= 0 {
 		grace = defaultOrphanGrace
@@ -85,15 +112,8 @@ func supervise(spec Spec, argv []string) int {
 	)
 	for {
 		// Reap every child: the target, and whatever reparented to us.
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if pid <= 0 || err != nil {
-				break
-			}
-			if pid == target {
-				status, done = ws, true
-			}
+		if ws, ok := reapChildren(target); ok {
+			status, done = ws, true
 		}
 		if orphan && graceEnd == nil {
 			if !stopping {
@@ -143,11 +163,24 @@ func supervise(spec Spec, argv []string) int {
 		case <-poll:
 		}
 	}
-	if orphan {
-		// Nobody is left to remove our cgroups: leave them and remove them.
-		removeCgroups(spec)
+	return status, orphan
+}
+
+// reapChildren reaps every child that has exited, the target and
+// whatever reparented to us, and returns the target's status if it was
+// among them.
+func reapChildren(target int) (status unix.WaitStatus, reaped bool) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			break
+		}
+		if pid == target {
+			status, reaped = ws, true
+		}
 	}
-	return exitLike(status)
+	return status, reaped
 }
 
 // setComm names the process: its main thread through /proc/self/comm
