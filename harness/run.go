@@ -72,47 +72,16 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	// The run's own copy: only the work dir it makes is filled in; the
 	// caller's Plan is never written.
 	run := *p
-	o := &run
-	secrets := o.Secrets
-	stderr := newRedactWriter(rc.Stderr, secrets)
-	stdout := newRedactWriter(rc.Stdout, secrets)
-	for _, n := range o.Notes {
-		fmt.Fprintf(stderr, "ceiling sweep: %s\n", n)
+	s := &sweepRun{o: &run, rc: rc, secrets: p.Secrets}
+	s.stderr = newRedactWriter(rc.Stderr, p.Secrets)
+	s.stdout = newRedactWriter(rc.Stdout, p.Secrets)
+	if err := s.workDir(); err != nil {
+		return nil, err
 	}
-	madeWorkDir := false
-	if o.WorkDir == "" {
-		d, err := os.MkdirTemp("", "ceiling-sweep-")
-		if err != nil {
-			return nil, fmt.Errorf("work dir: %w", err)
-		}
-		o.WorkDir, madeWorkDir = d, true
-	} else if n, err := clearStalePoints(o.WorkDir); err != nil {
-		return nil, fmt.Errorf("--work-dir %s: %w", o.WorkDir, err)
-	} else if n > 0 {
-		fmt.Fprintf(stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
-	}
-	if o.Target.External {
-		fmt.Fprintf(stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
-	} else {
-		fmt.Fprintf(stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
-		if o.CompareMode == knob.ModeDuet {
-			fmt.Fprintf(stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
-		}
-	}
-
-	r := &Result{Warnings: []string{}}
-	// Taken once before the first point; the result is written outside
-	// the tree, so the run itself cannot make the ref dirty.
-	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: rc.Version})
-	r.Meta.Runner = runnerFromEnv(rc.Getenv)
-	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = targetMeta(o.Target, o.Scenario)
-	r.Meta.Pinning = pinningOf(&o.Options)
-	for _, w := range pinningWarnings(&o.Options) {
-		r.Warn(w)
-	}
+	r := s.newResult()
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
+	o := s.o
 	kept, restore, err := pinning.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
 	defer restore()
 	switch {
@@ -120,41 +89,117 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 		r.Warn(fmt.Sprintf("the harness could not move its own threads off the pinned CPUs: %v", err))
 	case len(kept) > 0:
 		r.Meta.Pinning.HarnessCPUs = kept.Ints()
-		fmt.Fprintf(stderr, "ceiling sweep: the harness itself on CPUs %s, off both pinned sets\n", kept)
+		fmt.Fprintf(s.stderr, "ceiling sweep: the harness itself on CPUs %s, off both pinned sets\n", kept)
 	}
-	for _, w := range cleanLeftovers() {
-		fmt.Fprintf(stderr, "ceiling sweep: %s\n", w)
-		r.Warn(w)
-	}
-	for _, w := range o.Target.Warnings(o.Scenario) {
-		r.Warn(w)
-	}
-	RedactResult(r, secrets)
-	r.Meta.Calibration = o.Calibration
-	if o.Calibrate {
-		r.Meta.Calibration = runCalibration(ctx, &o.Options, rc.Ceiling, stderr, r)
-	}
+	s.beforeFirstPoint(ctx, r)
 
 	runner, err := NewProcRunner(o, rc.Agents)
 	if err != nil {
 		return nil, err
 	}
-	runner.Secrets = secrets
+	runner.Secrets = s.secrets
 	defer runner.Close()
-	if rc.Agents.Note != "" {
-		r.Warn(rc.Agents.Note)
+	sweepErr := s.sweep(ctx, runner, r)
+	return r, s.finish(runner, r, sweepErr)
+}
+
+// sweepRun is one Run: its copy of the plan, its writers, and the work dir
+// it made, if it made one.
+type sweepRun struct {
+	o              *Plan
+	rc             RunConfig
+	secrets        *redact.Set
+	stdout, stderr io.Writer
+	madeWorkDir    bool
+}
+
+// workDir makes the work dir, or clears the point directories an earlier
+// run left in a given one, and says where the server and generator run.
+func (s *sweepRun) workDir() error {
+	o := s.o
+	for _, n := range o.Notes {
+		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", n)
 	}
-	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: secrets, stderr: stderr}
-	var sweepErr error
+	if o.WorkDir == "" {
+		d, err := os.MkdirTemp("", "ceiling-sweep-")
+		if err != nil {
+			return fmt.Errorf("work dir: %w", err)
+		}
+		o.WorkDir, s.madeWorkDir = d, true
+	} else if n, err := clearStalePoints(o.WorkDir); err != nil {
+		return fmt.Errorf("--work-dir %s: %w", o.WorkDir, err)
+	} else if n > 0 {
+		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
+	}
+	if o.Target.External {
+		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
+		return nil
+	}
+	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
+	if o.CompareMode == knob.ModeDuet {
+		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	}
+	return nil
+}
+
+// newResult is the document with its meta, taken once before the first
+// point; the result is written outside the tree, so the run itself
+// cannot make the ref dirty.
+func (s *sweepRun) newResult() *Result {
+	o := s.o
+	r := &Result{Warnings: []string{}}
+	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
+	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
+	r.Meta.Generator = generatorName(o.Generator)
+	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	r.Meta.Pinning = pinningOf(&o.Options)
+	for _, w := range pinningWarnings(&o.Options) {
+		r.Warn(w)
+	}
+	return r
+}
+
+// beforeFirstPoint clears what an earlier harness left behind, records
+// the target's warnings, and calibrates (CALIBRATE=1).
+func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
+	o := s.o
+	for _, w := range cleanLeftovers() {
+		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
+		r.Warn(w)
+	}
+	for _, w := range o.Target.Warnings(o.Scenario) {
+		r.Warn(w)
+	}
+	RedactResult(r, s.secrets)
+	r.Meta.Calibration = o.Calibration
+	if o.Calibrate {
+		r.Meta.Calibration = runCalibration(ctx, &o.Options, s.rc.Ceiling, s.stderr, r)
+	}
+	if s.rc.Agents.Note != "" {
+		r.Warn(s.rc.Agents.Note)
+	}
+}
+
+// sweep runs the points, each behind a checkpoint of OUT: the two-arm
+// sweep when the plan has a base, else the single-arm one.
+func (s *sweepRun) sweep(ctx context.Context, runner *ProcRunner, r *Result) error {
+	o := s.o
+	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
 		bt := targetMeta(*b, o.Scenario)
 		r.Meta.BaseTarget = &bt
-		result.RedactTargetArgs(r.Meta.BaseTarget, secrets)
+		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
-		sweepErr = SweepTwoArm(ctx, o, cp, r, stderr, rc.Thresholds)
-	} else {
-		sweepErr = Sweep(ctx, o, cp, r, stderr, rc.Thresholds)
+		return SweepTwoArm(ctx, o, cp, r, s.stderr, s.rc.Thresholds)
 	}
+	return Sweep(ctx, o, cp, r, s.stderr, s.rc.Thresholds)
+}
+
+// finish summarizes and writes the result (first, then the late warnings
+// of an interrupted point's processes), prints the table and removes the
+// work dir it made after a clean run.
+func (s *sweepRun) finish(runner *ProcRunner, r *Result, sweepErr error) error {
+	o := s.o
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
 	if !interrupted {
 		for _, w := range runner.Drain(time.Second) {
@@ -164,7 +209,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	runner.RecordGranted(r)
 	r.Meta.FinishedAt = time.Now().UTC()
 	r.Summarize()
-	RedactResult(r, secrets)
+	RedactResult(r, s.secrets)
 
 	where := o.Out
 	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
@@ -172,7 +217,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	var oe *OutError
 	if errors.As(writeErr, &oe) {
 		where = oe.SavedAt
-		fmt.Fprintf(stderr, "ceiling sweep: %v\n", oe)
+		fmt.Fprintf(s.stderr, "ceiling sweep: %v\n", oe)
 	}
 	if interrupted {
 		// The interrupted point's processes were left stopping so the
@@ -181,27 +226,27 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 			for _, w := range late {
 				r.Warn(w)
 			}
-			RedactResult(r, secrets)
+			RedactResult(r, s.secrets)
 			if err := WriteResult(where, r); err != nil {
-				fmt.Fprintf(stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
+				fmt.Fprintf(s.stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
 			}
 		}
 	}
-	if err := result.WriteTable(stdout, r); err != nil {
-		return r, errors.Join(sweepErr, writeErr, err)
+	if err := result.WriteTable(s.stdout, r); err != nil {
+		return errors.Join(sweepErr, writeErr, err)
 	}
 	if writeErr != nil {
-		return r, errors.Join(sweepErr, writeErr)
+		return errors.Join(sweepErr, writeErr)
 	}
-	fmt.Fprintf(stderr, "ceiling sweep: result written to %s\n", o.Out)
-	if sweepErr == nil && madeWorkDir && !o.KeepWorkDir {
+	fmt.Fprintf(s.stderr, "ceiling sweep: result written to %s\n", o.Out)
+	if sweepErr == nil && s.madeWorkDir && !o.KeepWorkDir {
 		if err := os.RemoveAll(o.WorkDir); err != nil {
-			fmt.Fprintf(stderr, "ceiling sweep: remove work dir %s: %v\n", o.WorkDir, err)
+			fmt.Fprintf(s.stderr, "ceiling sweep: remove work dir %s: %v\n", o.WorkDir, err)
 		}
 	} else {
-		fmt.Fprintf(stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
 	}
-	return r, sweepErr
+	return sweepErr
 }
 
 // checkpointRunner rewrites OUT before every point as this run's partial

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -164,6 +165,7 @@ func DefaultOptions(quick bool) Options {
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s
 		AgentsNetns:   true,
+		SourceAddrs:   load.SourceAuto,
 	}
 	o.setCompareDefaults(quick)
 	if quick {

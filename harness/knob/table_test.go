@@ -64,7 +64,7 @@ func TestKnobDocs(t *testing.T) {
 			}
 			continue
 		}
-		t.Errorf("%s: the knob table differs from harness/knob/table.go (go test ./harness/knob -run TestKnobDocs -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+		t.Errorf("%s: the knob table differs from harness/knob/knobs.go (go test ./harness/knob -run TestKnobDocs -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 
@@ -109,7 +109,7 @@ func TestMakefileExportsEveryKnob(t *testing.T) {
 		delete(exported, k.Env)
 	}
 	for name := range exported {
-		t.Errorf("Makefile: exports %s, which is no knob of harness/knob/table.go", name)
+		t.Errorf("Makefile: exports %s, which is no knob of harness/knob/knobs.go", name)
 	}
 }
 

@@ -1,0 +1,264 @@
+package harness_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+)
+
+// script writes an executable shell script into dir.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestServerExitsMidPoint(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	// The first boot dies 0.8 s in (inside the measured window); later
+	// boots serve normally.
+	srv := script(t, dir, "flaky-server", fmt.Sprintf(`flag=%s/died-once
+if [ -e "$flag" ]; then exec %s/refserver --addr "$1"; fi
+touch "$flag"
+%s/refserver --addr "$1" & pid=$!
+sleep 0.8
+echo "flaky-server: dying on purpose"
+kill -9 $pid
+exit 3
+`, dir, bin, bin))
+	tg := refTarget(t)
+	tg.Command = []string{srv, "{addr}"}
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2, 4}})
+	r, _, err := runSweep(t, context.Background(), o, tg)
+	wantPoints := 3 // two rungs and the A-A repeat
+	if err != nil {
+		if !errors.Is(err, harness.ErrNoCleanHeadline) {
+			t.Fatalf("sweep: %v (want it to go on past the failed point)", err)
+		}
+		// Only other work starving the later points on this shared
+		// machine may leave them unclean; then there is no repeat.
+		wantPoints = 2
+		for _, p := range r.Curve[1:] {
+			if !p.Contended {
+				t.Errorf("no clean headline, yet point %d ran on quiet CPUs: %+v", p.Index, p)
+			}
+		}
+	}
+	if len(r.Curve) != wantPoints {
+		t.Fatalf("curve has %d points, want %d", len(r.Curve), wantPoints)
+	}
+	p := r.Curve[0]
+	if p.Status != harness.StatusFailed || p.Verdict != harness.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
+		t.Errorf("first point: status %s verdict %s reason %q, want failed: server exited", p.Status, p.Verdict, p.FailReason)
+	}
+	if !strings.Contains(p.LogTail, "dying on purpose") {
+		t.Errorf("log tail %q lacks the server's last words", p.LogTail)
+	}
+	for _, p := range r.Curve[1:] {
+		if p.Status != harness.StatusOK {
+			t.Errorf("point %d after the failure: %s %s", p.Index, p.Status, p.FailReason)
+		}
+	}
+}
+
+func TestServerNeverReady(t *testing.T) {
+	needProcs(t)
+	tg := refTarget(t)
+	tg.Ready = "log:this line is never printed"
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
+	o.ReadyTimeout = 3 * time.Second // long enough for a loaded machine to start refserver and log its first line
+	r, table, err := runSweep(t, context.Background(), o, tg)
+	if !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline (exit 1) with the result written", err)
+	}
+	if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusFailed || !strings.Contains(r.Curve[0].FailReason, "never became ready") {
+		t.Fatalf("curve %+v", r.Curve)
+	}
+	if !strings.Contains(r.Curve[0].LogTail, "listening") {
+		t.Errorf("log tail %q lacks the server's log", r.Curve[0].LogTail)
+	}
+	if r.Headline.Clean || r.NoiseFloorPct != nil {
+		t.Errorf("headline %+v, noise %v", r.Headline, r.NoiseFloorPct)
+	}
+	if !strings.Contains(table, "ERRORS: 1 of 1 points failed") {
+		t.Errorf("table does not lead with the failure:\n%s", table)
+	}
+}
+
+// sweepCommand is `ceiling sweep` as a process (server on CPU 1,
+// generator on CPU 0, the test build's refserver), its knob variables
+// cleared so the host's cannot leak in.
+func sweepCommand(t *testing.T, dir, out string, args ...string) *exec.Cmd {
+	t.Helper()
+	return ceilingSweep(t, refTarget(t), dir, out, nil, args...)
+}
+
+// TestSIGINTMidSweep interrupts `ceiling sweep` during its second point:
+// it must exit 1 with a partial result, and leave no process behind.
+func TestSIGINTMidSweep(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	cmd := sweepCommand(t, dir, out, "--batch-ladder", "10 100",
+		"--conns-ladder", "10=2,4", "--conns-ladder", "100=2,4", "--duration", "2s")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	// Read progress until point 2 starts, then wait for its measure marker:
+	// both children are up and in the window (a fixed sleep raced the
+	// boot on a loaded machine).
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "point 2/") {
+			break
+		}
+	}
+	waitMarker(t, dir, "point-002-*")
+	kids, _ := supervise.Descendants(cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Errorf("before SIGINT the harness has children %v, want the server and the generator", kids)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	t.Logf("harness stderr:\n%s", log.String())
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit %v, want status 1", err)
+	}
+	for _, pid := range kids {
+		if supervise.Alive(pid) {
+			t.Errorf("process %d outlived the harness", pid)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no partial result: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
+		t.Errorf("partial %v (%q), want marked partial", r.Partial, r.PartialReason)
+	}
+	if len(r.Curve) < 1 || len(r.Curve) > 2 || r.Curve[0].Status != harness.StatusOK {
+		t.Errorf("curve %+v: want the first point done and at most the interrupted one", r.Curve)
+	}
+}
+
+// waitMarker waits until a point directory matching pattern under dir has
+// its generator's measure marker: server and generator are both up.
+func waitMarker(t *testing.T, dir, pattern string) {
+	t.Helper()
+	waitFile(t, dir, filepath.Join(pattern, "measure.marker"))
+}
+
+// TestSIGKILLHarnessTakesChildren kills `ceiling sweep` outright during a
+// point: nothing can run in the harness then, so only the parent-death
+// signal set on its children can take them down.
+func TestSIGKILLHarnessTakesChildren(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	cmd := sweepCommand(t, dir, filepath.Join(dir, "out.json"), "--batch-ladder", "10", "--conns-ladder", "10=2", "--duration", "3s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	waitMarker(t, dir, "point-*")
+	kids, _ := supervise.Descendants(cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Fatalf("the harness has children %v, want the server and the generator", kids)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range kids {
+		for supervise.Alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if supervise.Alive(pid) {
+			t.Errorf("process %d outlived the killed harness", pid)
+		}
+	}
+}
+
+// TestNoCleanHeadlineExits1 runs the binary against a server that never
+// becomes ready: the result is still written, and the exit status is 1
+// (not publishable), not 0 and not 2.
+func TestNoCleanHeadlineExits1(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	cmd := sweepCommand(t, dir, out, "--batch-ladder", "10", "--conns-ladder", "10=2", "--duration", "1s",
+		"--ready", "log:never printed", "--ready-timeout", "500ms")
+	msg, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1\n%s", err, msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result written: %v", err)
+	}
+	var r harness.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Headline.Clean || len(r.Curve) != 1 || r.Curve[0].Verdict != harness.VerdictFailed {
+		t.Errorf("headline %+v, curve %+v", r.Headline, r.Curve)
+	}
+	if !strings.Contains(string(msg), "no clean point at the headline batch") {
+		t.Errorf("output does not say why:\n%s", msg)
+	}
+}
+
+// TestGeneratorFailsIsAFailedPoint: a GENERATOR that dies before its
+// window fails the point with its own output's tail; the server it was
+// pointed at is stopped and the sweep writes its result.
+func TestGeneratorFailsIsAFailedPoint(t *testing.T) {
+	needProcs(t)
+	dir := t.TempDir()
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
+	o.Generator = script(t, dir, "broken-gen", "echo 'broken-gen: cannot reach the moon' >&2\nexit 3\n")
+	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
+	if !errors.Is(err, harness.ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
+	}
+	p := r.Curve[0]
+	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "generator") || !strings.Contains(p.LogTail, "cannot reach the moon") {
+		t.Errorf("point: %s %q, tail %q", p.Status, p.FailReason, p.LogTail)
+	}
+}

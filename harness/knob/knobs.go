@@ -1,0 +1,408 @@
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/objective"
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// ceilingLoad reports whether a GENERATOR command is a ceiling binary's
+// own `load`, with fixed flags or none (its `agent` is then what AGENTS
+// runs, and the fixed flags are the point's for every agent).
+func ceilingLoad(cmd string) bool {
+	f := strings.Fields(cmd)
+	return len(f) >= 2 && f[1] == "load"
+}
+
+// Knobs is the table. Its order is the order of the flags' usage and of
+// the docs tables.
+var Knobs = []Knob{
+	{
+		Env: "SRV_CPUSET", Flag: "srv-cpuset", Arg: "LIST", Default: "all CPUs but the first",
+		Help:  "CPUs the server is pinned to, taskset syntax (`1`, `1,2,3`, `1-3`)",
+		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.ServerCPUs }),
+		Get:   func(o *Options) string { return o.ServerCPUs.String() },
+	},
+	{
+		Env: "LT_CPUSET", Flag: "lt-cpuset", Arg: "LIST", Default: "the first CPU",
+		Help:  "CPUs the generator is pinned to",
+		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.GeneratorCPUs }),
+		Get:   func(o *Options) string { return o.GeneratorCPUs.String() },
+	},
+	boolKnob("ALLOW_OVERLAP", "allow-overlap", "let the two sets overlap (refused otherwise); the result then carries a warning",
+		func(o *Options) *bool { return &o.AllowOverlap }),
+	{
+		Env: "BATCH_LADDER", Flag: "batch-ladder", Arg: "LADDER", Default: "`10 100 512 1024 4096`",
+		Help: "batch sizes, strictly increasing, space or comma separated",
+		Parse: func(o *Options, _, v string) error {
+			l, err := ParseLadder("", v)
+			if err == nil {
+				o.BatchLadder = l
+			}
+			return err
+		},
+		Get: func(o *Options) string { return o.BatchLadder.String() },
+	},
+	{
+		Env: "CONNS_LADDER_<batch>", Flag: "conns-ladder", Arg: "BATCH=LADDER", Default: "by batch size (see the default ladders)",
+		Help: "connection ladder of one batch size, e.g. `10=32,64,128` as a flag; the flag is repeatable",
+		Parse: func(o *Options, key, v string) error {
+			b, err := strconv.Atoi(key)
+			if err != nil || b <= 0 {
+				return fmt.Errorf("batch %q is not a positive integer", key)
+			}
+			l, err := ParseLadder("", v)
+			if err != nil {
+				return err
+			}
+			if o.ConnsLadders == nil {
+				o.ConnsLadders = ConnsLadders{}
+			}
+			o.ConnsLadders[b] = l
+			return nil
+		},
+		Get: func(o *Options) string { return o.ConnsLadders.String() },
+	},
+	{
+		Env: "SEARCH", Flag: "search", Arg: "MODE", Default: "`ladder`",
+		Help:  "how each batch's connections are chosen: `ladder` runs every rung of its connection ladder; `bisect` searches between the ladder's lowest and top rung (bracket, then bisect) for the same ceiling in fewer points (see \"Search\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Search }),
+		Check: oneOf(func(o *Options) string { return o.Search }, "search", SearchLadder, SearchBisect),
+		Get:   func(o *Options) string { return o.Search },
+	},
+	{
+		Env: "RECORD_SIZE", Flag: "record-size", Arg: "BYTES", Default: "`256`",
+		Help:  "bytes per message",
+		Parse: intParse(func(o *Options) *int { return &o.RecordSize }),
+		Check: func(o *Options) error {
+			switch {
+			case o.RecordSize <= 0:
+				return fmt.Errorf("%d is not a positive number of bytes", o.RecordSize)
+			case o.RecordSize > load.MaxRecordSize:
+				return fmt.Errorf("%d is above the generator's limit of %d bytes per message", o.RecordSize, load.MaxRecordSize)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.RecordSize) },
+	},
+	{
+		Env: "HEADLINE_BATCH", Flag: "headline-batch", Arg: "N", Default: "`10`",
+		Help:  "the batch whose ceiling is the headline; must be a rung of `BATCH_LADDER`",
+		Parse: intParse(func(o *Options) *int { return &o.HeadlineBatch }),
+		Check: positive(func(o *Options) int { return o.HeadlineBatch }, "batch size"),
+		Get:   func(o *Options) string { return strconv.Itoa(o.HeadlineBatch) },
+	},
+	{
+		Env: "REPS", Flag: "reps", Arg: "N", Default: "`1`",
+		Help:  "runs of every point (stated in the result)",
+		Parse: intParse(func(o *Options) *int { return &o.Reps }),
+		Check: positive(func(o *Options) int { return o.Reps }, "count"),
+		Get:   func(o *Options) string { return strconv.Itoa(o.Reps) },
+	},
+	durationKnob("DURATION", "duration", "`10s` (quick: `3s`)", "measured window per point; `10s` or bare seconds `10`",
+		func(o *Options) *time.Duration { return &o.Duration }, true),
+	durationKnob("WARMUP", "warmup", "`3s` (quick: `1s`)", "warm-up before the window, excluded from every figure",
+		func(o *Options) *time.Duration { return &o.Warmup }, false),
+	{
+		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
+		Help:  "a scenario the generator registers ({scenarios}), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` describes each",
+		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
+		Check: func(o *Options) error {
+			if _, ok := load.Lookup(o.Scenario); !ok && !scenarioFileExists(o.Scenario) {
+				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(load.ScenarioNames(), " | "))
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Scenario },
+	},
+	{
+		Env: "OUT", Flag: "out", Arg: "FILE", Default: "`out/ceiling.json`",
+		Help:  "where the result goes (checked writable before anything boots; rewritten whole before every point as this run's partial document and at the end, see \"The result document\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Out }),
+		Check: func(o *Options) error {
+			if strings.TrimSpace(o.Out) == "" {
+				return fmt.Errorf("empty path")
+			}
+			if fi, err := os.Stat(o.Out); err == nil && fi.IsDir() {
+				return fmt.Errorf("%s is a directory, want a file path", o.Out)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Out },
+	},
+	func() Knob {
+		k := boolKnob("QUICK", "quick", "smoke-test sweep: batches `10 1024`, ladders `32 64` and `8 16` (any other batch: the first two rungs of its default ladder), short points",
+			func(o *Options) *bool { return &o.Quick })
+		k.Early = true
+		return k
+	}(),
+	{
+		Env: "GENERATOR", Flag: "generator", Arg: "COMMAND", Default: "this binary's `load`",
+		Help:  "another generator command, honouring the `ceiling load` flags and JSON (docs/ARCHITECTURE.md, \"The generator contract\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Generator }),
+		Check: func(o *Options) error {
+			if g := strings.Fields(o.Generator); len(g) > 0 {
+				if _, err := exec.LookPath(g[0]); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.Generator },
+	},
+	{
+		Env: "AGENTS", Flag: "agents", Arg: "N", Default: "`0` (one generator)",
+		Help:  "run each point through N `ceiling agent` processes (pinned like the generator) started on a common window by the harness's coordinator, their histograms merged exactly; every point lists its agents (`curve[].agents`; docs/agents.md)",
+		Parse: intParse(func(o *Options) *int { return &o.Agents }),
+		Check: func(o *Options) error {
+			switch {
+			case o.Agents < 0 || o.Agents > MaxAgents:
+				return fmt.Errorf("%d agents, want 0 (one generator) to %d", o.Agents, MaxAgents)
+			case o.Agents > 0 && o.Generator != "" && !ceilingLoad(o.Generator):
+				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load [flags]`, not %q", o.Generator)
+			case o.Agents < 1 && o.AgentsListen != "":
+				return fmt.Errorf("AGENTS_LISTEN needs AGENTS=N (N >= 1): how many remote agents to wait for")
+			case o.Agents > 0 && o.Drop:
+				return fmt.Errorf("DROP is not supported with agents yet (each would drop its own connections at its own time)")
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.Agents) },
+	},
+	{
+		Env: "AGENTS_LISTEN", Flag: "agents-listen", Arg: "HOST:PORT", Default: "unset (the harness starts the agents)",
+		Help:  "with AGENTS=N, start no agents: listen here for N remote `ceiling agent --coordinator HOST:PORT` for the whole sweep; the server binds HOST (`{host}`) unless HOST is empty or 0.0.0.0 (docs/agents.md)",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsListen }),
+		Check: func(o *Options) error {
+			if o.AgentsListen == "" {
+				return nil
+			}
+			if _, _, err := net.SplitHostPort(o.AgentsListen); err != nil {
+				return fmt.Errorf("%q: %v", o.AgentsListen, err)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.AgentsListen },
+	},
+	durationKnob("AGENTS_JOIN_TIMEOUT", "agents-join-timeout", "`60s` (with AGENTS_LISTEN: `2m`)", "how long a point waits for every agent to join and be ready; the point fails naming the missing agents",
+		func(o *Options) *time.Duration { return &o.AgentsJoinTimeout }, false),
+	func() Knob {
+		k := boolKnob("AGENTS_NETNS", "agents-netns", "as root, AGENTS=N runs in a private network namespace: the server on a bridge, each agent in a namespace of its own joined by a veth pair with several source addresses (docs/agents.md); `0`, or not root: processes on the host's loopback, said in the result's warnings",
+			func(o *Options) *bool { return &o.AgentsNetns })
+		k.Default = "`1`"
+		return k
+	}(),
+	{
+		Env: "AGENTS_PORT_RANGE", Flag: "agents-port-range", Arg: "LO-HI", Default: "the kernel's",
+		Help:  "each agent namespace's `ip_local_port_range` (a test knob: a few hundred connections then take several source addresses)",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsPortRange }),
+		Check: func(o *Options) error {
+			if o.AgentsPortRange == "" {
+				return nil
+			}
+			if _, _, err := ParsePortRange(o.AgentsPortRange); err != nil {
+				return err
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.AgentsPortRange },
+	},
+	{
+		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",
+		Help:  "the target file describing the server under test (docs/targets.md)",
+		Parse: stringParse(func(o *Options) *string { return &o.TargetFile }),
+		Get:   func(o *Options) string { return o.TargetFile },
+	},
+	{
+		Flag: "server-cmd", Arg: "COMMAND", Default: "from the target file",
+		Help:  "override the target's command line (space separated; `{port}` `{addr}` `{host}` are filled in)",
+		Parse: stringParse(func(o *Options) *string { return &o.ServerCmd }),
+		Get:   func(o *Options) string { return o.ServerCmd },
+	},
+	{
+		Flag: "url", Arg: "URL", Default: "from the target file",
+		Help:  "override the target's URL for the scenario (`{addr}` is filled in)",
+		Parse: stringParse(func(o *Options) *string { return &o.URL }),
+		Get:   func(o *Options) string { return o.URL },
+	},
+	{
+		Flag: "ready", Arg: "PROBE", Default: "from the target file",
+		Help:  "override the target's readiness probe: `tcp:{addr}`, `http://{addr}/health`, `log:REGEX`",
+		Parse: stringParse(func(o *Options) *string { return &o.Ready }),
+		Get:   func(o *Options) string { return o.Ready },
+	},
+	func() Knob {
+		k := durationKnob("", "ready-timeout", "from the target file, or `10s`", "override the target's readiness timeout",
+			func(o *Options) *time.Duration { return &o.ReadyTimeout }, false)
+		k.Get = func(o *Options) string {
+			if o.ReadyTimeout == 0 {
+				return ""
+			}
+			return o.ReadyTimeout.String()
+		}
+		return k
+	}(),
+	boolKnob("", "allow-unpinned-url", "run a URL without `{addr}` or `{port}` (a server the harness did not boot), with a warning in the result; as the target's `allow_unpinned_url`",
+		func(o *Options) *bool { return &o.AllowUnpinnedURL }),
+	{
+		Env: "HEADROOM_PROBE", Flag: "headroom-probe", Arg: "FRACTION", Default: "`0` (off)",
+		Help: "run the headline once more with the generator held to this fraction of its cores by a cgroup quota, e.g. `0.5`; needs cgroup write access (see \"The headroom probe\")",
+		Parse: func(o *Options, _, v string) error {
+			f, err := ParseFraction(v)
+			if err == nil {
+				o.HeadroomProbe = f
+			}
+			return err
+		},
+		// Written so that NaN fails too: every comparison with NaN is false.
+		Check: func(o *Options) error {
+			if !(o.HeadroomProbe >= 0 && o.HeadroomProbe < 1) {
+				return fmt.Errorf("%g is not a fraction in (0, 1) of the generator's cores (0: no probe)", o.HeadroomProbe)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.FormatFloat(o.HeadroomProbe, 'g', -1, 64) },
+	},
+	{
+		Flag: "work-dir", Arg: "DIR", Default: "a new temp dir",
+		Help:  "per-point logs (`server.log`, or `server-NAME.log` per server of a multi-server target; `generator.log`), markers and generator JSON; each point's directory is emptied before it runs. A temp dir the sweep made (`/tmp/ceiling-sweep-*`) is removed after a successful run (exit 0); a given one is kept",
+		Parse: stringParse(func(o *Options) *string { return &o.WorkDir }),
+		Get:   func(o *Options) string { return o.WorkDir },
+	},
+	boolKnob("KEEP_WORK_DIR", "keep-work-dir", "keep the temp work dir after a successful run too",
+		func(o *Options) *bool { return &o.KeepWorkDir }),
+	{
+		Env: "SCENARIO_FILE", Flag: "scenario-file", Arg: "FILE", Default: "the target's",
+		Help:  "a scenario file (docs/scenarios.md) for `SCENARIO=script`, in place of the target block's; `SCENARIO=rooms` is short for `SCENARIO_FILE=benchmark/scenarios/rooms.json`",
+		Parse: stringParse(func(o *Options) *string { return &o.ScenarioFile }),
+		Get:   func(o *Options) string { return o.ScenarioFile },
+	},
+	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
+		func(o *Options) *bool { return &o.Drop }),
+	{
+		Env: "SOURCE_ADDRS", Flag: "source-addrs", Arg: "ADDRS", Default: "`auto`",
+		Help:  "local addresses the generator's connections spread over, round-robin, each its own ephemeral port range (about 28k ports): `auto` (127.0.0.1..N against a loopback server when a point's connections exceed half the port range), `off`, a count `N` (127.0.0.1..127.0.0.N), or addresses and ranges `127.0.0.1-127.0.0.8,...`; passed as the generator's `--source-addrs` when not `auto`",
+		Parse: stringParse(func(o *Options) *string { return &o.SourceAddrs }),
+		Check: func(o *Options) error {
+			_, _, err := load.ParseSourceAddrs(o.SourceAddrs)
+			if err != nil {
+				return errors.New(strings.TrimPrefix(err.Error(), "--source-addrs "))
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.SourceAddrs },
+	},
+	{
+		Env: "OBJECTIVE", Flag: "objective", Arg: "CONDITIONS", Default: "the scenario's, else none",
+		Help:  "conditions on each point's summary, e.g. `latency_ns.p99 <= 100ms, fanout.delivered_pct >= 99.9`: a batch's ceiling is then its clean point with the most connections that meets them all (see \"Objectives\")",
+		Parse: stringParse(func(o *Options) *string { return &o.Objective }),
+		Check: func(o *Options) error {
+			_, err := objective.Parse(o.Objective)
+			return err
+		},
+		Get: func(o *Options) string { return o.Objective },
+	},
+	boolKnob("CALIBRATE", "calibrate", "before the sweep, measure the generator's own cap per core against a null sink (`ceiling calibrate`, for the sweep's scenario, batch ladder and record size; about 40 s quick, 70 s otherwise) and record it in `meta.calibration` (see \"Calibration\")",
+		func(o *Options) *bool { return &o.Calibrate }),
+	{
+		Env: "CALIBRATION", Flag: "calibration", Arg: "FILE", Default: "none",
+		Help:  "a saved `ceiling calibrate --out` document, recorded in `meta.calibration`: a point within 15% of its batch's cap (times the generator's cores) is flagged (see \"Calibration\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CalibrationFile }),
+		Get:   func(o *Options) string { return o.CalibrationFile },
+	},
+	{
+		Env: "PROFILE_DIR", Flag: "profile", Arg: "DIR", Default: "off",
+		Help:  "save a profile of the server over each point's window, fetched from the target's `profile` url, as `DIR/point-<index>-b<batch>-c<conns>-r<rep>.pprof` (the point's `profile_file`); a failed fetch is recorded on the point, never fails it",
+		Parse: stringParse(func(o *Options) *string { return &o.ProfileDir }),
+		Check: func(o *Options) error {
+			if fi, err := os.Stat(o.ProfileDir); o.ProfileDir != "" && err == nil && !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", o.ProfileDir)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.ProfileDir },
+	},
+
+	// The two-arm sweep's (docs/compare.md).
+	{
+		Env: "BASE_TARGET", Flag: "base-target", Arg: "FILE", Default: "none (single-arm sweep)", Doc: DocCompare,
+		Help:  "the base arm's target file; setting it makes the sweep two-arm: base and head (`TARGET`) in one run, compared",
+		Parse: stringParse(func(o *Options) *string { return &o.BaseTargetFile }),
+		Get:   func(o *Options) string { return o.BaseTargetFile },
+	},
+	{
+		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`8`", Doc: DocCompare,
+		Help:  "blocks (one repeat per arm, back to back) with both arms clean wanted at each compared point; a block that lost a repeat (contended, failed) is run again, up to twice this many blocks in all. The paired test needs at least 6 at ALPHA 0.05 (the smallest two-sided p over 5 blocks is 0.0625, over 6 0.031, over 8 0.0078): fewer exits 2",
+		Parse: intParse(func(o *Options) *int { return &o.CompareReps }),
+		Check: func(o *Options) error {
+			if o.CompareReps < 2 {
+				return fmt.Errorf("%d is below 2: the test needs at least two blocks (6 or more to reach p < 0.05)", o.CompareReps)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.CompareReps) },
+	},
+	{
+		Env: "ALPHA", Flag: "alpha", Arg: "LEVEL", Default: "`0.05`", Doc: DocCompare,
+		Help: "significance level, in (0, 1); the intervals are at 1 − ALPHA",
+		Parse: func(o *Options, _, v string) error {
+			f, err := ParseFraction(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a significance level in (0, 1) such as 0.05", v)
+			}
+			o.Alpha = f
+			return nil
+		},
+		Check: func(o *Options) error {
+			if !(o.Alpha > 0 && o.Alpha < 1) || math.IsNaN(o.Alpha) {
+				return fmt.Errorf("%v is not a significance level in (0, 1) such as 0.05", o.Alpha)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.FormatFloat(o.Alpha, 'g', -1, 64) },
+	},
+	{
+		Env: "COMPARE_STOP", Flag: "compare-stop", Arg: "RULE", Default: "`fixed`", Doc: DocCompare,
+		Help:  "when a compared point stops: `fixed` runs COMPARE_REPS clean blocks and tests once at ALPHA; `pocock` or `obf` look after every block from the 6th and stop once the paired test is decided at that look's level (alpha spent over the looks, Pocock or O'Brien-Fleming, so looking early adds no false alarms), at the price of a stricter last look (docs/compare.md, \"Validation\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareStop }),
+		Check: oneOf(func(o *Options) string { return o.CompareStop }, "stopping rule", result.StopPocock, result.StopOBF, result.StopFixed),
+		Get:   func(o *Options) string { return o.CompareStop },
+	},
+	{
+		Env: "COMPARE_MODE", Flag: "compare-mode", Arg: "KIND", Default: "`auto`", Doc: DocCompare,
+		Help:  "`interleaved` runs the arms one after the other on the same CPUs; `duet` runs each block's two repeats at the same instant, each arm on its own half of the machine (SRV_CPUSET + LT_CPUSET, and DUET_CPUSETS), swapping the halves from block to block, so that a noisy neighbour hits both; `auto` is duet where the machine has the CPUs for two halves on disjoint cores, else interleaved (docs/compare.md, \"Duet mode\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareMode }),
+		Check: oneOf(func(o *Options) string { return o.CompareMode }, "comparison mode", ModeAuto, ModeInterleaved, ModeDuet),
+		Get:   func(o *Options) string { return o.CompareMode },
+	},
+	{
+		Env: "DUET_CPUSETS", Flag: "duet-cpusets", Arg: "SRV/LT", Default: "picked from the CPUs left", Doc: DocCompare,
+		Help: "a duet's second half: its server CPUs, a slash, its generator CPUs (`3/2`), as many per side as SRV_CPUSET and LT_CPUSET; unset, the CPUs outside both sets that share no core with them",
+		Parse: func(o *Options, _, v string) error {
+			srv, gen, err := ParseHalf(v)
+			o.DuetServerCPUs, o.DuetGeneratorCPUs = srv, gen
+			return err
+		},
+		Get: func(o *Options) string {
+			if o.DuetServerCPUs == nil {
+				return ""
+			}
+			return o.DuetServerCPUs.String() + "/" + o.DuetGeneratorCPUs.String()
+		},
+	},
+	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
+		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
+	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`2s` (quick: `1s`)", "warm-up of each compare repeat",
+		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
+}

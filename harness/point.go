@@ -1,0 +1,457 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/attrib"
+	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// pointRun is one point in flight: its files, port and processes.
+type pointRun struct {
+	pr   *ProcRunner
+	spec PointSpec
+	f    pointFiles
+	addr target.Addr // port, port2, portN, workdir: the placeholders
+	// srvs are the servers booted so far, in the order of booted (one,
+	// named "server", unless the target lists servers).
+	srvs     []*supervise.Proc
+	booted   []target.Server
+	gen      *supervise.Proc
+	ag       *agentRun // AGENTS: the coordinator and its agents, in place of gen
+	throttle *pinning.Throttle
+	// The point's server (a two-arm sweep's arm) and its window and
+	// warm-up (ProcRunner.targetFor).
+	target         target.Spec
+	window, warmup time.Duration
+	// srvCPUs and genCPUs are the point's sets: the Options', or its
+	// duet half's.
+	srvCPUs, genCPUs pinning.CPUSet
+}
+
+func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, args ...any) error {
+	e := &PointError{Phase: phase, Err: fmt.Errorf(format, args...)}
+	if tailOf != nil {
+		e.Tail = tailOf.Tail(tailLines)
+	}
+	return e
+}
+
+func (p *pointRun) interrupted(phase string) error {
+	return &PointError{Phase: phase, Err: ErrPointInterrupted}
+}
+
+// exitText is a child's exit for a reason: its error, or "exit status 0".
+func exitText(pr *supervise.Proc) string {
+	if err := pr.ExitErr(); err != nil {
+		return err.Error()
+	}
+	return "exit status 0"
+}
+
+func (p *pointRun) run(ctx context.Context, out *Outcome) error {
+	pr := p.pr
+	p.target, p.window, p.warmup = pr.targetFor(p.spec)
+	p.srvCPUs, p.genCPUs = pr.o.ServerCPUs, pr.o.GeneratorCPUs
+	if h := p.spec.Half; h != nil {
+		p.srvCPUs, p.genCPUs = h.Server, h.Generator
+	}
+	var err error
+	if p.f, err = pr.files(p.spec); err != nil {
+		return p.fail(PhaseFiles, nil, "work dir: %v", err)
+	}
+	ports, err := target.FreePortsN(max(2, p.target.PortsUsed()))
+	if err != nil {
+		return p.fail(PhaseFiles, nil, "%v", err)
+	}
+	p.addr.Port, p.addr.Port2, p.addr.Ports = ports[0], ports[1], ports[2:]
+	p.addr.Host = pr.serverHost()
+	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
+		return p.fail(PhaseFiles, nil, "work dir: %v", err)
+	}
+	if err := p.boot(ctx); err != nil {
+		return err
+	}
+	if err := p.startGenerator(ctx); err != nil {
+		return err
+	}
+	if err := p.waitMarker(ctx); err != nil {
+		return err
+	}
+	p.measure(ctx, out)
+	return p.collect(ctx, out)
+}
+
+// boot starts the servers, in order, each under its own supervisor pinned
+// to the server CPUs with its own log, then waits for each one's readiness
+// probe in the same order: all are started first, as a cluster's node may
+// only be ready once its peers are up (a JetStream node's /healthz waits
+// for the meta group's quorum). A server that exits or is not ready fails
+// the point with its name and log tail.
+func (p *pointRun) boot(ctx context.Context) error {
+	pr, addr := p.pr, p.addr
+	if p.target.External {
+		return p.readyExternal(ctx) // nothing to boot, nothing to stop later
+	}
+	p.booted = p.target.Booted()
+	for i, s := range p.booted {
+		if len(s.Command) == 0 {
+			return p.fail(PhaseBoot, nil, "boot %s: no command", p.label(i))
+		}
+		argv := make([]string, len(s.Command))
+		for j, a := range s.Command {
+			argv[j] = target.Expand(a, addr)
+		}
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			env = append(env, k+"="+target.Expand(s.Env[k], addr))
+		}
+		srv, err := supervise.Start(ctx, supervise.Spec{
+			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
+			CPUs: p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
+			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
+		})
+		if err != nil {
+			return p.fail(PhaseBoot, nil, "boot %s: %v", p.label(i), err)
+		}
+		p.srvs = append(p.srvs, srv)
+	}
+	deadline := time.Now().Add(pr.ready)
+	for i, s := range p.booted {
+		srv := p.srvs[i]
+		probe, err := supervise.ParseProbe(target.Expand(s.Ready, addr))
+		if err != nil {
+			return p.fail(PhaseReady, nil, "target %s: %v", p.readyField(i), err)
+		}
+		// One readiness budget for all: the later ones have had the time
+		// the earlier took to come up.
+		if err := supervise.WaitReady(ctx, srv, probe, max(time.Until(deadline), time.Second)); err != nil {
+			if ctx.Err() != nil {
+				return p.interrupted(PhaseReady)
+			}
+			return p.fail(PhaseReady, srv, "%s never became ready: %v", p.label(i), err)
+		}
+		// Before any other has exited: one that died while a later one
+		// came up fails the point by its own name.
+		for j := range i {
+			if p.srvs[j].Exited() {
+				return p.fail(PhaseReady, p.srvs[j], "%s exited while %s came up (%s)", p.label(j), p.label(i), exitText(p.srvs[j]))
+			}
+		}
+	}
+	p.noteGranted(&pr.serverGranted, p.srvCPUs, "server", p.srvs[0].Pid)
+	return nil
+}
+
+// label names server i in messages: "server" for a one-server target,
+// "server NAME" for one of several.
+func (p *pointRun) label(i int) string {
+	if !p.target.Multi() {
+		return "server"
+	}
+	return "server " + p.booted[i].Name
+}
+
+func (p *pointRun) readyField(i int) string {
+	if !p.target.Multi() {
+		return "ready"
+	}
+	return fmt.Sprintf("servers[%d].ready", i)
+}
+
+// serverLog is server i's log: server.log, or server-NAME.log for one of
+// several.
+func (p *pointRun) serverLog(i int) string {
+	if !p.target.Multi() {
+		return p.f.serverLog
+	}
+	return filepath.Join(p.f.dir, "server-"+p.booted[i].Name+".log")
+}
+
+// exitedServer is the first server that has exited, if any.
+func (p *pointRun) exitedServer() (int, bool) {
+	for i, s := range p.srvs {
+		if s.Exited() {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// anyServerDone is closed when the first server exits.
+func (p *pointRun) anyServerDone() <-chan struct{} {
+	var chs []<-chan struct{}
+	for _, s := range p.srvs {
+		chs = append(chs, s.Done())
+	}
+	return firstDone(chs...)
+}
+
+// firstDone is closed when the first of chs is.
+func firstDone(chs ...<-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	var once sync.Once
+	for _, c := range chs {
+		go func() {
+			<-c
+			once.Do(func() { close(done) })
+		}()
+	}
+	return done
+}
+
+// startGenerator starts the generator (in the headroom probe's cgroup for
+// that role).
+func (p *pointRun) startGenerator(ctx context.Context) error {
+	pr, spec := p.pr, p.spec
+	url, err := p.target.URLFor(pr.o.Scenario)
+	if err != nil {
+		return p.fail(PhaseGenerator, nil, "target: %v", err)
+	}
+	var cgroup string
+	if spec.Role == RoleHeadroom {
+		name := supervise.CgroupName("headroom", spec.Index)
+		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(p.genCPUs)))
+		if err != nil {
+			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
+		}
+		pr.mu.Lock()
+		pr.cgroup = fmt.Sprintf("v%d", th.Version)
+		pr.mu.Unlock()
+		// Removed by stop, after the generator has stopped. A cgroup
+		// left behind does not unmake the measurement.
+		p.throttle = th
+		cgroup = th.Path
+	}
+	if pr.o.Agents > 0 {
+		return p.startAgents(ctx, target.Expand(url, p.addr), cgroup)
+	}
+	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, target.Expand(url, p.addr), p.window, p.warmup, p.f)...)
+	gate := filepath.Join(p.f.dir, "start.gate")
+	if spec.Gate != nil {
+		args = append(args, "--start-gate", gate)
+	}
+	gen, err := supervise.Start(ctx, supervise.Spec{
+		Name: "generator", Path: pr.generator[0],
+		Args:    args,
+		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+		CPUs:    p.genCPUs,
+		NoFile:  NoFileLimit,
+		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
+		LogPath: p.f.genLog,
+		Grace:   InterruptGrace(pr.grace),
+	})
+	if err != nil {
+		return p.fail(PhaseGenerator, nil, "start generator: %v", err)
+	}
+	p.gen = gen
+	if spec.Gate != nil {
+		pids := []int{gen.Pid}
+		for _, s := range p.srvs {
+			pids = append(pids, s.Pid)
+		}
+		spec.Gate.register(spec.Half, gate, pids...)
+	}
+	return nil
+}
+
+// waitMarker waits for the marker: every connection open and the warm-up
+// over.
+func (p *pointRun) waitMarker(ctx context.Context) error {
+	pr, gen := p.pr, p.gen
+	markerWait := connectTimeout
+	if p.ag != nil {
+		markerWait = max(connectTimeout, pr.joinTimeout()+5*time.Second)
+	}
+	if p.spec.Gate != nil {
+		markerWait += connectTimeout // the partner's connecting too
+	}
+	markerBy := time.Now().Add(p.warmup + markerWait)
+	for {
+		if _, err := os.Stat(p.f.marker); err == nil {
+			break
+		}
+		if g := p.spec.Gate; g != nil {
+			if err := g.poll(); err != nil {
+				return p.fail(PhaseMarker, nil, "duet: %v", err)
+			}
+		}
+		if p.ag != nil {
+			if why, tail := p.agentsMarkerFailed(); why != "" {
+				return p.fail(PhaseMarker, tail, "%s", why)
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return p.interrupted(PhaseMarker)
+		case p.anyExited():
+			i, _ := p.exitedServer()
+			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
+		case p.ag != nil:
+			if time.Now().After(markerBy) {
+				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", markerWait)
+			}
+		case gen.Exited():
+			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
+		case time.Now().After(markerBy):
+			return p.fail(PhaseMarker, gen, "generator created no measure marker within warm-up + %s", connectTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if p.ag != nil {
+		if len(p.ag.procs) > 0 { // none with AGENTS_LISTEN: remote
+			p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", p.ag.procs[0].Pid)
+		}
+		return nil
+	}
+	p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", gen.Pid)
+	return nil
+}
+
+// measure samples both sides over the measured window, as process trees:
+// the server's forks and a GENERATOR wrapper's real work are children.
+// Several servers are sampled at the same instants, each its own tree:
+// ServerCPU is their sum, and Servers each one's share.
+func (p *pointRun) measure(ctx context.Context, out *Outcome) {
+	gen := p.gen
+	var trees []cpusample.Source
+	for _, s := range p.srvs {
+		trees = append(trees, cpusample.Tree(s.Pid))
+	}
+	var srvS *cpusample.Group
+	if !p.target.External {
+		srvS = cpusample.StartGroup(ctx, SampleEvery, trees...)
+	}
+	// The agents' trees are sampled at the same instants, as one side.
+	var genStop func() cpusample.Stats
+	var genDone <-chan struct{}
+	if p.ag != nil {
+		g := cpusample.StartGroup(ctx, SampleEvery, p.ag.trees()...)
+		genStop = func() cpusample.Stats { t, _ := g.Stop(); return t }
+		genDone = p.ag.anyDone()
+	} else {
+		genStop, genDone = cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid)).Stop, gen.Done()
+	}
+	capture := p.startCapture(ctx) // the server's metrics and profile
+	if p.target.External {
+		p.measureExternal(ctx, out, genStop, genDone, capture)
+		return
+	}
+	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
+	srvCores0, okS0 := snapCores(p.srvCPUs)
+	genCores0, okG0 := snapCores(p.genCPUs)
+	windowEnd := time.NewTimer(p.window)
+	select {
+	case <-windowEnd.C:
+	case <-genDone:
+	case <-p.anyServerDone():
+	case <-ctx.Done():
+	}
+	windowEnd.Stop()
+	capture.windowEnded(ctx)
+	srvCores1, okS1 := snapCores(p.srvCPUs)
+	genCores1, okG1 := snapCores(p.genCPUs)
+	who := scan.Stop()
+	total, parts := srvS.Stop()
+	pinned := len(p.srvCPUs)
+	out.ServerCPU = cpuStats(total, pinned)
+	out.GeneratorCPU = cpuStats(genStop(), len(p.genCPUs))
+	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
+	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
+	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, p.srvCPUs, p.genCPUs)
+	out.ServerCPU.Attribution = attribution(who, p.srvCPUs)
+	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
+	if p.target.Multi() {
+		for i, st := range parts {
+			c := cpuStats(st, pinned)
+			// The pinned CPUs are the servers' together: how busy they
+			// were, and the steal, are the set's.
+			c.PinnedBusy, c.StealFraction = out.ServerCPU.PinnedBusy, out.ServerCPU.StealFraction
+			c.Attribution = out.ServerCPU.Attribution
+			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, CPUStats: c})
+		}
+	}
+	capture.finish(out)
+}
+
+// anyExited reports whether a server has exited.
+func (p *pointRun) anyExited() bool {
+	_, ok := p.exitedServer()
+	return ok
+}
+
+// collect waits for the generator to end by itself after its window and
+// reads its JSON. A generator that exits 0 without writing one fails the
+// point (the files were fresh, so nothing older can stand in).
+func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
+	if p.ag != nil {
+		return p.collectAgents(ctx, out)
+	}
+	gen := p.gen
+	wait := exitTimeout
+	if p.pr.o.Drop {
+		// The drop check may wait load.DropTimeout for a server that no
+		// longer answers: that is its finding (server_up false), not a
+		// stuck generator.
+		wait += load.DropTimeout
+	}
+	select {
+	case <-gen.Done():
+	case <-time.After(wait):
+		return p.fail(PhaseCollect, gen, "generator still running %s after its window", wait)
+	case <-ctx.Done():
+		return p.interrupted(PhaseCollect)
+	}
+	if i, ok := p.exitedServer(); ok {
+		return p.fail(PhaseCollect, p.srvs[i], "%s exited during the point (%v)", p.label(i), p.srvs[i].ExitErr())
+	}
+	if err := gen.ExitErr(); err != nil {
+		return p.fail(PhaseCollect, gen, "generator failed (%v)", err)
+	}
+	res, err := readLoad(p.f.json)
+	if err != nil {
+		return p.fail(PhaseCollect, gen, "generator result: %v", err)
+	}
+	out.Load = res
+	return nil
+}
+
+// noteGranted reads back the affinity the kernel granted pid, the point's
+// side asked for asked: the first of the first half's (or of a sweep
+// that is no duet) goes into dst for RecordGranted; a duet's second half
+// is checked here, its mismatch kept for RecordGranted's warnings.
+func (p *pointRun) noteGranted(dst *pinning.CPUSet, asked pinning.CPUSet, side string, pid int) {
+	pr := p.pr
+	set, err := pinning.Granted(pid)
+	if err != nil {
+		return
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch {
+	case p.spec.Half == nil || p.spec.Half.Name == HalfA:
+		if *dst == nil {
+			*dst = set
+		}
+	case set.String() != asked.String():
+		w := fmt.Sprintf("duet half %s: %s asked for CPUs %s but the kernel granted %s", p.spec.Half.Name, side, asked, set)
+		if !slices.Contains(pr.halfWarnings, w) {
+			pr.halfWarnings = append(pr.halfWarnings, w)
+		}
+	}
+	if n, err := pinning.NoFile(pid); err == nil && (pr.noFile == 0 || n < pr.noFile) {
+		pr.noFile = n
+	}
+}

@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// stop stops the generator, removes the headroom cgroup, stops the server
+// and waits for its port, each with grace; it returns the sides that had
+// to be SIGKILLed, the processes that escaped containment (killed by
+// Stop), and the server's stop error (the generator's does not unmake a
+// point whose JSON was read). An interrupt (ctx) cuts a long grace short:
+// see stopProc.
+func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess, err error) {
+	if p.gen != nil {
+		if esc, _ := stopProc(ctx, p.gen, grace); esc {
+			escalated = append(escalated, "generator")
+		}
+		escaped = append(escaped, escapedOf(p.gen)...)
+	}
+	if p.ag != nil {
+		esc, escd := p.stopAgents(ctx, grace)
+		escalated, escaped = append(escalated, esc...), append(escaped, escd...)
+	}
+	if p.throttle != nil {
+		_ = p.throttle.Remove()
+	}
+	// The servers in reverse order, each with its own grace: a cluster's
+	// later nodes were started last. The first stop error is the point's.
+	for i := len(p.srvs) - 1; i >= 0; i-- {
+		esc, serr := stopProc(ctx, p.srvs[i], grace)
+		if esc {
+			escalated = append(escalated, p.label(i))
+		}
+		if serr != nil && err == nil {
+			err = fmt.Errorf("%s: %w", p.label(i), serr)
+			if !p.target.Multi() {
+				err = serr
+			}
+		}
+		escaped = append(escaped, escapedOf(p.srvs[i])...)
+	}
+	if len(p.srvs) > 0 {
+		portWait := grace
+		if ctx.Err() != nil {
+			portWait = InterruptGrace(grace)
+		}
+		// Every port a server's command, env or ready names.
+		var named []int
+		for _, s := range p.booted {
+			all := strings.Join(append(slices.Clone(s.Command), s.Ready), " ")
+			for _, v := range s.Env {
+				all += " " + v
+			}
+			for _, n := range target.PortsNamed(all) {
+				if !slices.Contains(named, n) {
+					named = append(named, n)
+				}
+			}
+		}
+		if !slices.Contains(named, 1) {
+			named = append(named, 1)
+		}
+		slices.Sort(named)
+		for _, n := range named {
+			if port := p.addr.PortN(n); port > 0 {
+				_ = supervise.WaitPortFree(net.JoinHostPort(cmp.Or(p.addr.Host, "127.0.0.1"), strconv.Itoa(port)), portWait)
+			}
+		}
+	}
+	return escalated, escaped, err
+}
+
+// stopProc is proc.Stop(grace), except that an interrupt arriving while
+// it waits out the grace bounds the wait to InterruptGrace from then on,
+// then kills the tree (Proc.KillTree): a stop already begun cannot be given
+// a shorter grace, and a server ignoring SIGTERM with a long stop_grace
+// would otherwise hold the interrupted harness for all of it. It reports
+// whether the process had to be SIGKILLed.
+func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (escalated bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- proc.Stop(grace) }()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(InterruptGrace(grace))
+	defer t.Stop()
+	select {
+	case err = <-done:
+		return proc.Escalated(), err
+	case <-t.C:
+	}
+	// Stop, still waiting, sees the exit and sweeps.
+	proc.KillTree()
+	return true, <-done
+}
+
+// scrub redacts the point's files once its processes are gone: what the
+// server or the generator printed (a config with a secret in it) stays in
+// the work dir only while the point runs.
+func (p *pointRun) scrub() {
+	if p.f.dir == "" || p.pr.Secrets.Len() == 0 {
+		return
+	}
+	paths := []string{p.f.genLog, p.f.json}
+	if p.ag != nil {
+		for i := range p.ag.procs {
+			paths = append(paths, p.agentLog(i))
+		}
+	}
+	if len(p.booted) == 0 {
+		paths = append(paths, p.f.serverLog)
+	}
+	for i := range p.booted {
+		paths = append(paths, p.serverLog(i))
+	}
+	for _, path := range paths {
+		if err := RedactFile(path, p.pr.Secrets); err != nil {
+			p.pr.mu.Lock()
+			p.pr.late = append(p.pr.late, fmt.Sprintf("point %d: could not redact %s: %v", p.spec.Index, path, err))
+			p.pr.mu.Unlock()
+		}
+	}
+}
+
+// readLoad reads and checks the generator's JSON document.
+func readLoad(path string) (*load.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("no JSON written: %w", err)
+	}
+	var r load.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.SchemaVersion != load.SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d, want %d", path, r.SchemaVersion, load.SchemaVersion)
+	}
+	return &r, nil
+}
+
+// cpuStats is one side's sampled CPU against its pinned cores.
+func cpuStats(s cpusample.Stats, pinned int) CPUStats {
+	c := CPUStats{
+		Samples:       s.Samples,
+		MeanCores:     s.MeanCores,
+		P95Cores:      s.P95Cores,
+		PinnedCores:   pinned,
+		UserSeconds:   s.UserSeconds,
+		SystemSeconds: s.SystemSeconds,
+	}
+	c.FractionMean, c.FractionP95 = s.Fraction(pinned)
+	return c
+}
