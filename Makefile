@@ -8,6 +8,7 @@
 #   make bench                                     generator efficiency report
 #   make load                                      refserver + one short `ceiling load`
 #   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
+#   make release-dry-run                           the archives and SHA256SUMS a v* tag would release, into dist/
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -26,7 +27,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_MODE DUET_CPUSETS COM
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare node-generator clean
+.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
 
 all: build
 
@@ -50,6 +51,12 @@ test: vet lint
 
 bench: build
 	$(GO) run ./benchmark/efficiency
+
+# The release's build step as release.yml runs it on a v* tag
+# (.github/release/build.sh), with a dry-run version: every platform's
+# archive and SHA256SUMS in dist/, nothing published.
+release-dry-run:
+	bash .github/release/build.sh $(or $(RELEASE_VERSION),v0.0.0-dry) dist
 
 load: build
 	@set -e; \

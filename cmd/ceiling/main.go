@@ -25,9 +25,6 @@ import (
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
-// version is set with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	// When this process is the pinning trampoline (pinning.Command), it
 	// applies the affinity and execs the target; Init does not return then.

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+)
+
+// version is set with -ldflags "-X main.version=..." (make build: git
+// describe). Left at "dev", `ceiling version` and the results' meta take
+// it from the build info instead (buildVersion).
+var version = "dev"
+
+// buildVersion is the version this binary reports: the one the build set
+// with -ldflags when it set one; else the module's version from the build
+// info, which `go install …@v0.x.y` records, followed by the VCS revision
+// and "-dirty" when the binary was built in a checkout that had changes.
+// A binary that knows none of these says "dev".
+func buildVersion(ldflags string, bi *debug.BuildInfo, ok bool) string {
+	if ldflags != "dev" && ldflags != "" || !ok || bi == nil {
+		return ldflags
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if strings.Contains(v, rev) {
+		// A pseudo-version already names the revision (and, since Go
+		// 1.24, "+dirty" for a checkout with changes).
+		return v
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return v + " (" + rev + ")"
+}
+
+func init() {
+	bi, ok := debug.ReadBuildInfo()
+	version = buildVersion(version, bi, ok)
+}
