@@ -105,10 +105,18 @@ var Knobs = []Knob{
 	},
 	{
 		Env: "REPS", Flag: "reps", Arg: "N", Default: "`1`",
-		Help:  "runs of every point (stated in the result)",
+		Help:  "runs of every point (stated in the result), 1 to 100",
 		Parse: intParse(func(o *Options) *int { return &o.Reps }),
-		Check: positive(func(o *Options) int { return o.Reps }, "count"),
-		Get:   func(o *Options) string { return strconv.Itoa(o.Reps) },
+		Check: func(o *Options) error {
+			if err := positive(func(o *Options) int { return o.Reps }, "count")(o); err != nil {
+				return err
+			}
+			if o.Reps > MaxReps {
+				return fmt.Errorf("%d is above %d: every point runs that many times, so the sweep would take %d times as long as one rep; split it into runs", o.Reps, MaxReps, o.Reps)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return strconv.Itoa(o.Reps) },
 	},
 	durationKnob("DURATION", "duration", "`10s` (quick: `3s`)", "measured window per point; `10s` or bare seconds `10`",
 		func(o *Options) *time.Duration { return &o.Duration }, true),
@@ -343,11 +351,14 @@ var Knobs = []Knob{
 	},
 	{
 		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`8`", Doc: DocCompare,
-		Help:  "blocks (one repeat per arm, back to back) with both arms clean wanted at each compared point; a block that lost a repeat (contended, failed) is run again, up to twice this many blocks in all. The paired test needs at least 6 at ALPHA 0.05 (the smallest two-sided p over 5 blocks is 0.0625, over 6 0.031, over 8 0.0078): fewer exits 2",
+		Help:  "blocks (one repeat per arm, back to back) with both arms clean wanted at each compared point; a block that lost a repeat (contended, failed) is run again, up to twice this many blocks in all. The paired test needs at least 6 at ALPHA 0.05 (the smallest two-sided p over 5 blocks is 0.0625, over 6 0.031, over 8 0.0078): fewer exits 2, and so does more than 100",
 		Parse: intParse(func(o *Options) *int { return &o.CompareReps }),
 		Check: func(o *Options) error {
 			if o.CompareReps < 2 {
 				return fmt.Errorf("%d is below 2: the test needs at least two blocks (6 or more to reach p < 0.05)", o.CompareReps)
+			}
+			if o.CompareReps > MaxCompareReps {
+				return fmt.Errorf("%d is above %d: each block runs both arms once at every compared point; split the comparison into runs", o.CompareReps, MaxCompareReps)
 			}
 			return nil
 		},

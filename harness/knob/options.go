@@ -36,6 +36,14 @@ const (
 // MaxAgents bounds AGENTS.
 const MaxAgents = 64
 
+// MaxReps and MaxCompareReps bound REPS and COMPARE_REPS: a count past
+// them is a typo or a run of days, refused before anything boots (the
+// schedule and the result grow with it before the first point).
+const (
+	MaxReps        = 100
+	MaxCompareReps = 100
+)
+
 // Options is every knob of a sweep, as the user gave it. The CLI fills it
 // in three layers: DefaultOptions(quick), then ApplyEnv (the make
 // variables), then its flags; Resolve turns it into a Plan, filling what

@@ -132,3 +132,27 @@ func envOf(kv ...string) (func(string) (string, bool), []string) {
 	}
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }, environ
 }
+
+// TestRepsBounded: REPS and COMPARE_REPS past their bounds are refused by
+// the knob's own check, naming the bound, before anything is scheduled.
+func TestRepsBounded(t *testing.T) {
+	for _, tt := range []struct{ env, v, want string }{
+		{"REPS", "1000000", "REPS: 1000000 is above 100"},
+		{"REPS", "100", ""},
+		{"COMPARE_REPS", "101", "COMPARE_REPS: 101 is above 100"},
+		{"COMPARE_REPS", "100", ""},
+	} {
+		o := DefaultOptions(false)
+		lookup, environ := envOf(tt.env, tt.v)
+		err := o.ApplyEnv(lookup, environ)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s=%s: %v", tt.env, tt.v, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s=%s: %v, want %q", tt.env, tt.v, err, tt.want)
+		}
+		if errs := o.CheckKnobs(); tt.want != "" && len(errs) == 0 {
+			t.Errorf("%s=%s: CheckKnobs passes it", tt.env, tt.v)
+		}
+	}
+}
