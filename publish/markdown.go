@@ -42,6 +42,9 @@ type RenderOptions struct {
 	// (ends in '/'); when set, a line links the baseline run's page (a
 	// cross-run comparison) and the trend.
 	SiteURL string
+	// MaxWarnings, when above 0, lists that many warnings and counts the
+	// rest (used when the comment would exceed GitHub's limit).
+	MaxWarnings int
 }
 
 // Render writes c as Markdown: the verdict in words on the first line
@@ -78,8 +81,15 @@ func Render(c *Comparison, opts RenderOptions) string {
 
 	if len(c.Warnings) > 0 {
 		p("**Warnings**\n\n")
-		for _, w := range c.Warnings {
+		shown := c.Warnings
+		if opts.MaxWarnings > 0 && len(shown) > opts.MaxWarnings {
+			shown = shown[:opts.MaxWarnings]
+		}
+		for _, w := range shown {
 			p("- %s: %s\n", w.Run, text(w.Text))
+		}
+		if n := len(c.Warnings) - len(shown); n > 0 {
+			p("- and %d more warnings: the job summary and the artifact list them all\n", n)
 		}
 		p("\n")
 	}
@@ -111,14 +121,47 @@ func (n Note) render() string {
 	return fmt.Sprintf(n.Format, args...)
 }
 
-// RenderComment is Render within GitHub's comment limit.
+// commentWarnings is how many warnings a comment that would exceed
+// GitHub's limit still lists.
+const commentWarnings = 20
+
+// RenderComment is Render within GitHub's comment limit (MaxCommentLen
+// characters, past which the API answers 422): without the table of
+// every point, then with the first commentWarnings warnings and a count
+// of the rest, and as a last resort cut at a line break with a line that
+// says so. The verdict leads in every case.
 func RenderComment(c *Comparison, opts RenderOptions) string {
 	md := Render(c, opts)
-	if len([]rune(md)) <= MaxCommentLen {
+	if runeLen(md) <= MaxCommentLen {
 		return md
 	}
 	opts.NoPoints = true
-	return Render(c, opts)
+	if md = Render(c, opts); runeLen(md) <= MaxCommentLen {
+		return md
+	}
+	opts.MaxWarnings = commentWarnings
+	if md = Render(c, opts); runeLen(md) <= MaxCommentLen {
+		return md
+	}
+	const cut = "\n\n*(The rest did not fit in a comment; the job summary and the artifact hold all of it.)*\n"
+	return keepLines(md, MaxCommentLen-runeLen(cut)) + cut
+}
+
+// keepLines is the longest prefix of s, within budget characters, that
+// ends at a line break ("" when even the first line is too long).
+func keepLines(s string, budget int) string {
+	r := []rune(s)
+	if budget < 0 {
+		budget = 0
+	}
+	kept := string(r[:min(budget, len(r))])
+	if len(kept) == len(s) {
+		return kept
+	}
+	if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
+		return kept[:i]
+	}
+	return ""
 }
 
 // verdictLine is the comment's first visible line: the headline verdict

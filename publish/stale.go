@@ -124,19 +124,7 @@ func StaleBody(old, marker string, n StaleNote) (string, error) {
 		return body, nil
 	}
 	const cut = "\n\n*(The rest of the earlier comparison did not fit in the comment with this alert; that run's job summary keeps it.)*\n"
-	budget := MaxCommentLen - runeLen(head) - runeLen(cut)
-	kept := []rune(rest)
-	if budget < 0 {
-		budget = 0
-	}
-	kept = kept[:min(budget, len(kept))]
-	s := string(kept)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	} else {
-		s = ""
-	}
-	return head + s + cut, nil
+	return head + keepLines(rest, MaxCommentLen-runeLen(head)-runeLen(cut)) + cut, nil
 }
 
 func runeLen(s string) int { return len([]rune(s)) }

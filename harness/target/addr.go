@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,11 +12,32 @@ import (
 	"time"
 )
 
-// pinnedURL reports whether a URL takes the point's address: without
-// {addr} or {port} it names a fixed server ({host} alone is only
-// 127.0.0.1), not the one each point boots on its own port.
+// pinnedURL reports whether a URL drives the server each point boots:
+// parsed with the placeholders filled, its host is exactly the point's
+// ({host}, or {addr}'s) and its port exactly one of the point's ({port},
+// {port2}, {portN}, or {addr}'s). A placeholder anywhere else (a query, a
+// subdomain: ws://{host}.example:{port}) or a fixed host with the point's
+// port names some other server. Two probes with different addresses tell
+// a placeholder from a literal that happens to equal one of them.
 func pinnedURL(u string) bool {
-	return hasPortPlaceholder(u)
+	for _, probe := range []struct {
+		host string
+		base int
+	}{{"192.0.2.10", 41000}, {"198.51.100.20", 52000}} {
+		a := Addr{Host: probe.host, Port: probe.base + 1, Port2: probe.base + 2}
+		for n := 3; n <= MaxPorts; n++ {
+			a.Ports = append(a.Ports, probe.base+n)
+		}
+		x, err := url.Parse(Expand(u, a))
+		if err != nil || x.Hostname() != probe.host {
+			return false
+		}
+		port, err := strconv.Atoi(x.Port())
+		if err != nil || port <= probe.base || port > probe.base+MaxPorts {
+			return false
+		}
+	}
+	return true
 }
 
 // portPlaceholder matches {port} and {portN}; {addr} holds {port}.

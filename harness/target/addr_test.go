@@ -120,3 +120,30 @@ func TestCheckServers(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedURLParses: a URL drives the point's server only when its
+// parsed host and port are the point's placeholders; a placeholder in a
+// query, a subdomain, or beside a fixed host does not pin it.
+func TestPinnedURLParses(t *testing.T) {
+	for u, want := range map[string]bool{
+		"ws://{addr}/echo":                     true,
+		"ws://{addr}":                          true,
+		"ws://{host}:{port}/echo":              true,
+		"ws://{host}:{port7}":                  true,
+		"wss://{host}:{port2}/ws?token=x":      true,
+		"ws://127.0.0.1:18952/echo?x={port}":   false,
+		"ws://127.0.0.1:18952/{addr}":          false,
+		"ws://{host}.evil.example:{port}/echo": false,
+		"ws://evil.example:{port}/echo":        false,
+		"ws://127.0.0.1:{port}/echo":           false,
+		"ws://{host}:41001/echo":               false,
+		"ws://{host}:8080/echo":                false,
+		"ws://{host}/echo":                     false,
+		"ws://user:{port}@{host}:9/echo":       false,
+		"not a url {addr} %zz":                 false,
+	} {
+		if got := pinnedURL(u); got != want {
+			t.Errorf("pinnedURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+}

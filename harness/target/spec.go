@@ -298,7 +298,7 @@ func (t Spec) Warnings(scenario string) []string {
 	if err != nil || pinnedURL(u) {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s %q does not take the point's address ({addr} or {port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", t.urlField(scenario), u)}
+	return []string{fmt.Sprintf("%s %q does not name the point's address as its host and port ({addr}, or {host}:{port}), allowed by allow_unpinned_url: the generator drove a server the harness did not boot, pin or sample, so the CPU figures and verdicts are not about the server measured", t.urlField(scenario), u)}
 }
 
 // Durations returns the ready timeout and stop grace with defaults applied
@@ -360,11 +360,11 @@ func (t Spec) CheckRunnable(scenario string) error {
 			}
 		}
 	} else if !pinnedURL(u) && !t.AllowUnpinnedURL {
-		errs = append(errs, fmt.Errorf("%s: %q has no {addr} or {port}, so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", t.urlField(scenario), u))
+		errs = append(errs, fmt.Errorf("%s: %q does not name the point's address as its host and port ({addr}, or {host}:{port}), so the generator would drive some other server than the one booted pinned for each point (set \"allow_unpinned_url\": true in the target, or pass --allow-unpinned-url, to run anyway, with a warning in the result)", t.urlField(scenario), u))
 	} else if !t.AllowUnpinnedURL {
 		for i, u := range t.moreURLs(scenario) {
 			if !pinnedURL(u) {
-				errs = append(errs, fmt.Errorf("%s: the URL #%d, %q, has no {addr}, {port} or {portN}, so the generator would drive some server the harness did not boot", t.urlField(scenario), i+2, u))
+				errs = append(errs, fmt.Errorf("%s: the URL #%d, %q, does not name a point's address as its host and port ({addr}, or {host}:{port}/{portN}), so the generator would drive some server the harness did not boot", t.urlField(scenario), i+2, u))
 			}
 		}
 	}
