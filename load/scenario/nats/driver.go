@@ -312,15 +312,24 @@ func (d *driver) awaitRoutes(ctx context.Context, w *worker) error {
 
 // recoverGrace is how long after a reconnect a pull without responders
 // is the restart's: a restarted server's JetStream answers only once it
-// has recovered its streams, moments after the connection is back.
-const recoverGrace = 2 * time.Second
+// has recovered its streams, after the connection is back (docs/nats.md,
+// stream mode).
+const recoverGrace = 5 * time.Second
 
 // recovering reports whether err is such a pull, within recoverGrace of
-// the connection's return: counted in reconnects, not in errors.
+// the connection's return: counted in reconnects, not in errors. The
+// client runs the reconnect handler on a goroutine of its own, so a pull
+// can fail before the handler has stored the time: a reconnect the
+// connection counts but the handler has not seen is one just now.
 func (w *worker) recovering(err error) bool {
+	if !errors.Is(err, natsgo.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+		return false
+	}
+	if w.nc != nil && int64(w.nc.Stats().Reconnects) > w.reconnects.Load() {
+		return true
+	}
 	at := w.reconnectedAt.Load()
-	return at > 0 && load.Mono()-at < int64(recoverGrace) &&
-		(errors.Is(err, natsgo.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse))
+	return at > 0 && load.Mono()-at < int64(recoverGrace)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
