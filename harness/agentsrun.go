@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -307,7 +308,10 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 			out.Agents[i].Network = network
 		}
 	}
-	if ag.err != nil {
+	// A late start with every result merged is the verdict's to judge
+	// (judgeAgents): a starved agent, or a clock that was off.
+	var late *agents.LateStartError
+	if ag.err != nil && !errors.As(ag.err, &late) {
 		return p.fail(PhaseCollect, p.agentNamed(ag.err.Error()), "%v", ag.err)
 	}
 	if i, ok := p.exitedServer(); ok {

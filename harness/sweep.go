@@ -215,16 +215,13 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		out.FailReason = "generator could not measure: " + out.Load.Summary.Failure
 	}
 	if out.Load == nil || out.FailReason != "" {
-		p.Status = StatusFailed
-		p.Verdict = VerdictFailed
-		p.FailReason = out.FailReason
-		if p.FailReason == "" {
-			p.FailReason = "no generator result"
+		reason := out.FailReason
+		if reason == "" {
+			reason = "no generator result"
 		}
-		p.VerdictReason = p.FailReason
-		p.LogTail = out.LogTail
-		return p
+		return failedPoint(p, reason, out.LogTail)
 	}
+	base := p
 	s := out.Load.Summary
 	p.Status = StatusOK
 	p.Scenario = s.Blocks
@@ -242,7 +239,34 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
 	judgeAgents(&p, th, out.GeneratorCPU)
+	if late := lateNotBehind(p.Agents); late != "" {
+		base.Agents = p.Agents
+		return failedPoint(base, "agents: "+late, out.LogTail)
+	}
 	p.LowerBound = IsLowerBound(p.Verdict)
+	return p
+}
+
+// lateNotBehind names the agents that started their window late
+// (result.AgentReport.LateStart) and yet kept their schedule: the late
+// "started" was then not starvation but a clock that was off, and the
+// window did not line up.
+func lateNotBehind(as []result.AgentReport) string {
+	var late []string
+	for _, a := range as {
+		if a.LateStart && !a.Behind {
+			late = append(late, fmt.Sprintf("agent %d started its window %v late (start skew over the limit) and kept its schedule: not starved, so its window may not have lined up with the others'", a.Index, time.Duration(a.StartSkewNs)))
+		}
+	}
+	return strings.Join(late, "; ")
+}
+
+// failedPoint is p (as MakePoint lays it out, before its figures) failed
+// for reason, with its log tail.
+func failedPoint(p Point, reason, logTail string) Point {
+	p.Status, p.Verdict = StatusFailed, VerdictFailed
+	p.FailReason, p.VerdictReason = reason, reason
+	p.LogTail = logTail
 	return p
 }
 
@@ -261,6 +285,9 @@ func judgeAgents(p *Point, th Thresholds, gen CPUStats) {
 			continue
 		}
 		a.Behind, a.Evidence = generatorBehind(th, gen, a.Result.Summary, a.Result.Generator)
+		if a.Behind && a.LateStart {
+			a.Evidence += fmt.Sprintf("; its window's start was reported %v late", time.Duration(a.StartSkewNs))
+		}
 		if a.Behind {
 			behind = append(behind, strconv.Itoa(a.Index))
 		}

@@ -20,7 +20,11 @@ type AgentReport struct {
 	// WakeLateNs is how late the agent's own timer woke for its window
 	// start, on its monotonic clock: the part of the skew that is
 	// scheduling, not clocks.
-	WakeLateNs     int64   `json:"wake_late_ns"`
+	WakeLateNs int64 `json:"wake_late_ns"`
+	// LateStart: its start skew was over the limit (50 ms). The point
+	// stands only if the agent also fell behind (a starved agent's
+	// "started" is late too); otherwise it failed, naming the agent.
+	LateStart      bool    `json:"late_start,omitempty"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	P99Ns          int64   `json:"p99_ns"`
 	// Behind and Evidence are the generator half of the verdict rule

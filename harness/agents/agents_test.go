@@ -324,3 +324,36 @@ func TestAgentsOwnAddressesPastThePortRange(t *testing.T) {
 	}
 	t.Logf("300 connections over a 100-port range from %d addresses (3 agents)", len(seen))
 }
+
+// TestLateStartIsTheCallersToJudge: an agent whose "started" arrives over
+// MaxStartSkew after the common start (less rtt/2 and its own wake-up's
+// lateness) is marked LateStart; once every result is merged, Run's error
+// is a *LateStartError (an *InvalidError) naming only it.
+func TestLateStartIsTheCallersToJudge(t *testing.T) {
+	start := int64(1e12)
+	pt := &point{p: Plan{MaxStartSkew: 50 * time.Millisecond}, reports: []*Report{
+		{AgentReport: result.AgentReport{Index: 0, RTTNs: int64(2 * time.Millisecond)}},
+		{AgentReport: result.AgentReport{Index: 1, RTTNs: int64(2 * time.Millisecond)}},
+	}}
+	g := &Go{WindowStart: start}
+	// Agent 0: arrives 60ms after, but its timer woke 20ms late: 39ms.
+	pt.started(pt.reports[0], event{index: 0, at: start + int64(60*time.Millisecond), body: &Started{LateNs: int64(20 * time.Millisecond)}}, g)
+	// Agent 1: arrives 82ms after, woke on time: 81ms.
+	pt.started(pt.reports[1], event{index: 1, at: start + int64(82*time.Millisecond), body: &Started{}}, g)
+	if r := pt.reports[0]; r.LateStart || time.Duration(r.StartSkewNs) != 39*time.Millisecond {
+		t.Errorf("agent 0: late %v, skew %v; want on time, 39ms", r.LateStart, time.Duration(r.StartSkewNs))
+	}
+	if r := pt.reports[1]; !r.LateStart || time.Duration(r.StartSkewNs) != 81*time.Millisecond {
+		t.Errorf("agent 1: late %v, skew %v; want late, 81ms", r.LateStart, time.Duration(r.StartSkewNs))
+	}
+	err := pt.lateStarts()
+	var late *LateStartError
+	var inv *InvalidError
+	if !errors.As(err, &late) || !errors.As(err, &inv) || err.Error() != "agents: agent 1 started its window 81ms late (more than 50ms)" {
+		t.Fatalf("lateStarts = %v, want a LateStartError naming agent 1 alone", err)
+	}
+	pt.reports[1].LateStart = false
+	if err := pt.lateStarts(); err != nil {
+		t.Errorf("no late agent: %v", err)
+	}
+}

@@ -82,6 +82,17 @@ func (e *InvalidError) Error() string { return "agents: " + e.Reason }
 
 func invalid(format string, a ...any) error { return &InvalidError{Reason: fmt.Sprintf(format, a...)} }
 
+// LateStartError is a point every agent measured, merged, in which some
+// agent's "started" arrived more than MaxStartSkew after the common start
+// (their reports say LateStart). Run returns it with the whole Outcome:
+// either that agent's clock was off, and the point is invalid, or it was
+// starved of CPU, and its own result shows it fell behind its schedule,
+// which makes the point generator-capped naming it. The caller, which
+// holds the verdict rule, decides.
+type LateStartError struct{ InvalidError }
+
+func (e *LateStartError) Unwrap() error { return &e.InvalidError }
+
 // Coordinator runs one point's agents on a hub of its own: the agents
 // are told done after the point (the harness starts them per point).
 type Coordinator struct {

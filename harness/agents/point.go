@@ -40,7 +40,11 @@ func (h *Hub) Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := pt.collect(ctx, g, maxRTT); err != nil {
 		return pt.fail(err)
 	}
-	return pt.merge()
+	out, err := pt.merge()
+	if err == nil {
+		err = pt.lateStarts()
+	}
+	return out, err
 }
 
 // point is the state of one Hub.Run: the plan, each agent's report and
@@ -282,9 +286,7 @@ func (pt *point) collect(ctx context.Context, g *Go, maxRTT int64) error {
 			switch e.typ {
 			case tStarted:
 				started++
-				if err := pt.started(r, e, g); err != nil {
-					return err
-				}
+				pt.started(r, e, g)
 			case tResult:
 				if err := r.take(e.body.(*ResultMsg)); err != nil {
 					return err
@@ -312,9 +314,12 @@ func (pt *point) late() error {
 	return invalid("agent %s did not start its window within %s of the common start", strings.Join(late, ", "), pt.p.MaxStartSkew)
 }
 
-// started records an agent's window start; an error when it started
-// more than MaxStartSkew late.
-func (pt *point) started(r *Report, e event, g *Go) error {
+// started records an agent's window start, and marks it LateStart when
+// it started more than MaxStartSkew late. That is not yet the point's
+// failure: an agent starved of CPU sends its "started" late too, and its
+// result then shows it fell behind (the harness judges which; see
+// LateStartError).
+func (pt *point) started(r *Report, e event, g *Go) {
 	r.started = true
 	// Where the agent placed its window on the coordinator's clock: its
 	// message's arrival less half the round trip and less its own
@@ -322,10 +327,22 @@ func (pt *point) started(r *Report, e event, g *Go) error {
 	// monotonic clock, not the wake-up).
 	r.WakeLateNs = e.body.(*Started).LateNs
 	r.StartSkewNs = e.at - r.RTTNs/2 - r.WakeLateNs - g.WindowStart
-	if r.StartSkewNs > int64(pt.p.MaxStartSkew) {
-		return invalid("agent %d started its window %v late (more than %s)", r.Index, time.Duration(r.StartSkewNs), pt.p.MaxStartSkew)
+	r.LateStart = r.StartSkewNs > int64(pt.p.MaxStartSkew)
+}
+
+// lateStarts is Run's error after a merged point when some agent started
+// its window more than MaxStartSkew late: a *LateStartError naming them.
+func (pt *point) lateStarts() error {
+	var late []string
+	for _, r := range pt.reports {
+		if r.LateStart {
+			late = append(late, fmt.Sprintf("agent %d started its window %v late", r.Index, time.Duration(r.StartSkewNs)))
+		}
 	}
-	return nil
+	if late == nil {
+		return nil
+	}
+	return &LateStartError{InvalidError{Reason: strings.Join(late, ", ") + fmt.Sprintf(" (more than %s)", pt.p.MaxStartSkew)}}
 }
 
 // merge merges the agents' results into the Outcome and writes the
