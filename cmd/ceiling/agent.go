@@ -48,14 +48,8 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "  -%s %s\n    \t%s\n", f.Name, name, usage)
 		})
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("ceiling agent: unexpected argument %q", fs.Arg(0))
+	if done, err := parseOnlyFlags(fs, args); done {
+		return err
 	}
 	if *coord == "" {
 		return usagef("ceiling agent: --coordinator is required")

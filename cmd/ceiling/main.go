@@ -96,6 +96,8 @@ commands:
   report    a static results site (--out DIR), or benchstat text (--format benchstat)
   history   print the published history as a trend table
   calibrate measure the generator's cap per core against a null sink
+  init      set a repository up: bench/target.json and the two workflows that use the action
+  action    the GitHub Action's step: sweep, compare or comment (action.yml, docs/action.md)
   k8s       the generator agents on Kubernetes: render, apply or delete the manifests
   version   print the version
 
@@ -125,6 +127,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runCalibrate(rest, stdout, stderr)
 	case "k8s":
 		return runK8s(rest, stdout, stderr)
+	case "action":
+		return runAction(rest, stdout, stderr)
+	case "init":
+		return runInit(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

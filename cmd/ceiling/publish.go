@@ -84,12 +84,26 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// parseFlags parses args into fs: done after -h (nil error) or on a bad
+// flag (a usageError, exit 2).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return true, nil
 		}
 		return true, usageError{err}
+	}
+	return false, nil
+}
+
+// parseOnlyFlags is parseFlags for a command that takes no arguments:
+// one left over is a usageError naming it.
+func parseOnlyFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
+	if done, err := parseFlags(fs, args); done {
+		return done, err
+	}
+	if fs.NArg() > 0 {
+		return true, usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
 	return false, nil
 }

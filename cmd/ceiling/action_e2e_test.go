@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
+)
+
+// TestActionEndToEnd is one user's repository, end to end, with real
+// processes: examples/echo-server copied into a fresh git repository,
+// `ceiling init` run there and committed, a pull request on top, and the
+// action's own shell (.github/action/run.sh, as action.yml runs it) in a
+// simulated GitHub environment: the pull_request event's payload, the
+// outputs file, the job summary, the workspace and the runner's temp.
+//
+//   - slower: the head makes every message cost 500 rounds of SHA-256;
+//     the step fails (fail-on slower), its outputs say verdict=slower with
+//     a negative change, the artifact holds the pull request's number
+//     and a valid result, and the job summary is the comment's Markdown,
+//     leading with the verdict.
+//   - A/A: the head changes the README only; the verdict must not be
+//     slower.
+func TestActionEndToEnd(t *testing.T) {
+	if runtime.GOOS != "linux" || !pinning.Supported || runtime.NumCPU() < 2 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the end-to-end run needs Linux, pinning and 2 CPUs, which CI has")
+		}
+		t.Skip("needs Linux, pinning and 2 CPUs")
+	}
+	if testing.Short() {
+		t.Skip("-short: the end-to-end run takes minutes")
+	}
+	for _, c := range []struct {
+		name  string
+		slow  bool
+		check bool // init's own quick sweep (once: it is a minute)
+	}{
+		{"slower", true, true},
+		{"A-A", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newUserRepo(t, c.check)
+			if c.slow {
+				e.edit("main.go", "const rounds = 0", "const rounds = 500")
+			} else {
+				e.edit("README.md", "# echo-server", "# echo-server (a pull request that changes no code)")
+			}
+			e.commit("the pull request")
+			out, code := e.action()
+			verdict := out["verdict"]
+			t.Logf("outputs %v, exit %d", out, code)
+			if out["mode"] != "compare" {
+				t.Errorf("mode output %q, want compare (auto on pull_request)", out["mode"])
+			}
+			e.checkArtifact(out["result"])
+			summary := e.read(e.summary)
+			// The comment's first line, as publish renders each verdict.
+			lead := map[string]string{"slower": "headline **slower**", "faster": "headline **faster**",
+				"within_noise": "headline within noise", "cannot_conclude": "headline *cannot conclude*"}[verdict]
+			if first := firstContentLine(summary); lead == "" || !strings.Contains(first, lead) {
+				t.Errorf("the job summary does not lead with the headline's verdict %q: %q", verdict, first)
+			}
+			if c.slow {
+				change, err := strconv.ParseFloat(out["change-pct"], 64)
+				if verdict != "slower" || err != nil || change >= 0 || code != 1 {
+					t.Fatalf("verdict %q, change %q, exit %d; want slower, below 0, and the step failed (fail-on slower)\n%s", verdict, out["change-pct"], code, summary)
+				}
+				return
+			}
+			if verdict == "slower" || verdict == "" {
+				t.Fatalf("A/A: verdict %q, want anything but slower (and a verdict)\n%s", verdict, summary)
+			}
+		})
+	}
+}
+
+// userRepo is a user's repository in a temp dir, with the GitHub
+// environment the action would see.
+type userRepo struct {
+	t                                 *testing.T
+	dir, temp, output, summary, event string
+	base                              string // the base commit
+	env                               []string
+}
+
+// moduleRoot is this repository (the action's own files).
+func moduleRoot(t *testing.T) string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// newUserRepo copies examples/echo-server into a fresh repository, runs
+// `ceiling init` there (with its quick sweep when check) and commits; then
+// it branches for the pull request.
+func newUserRepo(t *testing.T, check bool) *userRepo {
+	t.Helper()
+	root := moduleRoot(t)
+	tmp := t.TempDir()
+	e := &userRepo{t: t, dir: filepath.Join(tmp, "echo-server"), temp: filepath.Join(tmp, "runner-temp")}
+	if err := os.CopyFS(e.dir, os.DirFS(filepath.Join(root, "examples", "echo-server"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(e.temp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.git("init", "-q", "-b", "main")
+	e.git("config", "user.email", "user@example.com")
+	e.git("config", "user.name", "a user")
+	e.git("add", ".")
+	e.git("commit", "-q", "-m", "the server")
+
+	// ceiling init, as the user runs it: this test binary is ceiling (for
+	// init's quick sweep too).
+	t.Setenv("CEILING_TEST_AS_CEILING", "1")
+	args := []string{"init", "--dir", e.dir, "--server-cmd", "bin/server --listen {addr}", "--build", "make server", "--check=" + strconv.FormatBool(check)}
+	stdout, stderr, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("ceiling init: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("ceiling init:\n%s", stdout)
+	if check && !strings.Contains(stdout, "headline") {
+		t.Errorf("init's quick sweep printed no headline:\n%s", stdout)
+	}
+	lines := 0
+	for _, f := range []string{".github/workflows/ceiling.yml", ".github/workflows/ceiling-comment.yml"} {
+		lines += strings.Count(e.read(filepath.Join(e.dir, f)), "\n")
+	}
+	if lines > 50 {
+		t.Errorf("init wrote %d lines of workflow YAML, want at most 50", lines)
+	}
+	t.Setenv("CEILING_TEST_AS_CEILING", "")
+	e.git("add", ".")
+	e.git("commit", "-q", "-m", "ceiling init")
+	e.base = e.git("rev-parse", "HEAD")
+	e.git("checkout", "-q", "-b", "pr")
+	return e
+}
+
+func (e *userRepo) git(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = e.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (e *userRepo) read(path string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *userRepo) edit(file, old, new string) {
+	e.t.Helper()
+	p := filepath.Join(e.dir, file)
+	s := e.read(p)
+	if !strings.Contains(s, old) {
+		e.t.Fatalf("%s has no %q", file, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(s, old, new, 1)), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *userRepo) commit(msg string) {
+	e.git("commit", "-q", "-am", msg)
+}
+
+// action runs action.yml's two steps of ours (run.sh setup, run.sh run)
+// for a pull_request event; it returns the outputs and run's exit status.
+func (e *userRepo) action() (map[string]string, int) {
+	t := e.t
+	t.Helper()
+	head := e.git("rev-parse", "HEAD")
+	e.event = filepath.Join(e.temp, "event.json")
+	e.output = filepath.Join(e.temp, "output")
+	e.summary = filepath.Join(e.temp, "summary.md")
+	ev, _ := json.Marshal(map[string]any{"number": 7, "pull_request": map[string]any{
+		"number": 7, "base": map[string]string{"sha": e.base}, "head": map[string]string{"sha": head}}})
+	for _, f := range []struct {
+		path string
+		b    []byte
+	}{{e.event, ev}, {e.output, nil}, {e.summary, nil}} {
+		if err := os.WriteFile(f.path, f.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := withEnv(os.Environ(), []string{
+		"CEILING_TEST_AS_CEILING=", "GITHUB_TOKEN=",
+		"GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + e.event,
+		"GITHUB_OUTPUT=" + e.output, "GITHUB_STEP_SUMMARY=" + e.summary,
+		"GITHUB_WORKSPACE=" + e.dir, "RUNNER_TEMP=" + e.temp,
+		"GITHUB_ACTION_PATH=" + moduleRoot(t), "GITHUB_REPOSITORY=user/echo-server",
+		// The inputs, as action.yml passes them (its defaults, and the
+		// build and quick of a small run).
+		"INPUT_MODE=auto", "INPUT_PATH=.", "INPUT_TARGET=bench/target.json", "INPUT_BUILD=make server",
+		"INPUT_QUICK=true", "INPUT_NAME=ceiling-load", "INPUT_FAIL_ON=slower,inconclusive", "INPUT_CPUS=auto",
+		"CEILING_ACTION_TOKEN=not-for-compare",
+	})
+	script := filepath.Join(moduleRoot(t), ".github", "action", "run.sh")
+	setup := exec.Command("bash", script, "setup")
+	setup.Env = env
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("run.sh setup: %v\n%s", err, out)
+	}
+	outputs := readOutputs(t, e.output)
+	run := exec.Command("bash", script, "run")
+	run.Env = withEnv(env, []string{"INPUT_MODE=" + outputs["mode"]})
+	log, err := run.CombinedOutput()
+	t.Logf("run.sh run:\n%s", lastLines(string(log), 60))
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "not-for-compare") {
+		t.Errorf("compare mode printed the token")
+	}
+	for k, v := range readOutputs(t, e.output) {
+		outputs[k] = v
+	}
+	return outputs, code
+}
+
+// checkArtifact: the artifact directory holds pr-number and the result,
+// which validates.
+func (e *userRepo) checkArtifact(result string) {
+	t := e.t
+	t.Helper()
+	art := filepath.Join(e.temp, "ceiling-action", "artifact")
+	if got := strings.TrimSpace(e.read(filepath.Join(art, "pr-number"))); got != "7" {
+		t.Errorf("artifact pr-number %q, want 7", got)
+	}
+	if result != filepath.Join(art, "result.json") {
+		t.Errorf("result output %q, want the artifact's result.json", result)
+	}
+	b, err := os.ReadFile(filepath.Join(art, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publish.Read(b, "result.json"); err != nil {
+		t.Errorf("the artifact's result does not validate: %v", err)
+	}
+	var r struct {
+		Meta struct {
+			GitRef string `json:"git_ref"`
+		} `json:"meta"`
+	}
+	_ = json.Unmarshal(b, &r)
+	if head := e.git("rev-parse", "HEAD"); !strings.HasPrefix(head, r.Meta.GitRef) || r.Meta.GitRef == "" {
+		t.Errorf("meta.git_ref %q, want the head %s", r.Meta.GitRef, head)
+	}
+}
+
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// firstContentLine is s's first line that is not an HTML comment or blank.
+func firstContentLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "<!--") {
+			return l
+		}
+	}
+	return ""
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

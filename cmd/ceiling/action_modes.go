@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// prEvent is what compare mode reads of a pull_request event's payload.
+type prEvent struct {
+	Number      int `json:"number"`
+	PullRequest struct {
+		Number int `json:"number"`
+		Base   struct {
+			SHA string `json:"sha"`
+		} `json:"base"`
+		Head struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+}
+
+var shaOK = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// readEvent decodes GITHUB_EVENT_PATH into v.
+func readEvent(path string, v any) error {
+	if path == "" {
+		return errors.New("GITHUB_EVENT_PATH is not set")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("GITHUB_EVENT_PATH %s: %v", path, err)
+	}
+	return nil
+}
+
+// exitOf is err with the child's exit status kept (1: the gate, 2: bad
+// input), so the step fails as the child did.
+func exitOf(err error, what string) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return exitStatus{ee.ExitCode(), fmt.Errorf("%s: exit status %d", what, ee.ExitCode())}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// compare is mode compare: the pull request's base in a worktree, both
+// built by the same command, the base's target file for both arms, one
+// two-arm sweep from the head's checkout (so meta.git_ref is the head),
+// then the comment's Markdown as the job summary and the --fail-on gate.
+// The artifact directory holds pr-number first, so that a sweep that
+// dies still leaves the commenter its pull request to mark stale.
+func (a *actionRun) compare() error {
+	var ev prEvent
+	if err := readEvent(a.env.eventPath, &ev); err != nil {
+		return err
+	}
+	pr := ev.PullRequest.Number
+	if pr == 0 {
+		pr = ev.Number
+	}
+	if pr <= 0 || !shaOK.MatchString(ev.PullRequest.Base.SHA) {
+		return fmt.Errorf("GITHUB_EVENT_PATH: not a pull_request event (number %d, base sha %q): compare mode runs on pull_request", pr, ev.PullRequest.Base.SHA)
+	}
+	art := a.env.dir("artifact")
+	if err := os.RemoveAll(art); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(art, "pr-number"), []byte(strconv.Itoa(pr)+"\n"), 0o644); err != nil {
+		return err
+	}
+	head := a.checkout()
+	baseT, headT := a.env.dir("base-target.json"), a.env.dir("head-target.json")
+	if a.c.baseTarget != "" {
+		// You built the base: its target file as given; the head's own.
+		baseT = a.c.baseTarget
+		if !filepath.IsAbs(baseT) {
+			baseT = filepath.Join(head, baseT)
+		}
+		if err := withDir(filepath.Join(head, a.c.target), headT, head); err != nil {
+			return err
+		}
+	} else {
+		wt := a.env.dir("base")
+		if err := baseWorktree(head, ev.PullRequest.Base.SHA, wt, a.stderr); err != nil {
+			return err
+		}
+		build := a.c.baseBuild
+		if build == "" {
+			build = a.c.build
+		}
+		if err := a.buildIn("the base", wt, build); err != nil {
+			return err
+		}
+		// The base's target file for both arms: a pull request cannot
+		// change how it is measured by editing its own.
+		tmpl := filepath.Join(wt, a.c.target)
+		if err := withDir(tmpl, baseT, wt); err != nil {
+			return err
+		}
+		if err := withDir(tmpl, headT, head); err != nil {
+			return err
+		}
+	}
+	if err := a.buildIn("the head", head, a.c.build); err != nil {
+		return err
+	}
+	args, err := a.sweepArgs(true)
+	if err != nil {
+		return err
+	}
+	res := filepath.Join(art, "result.json")
+	// The comment's Markdown is the job summary, not the sweep's table.
+	sweepErr := a.self(head, append([]string{"GITHUB_STEP_SUMMARY="}, noToken...),
+		append([]string{"sweep", "--base-target", baseT, "--target", headT, "--out", res}, args...)...)
+	if _, err := os.Stat(res); err != nil {
+		return exitOf(sweepErr, "the two-arm sweep wrote no result")
+	}
+	if err := a.outputs(res); err != nil {
+		return err
+	}
+	return exitOf(a.self(head, nil, "publish", "comment", "--head", res, "--dry-run",
+		"--marker", "ceiling:comment generator="+a.c.name, "--fail-on", a.c.failOn), "the headline's verdict (input fail-on "+a.c.failOn+")")
+}
+
+// baseWorktree checks sha out, detached, at wt: from the checkout's
+// objects, else fetched from origin (a shallow checkout).
+func baseWorktree(repo, sha, wt string, log interface{ Write([]byte) (int, error) }) error {
+	git := func(args ...string) error {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Stdout, cmd.Stderr = log, log
+		return cmd.Run()
+	}
+	_ = os.RemoveAll(wt)
+	_ = git("worktree", "prune")
+	if git("cat-file", "-e", sha+"^{commit}") != nil {
+		if err := git("fetch", "--no-tags", "--depth=1", "origin", sha); err != nil {
+			return fmt.Errorf("the base commit %s is not in %s and fetching it failed (%v): check out with fetch-depth: 0", sha, repo, err)
+		}
+	}
+	if err := git("worktree", "add", "--detach", wt, sha); err != nil {
+		return fmt.Errorf("git worktree add %s %s: %w", wt, sha, err)
+	}
+	return nil
+}
+
+// sweep is mode sweep: build, sweep pinned, and (input publish) commit
+// the result to the data branch as benchmark/published/NAME.json.
+func (a *actionRun) sweep() error {
+	head := a.checkout()
+	if a.c.publish && a.env.token == "" {
+		return usagef("input github-token: empty, and sweep mode with publish: true pushes with it (or set publish: false)")
+	}
+	if a.c.publish && a.c.dataBranch == "" {
+		return usagef("input data-branch (--data-branch): empty, and publish is true")
+	}
+	if err := a.buildIn("the server", head, a.c.build); err != nil {
+		return err
+	}
+	args, err := a.sweepArgs(false)
+	if err != nil {
+		return err
+	}
+	if a.c.calibrate {
+		args = append(args, "--calibrate")
+	}
+	art := a.env.dir("artifact")
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		return err
+	}
+	res := filepath.Join(art, a.c.name+".json")
+	sweepErr := a.self(head, noToken, append([]string{"sweep", "--target", filepath.Join(head, a.c.target), "--out", res}, args...)...)
+	if _, err := os.Stat(res); err == nil {
+		if err := a.outputs(res); err != nil {
+			return err
+		}
+	}
+	if sweepErr != nil || !a.c.publish {
+		return exitOf(sweepErr, "the sweep")
+	}
+	// The token lives in the remote URL on the child's command line only
+	// (never in .git/config); ceiling prints remotes redacted.
+	host := strings.TrimPrefix(strings.TrimPrefix(a.env.serverURL, "https://"), "http://")
+	remote := fmt.Sprintf("https://x-access-token:%s@%s/%s.git", a.env.token, host, a.env.repository)
+	return exitOf(a.self(head, nil, "publish", "commit", "--repo", head, "--remote", remote,
+		"--branch", a.c.dataBranch, "--path", "benchmark/published/"+a.c.name+".json", res), "publish commit")
+}

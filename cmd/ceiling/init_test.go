@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInitBadFlags: every bad flag exits 2 naming it, and nothing is
+// written.
+func TestInitBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--server-cmd: required"},
+		{[]string{"--server-cmd", "bin/server --listen 127.0.0.1:8080"}, "has no {addr} or {port}"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--build", "make ${{ github.token }}"}, "--build: \"make ${{ github.token }}\" holds ${{"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--scenario", "fanout"}, "needs --app-id, --key and --secret"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--scenario", "nats"}, `--scenario: "nats"`},
+		{[]string{"--server-cmd", "bin/server {addr}", "--ready", "udp:{addr}"}, "ready"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--action-ref", "v1; rm"}, "--action-ref"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--dir", filepath.Join(dir, "nope")}, "--dir"},
+		{[]string{"--server-cmd", "bin/server {addr}", "--check=perhaps"}, "check"},
+	} {
+		args := append([]string{"init", "--dir", dir}, c.args...)
+		_, stderr, code := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", c.args, code, stderr, c.want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a refused init wrote %v", ents)
+	}
+}
+
+// TestInitWrites: the target loads as the sweep loads it, the workflows
+// use the action at the ref and with the build; a second init refuses to
+// overwrite without --force, and with it rewrites.
+func TestInitWrites(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"init", "--dir", dir, "--server-cmd", "bin/server --listen {addr}", "--build", `make "server"`, "--check=false", "--branch", "trunk", "--action-ref", "v1.2.3"}
+	stdout, stderr, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range initFiles {
+		if !strings.Contains(stdout, "wrote "+f) {
+			t.Errorf("stdout does not list %s:\n%s", f, stdout)
+		}
+	}
+	var tgt map[string]any
+	b, _ := os.ReadFile(filepath.Join(dir, "bench/target.json"))
+	if err := json.Unmarshal(b, &tgt); err != nil || tgt["echo_url"] != "ws://{addr}/echo" || tgt["ready"] != "tcp:{addr}" {
+		t.Errorf("target %s (%v)", b, err)
+	}
+	wf, _ := os.ReadFile(filepath.Join(dir, ".github/workflows/ceiling.yml"))
+	for _, want := range []string{"branches: [\"trunk\"]", "uses: ceiling-bench/ceiling@v1.2.3", `with: {build: "make \"server\""}`, "fetch-depth: 0", "pull_request:"} {
+		if !strings.Contains(string(wf), want) {
+			t.Errorf("ceiling.yml has no %q:\n%s", want, wf)
+		}
+	}
+	if strings.Contains(string(wf), "pull_request_target") {
+		t.Error("pull_request_target in the workflow")
+	}
+	_, stderr, code = runCLI(t, "", args...)
+	if code != 2 || !strings.Contains(stderr, "bench/target.json exists") {
+		t.Errorf("second init: exit %d, %q; want 2, refusing to overwrite", code, stderr)
+	}
+	if _, stderr, code = runCLI(t, "", append(args, "--force", "--scenario", "fanout", "--app-id", "1", "--key", "k", "--secret", "s3cret-value")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "bench/target.json"))
+	if !strings.Contains(string(b), `"secrets": [`) || !strings.Contains(string(b), `"fanout": {`) {
+		t.Errorf("fanout target: %s", b)
+	}
+}
