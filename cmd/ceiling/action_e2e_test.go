@@ -184,17 +184,27 @@ func (e *userRepo) commit(msg string) {
 	e.git("commit", "-q", "-am", msg)
 }
 
-// action runs action.yml's two steps of ours (run.sh setup, run.sh run)
-// for a pull_request event; it returns the outputs and run's exit status.
+// action runs the action for a pull_request event from the branch's head
+// against the base; it returns the outputs and run's exit status.
 func (e *userRepo) action() (map[string]string, int) {
+	head := e.git("rev-parse", "HEAD")
+	ev := map[string]any{"number": 7, "pull_request": map[string]any{
+		"number": 7, "base": map[string]string{"sha": e.base}, "head": map[string]string{"sha": head}}}
+	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare")
+	return out, code
+}
+
+// runAction runs action.yml's two steps of ours (run.sh setup, run.sh
+// run) for event with its payload, the inputs the action's defaults and
+// the build and quick of a small run (set overrides); it returns the
+// outputs, run's exit status and its log.
+func (e *userRepo) runAction(event string, payload any, set ...string) (map[string]string, int, string) {
 	t := e.t
 	t.Helper()
-	head := e.git("rev-parse", "HEAD")
 	e.event = filepath.Join(e.temp, "event.json")
 	e.output = filepath.Join(e.temp, "output")
 	e.summary = filepath.Join(e.temp, "summary.md")
-	ev, _ := json.Marshal(map[string]any{"number": 7, "pull_request": map[string]any{
-		"number": 7, "base": map[string]string{"sha": e.base}, "head": map[string]string{"sha": head}}})
+	ev, _ := json.Marshal(payload)
 	for _, f := range []struct {
 		path string
 		b    []byte
@@ -203,18 +213,15 @@ func (e *userRepo) action() (map[string]string, int) {
 			t.Fatal(err)
 		}
 	}
-	env := withEnv(os.Environ(), []string{
+	env := withEnv(os.Environ(), append([]string{
 		"CEILING_TEST_AS_CEILING=", "GITHUB_TOKEN=",
-		"GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + e.event,
+		"GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + e.event,
 		"GITHUB_OUTPUT=" + e.output, "GITHUB_STEP_SUMMARY=" + e.summary,
 		"GITHUB_WORKSPACE=" + e.dir, "RUNNER_TEMP=" + e.temp,
 		"GITHUB_ACTION_PATH=" + moduleRoot(t), "GITHUB_REPOSITORY=user/echo-server",
-		// The inputs, as action.yml passes them (its defaults, and the
-		// build and quick of a small run).
 		"INPUT_MODE=auto", "INPUT_PATH=.", "INPUT_TARGET=bench/target.json", "INPUT_BUILD=make server",
 		"INPUT_QUICK=true", "INPUT_NAME=ceiling-load", "INPUT_FAIL_ON=slower,inconclusive", "INPUT_CPUS=auto",
-		"CEILING_ACTION_TOKEN=not-for-compare",
-	})
+	}, set...))
 	script := filepath.Join(moduleRoot(t), ".github", "action", "run.sh")
 	setup := exec.Command("bash", script, "setup")
 	setup.Env = env
@@ -232,13 +239,68 @@ func (e *userRepo) action() (map[string]string, int) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(log), "not-for-compare") {
-		t.Errorf("compare mode printed the token")
+	for _, kv := range set {
+		if k, v, _ := strings.Cut(kv, "="); k == "CEILING_ACTION_TOKEN" && strings.Contains(string(log), v) {
+			t.Errorf("the step printed the token")
+		}
 	}
 	for k, v := range readOutputs(t, e.output) {
 		outputs[k] = v
 	}
-	return outputs, code
+	return outputs, code, string(log)
+}
+
+// TestActionSweepPublishes: on a push, the action builds the server,
+// sweeps it and commits the result to the data branch of the repository
+// on GITHUB_SERVER_URL (a bare repository on disk); the token shows
+// nowhere. A sweep with no clean headline is retried once (the machine's
+// noise), then fails saying so.
+func TestActionSweepPublishes(t *testing.T) {
+	if runtime.GOOS != "linux" || !pinning.Supported || runtime.NumCPU() < 2 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the end-to-end run needs Linux, pinning and 2 CPUs, which CI has")
+		}
+		t.Skip("needs Linux, pinning and 2 CPUs")
+	}
+	if testing.Short() {
+		t.Skip("-short: the end-to-end run takes minutes")
+	}
+	e := newUserRepo(t, false)
+	e.git("checkout", "-q", "main")
+	server := filepath.Join(t.TempDir(), "server")
+	bare := filepath.Join(server, "user", "echo-server.git")
+	e.git("init", "-q", "--bare", bare)
+	e.git("push", "-q", bare, "main")
+	var out map[string]string
+	var code int
+	for attempt := 1; ; attempt++ {
+		var log string
+		out, code, log = e.runAction("push", map[string]any{"ref": "refs/heads/main"},
+			"GITHUB_SERVER_URL=file://"+server, "INPUT_DATA_BRANCH=main", "INPUT_PUBLISH=true",
+			"CEILING_ACTION_TOKEN=tok-must-never-show")
+		if code == 0 || attempt == 2 || !strings.Contains(log, "no clean") {
+			break
+		}
+		t.Logf("attempt %d: no clean headline on this machine; once more", attempt)
+	}
+	if code != 0 || out["mode"] != "sweep" || out["headline"] == "" {
+		t.Fatalf("exit %d, outputs %v; want 0, mode sweep and a headline", code, out)
+	}
+	cmd := exec.Command("git", "--git-dir", bare, "show", "main:benchmark/published/ceiling-load.json")
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("nothing published on the data branch: %v", err)
+	}
+	r, err := publish.Read(b, "benchmark/published/ceiling-load.json")
+	if err != nil {
+		t.Fatalf("the published result: %v", err)
+	}
+	if got := strconv.FormatFloat(r.Headline.ThroughputPerS, 'f', 0, 64); got != out["headline"] {
+		t.Errorf("published headline %s, output %s", got, out["headline"])
+	}
+	if strings.Contains(string(b), "tok-must-never-show") || strings.Contains(e.read(e.summary), "tok-must-never-show") {
+		t.Error("the token reached the result or the summary")
+	}
 }
 
 // checkArtifact: the artifact directory holds pr-number and the result,

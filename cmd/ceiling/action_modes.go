@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,10 +194,29 @@ func (a *actionRun) sweep() error {
 	if sweepErr != nil || !a.c.publish {
 		return exitOf(sweepErr, "the sweep")
 	}
-	// The token lives in the remote URL on the child's command line only
-	// (never in .git/config); ceiling prints remotes redacted.
-	host := strings.TrimPrefix(strings.TrimPrefix(a.env.serverURL, "https://"), "http://")
-	remote := fmt.Sprintf("https://x-access-token:%s@%s/%s.git", a.env.token, host, a.env.repository)
+	remote, err := pushRemote(a.env.serverURL, a.env.repository, a.env.token)
+	if err != nil {
+		return err
+	}
 	return exitOf(a.self(head, nil, "publish", "commit", "--repo", head, "--remote", remote,
 		"--branch", a.c.dataBranch, "--path", "benchmark/published/"+a.c.name+".json", res), "publish commit")
+}
+
+// pushRemote is the repository's URL on GITHUB_SERVER_URL, with the token
+// as its password for http(s): it lives on the child's command line only
+// (never in .git/config), and ceiling prints remotes redacted. Another
+// scheme (a file:// server, a mirror) takes no credentials.
+func pushRemote(server, repository, token string) (string, error) {
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme == "" {
+		return "", fmt.Errorf("GITHUB_SERVER_URL %q is not a URL", server)
+	}
+	if strings.Count(repository, "/") != 1 || strings.Contains(repository, "..") {
+		return "", fmt.Errorf("GITHUB_REPOSITORY %q is not owner/name", repository)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + repository + ".git"
+	if u.Scheme == "https" || u.Scheme == "http" {
+		u.User = url.UserPassword("x-access-token", token)
+	}
+	return u.String(), nil
 }

@@ -249,3 +249,21 @@ func TestActionCommentUntrusted(t *testing.T) {
 		t.Errorf("no artifact: exit %d, requests %v, patched %.200q\n%s", code, api.requests, api.posted, stderr)
 	}
 }
+
+// TestPushRemote: the token is the password of an http(s) remote only,
+// and the repository must be owner/name.
+func TestPushRemote(t *testing.T) {
+	for _, c := range []struct{ server, repo, want, err string }{
+		{"https://github.com", "o/r", "https://x-access-token:tok@github.com/o/r.git", ""},
+		{"https://ghe.example/", "o/r", "https://x-access-token:tok@ghe.example/o/r.git", ""},
+		{"file:///srv/git", "o/r", "file:///srv/git/o/r.git", ""},
+		{"https://github.com", "o/../../r", "", "not owner/name"},
+		{"https://github.com", "r", "", "not owner/name"},
+		{"::", "o/r", "", "not a URL"},
+	} {
+		got, err := pushRemote(c.server, c.repo, "tok")
+		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("pushRemote(%q, %q) = %q, %v; want %q, %q", c.server, c.repo, got, err, c.want, c.err)
+		}
+	}
+}
