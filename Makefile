@@ -79,7 +79,7 @@ ceiling-compare: build
 # ws and hdr-histogram-js at the versions in its package-lock.json, into its
 # git-ignored node_modules. Its tests skip without them (fail under CI=true).
 node-generator:
-	npm ci --prefix benchmark/generators/node --no-audit --no-fund --loglevel=error
+	npm ci --prefix benchmark/generators/node --ignore-scripts --no-audit --no-fund --loglevel=error
 
 clean:
 	rm -rf $(BIN)

@@ -120,7 +120,8 @@ func (p *pointRun) boot(ctx context.Context) error {
 		}
 		srv, err := supervise.Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
-			CPUs: p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
+			Environ: ChildEnviron(os.Environ(), p.target.PassEnv, nil),
+			CPUs:    p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
 			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
 		})
 		if err != nil {
@@ -247,6 +248,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		Name: "generator", Path: pr.generator[0],
 		Args:    args,
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+		Environ: ChildEnviron(os.Environ(), nil, generatorEnvPrefixes),
 		CPUs:    p.genCPUs,
 		NoFile:  NoFileLimit,
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too

@@ -34,6 +34,9 @@ type Spec struct {
 	// OrphanGrace is how long the supervisor waits after SIGTERM before
 	// SIGKILL when it stops the tree because the caller died; 0 is 5s.
 	OrphanGrace time.Duration
+	// Env is the environment the target starts with (the caller appends
+	// its own entries to the Cmd's Env); nil: this process's.
+	Env []string
 
 	parent int // the caller's pid, set by Command for the supervisor
 }

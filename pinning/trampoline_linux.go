@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -34,9 +35,9 @@ var initCalled atomic.Bool
 // kernel kills it when the thread that forked it exits. Start it with
 // Start, which forks from a locked thread that lives as long as the child.
 //
-// To give the child its own environment, append to cmd.Env: it already
-// holds os.Environ() and the spec. Replacing it makes the trampoline exit
-// 127 with an error saying so. name is looked up with exec.LookPath in the
+// To give the child its own environment, set spec.Env (the base; nil is
+// os.Environ()) and append to cmd.Env: it already holds the base and the
+// spec. Replacing it makes the trampoline exit 127 with an error saying so. name is looked up with exec.LookPath in the
 // child, after cmd.Dir took effect; if it cannot be exec'ed the trampoline
 // prints "ceiling pin: ..." on stderr and exits 127.
 func Command(spec Spec, name string, args ...string) *exec.Cmd {
@@ -58,7 +59,11 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 		// exec'ing the target.
 		cmd.Err = errors.New("pinning: Init was not called at the start of main (or TestMain); a pinned child cannot start")
 	}
-	cmd.Env = append(os.Environ(), envSpec+"="+spec.encode())
+	base := spec.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(base), envSpec+"="+spec.encode())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd
 }

@@ -15,6 +15,9 @@ const Supported = false
 // ignored).
 func Command(spec Spec, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
+	if spec.Env != nil {
+		cmd.Env = append([]string(nil), spec.Env...)
+	}
 	if len(spec.CPUs) > 0 || spec.Cgroup != "" {
 		cmd.Err = fmt.Errorf("pin %s to cpus %s: %w", name, spec.CPUs, ErrUnsupported)
 	}

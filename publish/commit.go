@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,6 +84,11 @@ type CommitOptions struct {
 	Retries     int    // pushes retried after a rejection; <0 means none
 	Trace       io.Writer
 
+	// LogTails publishes the failed points' server log tails
+	// (curve[].log_tail); left false, Commit cuts them from the published
+	// file (StripLogTails).
+	LogTails bool
+
 	// Secrets that must not be published (see Secrets): a document that
 	// holds one is refused with a *SecretError before git runs. nil: no
 	// check.
@@ -101,6 +107,7 @@ type CommitOutcome struct {
 	// KeptNewer is true when the branch's published file measured a newer
 	// commit than this result: only the history got this entry.
 	KeptNewer   bool
+	LogTailsCut int // log tails left out (CommitOptions.LogTails)
 	Path        string
 	HistoryPath string
 }
@@ -187,6 +194,21 @@ func splitAuthor(a string) (name, email string, err error) {
 // opts.Remote: the result at opts.Path, its headline appended to the
 // history. See the package comment for how concurrent pushes are handled.
 func Commit(ctx context.Context, r *result.Result, raw []byte, opts CommitOptions) (CommitOutcome, error) {
+	var cut int
+	if !opts.LogTails {
+		var err error
+		if raw, cut, err = StripLogTails(raw); err != nil {
+			return CommitOutcome{}, fmt.Errorf("result: %w", err)
+		}
+		if cut > 0 {
+			rc := *r
+			rc.Curve = slices.Clone(r.Curve)
+			for i := range rc.Curve {
+				rc.Curve[i].LogTail = ""
+			}
+			r = &rc
+		}
+	}
 	if err := CheckSecrets(raw, "result", opts.Secrets); err != nil {
 		return CommitOutcome{}, err
 	}
@@ -200,7 +222,7 @@ func Commit(ctx context.Context, r *result.Result, raw []byte, opts CommitOption
 	author := []string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email,
 		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email}
 	g := &git{dir: opts.Repo, trace: opts.Trace}
-	out := CommitOutcome{Path: opts.Path, HistoryPath: opts.HistoryPath}
+	out := CommitOutcome{Path: opts.Path, HistoryPath: opts.HistoryPath, LogTailsCut: cut}
 	switch ok, err := g.hasCommit(ctx, r.Meta.GitRef); {
 	case err != nil:
 		return out, fmt.Errorf("look up meta.git_ref: %w", err)

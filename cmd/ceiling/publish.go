@@ -171,6 +171,7 @@ func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.Flag
 	fs.StringVar(&c.Message, "message", "", "commit message (default names the generator and the measured commit, with [skip ci])")
 	fs.StringVar(&c.Author, "author", publish.DefaultAuthor, "commit author and committer, \"Name <email>\"")
 	fs.IntVar(&c.Retries, "retries", publish.DefaultRetries, "pushes retried after the branch moved on (0: none)")
+	fs.BoolVar(&o.opts.LogTails, "log-tails", false, "publish the failed points' server log tails (curve[].log_tail); by default they are left out of the published file, and kept in the sweep's own result and work dir")
 	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
 	fs.Var(&o.targets, "target", "target `FILE` the sweep ran (repeatable): a document holding any of its secrets is refused, as one holding a secret-named environment variable's value is")
 	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "after publishing, append the run's table and chart (Markdown) to this file (the job summary)")
@@ -234,6 +235,9 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	}
 	if out.KeptNewer {
 		fmt.Fprintf(stdout, "%s already publishes a newer commit's result; only the history got this one\n", out.Path)
+	}
+	if out.LogTailsCut > 0 {
+		fmt.Fprintf(stdout, "left %d failed points' log tails out of the published file (--log-tails publishes them)\n", out.LogTailsCut)
 	}
 	publish.WriteSummary(stderr, o.summary, r, fmt.Sprintf("ceiling publish commit: %s measured at %s, on %s", r.Meta.Generator, r.Meta.GitRef, o.opts.Branch), secrets)
 	return nil

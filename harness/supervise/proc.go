@@ -28,10 +28,14 @@ type Spec struct {
 	Name string   // for messages: "server", "generator"
 	Path string   // program; looked up in PATH (after Dir) when it has no slash
 	Args []string // arguments, without the program name
-	// Env is added to this process's environment; a later entry wins over
-	// an earlier one with the same key.
+	// Env is added to Environ; a later entry wins over an earlier one
+	// with the same key.
 	Env []string
-	Dir string // working directory; "" is ours
+	// Environ is the environment Env is added to; nil: this process's.
+	// The harness gives servers and generators an allowlist of its own
+	// (harness.ChildEnviron), never the whole of it.
+	Environ []string
+	Dir     string // working directory; "" is ours
 	// CPUs pins the child and everything it starts (pinning.Command);
 	// empty: inherit our affinity.
 	CPUs pinning.CPUSet
@@ -99,6 +103,7 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 	pspec := pinning.Spec{
 		CPUs: spec.CPUs, NoFile: spec.NoFile, Cgroup: spec.Cgroup,
 		Supervise: pinning.Supported, OrphanGrace: min(grace, DefaultGrace),
+		Env: spec.Environ,
 	}
 	if contain.owned {
 		pspec.Contain = contain.cgroup.Path

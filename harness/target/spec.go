@@ -24,8 +24,12 @@ import (
 type Spec struct {
 	Name    string            `json:"name"`
 	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
-	Env     map[string]string `json:"env,omitempty"` // added to the harness's environment
-	Dir     string            `json:"dir,omitempty"` // working directory; relative to the harness's
+	Env     map[string]string `json:"env,omitempty"` // the server's environment, with the allowlist (harness.ChildEnviron)
+	// PassEnv names variables of the harness's environment the servers
+	// get too (they get PATH, HOME, LANG, TMPDIR and a few more, not the
+	// rest: docs/targets.md, "Environment").
+	PassEnv []string `json:"pass_env,omitempty"`
+	Dir     string   `json:"dir,omitempty"` // working directory; relative to the harness's
 	// Blocks are the scenarios' blocks, by their top-level key
 	// ("echo_url", "fanout", ...: load.TargetDef.Key). The harness keeps
 	// them raw and hands them to the scenario (Block); it does not know
@@ -192,6 +196,7 @@ func (t Spec) Check() error {
 	if n := t.PortsUsed(); n > MaxPorts {
 		errs = append(errs, fmt.Errorf("{port%d}: at most {port%d}", n, MaxPorts))
 	}
+	errs = append(errs, t.checkPassEnv()...)
 	errs = append(errs, t.CheckSecrets())
 	errs = append(errs, t.checkMetrics()...)
 	for name, v := range map[string]string{"ready_timeout": t.ReadyTimeout, "stop_grace": t.StopGrace} {

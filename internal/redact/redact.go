@@ -9,6 +9,10 @@
 // files of its work dir — through Set.String. publish uses Set.Contains to
 // refuse a document that still carries one (defence in depth).
 //
+// Encodings. Each secret is masked in its common other Forms too: base64
+// (both alphabets, at any offset, padded or not), hex, URL-encoded, and
+// JSON-escaped once or twice.
+//
 // Short secrets. Redaction is by substring: every occurrence of a secret,
 // wherever it stands, becomes Mask. A secret of a few characters cannot be
 // hidden that way without destroying ordinary text (a secret "a" would
@@ -86,13 +90,18 @@ func (s *Set) sorted() []string {
 	for x := range s.secrets {
 		out = append(out, x)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) > len(out[j])
-		}
-		return out[i] < out[j]
-	})
+	sortLongestFirst(out)
 	return out
+}
+
+// sortLongestFirst sorts xs longest first, then lexically.
+func sortLongestFirst(xs []string) {
+	sort.Slice(xs, func(i, j int) bool {
+		if len(xs[i]) != len(xs[j]) {
+			return len(xs[i]) > len(xs[j])
+		}
+		return xs[i] < xs[j]
+	})
 }
 
 func (s *Set) replacer() *strings.Replacer {
@@ -105,8 +114,15 @@ func (s *Set) replacer() *strings.Replacer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.r == nil {
-		var pairs []string
+		// Every secret and each of its Forms, longest first: one that
+		// holds another is masked whole.
+		all := s.sorted()
 		for _, x := range s.sorted() {
+			all = append(all, Forms(x)...)
+		}
+		sortLongestFirst(all)
+		var pairs []string
+		for _, x := range all {
 			pairs = append(pairs, x, Mask)
 		}
 		s.r = strings.NewReplacer(pairs...)
@@ -136,9 +152,10 @@ func (s *Set) Strings(xs []string) []string {
 	return out
 }
 
-// Contains reports whether data holds any known secret, as it is or as it
-// appears inside a JSON string (escaped quotes, backslashes, control
-// characters and <, >, &), so a JSON document is checked as well as text.
+// Contains reports whether data holds any known secret, as it is or in
+// one of its Forms (inside a JSON string: escaped quotes, backslashes,
+// control characters and <, >, &; base64, hex, URL-encoded), so a JSON
+// document is checked as well as text.
 func (s *Set) Contains(data []byte) bool {
 	if s == nil {
 		return false
@@ -150,8 +167,10 @@ func (s *Set) Contains(data []byte) bool {
 		if strings.Contains(text, x) {
 			return true
 		}
-		if j := jsonEscaped(x); j != x && strings.Contains(text, j) {
-			return true
+		for _, f := range Forms(x) {
+			if strings.Contains(text, f) {
+				return true
+			}
 		}
 	}
 	return false

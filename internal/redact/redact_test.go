@@ -1,8 +1,11 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -168,5 +171,43 @@ func TestSecretName(t *testing.T) {
 	}
 	if strings.Contains(Mask, "secret") {
 		t.Error("the mask must not look like a secret")
+	}
+}
+
+// TestEncodedFormsMasked: a server that prints its secret base64-encoded
+// (alone, or inside a longer encoded string at any offset, padded or
+// not, either alphabet), hex-dumped, URL-encoded or JSON-escaped twice
+// has it masked, and Contains finds each form.
+func TestEncodedFormsMasked(t *testing.T) {
+	const secret = "app-s3cret/+value?&"
+	s := New(secret)
+	b64 := func(enc *base64.Encoding, v string) string { return enc.EncodeToString([]byte(v)) }
+	j := jsonEscaped(`{"secret": "` + secret + `"}`)
+	for i, leak := range []string{
+		b64(base64.StdEncoding, secret),
+		b64(base64.RawURLEncoding, secret),
+		b64(base64.StdEncoding, "user:"+secret),     // Basic auth: offset 5
+		b64(base64.URLEncoding, "ab"+secret+"tail"), // offset 2
+		b64(base64.StdEncoding, "abc"+secret),       // offset 0 after a group
+		hex.EncodeToString([]byte(secret)),
+		strings.ToUpper(hex.EncodeToString([]byte(secret))),
+		url.QueryEscape(secret),
+		url.PathEscape(secret),
+		jsonEscaped(j),
+	} {
+		line := "config: " + leak + " end"
+		got := s.String(line)
+		if !strings.Contains(got, Mask) || !s.Contains([]byte(line)) {
+			t.Errorf("%q: String gave %q, Contains %v", leak, got, s.Contains([]byte(line)))
+		}
+		// What is left of a base64 encoding (the first five) is its
+		// neighbours' characters and at most two at each edge of the
+		// secret: never enough to decode it.
+		if rest := strings.NewReplacer("config: ", "", " end", "", Mask, "").Replace(got); i < 5 && len(rest) > 8+len("user:")*4/3+len("tail")*4/3+2 {
+			t.Errorf("%q: %q left", leak, rest)
+		}
+	}
+	if got := s.String("ordinary text, base64 aGVsbG8gd29ybGQ= and hex 68656c6c6f"); strings.Contains(got, Mask) {
+		t.Errorf("masked ordinary text: %q", got)
 	}
 }
