@@ -196,7 +196,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
 			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.agents.Args[i]...),
 			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
-			Environ:  ChildEnviron(os.Environ(), nil, generatorEnvPrefixes),
+			Environ:  ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
 			CPUs:     p.genCPUs,
 			NoFile:   NoFileLimit,
 			Cgroup:   cg,

@@ -248,7 +248,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		Name: "generator", Path: pr.generator[0],
 		Args:    args,
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
-		Environ: ChildEnviron(os.Environ(), nil, generatorEnvPrefixes),
+		Environ: ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
 		CPUs:    p.genCPUs,
 		NoFile:  NoFileLimit,
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too

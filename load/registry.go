@@ -127,6 +127,14 @@ type ObjectiveBlock interface {
 	Objective() string
 }
 
+// EnvBlock is a block whose scenario reads variables of the generator's
+// environment (a scenario file's {env:NAME} headers and signing keys).
+// In a sweep the generator gets only the variables the target's pass_env
+// names, so the harness checks these are among them.
+type EnvBlock interface {
+	EnvNames() []string
+}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Definition{}

@@ -89,7 +89,10 @@ func TestPublishCommitRefusesSecrets(t *testing.T) {
 		args  []string
 		paths []string
 	}{
-		{"environment and target", []string{"--target", target}, []string{"curve[1].log_tail", "meta.command[3]"}},
+		// The log tail that holds one is published only with --log-tails,
+		// and only then refused for it.
+		{"environment and target, log tails", []string{"--target", target, "--log-tails"}, []string{"curve[1].log_tail", "meta.command[3]"}},
+		{"environment and target", []string{"--target", target}, []string{"meta.command[3]"}},
 		{"environment only", nil, []string{"meta.command[3]"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,10 @@ package target
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // runnerEnvNames are the CI runner's variables no child may see, even if
@@ -37,6 +40,30 @@ func (t Spec) checkPassEnv() []error {
 			errs = append(errs, fmt.Errorf("pass_env[%d]: %q is not a variable name", i, n))
 		case RunnerEnv(n):
 			errs = append(errs, fmt.Errorf("pass_env[%d]: %s is the CI runner's, never passed to a server", i, n))
+		}
+	}
+	return errs
+}
+
+// checkEnvNames: every variable the scenario reads in the generator (a
+// scenario file's {env:NAME} and key_env, load.EnvBlock) is one pass_env
+// names, since the generator gets no other (harness.ChildEnviron).
+func (t Spec) checkEnvNames(scenario string) []error {
+	blk, err := t.Block(scenario)
+	if err != nil {
+		return nil // URLFor says why
+	}
+	eb, ok := blk.(load.EnvBlock)
+	if !ok {
+		return nil
+	}
+	var errs []error
+	for _, n := range eb.EnvNames() {
+		switch {
+		case RunnerEnv(n):
+			errs = append(errs, fmt.Errorf("%s: the scenario file reads {env:%s}, the CI runner's, which no generator gets", BlockKey(scenario), n))
+		case !slices.Contains(t.PassEnv, n):
+			errs = append(errs, fmt.Errorf("%s: the scenario file reads {env:%s}, which pass_env does not name: the generator gets only the variables pass_env names (docs/targets.md, \"Environment\")", BlockKey(scenario), n))
 		}
 	}
 	return errs

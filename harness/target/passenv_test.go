@@ -28,3 +28,37 @@ func TestPassEnvChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioEnvNeedsPassEnv: a scenario file that reads {env:NAME}
+// runs in a sweep only when the target's pass_env names NAME (the
+// generator gets no other variable); the runner's own is refused even
+// then. Each error names the variable.
+func TestScenarioEnvNeedsPassEnv(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SCENARIO_API_KEY", "a-key-of-some-length")
+	t.Setenv("GITHUB_TOKEN", "ghs_token-of-some-length")
+	file := filepath.Join(dir, "s.json")
+	for _, c := range []struct{ header, pass, want string }{
+		{"Bearer {env:SCENARIO_API_KEY}", `[]`, "reads {env:SCENARIO_API_KEY}, which pass_env does not name"},
+		{"Bearer {env:SCENARIO_API_KEY}", `["SCENARIO_API_KEY"]`, ""},
+		{"Bearer {env:GITHUB_TOKEN}", `["SCENARIO_API_KEY"]`, "reads {env:GITHUB_TOKEN}, the CI runner's"},
+	} {
+		scen := `{"connect": {"url": "{url}/ws", "headers": {"Authorization": "` + c.header + `"}}, "roles": [{"name": "r", "sends": [{"name": "s", "rate": 1, "message": {"p": "{payload}"}}]}]}`
+		if err := os.WriteFile(file, []byte(scen), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "t.json")
+		doc := `{"name": "s", "command": ["/bin/true", "{addr}"], "ready": "tcp:{addr}", "script": {"url": "ws://{addr}", "file": "` + file + `"}, "pass_env": ` + c.pass + `}`
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tg, err := Load(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.header, err)
+		}
+		err = tg.CheckRunnable("script")
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s with pass_env %s: %v, want %q", c.header, c.pass, err, c.want)
+		}
+	}
+}

@@ -354,6 +354,7 @@ func (t Spec) CheckRunnable(scenario string) error {
 			errs = append(errs, fmt.Errorf("%s: %w", field, err))
 		}
 	}
+	errs = append(errs, t.checkEnvNames(scenario)...)
 	if u, err := t.URLFor(scenario); err != nil {
 		errs = append(errs, err)
 	} else if t.External {

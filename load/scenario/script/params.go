@@ -60,7 +60,7 @@ func (p *Params) Validate(c *load.Config, given func(flag string) bool) error {
 	if p.File == "" {
 		return errors.New("--scenario-file: required (a JSON scenario file, see docs/scenarios.md)")
 	}
-	b, err := os.ReadFile(p.File)
+	b, err := ReadFile(p.File)
 	if err != nil {
 		return fmt.Errorf("--scenario-file: %w", err)
 	}

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,10 +17,20 @@ import (
 	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
+// Limits on a scenario file, which may come from anyone's repository: a
+// file the harness reads whole and a JSON it walks by recursion.
+const (
+	MaxFileBytes = 1 << 20 // 1 MiB
+	MaxDepth     = 64      // nested objects and arrays
+	// MinRate is the lowest open-loop rate a send may ask, per
+	// connection: one message in about 17 minutes.
+	MinRate = 1e-3
+)
+
 // ParseFile reads and compiles a scenario file. Errors are "<file>:
 // <json path>: <problem>".
 func ParseFile(file string) (*Spec, error) {
-	b, err := os.ReadFile(file)
+	b, err := ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +41,61 @@ func ParseFile(file string) (*Spec, error) {
 	return s, nil
 }
 
+// ReadFile reads a scenario file of at most MaxFileBytes; a larger one
+// is an error before it is read whole.
+func ReadFile(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: over %d bytes (1 MiB), the most a scenario file may be", file, MaxFileBytes)
+	}
+	return b, nil
+}
+
+// depth is the deepest nesting of objects and arrays in the JSON b
+// (strings skipped), stopping once past limit.
+func depth(b []byte, limit int) int {
+	d, most, inStr, esc := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			d++
+			if most = max(most, d); most > limit {
+				return most
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return most
+}
+
 // Parse compiles a scenario file's contents.
 func Parse(b []byte) (*Spec, error) {
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%d bytes: at most %d (1 MiB)", len(b), MaxFileBytes)
+	}
+	if d := depth(b, MaxDepth); d > MaxDepth {
+		return nil, fmt.Errorf("objects and arrays nested more than %d deep", MaxDepth)
+	}
 	if !json.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v)
@@ -45,7 +111,27 @@ func Parse(b []byte) (*Spec, error) {
 		return nil, err
 	}
 	p.orderMatchers()
+	p.s.EnvNames = envNames(b, p.s)
 	return p.s, nil
+}
+
+// envNames are the variables a file reads: every {env:NAME} written in it
+// (anywhere: a superset of the headers that expand them) and every signing
+// key's key_env; sorted, once each.
+func envNames(b []byte, s *Spec) []string {
+	seen := map[string]bool{}
+	for _, m := range envPattern.FindAll(b, -1) {
+		seen[string(m[len("{env:"):len(m)-1])] = true
+	}
+	for _, r := range s.Roles {
+		for _, sd := range r.Sends {
+			if sd.HTTP != nil && sd.HTTP.Sign != nil {
+				seen[sd.HTTP.Sign.KeyEnv] = true
+			}
+		}
+	}
+	delete(seen, "")
+	return slices.Sorted(maps.Keys(seen))
 }
 
 type parser struct {

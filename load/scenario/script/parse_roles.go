@@ -129,8 +129,8 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 			return err
 		}
 		if hasRate {
-			if rate <= 0 || rate > 1e6 {
-				return so.child("rate").errf("%g: want messages per second per connection in (0, 1e6]", rate)
+			if rate < MinRate || rate > 1e6 {
+				return so.child("rate").errf("%g: want messages per second per connection in [%g, 1e6] (below that, a connection sends nothing in any window)", rate, MinRate)
 			}
 			sd.Rate = rate
 			open++

@@ -111,6 +111,15 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	return &t, errors.Join(errs...)
 }
 
+// EnvNames are the variables the file reads from the environment, sorted
+// (load.EnvBlock): every {env:NAME} in it, and every sign.key_env.
+func (t *Target) EnvNames() []string {
+	if t.spec == nil {
+		return nil
+	}
+	return t.spec.EnvNames
+}
+
 // withFile is SCENARIO_FILE: the block's file replaced (a block made with
 // the default URL when the target has none).
 func withFile(raw json.RawMessage, file string) (json.RawMessage, error) {

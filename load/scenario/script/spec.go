@@ -15,6 +15,9 @@ type Spec struct {
 	// it gives none.
 	Ladder      []int
 	QuickLadder []int
+	// EnvNames are the environment variables the file reads, sorted:
+	// its {env:NAME} and its sign.key_env.
+	EnvNames    []string
 	ClientID    *Template
 	Connect     connectSpec
 	RoomSize    int // members per room (rooms = ceil(connections/size)); 0 when RoomCount is set

@@ -315,3 +315,43 @@ func TestHeaderFromEnv(t *testing.T) {
 		t.Errorf("a bad header's error: %v", err)
 	}
 }
+
+// TestHostileFiles: a file over 1 MiB is refused before it is read
+// whole, one nested past MaxDepth before it is walked, and a rate that
+// sends nothing in any window (1e-300) is refused, each saying why.
+func TestHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, []byte(`{"name": "`+strings.Repeat("x", MaxFileBytes)+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseFile(big); err == nil || !strings.Contains(err.Error(), "over 1048576 bytes (1 MiB)") {
+		t.Errorf("a file over 1 MiB: %v", err)
+	}
+	deep := strings.Repeat(`{"a": `, MaxDepth) + "1" + strings.Repeat("}", MaxDepth)
+	if d := depth([]byte(deep), MaxDepth); d != MaxDepth {
+		t.Errorf("depth = %d, want %d", d, MaxDepth)
+	}
+	deeper := `{"description": "` + strings.Repeat(`{[`, 100) + `", "x": ` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "}"
+	if _, err := Parse([]byte(deeper)); err == nil || !strings.Contains(err.Error(), "nested more than 64 deep") {
+		t.Errorf("a file nested %d deep: %v", MaxDepth+1, err)
+	}
+	slow := strings.Replace(base, `"rate": 5`, `"rate": 1e-300`, 1)
+	if _, err := Parse([]byte(slow)); err == nil || !strings.Contains(err.Error(), "roles[0].sends[0].rate: 1e-300: want messages per second per connection in [0.001, 1e6]") {
+		t.Errorf("rate 1e-300: %v", err)
+	}
+}
+
+// TestEnvNames: a file's environment variables, sorted, once each.
+func TestEnvNames(t *testing.T) {
+	t.Setenv("B_KEY", "b-value")
+	t.Setenv("A_KEY", "a-value")
+	f := strings.Replace(base, `"connect": {"url": "{url}/ws",`, `"connect": {"url": "{url}/ws", "headers": {"X-B": "{env:B_KEY}", "X-A": "{env:A_KEY} {env:B_KEY}"},`, 1)
+	s, err := Parse([]byte(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.EnvNames, ","); got != "A_KEY,B_KEY" {
+		t.Errorf("EnvNames = %q, want A_KEY,B_KEY", got)
+	}
+}
