@@ -50,6 +50,7 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 	}
 	open := load.Mono()
 	w := load.Window{Open: open, Start: open + int64(warm), End: open + int64(warm+dur), Drain: open + int64(warm+dur+drain)}
+	lastWindow = w
 	merged := load.NewRecorder(true, true)
 	for _, r := range sc.Load(ctx, w) {
 		merged.Merge(r)
@@ -60,6 +61,9 @@ func run(t *testing.T, file, url string, edit func(string) string, conns int, wa
 	}
 	return sc.(*scenario), merged
 }
+
+// lastWindow is the measured window of run's latest load.
+var lastWindow load.Window
 
 // testIO is the engine run uses: the tests run on the loops, and again on
 // goroutines in TestChatGoroutines.
@@ -345,9 +349,15 @@ func TestChatJoinedFrames(t *testing.T) {
 	cs2 := startChat(t, &chatServer{joinFrames: true, welcomeIn: 30 * time.Millisecond}) // welcome in a frame of its own: no split needed to connect
 	s2, _ := run(t, chatFile, cs2.url, nil, 12, 200*time.Millisecond, time.Second, 500*time.Millisecond)
 	// (Checked only when the server did put a heard behind another
-	// message: it joins what queued within its 3 ms tick, and a joined
-	// frame may hold no heard past its first line.)
-	if h := s2.Kinds()["heard"]; cs2.hidden.Load() > 0 && h.Received >= *h.Expected {
-		t.Errorf("without split: heard %d of %d expected, want fewer (joined frames)", h.Received, *h.Expected)
+	// message inside the measured window, away from its edges: it joins
+	// what queued within its 3 ms tick, a joined frame may hold no heard
+	// past its first line, and one hidden in the warm-up or the drain is
+	// not a heard the window expects.)
+	margin := int64(100 * time.Millisecond)
+	inWindow := cs2.hiddenBetween(lastWindow.Start+margin, lastWindow.End-margin)
+	if h := s2.Kinds()["heard"]; inWindow > 0 && h.Received >= *h.Expected {
+		t.Errorf("without split: heard %d of %d expected, though %d were hidden in joined frames within the window; want fewer", h.Received, *h.Expected, inWindow)
+	} else {
+		t.Logf("without split: heard %d of %d expected; %d hidden within the window, %d in all", h.Received, *h.Expected, inWindow, cs2.hidden.Load())
 	}
 }

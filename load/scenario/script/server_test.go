@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/gorilla/websocket"
 )
 
@@ -49,9 +50,13 @@ type chatServer struct {
 	pongs  atomic.Int64
 	multi  atomic.Int64 // joined frames written with more than one message
 	hidden atomic.Int64 // heard messages behind another in a joined frame
-	says   atomic.Int64
-	srv    *http.Server
-	url    string
+	// hiddenAt is when each flush hid heard messages (load.Mono, and how
+	// many): a test asks how many it hid within a measured window.
+	hiddenMu sync.Mutex
+	hiddenAt [][2]int64
+	says     atomic.Int64
+	srv      *http.Server
+	url      string
 }
 
 type channel struct {
@@ -69,6 +74,21 @@ type member struct {
 	frames atomic.Int64
 	multi  *atomic.Int64 // frames that held more than one message
 	hidden *atomic.Int64 // heard messages not first in their frame
+	cs     *chatServer
+}
+
+// hiddenBetween is how many heard messages the server hid behind another
+// in a frame it wrote between from and to (load.Mono).
+func (cs *chatServer) hiddenBetween(from, to int64) int64 {
+	cs.hiddenMu.Lock()
+	defer cs.hiddenMu.Unlock()
+	var n int64
+	for _, h := range cs.hiddenAt {
+		if h[0] >= from && h[0] <= to {
+			n += h[1]
+		}
+	}
+	return n
 }
 
 func (m *member) send(v any) {
@@ -98,7 +118,13 @@ func (m *member) flush() {
 	}
 	if i := bytes.IndexByte(m.buf, '\n'); i >= 0 {
 		m.multi.Add(1)
-		m.hidden.Add(int64(bytes.Count(m.buf[i:], []byte(`"op":"heard"`))))
+		n := int64(bytes.Count(m.buf[i:], []byte(`"op":"heard"`)))
+		m.hidden.Add(n)
+		if n > 0 && m.cs != nil {
+			m.cs.hiddenMu.Lock()
+			m.cs.hiddenAt = append(m.cs.hiddenAt, [2]int64{load.Mono(), n})
+			m.cs.hiddenMu.Unlock()
+		}
 	}
 	m.ws.WriteMessage(websocket.TextMessage, m.buf)
 	m.buf = m.buf[:0]
@@ -136,7 +162,7 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
-	m := &member{ws: ws, joined: cs.joinFrames, multi: &cs.multi, hidden: &cs.hidden}
+	m := &member{ws: ws, joined: cs.joinFrames, multi: &cs.multi, hidden: &cs.hidden, cs: cs}
 	var ch *channel
 	var said int64
 	done := make(chan struct{})
