@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -217,7 +218,8 @@ func (c *commenter) code(err error) int {
 	if err == nil {
 		return 0
 	}
-	if s, ok := err.(exitStatus); ok {
+	var s exitStatus
+	if errors.As(err, &s) {
 		return s.code
 	}
 	fmt.Fprintf(c.stderr, "::error::%v\n", publish.Redact(err.Error(), c.env.token))

@@ -30,15 +30,7 @@ import (
 //   - A/A: the head changes the README only; the verdict must not be
 //     slower.
 func TestActionEndToEnd(t *testing.T) {
-	if runtime.GOOS != "linux" || !pinning.Supported || runtime.NumCPU() < 2 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the end-to-end run needs Linux, pinning and 2 CPUs, which CI has")
-		}
-		t.Skip("needs Linux, pinning and 2 CPUs")
-	}
-	if testing.Short() {
-		t.Skip("-short: the end-to-end run takes minutes")
-	}
+	needEndToEnd(t)
 	for _, c := range []struct {
 		name  string
 		slow  bool
@@ -80,6 +72,22 @@ func TestActionEndToEnd(t *testing.T) {
 				t.Fatalf("A/A: verdict %q, want anything but slower (and a verdict)\n%s", verdict, summary)
 			}
 		})
+	}
+}
+
+// needEndToEnd skips where the real processes cannot run (not under
+// CI=true: CI has Linux, pinning and 2 CPUs, and fails instead), and
+// under -short.
+func needEndToEnd(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" || !pinning.Supported || runtime.NumCPU() < 2 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the end-to-end run needs Linux, pinning and 2 CPUs, which CI has")
+		}
+		t.Skip("needs Linux, pinning and 2 CPUs")
+	}
+	if testing.Short() {
+		t.Skip("-short: the end-to-end run takes minutes")
 	}
 }
 
@@ -256,15 +264,7 @@ func (e *userRepo) runAction(event string, payload any, set ...string) (map[stri
 // nowhere. A sweep with no clean headline is retried once (the machine's
 // noise), then fails saying so.
 func TestActionSweepPublishes(t *testing.T) {
-	if runtime.GOOS != "linux" || !pinning.Supported || runtime.NumCPU() < 2 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the end-to-end run needs Linux, pinning and 2 CPUs, which CI has")
-		}
-		t.Skip("needs Linux, pinning and 2 CPUs")
-	}
-	if testing.Short() {
-		t.Skip("-short: the end-to-end run takes minutes")
-	}
+	needEndToEnd(t)
 	e := newUserRepo(t, false)
 	e.git("checkout", "-q", "main")
 	server := filepath.Join(t.TempDir(), "server")

@@ -130,6 +130,10 @@ func (a *actionRun) compare() error {
 	sweepErr := a.self(head, append([]string{"GITHUB_STEP_SUMMARY="}, noToken...),
 		append([]string{"sweep", "--base-target", baseT, "--target", headT, "--out", res}, args...)...)
 	if _, err := os.Stat(res); err != nil {
+		// Never a pass without a result, whatever the sweep's status.
+		if sweepErr == nil {
+			sweepErr = err
+		}
 		return exitOf(sweepErr, "the two-arm sweep wrote no result")
 	}
 	if err := a.outputs(res); err != nil {

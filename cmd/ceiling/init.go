@@ -50,7 +50,10 @@ func initFlags(c *initConfig, out io.Writer) *flag.FlagSet {
 // initFiles are the files init writes, relative to the repository.
 var initFiles = []string{"bench/target.json", ".github/workflows/ceiling.yml", ".github/workflows/ceiling-comment.yml"}
 
-var releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+var (
+	releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+	gitRefOK   = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+)
 
 // validate checks c's flags; every error names its flag.
 func (c *initConfig) validate() error {
@@ -77,7 +80,7 @@ func (c *initConfig) validate() error {
 	default:
 		return fmt.Errorf("--scenario: %q: init writes echo, fanout or script targets (docs/targets.md has the others)", c.scenario)
 	}
-	if c.ref != "" && !regexp.MustCompile(`^[A-Za-z0-9._/-]+$`).MatchString(c.ref) {
+	if c.ref != "" && !gitRefOK.MatchString(c.ref) {
 		return fmt.Errorf("--action-ref: %q is not a tag, branch or commit", c.ref)
 	}
 	return nil
@@ -170,7 +173,7 @@ func currentBranch(dir string) string {
 // render is the content of initFiles, in order.
 func (c *initConfig) render() ([][]byte, error) {
 	name := filepath.Base(absOr(c.dir))
-	if !regexp.MustCompile(`^[A-Za-z0-9._-]+$`).MatchString(name) {
+	if !actionNameOK.MatchString(name) {
 		name = "server"
 	}
 	t := map[string]any{
