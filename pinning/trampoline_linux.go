@@ -16,6 +16,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// init locks the main goroutine to the main thread in the trampoline and
+// the supervisor. Go keeps main on the main thread only when init locks
+// it; without this the runtime may move it during start-up, and the
+// supervisor would fork its target from another thread. The harness finds
+// the target among the children of the supervisor's main thread
+// (supervise.Proc.TargetPid), and a target forked elsewhere once cost a
+// test its 10 s wait.
+func init() {
+	if len(os.Args) > 2 && (os.Args[1] == superviseArg || os.Args[1] == trampolineArg) {
+		runtime.LockOSThread()
+	}
+}
+
 // Supported reports whether this system can pin children (Linux).
 const Supported = true
 

@@ -295,13 +295,34 @@ func (p *Proc) TargetPid() int {
 	for time.Now().Before(deadline) && !p.Exited() {
 		// The supervisor's main thread forked the target first; what
 		// reparents to it later comes after in the list.
-		if kids := threadChildren(p.Pid, p.Pid); len(kids) > 0 && comm(p.Pid) == pinning.SupervisorComm {
-			p.target.Store(int64(kids[0]))
-			return kids[0]
+		if kid := supervisedTarget(p.Pid); kid != 0 {
+			p.target.Store(int64(kid))
+			return kid
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	return p.Pid
+}
+
+// supervisedTarget is the target the supervisor pid forked, or 0 while it
+// has not (or pid is not yet the supervisor). The supervisor forks from
+// its main thread (pinning locks it there in init); should a thread other
+// than the main one have forked, its children are looked at too. Orphans
+// that reparent to the supervisor go to its main thread's list, after the
+// target.
+func supervisedTarget(pid int) int {
+	if comm(pid) != pinning.SupervisorComm {
+		return 0
+	}
+	if kids := threadChildren(pid, pid); len(kids) > 0 {
+		return kids[0]
+	}
+	for _, tid := range tasks(pid) {
+		if kids := threadChildren(pid, tid); tid != pid && len(kids) > 0 {
+			return kids[0]
+		}
+	}
+	return 0
 }
 
 // signalOne signals one process; one already gone is fine.

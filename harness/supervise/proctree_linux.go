@@ -101,3 +101,6 @@ func Alive(pid int) bool {
 	st, err := ReadStat(pid)
 	return err == nil && st.State != 'Z'
 }
+
+// tasks lists the threads of pid.
+func tasks(pid int) []int { return procfs.Tasks(pid) }

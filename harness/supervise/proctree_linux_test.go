@@ -64,3 +64,20 @@ func TestDescendantsWalkMatchesScan(t *testing.T) {
 		t.Errorf("Descendants(no such pid) = %v, %v; want none, no error", gone, err)
 	}
 }
+
+// The supervisor forks its target from its main thread, so that
+// TargetPid finds it at the head of that thread's children without
+// waiting. A supervisor whose main goroutine had moved to another thread
+// once forked from there, and TargetPid waited out its 10 s.
+func TestSupervisorForksFromItsMainThread(t *testing.T) {
+	for i := range 5 {
+		p := start(t, sh(`echo ready; exec sleep 60`))
+		target := p.TargetPid()
+		if target == p.Pid {
+			t.Fatalf("run %d: TargetPid is the supervisor %d itself", i, p.Pid)
+		}
+		if kids := threadChildren(p.Pid, p.Pid); len(kids) == 0 || kids[0] != target {
+			t.Errorf("run %d: supervisor %d's main thread has children %v, want target %d first", i, p.Pid, kids, target)
+		}
+	}
+}

@@ -29,3 +29,5 @@ func GroupMembers(pgid int) ([]int, error) { return nil, errNoProc }
 func Alive(pid int) bool { return false }
 
 func threadChildren(pid, tid int) []int { return nil }
+
+func tasks(pid int) []int { return nil }
