@@ -19,8 +19,12 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 )
+
+// remoteToken is the token of the tests' AGENTS_LISTEN and their agents.
+var remoteToken = agents.NewToken()
 
 // remoteAgent is one `ceiling agent` the test starts (not the harness),
 // as a pod would be.
@@ -54,7 +58,7 @@ func startRemoteAgent(t *testing.T, coordinator string, i int) *remoteAgent {
 	a.cmd = exec.Command(filepath.Join(bin, "ceiling"), "agent", "--coordinator", coordinator, "--index", strconv.Itoa(i), "--dial-timeout", "20s", "--rejoin", "3")
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	a.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	a.cmd.Env = append(os.Environ(), "GOMAXPROCS=1", agents.TokenEnv+"="+remoteToken.Text())
 	// The parent-death signal follows the thread that forked: keep that
 	// thread for as long as the agent runs (else the runtime may retire
 	// it and kill the agent).
@@ -111,6 +115,7 @@ func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 	addr := l.Addr().String()
 	l.Close()
 	o.AgentsListen = addr
+	o.AgentsToken = remoteToken
 	o.AgentsJoinTimeout = 15 * time.Second
 	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 		return nil, fmt.Errorf("coordinator log: %w", err)
 	}
 	pr.hubLog = &syncWriter{w: f}
-	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.hubLog)
+	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.o.AgentsToken, pr.hubLog)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("AGENTS_LISTEN %s: %w", pr.o.AgentsListen, err)
@@ -172,7 +172,10 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	if lab != nil {
 		listen = LabHost + ":0"
 	}
-	co, err := agents.Listen(listen, plan)
+	// The point's own token: only the agents started below hold it (in
+	// their environment, which other users cannot read; an argv they can).
+	token := agents.NewToken()
+	co, err := agents.Listen(listen, plan, token)
 	if err != nil {
 		logf.Close()
 		return p.fail(PhaseGenerator, nil, "coordinator: %v", err)
@@ -195,7 +198,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		proc, err := supervise.Start(ctx, supervise.Spec{
 			Name: fmt.Sprintf("agent %d", i), Path: pr.agentBin(),
 			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", connectTimeout.String()}, pr.agents.Args[i]...),
-			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs)), agents.TokenEnv + "=" + token.Text()},
 			Environ:  ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
 			CPUs:     p.genCPUs,
 			NoFile:   NoFileLimit,

@@ -101,6 +101,9 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 		secrets.Add(p.BaseTarget.Secrets()...)
 	}
 	p.Secrets = secrets
+	if !p.AgentsToken.IsZero() {
+		p.Secrets.Add(p.AgentsToken.Text())
+	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
 	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -58,6 +59,7 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 			}
 		}
 	}
+	errs = append(errs, o.resolveAgentsToken())
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
 	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())
@@ -180,4 +182,30 @@ func ResolveCPUs(o *knob.Options, available pinning.CPUSet) ([]string, error) {
 	err := p.resolveCPUs(available)
 	*o = p.Options
 	return p.Notes, err
+}
+
+// resolveAgentsToken requires a token of AGENTS_LISTEN, from AGENTS_TOKEN
+// or AGENTS_TOKEN_FILE (read here, once): a coordinator admits no agent
+// that cannot prove one, on the loopback too, where any local user could
+// otherwise join. Without AGENTS_LISTEN a token is refused rather than
+// ignored: the harness's own agents get a fresh one per point.
+func (o *Plan) resolveAgentsToken() error {
+	const both = "AGENTS_TOKEN and AGENTS_TOKEN_FILE (--agents-token-file)"
+	switch {
+	case o.AgentsListen == "" && (!o.AgentsToken.IsZero() || o.AgentsTokenFile != ""):
+		return fmt.Errorf("%s: only AGENTS_LISTEN's remote agents take a token (the harness's own agents get a fresh one per point); unset it", both)
+	case o.AgentsListen == "":
+		return nil
+	case !o.AgentsToken.IsZero() && o.AgentsTokenFile != "":
+		return fmt.Errorf("%s: both set; give one", both)
+	case o.AgentsTokenFile != "":
+		t, err := agents.ReadTokenFile(o.AgentsTokenFile)
+		if err != nil {
+			return fmt.Errorf("AGENTS_TOKEN_FILE (--agents-token-file): %w", err)
+		}
+		o.AgentsToken = t
+	case o.AgentsToken.IsZero():
+		return fmt.Errorf("AGENTS_LISTEN (--agents-listen) %s: needs AGENTS_TOKEN or AGENTS_TOKEN_FILE (--agents-token-file): the coordinator admits only agents that prove the token (docs/agents.md, \"Authentication\")", o.AgentsListen)
+	}
+	return nil
 }

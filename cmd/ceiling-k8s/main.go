@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/ceiling-bench/ceiling/deploy/k8s/kube"
+	"github.com/ceiling-bench/ceiling/harness/agents"
 )
 
 func main() {
@@ -61,7 +62,9 @@ const k8sUsage = `usage: ceiling k8s render|apply|delete [flags]
 The generator agents on a Kubernetes cluster (docs/k8s.md): an Indexed Job
 of N agents; the coordinator pod running 'ceiling sweep' with AGENTS=N and
 AGENTS_LISTEN, and the server under test's pod (refserver), each behind a
-headless Service; the target file as a ConfigMap.
+headless Service; the target file as a ConfigMap; a NetworkPolicy that
+admits only the agents to the coordinator; and, for apply, a Secret with
+the agents' token (AGENTS_TOKEN, or a fresh one).
 
   render  print the manifests for these flags (deploy/k8s holds the defaults)
   apply   create them, wait until the server, the coordinator and N agents
@@ -153,6 +156,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		_, err = stdout.Write(out)
 		return err
+	}
+	if verb == "apply" {
+		// The Secret's token: the harness's when the coordinator is
+		// outside (its agents must prove that one), else a fresh one.
+		switch v := os.Getenv(agents.TokenEnv); {
+		case v != "":
+			t, err := agents.ParseToken(agents.TokenEnv, v)
+			if err != nil {
+				return badInput{err}
+			}
+			p.Token = t.Text()
+		case p.External != "":
+			return badf("--external: the agents must prove the harness's token: set %s to its AGENTS_TOKEN", agents.TokenEnv)
+		default:
+			p.Token = agents.NewToken().Text()
+		}
 	}
 	client, ns, err := newKubeClient(*kubeconfig, *kubeContext)
 	if err != nil {

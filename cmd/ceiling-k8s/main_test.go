@@ -36,7 +36,7 @@ func TestK8sRenderIsTheBuilder(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs, err := kube.Decode("render", out.Bytes())
-	if err != nil || len(docs) != 6 {
+	if err != nil || len(docs) != 7 || strings.Contains(out.String(), "kind: Secret") {
 		t.Fatalf("render output: %d documents, %v", len(docs), err)
 	}
 	for _, s := range []string{"completions: 5", "namespace: load", "image: ceiling:dev", `value: "5"`} {
@@ -61,7 +61,9 @@ func TestK8sBadInputExits2NamingTheFlag(t *testing.T) {
 		{[]string{"apply", "--timeout", "0s"}, "--timeout"},
 		{[]string{"apply", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
 		{[]string{"render", "extra"}, `"extra"`},
+		{[]string{"apply", "--external", "harness.example:7000"}, "--external: the agents must prove the harness's token: set AGENTS_TOKEN"},
 	} {
+		t.Setenv("AGENTS_TOKEN", "")
 		var stderr bytes.Buffer
 		err := run(tc.args, io.Discard, &stderr)
 		if code := exitCode(err); code != 2 || !strings.Contains(err.Error()+stderr.String(), tc.want) {

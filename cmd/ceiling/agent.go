@@ -15,7 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 )
 
-const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [flags]
+const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [--token-file FILE] [flags]
 
 Join a coordinator (the harness with AGENTS=N or AGENTS_LISTEN, or a pod)
 and run this agent's segment of each point on the common window, point
@@ -23,6 +23,10 @@ after point, until the coordinator says the sweep is done (exit 0). A
 connection lost between points is redialed (--rejoin). The agent dials
 out: it needs no inbound port. The points' load flags come from the
 coordinator (docs/agents.md).
+
+The agent and the coordinator first prove to each other that they hold
+the same token (--token-file, or the variable AGENTS_TOKEN): the agent
+says nothing more to a coordinator that cannot, and exits 1.
 
 flags:
 `
@@ -34,6 +38,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	index := fs.Int("index", -1, "this agent's segment, 0..N-1 (default: $JOB_COMPLETION_INDEX)")
 	dial := fs.Duration("dial-timeout", 30*time.Second, "how long to keep dialing the coordinator, and the bound on each step before the load")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	tokenFile := fs.String("token-file", "", "the coordinator's token (AGENTS_TOKEN_FILE there), from `FILE` (mode 600 or stricter); default: the variable AGENTS_TOKEN")
 	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first")
 	// Test only: shifts this agent's wall clock, to show the measured
 	// offset keeps the common window lined up. Not in the usage.
@@ -71,14 +76,18 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 		}
 		idx = n
 	}
+	token, err := agentToken(*tokenFile, os.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logw := stderr
 	if *quiet {
 		logw = io.Discard
 	}
-	err := agents.RunAgent(ctx, agents.AgentConfig{
-		Coordinator: *coord, Index: idx, WallSkew: *skew, DialTimeout: *dial, Rejoin: *rejoin,
+	err = agents.RunAgent(ctx, agents.AgentConfig{
+		Coordinator: *coord, Index: idx, Token: token, WallSkew: *skew, DialTimeout: *dial, Rejoin: *rejoin,
 		Version: version, Log: logw,
 		Parse: func(args []string) (load.Config, error) {
 			o, _, err := parseLoad(args, io.Discard)
@@ -90,4 +99,24 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// agentToken is the agent's token: --token-file's, else AGENTS_TOKEN's.
+func agentToken(file string, getenv func(string) string) (agents.Token, error) {
+	if file != "" {
+		t, err := agents.ReadTokenFile(file)
+		if err != nil {
+			return t, fmt.Errorf("ceiling agent: --token-file: %w", err)
+		}
+		return t, nil
+	}
+	v := getenv(agents.TokenEnv)
+	if v == "" {
+		return agents.Token{}, fmt.Errorf("ceiling agent: no token: give --token-file FILE or set %s to the coordinator's token (docs/agents.md, \"Authentication\")", agents.TokenEnv)
+	}
+	t, err := agents.ParseToken(agents.TokenEnv, v)
+	if err != nil {
+		return t, fmt.Errorf("ceiling agent: %w", err)
+	}
+	return t, nil
 }

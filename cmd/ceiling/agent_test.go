@@ -20,8 +20,10 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--rejoin", "-1"}, "", "--rejoin"},
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "zero"}, "", "-index"},
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "extra"}, "", `unexpected argument "extra"`},
+		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--token-file", "/nonexistent/token"}, "", "--token-file: stat /nonexistent/token"},
 	} {
 		t.Setenv("JOB_COMPLETION_INDEX", tc.env)
+		t.Setenv("AGENTS_TOKEN", "0123456789abcdef")
 		var out, errb bytes.Buffer
 		err := run(append([]string{"agent"}, tc.args...), &out, &errb)
 		if exitCode(err) != 2 || !strings.Contains(err.Error()+errb.String(), tc.want) {
@@ -38,5 +40,21 @@ func TestAgentHelpHidesWallSkew(t *testing.T) {
 	}
 	if h := errb.String(); !strings.Contains(h, "-coordinator") || strings.Contains(h, "wall-skew") {
 		t.Errorf("help:\n%s", h)
+	}
+}
+
+// TestAgentNeedsAToken: without --token-file or AGENTS_TOKEN, or with a
+// token too short to be secret, the agent exits 2 before dialing.
+func TestAgentNeedsAToken(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"", "no token: give --token-file FILE or set AGENTS_TOKEN"},
+		{"short", "AGENTS_TOKEN: the token is 5 bytes, want at least 16"},
+	} {
+		t.Setenv("AGENTS_TOKEN", tc.env)
+		var out, errb bytes.Buffer
+		err := run([]string{"agent", "--coordinator", "127.0.0.1:1", "--index", "0"}, &out, &errb)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AGENTS_TOKEN=%q: exit %d, %v; want 2 with %q", tc.env, exitCode(err), err, tc.want)
+		}
 	}
 }

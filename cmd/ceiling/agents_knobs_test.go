@@ -20,6 +20,12 @@ func TestAgentsKnobsBadInput(t *testing.T) {
 		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "7000"}, "AGENTS_LISTEN"},
 		{[]string{"AGENTS", "2", "AGENTS_PORT_RANGE", "40000-3"}, "AGENTS_PORT_RANGE"},
 		{[]string{"AGENTS", "2", "AGENTS_NETNS", "maybe"}, "AGENTS_NETNS"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "0.0.0.0:7000"}, "AGENTS_LISTEN (--agents-listen) 0.0.0.0:7000: needs AGENTS_TOKEN or AGENTS_TOKEN_FILE"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000"}, "needs AGENTS_TOKEN"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "short"}, "AGENTS_TOKEN: the value: the token is 5 bytes"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN_FILE", "/nonexistent/t"}, "AGENTS_TOKEN_FILE (--agents-token-file): stat /nonexistent/t"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN_FILE", worldReadable(t)}, "lets other users read the token: chmod 600"},
+		{[]string{"AGENTS", "2", "AGENTS_TOKEN", "0123456789abcdef"}, "only AGENTS_LISTEN's remote agents take a token"},
 	} {
 		t.Run(strings.Join(tc.env, "="), func(t *testing.T) {
 			sweepEnv(t, tc.env...)
@@ -36,4 +42,13 @@ func TestAgentsKnobsBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// worldReadable is a token file of mode 644.
+func worldReadable(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte("0123456789abcdef0123"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -17,6 +17,9 @@ import (
 type AgentConfig struct {
 	Coordinator string // host:port the agent dials
 	Index       int    // its segment, 0..N-1
+	// Token is what the agent and the coordinator prove to each other
+	// before anything else is said (auth.go).
+	Token Token
 	// WallSkew shifts this agent's wall clock (test only): the window must
 	// still line up, since the offset it measures absorbs the shift.
 	WallSkew time.Duration
@@ -69,6 +72,9 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		logw = io.Discard
 	}
 	ac.Log = logw
+	if ac.Token.IsZero() {
+		return fmt.Errorf("agent %d: no token: the coordinator admits only agents that prove one", ac.Index)
+	}
 	if ac.DialTimeout <= 0 {
 		ac.DialTimeout = 30 * time.Second
 	}
@@ -97,7 +103,8 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 			return nil
 		}
 		var refused *RefusedError
-		if errors.As(err, &refused) || ctx.Err() != nil {
+		var auth *CoordinatorAuthError
+		if errors.As(err, &refused) || errors.As(err, &auth) || ctx.Err() != nil {
 			return err
 		}
 		if measured {
@@ -131,12 +138,17 @@ func (e *RefusedError) Error() string { return "coordinator refused the agent: "
 // agentSession is one connection: hello, then points until done (true) or the
 // connection ends (err). measured: at least one point's result was sent.
 func agentSession(ctx context.Context, ac AgentConfig, nc net.Conn, points *int, lastPoint *error) (done, measured bool, err error) {
+	// A read waiting for the next point has no deadline: cancelling ctx
+	// (SIGTERM) must still end it.
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
 	c := newConn(nc)
-	_ = nc.SetDeadline(time.Now().Add(ac.DialTimeout))
-	if err := c.send(tHello, &Hello{Index: ac.Index}); err != nil {
-		return false, false, fmt.Errorf("hello: %w", err)
+	_ = nc.SetDeadline(time.Now().Add(min(ac.DialTimeout, AuthTimeout)))
+	if err := authenticateTo(c, ac.Token, ac.Index); err != nil {
+		return false, false, err
 	}
 	_ = nc.SetDeadline(time.Time{})
+	fmt.Fprintf(ac.Log, "agent %d: the coordinator at %s proved the token\n", ac.Index, nc.RemoteAddr())
 	// Between points there is no deadline: the next point may be minutes
 	// away (a server boots); TCP keepalive finds a dead peer.
 	var next *message
@@ -156,6 +168,8 @@ func agentSession(ctx context.Context, ac AgentConfig, nc net.Conn, points *int,
 		case tAbort:
 			reason := m.body.(*Abort).Reason
 			switch {
+			case strings.HasPrefix(reason, "auth"):
+				return false, measured, &CoordinatorAuthError{Reason: "the coordinator refused this agent's token"}
 			case strings.HasPrefix(reason, "hello."):
 				return false, measured, &RefusedError{Reason: reason}
 			case *points == 0: // refused for now (its index is busy): rejoin

@@ -24,18 +24,22 @@ import (
 
 func TestDecodeStrict(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"v":1,"type":"hello","body":{"index":0,"extra":1}}`, `unknown field "extra"`},
-		{`{"v":1,"type":"hello","body":{"index":0},"x":2}`, `unknown field "x"`},
-		{`{"v":2,"type":"hello","body":{"index":0}}`, "v: 2, want protocol version 1"},
+		{`{"v":2,"type":"hello","body":{"index":0,"extra":1}}`, `unknown field "extra"`},
+		{`{"v":2,"type":"hello","body":{"index":0},"x":2}`, `unknown field "x"`},
+		{`{"v":1,"type":"hello","body":{"index":0}}`, "v: 1, want protocol version 2"},
 		{`{"type":"hello","body":{"index":0}}`, "v: 0"},
-		{`{"v":1,"type":"hullo","body":{}}`, `type: "hullo"`},
-		{`{"v":1,"type":"hello","body":{"index":-1}}`, "hello.index: -1 is negative"},
-		{`{"v":1,"type":"hello","body":{"index":"a"}}`, "hello: index: want int"},
-		{`{"v":1,"type":"ready","body":{"open":-3,"rtt_ns":1,"offset_ns":0}}`, "ready.open: -3 is negative"},
-		{`{"v":1,"type":"go","body":{"load_at":5,"window_start":6,"window_end":6}}`, "go.window_end: not after window_start"},
-		{`{"v":1,"type":"welcome","body":{"agents":0,"args":["x"],"samples":8}}`, "welcome.agents: 0"},
-		{`{"v":1,"type":"result","body":{"result":null,"latency":null,"lag":null,"failure":""}}`, "result.result: missing"},
-		{`{"v":1,"type":"hello"}`, "hello: no body"},
+		{`{"v":2,"type":"hullo","body":{}}`, `type: "hullo"`},
+		{`{"v":2,"type":"hello","body":{"index":-1}}`, "hello.index: -1 is negative"},
+		{`{"v":2,"type":"hello","body":{"index":"a"}}`, "hello: index: want int"},
+		{`{"v":2,"type":"ready","body":{"open":-3,"rtt_ns":1,"offset_ns":0}}`, "ready.open: -3 is negative"},
+		{`{"v":2,"type":"go","body":{"load_at":5,"window_start":6,"window_end":6}}`, "go.window_end: not after window_start"},
+		{`{"v":2,"type":"welcome","body":{"agents":0,"args":["x"],"samples":8}}`, "welcome.agents: 0"},
+		{`{"v":2,"type":"result","body":{"result":null,"latency":null,"lag":null,"failure":""}}`, "result.result: missing"},
+		{`{"v":2,"type":"hello"}`, "hello: no body"},
+		{`{"v":2,"type":"hello","body":{"index":0,"nonce":"abc"}}`, "hello.nonce: want 32 bytes in lower-case hex"},
+		{`{"v":2,"type":"hello","body":{"index":0}}`, "hello.nonce"},
+		{`{"v":2,"type":"auth","body":{"proof":"ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB"}}`, "auth.proof: want 32 bytes"},
+		{`{"v":2,"type":"challenge","body":{"nonce":"abababababababababababababababababababababababababababababababab","proof":""}}`, "challenge.proof"},
 	} {
 		_, _, err := Decode([]byte(tc.line))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -95,7 +99,7 @@ func testParse(args []string) (load.Config, error) {
 // wall clock; cut cancels one agent's context after the window opened).
 func runPoint(t *testing.T, plan Plan, skew map[int]time.Duration, run []int, cut map[int]time.Duration) (*Outcome, error, []error) {
 	t.Helper()
-	co, err := Listen("127.0.0.1:0", plan)
+	co, err := Listen("127.0.0.1:0", plan, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +117,7 @@ func runPoint(t *testing.T, plan Plan, skew map[int]time.Duration, run []int, cu
 				actx, c = context.WithTimeout(ctx, d)
 				defer c()
 			}
-			errs[i] = RunAgent(actx, AgentConfig{Coordinator: co.Addr(), Index: i, WallSkew: skew[i], DialTimeout: 5 * time.Second, Parse: testParse})
+			errs[i] = RunAgent(actx, AgentConfig{Coordinator: co.Addr(), Index: i, Token: testToken, WallSkew: skew[i], DialTimeout: 5 * time.Second, Parse: testParse})
 		}()
 	}
 	out, err := co.Run(ctx)

@@ -100,12 +100,13 @@ type Coordinator struct {
 	plan Plan
 }
 
-// Listen opens the coordinator's port (addr "127.0.0.1:0" for any).
-func Listen(addr string, plan Plan) (*Coordinator, error) {
+// Listen opens the coordinator's port (addr "127.0.0.1:0" for any), for
+// agents that prove token.
+func Listen(addr string, plan Plan, token Token) (*Coordinator, error) {
 	if plan.Agents < 1 {
 		return nil, fmt.Errorf("agents: %d agents", plan.Agents)
 	}
-	h, err := NewHub(addr, plan.Agents, plan.Log)
+	h, err := NewHub(addr, plan.Agents, token, plan.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -22,13 +22,15 @@
 //
 // # Protocol
 //
-// JSON lines over TCP. Every line is an envelope {"v":1,"type":T,"body":B};
+// JSON lines over TCP. Every line is an envelope {"v":2,"type":T,"body":B};
 // the envelope and each body are decoded strictly: an unknown field, a
 // missing version, another version or a bad value is refused with the
 // field named ("ready.open: -1 is negative"), and the session ends. In
 // order:
 //
-//	agent -> hello {index}                     which segment it is (--index, or JOB_COMPLETION_INDEX)
+//	agent -> hello {index, nonce}              which segment it is (--index, or JOB_COMPLETION_INDEX)
+//	coord -> challenge {nonce, proof}          the coordinator proves the token (auth.go)
+//	agent -> auth {proof}                      the agent proves it; nothing else is sent before
 //	coord -> welcome {agents, args, samples}   the point's `ceiling load` flags for this segment
 //	agent -> ping {seq, t1}  (samples times)   clock: NTP's four timestamps, wall ns
 //	coord -> pong {seq, t1, t2, t3}
@@ -38,6 +40,16 @@
 //	agent -> result {result, latency, lag}     load.Result and its HdrHistograms, encoded
 //	coord -> abort {reason}                    any time: a peer failed, the point is invalid
 //	coord -> done {}                           between points: the sweep is over, the agent exits
+//
+// # Authentication
+//
+// Both ends hold a Token. Each proves it with an HMAC-SHA256 over both
+// nonces, the index and its role; the coordinator first, so that an agent
+// takes the point's flags (which aim load anywhere) only from a
+// coordinator that holds its token. The hub says nothing but its challenge
+// to a connection that has not proven the token, admits at most
+// MaxPending such connections at once, reads at most maxAuthLine bytes of
+// each and drops it after AuthTimeout.
 //
 // # Clocks
 //

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,15 +15,21 @@ import (
 // noticed and forgotten; a point (Hub.Run) claims the sessions of its
 // agents, and gives them back when the point was measured. A failed point
 // keeps them too (the agents were told abort and wait). Close says
-// done to every idle agent: they exit.
+// done to every idle agent: they exit. Every connection must prove the
+// hub's token first (auth.go); at most MaxPending may be trying at once.
 type Hub struct {
-	ln  net.Listener
-	n   int // agents the sweep has: hello.index must be below
-	log io.Writer
+	ln    net.Listener
+	n     int // agents the sweep has: hello.index must be below
+	token Token
+	log   io.Writer
+
+	pending atomic.Int32 // connections not yet authenticated
+	turned  atomic.Int64 // connections closed because MaxPending were
 
 	mu      sync.Mutex
 	idle    map[int]*idleSession
 	busy    map[int]bool
+	joining map[*conn]bool // connections authenticating, closed by Close
 	peers   map[int]string // each agent's latest session, as the coordinator saw it come from
 	arrived chan struct{}  // a token when idle gained a session
 	closed  bool
@@ -39,13 +46,14 @@ type idleSession struct {
 	left    chan struct{} // closed when the watcher returned
 }
 
-// HelloTimeout bounds a new connection's hello.
-const HelloTimeout = 30 * time.Second
-
-// NewHub listens on addr for the agents 0..n-1 of a sweep.
-func NewHub(addr string, n int, log io.Writer) (*Hub, error) {
+// NewHub listens on addr for the agents 0..n-1 of a sweep, who must
+// prove they hold token.
+func NewHub(addr string, n int, token Token, log io.Writer) (*Hub, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("agents: %d agents", n)
+	}
+	if token.IsZero() {
+		return nil, fmt.Errorf("agents: no token: a hub admits only agents that prove one")
 	}
 	if log == nil {
 		log = io.Discard
@@ -54,7 +62,7 @@ func NewHub(addr string, n int, log io.Writer) (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Hub{ln: ln, n: n, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1)}
+	h := &Hub{ln: ln, n: n, token: token, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1)}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
@@ -100,34 +108,59 @@ func (h *Hub) accept() {
 		if err != nil {
 			return
 		}
+		if h.pending.Add(1) > MaxPending {
+			h.pending.Add(-1)
+			nc.Close()
+			// One line for the first and then every 1000th: a flood must
+			// not fill the log.
+			if n := h.turned.Add(1); n%1000 == 1 {
+				h.logf("%d connections closed unread so far: %d were already authenticating (from %s)", n, MaxPending, nc.RemoteAddr())
+			}
+			continue
+		}
 		if tc, ok := nc.(*net.TCPConn); ok {
 			_ = tc.SetNoDelay(true)
 		}
+		c := newConn(nc)
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			nc.Close()
+			return
+		}
+		if h.joining == nil {
+			h.joining = map[*conn]bool{}
+		}
+		h.joining[c] = true
 		h.wg.Add(1)
+		h.mu.Unlock()
 		go func() {
 			defer h.wg.Done()
-			h.join(newConn(nc))
+			h.join(c)
 		}()
 	}
 }
 
-// join reads a new connection's hello and parks the session as idle. A
+// join authenticates a new connection and parks the session as idle. A
 // rejoining agent replaces its idle session; one whose index is in a
 // point is refused (it retries: the point fails on the lost session).
 func (h *Hub) join(c *conn) {
 	who := "agent at " + c.c.RemoteAddr().String()
-	_ = c.c.SetDeadline(time.Now().Add(HelloTimeout))
-	b, err := c.expect(tHello)
+	idx, err := h.authenticate(c)
+	h.pending.Add(-1)
+	h.mu.Lock()
+	delete(h.joining, c)
+	h.mu.Unlock()
 	if err != nil {
-		// Not one of ours, or broken before it said which: the missing
-		// index is named when its point's barrier times out.
-		h.logf("%s: %v", who, err)
-		_ = c.send(tAbort, &Abort{Reason: err.Error()})
+		// Not one of ours, or broken before it proved itself: the
+		// missing index is named when its point's barrier times out.
+		// The peer learns nothing but that it failed.
+		h.logf("%s: not admitted: %v", who, err)
+		_ = c.c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = c.send(tAbort, &Abort{Reason: errAuth.Error()})
 		c.c.Close()
 		return
 	}
-	_ = c.c.SetDeadline(time.Time{})
-	idx := b.(*Hello).Index
 	refuse := func(reason string) {
 		h.logf("%s: %s", who, reason)
 		_ = c.c.SetWriteDeadline(time.Now().Add(time.Second))
@@ -269,6 +302,9 @@ func (h *Hub) Close() {
 		idle = append(idle, s)
 	}
 	h.idle = map[int]*idleSession{}
+	for c := range h.joining {
+		c.c.Close() // its join fails and logs it
+	}
 	h.mu.Unlock()
 	h.ln.Close()
 	for _, s := range idle {

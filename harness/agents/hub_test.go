@@ -16,7 +16,7 @@ import (
 func TestHubServesPoints(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
-	h, err := NewHub("127.0.0.1:0", 2, &log)
+	h, err := NewHub("127.0.0.1:0", 2, testToken, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestHubServesPoints(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = RunAgent(ctx, AgentConfig{Coordinator: h.Addr(), Index: i, DialTimeout: 5 * time.Second, Parse: testParse, Log: &logs[i]})
+			errs[i] = RunAgent(ctx, AgentConfig{Coordinator: h.Addr(), Index: i, Token: testToken, DialTimeout: 5 * time.Second, Parse: testParse, Log: &logs[i]})
 		}()
 	}
 	plan := func(conns int, args ...string) Plan {

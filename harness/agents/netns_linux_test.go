@@ -28,7 +28,12 @@ func TestMain(m *testing.M) {
 		addr, idx, _ := strings.Cut(v, " ")
 		i, _ := strconv.Atoi(idx)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := RunAgent(ctx, AgentConfig{Coordinator: addr, Index: i, DialTimeout: 10 * time.Second, Parse: testParse, Log: os.Stderr})
+		tok, err := ParseToken(TokenEnv, os.Getenv(TokenEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agent:", err)
+			os.Exit(1)
+		}
+		err = RunAgent(ctx, AgentConfig{Coordinator: addr, Index: i, Token: tok, DialTimeout: 10 * time.Second, Parse: testParse, Log: os.Stderr})
 		cancel()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "agent:", err)
@@ -105,14 +110,14 @@ func TestAgentsInNetworkNamespaces(t *testing.T) {
 		},
 		ReadyTimeout: 20 * time.Second, ResultTimeout: 10 * time.Second, MaxStartSkew: 100 * time.Millisecond,
 	}
-	co, err := Listen(gw.Addr().String()+":0", plan)
+	co, err := Listen(gw.Addr().String()+":0", plan, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var procs []*exec.Cmd
 	for i := range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), agentChildEnv+"="+co.Addr()+" "+strconv.Itoa(i))
+		cmd.Env = append(os.Environ(), agentChildEnv+"="+co.Addr()+" "+strconv.Itoa(i), TokenEnv+"="+testToken.Text())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
 		var log strings.Builder
 		cmd.Stdout, cmd.Stderr = &log, &log

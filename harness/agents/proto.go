@@ -16,23 +16,28 @@ import (
 
 // Version is the protocol's version: every envelope carries it, and a
 // peer speaking another is refused by name.
-const Version = 1
+const Version = 2
+
+// sha256Bytes is an HMAC-SHA256's size.
+const sha256Bytes = 32
 
 // maxLine bounds one message (a result with its histograms is a few KB).
 const maxLine = 16 << 20
 
 // The message types, in the order of a session (doc.go).
 const (
-	tHello   = "hello"
-	tWelcome = "welcome"
-	tPing    = "ping"
-	tPong    = "pong"
-	tReady   = "ready"
-	tGo      = "go"
-	tStarted = "started"
-	tResult  = "result"
-	tAbort   = "abort"
-	tDone    = "done"
+	tHello     = "hello"
+	tChallenge = "challenge"
+	tAuth      = "auth"
+	tWelcome   = "welcome"
+	tPing      = "ping"
+	tPong      = "pong"
+	tReady     = "ready"
+	tGo        = "go"
+	tStarted   = "started"
+	tResult    = "result"
+	tAbort     = "abort"
+	tDone      = "done"
 )
 
 type envelope struct {
@@ -41,9 +46,23 @@ type envelope struct {
 	Body json.RawMessage `json:"body"`
 }
 
-// Hello is the agent's first message: which segment it runs.
+// Hello is the agent's first message: which segment it runs, and its
+// nonce for the handshake (32 random bytes, hex).
 type Hello struct {
-	Index int `json:"index"`
+	Index int    `json:"index"`
+	Nonce string `json:"nonce"`
+}
+
+// Challenge is the coordinator's answer to a hello: its own nonce, and
+// its proof that it holds the token (auth.go).
+type Challenge struct {
+	Nonce string `json:"nonce"`
+	Proof string `json:"proof"`
+}
+
+// AuthMsg is the agent's proof that it holds the token.
+type AuthMsg struct {
+	Proof string `json:"proof"`
 }
 
 // Welcome gives the agent its segment: the point's `ceiling load` flags
@@ -121,6 +140,20 @@ func validate(typ string, body any) error {
 		if m.Index < 0 {
 			return bad("index", "%d is negative", m.Index)
 		}
+		if !validHex(m.Nonce, nonceBytes) {
+			return bad("nonce", "want %d bytes in lower-case hex", nonceBytes)
+		}
+	case *Challenge:
+		if !validHex(m.Nonce, nonceBytes) {
+			return bad("nonce", "want %d bytes in lower-case hex", nonceBytes)
+		}
+		if !validHex(m.Proof, sha256Bytes) {
+			return bad("proof", "want %d bytes in lower-case hex", sha256Bytes)
+		}
+	case *AuthMsg:
+		if !validHex(m.Proof, sha256Bytes) {
+			return bad("proof", "want %d bytes in lower-case hex", sha256Bytes)
+		}
 	case *Welcome:
 		if m.Agents < 1 {
 			return bad("agents", "%d, want at least 1", m.Agents)
@@ -179,6 +212,10 @@ func newBody(typ string) (any, bool) {
 	switch typ {
 	case tHello:
 		return &Hello{}, true
+	case tChallenge:
+		return &Challenge{}, true
+	case tAuth:
+		return &AuthMsg{}, true
 	case tWelcome:
 		return &Welcome{}, true
 	case tPing:
@@ -261,12 +298,13 @@ func Encode(typ string, body any) ([]byte, error) {
 // conn is one session's connection: whole lines in, whole lines out
 // (writes from several goroutines are serialised).
 type conn struct {
-	c  net.Conn
-	r  *bufio.Reader
-	mu sync.Mutex
+	c     net.Conn
+	r     *bufio.Reader
+	mu    sync.Mutex
+	limit int // bytes a message may have (0: maxLine); recv's goroutine only
 }
 
-func newConn(c net.Conn) *conn { return &conn{c: c, r: bufio.NewReaderSize(c, 64<<10)} }
+func newConn(c net.Conn) *conn { return &conn{c: c, r: bufio.NewReaderSize(c, 4<<10)} }
 
 func (c *conn) send(typ string, body any) error {
 	line, err := Encode(typ, body)
@@ -285,8 +323,12 @@ func (c *conn) recv() (string, any, error) {
 	for {
 		part, err := c.r.ReadSlice('\n')
 		line = append(line, part...)
-		if len(line) > maxLine {
-			return "", nil, fmt.Errorf("message longer than %d bytes", maxLine)
+		limit := c.limit
+		if limit <= 0 {
+			limit = maxLine
+		}
+		if len(line) > limit {
+			return "", nil, fmt.Errorf("message longer than %d bytes", limit)
 		}
 		if err == bufio.ErrBufferFull {
 			continue

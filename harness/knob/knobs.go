@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -190,7 +191,7 @@ var Knobs = []Knob{
 	},
 	{
 		Env: "AGENTS_LISTEN", Flag: "agents-listen", Arg: "HOST:PORT", Default: "unset (the harness starts the agents)",
-		Help:  "with AGENTS=N, start no agents: listen here for N remote `ceiling agent --coordinator HOST:PORT` for the whole sweep; the server binds HOST (`{host}`) unless HOST is empty or 0.0.0.0 (docs/agents.md)",
+		Help:  "with AGENTS=N, start no agents: listen here for N remote `ceiling agent --coordinator HOST:PORT` for the whole sweep, admitting only agents that prove AGENTS_TOKEN; the server binds HOST (`{host}`) unless HOST is empty or 0.0.0.0 (docs/agents.md)",
 		Parse: stringParse(func(o *Options) *string { return &o.AgentsListen }),
 		Check: func(o *Options) error {
 			if o.AgentsListen == "" {
@@ -202,6 +203,29 @@ var Knobs = []Knob{
 			return nil
 		},
 		Get: func(o *Options) string { return o.AgentsListen },
+	},
+	{
+		Env: "AGENTS_TOKEN", Arg: "TOKEN", Default: "unset",
+		Help: "with AGENTS_LISTEN, the token every agent must prove (a mutual HMAC challenge; it never crosses the wire): at least 16 bytes, e.g. `head -c 32 /dev/urandom | base64`; agents read it from their own `AGENTS_TOKEN` or `--token-file` (docs/agents.md, \"Authentication\"). The harness's own agents get a fresh one per point",
+		Parse: func(o *Options, _, v string) error {
+			t, err := agents.ParseToken("the value", v)
+			if err == nil {
+				o.AgentsToken = t
+			}
+			return err
+		},
+		Get: func(o *Options) string {
+			if o.AgentsToken.IsZero() {
+				return ""
+			}
+			return o.AgentsToken.String() // "[token]": never the token
+		},
+	},
+	{
+		Env: "AGENTS_TOKEN_FILE", Flag: "agents-token-file", Arg: "FILE", Default: "unset",
+		Help:  "AGENTS_TOKEN read from FILE instead (mode 600 or stricter: a file other users may read is refused)",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsTokenFile }),
+		Get:   func(o *Options) string { return o.AgentsTokenFile },
 	},
 	durationKnob("AGENTS_JOIN_TIMEOUT", "agents-join-timeout", "`60s` (with AGENTS_LISTEN: `2m`)", "how long a point waits for every agent to join and be ready; the point fails naming the missing agents",
 		func(o *Options) *time.Duration { return &o.AgentsJoinTimeout }, false),

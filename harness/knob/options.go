@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -73,6 +74,11 @@ type Options struct {
 	// AgentsListen is AGENTS_LISTEN: the sweep starts no agents; it
 	// listens here for Agents remote `ceiling agent`s for the whole sweep.
 	AgentsListen string
+	// AgentsToken is AGENTS_TOKEN: what AGENTS_LISTEN's agents must
+	// prove (it prints as "[token]"). Resolve reads AgentsTokenFile
+	// (AGENTS_TOKEN_FILE) into it.
+	AgentsToken     agents.Token
+	AgentsTokenFile string
 	// AgentsJoinTimeout is AGENTS_JOIN_TIMEOUT: how long a point waits for
 	// every agent to join and be ready (0: 60 s, 2 min with AgentsListen).
 	AgentsJoinTimeout time.Duration

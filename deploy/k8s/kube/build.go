@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -26,6 +27,19 @@ const (
 	ServerName      = "ceiling-server"      // the server under test: the Service and the pod
 	TargetName      = "ceiling-target"      // the ConfigMap holding the coordinator's target file
 	TargetPath      = "/etc/ceiling/target.json"
+	// TokenSecret holds the agents' token (key TokenKey), mounted at
+	// TokenPath in the coordinator and every agent (docs/agents.md,
+	// "Authentication"). The kustomization makes it from agents.token;
+	// `ceiling k8s apply` from a fresh token.
+	TokenSecret = "ceiling-agents-token"
+	TokenKey    = "token"
+	TokenPath   = "/var/run/ceiling/" + TokenKey
+	// PolicyName is the NetworkPolicy that admits only the agents' pods
+	// to the coordinator.
+	PolicyName = "ceiling-coordinator"
+	// nonroot is the distroless image's user and group: the token's file
+	// is group-readable by it (mode 0440), and by no one else.
+	nonroot         = 65532
 	AppLabel        = "app.kubernetes.io/name"
 	ComponentLabel  = "app.kubernetes.io/component"
 	App             = "ceiling"
@@ -61,6 +75,10 @@ type Params struct {
 	// (the harness itself): the agents dial it, and Build makes neither
 	// the Service nor the coordinator pod.
 	External string
+	// Token is the agents' token for the Secret that Apply creates. It is
+	// never rendered: the shipped kustomization makes the Secret from a
+	// file of the user's.
+	Token string
 }
 
 // Defaults are the parameters of the files in deploy/k8s.
@@ -136,10 +154,12 @@ func (p Params) CoordinatorAddr() string {
 // Objects is what Build makes. With External only the Job is set: the
 // harness outside owns the server under test and the coordinator.
 type Objects struct {
+	Token         *corev1.Secret    // the agents' token; never rendered
 	Target        *corev1.ConfigMap // the coordinator's target file
 	ServerService *corev1.Service
 	Server        *corev1.Pod
 	Service       *corev1.Service // the coordinator's
+	Policy        *networkingv1.NetworkPolicy
 	Coordinator   *corev1.Pod
 	Job           *batchv1.Job
 }
@@ -148,8 +168,16 @@ type Objects struct {
 // (its ConfigMap, the name it dials) before the pod.
 func (o Objects) List() []any {
 	var l []any
-	for _, obj := range []any{o.Target, o.ServerService, o.Server, o.Service, o.Coordinator} {
+	for _, obj := range []any{o.Token, o.Target, o.ServerService, o.Server, o.Service, o.Policy, o.Coordinator} {
 		switch obj := obj.(type) {
+		case *corev1.Secret:
+			if obj != nil {
+				l = append(l, obj)
+			}
+		case *networkingv1.NetworkPolicy:
+			if obj != nil {
+				l = append(l, obj)
+			}
 		case *corev1.ConfigMap:
 			if obj != nil {
 				l = append(l, obj)
@@ -193,7 +221,7 @@ func guaranteed(cpu int, mem string) corev1.ResourceRequirements {
 
 // Build makes the objects for p; p must be valid.
 func Build(p Params) Objects {
-	var o Objects
+	o := Objects{Token: tokenSecret(p)}
 	if p.External == "" {
 		// Rather not on an agent's node: the server and the coordinator.
 		away := awayFromAgents()
@@ -201,6 +229,7 @@ func Build(p Params) Objects {
 		o.ServerService = headless(p, ServerName, p.ServerPort)
 		o.Server = serverPod(p, away)
 		o.Service = headless(p, CoordinatorName, p.Port)
+		o.Policy = coordinatorPolicy(p)
 		o.Coordinator = coordinatorPod(p, away)
 	}
 	o.Job = agentJob(p)
@@ -236,6 +265,55 @@ func headless(p Params, name string, port int) *corev1.Service {
 			Ports: []corev1.ServicePort{{
 				Name: portName(name), Port: int32(port), Protocol: corev1.ProtocolTCP,
 				TargetPort: intstr.FromInt32(int32(port)),
+			}},
+		},
+	}
+}
+
+// tokenSecret holds p.Token (empty when rendering: Render leaves the
+// Secret out).
+func tokenSecret(p Params) *corev1.Secret {
+	s := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: objectMeta(p, TokenSecret, ComponentAgent),
+		Type:       corev1.SecretTypeOpaque,
+	}
+	if p.Token != "" {
+		s.StringData = map[string]string{TokenKey: p.Token}
+	}
+	return s
+}
+
+// tokenVolume mounts TokenSecret at TokenPath's directory, readable by
+// the image's group only (the token reader refuses a world-readable
+// file).
+func tokenVolume() (corev1.Volume, corev1.VolumeMount) {
+	return corev1.Volume{Name: "token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: TokenSecret, DefaultMode: ptr(int32(0o440)),
+		}}},
+		corev1.VolumeMount{Name: "token", MountPath: path.Dir(TokenPath), ReadOnly: true}
+}
+
+// tokenReaders is the pod security context that makes the token's
+// group the image's.
+func tokenReaders() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{FSGroup: ptr(int64(nonroot))}
+}
+
+// coordinatorPolicy admits to the coordinator's pod only the agents'
+// pods, on its port: no other pod in the cluster can reach it.
+func coordinatorPolicy(p Params) *networkingv1.NetworkPolicy {
+	tcp := corev1.ProtocolTCP
+	port := intstr.FromInt32(int32(p.Port))
+	return &networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: objectMeta(p, PolicyName, ComponentCoord),
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: labels(ComponentCoord)},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: labels(ComponentAgent)}}},
+				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
 			}},
 		},
 	}
@@ -278,18 +356,21 @@ func coordinatorPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
 	env := []corev1.EnvVar{
 		{Name: "AGENTS", Value: strconv.Itoa(p.Agents)},
 		{Name: "AGENTS_LISTEN", Value: "0.0.0.0:" + strconv.Itoa(p.Port)},
+		{Name: "AGENTS_TOKEN_FILE", Value: TokenPath},
 		{Name: "TARGET", Value: TargetPath},
 		{Name: "OUT", Value: "/out/ceiling.json"},
 	}
 	if p.Quick {
 		env = append(env, corev1.EnvVar{Name: "QUICK", Value: "1"})
 	}
+	vol, mount := tokenVolume()
 	return &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: objectMeta(p, CoordinatorName, ComponentCoord),
 		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
-			Affinity:      affinity,
+			RestartPolicy:   corev1.RestartPolicyNever,
+			Affinity:        affinity,
+			SecurityContext: tokenReaders(),
 			Containers: []corev1.Container{{
 				Name:      "coordinator",
 				Image:     p.Image,
@@ -301,6 +382,7 @@ func coordinatorPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
 					{Name: "target", MountPath: path.Dir(TargetPath), ReadOnly: true},
 					{Name: "out", MountPath: "/out"},
 					{Name: "tmp", MountPath: "/tmp"}, // the harness's work files; the image runs as non-root
+					mount,
 				},
 			}},
 			Volumes: []corev1.Volume{
@@ -308,6 +390,7 @@ func coordinatorPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
 					LocalObjectReference: corev1.LocalObjectReference{Name: TargetName}}}},
 				{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 				{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				vol,
 			},
 		},
 	}
@@ -317,6 +400,7 @@ func coordinatorPod(p Params, affinity *corev1.Affinity) *corev1.Pod {
 func agentJob(p Params) *batchv1.Job {
 	n := int32(p.Agents)
 	indexed := batchv1.IndexedCompletion
+	vol, mount := tokenVolume()
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: objectMeta(p, JobName, ComponentAgent),
@@ -329,7 +413,9 @@ func agentJob(p Params) *batchv1.Job {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels(ComponentAgent)},
 				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
+					RestartPolicy:   corev1.RestartPolicyNever,
+					SecurityContext: tokenReaders(),
+					Volumes:         []corev1.Volume{vol},
 					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 						RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 							TopologyKey:   "kubernetes.io/hostname",
@@ -340,9 +426,10 @@ func agentJob(p Params) *batchv1.Job {
 						Name:  "agent",
 						Image: p.Image,
 						Command: []string{"ceiling", "agent", "--coordinator", p.CoordinatorAddr(),
-							"--dial-timeout", shortDuration(p.DialTimeout)},
-						Resources: guaranteed(p.CPU, p.Memory),
-						Env:       []corev1.EnvVar{{Name: "GOMAXPROCS", Value: strconv.Itoa(p.CPU)}},
+							"--dial-timeout", shortDuration(p.DialTimeout), "--token-file", TokenPath},
+						Resources:    guaranteed(p.CPU, p.Memory),
+						Env:          []corev1.EnvVar{{Name: "GOMAXPROCS", Value: strconv.Itoa(p.CPU)}},
+						VolumeMounts: []corev1.VolumeMount{mount},
 					}},
 				},
 			},
@@ -408,9 +495,11 @@ func shortDuration(d time.Duration) string {
 }
 
 // Render writes the objects as one multi-document YAML stream, without the
-// fields the API server fills (status, creationTimestamp).
+// fields the API server fills (status, creationTimestamp), and without the
+// token's Secret.
 func Render(o Objects) ([]byte, error) {
 	var b bytes.Buffer
+	o.Token = nil // never printed: the kustomization makes it from a file
 	for i, obj := range o.List() {
 		y, err := clean(obj)
 		if err != nil {

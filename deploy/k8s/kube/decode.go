@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -17,10 +18,21 @@ import (
 // decoding it strictly rejects anything else, so a field added there is
 // added here on purpose.
 type Kustomization struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Namespace  string   `json:"namespace,omitempty"`
-	Resources  []string `json:"resources"`
+	APIVersion       string            `json:"apiVersion"`
+	Kind             string            `json:"kind"`
+	Namespace        string            `json:"namespace,omitempty"`
+	Resources        []string          `json:"resources"`
+	SecretGenerator  []SecretGenerator `json:"secretGenerator,omitempty"`
+	GeneratorOptions *struct {
+		DisableNameSuffixHash bool `json:"disableNameSuffixHash"`
+	} `json:"generatorOptions,omitempty"`
+}
+
+// SecretGenerator is a Secret kustomize makes from files: the agents'
+// token (TokenSecret), from a file the user writes.
+type SecretGenerator struct {
+	Name  string   `json:"name"`
+	Files []string `json:"files"`
 }
 
 // Decode reads a YAML stream (documents separated by ---) strictly: each
@@ -45,6 +57,8 @@ func Decode(name string, data []byte) ([]any, error) {
 			obj = &corev1.ConfigMap{}
 		case "batch/v1/Job":
 			obj = &batchv1.Job{}
+		case "networking.k8s.io/v1/NetworkPolicy":
+			obj = &networkingv1.NetworkPolicy{}
 		case "kustomize.config.k8s.io/v1beta1/Kustomization":
 			obj = &Kustomization{}
 		default:

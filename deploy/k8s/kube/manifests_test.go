@@ -70,6 +70,11 @@ func TestShippedManifests(t *testing.T) {
 		t.Errorf("kustomization.yaml resources %v, want every manifest in deploy/k8s: %v", got, names)
 	}
 	built := Build(Defaults())
+	built.Token = nil // the kustomization's secretGenerator makes it
+	if g := kust.SecretGenerator; len(g) != 1 || g[0].Name != TokenSecret || !slices.Equal(g[0].Files, []string{TokenKey + "=agents.token"}) ||
+		kust.GeneratorOptions == nil || !kust.GeneratorOptions.DisableNameSuffixHash {
+		t.Errorf("kustomization.yaml: secretGenerator %+v, want %s from %s=agents.token under its own name (disableNameSuffixHash)", g, TokenSecret, TokenKey)
+	}
 	for _, b := range built.List() {
 		k := kindOf(b)
 		s, ok := objs[k]
@@ -139,8 +144,9 @@ func TestRenderGolden(t *testing.T) {
 		if err != nil {
 			t.Fatalf("render output does not decode strictly: %v", err)
 		}
-		if len(docs) != len(Build(p).List()) {
-			t.Fatalf("render: %d documents, want %d", len(docs), len(Build(p).List()))
+		// Every object but the token's Secret, which is never printed.
+		if len(docs) != len(Build(p).List())-1 || strings.Contains(string(out), "kind: Secret") {
+			t.Fatalf("render: %d documents, want %d and no Secret", len(docs), len(Build(p).List())-1)
 		}
 		all = append(all, "# ---- "+p.Image+" agents="+strconv.Itoa(p.Agents)+" external="+p.External+"\n"...)
 		all = append(all, out...)

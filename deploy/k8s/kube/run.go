@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -127,6 +128,13 @@ func (r *Runner) Submit(ctx context.Context, o Objects) error {
 		err := r.call(ctx, "create", kind, name, func(ctx context.Context) error {
 			var err error
 			switch obj := obj.(type) {
+			case *corev1.Secret:
+				if obj.StringData[TokenKey] == "" {
+					return fmt.Errorf("no token to put in it")
+				}
+				_, err = r.Client.CoreV1().Secrets(ns).Create(ctx, obj, metav1.CreateOptions{})
+			case *networkingv1.NetworkPolicy:
+				_, err = r.Client.NetworkingV1().NetworkPolicies(ns).Create(ctx, obj, metav1.CreateOptions{})
 			case *corev1.ConfigMap:
 				_, err = r.Client.CoreV1().ConfigMaps(ns).Create(ctx, obj, metav1.CreateOptions{})
 			case *corev1.Service:
@@ -148,6 +156,10 @@ func (r *Runner) Submit(ctx context.Context, o Objects) error {
 
 func kindName(obj any) (string, string) {
 	switch obj := obj.(type) {
+	case *corev1.Secret:
+		return "Secret", obj.Name
+	case *networkingv1.NetworkPolicy:
+		return "NetworkPolicy", obj.Name
 	case *corev1.ConfigMap:
 		return "ConfigMap", obj.Name
 	case *corev1.Service:
@@ -177,6 +189,10 @@ func (r *Runner) Cleanup(o Objects) error {
 		kind, name := kindName(obj)
 		err := r.call(ctx, "delete", kind, name, func(ctx context.Context) error {
 			switch obj.(type) {
+			case *corev1.Secret:
+				return r.Client.CoreV1().Secrets(ns).Delete(ctx, name, opts)
+			case *networkingv1.NetworkPolicy:
+				return r.Client.NetworkingV1().NetworkPolicies(ns).Delete(ctx, name, opts)
 			case *corev1.ConfigMap:
 				return r.Client.CoreV1().ConfigMaps(ns).Delete(ctx, name, opts)
 			case *corev1.Service:

@@ -45,6 +45,7 @@ func setup(t *testing.T, ws ...*watch.FakeWatcher) (*fake.Clientset, *Runner, *[
 func objects() Objects {
 	p := Defaults()
 	p.Namespace = "load"
+	p.Token = "0123456789abcdef0123456789abcdef"
 	return Build(p)
 }
 
@@ -105,7 +106,7 @@ func TestSubmitCreatesServiceCoordinatorJob(t *testing.T) {
 			order = append(order, a.GetResource().Resource+"/"+a.GetNamespace())
 		}
 	}
-	if want := "configmaps/load services/load pods/load services/load pods/load jobs/load"; strings.Join(order, " ") != want {
+	if want := "secrets/load configmaps/load services/load pods/load services/load networkpolicies/load pods/load jobs/load"; strings.Join(order, " ") != want {
 		t.Errorf("created %v, want %s", order, want)
 	}
 	job, err := cs.BatchV1().Jobs("load").Get(context.Background(), JobName, metav1.GetOptions{})
@@ -115,11 +116,20 @@ func TestSubmitCreatesServiceCoordinatorJob(t *testing.T) {
 	if *job.Spec.Completions != 3 || *job.Spec.Parallelism != 3 || string(*job.Spec.CompletionMode) != "Indexed" {
 		t.Errorf("job spec %+v", job.Spec)
 	}
+	sec, err := cs.CoreV1().Secrets("load").Get(context.Background(), TokenSecret, metav1.GetOptions{})
+	if err != nil || sec.StringData[TokenKey] != "0123456789abcdef0123456789abcdef" {
+		t.Errorf("the token's Secret: %v, %v", sec, err)
+	}
+	empty := objects()
+	empty.Token.StringData = nil
+	if err := r.Submit(context.Background(), Objects{Token: empty.Token, Job: empty.Job}); err == nil || !strings.Contains(err.Error(), "no token") {
+		t.Errorf("a Secret without a token was submitted: %v", err)
+	}
 	// A second submit finds the leftovers: not retried, named.
 	err = r.Submit(context.Background(), o)
 	var ae *APIError
-	if !errors.As(err, &ae) || !apierrors.IsAlreadyExists(err) || ae.Retries != 0 || !strings.Contains(err.Error(), "create ConfigMap load/ceiling-target") {
-		t.Errorf("second submit: %v, want an APIError for the existing ConfigMap, no retry", err)
+	if !errors.As(err, &ae) || !apierrors.IsAlreadyExists(err) || ae.Retries != 0 || !strings.Contains(err.Error(), "create Secret load/ceiling-agents-token") {
+		t.Errorf("second submit: %v, want an APIError for the existing Secret, no retry", err)
 	}
 }
 
@@ -294,8 +304,8 @@ func assertGone(t *testing.T, cs *fake.Clientset) {
 			}
 		}
 	}
-	if bg != 6 {
-		t.Errorf("%d deletes with propagation Background, want 6 (Job, 2 Pods, 2 Services, ConfigMap)", bg)
+	if bg != 8 {
+		t.Errorf("%d deletes with propagation Background, want 8 (Job, 2 Pods, 2 Services, NetworkPolicy, ConfigMap, Secret)", bg)
 	}
 	if _, err := cs.CoreV1().ConfigMaps("load").Get(context.Background(), TargetName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("ConfigMap still there: %v", err)

@@ -1,0 +1,277 @@
+package agents
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/refserver"
+	"github.com/ceiling-bench/ceiling/refserver/refservertest"
+)
+
+// testToken is the token of this package's tests.
+var testToken = NewToken()
+
+func TestTokenRules(t *testing.T) {
+	if _, err := ParseToken("AGENTS_TOKEN", "  short\n"); err == nil || !strings.Contains(err.Error(), "AGENTS_TOKEN: the token is 5 bytes, want at least 16") {
+		t.Errorf("short token: %v", err)
+	}
+	tok, err := ParseToken("x", "0123456789abcdef\n")
+	if err != nil || tok.Text() != "0123456789abcdef" {
+		t.Fatalf("token %q, %v: want the text without its newline", tok.Text(), err)
+	}
+	if s := fmt.Sprintf("%v %s %+v %#v", tok, tok, tok, tok); strings.Contains(s, "0123") {
+		t.Errorf("a token printed itself: %s", s)
+	}
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.WriteFile(open, []byte("0123456789abcdef0123"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTokenFile(open); err == nil || !strings.Contains(err.Error(), "chmod 600") || !strings.Contains(err.Error(), open) {
+		t.Errorf("world-readable token file: %v, want refused naming it", err)
+	}
+	_ = os.Chmod(open, 0o600)
+	if got, err := ReadTokenFile(open); err != nil || got.Text() != "0123456789abcdef0123" {
+		t.Errorf("token file: %q %v", got.Text(), err)
+	}
+	if _, err := ReadTokenFile(filepath.Join(dir, "none")); err == nil {
+		t.Error("missing token file: no error")
+	}
+	if NewToken().Text() == NewToken().Text() || len(NewToken().Text()) != 64 {
+		t.Error("NewToken: want 32 fresh random bytes in hex")
+	}
+}
+
+// rawPeer is a hand-driven connection to a hub, as an attacker has.
+type rawPeer struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, addr string) *rawPeer {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+	return &rawPeer{t: t, c: c, r: bufio.NewReader(c)}
+}
+
+func (p *rawPeer) send(typ string, body any) {
+	p.t.Helper()
+	line, err := Encode(typ, body)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if _, err := p.c.Write(line); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// next is the next message, or the read's error.
+func (p *rawPeer) next() (string, any, error) {
+	line, err := p.r.ReadBytes('\n')
+	if err != nil {
+		return "", nil, err
+	}
+	return Decode(line)
+}
+
+// rest is everything the hub still sends until it closes the connection.
+func (p *rawPeer) rest() string {
+	b, _ := io.ReadAll(p.r)
+	return string(b)
+}
+
+// A peer without the token learns nothing but the hub's challenge: its
+// proof is refused with the same words whatever was wrong, a proof
+// replayed from an earlier session is refused, and the point's flags
+// (here a secret) go only to the agent that proved the token.
+func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
+	srv := refservertest.Start(t, refserver.Config{})
+	var log syncBuf
+	h, err := NewHub("127.0.0.1:0", 1, testToken, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	// 1. A wrong proof.
+	p := dialRaw(t, h.Addr())
+	na := newNonce()
+	p.send(tHello, &Hello{Index: 0, Nonce: na})
+	typ, body, err := p.next()
+	if err != nil || typ != tChallenge {
+		t.Fatalf("first reply: %s %v, want a challenge", typ, err)
+	}
+	ch := body.(*Challenge)
+	if !testToken.verify(ch.Proof, roleCoordinator, 0, na, ch.Nonce) {
+		t.Error("the hub's challenge does not prove the token")
+	}
+	p.send(tAuth, &AuthMsg{Proof: NewToken().proof(roleAgent, 0, na, ch.Nonce)})
+	if rest := p.rest(); !strings.Contains(rest, `"auth: authentication failed"`) || strings.Contains(rest, "welcome") {
+		t.Errorf("after a wrong proof the hub sent %q, want only the abort", rest)
+	}
+
+	// 2. A right proof from one session, replayed into the next.
+	p1 := dialRaw(t, h.Addr())
+	p1.send(tHello, &Hello{Index: 0, Nonce: na})
+	_, body, err = p1.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := testToken.proof(roleAgent, 0, na, ch.Nonce) // session 1's nonces
+	if body.(*Challenge).Nonce == ch.Nonce {
+		t.Fatal("the hub reused its nonce")
+	}
+	p1.send(tAuth, &AuthMsg{Proof: old})
+	if rest := p1.rest(); !strings.Contains(rest, "authentication failed") {
+		t.Errorf("a replayed proof: the hub sent %q, want the abort", rest)
+	}
+
+	// 3. An agent with another token gives up without redialing.
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err = RunAgent(wctx, AgentConfig{Coordinator: h.Addr(), Index: 0, Token: NewToken(), DialTimeout: 5 * time.Second, Rejoin: 3, Parse: testParse})
+	wcancel()
+	var ae *CoordinatorAuthError
+	if !errors.As(err, &ae) {
+		t.Errorf("agent with another token: %v, want a CoordinatorAuthError", err)
+	}
+
+	// 4. The real agent serves a point whose flags carry a secret.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- RunAgent(ctx, AgentConfig{Coordinator: h.Addr(), Index: 0, Token: testToken, DialTimeout: 5 * time.Second, Parse: testParse})
+	}()
+	// A peer that connects during the point and says nothing sees nothing.
+	quiet := dialRaw(t, h.Addr())
+	_, err = h.Run(ctx, Plan{
+		Agents: 1, Connections: 2, Warmup: 100 * time.Millisecond, Duration: 200 * time.Millisecond,
+		Args:         []string{"--url", srv.EchoURL(), "--duration", "200ms", "--warmup", "100ms"},
+		ReadyTimeout: 10 * time.Second, ResultTimeout: 10 * time.Second, MaxStartSkew: time.Second,
+	})
+	if err != nil {
+		t.Fatalf("point: %v\n%s", err, log.String())
+	}
+	h.Close()
+	if err := <-done; err != nil {
+		t.Errorf("agent: %v", err)
+	}
+	_ = quiet.c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if b, _ := io.ReadAll(quiet.r); len(b) != 0 && !strings.HasPrefix(string(b), `{"v":2,"type":"abort","body":{"reason":"auth: authentication failed"}}`) {
+		t.Errorf("a silent peer was sent %q, want nothing but the abort", b)
+	}
+	if n := strings.Count(log.String(), "not admitted"); n < 2 {
+		t.Errorf("hub log names %d refused peers, want the 2 wrong proofs:\n%s", n, log.String())
+	}
+	if strings.Contains(log.String(), testToken.Text()) {
+		t.Error("the hub's log holds the token")
+	}
+}
+
+// An agent proves nothing to a coordinator that cannot prove the token
+// first: a listener answering with a made-up challenge gets no auth.
+func TestAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		line, _ := r.ReadBytes('\n')
+		_, body, err := Decode(line)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		nc := newNonce()
+		reply, _ := Encode(tChallenge, &Challenge{Nonce: nc, Proof: NewToken().proof(roleCoordinator, 0, body.(*Hello).Nonce, nc)})
+		_, _ = c.Write(reply)
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		rest, _ := io.ReadAll(r)
+		got <- string(rest)
+	}()
+	err = RunAgent(context.Background(), AgentConfig{Coordinator: ln.Addr().String(), Index: 0, Token: testToken, DialTimeout: 5 * time.Second, Rejoin: 3, Parse: testParse})
+	var ae *CoordinatorAuthError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "did not prove the token") {
+		t.Errorf("agent: %v, want it to refuse the coordinator", err)
+	}
+	if rest := <-got; rest != "" {
+		t.Errorf("after a bad challenge the agent sent %q, want nothing", rest)
+	}
+	if err := RunAgent(context.Background(), AgentConfig{Coordinator: ln.Addr().String(), Index: 0, Parse: testParse}); err == nil || !strings.Contains(err.Error(), "no token") {
+		t.Errorf("agent without a token: %v", err)
+	}
+}
+
+// At most MaxPending connections are unauthenticated at once, and each
+// holds at most maxAuthLine bytes: a flood of long lines without a
+// newline is cut off at once, not buffered (it once took the harness
+// from 17 MB to 1 GB), and a connection over the cap is closed unread.
+func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
+	var log syncBuf
+	h, err := NewHub("127.0.0.1:0", 1, testToken, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	silent := make([]*rawPeer, MaxPending)
+	for i := range silent {
+		silent[i] = dialRaw(t, h.Addr())
+	}
+	// The hub counts a connection as it accepts it: wait for all of them.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.pending.Load() < MaxPending && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	over := dialRaw(t, h.Addr())
+	start := time.Now()
+	if b, err := io.ReadAll(over.r); len(b) != 0 || err != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("connection %d: read %q, %v after %v; want closed unread at once", MaxPending+1, b, err, time.Since(start))
+	}
+	if !strings.Contains(log.String(), "connections closed unread") {
+		t.Errorf("hub log does not say it closed one:\n%s", log.String())
+	}
+	// Each silent peer now sends a long line without a newline.
+	long := strings.Repeat("x", 64<<10)
+	var wg sync.WaitGroup
+	for i, p := range silent {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = p.c.Write([]byte(long)) // the hub may close before all of it
+			start := time.Now()
+			rest := p.rest()
+			if !strings.Contains(rest, "authentication failed") || time.Since(start) > AuthTimeout/2 {
+				t.Errorf("peer %d: %q after %v, want the abort well before the handshake's timeout", i, rest, time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	if !strings.Contains(log.String(), fmt.Sprintf("message longer than %d bytes", maxAuthLine)) {
+		t.Errorf("hub log does not name the cut:\n%s", log.String())
+	}
+}
