@@ -231,6 +231,8 @@ func (p *parser) connect(o *object) error {
 		return err
 	} else if s.Connect.URL, err = compileText(u, varsConnURL); err != nil {
 		return co.child("url").errf("%v", err)
+	} else if err := underBase(u, "{url}"); err != nil {
+		return co.child("url").errf("%v", err)
 	}
 	if s.Connect.Headers, err = headers(co, "headers", varsConnURL); err != nil {
 		return err
@@ -500,4 +502,21 @@ func expandEnv(s string) (string, error) {
 		out.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(v))
 		s = s[i+j+1:]
 	}
+}
+
+// underBase refuses a URL template that does not start with base ({url}
+// or {http_url}, the --url the caller gave: in a sweep, the target's own
+// address) followed by a path, a query or nothing. A file then cannot send
+// its headers, {env:NAME} values included, to a host of its own choosing:
+// not by a literal host, and not by a suffix that moves the host
+// ("{url}@evil.example", "{url}.evil.example").
+func underBase(tmpl, base string) error {
+	rest, ok := strings.CutPrefix(tmpl, base)
+	if !ok {
+		return fmt.Errorf("%q must start with %s (the server under test's address, --url): a file may not name a host of its own", tmpl, base)
+	}
+	if rest != "" && !strings.ContainsAny(rest[:1], "/?#") {
+		return fmt.Errorf("%q: after %s comes a path (/), a query (?) or nothing, not %q, which would change the host", tmpl, base, rest[:1])
+	}
+	return nil
 }

@@ -223,6 +223,9 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 	if h.URL, err = compileText(u, allowed); err != nil {
 		return nil, ho.child("url").errf("%v", err)
 	}
+	if err := underBase(u, "{http_url}"); err != nil {
+		return nil, ho.child("url").errf("%v", err)
+	}
 	if h.Headers, err = headers(ho, "headers", allowed); err != nil {
 		return nil, err
 	}
