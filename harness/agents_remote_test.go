@@ -146,6 +146,11 @@ func TestAgentsListenSweep(t *testing.T) {
 		if p.Status != harness.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
+		// The agents' merged count is checked against refserver's own
+		// (metrics.counts): remote agents are not trusted to report it.
+		if c := p.CountCheck; c == nil || c.Verdict != "agree" {
+			t.Errorf("point %d: count check %+v, want the server's count to agree", p.Index, c)
+		}
 		conns := 0
 		for _, a := range p.Agents {
 			conns += a.Connections

@@ -46,7 +46,12 @@ exit 3
 	tg := refTarget(t)
 	tg.Command = []string{srv, "{addr}"}
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2, 4}})
-	r, _, err := runSweep(t, context.Background(), o, tg)
+	// Each attempt (a contended one is run again) starts with a server
+	// that dies once.
+	r, _, err := retryContended(t, func() (*harness.Result, string, error) {
+		_ = os.Remove(filepath.Join(dir, "died-once"))
+		return runSweepOnce(t, context.Background(), o, tg)
+	})
 	wantPoints := 3 // two rungs and the A-A repeat
 	if err != nil {
 		if !errors.Is(err, harness.ErrNoCleanHeadline) {

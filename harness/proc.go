@@ -133,6 +133,21 @@ func (pr *ProcRunner) RecordGranted(r *Result) {
 	for _, w := range pr.halfWarnings {
 		r.Warn(w)
 	}
+	if w := pr.uncheckedAgents(); w != "" {
+		r.Warn(w)
+	}
+}
+
+// uncheckedAgents warns of remote agents whose counts nothing checks: the
+// target names no server counter for the scenario (metrics.counts).
+func (pr *ProcRunner) uncheckedAgents() string {
+	if pr.o.AgentsListen == "" {
+		return ""
+	}
+	if m := pr.target.Metrics; m != nil && m.Counts[pr.o.Scenario] != "" {
+		return ""
+	}
+	return fmt.Sprintf("AGENTS_LISTEN: the target names no server counter for scenario %s (metrics.counts), so nothing checks the remote agents' counts against the server's own (docs/targets.md, \"Server metrics\")", pr.o.Scenario)
 }
 
 // pointFiles are one point's paths in the work dir.

@@ -71,6 +71,14 @@ type Outcome struct {
 	ProfileFile, ProfileError string
 	// Agents is each agent's part of the point with AGENTS (nil without).
 	Agents []result.AgentReport
+	// CountSeries is the target's counter for the point's scenario
+	// (metrics.counts; "" for none), and CountOverlapS the seconds of the
+	// window its two reads cover (0: they cover none, or one failed).
+	CountSeries   string
+	CountOverlapS float64
+	// CountSkip says why the count cannot be checked although a series
+	// is named ("": it can).
+	CountSkip string
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -242,6 +250,20 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	if late := lateNotBehind(p.Agents); late != "" {
 		base.Agents = p.Agents
 		return failedPoint(base, "agents: "+late, out.LogTail)
+	}
+	if out.CountSeries != "" {
+		p.CountCheck = checkCount(out.CountSeries, out.CountOverlapS, out.ServerMetrics, s.ThroughputPerS, int64(k.Batch)*int64(k.Connections))
+		if out.CountSkip != "" {
+			*p.CountCheck = result.CountCheck{Series: out.CountSeries, GeneratorPerS: s.ThroughputPerS, Verdict: result.CountsUnchecked, Reason: out.CountSkip}
+		}
+		switch p.CountCheck.Verdict {
+		case result.CountsDisagree:
+			base.Agents, base.CountCheck = p.Agents, p.CountCheck
+			return failedPoint(base, countDisagreement(p), out.LogTail)
+		case result.CountsUnchecked:
+			p.Clean = false
+			p.VerdictReason += "; its count is unchecked: " + p.CountCheck.Reason
+		}
 	}
 	p.LowerBound = IsLowerBound(p.Verdict)
 	return p

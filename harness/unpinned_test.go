@@ -71,4 +71,9 @@ func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	if p := r.Curve[0]; p.Status != harness.StatusOK || p.ThroughputPerS <= 0 {
 		t.Errorf("point against the other server: %s %q, %v/s", p.Status, p.FailReason, p.ThroughputPerS)
 	}
+	// The booted server's counter does not hold the other server's count:
+	// the check says it could not be made, and the point is not clean.
+	if p := r.Curve[0]; p.CountCheck == nil || p.CountCheck.Verdict != "unchecked" || !strings.Contains(p.CountCheck.Reason, "allow_unpinned_url") || p.Clean {
+		t.Errorf("point against the other server: clean %v, count check %+v; want unchecked naming allow_unpinned_url", p.Clean, p.CountCheck)
+	}
 }

@@ -3,7 +3,9 @@ package harness
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -26,7 +28,12 @@ type windowCapture struct {
 	metricsURL string
 	before     chan scrape.Reading // the before read, once done
 	after      scrape.Reading
-	afterOK    bool // the after read ran
+	afterOK    bool      // the after read ran
+	windowEnd  time.Time // the generator's: its marker's time plus the window
+	// countSeries is the target's counter for this scenario
+	// (metrics.counts), checked against the generator's count.
+	countSeries string
+	countSkip   string // why no count can be checked, though a series is named
 
 	profileFile, profileErr string
 }
@@ -36,6 +43,17 @@ type windowCapture struct {
 func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 	c := &windowCapture{metrics: p.target.Metrics}
 	if c.metrics != nil {
+		c.countSeries = c.metrics.Counts[p.pr.o.Scenario]
+		if p.target.AllowUnpinnedURL {
+			c.countSkip = "the target allows an unpinned URL (allow_unpinned_url), so the generator may count a server whose count the booted server's metrics do not hold"
+		}
+		// The generator created the marker as its window opened, and
+		// sends nothing after the window (it only awaits what is in
+		// flight): the load's own end, not the harness's timer, which
+		// starts when it saw the marker.
+		if fi, err := os.Stat(p.f.marker); err == nil {
+			c.windowEnd = fi.ModTime().Add(p.window)
+		}
 		c.metricsURL = target.Expand(c.metrics.URL, p.addr)
 		c.before = make(chan scrape.Reading, 1)
 		client := scrape.NewClient(scrape.MetricsTimeout)
@@ -95,4 +113,18 @@ func (c *windowCapture) finish(out *Outcome) {
 		format = target.MetricsPrometheus
 	}
 	out.ServerMetrics = scrape.Diff(format, before, after)
+	if c.countSeries != "" {
+		// The load ran from before the window to its end: the counter's
+		// delta is the server's count from the before read's response to
+		// the window's end (the after read only adds what was in flight).
+		// Without the marker's time the overlap is unknown (0: unchecked).
+		out.CountSeries, out.CountSkip = c.countSeries, c.countSkip
+		if b := before.At(); !b.IsZero() && !c.windowEnd.IsZero() {
+			end := c.windowEnd
+			if a := after.At(); !a.IsZero() && a.Before(end) {
+				end = a
+			}
+			out.CountOverlapS = end.Sub(b).Seconds()
+		}
+	}
 }

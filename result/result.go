@@ -359,8 +359,11 @@ type Point struct {
 	// "metrics"); ProfileFile the profile saved with --profile, or
 	// ProfileError why none was.
 	ServerMetrics *ServerMetrics `json:"server_metrics,omitempty"`
-	ProfileFile   string         `json:"profile_file,omitempty"`
-	ProfileError  string         `json:"profile_error,omitempty"`
+	// CountCheck is the point's count against the server's own, when the
+	// target names the counter (metrics.counts); nil without.
+	CountCheck   *CountCheck `json:"count_check,omitempty"`
+	ProfileFile  string      `json:"profile_file,omitempty"`
+	ProfileError string      `json:"profile_error,omitempty"`
 
 	// SearchStep, SearchPhase and SearchReason place a SEARCH=bisect
 	// sweep point on its batch's search path: its step (1-based, per

@@ -5,6 +5,10 @@ package result
 type MetricsSpec struct {
 	URL    string `json:"url"`
 	Format string `json:"format,omitempty"` // prometheus (default) | json
+	// Counts names, for a scenario, the server's counter that counts what
+	// the generator's throughput counts (echo: the messages it wrote
+	// back); each point's figure is checked against it (CountCheck).
+	Counts map[string]string `json:"counts,omitempty"`
 }
 
 // ServerMetrics is what the server's own metrics said over a point's

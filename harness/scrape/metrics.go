@@ -117,6 +117,9 @@ type Reading struct {
 	err    error
 }
 
+// At is when the read's response came (zero when it failed before one).
+func (r Reading) At() time.Time { return r.at }
+
 // Read reads and parses the endpoint once.
 func Read(ctx context.Context, client *http.Client, rawURL, format string) Reading {
 	accept := "text/plain;version=0.0.4;q=1,*/*;q=0.1"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/load"
 )
 
 // checkMetrics checks the target's "metrics" and "profile"; errors name
@@ -23,6 +24,14 @@ func (t Spec) checkMetrics() []error {
 		case "", MetricsPrometheus, MetricsJSON:
 		default:
 			errs = append(errs, fmt.Errorf("metrics.format: %q is not %s or %s", m.Format, MetricsPrometheus, MetricsJSON))
+		}
+		for _, sc := range sortedKeys(m.Counts) {
+			if _, ok := load.Lookup(sc); !ok {
+				errs = append(errs, fmt.Errorf("metrics.counts: %q is not a scenario (%s)", sc, strings.Join(load.ScenarioNames(), ", ")))
+			}
+			if strings.TrimSpace(m.Counts[sc]) == "" {
+				errs = append(errs, fmt.Errorf("metrics.counts.%s: empty: name the server's counter", sc))
+			}
 		}
 	}
 	if p := t.Profile; p != nil {

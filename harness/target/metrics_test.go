@@ -55,6 +55,8 @@ func TestTargetMetricsFields(t *testing.T) {
 		{`, "profile": {"url": "/debug/pprof/profile"}`, `profile.url: want an http:// or https:// URL`},
 		{`, "metrics": {"url": "http://{addr}/m?token=short"}`, `metrics.url/profile.url (a secret query value or password): a secret of 5 characters is too short`},
 		{`, "metrics": {"url": "http://{addr}/m", "fromat": "json"}`, `unknown field "fromat"`},
+		{`, "metrics": {"url": "http://{addr}/m", "counts": {"ecko": "x_total"}}`, `metrics.counts: "ecko" is not a scenario`},
+		{`, "metrics": {"url": "http://{addr}/m", "counts": {"echo": " "}}`, `metrics.counts.echo: empty`},
 	} {
 		_, err := Load(write(tt.extra))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

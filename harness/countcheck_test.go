@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// metricsWith is a metrics read whose series name moved by delta.
+func metricsWith(name string, delta float64) *ServerMetrics {
+	b, a := 100.0, 100+delta
+	return &ServerMetrics{Format: "prometheus", IntervalS: 3, Series: []result.MetricSeries{{Name: name, Type: "counter", Before: &b, After: &a, Delta: &delta}}}
+}
+
+// The generator's count against the server's: a made-up figure (the
+// issue's 9,990,000 msg/s against a server that counted nothing, or a 10%
+// inflation) fails the point naming who reported it; a figure the server
+// confirms within the tolerance keeps it; a check that could not be made
+// makes the point unclean, never clean by default.
+func TestCountCheck(t *testing.T) {
+	const series = "refserver_messages_sent_total"
+	agents := []result.AgentReport{{Index: 0}, {Index: 1}}
+	for _, tc := range []struct {
+		name     string
+		sm       *ServerMetrics
+		overlapS float64
+		genPerS  float64
+		agents   []result.AgentReport
+		verdict  string
+		want     string // in the fail reason or the verdict reason
+	}{
+		{"made up", metricsWith(series, 0), 3, 9_990_000, agents, result.CountsDisagree, "the agents (0, 1), merged, reported 9990000/s, and the server's own refserver_messages_sent_total counted nothing"},
+		{"inflated 10%", metricsWith(series, 300_000), 3, 110_000, nil, result.CountsDisagree, "the generator reported 110000/s"},
+		{"short 10%", metricsWith(series, 300_000), 3, 90_000, nil, result.CountsDisagree, "ratio 0.900"},
+		{"agrees", metricsWith(series, 300_000), 3, 101_000, agents, result.CountsAgree, ""},
+		{"no such series", metricsWith("other_total", 300_000), 3, 100_000, nil, result.CountsUnchecked, "have no series " + series},
+		{"read failed", &ServerMetrics{Error: "after the window: status 503"}, 3, 100_000, nil, result.CountsUnchecked, "status 503"},
+		{"no metrics", nil, 3, 100_000, nil, result.CountsUnchecked, "not read"},
+		{"no overlap", metricsWith(series, 300_000), 0, 100_000, nil, result.CountsUnchecked, "after the window had ended"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := Outcome{
+				Load:        &load.Result{Summary: load.Summary{ThroughputPerS: tc.genPerS, ConnectionsRequested: 2, ConnectionsOpen: 2}},
+				CountSeries: series, CountOverlapS: tc.overlapS, ServerMetrics: tc.sm, Agents: tc.agents,
+			}
+			p := MakePoint(0, RoleSweep, PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
+			c := p.CountCheck
+			if c == nil || c.Verdict != tc.verdict {
+				t.Fatalf("count check %+v, want %s", c, tc.verdict)
+			}
+			switch tc.verdict {
+			case result.CountsDisagree:
+				if p.Status != StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, tc.want) {
+					t.Errorf("point %s clean=%v %.0f/s: %q, want failed with %q", p.Status, p.Clean, p.ThroughputPerS, p.FailReason, tc.want)
+				}
+			case result.CountsAgree:
+				if p.Status != StatusOK || !p.Clean || p.ThroughputPerS != tc.genPerS {
+					t.Errorf("point %s clean=%v: %s", p.Status, p.Clean, p.VerdictReason)
+				}
+			case result.CountsUnchecked:
+				if p.Status != StatusOK || p.Clean || !strings.Contains(p.VerdictReason, "unchecked: ") || !strings.Contains(c.Reason, tc.want) {
+					t.Errorf("point %s clean=%v: %q / %q, want unclean with %q", p.Status, p.Clean, p.VerdictReason, c.Reason, tc.want)
+				}
+			}
+		})
+	}
+	// A batch per connection in flight widens the tolerance by its share
+	// of the count: 1024 x 16 against 300,000 is 5.5% more.
+	c := checkCount(series, 3, metricsWith(series, 300_000), 100_000, 1024*16)
+	if c.Tolerance < 0.104 || c.Tolerance > 0.105 {
+		t.Errorf("tolerance %.4f, want 0.05 + 16384/300000", c.Tolerance)
+	}
+	// Without a counter named for the scenario there is no check at all.
+	if p := MakePoint(0, RoleSweep, PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
+		t.Errorf("a point without metrics.counts got %+v", p.CountCheck)
+	}
+}
