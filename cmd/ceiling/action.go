@@ -39,12 +39,13 @@ const (
 	modeSweep   = "sweep"
 	modeCompare = "compare"
 	modeComment = "comment"
+	modePublish = "publish"
 )
 
 func actionFlags(c *actionConfig, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling action", flag.ContinueOnError)
 	fs.SetOutput(out)
-	fs.StringVar(&c.mode, "mode", modeAuto, "input mode: auto (from GITHUB_EVENT_NAME), sweep, compare or comment")
+	fs.StringVar(&c.mode, "mode", modeAuto, "input mode: auto (from GITHUB_EVENT_NAME), sweep, compare, comment or publish")
 	fs.StringVar(&c.path, "path", ".", "input path: the checkout, relative to GITHUB_WORKSPACE")
 	fs.StringVar(&c.target, "target", "bench/target.json", "input target: the target file, relative to --path")
 	fs.StringVar(&c.build, "build", "", "input build: the server's build command (bash, in the checkout)")
@@ -70,9 +71,9 @@ var actionNameOK = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // input.
 func (c *actionConfig) check() error {
 	switch c.mode {
-	case modeSweep, modeCompare, modeComment:
+	case modeSweep, modeCompare, modeComment, modePublish:
 	default:
-		return fmt.Errorf("input mode (--mode): %q is none of auto, sweep, compare, comment", c.mode)
+		return fmt.Errorf("input mode (--mode): %q is none of auto, sweep, compare, comment, publish", c.mode)
 	}
 	if !actionNameOK.MatchString(c.name) {
 		return fmt.Errorf("input name (--name): %q: letters, digits, '.', '_' and '-', at most 64", c.name)
@@ -85,7 +86,7 @@ func (c *actionConfig) check() error {
 			return fmt.Errorf("input cpus (--cpus): %v", err)
 		}
 	}
-	if c.target == "" && c.mode != modeComment {
+	if c.target == "" && c.mode != modeComment && c.mode != modePublish {
 		return errors.New("input target (--target): empty")
 	}
 	return nil
@@ -172,6 +173,8 @@ func runAction(args []string, stdout, stderr io.Writer) error {
 		return a.sweep()
 	case modeCompare:
 		return a.compare()
+	case modePublish:
+		return a.publishOnly()
 	default:
 		return a.comment()
 	}

@@ -198,12 +198,38 @@ func (a *actionRun) sweep() error {
 	if sweepErr != nil || !a.c.publish {
 		return exitOf(sweepErr, "the sweep")
 	}
+	return a.commitResult(head, res)
+}
+
+// commitResult commits res to the data branch as NAME.json.
+func (a *actionRun) commitResult(head, res string) error {
 	remote, err := pushRemote(a.env.serverURL, a.env.repository, a.env.token)
 	if err != nil {
 		return err
 	}
 	return exitOf(a.self(head, nil, "publish", "commit", "--repo", head, "--remote", remote,
 		"--branch", a.c.dataBranch, "--path", "benchmark/published/"+a.c.name+".json", res), "publish commit")
+}
+
+// publishOnly is mode publish: the job that holds contents: write commits
+// the result a read-only sweep job (mode sweep, publish: false) uploaded
+// as ceiling-NAME, and runs nothing else: no build, no server, no
+// generator. The document is validated by publish commit like any other.
+func (a *actionRun) publishOnly() error {
+	if a.env.token == "" {
+		return usagef("input github-token: empty, and publish mode pushes with it")
+	}
+	if a.c.dataBranch == "" {
+		return usagef("input data-branch (--data-branch): empty")
+	}
+	res := filepath.Join(a.env.dir("artifact"), a.c.name+".json")
+	if _, err := os.Stat(res); err != nil {
+		return usagef("publish mode: no result %s: the sweep job's artifact ceiling-%s (mode sweep with publish: false) was not downloaded: %v", res, a.c.name, err)
+	}
+	if err := a.outputs(res); err != nil {
+		return err
+	}
+	return a.commitResult(a.checkout(), res)
 }
 
 // pushRemote is the repository's URL on GITHUB_SERVER_URL, with the token

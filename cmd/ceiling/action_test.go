@@ -21,7 +21,7 @@ func TestActionInputErrors(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"push", []string{"--mode", "publish"}, `input mode (--mode): "publish"`},
+		{"push", []string{"--mode", "deploy"}, `input mode (--mode): "deploy" is none of auto, sweep, compare, comment, publish`},
 		{"pull_request_target", nil, "pull_request_target: never"},
 		{"issue_comment", nil, `auto has no mode for the event "issue_comment"`},
 		{"push", []string{"--name", "a b"}, `input name (--name): "a b"`},
@@ -36,6 +36,27 @@ func TestActionInputErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s %v: exit %d, stderr %q; want 2 naming %q", c.event, c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestActionPublishModeNeedsItsInputs: mode publish commits an earlier
+// job's result and nothing else: without a token, or without the
+// downloaded artifact, it exits 2 naming what is missing.
+func TestActionPublishModeNeedsItsInputs(t *testing.T) {
+	temp := t.TempDir()
+	t.Setenv("GITHUB_EVENT_NAME", "push")
+	t.Setenv("RUNNER_TEMP", temp)
+	t.Setenv("GITHUB_WORKSPACE", t.TempDir())
+	t.Setenv("GITHUB_OUTPUT", filepath.Join(temp, "output"))
+	t.Setenv("GITHUB_TOKEN", "")
+	_, stderr, code := runCLI(t, "", "action", "--mode", "publish", "--data-branch", "main")
+	if code != 2 || !strings.Contains(stderr, "input github-token: empty, and publish mode pushes with it") {
+		t.Errorf("without a token: exit %d, %q", code, stderr)
+	}
+	t.Setenv("GITHUB_TOKEN", "tok")
+	_, stderr, code = runCLI(t, "", "action", "--mode", "publish", "--data-branch", "main", "--name", "node")
+	if code != 2 || !strings.Contains(stderr, "the sweep job's artifact ceiling-node (mode sweep with publish: false) was not downloaded") {
+		t.Errorf("without the artifact: exit %d, %q", code, stderr)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -205,19 +206,24 @@ func (c *initConfig) render() ([][]byte, error) {
 		return nil, err
 	}
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) } // a YAML double-quoted scalar
-	with := ""
+	var inputs []string
 	if c.build != "" {
-		with = "\n        with: {build: " + q(c.build) + "}"
+		inputs = append(inputs, "build: "+q(c.build))
 	}
 	if c.scenario != "echo" {
-		if with == "" {
-			with = "\n        with: {scenario: " + q(c.scenario) + "}"
-		} else {
-			with = strings.TrimSuffix(with, "}") + ", scenario: " + q(c.scenario) + "}"
+		inputs = append(inputs, "scenario: "+q(c.scenario))
+	}
+	with := func(in ...string) string {
+		if len(in) == 0 {
+			return ""
 		}
+		return "\n        with: {" + strings.Join(in, ", ") + "}"
 	}
 	uses := "ceiling-bench/ceiling@" + c.ref
-	bench := fmt.Sprintf(initBenchYAML, q(c.branch), checkoutAction, uses, with, checkoutAction, uses, with)
+	// The sweep job holds a read-only token; the publish job, which may
+	// push, only commits the result the sweep job uploaded.
+	sweepWith := with(append(slices.Clip(inputs), `publish: "false"`)...)
+	bench := fmt.Sprintf(initBenchYAML, q(c.branch), checkoutAction, uses, sweepWith, checkoutAction, uses, checkoutAction, uses, with(inputs...))
 	comment := fmt.Sprintf(initCommentYAML, checkoutAction, uses)
 	return [][]byte{append(tb, '\n'), []byte(bench), []byte(comment)}, nil
 }
@@ -234,7 +240,8 @@ func absOr(dir string) string {
 const checkoutAction = "actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0"
 
 // initBenchYAML is ceiling.yml: %s the branch, then the checkout, the
-// action and its with: for each of the two jobs.
+// action and its with: for each of the three jobs (publish's with: is
+// fixed).
 const initBenchYAML = `# Written by ceiling init: the ceiling on every push, a verdict on every PR (docs/action.md).
 name: ceiling
 on:
@@ -245,11 +252,20 @@ jobs:
   sweep:
     if: github.event_name == 'push'
     runs-on: ubuntu-latest
-    permissions: {contents: write}
+    permissions: {contents: read}
     steps:
       - uses: %s
         with: {persist-credentials: false}
       - uses: %s%s
+  publish:
+    needs: sweep
+    runs-on: ubuntu-latest
+    permissions: {contents: write}
+    steps:
+      - uses: %s
+        with: {persist-credentials: false}
+      - uses: %s
+        with: {mode: publish}
   compare:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
