@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/result"
@@ -38,6 +39,9 @@ type HistoryEntry struct {
 	Runner         string    `json:"runner,omitempty"`
 
 	Scenario string `json:"scenario,omitempty"`
+	// Target is the server's name (meta.target.name); another server
+	// along a series is a regime change.
+	Target string `json:"target,omitempty"`
 	// Objective is the run's objective (harness Config.Objective): with
 	// one, a ceiling is the point with the most connections meeting it.
 	Objective string `json:"objective,omitempty"`
@@ -80,6 +84,7 @@ func EntryOf(r *result.Result) HistoryEntry {
 		LowerBound:     r.Headline.LowerBound,
 		Runner:         r.Meta.Runner.Name,
 		Scenario:       r.Config.Scenario,
+		Target:         r.Meta.Target.Name,
 		Objective:      r.Config.Objective,
 		Comparison:     comparisonVerdict(r),
 		Partial:        r.Partial,
@@ -165,6 +170,57 @@ func AppendHistory(h []HistoryEntry, e HistoryEntry, max int) []HistoryEntry {
 	out = append(out, e)
 	if max > 0 && len(out) > max {
 		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// Series is what an entry is a point of: one trend per generator,
+// scenario and kind. A two-arm run's figure is its head arm's, measured
+// against a base on the same runner, not a sweep's own ceiling: another
+// series, never an entry that replaces a sweep's (issue 22). Entries
+// written before the scenario was recorded were echo's. The server
+// (Target) is not part of it: a new server on the same series is a
+// regime change (Trend), drawn as one.
+func (e HistoryEntry) Series() string {
+	scenario := e.Scenario
+	if scenario == "" {
+		scenario = "echo"
+	}
+	s := e.Generator + " · " + scenario
+	if e.Comparison != "" {
+		s += " · two-arm (head)"
+	}
+	return s
+}
+
+// MergeHistory adds entries to h (oldest first) for a site: an entry of
+// the same series and commit as one in h replaces it where it stands;
+// the others go in by their finish time, after every entry of h that
+// finished no later. The order of h is the data branch's, and no order
+// of the arguments changes it (the trend once ran backwards because the
+// newest result came first).
+func MergeHistory(h []HistoryEntry, entries []HistoryEntry) []HistoryEntry {
+	out := slices.Clone(h)
+	var extra []HistoryEntry
+	for _, e := range entries {
+		i := slices.IndexFunc(out, func(o HistoryEntry) bool { return o.GitRef == e.GitRef && o.Series() == e.Series() })
+		if i >= 0 {
+			out[i] = e
+			continue
+		}
+		if j := slices.IndexFunc(extra, func(o HistoryEntry) bool { return o.GitRef == e.GitRef && o.Series() == e.Series() }); j >= 0 {
+			extra[j] = e
+			continue
+		}
+		extra = append(extra, e)
+	}
+	slices.SortStableFunc(extra, func(a, b HistoryEntry) int { return a.FinishedAt.Compare(b.FinishedAt) })
+	for _, e := range extra {
+		at := len(out)
+		for at > 0 && out[at-1].FinishedAt.After(e.FinishedAt) {
+			at--
+		}
+		out = slices.Insert(out, at, e)
 	}
 	return out
 }

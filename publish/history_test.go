@@ -184,3 +184,50 @@ func TestHistoryTableHostile(t *testing.T) {
 		t.Errorf("a control character reached the terminal: %q", b.String())
 	}
 }
+
+// MergeHistory keeps the history's order whatever the order of the
+// entries given (the results site once drew the newest commit leftmost,
+// given results in git log order), puts new entries by their finish time,
+// replaces an entry of the same series and commit where it stands, and
+// keeps a two-arm run beside a sweep of the same commit.
+func TestMergeHistoryOrder(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 11, 28, h, 0, 0, 0, time.UTC) }
+	e := func(ref string, h int, tput float64) HistoryEntry {
+		return HistoryEntry{GitRef: ref, FinishedAt: at(h), Generator: "ceiling-load", Scenario: "echo", ThroughputPerS: tput}
+	}
+	refs := func(h []HistoryEntry) string {
+		var s []string
+		for _, x := range h {
+			s = append(s, fmt.Sprintf("%s:%.0f", x.GitRef, x.ThroughputPerS))
+		}
+		return strings.Join(s, " ")
+	}
+	// Newest first, as git log gives them; no history file.
+	got := MergeHistory(nil, []HistoryEntry{e("c", 12, 3), e("b", 11, 2), e("a", 10, 1)})
+	if refs(got) != "a:1 b:2 c:3" {
+		t.Errorf("newest-first runs merged as %s, want oldest first", refs(got))
+	}
+	// The history's order stands; a run of a commit it has replaces that
+	// entry in place; a newer run goes last, an older one before.
+	hist := []HistoryEntry{e("a", 10, 1), e("b", 11, 2), e("c", 12, 3)}
+	got = MergeHistory(hist, []HistoryEntry{e("d", 13, 4), e("b", 11, 20), e("a0", 9, 0)})
+	if refs(got) != "a0:0 a:1 b:20 c:3 d:4" {
+		t.Errorf("merged %s", refs(got))
+	}
+	// A two-arm run of commit c is another series: both figures stay.
+	two := e("c", 12, 99)
+	two.Comparison = "slower"
+	got = MergeHistory(hist, []HistoryEntry{two})
+	if refs(got) != "a:1 b:2 c:3 c:99" || got[2].Series() == got[3].Series() {
+		t.Errorf("a two-arm run beside a sweep of the same commit: %s (%q, %q)", refs(got), got[2].Series(), got[3].Series())
+	}
+	if rows := TrendSeries(Trend(got)); len(rows) != 2 || len(rows[0]) != 3 || len(rows[1]) != 1 {
+		t.Errorf("series %d, want the sweep's 3 and the two-arm run's 1", len(rows))
+	}
+	// Another server along a series is a regime change, named.
+	x, y := e("a", 10, 1), e("b", 11, 2)
+	x.Target, y.Target = "refserver", "other-server"
+	if rows := Trend([]HistoryEntry{x, y}); !rows[1].RegimeChanged || rows[1].PrevTarget != "refserver" {
+		t.Errorf("another server: %+v, want a regime change naming refserver", rows[1])
+	}
+}

@@ -17,23 +17,52 @@ type TrendRow struct {
 	// same generator, so the two are not comparable (another machine
 	// class, other cores, another scenario).
 	RegimeChanged bool
-	// PrevRegime is that previous entry's regime when RegimeChanged.
+	// PrevRegime is that previous entry's regime when RegimeChanged, and
+	// PrevTarget its server when that was another one.
 	PrevRegime string
+	PrevTarget string
 }
 
-// Trend marks regime changes along h (oldest first). Each generator is
-// its own series: an entry is compared with the previous entry of the
-// same generator only.
+// Trend marks regime changes along h (oldest first): another regime, or
+// another server (Target). Each series (HistoryEntry.Series: generator,
+// scenario, kind) is its own: an entry is compared with the previous
+// entry of the same series only.
 func Trend(h []HistoryEntry) []TrendRow {
-	last := map[string]string{}
+	last := map[string]HistoryEntry{}
 	out := make([]TrendRow, len(h))
 	for i, e := range h {
 		out[i] = TrendRow{HistoryEntry: e}
-		if prev, ok := last[e.Generator]; ok && prev != e.Regime {
+		prev, ok := last[e.Series()]
+		// Another server is another regime; an entry from before the
+		// server was recorded is taken to be the same one.
+		otherServer := prev.Target != "" && e.Target != "" && prev.Target != e.Target
+		if ok && (prev.Regime != e.Regime || otherServer) {
 			out[i].RegimeChanged = true
-			out[i].PrevRegime = prev
+			out[i].PrevRegime = prev.Regime
+			if otherServer {
+				out[i].PrevTarget = prev.Target
+			}
 		}
-		last[e.Generator] = e.Regime
+		last[e.Series()] = e
+	}
+	return out
+}
+
+// TrendSeries splits rows by series, each oldest first, in the order
+// each series first appears.
+func TrendSeries(rows []TrendRow) [][]TrendRow {
+	var names []string
+	by := map[string][]TrendRow{}
+	for _, r := range rows {
+		k := r.Series()
+		if _, ok := by[k]; !ok {
+			names = append(names, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	out := make([][]TrendRow, len(names))
+	for i, n := range names {
+		out[i] = by[n]
 	}
 	return out
 }
@@ -86,7 +115,7 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 	}
 	batches := TrendBatches(rows)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"commit", "date", "generator", "headline msg/s", "conns", "p99"}
+	head := []string{"commit", "date", "series", "headline msg/s", "conns", "p99"}
 	for _, b := range batches {
 		head = append(head, fmt.Sprintf("batch %d", b))
 	}
@@ -103,13 +132,20 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 			mark += markPartial
 			anyPartial = true
 		}
+		// A figure that was not measured (no clean headline, a scenario
+		// without latency) is a dash, not 0.
+		headline, conns, p99 := boundRate(r.ThroughputPerS, r.LowerBound), fmt.Sprint(r.Connections), result.FormatLatency(r.P99Ns)
+		if r.ThroughputPerS == 0 {
+			headline, conns = "—", "—"
+		}
+		if r.P99Ns <= 0 {
+			p99 = "—"
+		}
 		cells := []string{
 			termText(shortRef(r.GitRef)),
 			r.FinishedAt.UTC().Format("2006-01-02 15:04"),
-			termText(r.Generator),
-			boundRate(r.ThroughputPerS, r.LowerBound),
-			fmt.Sprint(r.Connections),
-			result.FormatLatency(r.P99Ns),
+			termText(r.Series()),
+			headline, conns, p99,
 		}
 		anyLB = anyLB || r.LowerBound
 		for _, b := range batches {
@@ -150,7 +186,11 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 		fmt.Fprintln(w, markRegime+" regime changed from the entry before (not comparable):")
 		for _, r := range rows {
 			if r.RegimeChanged {
-				fmt.Fprintf(w, "  %s: %s -> %s\n", termText(shortRef(r.GitRef)), termText(r.PrevRegime), termText(r.Regime))
+				was, now := r.PrevRegime, r.Regime
+				if r.PrevTarget != "" {
+					was, now = r.PrevTarget+", "+was, r.Target+", "+now
+				}
+				fmt.Fprintf(w, "  %s: %s -> %s\n", termText(shortRef(r.GitRef)), termText(was), termText(now))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -130,6 +131,8 @@ type chartFacts struct {
 	// HiddenLowerBounds counts lower-bound markers drawn without a
 	// dashed, non-white outline: in the DOM but not visible as such.
 	HiddenLowerBounds int `json:"hiddenLowerBounds"`
+	// Ticks are the x axis's labels, left to right as laid out.
+	Ticks []string `json:"ticks"`
 }
 
 const factsJS = `(() => {
@@ -144,7 +147,8 @@ const factsJS = `(() => {
     return {kind: s.dataset.kind, batch: Number(s.dataset.batch || 0), w, h,
       series: s.querySelectorAll('g.series').length, lowerBounds: lbs.length,
       points: s.querySelectorAll('.point').length, titled: s.querySelectorAll('.point > title').length,
-      hiddenLowerBounds: hidden};
+      hiddenLowerBounds: hidden,
+      ticks: [...s.querySelectorAll('text.xtick')].map(t => [t.textContent, t.getBoundingClientRect().x]).sort((a, b) => a[1] - b[1]).map(t => t[0])};
   });
   return {title: document.title, charts, svgs: [...document.querySelectorAll('svg')].map(size),
     runLinks: [...document.querySelectorAll('a.run-link')].map(a => a.getAttribute('href')),
@@ -220,16 +224,30 @@ func TestSiteInBrowser(t *testing.T) {
 		return facts
 	}
 
-	// The index: the trend chart, a row per history entry (with the runs
-	// added), and a link to each run page.
+	// The index: a trend chart per series (the sweep's, the two-arm
+	// run's, the rooms run's: never one kind drawn as another's figure),
+	// each running oldest left although the runs were given newest first,
+	// a row per history entry (with the runs merged), and a link to each
+	// run page.
 	index := load(IndexFile)
 	all := historyWith(hist, runs)
-	wantSeries, wantLB := expectTrend(all)
-	if len(index.Charts) != 1 || index.Charts[0].Kind != "trend" {
-		t.Fatalf("index charts: %+v, want one trend", index.Charts)
+	wantSeries, wantLB := expectTrends(all)
+	series := publish.TrendSeries(publish.Trend(all))
+	if len(index.Charts) != len(series) || len(series) < 3 {
+		t.Fatalf("index charts: %+v, want one trend per series (%d)", index.Charts, len(series))
 	}
-	if c := index.Charts[0]; c.Series != wantSeries || c.LowerBounds != wantLB {
-		t.Errorf("trend: %d series and %d lower-bound markers, want %d and %d", c.Series, c.LowerBounds, wantSeries, wantLB)
+	for i, c := range index.Charts {
+		if c.Kind != "trend" || c.Series != wantSeries[i] || c.LowerBounds != wantLB[i] {
+			t.Errorf("trend %d: %s, %d series and %d lower-bound markers, want a trend with %d and %d", i, c.Kind, c.Series, c.LowerBounds, wantSeries[i], wantLB[i])
+		}
+		// Left to right on screen is the history's order, oldest first.
+		var want []string
+		for _, r := range series[i] {
+			want = append(want, shortRef(r.GitRef))
+		}
+		if !inOrder(c.Ticks, want) || len(c.Ticks) == 0 {
+			t.Errorf("trend %d (%s): x labels left to right %q, want them in commit order %q", i, series[i][0].Series(), c.Ticks, want)
+		}
 	}
 	if index.Rows != len(all) {
 		t.Errorf("trend table: %d rows, want %d", index.Rows, len(all))
@@ -268,5 +286,70 @@ func TestSiteInBrowser(t *testing.T) {
 	}
 	if len(got) == 0 {
 		t.Error("the control page's missing image was not reported: the console check is blind")
+	}
+}
+
+// inOrder reports whether got is a subsequence of want (a label every
+// few commits, when they are many).
+func inOrder(got, want []string) bool {
+	j := 0
+	for _, g := range got {
+		for j < len(want) && want[j] != g {
+			j++
+		}
+		if j == len(want) {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+// TestSiteTrendOrderInBrowser: three published results of one series,
+// given newest first as .ci/site.sh reads them from git log, and no
+// history file: on screen the trend runs oldest left, and a two-arm run
+// of the newest commit is a trend of its own, its figure beside the
+// sweep's rather than in its place. The trend once ran backwards, so a
+// regression read as an improvement.
+func TestSiteTrendOrderInBrowser(t *testing.T) {
+	ctx := browser(t)
+	base := readRun(t, "sweep_real.json")
+	var runs []Run
+	for i, ref := range []string{"cccccccccccc", "bbbbbbbbbbbb", "aaaaaaaaaaaa"} { // newest first
+		r := *base.Result
+		r.Meta.GitRef = ref
+		r.Meta.FinishedAt = base.Result.Meta.FinishedAt.Add(-time.Duration(i) * time.Hour)
+		r.Headline.ThroughputPerS = float64(300 - 100*i) // 300, 200, 100: rising, oldest to newest
+		runs = append(runs, Run{Name: ref + ".json", Result: &r})
+	}
+	two := *readRun(t, "two_arm_real.json").Result
+	two.Meta.GitRef, two.Meta.FinishedAt = "cccccccccccc", base.Result.Meta.FinishedAt.Add(time.Minute)
+	runs = append(runs, Run{Name: "two.json", Result: &two})
+	dir := t.TempDir()
+	if _, err := Write(dir, runs, Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+IndexFile)); err != nil {
+		t.Fatal(err)
+	}
+	facts, err := chromedp.Run(ctx, chromedp.Evaluate[pageFacts](factsJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts.Charts) != 2 {
+		t.Fatalf("%d trend charts, want the sweep's and the two-arm run's", len(facts.Charts))
+	}
+	if got := strings.Join(facts.Charts[0].Ticks, " "); got != "aaaaaaaaaaaa bbbbbbbbbbbb cccccccccccc" {
+		t.Errorf("the sweep's trend, left to right: %s; want oldest left", got)
+	}
+	if got := strings.Join(facts.Charts[1].Ticks, " "); got != "cccccccccccc" {
+		t.Errorf("the two-arm trend: %s, want its one commit", got)
+	}
+	// Both figures of commit ccc are in the table: the sweep's 300 and
+	// the two-arm run's head.
+	if facts.Rows != 4 {
+		t.Errorf("%d history rows, want 4 (3 sweeps and the two-arm run)", facts.Rows)
 	}
 }

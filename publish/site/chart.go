@@ -456,7 +456,11 @@ func trendChart(rows []publish.TrendRow) *chart {
 		}
 		if r.RegimeChanged {
 			prev := xs.at(p, float64(i-1))
-			p.VLines = append(p.VLines, vline{X: (x + prev) / 2, Title: fmt.Sprintf("regime changed at %s: %s → %s (not comparable across this line)", shortRef(r.GitRef), r.PrevRegime, r.Regime)})
+			was, now := r.PrevRegime, r.Regime
+			if r.PrevTarget != "" { // another server: name both
+				was, now = r.PrevTarget+", "+was, r.Target+", "+now
+			}
+			p.VLines = append(p.VLines, vline{X: (x + prev) / 2, Title: fmt.Sprintf("regime changed at %s: %s → %s (not comparable across this line)", shortRef(r.GitRef), was, now)})
 		}
 	}
 	head := &series{Name: "headline", Color: "#6e7781", Wide: true}

@@ -50,8 +50,9 @@ type Run struct {
 // Options are what a site is built from besides the runs.
 type Options struct {
 	// History is the published history, oldest first; each run given is
-	// added to it (replacing an entry for the same commit and generator)
-	// so that the trend shows it.
+	// merged into it (publish.MergeHistory: replacing an entry of the same
+	// series and commit where it stands, else by its finish time) so that
+	// the trend shows it.
 	History []publish.HistoryEntry
 	// Now stamps the pages ("built at"); zero: time.Now.
 	Now time.Time
@@ -64,12 +65,19 @@ const IndexFile = "index.html"
 var templateFS embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"rate":    func(v float64) string { return result.FormatRate(v) },
-	"latency": func(ns int64) string { return latency(float64(ns)) },
-	"f1":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"short":   shortRef,
-	"words":   func(s string) string { return strings.ReplaceAll(s, "_", " ") },
-	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"rate": func(v float64) string { return result.FormatRate(v) },
+	// A p99 of 0 is one that was not measured (a failed run, a scenario
+	// without latency): a dash, never "0".
+	"latency": func(ns int64) string {
+		if ns <= 0 {
+			return "—"
+		}
+		return latency(float64(ns))
+	},
+	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"short": shortRef,
+	"words": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"pct": func(v *float64) string {
 		if v == nil {
 			return "n/a"
@@ -100,23 +108,25 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 		opts.Now = time.Now()
 	}
 	out := map[string][]byte{}
-	hist := slices.Clone(opts.History)
-	pageOf := map[string]string{} // generator + "\x00" + git ref -> page
+	pageOf := map[string]string{} // series + "\x00" + git ref -> page
 	var runViews []*runView
+	var entries []publish.HistoryEntry
 	for _, r := range runs {
 		page := uniquePage(out, pageName(r.Result))
 		out[page] = nil // reserve
-		pageOf[r.Result.Meta.Generator+"\x00"+r.Result.Meta.GitRef] = page
-		hist = publish.AppendHistory(hist, publish.EntryOf(r.Result), 0)
+		e := publish.EntryOf(r.Result)
+		pageOf[e.Series()+"\x00"+e.GitRef] = page
+		entries = append(entries, e)
 		runViews = append(runViews, newRunView(r, page, opts.Now))
 	}
-	rows := publish.Trend(hist)
+	// The history's own order, whatever the order of the runs given.
+	rows := publish.Trend(publish.MergeHistory(opts.History, entries))
 	idx := &indexView{Built: opts.Now, Runs: runViews, Batches: publish.TrendBatches(rows)}
 	for _, row := range rows {
-		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Page: pageOf[row.Generator+"\x00"+row.GitRef]})
+		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Page: pageOf[row.Series()+"\x00"+row.GitRef]})
 	}
-	if len(rows) > 0 {
-		idx.Trend = trendChart(rows)
+	for _, series := range publish.TrendSeries(rows) {
+		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series)})
 	}
 	for _, rv := range runViews {
 		b, err := render("run.tmpl", rv)
@@ -190,11 +200,18 @@ func uniquePage(taken map[string][]byte, name string) string {
 func slug(s string) string { return publish.Slug(s) }
 
 type indexView struct {
-	Built   time.Time
-	Trend   *chart
+	Built time.Time
+	// Trends holds one chart per series (generator, server, scenario,
+	// kind): never two kinds of result on one line.
+	Trends  []trendView
 	Rows    []trendRowView
 	Batches []int
 	Runs    []*runView
+}
+
+type trendView struct {
+	Series string
+	Chart  *chart
 }
 
 type trendRowView struct {

@@ -84,12 +84,27 @@ func expectTrend(h []publish.HistoryEntry) (series, lowerBounds int) {
 }
 
 // historyWith is the history the index is built from: the file, plus
-// the runs given (as Build adds them).
+// the runs given (as Build merges them).
 func historyWith(h []publish.HistoryEntry, runs []Run) []publish.HistoryEntry {
+	var entries []publish.HistoryEntry
 	for _, r := range runs {
-		h = publish.AppendHistory(h, publish.EntryOf(r.Result), 0)
+		entries = append(entries, publish.EntryOf(r.Result))
 	}
-	return h
+	return publish.MergeHistory(h, entries)
+}
+
+// expectTrends is expectTrend for each series' chart, in the index's
+// order.
+func expectTrends(h []publish.HistoryEntry) (series, lowerBounds []int) {
+	for _, rows := range publish.TrendSeries(publish.Trend(h)) {
+		var entries []publish.HistoryEntry
+		for _, r := range rows {
+			entries = append(entries, r.HistoryEntry)
+		}
+		s, lb := expectTrend(entries)
+		series, lowerBounds = append(series, s), append(lowerBounds, lb)
+	}
+	return series, lowerBounds
 }
 
 var svgRE = regexp.MustCompile(`(?s)<svg class="chart"[^>]*data-kind="(\w+)"(?: data-batch="(\d+)")?.*?</svg>`)
@@ -109,19 +124,30 @@ func TestSiteChartsHoldTheDocuments(t *testing.T) {
 		t.Fatalf("%d files, want index and %d run pages", len(files), len(runs))
 	}
 	index := string(files[IndexFile])
-	wantSeries, wantLB := expectTrend(historyWith(hist, runs))
+	wantSeries, wantLB := expectTrends(historyWith(hist, runs))
 	trend := svgRE.FindAllStringSubmatch(index, -1)
-	if len(trend) != 1 || trend[0][1] != "trend" {
-		t.Fatalf("index: want one trend chart, got %d", len(trend))
+	if len(trend) != len(wantSeries) || len(trend) < 3 {
+		t.Fatalf("index: %d trend charts, want one per series: %d (a sweep's, a two-arm run's and a rooms run's)", len(trend), len(wantSeries))
 	}
-	if got := strings.Count(trend[0][0], `<g class="series"`); got != wantSeries {
-		t.Errorf("trend: %d series, want %d", got, wantSeries)
+	allLB, regimes := 0, 0
+	for i, tr := range trend {
+		if tr[1] != "trend" {
+			t.Errorf("index chart %d is %q, want a trend", i, tr[1])
+		}
+		if got := strings.Count(tr[0], `<g class="series"`); got != wantSeries[i] {
+			t.Errorf("trend %d: %d series, want %d", i, got, wantSeries[i])
+		}
+		if got := strings.Count(tr[0], `class="point lower-bound"`); got != wantLB[i] {
+			t.Errorf("trend %d: %d lower-bound markers, want %d", i, got, wantLB[i])
+		}
+		allLB += wantLB[i]
+		regimes += strings.Count(tr[0], `class="regime-change"`)
 	}
-	if got := strings.Count(trend[0][0], `class="point lower-bound"`); got != wantLB || wantLB == 0 {
-		t.Errorf("trend: %d lower-bound markers, want %d (> 0)", got, wantLB)
+	if allLB == 0 {
+		t.Error("no lower-bound marker in any trend: the fixtures no longer exercise them")
 	}
-	if got := strings.Count(trend[0][0], `class="regime-change"`); got < 2 {
-		t.Errorf("trend: %d regime-change marks, want the two of the fixture history (and the legend's)", got)
+	if regimes < 2 {
+		t.Errorf("trends: %d regime-change marks, want the two of the fixture history (and the legend's)", regimes)
 	}
 	for _, r := range runs {
 		page := pageName(r.Result)
@@ -235,5 +261,26 @@ func TestTrendBreaksAtRegimeChange(t *testing.T) {
 	}
 	if len(head.Breaks) != 1 || strings.Count(head.Points, ",") != 2 || len(c.Panels[0].VLines) != 1 {
 		t.Errorf("headline line %q breaks %q vlines %d: want two segments of two, split at the regime change", head.Points, head.Breaks, len(c.Panels[0].VLines))
+	}
+}
+
+// A run without a clean headline says so, and a p99 that was not
+// measured is a dash: never "0 msg/s ... p99 0 ()".
+func TestSiteFailedRunSaysNone(t *testing.T) {
+	t.Parallel()
+	r := readRun(t, "sweep_real.json")
+	res := *r.Result
+	res.Headline = result.Headline{Batch: 10}
+	files, err := Build([]Run{{Name: "failed.json", Result: &res}}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[pageName(&res)])
+	if !strings.Contains(page, "<strong>none</strong>: batch 10 has no clean point") || strings.Contains(page, "0 msg/s at batch") || strings.Contains(page, "p99 0 (") {
+		t.Errorf("a run without a headline: the page does not say none:\n%s", page[:min(len(page), 2000)])
+	}
+	index := string(files[IndexFile])
+	if !strings.Contains(index, `<span title="no clean headline">—</span>`) {
+		t.Error("the history row of a run without a headline does not show a dash")
 	}
 }
