@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +52,22 @@ func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, arg
 
 func (p *pointRun) interrupted(phase string) error {
 	return &PointError{Phase: phase, Err: ErrPointInterrupted}
+}
+
+// lastWords is ": " and the last line a process wrote (its own error,
+// as "ceiling load: preflight: ... 401 ..."), at most 300 bytes, or ""
+// when it wrote nothing: the cause belongs on the terminal's first line,
+// not only in the result's log_tail.
+func lastWords(pr *supervise.Proc) string {
+	lines := strings.Split(strings.TrimSpace(pr.Tail(tailLines)), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return ""
+	}
+	if len(last) > 300 {
+		last = strings.ToValidUTF8(last[:300], "") + "…"
+	}
+	return ": " + last
 }
 
 // exitText is a child's exit for a reason: its error, or "exit status 0".
@@ -306,7 +323,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", markerWait)
 			}
 		case gen.Exited():
-			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)", exitText(gen))
+			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)%s", exitText(gen), lastWords(gen))
 		case time.Now().After(markerBy):
 			return p.fail(PhaseMarker, gen, "generator created no measure marker within warm-up + %s", connectTimeout)
 		}

@@ -207,8 +207,12 @@ func TestReusedWorkDirIsFresh(t *testing.T) {
 done
 exit 0
 `)
+	says401 := script(t, dir, "says-401", "echo 'connecting 4'\necho 'says-401: preflight: the server answered HTTP 200 with {\"code\":401}' >&2\nexit 1\n")
 	for _, tt := range []struct{ generator, reason string }{
 		{"/bin/true", "generator exited before creating its measure marker (exit status 0)"},
+		// The generator's own last words are the reason's, on the
+		// terminal's line too (not only in log_tail).
+		{says401, `generator exited before creating its measure marker (exit status 1): says-401: preflight: the server answered HTTP 200 with {"code":401}`},
 		{markerOnly, "generator result: no JSON written"},
 	} {
 		o2 := *o
