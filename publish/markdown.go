@@ -2,6 +2,7 @@ package publish
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -62,6 +63,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
 	p("%s\n", HiddenMarker(m))
+	p("%s\n\n", outcomeTitle(c))
 	p("%s\n\n", verdictLine(c))
 	renderAlerts(&b, c.Alerts)
 	p("%s\n\n", subtitle(c))
@@ -164,8 +166,78 @@ func keepLines(s string, budget int) string {
 	return ""
 }
 
-// verdictLine is the comment's first visible line: the headline verdict
-// with its figures, then how the other points came out.
+// outcomeTitle is the comment's first visible line, the outcome in a few
+// words, named after the server measured: a significant regression as a
+// CAUTION block with ❌, a significant gain as a TIP with ✅, a headline
+// that cannot be concluded as a WARNING with ⚠️, and no significant change
+// as a ✅ line that says what the test could have detected. Caveats come
+// below it (renderAlerts), never above.
+func outcomeTitle(c *Comparison) string {
+	h := c.Headline
+	name := c.Generator
+	if c.Head != nil && c.Head.Meta.Target.Name != "" {
+		name = c.Head.Meta.Target.Name
+	}
+	name = text(name)
+	at := fmt.Sprintf("at batch %d", h.Batch)
+	if c.Mode == ModeHeadOnly {
+		return fmt.Sprintf("**%s %s: nothing compared** (no baseline)", iconHeadOnly, name)
+	}
+	change := "n/a"
+	if h.DeltaPct != nil {
+		change = pctAbs(math.Abs(*h.DeltaPct))
+		if h.AtLeast {
+			change = "at least " + change
+		}
+	}
+	p := ""
+	if h.PValue != nil {
+		p = " (p" + nbsp + pval(*h.PValue) + ")"
+	}
+	switch h.Verdict {
+	case Slower:
+		return fmt.Sprintf("> [!CAUTION]\n> **%s %s: %s slower %s**%s", iconSlower, name, change, at, p)
+	case Faster:
+		return fmt.Sprintf("> [!TIP]\n> **%s %s: %s faster %s**%s", iconFaster, name, change, at, p)
+	case WithinNoise:
+		detect := "could have detected no change"
+		switch {
+		case h.MDCPct != nil:
+			detect = "could have detected ±" + pctAbs(*h.MDCPct)
+		case c.Mode == ModeCrossRun && c.FloorPct != nil:
+			detect = "inside the A-A noise floor of ±" + pctAbs(*c.FloorPct) + "; two runs, no test"
+		}
+		return fmt.Sprintf("**%s %s: no significant change %s** (%s)", iconWithinNoise, name, at, detect)
+	}
+	return fmt.Sprintf("> [!WARNING]\n> **%s %s: cannot conclude %s**", iconCannotConclude, name, at)
+}
+
+// The outcome's icons, in the title and on each row of the table.
+const (
+	iconSlower         = "❌"
+	iconFaster         = "✅"
+	iconWithinNoise    = "➖"
+	iconCannotConclude = "⚠️"
+	iconHeadOnly       = "➖"
+)
+
+// rowIcon is a row's outcome as an icon.
+func rowIcon(r Row) string {
+	switch r.Verdict {
+	case Slower:
+		return iconSlower
+	case Faster:
+		return iconFaster
+	case WithinNoise:
+		return iconWithinNoise
+	case HeadOnly:
+		return iconHeadOnly
+	}
+	return iconCannotConclude
+}
+
+// verdictLine is the line under the title: the headline verdict with its
+// figures, then how the other points came out.
 func verdictLine(c *Comparison) string {
 	h := c.Headline
 	gen := "**" + text(c.Generator) + "**"
@@ -198,9 +270,11 @@ func verdictLine(c *Comparison) string {
 	}
 	line := fmt.Sprintf("%s: headline %s, %s (%s); %s; %s", gen, verdictWord(h), change, strings.Join(figs, ", "), detect, tally(c.Rows, unit))
 	if h.P99Verdict == result.P99Worse || h.P99Verdict == result.P99Better {
-		line += fmt.Sprintf("; headline p99 **%s**, %s", h.P99Verdict, signedPct(h.P99DeltaPct))
+		// Information, never an alarm: p99 is tested at every point
+		// beside throughput, uncorrected, and does not gate.
+		line += fmt.Sprintf("; p99 %s %s", h.P99Verdict, signedPct(h.P99DeltaPct))
 		if h.P99PValue != nil {
-			line += " (p" + nbsp + pval(*h.P99PValue) + ")"
+			line += " (p" + nbsp + pval(*h.P99PValue) + ", information: does not gate)"
 		}
 	}
 	line += "."
@@ -329,13 +403,13 @@ func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 		if r.MDCPct != nil {
 			detect = "±" + pctAbs(*r.MDCPct)
 		}
-		p("| %s | %d | %s | %s | %s | %s | %d | %s | %s | %s |\n", batch, r.Connections,
-			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NPairs, detect, verdictWord(r), p99Cell(r))
+		p("| %s | %d | %s | %s | %s | %s | %d | %s | %s %s | %s |\n", batch, r.Connections,
+			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NPairs, detect, rowIcon(r), verdictWord(r), p99Cell(r))
 	}
 	p("\n")
 	marks := []string{fmt.Sprintf("**Bold** batch: the headline, the only point that gates (`--fail-on slower`); the others are reported, uncorrected for multiple comparisons. "+
 		"Medians of each arm's clean repeats. The verdict is paired: each block is a base and a head repeat run back to back, change = the Hodges-Lehmann estimate of head/base over the blocks with both arms clean (pairs), with its %s confidence interval; p: two-sided Wilcoxon signed-rank test. "+
-		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *detectable* is the change the test would have seen with 80%% power; p99: the same test on each block's p99.",
+		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *detectable* is the change the test would have seen with 80%% power; p99: the same test on each block's p99, shown as information: it is not corrected for testing 2 metrics at every batch size, and it never gates.",
 		conf, strconv.FormatFloat(c.Stats.Alpha, 'g', -1, 64))}
 	if anyRow(c.Rows, func(s *Side) bool { return s.LowerBound }) {
 		marks = append(marks, "† generator-capped in at least one repeat: that arm's median is a lower bound on the server's throughput.")
@@ -362,7 +436,7 @@ func p99Cell(r Row) string {
 	case "":
 		return "n/a"
 	case result.P99Worse, result.P99Better:
-		return "**" + r.P99Verdict + "** " + signedPct(r.P99DeltaPct)
+		return r.P99Verdict + " " + signedPct(r.P99DeltaPct)
 	case WithinNoise:
 		return "within noise " + signedPct(r.P99DeltaPct)
 	case CannotConclude:
@@ -376,7 +450,7 @@ func renderCrossRunTable(b *strings.Builder, c *Comparison) {
 	p("| batch | base ceiling | head ceiling | change | verdict | base p99 | head p99 |\n")
 	p("|---:|---:|---:|---:|:---|---:|---:|\n")
 	for _, r := range c.Rows {
-		p("| %d | %s | %s | %s | %s | %s | %s |\n", r.Batch, sideText(r.Base), sideText(r.Head), signedPct(r.DeltaPct), verdictWord(r), p99(r.Base), p99(r.Head))
+		p("| %d | %s | %s | %s | %s %s | %s | %s |\n", r.Batch, sideText(r.Base), sideText(r.Head), signedPct(r.DeltaPct), rowIcon(r), verdictWord(r), p99(r.Base), p99(r.Head))
 	}
 	p("\n")
 	switch {

@@ -114,24 +114,57 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
-// The first line a reviewer sees (after the hidden marker) is the verdict
-// in words, with its figures.
-func TestVerdictLineFirst(t *testing.T) {
+// titleAndVerdict are the comment's outcome title (a line, or an alert
+// block's two lines) right after the hidden marker, and the verdict line
+// under it.
+func titleAndVerdict(md string) (title, verdict string) {
+	lines := strings.Split(md, "\n")
+	i := 1
+	title = lines[i]
+	if strings.HasPrefix(title, "> [!") {
+		i++
+		title += "\n" + lines[i]
+	}
+	for i++; i < len(lines) && lines[i] == ""; i++ {
+	}
+	if i < len(lines) {
+		verdict = lines[i]
+	}
+	return title, verdict
+}
+
+// The first thing a reviewer sees (after the hidden marker) is the
+// outcome, named after the server: a regression as a CAUTION block, no
+// change with what could have been detected; then the verdict in words,
+// with its figures, where p99 is information, never bold.
+func TestOutcomeThenVerdict(t *testing.T) {
 	t.Parallel()
-	want := map[string]*regexp.Regexp{
-		"two_arm_slower": regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline \*\*slower\*\*, −12\.\d.% \(95.% CI −\d+\.\d.….−\d+\.\d.%, p.=.0\.008, 8.pairs\); could have detected ±\d+\.\d.%; 1 of 2 batch sizes slower, 1 within noise; headline p99 \*\*worse\*\*, \+\d+\.\d.% \(p.=.0\.008\)\.$`),
-		"two_arm_same":   regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline within noise, [+−±]\d\.\d.% \(.*\); could have detected ±\d+\.\d.%; 2 of 2 batch sizes within noise\.$`),
-		"mixed":          regexp.MustCompile(`^\*\*ceiling\\-load\*\* \(cross-run fallback\): headline −20\.0 % against a result published by another run: \*cannot conclude\*; 2 of 2 batch sizes cannot conclude\.$`),
-		"head_only":      regexp.MustCompile(`^\*\*ceiling\\-load\*\*: head only, nothing compared \(no baseline\); headline `),
+	type want struct{ title, verdict *regexp.Regexp }
+	cases := map[string]want{
+		"two_arm_slower": {
+			regexp.MustCompile(`^> \[!CAUTION\]\n> \*\*❌ refserver \\\(head\\\): 12\.\d.% slower at batch 10\*\* \(p.=.0\.008\)$`),
+			regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline \*\*slower\*\*, −12\.\d.% \(95.% CI −\d+\.\d.….−\d+\.\d.%, p.=.0\.008, 8.pairs\); could have detected ±\d+\.\d.%; 1 of 2 batch sizes slower, 1 within noise; p99 worse \+\d+\.\d.% \(p.=.0\.008, information: does not gate\)\.$`)},
+		"two_arm_same": {
+			regexp.MustCompile(`^\*\*➖ refserver \\\(head\\\): no significant change at batch 10\*\* \(could have detected ±\d+\.\d.%\)$`),
+			regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline within noise, [+−±]\d\.\d.% \(.*\); could have detected ±\d+\.\d.%; 2 of 2 batch sizes within noise\.$`)},
+		"mixed": {
+			regexp.MustCompile(`^> \[!WARNING\]\n> \*\*\S+ refserver: cannot conclude at batch \d+\*\*$`),
+			regexp.MustCompile(`^\*\*ceiling\\-load\*\* \(cross-run fallback\): headline −20\.0.% against a result published by another run: \*cannot conclude\*; 2 of 2 batch sizes cannot conclude\.$`)},
+		"head_only": {
+			regexp.MustCompile(`^\*\*➖ [^*]+: nothing compared\*\* \(no baseline\)$`),
+			regexp.MustCompile(`^\*\*ceiling\\-load\*\*: head only, nothing compared \(no baseline\); headline `)},
 	}
 	for _, tc := range renderCases(t) {
-		re, ok := want[tc.name]
+		w, ok := cases[tc.name]
 		if !ok {
 			continue
 		}
-		lines := strings.SplitN(tc.md, "\n", 3)
-		if !strings.HasPrefix(lines[0], "<!-- ceiling:comment") || !re.MatchString(lines[1]) {
-			t.Errorf("%s: first lines\n%s\n%s\nwant the marker, then a line matching %s", tc.name, lines[0], lines[1], re)
+		title, verdict := titleAndVerdict(tc.md)
+		if !strings.HasPrefix(tc.md, "<!-- ceiling:comment") || !w.title.MatchString(title) || !w.verdict.MatchString(verdict) {
+			t.Errorf("%s: title\n%s\nverdict\n%s\nwant %s, then %s", tc.name, title, verdict, w.title, w.verdict)
+		}
+		if strings.Contains(tc.md, "p99 **") || strings.Contains(tc.md, "**worse**") || strings.Contains(tc.md, "**better**") {
+			t.Errorf("%s: a p99 verdict in bold", tc.name)
 		}
 	}
 }

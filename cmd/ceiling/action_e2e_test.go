@@ -55,11 +55,12 @@ func TestActionEndToEnd(t *testing.T) {
 			}
 			e.checkArtifact(out["result"])
 			summary := e.read(e.summary)
-			// The comment's first line, as publish renders each verdict.
-			lead := map[string]string{"slower": "headline **slower**", "faster": "headline **faster**",
-				"within_noise": "headline within noise", "cannot_conclude": "headline *cannot conclude*"}[verdict]
-			if first := firstContentLine(summary); lead == "" || !strings.Contains(first, lead) {
-				t.Errorf("the job summary does not lead with the headline's verdict %q: %q", verdict, first)
+			// The comment's outcome, as publish renders each verdict.
+			lead := map[string]string{"slower": "slower at batch", "faster": "faster at batch",
+				"within_noise": "no significant change at batch", "cannot_conclude": "cannot conclude at batch"}[verdict]
+			// The gate's line, then the comment's outcome.
+			if first := firstContentLines(summary, 3); lead == "" || !strings.Contains(first, lead) || !strings.HasPrefix(first, "**The check ") {
+				t.Errorf("the job summary does not lead with the check and the headline's outcome %q: %q", verdict, first)
 			}
 			if c.slow {
 				change, err := strconv.ParseFloat(out["change-pct"], 64)
@@ -366,13 +367,18 @@ func readOutputs(t *testing.T, path string) map[string]string {
 }
 
 // firstContentLine is s's first line that is not an HTML comment or blank.
-func firstContentLine(s string) string {
+// firstContentLines are the first n lines of s that are neither empty nor
+// an HTML comment, joined (an alert block's title is its second line).
+func firstContentLines(s string, n int) string {
+	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "<!--") {
-			return l
+			if out = append(out, l); len(out) == n {
+				break
+			}
 		}
 	}
-	return ""
+	return strings.Join(out, "\n")
 }
 
 func lastLines(s string, n int) string {

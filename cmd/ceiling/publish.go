@@ -400,7 +400,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	// failing check must still leave the reviewer the reason.
 	gate := publish.FailOn(c, o.failOn)
 	full := publish.Render(c, publish.RenderOptions{Marker: o.marker, SiteURL: o.siteURL})
-	if err := writeMarkdown(o, full); err != nil {
+	if err := writeMarkdown(o, full, gateLine(gate, o.failOn)); err != nil {
 		return err
 	}
 	if o.dryRun {
@@ -480,7 +480,18 @@ func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set
 	return r, copts
 }
 
-func writeMarkdown(o publishCommentOptions, md string) error {
+// gateLine is the job summary's first line: whether the check passes,
+// and why it fails (the comment itself leads with the outcome).
+func gateLine(gate error, failOn string) string {
+	if gate != nil {
+		return fmt.Sprintf("**The check fails** (`--fail-on %s`): %s\n\n", failOn, gate)
+	}
+	return fmt.Sprintf("**The check passes** (`--fail-on %s`).\n\n", failOn)
+}
+
+// writeMarkdown writes md to --out, and to the job summary after the
+// gate's line.
+func writeMarkdown(o publishCommentOptions, md, gate string) error {
 	if o.out != "" {
 		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
 			return fmt.Errorf("--out: %w", err)
@@ -491,7 +502,7 @@ func writeMarkdown(o publishCommentOptions, md string) error {
 		if err != nil {
 			return fmt.Errorf("--summary-file: %w", err)
 		}
-		_, werr := io.WriteString(f, md+"\n")
+		_, werr := io.WriteString(f, gate+md+"\n")
 		if err := errors.Join(werr, f.Close()); err != nil {
 			return fmt.Errorf("--summary-file: %w", err)
 		}
