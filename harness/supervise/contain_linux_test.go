@@ -19,6 +19,11 @@ import (
 )
 
 // firstPid waits until the log holds a line that is a pid and returns it.
+//
+// The pid is the shell's background child, which runs "sh" (then
+// "setsid", "env") until it execs its program: firstPid also waits
+// (bounded) until it runs the program, so that a test's kill and its look at /proc find the program (a
+// loaded machine once found "sh" there, and a leftover named so).
 func firstPid(t *testing.T, logPath string) int {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -27,7 +32,14 @@ func firstPid(t *testing.T, logPath string) int {
 		if m := regexp.MustCompile(`(?m)^([0-9]+)$`).FindSubmatch(b); m != nil {
 			n, _ := strconv.Atoi(string(m[1]))
 			t.Cleanup(func() { _ = syscall.Kill(n, syscall.SIGKILL) })
-			return n
+			for time.Now().Before(deadline) {
+				c, err := os.ReadFile("/proc/" + strconv.Itoa(n) + "/comm")
+				if err != nil || !slices.Contains([]string{"sh\n", "setsid\n", "env\n"}, string(c)) {
+					return n
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatalf("pid %d has not exec'ed its program after 20 s", n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
