@@ -110,12 +110,13 @@ func (h *Hub) accept() {
 		}
 		if h.pending.Add(1) > MaxPending {
 			h.pending.Add(-1)
-			nc.Close()
 			// One line for the first and then every 1000th: a flood must
-			// not fill the log.
+			// not fill the log. Logged before the close, so that the log
+			// says it by the time the peer sees the connection end.
 			if n := h.turned.Add(1); n%1000 == 1 {
 				h.logf("%d connections closed unread so far: %d were already authenticating (from %s)", n, MaxPending, nc.RemoteAddr())
 			}
+			nc.Close()
 			continue
 		}
 		if tc, ok := nc.(*net.TCPConn); ok {
