@@ -252,9 +252,10 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		return failedPoint(base, "agents: "+late, out.LogTail)
 	}
 	if out.CountSeries != "" {
-		p.CountCheck = checkCount(out.CountSeries, out.CountOverlapS, out.ServerMetrics, s.ThroughputPerS, int64(k.Batch)*int64(k.Connections))
 		if out.CountSkip != "" {
-			*p.CountCheck = result.CountCheck{Series: out.CountSeries, GeneratorPerS: s.ThroughputPerS, Verdict: result.CountsUnchecked, Reason: out.CountSkip}
+			p.CountCheck = &result.CountCheck{Series: out.CountSeries, GeneratorPerS: s.ThroughputPerS, Verdict: result.CountsUnchecked, Reason: out.CountSkip}
+		} else {
+			p.CountCheck = checkCount(out.CountSeries, out.CountOverlapS, out.ServerMetrics, s.ThroughputPerS, int64(k.Batch)*int64(k.Connections))
 		}
 		switch p.CountCheck.Verdict {
 		case result.CountsDisagree:

@@ -76,13 +76,7 @@ func ReadTokenFile(path string) (Token, error) {
 
 // NewToken is a fresh random token (hex, so that it can go in an
 // environment variable): the harness's own agents get one per point.
-func NewToken() Token {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on Linux
-	}
-	return Token{b: []byte(hex.EncodeToString(b))}
-}
+func NewToken() Token { return Token{b: []byte(newNonce())} }
 
 // Text is the token itself, to hand to an agent in its environment
 // (TokenEnv). Nothing else should print it.
@@ -121,10 +115,11 @@ const (
 	roleCoordinator = "coordinator"
 )
 
+// newNonce is 32 random bytes in hex (also a fresh token's text).
 func newNonce() string {
 	b := make([]byte, nonceBytes)
 	if _, err := rand.Read(b); err != nil {
-		panic(err)
+		panic(err) // crypto/rand does not fail on Linux
 	}
 	return hex.EncodeToString(b)
 }

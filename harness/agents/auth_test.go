@@ -244,7 +244,7 @@ func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 	}
 	// The hub counts a connection as it accepts it: wait for all of them.
 	deadline := time.Now().Add(10 * time.Second)
-	for h.pending.Load() < MaxPending && time.Now().Before(deadline) {
+	for h.authenticating() < MaxPending && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	over := dialRaw(t, h.Addr())

@@ -23,8 +23,7 @@ type Hub struct {
 	token Token
 	log   io.Writer
 
-	pending atomic.Int32 // connections not yet authenticated
-	turned  atomic.Int64 // connections closed because MaxPending were
+	turned atomic.Int64 // connections closed because MaxPending were authenticating
 
 	mu      sync.Mutex
 	idle    map[int]*idleSession
@@ -108,8 +107,14 @@ func (h *Hub) accept() {
 		if err != nil {
 			return
 		}
-		if h.pending.Add(1) > MaxPending {
-			h.pending.Add(-1)
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			nc.Close()
+			return
+		}
+		if len(h.joining) >= MaxPending {
+			h.mu.Unlock()
 			// One line for the first and then every 1000th: a flood must
 			// not fill the log. Logged before the close, so that the log
 			// says it by the time the peer sees the connection end.
@@ -123,12 +128,6 @@ func (h *Hub) accept() {
 			_ = tc.SetNoDelay(true)
 		}
 		c := newConn(nc)
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
-			nc.Close()
-			return
-		}
 		if h.joining == nil {
 			h.joining = map[*conn]bool{}
 		}
@@ -142,13 +141,19 @@ func (h *Hub) accept() {
 	}
 }
 
+// authenticating is how many connections are in their handshake.
+func (h *Hub) authenticating() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.joining)
+}
+
 // join authenticates a new connection and parks the session as idle. A
 // rejoining agent replaces its idle session; one whose index is in a
 // point is refused (it retries: the point fails on the lost session).
 func (h *Hub) join(c *conn) {
 	who := "agent at " + c.c.RemoteAddr().String()
 	idx, err := h.authenticate(c)
-	h.pending.Add(-1)
 	h.mu.Lock()
 	delete(h.joining, c)
 	h.mu.Unlock()
