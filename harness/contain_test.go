@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/testenv"
+
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -253,9 +255,7 @@ func TestEscapedProcessInResult(t *testing.T) {
 // and removes the cgroups; what it could not remove, the next run does.
 func TestSIGKILLDuringHeadroomProbeLeavesNoCgroup(t *testing.T) {
 	needProcs(t)
-	if os.Geteuid() != 0 {
-		t.Skip("the headroom probe writes to the cgroup tree: needs root here")
-	}
+	testenv.NeedRoot(t, "the headroom probe writes to the cgroup tree")
 	dir := t.TempDir()
 	cmd := sweepWith(t, dir, refTarget(t), "--batch-ladder", "10", "--conns-ladder", "10=2", "--duration", "3s", "--headroom-probe", "0.5")
 	if err := cmd.Start(); err != nil {

@@ -32,6 +32,8 @@ type Plan struct {
 
 	// Secrets are redacted from everything the sweep writes.
 	Secrets *redact.Set
+	// RunAs is SRV_USER resolved; nil: servers run as the harness.
+	RunAs *RunAs
 	// Calibration is CALIBRATION's document, read and checked.
 	Calibration *calibrate.Doc
 	// Notes say where each default that is not the knob table's came
@@ -82,6 +84,9 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	}
 	if err := p.resolveTarget(read); err != nil {
 		return nil, err
+	}
+	if p.RunAs != nil && p.Target.External {
+		return nil, fmt.Errorf("SRV_USER (--srv-user): does not apply to an external target (TARGET %s has \"external\": true: the harness boots no server); unset it", p.TargetFile)
 	}
 	if p.Target.External && srvGiven {
 		// Refused, not ignored: whoever set it expects the server pinned.

@@ -50,6 +50,16 @@ func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, arg
 	return e
 }
 
+// runAs is the identity the point's servers start with: SRV_USER's for
+// the head (or the only arm); nil, the harness's, for a two-arm sweep's
+// base, whose code is trusted.
+func (p *pointRun) runAs() *RunAs {
+	if p.spec.Arm == ArmBase {
+		return nil
+	}
+	return p.pr.o.RunAs
+}
+
 func (p *pointRun) interrupted(phase string) error {
 	return &PointError{Phase: phase, Err: ErrPointInterrupted}
 }
@@ -98,6 +108,14 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
+	if r := p.runAs(); r != nil {
+		// The point's directory holds the generator's evidence (the
+		// marker, load.json): a server of another user gets a directory
+		// of its own inside it for {workdir}, and no write to the rest.
+		if p.addr.WorkDir, err = r.stateDir(p.addr.WorkDir); err != nil {
+			return p.fail(PhaseFiles, nil, "work dir: %v", err)
+		}
+	}
 	if err := p.boot(ctx); err != nil {
 		return err
 	}
@@ -135,11 +153,13 @@ func (p *pointRun) boot(ctx context.Context) error {
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			env = append(env, k+"="+target.Expand(s.Env[k], addr))
 		}
+		runAs := p.runAs()
 		srv, err := supervise.Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
-			Environ: ChildEnviron(os.Environ(), p.target.PassEnv, nil),
+			Environ: runAs.environ(ChildEnviron(os.Environ(), p.target.PassEnv, nil)),
 			CPUs:    p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
 			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
+			User:  runAs.cred(),
 		})
 		if err != nil {
 			return p.fail(PhaseBoot, nil, "boot %s: %v", p.label(i), err)

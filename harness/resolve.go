@@ -60,6 +60,7 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 		}
 	}
 	errs = append(errs, o.resolveAgentsToken())
+	errs = append(errs, o.resolveRunAs())
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
 	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())

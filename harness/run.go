@@ -152,6 +152,9 @@ func (s *sweepRun) newResult() *Result {
 	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
 	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	if o.RunAs != nil {
+		r.Meta.Target.User = o.RunAs.Name
+	}
 	r.Meta.Pinning = pinningOf(&o.Options)
 	for _, w := range pinningWarnings(&o.Options) {
 		r.Warn(w)

@@ -88,6 +88,13 @@
 // Spec.OrphanGrace, moves itself out of Spec.Cgroup and Spec.Contain and
 // removes them. A SIGTERM from anyone else is handled the same way.
 //
+// Spec.User (supervised only) makes the supervisor fork the target with
+// that uid, gid and supplementary groups, while it keeps its own: a root
+// supervisor still signals and reaps a tree that runs as nobody, and the
+// target cannot signal it back. The parent-death signal is set after the
+// change of identity, which would clear it. A target the user may not
+// exec fails with status 127 and that reason.
+//
 // # Containers
 //
 // NewContainer(name) creates a cgroup to hold one child's whole tree

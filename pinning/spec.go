@@ -34,6 +34,12 @@ type Spec struct {
 	// OrphanGrace is how long the supervisor waits after SIGTERM before
 	// SIGKILL when it stops the tree because the caller died; 0 is 5s.
 	OrphanGrace time.Duration
+	// User, when set, is the identity the supervisor starts the target
+	// with (uid, gid, supplementary groups): a server you do not trust
+	// runs as an unprivileged user, while the supervisor, which must be
+	// allowed to setuid (root), keeps the right to stop its whole tree.
+	// It needs Supervise.
+	User *syscall.Credential
 	// Env is the environment the target starts with (the caller appends
 	// its own entries to the Cmd's Env); nil: this process's.
 	Env []string
@@ -67,11 +73,55 @@ const superviseArg = "__ceiling_supervise__"
 
 // encode renders the spec as
 // "cpus=0-1;nofile=65536;cgroup=PATH;contain=PATH;supervise=PARENT;grace=5s"
-// (paths escaped, so that they may hold any byte; supervise is the
-// caller's pid, 0 for none).
+// and, with a User, ";user=UID:GID:G1,G2" (paths escaped, so that they may
+// hold any byte; supervise is the caller's pid, 0 for none).
 func (s Spec) encode() string {
-	return fmt.Sprintf("cpus=%s;nofile=%d;cgroup=%s;contain=%s;supervise=%d;grace=%s",
+	out := fmt.Sprintf("cpus=%s;nofile=%d;cgroup=%s;contain=%s;supervise=%d;grace=%s",
 		s.CPUs, s.NoFile, url.QueryEscape(s.Cgroup), url.QueryEscape(s.Contain), s.parent, s.OrphanGrace)
+	if u := s.User; u != nil {
+		groups := make([]string, len(u.Groups))
+		for i, g := range u.Groups {
+			groups[i] = strconv.FormatUint(uint64(g), 10)
+		}
+		out += fmt.Sprintf(";user=%d:%d:%s", u.Uid, u.Gid, strings.Join(groups, ","))
+	}
+	return out
+}
+
+// decodeUser reads "UID:GID:G1,G2" (no groups: "UID:GID:").
+func decodeUser(v string) (*syscall.Credential, error) {
+	parts := strings.Split(v, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%s: user %q: want UID:GID:GROUPS", envSpec, v)
+	}
+	id := func(s string) (uint32, error) {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("%s: user %q: %w", envSpec, v, err)
+		}
+		return uint32(n), nil
+	}
+	uid, err := id(parts[0])
+	if err != nil {
+		return nil, err
+	}
+	gid, err := id(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	// Groups is never nil: a nil list would keep the supervisor's own
+	// (root's) supplementary groups.
+	c := &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}
+	if parts[2] != "" {
+		for _, g := range strings.Split(parts[2], ",") {
+			n, err := id(g)
+			if err != nil {
+				return nil, err
+			}
+			c.Groups = append(c.Groups, n)
+		}
+	}
+	return c, nil
 }
 
 func decodeSpec(v string) (Spec, error) {
@@ -118,6 +168,12 @@ func decodeSpec(v string) (Spec, error) {
 				return Spec{}, fmt.Errorf("%s: grace %q: %w", envSpec, val, err)
 			}
 			s.OrphanGrace = d
+		case "user":
+			c, err := decodeUser(val)
+			if err != nil {
+				return Spec{}, err
+			}
+			s.User = c
 		default:
 			return Spec{}, fmt.Errorf("%s: unknown key %q in %q", envSpec, k, v)
 		}

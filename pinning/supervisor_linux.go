@@ -47,7 +47,7 @@ func supervise(spec Spec, argv []string) int {
 		// limit) gets exactly that.
 		_ = setNoFile(spec.NoFile)
 	}
-	target := startTarget(argv)
+	target := startTarget(argv, spec.User)
 	status, orphan := watchTree(spec, target, sigs)
 	if orphan {
 		// Nobody is left to remove our cgroups: leave them and remove them.
@@ -73,8 +73,10 @@ func becomeSupervisor() chan os.Signal {
 }
 
 // startTarget forks and execs argv from the calling thread, which the
-// target's parent-death signal follows; it dies when it cannot.
-func startTarget(argv []string) int {
+// target's parent-death signal follows, as user when it is set (the
+// kernel sets the parent-death signal after the change of identity, which
+// would otherwise clear it); it dies when it cannot.
+func startTarget(argv []string, user *syscall.Credential) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		die(fmt.Errorf("cannot exec target: %w", err))
@@ -83,9 +85,14 @@ func startTarget(argv []string) int {
 		Env:   withoutSpec(os.Environ()),
 		Files: []uintptr{0, 1, 2},
 		// Should the supervisor itself be SIGKILLed, the target follows.
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Credential: user},
 	})
-	if err != nil {
+	switch {
+	case err != nil && user != nil && errors.Is(err, syscall.EACCES):
+		die(fmt.Errorf("exec %s as uid %d: %w (the program, and every directory above it and above the working directory, must be readable and searchable by that user)", path, user.Uid, err))
+	case err != nil && user != nil && errors.Is(err, syscall.EPERM):
+		die(fmt.Errorf("exec %s as uid %d: %w (only a supervisor running as root may start its target as another user)", path, user.Uid, err))
+	case err != nil:
 		die(fmt.Errorf("exec %s: %w", path, err))
 	}
 	return target

@@ -5,6 +5,7 @@ package pinning
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/testenv"
 
 	"golang.org/x/sys/unix"
 )
@@ -212,12 +215,104 @@ func TestContainerKill(t *testing.T) {
 }
 
 func TestSupervisorSpecRoundTrip(t *testing.T) {
-	in := Spec{CPUs: CPUSet{1}, Contain: "/sys/fs/cgroup/x;y", Supervise: true, OrphanGrace: 3 * time.Second, parent: 42}
+	in := Spec{CPUs: CPUSet{1}, Contain: "/sys/fs/cgroup/x;y", Supervise: true, OrphanGrace: 3 * time.Second, parent: 42,
+		User: &syscall.Credential{Uid: 65534, Gid: 100, Groups: []uint32{7, 8}}}
 	got, err := decodeSpec(in.encode())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Contain != in.Contain || !got.Supervise || got.parent != 42 || got.OrphanGrace != in.OrphanGrace {
+	if got.Contain != in.Contain || !got.Supervise || got.parent != 42 || got.OrphanGrace != in.OrphanGrace ||
+		got.User == nil || fmt.Sprint(*got.User) != fmt.Sprint(*in.User) {
 		t.Errorf("round trip %+v -> %q -> %+v", in, in.encode(), got)
+	}
+	in.User = &syscall.Credential{Uid: 1, Gid: 2, Groups: []uint32{}}
+	if got, err := decodeSpec(in.encode()); err != nil || got.User == nil || got.User.Groups == nil || len(got.User.Groups) != 0 {
+		t.Errorf("no groups: %q -> %+v, %v; want an empty, non-nil list", in.encode(), got.User, err)
+	}
+	for _, bad := range []string{"user=1:2", "user=x:2:", "user=1:2:a"} {
+		if _, err := decodeSpec(bad); err == nil {
+			t.Errorf("decodeSpec(%q) accepted", bad)
+		}
+	}
+}
+
+// statusIDs reads the Uid, Gid and Groups lines of /proc/PID/status.
+func statusIDs(t *testing.T, pid int) (uid, gid, groups string) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "Uid":
+			uid = strings.Join(strings.Fields(v), " ")
+		case "Gid":
+			gid = strings.Join(strings.Fields(v), " ")
+		case "Groups":
+			groups = strings.TrimSpace(v)
+		}
+	}
+	return uid, gid, groups
+}
+
+// With Spec.User the target runs as that user, with no supplementary
+// group of ours, and the supervisor stays root: it still stops the
+// target's whole tree, which the target's user could not prevent.
+func TestSupervisorStartsTargetAsUser(t *testing.T) {
+	testenv.NeedRoot(t, "the supervisor must be allowed to setuid")
+	user := &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
+	c, target, _ := startSupervised(t, Spec{User: user}, `echo $$; setsid sleep 60 & exec sleep 60`)
+	uid, gid, groups := statusIDs(t, target)
+	if uid != "65534 65534 65534 65534" || gid != "65534 65534 65534 65534" || groups != "" {
+		t.Errorf("target %d: Uid %q, Gid %q, Groups %q; want 65534 for all four ids, no groups", target, uid, gid, groups)
+	}
+	if uid, _, _ := statusIDs(t, c.Pid()); !strings.HasPrefix(uid, "0 ") {
+		t.Errorf("supervisor %d runs as Uid %q, want root", c.Pid(), uid)
+	}
+	daemons := descendants(c.Pid())
+	if err := unix.Kill(c.Pid(), SignalKillTree); err != nil {
+		t.Fatal(err)
+	}
+	_ = waitChild(t, c)
+	for _, pid := range append(daemons, target) {
+		waitDead(t, pid, 5*time.Second)
+	}
+}
+
+// A target the user may not reach fails at exec with the reason, not as
+// a server that never became ready.
+func TestSupervisorTargetUnreachableByUser(t *testing.T) {
+	testenv.NeedRoot(t, "the supervisor must be allowed to setuid")
+	dir := t.TempDir() // 0700, root's
+	prog := filepath.Join(dir, "server")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := Command(Spec{Supervise: true, User: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}, prog)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	c, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = waitChild(t, c)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 127 {
+		t.Fatalf("supervisor exit %v, want 127", err)
+	}
+	for _, want := range []string{prog, "as uid 65534", "permission denied", "searchable by that user"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+}
+
+// A user without the supervisor is refused before anything starts.
+func TestCommandUserNeedsSupervisor(t *testing.T) {
+	cmd := Command(Spec{User: &syscall.Credential{Uid: 65534, Gid: 65534}}, "/bin/true")
+	if err := cmd.Run(); err == nil || !strings.Contains(err.Error(), "Spec.User needs Spec.Supervise") {
+		t.Errorf("Run = %v, want the refusal", err)
 	}
 }

@@ -66,6 +66,9 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 	if spec.Supervise {
 		spec.parent = os.Getpid()
 	}
+	if spec.User != nil && !spec.Supervise {
+		cmd.Err = errors.New("pinning: Spec.User needs Spec.Supervise (the supervisor changes the target's identity)")
+	}
 	if !initCalled.Load() {
 		// The child is this same program: without Init it would run as
 		// itself (a test binary would run its tests again) instead of

@@ -18,7 +18,7 @@ func Command(spec Spec, name string, args ...string) *exec.Cmd {
 	if spec.Env != nil {
 		cmd.Env = append([]string(nil), spec.Env...)
 	}
-	if len(spec.CPUs) > 0 || spec.Cgroup != "" {
+	if len(spec.CPUs) > 0 || spec.Cgroup != "" || spec.User != nil {
 		cmd.Err = fmt.Errorf("pin %s to cpus %s: %w", name, spec.CPUs, ErrUnsupported)
 	}
 	return cmd

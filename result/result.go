@@ -133,6 +133,9 @@ type Target struct {
 	File    string   `json:"file,omitempty"`
 	Command []string `json:"command"`
 	URL     string   `json:"url"`
+	// User is the user its servers ran as (SRV_USER; a two-arm sweep's
+	// head only); empty: the harness's own.
+	User string `json:"user,omitempty"`
 	// Servers are a target's several servers (empty Command), in the
 	// order booted.
 	Servers []TargetServer `json:"servers,omitempty"`

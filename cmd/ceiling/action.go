@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,7 @@ import (
 type actionConfig struct {
 	mode, path, target, build, baseBuild, baseTarget string
 	scenario, generator, name, failOn, dataBranch    string
-	cpus, siteURL                                    string
+	cpus, siteURL, serverUser                        string
 	quick, calibrate, publish, resolveMode           bool
 }
 
@@ -61,11 +62,15 @@ func actionFlags(c *actionConfig, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.publish, "publish", true, "input publish (sweep mode)")
 	fs.StringVar(&c.cpus, "cpus", "auto", "input cpus: SERVER/GENERATOR CPU sets, or auto")
 	fs.StringVar(&c.siteURL, "site-url", "", "input site-url: the results site, linked from the comment (comment mode)")
+	fs.StringVar(&c.serverUser, "server-user", "nobody", "input server-user (compare mode): the user the pull request's server runs as (SRV_USER); empty: the runner's own")
 	fs.BoolVar(&c.resolveMode, "resolve-mode", false, "print mode=MODE (the mode auto resolves to) and exit")
 	return fs
 }
 
-var actionNameOK = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var (
+	actionNameOK = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	userNameOK   = regexp.MustCompile(`^(?:[a-z_][a-z0-9_-]{0,31}|[0-9]{1,10})$`)
+)
 
 // check validates c after the mode is resolved: every error names its
 // input.
@@ -85,6 +90,9 @@ func (c *actionConfig) check() error {
 		if _, _, err := splitCPUs(c.cpus); err != nil {
 			return fmt.Errorf("input cpus (--cpus): %v", err)
 		}
+	}
+	if c.serverUser != "" && !userNameOK.MatchString(c.serverUser) {
+		return fmt.Errorf("input server-user (--server-user): %q is not a user name or uid", c.serverUser)
 	}
 	if c.target == "" && c.mode != modeComment && c.mode != modePublish {
 		return errors.New("input target (--target): empty")
@@ -213,11 +221,17 @@ func (a *actionRun) setOutput(kv ...string) error {
 // log; env is added to the environment (a "NAME=" entry removes NAME).
 // The token is in the environment of publish only (noToken).
 func (a *actionRun) self(dir string, env []string, args ...string) error {
+	return a.selfAs(nil, dir, env, args...)
+}
+
+// selfAs is self through prefix (asRoot's sudo), when it is not empty.
+func (a *actionRun) selfAs(prefix []string, dir string, env []string, args ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(exe, args...)
+	argv := append(append(slices.Clip(prefix), exe), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, a.stderr, a.stderr
 	cmd.Env = withEnv(os.Environ(), env)
 	fmt.Fprintf(a.stderr, "ceiling action: ceiling %s\n", publish.Redact(strings.Join(args, " "), a.env.token))

@@ -340,10 +340,17 @@ func (e *userRepo) checkArtifact(result string) {
 	}
 	var r struct {
 		Meta struct {
-			GitRef string `json:"git_ref"`
+			GitRef     string                `json:"git_ref"`
+			Target     struct{ User string } `json:"target"`
+			BaseTarget struct{ User string } `json:"base_target"`
 		} `json:"meta"`
 	}
 	_ = json.Unmarshal(b, &r)
+	// Input server-user's default: the pull request's server ran as
+	// nobody, the base's as the harness.
+	if r.Meta.Target.User != "nobody" || r.Meta.BaseTarget.User != "" {
+		t.Errorf("meta.target.user %q, meta.base_target.user %q; want nobody and none", r.Meta.Target.User, r.Meta.BaseTarget.User)
+	}
 	if head := e.git("rev-parse", "HEAD"); !strings.HasPrefix(head, r.Meta.GitRef) || r.Meta.GitRef == "" {
 		t.Errorf("meta.git_ref %q, want the head %s", r.Meta.GitRef, head)
 	}

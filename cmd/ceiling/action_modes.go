@@ -125,9 +125,16 @@ func (a *actionRun) compare() error {
 	if err != nil {
 		return err
 	}
+	asRoot, err := a.isolateHead(head)
+	if err != nil {
+		return err
+	}
+	if a.c.serverUser != "" {
+		args = append(args, "--srv-user", a.c.serverUser)
+	}
 	res := filepath.Join(art, "result.json")
 	// The comment's Markdown is the job summary, not the sweep's table.
-	sweepErr := a.self(head, append([]string{"GITHUB_STEP_SUMMARY="}, noToken...),
+	sweepErr := a.selfAs(asRoot, head, append([]string{"GITHUB_STEP_SUMMARY="}, noToken...),
 		append([]string{"sweep", "--base-target", baseT, "--target", headT, "--out", res}, args...)...)
 	if _, err := os.Stat(res); err != nil {
 		// Never a pass without a result, whatever the sweep's status.
@@ -141,6 +148,61 @@ func (a *actionRun) compare() error {
 	}
 	return exitOf(a.self(head, nil, "publish", "comment", "--head", res, "--dry-run",
 		"--marker", "ceiling:comment generator="+a.c.name, "--fail-on", a.c.failOn), "the headline's verdict (input fail-on "+a.c.failOn+")")
+}
+
+// isolateHead prepares input server-user: the pull request's server
+// runs as that user (SRV_USER), so that it cannot write the base's
+// build, the result or the runner's files, nor signal the harness. The
+// harness must then run as root: it is root already, or the prefix
+// returned runs it through passwordless sudo (GitHub's runners have it).
+// The user must reach the head's checkout: each directory above it that
+// others may not search is made searchable (o+x, not readable), and the
+// log says which.
+func (a *actionRun) isolateHead(head string) ([]string, error) {
+	if a.c.serverUser == "" {
+		fmt.Fprintln(a.stderr, "ceiling action: input server-user is empty: the pull request's server runs as the runner's user, and could rewrite the verdict (docs/publish.md, \"What a pull request can still do\")")
+		return nil, nil
+	}
+	bad := func(err error) error {
+		return fmt.Errorf("input server-user (--server-user) %s: %w", a.c.serverUser, err)
+	}
+	var prefix []string
+	if os.Geteuid() != 0 {
+		if out, err := exec.Command("sudo", "-n", "true").CombinedOutput(); err != nil {
+			return nil, bad(fmt.Errorf("the action does not run as root, and `sudo -n true` failed (%v: %s): this runner cannot start the server as another user; set server-user to '' to run it as the runner's (docs/action.md)", err, strings.TrimSpace(string(out))))
+		}
+		// sudo resets PATH (secure_path): the harness gets the job's.
+		prefix = []string{"sudo", "-n", "--preserve-env", "--", "env", "PATH=" + os.Getenv("PATH")}
+	}
+	abs, err := filepath.Abs(head)
+	if err != nil {
+		return nil, bad(err)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil {
+			return nil, bad(err)
+		}
+		if st.Mode().Perm()&0o001 == 0 {
+			mode := fmt.Sprintf("%o", st.Mode().Perm()|0o001)
+			if prefix == nil {
+				err = os.Chmod(d, st.Mode().Perm()|0o001)
+			} else if out, cerr := exec.Command("sudo", "-n", "--", "chmod", mode, d).CombinedOutput(); cerr != nil {
+				err = fmt.Errorf("%v: %s", cerr, strings.TrimSpace(string(out)))
+			}
+			if err != nil {
+				return nil, bad(fmt.Errorf("make %s searchable by others, to reach the head's checkout: %w", d, err))
+			}
+			fmt.Fprintf(a.stderr, "ceiling action: server-user %s: %s made searchable by others (mode %s), to reach the head's checkout\n", a.c.serverUser, d, mode)
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if prefix != nil {
+		fmt.Fprintf(a.stderr, "ceiling action: the sweep runs as root (sudo), the pull request's server as %s\n", a.c.serverUser)
+	}
+	return prefix, nil
 }
 
 // baseWorktree checks sha out, detached, at wt: from the checkout's

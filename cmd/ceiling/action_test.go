@@ -7,10 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/internal/testenv"
 )
 
 // TestActionInputErrors: a bad input exits 2 before anything runs, naming
@@ -30,6 +34,7 @@ func TestActionInputErrors(t *testing.T) {
 		{"push", []string{"--cpus", "x/0"}, "input cpus (--cpus)"},
 		{"pull_request", []string{"--target", ""}, "input target (--target): empty"},
 		{"push", []string{"--quick=maybe"}, "quick"},
+		{"pull_request", []string{"--server-user", "a;b"}, `input server-user (--server-user): "a;b" is not a user name or uid`},
 	} {
 		t.Setenv("GITHUB_EVENT_NAME", c.event)
 		_, stderr, code := runCLI(t, "", append([]string{"action"}, c.args...)...)
@@ -286,5 +291,48 @@ func TestPushRemote(t *testing.T) {
 		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("pushRemote(%q, %q) = %q, %v; want %q, %q", c.server, c.repo, got, err, c.want, c.err)
 		}
+	}
+}
+
+// TestIsolateHeadReachesTheCheckout: with input server-user, compare mode
+// makes every directory above the head's checkout searchable by others
+// (not readable), so that the pull request's server, run as that user,
+// can exec its program; it logs each one. Empty, it warns instead.
+func TestIsolateHeadReachesTheCheckout(t *testing.T) {
+	testenv.NeedRoot(t, "the directories made for the test belong to root and are made searchable by nobody")
+	top := t.TempDir()
+	head := filepath.Join(top, "work", "head")
+	if err := os.MkdirAll(head, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{top, filepath.Join(top, "work")} {
+		if err := os.Chmod(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	a := &actionRun{c: actionConfig{serverUser: "nobody"}, stderr: &log}
+	prefix, err := a.isolateHead(head)
+	if err != nil || prefix != nil {
+		t.Fatalf("isolateHead = %v, %v; want no prefix as root", prefix, err)
+	}
+	for _, d := range []string{top, filepath.Join(top, "work")} {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm() != 0o701 {
+			t.Errorf("%s: mode %v, %v; want 0701 (searchable, not readable, by others)", d, st.Mode().Perm(), err)
+		}
+		if !strings.Contains(log.String(), d+" made searchable by others (mode 701)") {
+			t.Errorf("the log does not name %s: %q", d, log.String())
+		}
+	}
+	probe := exec.Command("/bin/sh", "-c", `test -d "$0"`, head)
+	probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Errorf("nobody cannot reach %s: %v %s", head, err, out)
+	}
+	log.Reset()
+	a.c.serverUser = ""
+	if prefix, err := a.isolateHead(head); err != nil || prefix != nil || !strings.Contains(log.String(), "runs as the runner's user, and could rewrite the verdict") {
+		t.Errorf("server-user empty: %v, %v, %q; want a warning", prefix, err, log.String())
 	}
 }

@@ -53,6 +53,7 @@ const (
 // knob table (Knobs, table.go) maps each variable and flag to its field.
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
+	ServerUser    string         // SRV_USER: a user name or uid; "" runs servers as the harness
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
 	AllowOverlap  bool
 

@@ -10,7 +10,10 @@
 // own process group (pgid = Proc.Pid, the supervisor's pid) and, where
 // cgroups are writable, its own cgroup; stdout and stderr to Spec.LogPath
 // (truncated: one log per point), Spec.Env added to our environment,
-// MarkerEnv set, and the parent-death signal set. The fork happens on a
+// MarkerEnv set, and the parent-death signal set. With Spec.User the
+// supervisor, still ours, starts the target as that user (uid, gid,
+// groups): a harness running as root keeps the right to stop a tree it
+// does not trust (SRV_USER, docs/targets.md). The fork happens on a
 // locked OS thread that lives as long as the child (pinning.Start), so the
 // parent-death signal means "the harness died", not "a Go thread retired".
 // The test binary or main of any user must call pinning.Init first thing.

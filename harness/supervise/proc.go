@@ -54,6 +54,11 @@ type Spec struct {
 	// it) in a network namespace of its own, with only a loopback that is
 	// down (CLONE_NEWNET; root, Linux): the caller wires it up by Pid.
 	NewNetNS bool
+	// User is the identity the target starts with (uid, gid, groups),
+	// set by its supervisor, which stays ours: a harness running as root
+	// starts a server it does not trust as an unprivileged user and keeps
+	// the right to stop its tree. nil: ours. Linux only.
+	User *syscall.Credential
 }
 
 // Proc is a running (or finished) child started by Start.
@@ -103,7 +108,7 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 	pspec := pinning.Spec{
 		CPUs: spec.CPUs, NoFile: spec.NoFile, Cgroup: spec.Cgroup,
 		Supervise: pinning.Supported, OrphanGrace: min(grace, DefaultGrace),
-		Env: spec.Environ,
+		Env: spec.Environ, User: spec.User,
 	}
 	if contain.owned {
 		pspec.Contain = contain.cgroup.Path
