@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/testpki"
+
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
@@ -52,10 +54,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func startRemoteAgent(t *testing.T, coordinator string, i int) *remoteAgent {
+func startRemoteAgent(t *testing.T, coordinator string, i int, flags ...string) *remoteAgent {
 	t.Helper()
 	a := &remoteAgent{done: make(chan error, 1)}
-	a.cmd = exec.Command(filepath.Join(bin, "ceiling"), "agent", "--coordinator", coordinator, "--index", strconv.Itoa(i), "--dial-timeout", "20s", "--rejoin", "3")
+	a.cmd = exec.Command(filepath.Join(bin, "ceiling"), append([]string{"agent", "--coordinator", coordinator, "--index", strconv.Itoa(i), "--dial-timeout", "20s", "--rejoin", "3"}, flags...)...)
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	a.cmd.Env = append(os.Environ(), "GOMAXPROCS=1", agents.TokenEnv+"="+remoteToken.Text())
@@ -170,6 +172,56 @@ func TestAgentsListenSweep(t *testing.T) {
 		if s := a.log.String(); !strings.Contains(s, want) || strings.Contains(s, "rejoining") {
 			t.Errorf("agent %d: want one session serving %d points:\n%s", i, len(r.Curve), s)
 		}
+	}
+}
+
+// TestAgentsListenSweepOverTLS: with AGENTS_TLS_*, `ceiling agent
+// --tls-*` joins through mutual TLS and serves the point; an agent with
+// the token but a certificate of another CA is refused and exits 1,
+// saying so, without taking its index.
+func TestAgentsListenSweepOverTLS(t *testing.T) {
+	needProcs(t)
+	o, addr := listenOptions(t, []int{6})
+	o.Agents = 2
+	dir := t.TempDir()
+	ca := testpki.NewCA(t, dir, "ca")
+	o.AgentsTLSCert, o.AgentsTLSKey = ca.Leaf(t, dir, "coordinator", "127.0.0.1")
+	o.AgentsTLSCA = ca.CertPEM
+	agentCert, agentKey := ca.Leaf(t, dir, "agent", "agent")
+	rogueCert, rogueKey := testpki.NewCA(t, dir, "rogue").Leaf(t, dir, "rogue-agent", "agent")
+	tlsFlags := func(cert, key string) []string {
+		return []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", ca.CertPEM}
+	}
+	rogue := startRemoteAgent(t, addr, 0, tlsFlags(rogueCert, rogueKey)...)
+	var ags []*remoteAgent
+	for i := range 2 {
+		ags = append(ags, startRemoteAgent(t, addr, i, tlsFlags(agentCert, agentKey)...))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r, _, err := runSweepOnce(t, ctx, o, refTarget(t))
+	if err != nil {
+		t.Logf("sweep: %v", err)
+	}
+	if len(r.Curve) == 0 {
+		t.Fatal("no point")
+	}
+	for _, p := range r.Curve {
+		if p.Status != harness.StatusOK || len(p.Agents) != 2 {
+			t.Fatalf("point %d: %s %s with %d agents, want ok with 2\n%s", p.Index, p.Status, p.FailReason, len(p.Agents), p.LogTail)
+		}
+	}
+	for i, a := range ags {
+		a.exit(t, i)
+	}
+	select {
+	case err := <-rogue.done:
+		rogue.done <- err // for the cleanup
+		if err == nil || !strings.Contains(rogue.log.String(), "refused this agent's certificate") {
+			t.Errorf("the rogue agent: %v\n%s\nwant exit 1, refused", err, rogue.log.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Errorf("the rogue agent still runs:\n%s", rogue.log.String())
 	}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,13 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 		return nil, fmt.Errorf("coordinator log: %w", err)
 	}
 	pr.hubLog = &syncWriter{w: f}
-	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.o.AgentsToken, pr.hubLog)
+	var tlsConf *tls.Config
+	if !pr.o.AgentsTLS.IsZero() {
+		if tlsConf, err = pr.o.AgentsTLS.ServerConfig(); err != nil {
+			return nil, fmt.Errorf("AGENTS_TLS_*: %w", err)
+		}
+	}
+	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.o.AgentsToken, pr.hubLog, tlsConf)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("AGENTS_LISTEN %s: %w", pr.o.AgentsListen, err)

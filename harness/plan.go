@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -32,6 +33,10 @@ type Plan struct {
 
 	// Secrets are redacted from everything the sweep writes.
 	Secrets *redact.Set
+	// AgentsTLS is AGENTS_TLS_*, checked: the coordinator's side of
+	// mutual TLS with the remote agents, read again when the hub opens
+	// (a tls.Config is not a plan: it changes as it is used). Zero: none.
+	AgentsTLS agents.TLSFiles
 	// RunAs is SRV_USER resolved; nil: servers run as the harness.
 	RunAs *RunAs
 	// Calibration is CALIBRATION's document, read and checked.

@@ -60,6 +60,7 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 		}
 	}
 	errs = append(errs, o.resolveAgentsToken())
+	errs = append(errs, o.resolveAgentsTLS())
 	errs = append(errs, o.resolveRunAs())
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
 	errs = append(errs, o.resolveCalibration())
@@ -208,5 +209,29 @@ func (o *Plan) resolveAgentsToken() error {
 	case o.AgentsToken.IsZero():
 		return fmt.Errorf("AGENTS_LISTEN (--agents-listen) %s: needs AGENTS_TOKEN or AGENTS_TOKEN_FILE (--agents-token-file): the coordinator admits only agents that prove the token (docs/agents.md, \"Authentication\")", o.AgentsListen)
 	}
+	return nil
+}
+
+// resolveAgentsTLS checks AGENTS_TLS_CERT, _KEY and _CA by loading them
+// as the coordinator will: with AGENTS_LISTEN only, all three or none,
+// each file's fault named by its knob.
+func (o *Plan) resolveAgentsTLS() error {
+	files := agents.TLSFiles{Cert: o.AgentsTLSCert, Key: o.AgentsTLSKey, CA: o.AgentsTLSCA}
+	if files.IsZero() {
+		return nil
+	}
+	if o.AgentsListen == "" {
+		return errors.New("AGENTS_TLS_CERT, AGENTS_TLS_KEY and AGENTS_TLS_CA (--agents-tls-*): only AGENTS_LISTEN's remote agents use TLS (the harness's own agents are on this machine); unset them")
+	}
+	_, err := files.ServerConfig()
+	var fe *agents.TLSFileError
+	if errors.As(err, &fe) {
+		knob := map[string]string{"cert": "AGENTS_TLS_CERT (--agents-tls-cert)", "key": "AGENTS_TLS_KEY (--agents-tls-key)", "ca": "AGENTS_TLS_CA (--agents-tls-ca)"}[fe.Which]
+		return fmt.Errorf("%s: %w", knob, err)
+	}
+	if err != nil {
+		return err
+	}
+	o.AgentsTLS = files
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 )
 
-const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [--token-file FILE] [flags]
+const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [--token-file FILE] [--tls-cert F --tls-key F --tls-ca F] [flags]
 
 Join a coordinator (the harness with AGENTS=N or AGENTS_LISTEN, or a pod)
 and run this agent's segment of each point on the common window, point
@@ -26,7 +27,9 @@ coordinator (docs/agents.md).
 
 The agent and the coordinator first prove to each other that they hold
 the same token (--token-file, or the variable AGENTS_TOKEN): the agent
-says nothing more to a coordinator that cannot, and exits 1.
+says nothing more to a coordinator that cannot, and exits 1. With
+--tls-*, that proof runs inside mutual TLS: each side's certificate must
+be signed by the CA the other trusts.
 
 flags:
 `
@@ -38,6 +41,10 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	index := fs.Int("index", -1, "this agent's segment, 0..N-1 (default: $JOB_COMPLETION_INDEX)")
 	dial := fs.Duration("dial-timeout", 30*time.Second, "how long to keep dialing the coordinator, and the bound on each step before the load")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	var tlsFiles agents.TLSFiles
+	fs.StringVar(&tlsFiles.Cert, "tls-cert", "", "mutual TLS (the coordinator's AGENTS_TLS_*): this agent's certificate, PEM `FILE`; with --tls-key and --tls-ca, all three or none")
+	fs.StringVar(&tlsFiles.Key, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
+	fs.StringVar(&tlsFiles.CA, "tls-ca", "", "the CA that signed the coordinator's certificate, PEM `FILE`: the agent talks to no other")
 	tokenFile := fs.String("token-file", "", "the coordinator's token (AGENTS_TOKEN_FILE there), from `FILE` (mode 600 or stricter); default: the variable AGENTS_TOKEN")
 	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first")
 	// Test only: shifts this agent's wall clock, to show the measured
@@ -80,6 +87,16 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	var tlsConf *tls.Config
+	if !tlsFiles.IsZero() {
+		if tlsConf, err = tlsFiles.ClientConfig(*coord); err != nil {
+			var fe *agents.TLSFileError
+			if errors.As(err, &fe) {
+				return usagef("ceiling agent: --tls-%s: %v", fe.Which, err)
+			}
+			return usagef("ceiling agent: %v", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logw := stderr
@@ -87,7 +104,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 		logw = io.Discard
 	}
 	err = agents.RunAgent(ctx, agents.AgentConfig{
-		Coordinator: *coord, Index: idx, Token: token, WallSkew: *skew, DialTimeout: *dial, Rejoin: *rejoin,
+		Coordinator: *coord, Index: idx, Token: token, TLS: tlsConf, WallSkew: *skew, DialTimeout: *dial, Rejoin: *rejoin,
 		Version: version, Log: logw,
 		Parse: func(args []string) (load.Config, error) {
 			o, _, err := parseLoad(args, io.Discard)

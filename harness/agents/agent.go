@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,10 @@ type AgentConfig struct {
 	// Token is what the agent and the coordinator prove to each other
 	// before anything else is said (auth.go).
 	Token Token
+	// TLS, when set (TLSFiles.ClientConfig), wraps each connection to the
+	// coordinator: the agent then talks only to a coordinator whose
+	// certificate the CA signed for the address it dials.
+	TLS *tls.Config
 	// WallSkew shifts this agent's wall clock (test only): the window must
 	// still line up, since the offset it measures absorbs the shift.
 	WallSkew time.Duration
@@ -85,7 +90,7 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 	points := 0
 	var lastPoint error // the last point's own failure
 	for {
-		nc, err := dialRetry(ctx, ac.Coordinator, ac.DialTimeout)
+		nc, err := dialRetry(ctx, ac.Coordinator, ac.DialTimeout, ac.TLS)
 		if err != nil {
 			if points > 0 || lost > 0 {
 				return fmt.Errorf("rejoin: %w", err)
@@ -145,6 +150,13 @@ func agentSession(ctx context.Context, ac AgentConfig, nc net.Conn, points *int,
 	c := newConn(nc)
 	_ = nc.SetDeadline(time.Now().Add(min(ac.DialTimeout, AuthTimeout)))
 	if err := authenticateTo(c, ac.Token, ac.Index); err != nil {
+		// TLS 1.3 verifies the client's certificate after the client's
+		// side of the handshake is done: a refusal comes as an alert on
+		// the first read ("remote error: tls: ...").
+		var op *net.OpError
+		if ac.TLS != nil && errors.As(err, &op) && op.Op == "remote error" {
+			return false, false, &CoordinatorAuthError{Reason: "TLS: the coordinator refused this agent's certificate (" + err.Error() + ")"}
+		}
 		return false, false, err
 	}
 	_ = nc.SetDeadline(time.Time{})
@@ -201,19 +213,34 @@ type message struct {
 	err  error
 }
 
-func dialRetry(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
+func dialRetry(ctx context.Context, addr string, timeout time.Duration, tlsConf *tls.Config) (net.Conn, error) {
 	deadline := time.Now().Add(timeout)
 	var d net.Dialer
 	for {
 		dctx, cancel := context.WithDeadline(ctx, deadline)
 		nc, err := d.DialContext(dctx, "tcp", addr)
-		cancel()
 		if err == nil {
 			if tc, ok := nc.(*net.TCPConn); ok {
 				_ = tc.SetNoDelay(true)
 			}
+			if tlsConf != nil {
+				tc := tls.Client(nc, tlsConf)
+				// A coordinator whose certificate does not verify is
+				// refused at once, as one that cannot prove the token.
+				if err := tc.HandshakeContext(dctx); err != nil {
+					cancel()
+					nc.Close()
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					return nil, &CoordinatorAuthError{Reason: fmt.Sprintf("TLS handshake with %s: %v", addr, err)}
+				}
+				nc = tc
+			}
+			cancel()
 			return nc, nil
 		}
+		cancel()
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, fmt.Errorf("--coordinator %s: %w", addr, err)
 		}

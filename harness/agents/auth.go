@@ -171,7 +171,8 @@ func (h *Hub) authenticate(c *conn) (int, error) {
 
 // CoordinatorAuthError is a coordinator that did not prove it holds the
 // agent's token (another token, or not a ceiling coordinator at all), or
-// that refused the agent's proof: the agent gives up rather than redial.
+// that refused the agent's proof, or (with TLS) whose certificate did
+// not verify or that refused ours: the agent gives up rather than redial.
 type CoordinatorAuthError struct{ Reason string }
 
 func (e *CoordinatorAuthError) Error() string { return "authentication: " + e.Reason }

@@ -103,7 +103,7 @@ func (p *rawPeer) rest() string {
 func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
-	h, err := NewHub("127.0.0.1:0", 1, testToken, &log)
+	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
 // from 17 MB to 1 GB), and a connection over the cap is closed unread.
 func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 	var log syncBuf
-	h, err := NewHub("127.0.0.1:0", 1, testToken, &log)
+	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func Listen(addr string, plan Plan, token Token) (*Coordinator, error) {
 	if plan.Agents < 1 {
 		return nil, fmt.Errorf("agents: %d agents", plan.Agents)
 	}
-	h, err := NewHub(addr, plan.Agents, token, plan.Log)
+	h, err := NewHub(addr, plan.Agents, token, plan.Log, nil)
 	if err != nil {
 		return nil, err
 	}

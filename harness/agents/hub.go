@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -46,8 +47,9 @@ type idleSession struct {
 }
 
 // NewHub listens on addr for the agents 0..n-1 of a sweep, who must
-// prove they hold token.
-func NewHub(addr string, n int, token Token, log io.Writer) (*Hub, error) {
+// prove they hold token; with tlsConf (TLSFiles.ServerConfig) every
+// connection is TLS first, and the token's proof runs inside it.
+func NewHub(addr string, n int, token Token, log io.Writer, tlsConf *tls.Config) (*Hub, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("agents: %d agents", n)
 	}
@@ -60,6 +62,11 @@ func NewHub(addr string, n int, token Token, log io.Writer) (*Hub, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if tlsConf != nil {
+		// The handshake runs on the first read, under authenticate's
+		// deadline and within MaxPending, like the token's proof.
+		ln = tls.NewListener(ln, tlsConf)
 	}
 	h := &Hub{ln: ln, n: n, token: token, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1)}
 	h.wg.Add(1)
@@ -124,7 +131,11 @@ func (h *Hub) accept() {
 			nc.Close()
 			continue
 		}
-		if tc, ok := nc.(*net.TCPConn); ok {
+		raw := nc
+		if tc, ok := nc.(*tls.Conn); ok {
+			raw = tc.NetConn()
+		}
+		if tc, ok := raw.(*net.TCPConn); ok {
 			_ = tc.SetNoDelay(true)
 		}
 		c := newConn(nc)

@@ -16,7 +16,7 @@ import (
 func TestHubServesPoints(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
-	h, err := NewHub("127.0.0.1:0", 2, testToken, &log)
+	h, err := NewHub("127.0.0.1:0", 2, testToken, &log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

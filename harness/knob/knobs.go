@@ -233,6 +233,24 @@ var Knobs = []Knob{
 		Parse: stringParse(func(o *Options) *string { return &o.AgentsTokenFile }),
 		Get:   func(o *Options) string { return o.AgentsTokenFile },
 	},
+	{
+		Env: "AGENTS_TLS_CERT", Flag: "agents-tls-cert", Arg: "FILE", Default: "unset: no TLS",
+		Help:  "with AGENTS_LISTEN, mutual TLS around the token's proof: the coordinator's certificate (PEM), for the address the agents dial; with AGENTS_TLS_KEY and AGENTS_TLS_CA, all three or none (docs/agents.md, \"Mutual TLS\")",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSCert }),
+		Get:   func(o *Options) string { return o.AgentsTLSCert },
+	},
+	{
+		Env: "AGENTS_TLS_KEY", Flag: "agents-tls-key", Arg: "FILE", Default: "unset",
+		Help:  "the private key (PEM) of AGENTS_TLS_CERT",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSKey }),
+		Get:   func(o *Options) string { return o.AgentsTLSKey },
+	},
+	{
+		Env: "AGENTS_TLS_CA", Flag: "agents-tls-ca", Arg: "FILE", Default: "unset",
+		Help:  "the CA (PEM) that signed the agents' certificates: an agent without one is refused before it can say anything",
+		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSCA }),
+		Get:   func(o *Options) string { return o.AgentsTLSCA },
+	},
 	durationKnob("AGENTS_JOIN_TIMEOUT", "agents-join-timeout", "`60s` (with AGENTS_LISTEN: `2m`)", "how long a point waits for every agent to join and be ready; the point fails naming the missing agents",
 		func(o *Options) *time.Duration { return &o.AgentsJoinTimeout }, false),
 	func() Knob {

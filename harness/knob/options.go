@@ -80,6 +80,10 @@ type Options struct {
 	// (AGENTS_TOKEN_FILE) into it.
 	AgentsToken     agents.Token
 	AgentsTokenFile string
+	// AgentsTLSCert, AgentsTLSKey and AgentsTLSCA are AGENTS_TLS_CERT,
+	// _KEY and _CA: the coordinator's certificate and key, and the CA
+	// that signed the agents' (mutual TLS; all three or none).
+	AgentsTLSCert, AgentsTLSKey, AgentsTLSCA string
 	// AgentsJoinTimeout is AGENTS_JOIN_TIMEOUT: how long a point waits for
 	// every agent to join and be ready (0: 60 s, 2 min with AgentsListen).
 	AgentsJoinTimeout time.Duration
