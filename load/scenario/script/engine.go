@@ -469,12 +469,38 @@ type statusError struct{ code int }
 
 func (e statusError) Error() string { return "HTTP status " + strconv.Itoa(e.code) }
 
+// bodyError is a response body that http.errors matched: the send
+// failed whatever the status said.
+type bodyError struct{ reason string }
+
+func (e bodyError) Error() string { return "HTTP response body: " + e.reason }
+
 func httpReason(err error) string {
 	var se statusError
 	if errors.As(err, &se) {
 		return "status_" + strconv.Itoa(se.code)
 	}
+	var be bodyError
+	if errors.As(err, &be) {
+		return be.reason
+	}
 	return "send_" + load.Reason(err)
+}
+
+// bodyFailed checks a response body against http.errors: the error's
+// reason is server_<reason> (the value at its reason path, when short),
+// else server_error, as for a server's error message.
+func (s *Spec) bodyFailed(es *errorSpec, body []byte) error {
+	if es == nil || !s.matchDoc(&es.Match, body) {
+		return nil
+	}
+	r := "server_error"
+	if es.Reason != nil {
+		if v, ok := jsonscan.Lookup(body, es.Reason); ok {
+			r = "server_" + boundedReason(v)
+		}
+	}
+	return bodyError{r}
 }
 
 // post sends c.body as an HTTP send, signed when the send says so.
@@ -495,12 +521,16 @@ func (c *conn) post(sd *sendSpec) error {
 	if err != nil {
 		return err
 	}
+	var body []byte
+	if h.Errors != nil {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return statusError{resp.StatusCode}
 	}
-	return nil
+	return c.s.spec.bodyFailed(h.Errors, body)
 }
 
 // sign is the named signing function: HMAC-SHA256 of the body.

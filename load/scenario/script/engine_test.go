@@ -239,6 +239,29 @@ func TestChatHTTPPublish(t *testing.T) {
 	if k["say"].ErrorsByReason["status_401"] != k["say"].Sent || k["say"].Sent == 0 || k["heard"].Received != 0 {
 		t.Errorf("wrong key: %+v", k["say"])
 	}
+
+	// A server that refuses with 200 and an error body: without
+	// http.errors each refusal passes for a success (issue 22: soketi's
+	// 100 rejected publishes read "errors: 0"); with it, each is an error
+	// named by the body's code.
+	lenient := startChat(t, &chatServer{key: "k3y", okOnBadSig: true})
+	withErrors := func(f string) string {
+		return strings.Replace(publisher(f), `"prefix": "sha256="}},`, `"prefix": "sha256="}, "errors": {"match": {"code": 401}, "reason": "code"}},`, 1)
+	}
+	s, _ = run(t, chatFile, lenient.url, withErrors, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
+	k = s.Kinds()
+	if k["say"].Sent == 0 || k["say"].ErrorsByReason["server_401"] != k["say"].Sent || k["heard"].Received != 0 {
+		t.Errorf("200 with an error body: say %+v, want every send an error server_401", k["say"])
+	}
+	s, _ = run(t, chatFile, lenient.url, publisher, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
+	if say := s.Kinds()["say"]; say.Sent == 0 || len(say.ErrorsByReason) != 0 {
+		t.Errorf("without http.errors: say %+v, want the refusals unseen (what http.errors is for)", say)
+	}
+	t.Setenv("CHAT_TEST_KEY", "k3y")
+	s, _ = run(t, chatFile, lenient.url, withErrors, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
+	if say := s.Kinds()["say"]; say.Sent == 0 || len(say.ErrorsByReason) != 0 {
+		t.Errorf("the right key with http.errors: say %+v, want no error", say)
+	}
 }
 
 // TestChatHandshakeFail: a fail match during the handshake fails the

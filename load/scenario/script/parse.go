@@ -198,20 +198,28 @@ func (p *parser) file(n node) error {
 		}
 	}
 	if n, ok := o.get("errors"); ok {
-		eo, err := n.object("match", "reason")
-		if err != nil {
+		if s.Errors, err = p.errors(n); err != nil {
 			return err
 		}
-		es := &errorSpec{}
-		if es.Match, err = p.matcher(eo, "match", true); err != nil {
-			return err
-		}
-		if es.Reason, err = pathField(eo, "reason"); err != nil {
-			return err
-		}
-		s.Errors = es
 	}
 	return nil
+}
+
+// errors parses an "errors" object: {"match": MATCH, "reason": PATH}, of
+// the server's messages (top level) or of an HTTP send's response bodies.
+func (p *parser) errors(n node) (*errorSpec, error) {
+	eo, err := n.object("match", "reason")
+	if err != nil {
+		return nil, err
+	}
+	es := &errorSpec{}
+	if es.Match, err = p.matcher(eo, "match", true); err != nil {
+		return nil, err
+	}
+	if es.Reason, err = pathField(eo, "reason"); err != nil {
+		return nil, err
+	}
+	return es, nil
 }
 
 func (p *parser) connect(o *object) error {

@@ -203,7 +203,7 @@ func (p *parser) closedLoop(sd *sendSpec, cn node) error {
 }
 
 func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
-	ho, err := n.object("method", "url", "headers", "sign")
+	ho, err := n.object("method", "url", "headers", "sign", "errors")
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +228,11 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 	}
 	if h.Headers, err = headers(ho, "headers", allowed); err != nil {
 		return nil, err
+	}
+	if en, ok := ho.get("errors"); ok {
+		if h.Errors, err = p.errors(en); err != nil {
+			return nil, err
+		}
 	}
 	if sn, ok := ho.get("sign"); ok {
 		so, err := sn.object("sign", "key_env", "header", "encoding", "prefix")

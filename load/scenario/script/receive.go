@@ -43,6 +43,22 @@ func (c *conn) match(m *matcher, msg []byte) bool {
 	return true
 }
 
+// matchDoc is match for a document outside a connection's message cache
+// (an HTTP response body).
+func (s *Spec) matchDoc(m *matcher, doc []byte) bool {
+	if m.empty {
+		return isEmptyObject(doc)
+	}
+	for i := range m.fields {
+		f := &m.fields[i]
+		v, ok := jsonscan.Lookup(doc, s.paths[f.path])
+		if !ok || !jsonscan.ValueEqual(v, f.want) {
+			return false
+		}
+	}
+	return true
+}
+
 // answerFor renders the automatic answer to msg into c.answer (reused), or
 // returns nil.
 func (c *conn) answerFor(msg []byte) []byte {

@@ -95,6 +95,9 @@ type httpSpec struct {
 	URL     *Template
 	Headers []header
 	Sign    *signSpec
+	// Errors are response bodies that mean the send failed, whatever
+	// the status: a server that answers 200 with {"code":401} refused it.
+	Errors *errorSpec
 }
 
 type signSpec struct {

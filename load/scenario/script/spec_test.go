@@ -88,6 +88,8 @@ func TestParseErrors(t *testing.T) {
 		{"handshake step empty", `[{"send": {"op": "hello", "id": "{client}"}, "await": {"op": "welcome"}}]`, `[{}]`, `connect.handshake[0]: a step needs send, await or both`},
 		{"timeout type", `"url": "{url}/ws",`, `"url": "{url}/ws", "timeout_ms": 1.5,`, `connect.timeout_ms: want an integer`},
 		{"ignore with ts", `"type": "ack", "of": "say", "id": "n"`, `"type": "ignore", "ts": "t"`, `receives[1].ts: an ignore kind only counts`},
+		{"http errors without match", `"rate": 5,`, `"rate": 5, "http": {"url": "{http_url}/x", "errors": {"reason": "code"}},`, `roles[0].sends[0].http.errors.match`},
+		{"http errors unknown field", `"rate": 5,`, `"rate": 5, "http": {"url": "{http_url}/x", "errors": {"match": {"code": 401}, "status": 200}},`, `roles[0].sends[0].http.errors`},
 		{"http sign unknown function", `"rate": 5,`, `"rate": 5, "http": {"url": "{http_url}/x", "sign": {"sign": "md5", "key_env": "K", "header": "X-Sig"}},`, `roles[0].sends[0].http.sign.sign: "md5": the signing functions are: hmac_sha256`},
 		{"http url variable", `"rate": 5,`, `"rate": 5, "http": {"url": "{url}/x"},`, `roles[0].sends[0].http.url: unknown variable {url}`},
 		{"foreign host", `"{url}/ws"`, `"ws://collector.example:80/ws"`, `connect.url: "ws://collector.example:80/ws" must start with {url}`},
