@@ -236,10 +236,6 @@ func TestCentrifugoScenario(t *testing.T) {
 	if math.Abs(*rel.DeliveredPct-want) > 0.01 {
 		t.Errorf("pub.delivered_pct = %v, want 100 x received/expected = %v", *rel.DeliveredPct, want)
 	}
-	// Centrifugo may join queued pushes into one frame (newline-delimited
-	// JSON); the engine reads one JSON message per frame, so a busy machine
-	// can lose some (10% at 60 connections on a machine with every CPU
-	// busy, docs/scenarios.md). Half lost is a broken file or server.
 	// Centrifugo joins queued pushes into one frame, one per line; with
 	// connect.split every one of them counts, so at this low rate all
 	// arrive (an engine reading one message per frame lost 10% and more).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -12,7 +13,9 @@ import (
 	"hash/maphash"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -496,7 +499,7 @@ func (s *Spec) bodyFailed(es *errorSpec, body []byte) error {
 	}
 	r := "server_error"
 	if es.Reason != nil {
-		if v, ok := jsonscan.Lookup(body, es.Reason); ok {
+		if v, ok := lookup(body, es.Reason); ok {
 			r = "server_" + boundedReason(v)
 		}
 	}
@@ -506,7 +509,11 @@ func (s *Spec) bodyFailed(es *errorSpec, body []byte) error {
 // post sends c.body as an HTTP send, signed when the send says so.
 func (c *conn) post(sd *sendSpec) error {
 	h := sd.HTTP
-	req, err := http.NewRequestWithContext(c.s.reqCtx, h.Method, h.URL.String(&c.vs), bytes.NewReader(c.body))
+	rawURL, sig, err := h.render(&c.vs, c.body, c.s.keys, time.Now().Unix())
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(c.s.reqCtx, h.Method, rawURL, bytes.NewReader(c.body))
 	if err != nil {
 		return err
 	}
@@ -514,8 +521,8 @@ func (c *conn) post(sd *sendSpec) error {
 	for _, hd := range h.Headers {
 		req.Header.Set(hd.name, hd.value.String(&c.vs))
 	}
-	if sg := h.Sign; sg != nil {
-		req.Header.Set(sg.Header, sign(sg, c.s.keys[sg.KeyEnv], c.body))
+	if sg := h.Sign; sg != nil && sg.Header != "" {
+		req.Header.Set(sg.Header, sig)
 	}
 	resp, err := c.s.httpc.Do(req)
 	if err != nil {
@@ -533,10 +540,95 @@ func (c *conn) post(sd *sendSpec) error {
 	return c.s.spec.bodyFailed(h.Errors, body)
 }
 
-// sign is the named signing function: HMAC-SHA256 of the body.
-func sign(sg *signSpec, key, body []byte) string {
+// render is an HTTP send's URL for body at the Unix second unixS, with
+// the variables its templates name set in vs ({unix_s}, {body_md5},
+// {body_sha256}; for a signing string also {method}, {path}, {query},
+// {query_escaped}), and its signature (prefix included) when it signs:
+// already in the URL when it goes in a query parameter, else for the
+// caller's header.
+func (h *httpSpec) render(vs *vars, body []byte, keys map[string][]byte, unixS int64) (rawURL, sig string, err error) {
+	if h.uses[varUnixS] {
+		vs.ints[varUnixS] = unixS
+	}
+	if h.uses[varBodyMD5] {
+		sum := md5.Sum(body)
+		vs.strs[varBodyMD5] = hex.AppendEncode(vs.strs[varBodyMD5][:0], sum[:])
+	}
+	if h.uses[varBodySHA256] {
+		sum := sha256.Sum256(body)
+		vs.strs[varBodySHA256] = hex.AppendEncode(vs.strs[varBodySHA256][:0], sum[:])
+	}
+	rawURL = h.URL.String(vs)
+	sg := h.Sign
+	if sg == nil {
+		return rawURL, "", nil
+	}
+	if sg.String == nil && sg.Query == "" {
+		return rawURL, sign(sg, keys[sg.KeyEnv], body), nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", "", err
+	}
+	q := u.Query()
+	if sg.Query != "" {
+		q.Del(sg.Query) // never signed: it is what the signature goes in
+	}
+	toSign := body
+	if sg.String != nil {
+		vs.strs[varMethod] = append(vs.strs[varMethod][:0], h.Method...)
+		vs.strs[varPath] = append(vs.strs[varPath][:0], u.Path...)
+		vs.strs[varQuery] = canonicalQuery(vs.strs[varQuery][:0], q, false)
+		vs.strs[varQueryEscaped] = canonicalQuery(vs.strs[varQueryEscaped][:0], q, true)
+		toSign = sg.String.Append(nil, vs)
+	}
+	sig = sign(sg, keys[sg.KeyEnv], toSign)
+	if sg.Query == "" {
+		return rawURL, sig, nil
+	}
+	q.Set(sg.Query, sig)
+	u.RawQuery = q.Encode()
+	return u.String(), sig, nil
+}
+
+// canonicalQuery appends q's pairs sorted by key, then value, as k=v
+// joined with '&': raw (Pusher signs the values as they are), or with
+// keys and values escaped as RFC 3986 says (%20 for a space, as AWS's
+// canonical query string has them).
+func canonicalQuery(b []byte, q url.Values, escape bool) []byte {
+	type kv struct{ k, v string }
+	var pairs []kv
+	for k, vs := range q {
+		for _, v := range vs {
+			pairs = append(pairs, kv{k, v})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b kv) int {
+		if c := strings.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return strings.Compare(a.v, b.v)
+	})
+	esc := func(s string) string {
+		if !escape {
+			return s
+		}
+		return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
+	}
+	for i, p := range pairs {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = append(append(append(b, esc(p.k)...), '='), esc(p.v)...)
+	}
+	return b
+}
+
+// sign is the signing function: HMAC-SHA256 of data (the body, or the
+// rendered signing string), keyed by key, encoded, after the prefix.
+func sign(sg *signSpec, key, data []byte) string {
 	m := hmac.New(sha256.New, key)
-	m.Write(body)
+	m.Write(data)
 	sum := m.Sum(nil)
 	if sg.Encoding == "base64" {
 		return sg.Prefix + base64.StdEncoding.EncodeToString(sum)

@@ -155,7 +155,7 @@ func (p *parser) file(n node) error {
 	if err != nil {
 		return err
 	}
-	if s.ClientID, err = compileText(cid, varsClientID); err != nil {
+	if s.ClientID, err = compileTextEnv(cid, varsClientID); err != nil {
 		return o.child("client_id").errf("%v", err)
 	}
 	if err := p.connect(o); err != nil {
@@ -237,7 +237,7 @@ func (p *parser) connect(o *object) error {
 	}
 	if u, err := co.str("url", "{url}", false); err != nil {
 		return err
-	} else if s.Connect.URL, err = compileText(u, varsConnURL); err != nil {
+	} else if s.Connect.URL, err = compileTextEnv(u, varsConnURL); err != nil {
 		return co.child("url").errf("%v", err)
 	} else if err := underBase(u, "{url}"); err != nil {
 		return co.child("url").errf("%v", err)
@@ -355,16 +355,7 @@ func headers(o *object, key string, allowed []int) ([]header, error) {
 	}
 	var hs []header
 	for _, k := range keys {
-		v, err := expandEnv(m[k])
-		if err != nil {
-			return nil, n.child(k).errf("%v", err)
-		}
-		// Checked as written, so an error never quotes a value read from
-		// the environment.
-		if _, err := compileText(envPattern.ReplaceAllString(m[k], "x"), allowed); err != nil {
-			return nil, n.child(k).errf("%v", err)
-		}
-		t, err := compileText(v, allowed)
+		t, err := compileTextEnv(m[k], allowed)
 		if err != nil {
 			return nil, n.child(k).errf("%v", err)
 		}
@@ -481,7 +472,22 @@ func (p *parser) sweep(n node) error {
 
 var envPattern = regexp.MustCompile(`\{env:[^}]*\}`)
 
-// expandEnv replaces every {env:NAME} of a header value with the variable's
+// compileTextEnv is compileText after expandEnv: a text template's
+// {env:NAME} are read once, when the file is read. It is checked as
+// written first, so that an error never quotes a value read from the
+// environment.
+func compileTextEnv(s string, allowed []int) (*Template, error) {
+	if _, err := compileText(envPattern.ReplaceAllString(s, "x"), allowed); err != nil {
+		return nil, err
+	}
+	v, err := expandEnv(s)
+	if err != nil {
+		return nil, err
+	}
+	return compileText(v, allowed)
+}
+
+// expandEnv replaces every {env:NAME} of a template with the variable's
 // value, read once when the file is read, so a key stays out of the file.
 // An unset variable is an error naming it (never its value). Name it like
 // a secret (..._KEY, ..._TOKEN) and the sweep redacts its value from all

@@ -199,9 +199,14 @@ func splitPath(n node, s string) ([]string, error) {
 		return nil, n.errf("empty field path")
 	}
 	parts := strings.Split(s, ".")
-	for _, p := range parts {
+	for i, p := range parts {
 		if p == "" {
 			return nil, n.errf("%q: empty element in field path", s)
+		}
+		if key, ok := strings.CutSuffix(p, jsonString); ok {
+			if key == "" || i == len(parts)-1 {
+				return nil, n.errf("%q: %s follows a field whose value is a JSON string, and comes before the path inside it (data%s.ts)", s, jsonString, jsonString)
+			}
 		}
 	}
 	return parts, nil

@@ -2,6 +2,7 @@ package script
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -109,7 +110,7 @@ func (p *parser) roleSends(r *roleSpec, n node) error {
 		if id, err := so.str("id", "", false); err != nil {
 			return err
 		} else if id != "" {
-			if sd.ID, err = compileText(id, varsID); err != nil {
+			if sd.ID, err = compileTextEnv(id, varsID); err != nil {
 				return so.child("id").errf("%v", err)
 			}
 		}
@@ -220,7 +221,7 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.URL, err = compileText(u, allowed); err != nil {
+	if h.URL, err = compileTextEnv(u, allowed); err != nil {
 		return nil, ho.child("url").errf("%v", err)
 	}
 	if err := underBase(u, "{http_url}"); err != nil {
@@ -235,7 +236,7 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 		}
 	}
 	if sn, ok := ho.get("sign"); ok {
-		so, err := sn.object("sign", "key_env", "header", "encoding", "prefix")
+		so, err := sn.object("sign", "key_env", "header", "query", "string", "encoding", "prefix")
 		if err != nil {
 			return nil, err
 		}
@@ -252,8 +253,27 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 		if sg.KeyEnv == "" {
 			return nil, so.child("key_env").errf("name the environment variable holding the key")
 		}
-		if sg.Header, err = so.str("header", "", true); err != nil {
+		if sg.Header, err = so.str("header", "", false); err != nil {
 			return nil, err
+		}
+		if sg.Query, err = so.str("query", "", false); err != nil {
+			return nil, err
+		}
+		if (sg.Header == "") == (sg.Query == "") {
+			return nil, sn.errf("give header (the signature in a request header) or query (in a query parameter), one of them")
+		}
+		if so.has("string") {
+			text, err := so.str("string", "", true)
+			if err != nil {
+				return nil, err
+			}
+			signVars := varsSign
+			if !slices.Contains(allowed, varID) {
+				signVars = varsSign[:len(varsSign)-1] // {id} is last: only with an id
+			}
+			if sg.String, err = compileTextEnv(text, signVars); err != nil {
+				return nil, so.child("string").errf("%v", err)
+			}
 		}
 		if sg.Encoding, err = so.str("encoding", "hex", false); err != nil {
 			return nil, err
@@ -265,6 +285,12 @@ func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
 			return nil, err
 		}
 		h.Sign = sg
+	}
+	for v := range numVars {
+		h.uses[v] = h.URL.Uses(v) || h.Sign != nil && h.Sign.String.Uses(v)
+		for _, hd := range h.Headers {
+			h.uses[v] = h.uses[v] || hd.value.Uses(v)
+		}
 	}
 	return h, nil
 }

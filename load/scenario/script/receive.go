@@ -2,6 +2,8 @@ package script
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 
 	"github.com/ceiling-bench/ceiling/internal/jsonscan"
 	"github.com/ceiling-bench/ceiling/load"
@@ -23,7 +25,7 @@ func (c *conn) resetCache() {
 func (c *conn) lookup(msg []byte, p int) ([]byte, bool) {
 	e := &c.cache[p]
 	if !e.looked {
-		e.val, e.ok = jsonscan.Lookup(msg, c.s.spec.paths[p])
+		e.val, e.ok = lookup(msg, c.s.spec.paths[p])
 		e.looked = true
 	}
 	return e.val, e.ok
@@ -43,6 +45,33 @@ func (c *conn) match(m *matcher, msg []byte) bool {
 	return true
 }
 
+// jsonString marks a field path's element whose value is a JSON string
+// holding a document of its own, which the rest of the path reads:
+// Pusher's "data@json.ts" is the ts inside the string at data.
+const jsonString = "@json"
+
+// lookup is jsonscan.Lookup, but for a path through a JSON string
+// (jsonString): that string is decoded and the rest of the path looked up
+// in it. Only such a path allocates.
+func lookup(doc []byte, path []string) ([]byte, bool) {
+	for i, p := range path {
+		key, ok := strings.CutSuffix(p, jsonString)
+		if !ok {
+			continue
+		}
+		v, ok := jsonscan.Lookup(doc, append(path[:i:i], key))
+		if !ok || len(v) == 0 || v[0] != '"' {
+			return nil, false
+		}
+		var inner string
+		if json.Unmarshal(v, &inner) != nil {
+			return nil, false
+		}
+		return lookup([]byte(inner), path[i+1:])
+	}
+	return jsonscan.Lookup(doc, path)
+}
+
 // matchDoc is match for a document outside a connection's message cache
 // (an HTTP response body).
 func (s *Spec) matchDoc(m *matcher, doc []byte) bool {
@@ -51,7 +80,7 @@ func (s *Spec) matchDoc(m *matcher, doc []byte) bool {
 	}
 	for i := range m.fields {
 		f := &m.fields[i]
-		v, ok := jsonscan.Lookup(doc, s.paths[f.path])
+		v, ok := lookup(doc, s.paths[f.path])
 		if !ok || !jsonscan.ValueEqual(v, f.want) {
 			return false
 		}
@@ -159,7 +188,7 @@ func (c *conn) countError(k int, reason string, in bool) {
 
 // takeID removes the send awaiting an ack with the id at path, if any.
 func (c *conn) takeID(msg []byte, path []string) (idEntry, bool) {
-	v, _ := jsonscan.Lookup(msg, path)
+	v, _ := lookup(msg, path)
 	return c.takeRawID(v)
 }
 
@@ -205,7 +234,7 @@ func (c *conn) serverError(msg []byte, now int64) {
 	}
 	var v []byte
 	if p := c.s.spec.Errors.Reason; p != nil {
-		v, _ = jsonscan.Lookup(msg, p)
+		v, _ = lookup(msg, p)
 	}
 	sh := c.sh
 	sh.lock()
@@ -265,7 +294,7 @@ func (c *conn) extract(r *recvSpec, msg []byte) {
 	for f, p := range [numFields][]string{r.TS, r.Sender, r.Version, r.ID} {
 		c.fields[f] = nil
 		if p != nil {
-			c.fields[f], _ = jsonscan.Lookup(msg, p)
+			c.fields[f], _ = lookup(msg, p)
 		}
 	}
 }

@@ -19,24 +19,36 @@ import (
 func runRooms(t *testing.T, cfg refserver.Config, conns int) (*load.Result, map[string]*KindSummary) {
 	t.Helper()
 	srv := refservertest.Start(t, cfg)
-	c := load.DefaultConfig()
-	c.Scenario = Name
-	c.URL = "ws://" + srv.Addr
-	c.Connections = conns
-	c.WarmupNs = int64(300 * time.Millisecond)
-	c.DurationNs = int64(time.Second)
-	c.Params = &Params{File: roomsFile}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := load.Run(ctx, c, load.Options{})
+	res, kinds, err := loadFile(t, "ws://"+srv.Addr, roomsFile, conns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kinds map[string]*KindSummary
-	if ok, err := res.Summary.Block(BlockKinds, &kinds); !ok || err != nil {
-		t.Fatalf("summary.kinds: %v %v", ok, err)
-	}
 	return res, kinds
+}
+
+// loadFile runs a scenario file through load.Run against url, 1 s after
+// 300 ms of warm-up: the result, its summary.kinds, and load.Run's error
+// (the result may come with one).
+func loadFile(t *testing.T, url, file string, conns int) (*load.Result, map[string]*KindSummary, error) {
+	t.Helper()
+	c := load.DefaultConfig()
+	c.Scenario = Name
+	c.URL = url
+	c.Connections = conns
+	c.WarmupNs = int64(300 * time.Millisecond)
+	c.DurationNs = int64(time.Second)
+	c.Params = &Params{File: file}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := load.Run(ctx, c, load.Options{})
+	if res == nil {
+		t.Fatalf("no result: %v", err)
+	}
+	var kinds map[string]*KindSummary
+	if ok, berr := res.Summary.Block(BlockKinds, &kinds); !ok || berr != nil {
+		t.Fatalf("summary.kinds: %v %v (run: %v)", ok, berr, err)
+	}
+	return res, kinds, err
 }
 
 // TestRoomsRefserver: the rooms file against refserver's /rooms: 20 users

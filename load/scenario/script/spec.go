@@ -98,12 +98,17 @@ type httpSpec struct {
 	// Errors are response bodies that mean the send failed, whatever
 	// the status: a server that answers 200 with {"code":401} refused it.
 	Errors *errorSpec
+	// uses are the variables its URL, headers and signing string name.
+	uses [numVars]bool
 }
 
 type signSpec struct {
-	Func     string
-	KeyEnv   string
-	Header   string
+	Func   string
+	KeyEnv string
+	// Header or Query (one of them) receives prefix + the signature.
+	Header, Query string
+	// String is the string to sign; nil: the body.
+	String   *Template
 	Encoding string
 	Prefix   string
 	path     string // JSON path of key_env, for errors

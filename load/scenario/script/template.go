@@ -25,13 +25,23 @@ const (
 	varID
 	varURL
 	varHTTPURL
+	// An HTTP send's request, for its URL, headers and signing string.
+	varUnixS      // the wall clock in Unix seconds when the request is made
+	varBodyMD5    // lowercase hex MD5 of the body
+	varBodySHA256 // lowercase hex SHA-256 of the body
+	// The signing string's only: the request as it goes out.
+	varMethod       // POST, PUT or PATCH
+	varPath         // the URL's path
+	varQuery        // its query: pairs sorted by key then value, k=v, raw, joined with &
+	varQueryEscaped // the same, keys and values URL-escaped
 	numVars
 )
 
-var varNames = [numVars]string{"room", "conn", "role", "client", "seq", "ts_ns", "payload", "id", "url", "http_url"}
+var varNames = [numVars]string{"room", "conn", "role", "client", "seq", "ts_ns", "payload", "id", "url", "http_url",
+	"unix_s", "body_md5", "body_sha256", "method", "path", "query", "query_escaped"}
 
 // varInt marks the variables whose value is an integer.
-var varInt = [numVars]bool{varRoom: true, varConn: true, varSeq: true, varTsNs: true}
+var varInt = [numVars]bool{varRoom: true, varConn: true, varSeq: true, varTsNs: true, varUnixS: true}
 
 func varByName(name string) int {
 	for i, n := range varNames {
@@ -48,7 +58,9 @@ var (
 	varsClientID = []int{varRoom, varConn, varRole}
 	varsID       = []int{varRoom, varConn, varRole, varClient, varSeq}
 	varsMessage  = []int{varRoom, varConn, varRole, varClient, varSeq, varTsNs, varPayload}
-	varsHTTP     = []int{varHTTPURL, varRoom, varConn, varRole, varClient, varSeq, varID}
+	varsHTTP     = []int{varHTTPURL, varRoom, varConn, varRole, varClient, varSeq, varUnixS, varBodyMD5, varBodySHA256, varID}
+	// varsSign are a signing string's: an HTTP send's, and the request.
+	varsSign = []int{varRoom, varConn, varRole, varClient, varSeq, varUnixS, varBodyMD5, varBodySHA256, varMethod, varPath, varQuery, varQueryEscaped, varID}
 )
 
 // segment kinds
@@ -225,6 +237,18 @@ func compileJSON(raw json.RawMessage, allowed []int) (*Template, error) {
 		if !strings.ContainsAny(s, "{}") {
 			lit = append(lit, tok...)
 			continue
+		}
+		if strings.Contains(s, "{env:") {
+			// Checked as written (an error never quotes the value), then
+			// read once, now.
+			if _, err := parsePlaceholders(envPattern.ReplaceAllString(s, "x"), allowed); err != nil {
+				return nil, err
+			}
+			v, err := expandEnv(s)
+			if err != nil {
+				return nil, err
+			}
+			s = v
 		}
 		segs, err := parsePlaceholders(s, allowed)
 		if err != nil {
