@@ -78,7 +78,13 @@ func signed(v float64) string {
 
 // ciPct writes an interval of changes: "−15.0 … −9.8 %".
 func ciPct(lo, hi float64) string {
-	return signed(lo) + nbsp + "…" + nbsp + signed(hi) + nbsp + "%"
+	return ciRange(lo, hi) + nbsp + "%"
+}
+
+// ciRange is an interval of percentages without the unit, where a column
+// header or the change above it says it.
+func ciRange(lo, hi float64) string {
+	return signed(lo) + nbsp + "…" + nbsp + signed(hi)
 }
 
 func pctAbs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + nbsp + "%" }

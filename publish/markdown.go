@@ -388,8 +388,13 @@ func alphaWords(s *result.Comparison) string {
 func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	conf := confidence(c.Stats.Confidence)
-	p("| batch | conns | base msg/s | head msg/s | change (%s CI) | p | pairs | detectable | verdict | p99 |\n", conf)
-	p("|---:|---:|---:|---:|:---|---:|:---|:---|:---|:---|\n")
+	// Ten columns once needed 771 px of GitHub's 748 px comment column
+	// (issue 22): batch and connections share a column, the pairs are in
+	// p's cell, the interval is under the change, and each cell's widest
+	// unbreakable part is kept short
+	// (TestCommentTablesFitGitHubColumn lays them out in Chromium).
+	p("| batch × conns | base msg/s | head msg/s | change (%s CI) | p (pairs) | could detect | verdict | p99 |\n", conf)
+	p("|---:|---:|---:|:---|---:|:---|:---|:---|\n")
 	for _, r := range c.Rows {
 		batch := strconv.Itoa(r.Batch)
 		if r.Batch == c.Headline.Batch && r.Connections == c.Headline.Connections {
@@ -397,19 +402,19 @@ func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 		}
 		change := signedPct(r.DeltaPct)
 		if r.CILowPct != nil && r.CIHighPct != nil {
-			change += " (" + ciPct(*r.CILowPct, *r.CIHighPct) + ")"
+			change += "<br>(" + ciRange(*r.CILowPct, *r.CIHighPct) + ")"
 		}
 		detect := "none"
 		if r.MDCPct != nil {
 			detect = "±" + pctAbs(*r.MDCPct)
 		}
-		p("| %s | %d | %s | %s | %s | %s | %d | %s | %s %s | %s |\n", batch, r.Connections,
+		p("| %s × %d | %s | %s | %s | %s (%d) | %s | %s %s | %s |\n", batch, r.Connections,
 			medianCell(r.Base), medianCell(r.Head), change, pvalOrNA(r.PValue), r.NPairs, detect, rowIcon(r), verdictWord(r), p99Cell(r))
 	}
 	p("\n")
 	marks := []string{fmt.Sprintf("**Bold** batch: the headline, the only point that gates (`--fail-on slower`); the others are reported, uncorrected for multiple comparisons. "+
 		"Medians of each arm's clean repeats. The verdict is paired: each block is a base and a head repeat run back to back, change = the Hodges-Lehmann estimate of head/base over the blocks with both arms clean (pairs), with its %s confidence interval; p: two-sided Wilcoxon signed-rank test. "+
-		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *detectable* is the change the test would have seen with 80%% power; p99: the same test on each block's p99, shown as information: it is not corrected for testing 2 metrics at every batch size, and it never gates.",
+		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *could detect* is the change the test would have seen with 80%% power; p99: the same test on each block's p99, shown as information: it is not corrected for testing 2 metrics at every batch size, and it never gates.",
 		conf, strconv.FormatFloat(c.Stats.Alpha, 'g', -1, 64))}
 	if anyRow(c.Rows, func(s *Side) bool { return s.LowerBound }) {
 		marks = append(marks, "† generator-capped in at least one repeat: that arm's median is a lower bound on the server's throughput.")

@@ -69,7 +69,9 @@ func renderRuns(b *strings.Builder, c *Comparison) {
 		}
 		p("| %s |%s\n", label, joinCells(cells))
 	}
-	row("git ref", func(r *result.Result) string { return text(r.Meta.GitRef) })
+	// Abbreviated: two 40-hex refs side by side were wider than GitHub's
+	// comment column; the document keeps the full one.
+	row("git ref", func(r *result.Result) string { return text(shortRef(r.Meta.GitRef)) })
 	row("regime", func(r *result.Result) string { return text(r.Regime) })
 	row("runner", func(r *result.Result) string {
 		rn := r.Meta.Runner
