@@ -395,9 +395,14 @@ func (c *Comparison) runAlerts() {
 		if run.r.Partial {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: the sweep was interrupted; only the %d points that finished are here.", run.name, len(run.r.Curve)))})
 		}
-		bad, unclean, n := troubled(run.r)
+		bad, contended, unclean, n, first := troubled(run.r)
 		if bad > 0 {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: %d of %d points had errors or failed; a figure taken with errors measures the failure, not the server.", run.name, bad, n))})
+		}
+		if contended > 0 {
+			// The example names the processes that took the CPUs: the
+			// machine's, so escaped as an argument.
+			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: %d of %d points were contended: their pinned CPUs were shared with other work (the first: %%s). A contended point is never clean, so it is neither a ceiling nor a compared repeat.", run.name, contended, n), first)})
 		}
 		if unclean > 0 {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: %d more points had no errors but were not clean (saturated, short of connections, lost some or measured nothing); they are not ceilings.", run.name, unclean))})
@@ -410,16 +415,27 @@ func (c *Comparison) runAlerts() {
 
 // troubled counts points with errors or a failed status, and the others
 // that are not clean.
-func troubled(r *result.Result) (bad, unclean, total int) {
+// troubled counts a run's points that had errors or failed, that were
+// contended (and the first one's contention in words), and that were not
+// clean for another reason.
+func troubled(r *result.Result) (bad, contended, unclean, total int, first string) {
 	for _, p := range r.Curve {
 		switch {
 		case p.Errors > 0 || p.Status != result.StatusOK:
 			bad++
+		case p.Contended:
+			if contended == 0 {
+				first = result.Contention(p.ServerCPU, p.GeneratorCPU)
+				if first == "" {
+					first = p.VerdictReason
+				}
+			}
+			contended++
 		case !p.Clean:
 			unclean++
 		}
 	}
-	return bad, unclean, len(r.Curve)
+	return bad, contended, unclean, len(r.Curve), first
 }
 
 func footnotes(c *Comparison, opts CompareOptions) []Note {

@@ -445,3 +445,36 @@ func TestUncleanPointsAlert(t *testing.T) {
 		t.Errorf("no alert %q in:\n%.800s", want, md)
 	}
 }
+
+// A contended point is named as one, with what contended it, in the
+// comment's warnings (issue 22: it read "saturated, short of connections,
+// lost some or measured nothing"); the process names come from the
+// machine, so they are escaped.
+func TestContendedPointsSaySo(t *testing.T) {
+	t.Parallel()
+	r := twoArmBounds(t)
+	marked := 0
+	for i := range r.Curve {
+		p := &r.Curve[i]
+		if p.Role != result.RoleSweep || !p.Clean {
+			continue
+		}
+		p.Clean, p.Contended = false, true
+		p.ServerCPU.Attribution = &result.Attribution{Foreign: 0.15, Tasks: []result.ForeignTask{{Comm: "hog<script>", Pid: 4242, Fraction: 0.15}}}
+		marked++
+	}
+	if marked == 0 {
+		t.Fatal("no clean sweep point to contend")
+	}
+	md := Render(mustCompare(t, nil, r, CompareOptions{}), RenderOptions{})
+	want := fmt.Sprintf("two-arm run: %d of %d points were contended: their pinned CPUs were shared with other work (the first: other processes took 15\\.0%% of the server CPUs", marked, len(r.Curve))
+	if !strings.Contains(md, want) || !strings.Contains(md, `hog&lt;script&gt; \(pid 4242\) 15%`) {
+		t.Errorf("the comment does not name the contention %q:\n%s", want, md)
+	}
+	if strings.Contains(md, "<script") {
+		t.Error("a process name went into the comment unescaped")
+	}
+	if strings.Contains(md, "short of connections") {
+		t.Error("contended points are still called saturated or short of connections")
+	}
+}
