@@ -34,3 +34,11 @@ func fmtDur(d time.Duration) string {
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
 }
+
+// PlanLine is the line the sweep prints before its first point: how many
+// points, of what, and the load time they hold for certain (warm-up plus
+// window each); each point's boot and stop come on top, which Progress's
+// ETA measures once a point is done.
+func PlanLine(w io.Writer, points int, parts string, load time.Duration) {
+	fmt.Fprintf(w, "plan: %d points (%s): %s of load, plus each point's boot and stop\n", points, parts, fmtDur(load))
+}

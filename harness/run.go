@@ -249,6 +249,10 @@ func (s *sweepRun) finish(runner *ProcRunner, r *Result, sweepErr error) error {
 	} else {
 		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
 	}
+	if line := result.OutcomeLine(r.Comparison); line != "" {
+		// Last, after the paths: what a person scrolling back looks for.
+		fmt.Fprintln(s.stdout, line)
+	}
 	return sweepErr
 }
 

@@ -106,6 +106,14 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 	if o.HeadroomProbe > 0 {
 		total++
 	}
+	n, how, extra := total-1, "on the ladder", "1 A-A repeat"
+	if o.Search == knob.SearchBisect {
+		how = "at most, chosen by bisection"
+	}
+	if o.HeadroomProbe > 0 {
+		n, extra = n-1, extra+", 1 headroom probe"
+	}
+	PlanLine(progress, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
 	start := time.Now()
 
 	run := func(i int, role string, k PointKey) (Point, Outcome, bool) {

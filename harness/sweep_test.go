@@ -73,6 +73,9 @@ func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
 	if r.Headline.ThroughputPerS != 180 || r.NoiseFloorPct == nil || *r.NoiseFloorPct != 0 {
 		t.Errorf("headline %+v, noise %v", r.Headline, r.NoiseFloorPct)
 	}
+	if !strings.HasPrefix(progress.String(), "plan: 4 points (3 on the ladder, 1 A-A repeat): ") {
+		t.Errorf("the progress does not open with the plan:\n%s", progress.String())
+	}
 	if !strings.Contains(progress.String(), "point 4/4: batch 10, 8 connections, rep 1 (A-A repeat)") {
 		t.Errorf("progress:\n%s", progress.String())
 	}

@@ -141,6 +141,8 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
 	total := len(first) + 2*o.CompareReps*len(o.BatchLadder)
+	load := time.Duration(len(first))*(o.Warmup+o.Duration) + time.Duration(2*o.CompareReps*len(o.BatchLadder))*(o.CompareWarmup+o.CompareDuration)
+	PlanLine(progress, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", len(first), o.CompareReps), load)
 	start := time.Now()
 
 	halves := Halves(&o.Options)

@@ -191,10 +191,16 @@ func TestSweepTwoArm(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table_twoarm.txt", table.Bytes())
-	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.00781, 8 pairs); could have detected ±", " cmp head", "gate: headline", "no A-A repeat in a two-arm sweep"} {
+	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.008, 8 pairs); could have detected ±", " cmp head", "gate: headline", "head's headline: ", "no A-A repeat in a two-arm sweep"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
+	}
+	if got, want := result.OutcomeLine(r.Comparison), "✗ slower at batch 10, 8 connections (change -20.0%, 95% CI -20.1 .. -19.7, p = 0.008, 8 pairs)"; got != want {
+		t.Errorf("outcome line %q, want %q", got, want)
+	}
+	if !strings.Contains(progress.String(), "plan: 40 points (a first pass of ") {
+		t.Errorf("no plan line up front:\n%s", progress.String())
 	}
 }
 

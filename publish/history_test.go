@@ -157,10 +157,16 @@ func TestHistoryTable(t *testing.T) {
 	}
 	goldenFile(t, "history_table.golden.txt", b.String())
 	out := b.String()
-	for _, want := range []string{"▲", "≥", "0f0f0f0f0f0f", "batch 1024", "regime changed"} {
+	for _, want := range []string{"▲", "≥", "0f0f0f0f0f0f", "batch 1024", "regime changed",
+		// The change column: against the series' entry before; past
+		// both floors (4.0% and 4.0%) marked, within them (2.5%) not.
+		"+7.1% *", "+3.0% ", "-22.3% *", "a move beyond both runs' A-A noise floors"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "+3.0% *") {
+		t.Errorf("a move within the noise floors is marked:\n%s", out)
 	}
 	b.Reset()
 	if err := WriteHistoryTable(&b, historyFixture(t), 2); err != nil {

@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -96,7 +97,28 @@ const (
 	markLowerBound = "≥"
 	markRegime     = "▲"
 	markPartial    = "~"
+	markMove       = "*"
 )
+
+// historyChange is an entry's headline against its series' entry before
+// it, and whether the move is beyond both entries' A-A noise floors; "—"
+// when there is nothing to compare with: the first of its series, a regime
+// change, a figure not measured, or a lower bound on either side (its
+// change says nothing about the server). It records r as its series' last.
+func historyChange(prev map[string]TrendRow, r TrendRow) (string, bool) {
+	key := r.Series()
+	p, ok := prev[key]
+	prev[key] = r
+	if !ok || r.RegimeChanged || p.Regime != r.Regime || p.ThroughputPerS <= 0 || r.ThroughputPerS <= 0 || p.LowerBound || r.LowerBound {
+		return "—", false
+	}
+	pct := (r.ThroughputPerS/p.ThroughputPerS - 1) * 100
+	cell := fmt.Sprintf("%+.1f%%", pct)
+	if p.NoiseFloorPct != nil && r.NoiseFloorPct != nil && math.Abs(pct) > math.Max(*p.NoiseFloorPct, *r.NoiseFloorPct) {
+		return cell + " " + markMove, true
+	}
+	return cell, false
+}
 
 // WriteHistoryTable writes the trend as a table for a terminal, oldest
 // first, the last `last` entries (all when last <= 0): commit, date, the
@@ -106,8 +128,16 @@ const (
 // so a hostile entry cannot move the cursor or colour the terminal.
 func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 	rows := Trend(h)
+	// The change is against each series' entry before, also one that
+	// --last leaves out.
+	changes, moved := make([]string, len(rows)), make([]bool, len(rows))
+	prev := map[string]TrendRow{}
+	for i, r := range rows {
+		changes[i], moved[i] = historyChange(prev, r)
+	}
 	if last > 0 && len(rows) > last {
-		rows = rows[len(rows)-last:]
+		cut := len(rows) - last
+		rows, changes, moved = rows[cut:], changes[cut:], moved[cut:]
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no history entries")
@@ -115,14 +145,14 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 	}
 	batches := TrendBatches(rows)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"commit", "date", "series", "headline msg/s", "conns", "p99"}
+	head := []string{"commit", "date", "series", "headline msg/s", "change", "conns", "p99"}
 	for _, b := range batches {
 		head = append(head, fmt.Sprintf("batch %d", b))
 	}
 	head = append(head, "floor", "verdict", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	var anyLB, anyRegime, anyPartial bool
-	for _, r := range rows {
+	var anyLB, anyRegime, anyPartial, anyMove bool
+	for i, r := range rows {
 		mark := ""
 		if r.RegimeChanged {
 			mark += markRegime + " "
@@ -141,11 +171,13 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 		if r.P99Ns <= 0 {
 			p99 = "—"
 		}
+		change := changes[i]
+		anyMove = anyMove || moved[i]
 		cells := []string{
 			termText(shortRef(r.GitRef)),
 			r.FinishedAt.UTC().Format("2006-01-02 15:04"),
 			termText(r.Series()),
-			headline, conns, p99,
+			headline, change, conns, p99,
 		}
 		anyLB = anyLB || r.LowerBound
 		for _, b := range batches {
@@ -196,6 +228,9 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 	}
 	if anyPartial {
 		fmt.Fprintln(w, markPartial+" partial: the sweep was interrupted")
+	}
+	if anyMove {
+		fmt.Fprintln(w, markMove+" a move beyond both runs' A-A noise floors: worth a look, though one A-A figure per run is no test (a pull request's two-arm comparison is)")
 	}
 	return nil
 }

@@ -55,9 +55,9 @@ func ComparedLine(p ComparedPoint, confidence float64) string {
 	if p.ChangePct != nil {
 		fmt.Fprintf(&b, ", %s", pctOr(p.ChangePct))
 		if p.CILowPct != nil && p.CIHighPct != nil {
-			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, %s)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), plural(p.NPairs, "pair"))
+			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, %s)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pPeople(p.PValue), plural(p.NPairs, "pair"))
 		} else {
-			fmt.Fprintf(&b, " (p = %s, %s)", pOr(p.PValue), plural(p.NPairs, "pair"))
+			fmt.Fprintf(&b, " (p = %s, %s)", pPeople(p.PValue), plural(p.NPairs, "pair"))
 		}
 	} else {
 		fmt.Fprintf(&b, " (%s)", plural(p.NPairs, "pair"))
@@ -107,4 +107,18 @@ func pOr(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3g", *v)
+}
+
+// pPeople is a p-value as the comment writes it, for the lines a person
+// reads: three decimals, "<0.001" below. (Reasons keep pOr's three
+// significant digits: they are part of the document, re-derived when it
+// is read.)
+func pPeople(v *float64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case *v < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", *v)
 }

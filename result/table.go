@@ -191,17 +191,21 @@ func writeCeilings(b *strings.Builder, r *Result) error {
 func writeHeadline(b *strings.Builder, r *Result) {
 	b.WriteString("\n")
 	h := r.Headline
+	label := "headline"
+	if r.Comparison != nil {
+		label = "head's headline" // the base arm's is not a headline
+	}
 	switch {
 	case h.Clean && r.Config.Objective != "":
-		fmt.Fprintf(b, "headline: %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
+		fmt.Fprintf(b, label+": %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
 			h.Connections, Rate(h.ThroughputPerS, h.LowerBound),
 			FormatLatency(h.LatencyNs.P99), verdictText(h.Verdict, h.LowerBound), h.Batch)
 	case h.Clean:
-		fmt.Fprintf(b, "headline: %s msg/s at batch %d, %d connections, p99 %s (%s)",
+		fmt.Fprintf(b, label+": %s msg/s at batch %d, %d connections, p99 %s (%s)",
 			Rate(h.ThroughputPerS, h.LowerBound), h.Batch, h.Connections,
 			FormatLatency(h.LatencyNs.P99), verdictText(h.Verdict, h.LowerBound))
 	default:
-		fmt.Fprintf(b, "headline: none: batch %d has no clean point (not publishable)", h.Batch)
+		fmt.Fprintf(b, label+": none: batch %d has no clean point (not publishable)", h.Batch)
 	}
 	switch {
 	case r.NoiseFloorPct != nil:
@@ -289,4 +293,29 @@ func writeSearchPaths(b *strings.Builder, r *Result) {
 			fmt.Fprintf(b, "  %s\n", strings.TrimPrefix(n, "SEARCH=bisect: "))
 		}
 	}
+}
+
+// OutcomeLine is a two-arm run's verdict in one line, the last the sweep
+// prints: ✓ when the headline's compared point is faster or within noise,
+// ✗ when it is slower or could not be concluded (the action's default
+// gate, fail-on slower,inconclusive), then the change and what it rests
+// on, written as the comparison's own line is. "" without a comparison.
+func OutcomeLine(c *Comparison) string {
+	if c == nil {
+		return ""
+	}
+	h := c.Headline
+	at := fmt.Sprintf("at batch %d, %d connections", h.Batch, h.Connections)
+	figs := "change " + pctOr(h.ChangePct)
+	if h.CILowPct != nil && h.CIHighPct != nil {
+		figs += fmt.Sprintf(", %.0f%% CI %s", c.Confidence*100, ciText(h.CILowPct, h.CIHighPct))
+	}
+	figs += fmt.Sprintf(", p = %s, %s", pPeople(h.PValue), plural(h.NPairs, "pair"))
+	switch h.Verdict {
+	case CompareSlower, CompareFaster:
+		return fmt.Sprintf("%s %s %s (%s)", map[string]string{CompareSlower: "✗", CompareFaster: "✓"}[h.Verdict], verdictWords(h), at, figs)
+	case CompareWithinNoise:
+		return fmt.Sprintf("✓ no significant change %s (%s; could have detected %s)", at, figs, mdcText(h.MDCPct))
+	}
+	return fmt.Sprintf("✗ cannot conclude %s: %s", at, h.Reason)
 }

@@ -42,7 +42,7 @@ var Knobs = []Knob{
 		Get:   func(o *Options) string { return o.GeneratorCPUs.String() },
 	},
 	{
-		Env: "SRV_USER", Flag: "srv-user", Arg: "USER", Default: "the harness's user",
+		Env: "SRV_USER", Flag: "srv-user", Arg: "USER", Default: "unset: the harness's user",
 		Help:  "run the server under test as USER (a name or a uid, not root), with none of the harness's rights: it cannot write the harness's files nor signal its processes; in a two-arm sweep only the head's servers, the base's run as the harness; needs a harness running as root (docs/targets.md, \"A server you do not trust\")",
 		Parse: stringParse(func(o *Options) *string { return &o.ServerUser }),
 		Get:   func(o *Options) string { return o.ServerUser },
