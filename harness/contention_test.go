@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -45,6 +46,10 @@ func TestSnapCoresReadsSteal(t *testing.T) {
 		t.Skip("no per-CPU times here")
 	}
 	var c CPUStats
+	// A window of a few ticks: /proc/stat's idle and iowait may step
+	// back by a tick (NO_HZ accounting), which over one tick reads as a
+	// fraction outside [0, 1], and so, rightly, as unknown (-1).
+	time.Sleep(200 * time.Millisecond)
 	b, okB := snapCores(online)
 	for i := 0; i < 100 && b.total == a.total; i++ {
 		b, okB = snapCores(online)
