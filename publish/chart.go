@@ -64,7 +64,7 @@ func chartSeries(a chartArm, batch int) (tp map[int]float64, lb map[int]bool) {
 
 func chartArms(c *Comparison) []chartArm {
 	base := chartArm{name: "base", color: ColorBase, lbName: "base lower bound", lbColor: ColorBaseLowerBound}
-	head := chartArm{name: "head", color: ColorHead, lbName: "head lower bound", lbColor: ColorHeadLowerBound, r: c.Head}
+	head := chartArm{name: c.headName(), color: ColorHead, lbName: c.headName() + " lower bound", lbColor: ColorHeadLowerBound, r: c.Head}
 	switch c.Mode {
 	case ModeTwoArm:
 		base.r, base.arm, head.arm = c.Head, result.ArmBase, result.ArmHead

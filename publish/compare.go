@@ -79,6 +79,10 @@ type CompareOptions struct {
 	MergeBase string
 	// BaseMissing explains a missing baseline (base == nil).
 	BaseMissing string
+	// Alone: one run shown by itself (a job summary on a push), not a
+	// pull request's head: with no baseline it is called the run, not
+	// the head.
+	Alone bool
 	// BaseSource describes where the baseline was read from, e.g.
 	// "benchmark/published/ceiling-load.json on main".
 	BaseSource string
@@ -98,6 +102,8 @@ type Comparison struct {
 	// document holds both arms itself).
 	Base *result.Result
 	Head *result.Result
+	// Alone: a single-arm run shown by itself (CompareOptions.Alone).
+	Alone bool
 	// Stats is the head document's two-arm comparison (ModeTwoArm), after
 	// it was re-derived from the curve and found equal.
 	Stats *result.Comparison
@@ -173,7 +179,7 @@ func Compare(base, head *result.Result, opts CompareOptions) (*Comparison, error
 		c.Mode, c.Base = ModeCrossRun, base
 		c.crossRun(opts)
 	default:
-		c.Mode = ModeHeadOnly
+		c.Mode, c.Alone = ModeHeadOnly, opts.Alone
 		c.headOnly()
 	}
 	c.runAlerts()
@@ -366,6 +372,15 @@ func ceilingSide(r *result.Result, batch int) *Side {
 	return &Side{} // in the ladder, no ceiling reported: nothing clean
 }
 
+// headName is what the comment calls the head run: "run" when it is shown
+// alone, outside a pull request, where there is no head.
+func (c *Comparison) headName() string {
+	if c.Alone {
+		return "run"
+	}
+	return "head"
+}
+
 // ---- head only
 
 func (c *Comparison) headOnly() {
@@ -440,6 +455,9 @@ func troubled(r *result.Result) (bad, contended, unclean, total int, first strin
 
 func footnotes(c *Comparison, opts CompareOptions) []Note {
 	var out []Note
+	if c.Mode == ModeHeadOnly && c.Alone {
+		return out // one run by itself: there is no baseline to miss
+	}
 	if c.Mode == ModeHeadOnly {
 		why := opts.BaseMissing
 		if why == "" {

@@ -180,6 +180,9 @@ func outcomeTitle(c *Comparison) string {
 	}
 	name = text(name)
 	at := fmt.Sprintf("at batch %d", h.Batch)
+	if c.Mode == ModeHeadOnly && c.Alone {
+		return fmt.Sprintf("**%s: %s**", name, sideText(h.Head))
+	}
 	if c.Mode == ModeHeadOnly {
 		return fmt.Sprintf("**%s %s: nothing compared** (no baseline)", iconHeadOnly, name)
 	}
@@ -243,6 +246,9 @@ func verdictLine(c *Comparison) string {
 	gen := "**" + text(c.Generator) + "**"
 	switch c.Mode {
 	case ModeHeadOnly:
+		if c.Alone {
+			return fmt.Sprintf("%s: one run, nothing compared; headline %s.", gen, sideText(h.Head))
+		}
 		return fmt.Sprintf("%s: head only, nothing compared (no baseline); headline %s.", gen, sideText(h.Head))
 	case ModeCrossRun:
 		return fmt.Sprintf("%s (cross-run fallback): headline %s against a result published by another run: %s; %s.",
@@ -378,6 +384,9 @@ func subtitle(c *Comparison) string {
 		return fmt.Sprintf("Head %s vs base %s, two separate runs. Regime: %s.",
 			text(shortRef(h.Meta.GitRef)), text(shortRef(c.Base.Meta.GitRef)), text(h.Regime))
 	}
+	if c.Alone {
+		return fmt.Sprintf("Run at %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
+	}
 	return fmt.Sprintf("Head %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
 }
 
@@ -471,11 +480,15 @@ func renderCrossRunTable(b *strings.Builder, c *Comparison) {
 
 func renderHeadOnlyTable(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("| batch | head ceiling | head p99 |\n|---:|---:|---:|\n")
+	if c.Alone {
+		p("| batch | ceiling | p99 |\n|---:|---:|---:|\n")
+	} else {
+		p("| batch | head ceiling | head p99 |\n|---:|---:|---:|\n")
+	}
 	for _, r := range c.Rows {
 		p("| %d | %s | %s |\n", r.Batch, sideText(r.Head), p99(r.Head))
 	}
-	p("\n<sub>Noise floor of the head run (A-A repeat of its headline point): %s.</sub><br>\n", pctOrNone(c.Head.NoiseFloorPct))
+	p("\n<sub>Noise floor of the %s (A-A repeat of its headline point): %s.</sub><br>\n", map[bool]string{true: "run", false: "head run"}[c.Alone], pctOrNone(c.Head.NoiseFloorPct))
 	ceilingMarks(b, c.Rows)
 }
 

@@ -53,7 +53,7 @@ func renderWhy(b *strings.Builder, c *Comparison) {
 func renderRuns(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	runs := []*result.Result{c.Head}
-	names := []string{"head"}
+	names := []string{c.headName()}
 	if c.Mode == ModeTwoArm {
 		names = []string{"both arms"}
 	}
@@ -141,7 +141,7 @@ func cpuList(cpus []int) string {
 func renderPoints(b *strings.Builder, c *Comparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	runs := []*result.Result{c.Head}
-	names := []string{"head"}
+	names := []string{c.headName()}
 	if c.Mode == ModeTwoArm {
 		names = []string{"both arms"}
 	}

@@ -20,7 +20,7 @@ const SummaryMarker = "ceiling:summary"
 // single-arm run shows itself alone, with nothing compared. heading is
 // escaped.
 func Summary(r *result.Result, heading string) (string, error) {
-	c, err := Compare(nil, r, CompareOptions{BaseMissing: "a job summary shows one run", HeadName: "result"})
+	c, err := Compare(nil, r, CompareOptions{BaseMissing: "a job summary shows one run", HeadName: "result", Alone: true})
 	if err != nil {
 		return "", err
 	}

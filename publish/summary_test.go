@@ -16,6 +16,22 @@ func TestSummary(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, md)
 		}
 	}
+	// A single-arm run alone, as on a push to main: no head, no missing
+	// baseline.
+	md, err = Summary(mustRead(t, "head_same.json"), "ceiling sweep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"one run, nothing compared; headline ", "| batch | ceiling | p99 |", "Noise floor of the run ", `line "run"`, "Run at "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in the single-arm summary:\n%s", want, md)
+		}
+	}
+	for _, bad := range []string{"head only", "head ceiling", "no baseline", "Head ", `line "head"`} {
+		if strings.Contains(md, bad) {
+			t.Errorf("the single-arm summary says %q, outside a pull request:\n%s", bad, md)
+		}
+	}
 	md, err = Summary(mustRead(t, "head_hostile.json"), "h")
 	if err != nil {
 		t.Fatal(err)
