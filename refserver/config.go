@@ -15,6 +15,14 @@ type Config struct {
 	// The one app this server knows (defaults app-id, app-key, app-secret).
 	AppID, Key, Secret string
 
+	// Cluster, a NATS URL (nats://HOST:PORT), makes this server a node of
+	// a cluster: every event published through its REST API is relayed
+	// to the other nodes over NATS core (at most once), and every event
+	// relayed by another node is delivered to this node's subscribers
+	// (cluster.go). Connections, subscriptions and presence stay per
+	// node. Empty: a server alone.
+	Cluster string
+
 	// MaxMessageBytes is the largest WebSocket message accepted; a larger
 	// one closes that socket with 1009 (default 1 MiB).
 	MaxMessageBytes int64
@@ -175,6 +183,11 @@ func (c Config) withDefaults() Config {
 // validate names the first field that cannot work.
 func (c Config) validate() error {
 	var errs []error
+	if c.Cluster != "" {
+		if err := CheckClusterURL(c.Cluster); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.MaxMessageBytes < 0 {
 		errs = append(errs, fmt.Errorf("MaxMessageBytes: %d is negative", c.MaxMessageBytes))
 	}

@@ -160,6 +160,15 @@ func checkEvent(ev *rawEvent) error {
 // channel; a subscriber of several channels gets a batch channel by
 // channel. Events with socket_id go one by one (the exclusion differs).
 func (s *Server) publish(events []rawEvent) {
+	s.deliver(events)
+	if s.cluster != nil {
+		s.relay(events)
+	}
+}
+
+// deliver queues events to this node's subscribers (publish's local part;
+// also what another node relayed, cluster.go).
+func (s *Server) deliver(events []rawEvent) {
 	var groups map[string][][]byte
 	var order []string
 	for i := range events {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/ceiling-bench/ceiling/pusher"
 	"github.com/gorilla/websocket"
 )
@@ -38,6 +40,7 @@ type Server struct {
 	appUpgrader  websocket.Upgrader
 	hub          *hub
 	rooms        *roomHub
+	cluster      *nats.Conn // Config.Cluster's connection; nil alone
 	bodies       byteBudget // REST bodies in flight
 	stats        counters
 	started      time.Time
@@ -69,6 +72,11 @@ func New(cfg Config) (*Server, error) {
 		live:     make(map[closer]struct{}),
 	}
 	s.rooms = newRoomHub(&s.cfg)
+	if cfg.Cluster != "" {
+		if err := s.joinCluster(); err != nil {
+			return nil, fmt.Errorf("refserver: %w", err)
+		}
+	}
 	s.bodies.limit = cfg.MaxInflightBodyBytes
 	s.pong = sealFrame(pusher.AppendPong(frameBuf(48)), opText)
 	// Buffer sizes 0 make gorilla reuse the 4 KiB reader and writer that
@@ -139,6 +147,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 
 	var errs []error
+	if s.cluster != nil {
+		s.cluster.Close() // no more relays in or out
+	}
 	for _, hs := range servers {
 		// Hijacked (WebSocket) connections are not waited for here.
 		if err := hs.Shutdown(ctx); err != nil {

@@ -8,21 +8,24 @@ import (
 
 // counters are bumped on the hot paths; atomics, no locks.
 type counters struct {
-	connections        atomic.Int64
-	connectionsTotal   atomic.Uint64
-	messagesIn         atomic.Uint64
-	messagesOut        atomic.Uint64
-	eventsPublished    atomic.Uint64
-	deliveries         atomic.Uint64
-	restRequests       atomic.Uint64
-	restErrors         atomic.Uint64
-	slowConsumerCloses atomic.Uint64
-	oversizeCloses     atomic.Uint64
-	invalidUTF8Closes  atomic.Uint64
-	restBusy           atomic.Uint64
-	dropped            atomic.Uint64
-	roomOps            atomic.Uint64 // patches accepted on /rooms
-	rateLimited        atomic.Uint64 // /rooms messages refused with 429
+	connections      atomic.Int64
+	connectionsTotal atomic.Uint64
+	messagesIn       atomic.Uint64
+	messagesOut      atomic.Uint64
+	eventsPublished  atomic.Uint64
+	deliveries       atomic.Uint64
+	// A cluster node's relays (cluster.go): events sent to and received
+	// from the other nodes, and relays that failed or did not decode.
+	clusterSent, clusterReceived, clusterErrors atomic.Uint64
+	restRequests                                atomic.Uint64
+	restErrors                                  atomic.Uint64
+	slowConsumerCloses                          atomic.Uint64
+	oversizeCloses                              atomic.Uint64
+	invalidUTF8Closes                           atomic.Uint64
+	restBusy                                    atomic.Uint64
+	dropped                                     atomic.Uint64
+	roomOps                                     atomic.Uint64 // patches accepted on /rooms
+	rateLimited                                 atomic.Uint64 // /rooms messages refused with 429
 }
 
 // Stats is the /health document: process resources from the OS and the
@@ -59,6 +62,12 @@ type Stats struct {
 
 	Rooms       int   `json:"rooms"`        // live /rooms rooms (with at least one member)
 	RoomMembers int64 `json:"room_members"` // connections joined to a room
+
+	// A cluster node's relays (Config.Cluster): events sent to the other
+	// nodes, received from them, and relays that failed or did not decode.
+	ClusterSent     uint64 `json:"cluster_events_sent"`
+	ClusterReceived uint64 `json:"cluster_events_received"`
+	ClusterErrors   uint64 `json:"cluster_errors"`
 }
 
 // Stats reads the counters and the process's resource use.
@@ -94,6 +103,10 @@ func (s *Server) Stats() Stats {
 		OversizeCloses:     s.stats.oversizeCloses.Load(),
 		InvalidUTF8Closes:  s.stats.invalidUTF8Closes.Load(),
 		DroppedMessages:    s.stats.dropped.Load(),
+
+		ClusterSent:     s.stats.clusterSent.Load(),
+		ClusterReceived: s.stats.clusterReceived.Load(),
+		ClusterErrors:   s.stats.clusterErrors.Load(),
 
 		Rooms:       rooms,
 		RoomMembers: members,

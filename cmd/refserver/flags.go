@@ -30,6 +30,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&c.AppID, "app-id", refserver.DefaultAppID, "Pusher app `id` for the REST API")
 	fs.StringVar(&c.Key, "key", refserver.DefaultKey, "Pusher app `key` (WebSocket path /app/KEY and REST auth_key)")
 	fs.StringVar(&c.Secret, "secret", refserver.DefaultSecret, "Pusher app `secret` for REST signatures")
+	fs.StringVar(&c.Cluster, "cluster", "", "make this server a node of a cluster: relay every published event to the other nodes, and deliver theirs, over the NATS server at this `nats://HOST:PORT` (core subjects, at most once; connections and presence stay per node)")
 	maxMsg := byteSize(refserver.DefaultMaxMessageBytes)
 	fs.Var(&maxMsg, "max-message-bytes", "largest WebSocket message in `bytes` (65536, 64KiB, 1MiB); larger closes the socket with 1009")
 	maxBody := byteSize(refserver.DefaultMaxBodyBytes)
@@ -108,6 +109,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if c.ActivityTimeout < time.Second {
 		return o, usagef("--activity-timeout: %s is under 1s", c.ActivityTimeout)
+	}
+	if c.Cluster != "" {
+		if err := refserver.CheckClusterURL(c.Cluster); err != nil {
+			return o, usagef("--cluster: %q is not a nats://HOST:PORT URL", c.Cluster)
+		}
 	}
 	return o, nil
 }

@@ -84,6 +84,7 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--rooms-rate-limit", "0"}, "-rooms-rate-limit"},
 		{[]string{"--rooms-send-queue", "0"}, "-rooms-send-queue"},
 		{[]string{"--rooms-ring", "100", "--rooms-send-queue", "100"}, "--rooms-send-queue: 100 is not more than --rooms-ring 100"},
+		{[]string{"--cluster", "http://127.0.0.1:4222"}, `--cluster: "http://127.0.0.1:4222" is not a nats://HOST:PORT URL`},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, tt := range tests {
