@@ -228,8 +228,12 @@ func (h *Hub) watch(s *idleSession) {
 	var err error
 	for {
 		typ, _, err = s.c.recv()
-		// What an aborted point's agent still sends of it is skipped.
-		if err != nil || (typ != tStarted && typ != tResult) {
+		// What an aborted point's agent still sends of it is skipped:
+		// its clock samples and ready too, sent in answer to a welcome
+		// before it read the abort (a failed point releases its
+		// sessions at once; dropping one for a late ping lost that agent
+		// for the next point).
+		if err != nil || !pointMessage(typ) {
 			break
 		}
 	}
@@ -247,6 +251,15 @@ func (h *Hub) watch(s *idleSession) {
 		err = fmt.Errorf("type: got %q between points", typ)
 	}
 	h.logf("agent %d left between points: %v", s.index, err)
+}
+
+// pointMessage reports whether typ is one an agent sends within a point.
+func pointMessage(typ string) bool {
+	switch typ {
+	case tPing, tReady, tStarted, tResult:
+		return true
+	}
+	return false
 }
 
 // claim takes the idle sessions of the indexes in want that are there,
