@@ -90,6 +90,19 @@ func (p *rawPeer) next() (string, any, error) {
 	return Decode(line)
 }
 
+// hello sends the hello of agent index and reads the hub's challenge:
+// the nonce sent and the challenge, for a proof.
+func (p *rawPeer) hello(t *testing.T, index int) (string, *Challenge) {
+	t.Helper()
+	na := newNonce()
+	p.send(tHello, &Hello{Index: index, Nonce: na})
+	typ, body, err := p.next()
+	if err != nil || typ != tChallenge {
+		t.Fatalf("first reply: %s %v, want a challenge", typ, err)
+	}
+	return na, body.(*Challenge)
+}
+
 // rest is everything the hub still sends until it closes the connection.
 func (p *rawPeer) rest() string {
 	b, _ := io.ReadAll(p.r)
@@ -111,13 +124,7 @@ func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
 
 	// 1. A wrong proof.
 	p := dialRaw(t, h.Addr())
-	na := newNonce()
-	p.send(tHello, &Hello{Index: 0, Nonce: na})
-	typ, body, err := p.next()
-	if err != nil || typ != tChallenge {
-		t.Fatalf("first reply: %s %v, want a challenge", typ, err)
-	}
-	ch := body.(*Challenge)
+	na, ch := p.hello(t, 0)
 	if !testToken.verify(ch.Proof, roleCoordinator, 0, na, ch.Nonce) {
 		t.Error("the hub's challenge does not prove the token")
 	}
@@ -129,7 +136,7 @@ func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
 	// 2. A right proof from one session, replayed into the next.
 	p1 := dialRaw(t, h.Addr())
 	p1.send(tHello, &Hello{Index: 0, Nonce: na})
-	_, body, err = p1.next()
+	_, body, err := p1.next()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,13 +296,8 @@ func TestIdleSessionSkipsAnAbortedPointsMessages(t *testing.T) {
 	}
 	defer h.Close()
 	p := dialRaw(t, h.Addr())
-	na := newNonce()
-	p.send(tHello, &Hello{Index: 0, Nonce: na})
-	typ, body, err := p.next()
-	if err != nil || typ != tChallenge {
-		t.Fatalf("first reply: %s %v", typ, err)
-	}
-	p.send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, 0, na, body.(*Challenge).Nonce)})
+	na, ch := p.hello(t, 0)
+	p.send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, 0, na, ch.Nonce)})
 	deadline := time.Now().Add(5 * time.Second)
 	for len(h.Peers()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
