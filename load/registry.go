@@ -231,3 +231,65 @@ func (e *FieldError) Unwrap() error { return e.Err }
 func Fieldf(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
 }
+
+// ServerURLs is the url/urls pair of a target block that drives one
+// server or several nodes of one cluster (nats, fanout): embed it, and
+// call Check from the block's parse. The block's key names its fields in
+// errors.
+type ServerURLs struct {
+	WSURL  string   `json:"url,omitempty"`
+	WSURLs []string `json:"urls,omitempty"`
+}
+
+// Check refuses both fields or neither, and an empty entry of urls.
+func (u ServerURLs) Check() []error {
+	var errs []error
+	switch {
+	case u.WSURL != "" && len(u.WSURLs) > 0:
+		errs = append(errs, Fieldf("urls", "give url (one server) or urls (several nodes of one cluster), not both"))
+	case u.WSURL == "" && len(u.WSURLs) == 0:
+		errs = append(errs, Fieldf("url", "empty"))
+	}
+	for i, s := range u.WSURLs {
+		if s == "" {
+			errs = append(errs, Fieldf(fmt.Sprintf("urls[%d]", i), "empty"))
+		}
+	}
+	return errs
+}
+
+// URL is url, or the first of urls.
+func (u ServerURLs) URL() string {
+	if len(u.WSURLs) > 0 {
+		return u.WSURLs[0]
+	}
+	return u.WSURL
+}
+
+// URLs are every server's URL (MultiURLBlock).
+func (u ServerURLs) URLs() []string {
+	if len(u.WSURLs) > 0 {
+		return u.WSURLs
+	}
+	return []string{u.WSURL}
+}
+
+// MoreURLArgs are a --url for each of urls but the first (the harness
+// passes that one).
+func (u ServerURLs) MoreURLArgs() []string {
+	var a []string
+	for i, s := range u.WSURLs {
+		if i > 0 {
+			a = append(a, "--url", s)
+		}
+	}
+	return a
+}
+
+// URLFieldOf names URL in errors, under the block's key.
+func (u ServerURLs) URLFieldOf(key string) string {
+	if len(u.WSURLs) > 0 {
+		return key + ".urls[0]"
+	}
+	return key + ".url"
+}

@@ -41,14 +41,27 @@ func CheckClusterURL(s string) error {
 	return nil
 }
 
-// joinCluster connects to the cluster's NATS server and starts
-// delivering the other nodes' events.
+// clusterJoinWait is how long a node keeps trying to reach the cluster's
+// NATS server when it starts: a cluster's servers boot together, and the
+// bus may come up after a node.
+const clusterJoinWait = 5 * time.Second
+
+// joinCluster connects to the cluster's NATS server (trying again every
+// 100 ms for clusterJoinWait) and starts delivering the other nodes'
+// events.
 func (s *Server) joinCluster() error {
-	nc, err := nats.Connect(s.cfg.Cluster,
-		nats.Name("refserver"), nats.NoEcho(), nats.Timeout(5*time.Second),
-		nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	var nc *nats.Conn
+	var err error
+	for deadline := time.Now().Add(clusterJoinWait); ; time.Sleep(100 * time.Millisecond) {
+		nc, err = nats.Connect(s.cfg.Cluster,
+			nats.Name("refserver"), nats.NoEcho(), nats.Timeout(5*time.Second),
+			nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("cluster %s: %w", s.cfg.Cluster, err)
+		return fmt.Errorf("cluster %s: %w (tried for %v)", s.cfg.Cluster, err, clusterJoinWait)
 	}
 	if _, err := nc.Subscribe(ClusterSubject, func(m *nats.Msg) { s.receiveRelay(m.Data) }); err != nil {
 		nc.Close()
@@ -80,6 +93,9 @@ func (s *Server) relay(events []rawEvent) {
 		return
 	}
 	s.stats.clusterSent.Add(uint64(len(events)))
+	if d := s.cfg.ClusterDelay; d > 0 {
+		time.Sleep(d) // the request waits, as for a bus's round trip
+	}
 }
 
 // receiveRelay delivers another node's events to this node's

@@ -23,6 +23,12 @@ type Config struct {
 	// node. Empty: a server alone.
 	Cluster string
 
+	// ClusterDelay is a slower clustering, for comparing two (seed 003
+	// compares a Redis adapter with Erlang's mesh): a node answers a REST
+	// publish only ClusterDelay after relaying it, as it would after a
+	// bus's round trip. 0: at once. Needs Cluster.
+	ClusterDelay time.Duration
+
 	// MaxMessageBytes is the largest WebSocket message accepted; a larger
 	// one closes that socket with 1009 (default 1 MiB).
 	MaxMessageBytes int64
@@ -183,6 +189,9 @@ func (c Config) withDefaults() Config {
 // validate names the first field that cannot work.
 func (c Config) validate() error {
 	var errs []error
+	if c.ClusterDelay < 0 || (c.ClusterDelay > 0 && c.Cluster == "") {
+		errs = append(errs, fmt.Errorf("ClusterDelay: %v needs a Cluster and must not be negative", c.ClusterDelay))
+	}
 	if c.Cluster != "" {
 		if err := CheckClusterURL(c.Cluster); err != nil {
 			errs = append(errs, err)

@@ -31,6 +31,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&c.Key, "key", refserver.DefaultKey, "Pusher app `key` (WebSocket path /app/KEY and REST auth_key)")
 	fs.StringVar(&c.Secret, "secret", refserver.DefaultSecret, "Pusher app `secret` for REST signatures")
 	fs.StringVar(&c.Cluster, "cluster", "", "make this server a node of a cluster: relay every published event to the other nodes, and deliver theirs, over the NATS server at this `nats://HOST:PORT` (core subjects, at most once; connections and presence stay per node)")
+	fs.DurationVar(&c.ClusterDelay, "cluster-delay", 0, "a slower clustering, to compare two: answer each REST publish this long after relaying it, as after a bus's round trip (needs --cluster)")
 	maxMsg := byteSize(refserver.DefaultMaxMessageBytes)
 	fs.Var(&maxMsg, "max-message-bytes", "largest WebSocket message in `bytes` (65536, 64KiB, 1MiB); larger closes the socket with 1009")
 	maxBody := byteSize(refserver.DefaultMaxBodyBytes)
@@ -114,6 +115,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if err := refserver.CheckClusterURL(c.Cluster); err != nil {
 			return o, usagef("--cluster: %q is not a nats://HOST:PORT URL", c.Cluster)
 		}
+	}
+	switch {
+	case c.ClusterDelay < 0:
+		return o, usagef("--cluster-delay: %s is negative", c.ClusterDelay)
+	case c.ClusterDelay > 0 && c.Cluster == "":
+		return o, usagef("--cluster-delay: needs --cluster (a server alone relays nothing)")
+	case c.ClusterDelay > 10*time.Second:
+		return o, usagef("--cluster-delay: %s is over 10s", c.ClusterDelay)
 	}
 	return o, nil
 }

@@ -85,6 +85,8 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--rooms-send-queue", "0"}, "-rooms-send-queue"},
 		{[]string{"--rooms-ring", "100", "--rooms-send-queue", "100"}, "--rooms-send-queue: 100 is not more than --rooms-ring 100"},
 		{[]string{"--cluster", "http://127.0.0.1:4222"}, `--cluster: "http://127.0.0.1:4222" is not a nats://HOST:PORT URL`},
+		{[]string{"--cluster-delay", "1ms"}, "--cluster-delay: needs --cluster"},
+		{[]string{"--cluster", "nats://127.0.0.1:4222", "--cluster-delay", "-1ms"}, "--cluster-delay: -1ms is negative"},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, tt := range tests {

@@ -146,7 +146,7 @@ func TestNATSClusterTarget(t *testing.T) {
 // the point's ports (or the sweep runs some other server).
 func TestNATSBlockURLs(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`"nats": {"url": "ws://{addr}", "urls": ["ws://{addr}"]}`, "nats.urls: give url (one server) or urls (several), not both"},
+		{`"nats": {"url": "ws://{addr}", "urls": ["ws://{addr}"]}`, "nats.urls: give url (one server) or urls (several nodes of one cluster), not both"},
 		{`"nats": {"urls": ["ws://{addr}", ""]}`, "nats.urls[1]: empty"},
 		{`"nats": {}`, "nats.url: empty"},
 	} {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/refserver"
+	natsserver "github.com/nats-io/nats-server/v2/server"
 )
 
 // Server is a running refserver.
@@ -51,3 +52,20 @@ func (s *Server) EchoURL() string { return "ws://" + s.Addr + "/echo" }
 
 // RoomsURL is the server's /rooms endpoint (docs/rooms.md).
 func (s *Server) RoomsURL() string { return "ws://" + s.Addr + "/rooms" }
+
+// StartNATS runs a NATS server (core only) on the loopback until the test
+// ends, and returns its client URL: the bus of a refserver cluster
+// (refserver.Config.Cluster).
+func StartNATS(t testing.TB) string {
+	t.Helper()
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready in 10 s")
+	}
+	return ns.ClientURL()
+}

@@ -7,12 +7,17 @@
 // Design, in the order a run goes:
 //   1. Flags: every flag the harness appends is parsed and checked first; a
 //      bad one (or one this generator does not implement: --rate, --drop,
-//      other payloads) exits 2 naming it, before any module loads or any
-//      connection opens.
-//   2. Connect --connections sockets, at most --connect-concurrency at once
-//      (the harness always asks for bounded, 32). Fanout subscribers wait
-//      for connection_established and subscription_succeeded on channel
-//      ceiling-(i mod --channels), as load/scenario/fanout does.
+//      other payloads, a second --url for echo) exits 2 naming it, before
+//      any module loads or any connection opens. Fanout takes --url N times,
+//      server i being the i-th, as load/scenario/fanout does.
+//   2. Fanout preflight: a subscriber on every server subscribes to
+//      ceiling-preflight, one signed event is published through each server
+//      in turn, and every subscriber must hear each within 5 s (else exit 1,
+//      no load applied: a wrong app, or --url servers that are no cluster).
+//      Connect --connections sockets, at most --connect-concurrency at once
+//      (the harness always asks for bounded, 32). Fanout subscriber i goes
+//      to server i mod N and waits for connection_established and
+//      subscription_succeeded on channel ceiling-((i div N) mod --channels).
 //   3. The window, on process.hrtime.bigint(): open (all connected), start =
 //      open + --warmup, end = start + --duration, drain = end + 2 s. At
 //      start the --measure-marker file is created and process.cpuUsage()
@@ -21,13 +26,17 @@
 //      --record-size bytes written in one corked write, await every reply,
 //      repeat; each reply's latency is from its batch's send time. Fanout:
 //      --publishers REST publishers each POST one signed request of --batch
-//      events, await the answer, repeat; every event carries its publish
-//      time, so each subscriber delivery is timed publish -> deliver. A
-//      sample counts when its batch or event was sent inside [start, end);
-//      replies and deliveries are awaited until drain (fanout counts those
+//      events, publisher p's k-th through server (p + k) mod N, await the
+//      answer, repeat; every event carries its publish time, so each
+//      subscriber delivery is timed publish -> deliver, and is owed to its
+//      channel's subscribers on each server still connected as it is sent
+//      (summary.fanout.servers counts each server's share). A sample
+//      counts when its batch or event was sent inside [start, end); replies
+//      and deliveries are awaited until drain (fanout counts those
 //      arriving 250 ms past drain as late).
 //   5. load.Result (load/result.go), schema_version 2, to --json; exit 0,
-//      or 1 when nothing could be measured (no connection, nothing back).
+//      or 1 when nothing could be measured (a failed preflight, no
+//      connection, nothing back).
 //
 // Percentiles come from a real HdrHistogram (hdr-histogram-js, 3
 // significant digits), never from averages; --self-test checks them against
@@ -46,6 +55,7 @@ const SCHEMA_VERSION = 2;
 const DRAIN_NS = 2e9; // load.Drain
 const FANOUT_LATE_NS = 250e6; // load/scenario/fanout: fanoutLate
 const FANOUT_EVENT = 'ceiling-load';
+const PREFLIGHT_DELIVERY_MS = 5000; // load/scenario/fanout: preflightDeliveryTimeout
 const MAX_BATCH_BYTES = 64 << 20;
 
 const mono = () => Number(process.hrtime.bigint());
@@ -56,7 +66,7 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, (t - mono
 // kind: int | dur | str | bool | enum. only: the scenario that reads it.
 const FLAGS = {
   scenario: { kind: 'enum', def: 'echo', values: ['echo', 'fanout'] },
-  url: { kind: 'str', def: '' },
+  url: { kind: 'str', def: '', repeat: true }, // fanout: once per server
   connections: { kind: 'int', def: 16, min: 1 },
   batch: { kind: 'int', def: 1, min: 1 },
   'record-size': { kind: 'int', def: 256, min: 1, max: 16 << 20 },
@@ -106,7 +116,7 @@ function parseFlags(argv) {
     if (UNSUPPORTED.includes(name)) throw new UsageError(`--${name}: not supported by the Node generator (docs/generators.md)`);
     const f = FLAGS[name];
     if (!f) throw new UsageError(`unknown flag --${name}`);
-    if (given.has(name)) throw new UsageError(`--${name} given twice`);
+    if (given.has(name) && !f.repeat) throw new UsageError(`--${name} given twice`);
     if (f.kind === 'bool') {
       if (val !== undefined && val !== 'true' && val !== 'false') throw new UsageError(`--${name}=${val}: want true or false`);
       v[name] = val !== 'false';
@@ -123,6 +133,10 @@ function parseFlags(argv) {
         if (Number.isNaN(v[name])) throw new UsageError(`--${name} ${val}: want a duration such as 10s or 500ms`);
       } else if (f.kind === 'enum' && !f.values.includes(val)) {
         throw new UsageError(`--${name} ${val}: want one of ${f.values.join(', ')}${name === 'payload' ? ' (the Node generator sends constant payloads only)' : ''}`);
+      } else if (f.repeat) {
+        if (!given.has(name)) v[name + 's'] = [];
+        v[name + 's'].push(val);
+        if (!given.has(name)) v[name] = val; // the first
       } else v[name] = val;
     }
     given.add(name);
@@ -139,8 +153,10 @@ function parseFlags(argv) {
     if (!v['app-id'] || !v.key || !v.secret) throw new UsageError('--app-id, --key and --secret must not be empty for --scenario fanout');
     if (v.channels > v.connections) throw new UsageError(`--channels ${v.channels} exceeds --connections ${v.connections}: a channel without subscribers has nothing to deliver`);
   }
-  if (!v.url) v.url = v.scenario === 'echo' ? 'ws://127.0.0.1:6001/echo' : 'ws://127.0.0.1:6001';
-  if (!/^wss?:\/\/[^/]/.test(v.url)) throw new UsageError(`--url ${v.url}: want ws://host:port[/path]`);
+  if (!given.has('url')) v.urls = [v.scenario === 'echo' ? 'ws://127.0.0.1:6001/echo' : 'ws://127.0.0.1:6001'];
+  v.url = v.urls[0];
+  if (v.urls.length > 1 && v.scenario !== 'fanout') throw new UsageError(`--url given ${v.urls.length} times: --scenario ${v.scenario} drives one server`);
+  for (const u of v.urls) if (!/^wss?:\/\/[^/]/.test(u)) throw new UsageError(`--url ${u}: want ws://host:port[/path]`);
   return v;
 }
 
@@ -196,14 +212,18 @@ function dial(url) {
 }
 
 // watch counts a connection's unplanned end: close_<code> for a close
-// frame, else the socket error's reason or EOF; dropped when inside the window.
-function watch(ws, w, rec, isDone) {
+// frame, else the socket error's reason or EOF; dropped (and onDrop called)
+// when inside the window.
+function watch(ws, w, rec, isDone, onDrop) {
   let lastErr = null;
   ws.on('error', (e) => { lastErr = e; });
   ws.on('close', (code) => {
     if (isDone()) return;
     rec.error(code !== 1005 && code !== 1006 ? 'close_' + code : lastErr ? errReason(lastErr) : 'EOF');
-    if (mono() < w.end) rec.dropped++;
+    if (mono() < w.end) {
+      rec.dropped++;
+      if (onDrop) onDrop();
+    }
   });
 }
 
@@ -293,28 +313,47 @@ function bodyReason(text) {
   return empty ? '' : 'body_error';
 }
 
+// fanout is load/scenario/fanout over N = len(--url) servers of one cluster
+// (N = 1: one server). Subscriber i is on server i mod N, channel
+// ceiling-((i div N) mod --channels); publisher p's k-th request goes
+// through server (p + k) mod N. Each event is owed to its channel's
+// subscribers on each server still connected when it is published
+// (live counts them, by server and channel); deliveries are counted by the
+// receiving subscriber's server.
 function fanout(cfg) {
   const rec = recorder(); // deliveries (subscribers) and publish requests
   const pubHist = newHistogram();
-  const base = new URL(cfg.url.replace(/^ws/, 'http'));
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const wsURL = cfg.url.replace(/\/+$/, '') + `/app/${cfg.key}?protocol=7`;
-  const client = base.protocol === 'https:' ? https : http;
-  const agent = new client.Agent({ keepAlive: true, maxSockets: cfg.publishers });
+  const N = cfg.urls.length;
+  const servers = cfg.urls.map((u) => {
+    const base = new URL(u.replace(/^ws/, 'http'));
+    const client = base.protocol === 'https:' ? https : http;
+    return {
+      url: u, base, client,
+      prefix: base.pathname.replace(/\/+$/, ''),
+      wsURL: u.replace(/\/+$/, '') + `/app/${cfg.key}?protocol=7`,
+      agent: new client.Agent({ keepAlive: true, maxSockets: cfg.publishers }),
+      connections: 0, dropped: 0, publishes: 0, failures: 0, expected: 0, delivered: 0,
+    };
+  });
   const channels = Array.from({ length: cfg.channels }, (_, c) => `ceiling-${c}`);
-  const subs = new Array(cfg.channels).fill(0);
-  const st = { events: 0, expected: 0, rateLimited: 0, httpFailures: {} };
+  const nch = channels.length;
+  const live = new Array(N * nch).fill(0); // live[s*nch+c]: channel c's subscribers on server s still connected
+  const serverOf = (i) => i % N;
+  const channelOf = (i) => Math.floor(i / N) % nch;
+  const st = { events: 0, rateLimited: 0, httpFailures: {} };
+  const on = (s) => (N === 1 ? '' : ` on ${servers[s].url}`);
   let conns = [];
   let finished = false;
 
-  function subscribe(i) {
-    const ch = channels[i % channels.length];
+  // handshake opens a subscriber on server s and subscribes it to ch; it
+  // rejects on an error, a pusher:error or the deadline (ms since the epoch).
+  function handshake(s, ch, deadline) {
     return new Promise((resolve, reject) => {
-      const ws = dial(wsURL);
-      const timer = setTimeout(() => { ws.terminate(); reject(Object.assign(new Error('subscribe'), { code: 'ETIMEDOUT' })); }, 30000);
+      const ws = dial(servers[s].wsURL);
+      const timer = setTimeout(() => { ws.terminate(); reject(Object.assign(new Error('subscribe'), { code: 'ETIMEDOUT' })); }, Math.max(1, deadline - Date.now()));
       const fail = (e) => { clearTimeout(timer); ws.terminate(); reject(e); };
       ws.on('error', fail);
-      ws.on('message', function handshake(data) {
+      ws.on('message', function handshaking(data) {
         let m;
         try { m = JSON.parse(data); } catch { return; }
         if (m.event === 'pusher:error') fail(new Error('pusher:error ' + JSON.stringify(m.data)));
@@ -322,16 +361,18 @@ function fanout(cfg) {
         else if (m.event === 'pusher_internal:subscription_succeeded' && m.channel === ch) {
           clearTimeout(timer);
           ws.off('error', fail);
-          ws.off('message', handshake);
-          subs[i % channels.length]++;
+          ws.off('message', handshaking);
+          ws.on('error', () => {}); // until watched: a close follows
           resolve(ws);
         }
       });
     });
   }
 
-  // deliver accounts one message a subscriber received at now.
-  function deliver(ws, data, now, w) {
+  const subscribe = (i) => handshake(serverOf(i), channels[channelOf(i)], Date.now() + 30000);
+
+  // deliver accounts one message a subscriber of server s received at now.
+  function deliver(ws, s, data, now, w) {
     let m;
     try { m = JSON.parse(data); } catch { return; }
     if (m.event === 'pusher:ping') return ws.send('{"event":"pusher:pong","data":{}}');
@@ -345,13 +386,17 @@ function fanout(cfg) {
     rec.hist.recordValue(now - ts);
     rec.messages++;
     rec.bytes += JSON.stringify(m.data).length - 2; // the data as escaped on the wire
+    servers[s].delivered++;
   }
 
-  function post(pth, body, deadline) {
-    const query = sign('POST', pth, cfg.key, cfg.secret, body, Math.floor(Date.now() / 1000));
+  // post sends a signed request through server s's REST API; it resolves
+  // to a failure reason ('' when accepted) and the answer's body.
+  function post(s, pth, body, deadline) {
+    const sv = servers[s];
+    const query = sign('POST', sv.prefix + pth, cfg.key, cfg.secret, body, Math.floor(Date.now() / 1000));
     return new Promise((resolve) => {
-      const req = client.request({
-        hostname: base.hostname, port: base.port, path: `${pth}?${query}`, method: 'POST', agent,
+      const req = sv.client.request({
+        hostname: sv.base.hostname, port: sv.base.port, path: `${sv.prefix}${pth}?${query}`, method: 'POST', agent: sv.agent,
         headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
         signal: AbortSignal.timeout(Math.max(1, Math.ceil((deadline - mono()) / 1e6))),
       }, (res) => {
@@ -359,62 +404,148 @@ function fanout(cfg) {
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          if (res.statusCode < 200 || res.statusCode > 299) resolve('status_' + res.statusCode);
-          else resolve(bodyReason(text));
+          if (res.statusCode < 200 || res.statusCode > 299) resolve({ reason: 'status_' + res.statusCode, status: res.statusCode, text });
+          else resolve({ reason: bodyReason(text), status: res.statusCode, text });
         });
-        res.on('error', (e) => resolve(errReason(e)));
+        res.on('error', (e) => resolve({ reason: errReason(e), err: e }));
       });
-      req.on('error', (e) => resolve(errReason(e)));
+      req.on('error', (e) => resolve({ reason: errReason(e), err: e }));
       req.end(body);
     });
   }
 
-  // publisher p: closed loop, one request of --batch events at a time.
+  // preflight proves delivery end to end before any load, as
+  // load/scenario/fanout's Preflight: a subscriber on every server, one
+  // signed event published through each server in turn, and every
+  // subscriber must receive each within 5 s. It resolves to '' or why not.
+  async function preflight() {
+    const ch = 'ceiling-preflight';
+    const deadline = Date.now() + 10000;
+    const subs = [];
+    const heard = []; // per subscriber: nonces received, and the waiter
+    try {
+      for (let s = 0; s < N; s++) {
+        let ws;
+        try { ws = await handshake(s, ch, deadline); } catch (e) {
+          const key = e.code === 'ETIMEDOUT' || /^pusher:error/.test(e.message) ? ' (check --key)' : '';
+          return `preflight subscriber${on(s)}: ${e.message || e.code}${key}`;
+        }
+        subs.push(ws);
+        const h = { nonces: new Set(), wake: null, err: '' };
+        heard.push(h);
+        const poke = () => { if (h.wake) h.wake(); };
+        ws.on('message', (data) => {
+          let m;
+          try { m = JSON.parse(data); } catch { return; }
+          if (m.event === 'pusher:error') h.err = 'pusher:error ' + JSON.stringify(m.data);
+          else if (m.event === FANOUT_EVENT && m.channel === ch) {
+            const n = /"preflight"\s*:\s*(\d+)/.exec(typeof m.data === 'string' ? m.data : JSON.stringify(m.data));
+            if (n) h.nonces.add(n[1]);
+          } else return;
+          poke();
+        });
+        ws.on('close', () => { if (!h.err) h.err = 'EOF'; poke(); });
+      }
+      for (let via = 0; via < N; via++) {
+        const nonce = String(process.hrtime.bigint());
+        const body = Buffer.from(JSON.stringify({ name: FANOUT_EVENT, channel: ch, data: `{"preflight":${nonce}}` }));
+        const r = await post(via, `/apps/${cfg['app-id']}/events`, body, mono() + Math.max(1, deadline - Date.now()) * 1e6);
+        if (r.reason) {
+          const what = r.err ? `pusher REST: ${r.err.message || r.reason}`
+            : r.status >= 200 && r.status <= 299 ? `pusher REST: HTTP ${r.status} with an error in the body: ${r.text.trim()}`
+              : `pusher REST: HTTP ${r.status}: ${r.text.trim()}`;
+          const creds = !r.err && (r.reason.startsWith('body_') || [401, 403, 404].includes(r.status));
+          return `${what}${on(via)}${creds ? ' (check --app-id, --key and --secret)' : ''}`;
+        }
+        for (let s = 0; s < N; s++) {
+          const h = heard[s];
+          const until = Date.now() + PREFLIGHT_DELIVERY_MS;
+          while (!h.nonces.has(nonce) && !h.err && Date.now() < until) {
+            await new Promise((resolve) => {
+              const t = setTimeout(resolve, until - Date.now());
+              h.wake = () => { clearTimeout(t); resolve(); };
+            });
+            h.wake = null;
+          }
+          if (h.nonces.has(nonce)) continue;
+          const hint = N > 1
+            ? `published through ${servers[via].url}, not heard by the subscriber on ${servers[s].url}: are the --url servers nodes of one cluster? (check --app-id too)`
+            : 'the server accepts publishes it does not deliver (check --app-id, and that REST and WebSocket reach the same server)';
+          return `nothing delivered: the signed publish to ${ch} was accepted, but the event did not reach its subscriber within ${PREFLIGHT_DELIVERY_MS / 1000}s (${h.err || 'timeout'}): ${hint}`;
+        }
+      }
+      return '';
+    } finally {
+      for (const ws of subs) ws.terminate();
+    }
+  }
+
+  // publisher p: closed loop, one request of --batch events at a time, the
+  // k-th through server (p + k) mod N.
   async function publisher(p, w) {
     const data = 'x'.repeat(cfg['record-size']);
+    const scratch = new Array(N);
     let seq = p * 2 ** 32;
     for (let k = 0; ; k++) {
       const ts = mono();
       if (ts >= w.end) return;
-      let expected = 0;
+      const via = (p + k) % N;
+      scratch.fill(0);
       const events = [];
       for (let j = 0; j < cfg.batch; j++) {
-        const c = (p + (k * cfg.batch + j) * cfg.publishers) % channels.length;
-        expected += subs[c];
+        const c = (p + (k * cfg.batch + j) * cfg.publishers) % nch;
+        for (let s = 0; s < N; s++) scratch[s] += live[s * nch + c];
         events.push({ name: FANOUT_EVENT, channel: channels[c], data: `{"ceiling_ts":${ts},"ceiling_seq":${++seq},"payload":"${data}"}` });
       }
       const single = cfg.batch === 1;
       const body = Buffer.from(JSON.stringify(single ? events[0] : { batch: events }));
-      const reason = await post(`${prefix}/apps/${cfg['app-id']}/${single ? 'events' : 'batch_events'}`, body, w.drain);
+      const { reason } = await post(via, `/apps/${cfg['app-id']}/${single ? 'events' : 'batch_events'}`, body, w.drain);
       const now = mono();
       if (ts < w.start) continue;
       rec.ops++;
       if (reason) {
         if (reason === 'status_429') st.rateLimited++;
         st.httpFailures[reason] = (st.httpFailures[reason] || 0) + 1;
+        servers[via].failures++;
         rec.error('publish_' + reason);
         continue;
       }
       rec.ok++;
       pubHist.recordValue(now - ts);
       st.events += cfg.batch;
-      st.expected += expected;
+      servers[via].publishes++;
+      for (let s = 0; s < N; s++) servers[s].expected += scratch[s];
     }
   }
 
+  const closeAgents = () => { for (const sv of servers) sv.agent.destroy(); };
   let publishing;
   return {
     rec,
+    preflight,
     async connect() {
       conns = await connectAll(cfg.connections, cfg.limit, subscribe, rec);
       return conns.filter(Boolean).length;
     },
     start(w) {
-      for (const ws of conns) {
-        if (!ws) continue;
-        ws.on('message', (data) => deliver(ws, data, mono(), w));
-        watch(ws, w, rec, () => finished || mono() >= w.drain);
-      }
+      conns.forEach((ws, i) => {
+        if (!ws) return;
+        const s = serverOf(i), slot = s * nch + channelOf(i);
+        servers[s].connections++;
+        if (ws.readyState !== WebSocket.OPEN) { // lost before the window: owed nothing
+          rec.error('EOF');
+          rec.dropped++;
+          servers[s].dropped++;
+          return;
+        }
+        live[slot]++;
+        let gone = false;
+        const lost = () => { if (!gone) { gone = true; live[slot]--; } };
+        ws.on('close', lost);
+        ws.on('error', lost);
+        ws.on('message', (data) => deliver(ws, s, data, mono(), w));
+        watch(ws, w, rec, () => finished || mono() >= w.drain, () => { servers[s].dropped++; });
+      });
       publishing = Promise.all(Array.from({ length: cfg.publishers }, (_, p) => publisher(p, w)));
     },
     async finish(w) {
@@ -422,16 +553,24 @@ function fanout(cfg) {
       await sleepUntil(w.drain + FANOUT_LATE_NS);
       finished = true;
       for (const ws of conns) if (ws) ws.terminate();
-      agent.destroy();
+      closeAgents();
     },
+    abort() { closeAgents(); },
     blocks() {
-      const duplicates = Math.max(0, rec.messages - st.expected);
+      const expected = servers.reduce((a, sv) => a + sv.expected, 0);
+      const duplicates = Math.max(0, rec.messages - expected);
       return {
         fanout: {
-          events_published: st.events, deliveries_expected: st.expected, delivered: rec.messages, duplicates,
-          delivered_pct: st.expected > 0 ? (100 * (rec.messages - duplicates)) / st.expected : 0,
+          events_published: st.events, deliveries_expected: expected, delivered: rec.messages, duplicates,
+          delivered_pct: expected > 0 ? (100 * (rec.messages - duplicates)) / expected : 0,
           late: rec.late, grace_ns: DRAIN_NS, http_failures: st.httpFailures, rate_limited_429: st.rateLimited,
           publish_latency_ns: latency(pubHist),
+          servers: servers.map((sv) => ({
+            url: sv.url, connections: sv.connections, dropped: sv.dropped,
+            publishes: sv.publishes, publish_failures: sv.failures,
+            expected: sv.expected, delivered: sv.delivered,
+            delivered_pct: sv.expected > 0 ? (100 * Math.min(sv.delivered, sv.expected)) / sv.expected : null,
+          })),
         },
       };
     },
@@ -535,14 +674,23 @@ async function main() {
   const m = meta(argv, started);
   const sc = cfg.scenario === 'echo' ? echo(cfg) : fanout(cfg);
 
-  say(`connecting ${cfg.connections} to ${cfg.url}`);
-  const open = await sc.connect();
-  const t = mono();
-  const w = { open: t, start: t + cfg.warmup, end: t + cfg.warmup + cfg.duration, drain: t + cfg.warmup + cfg.duration + DRAIN_NS };
-  let failure = '', cpu = null;
-  if (open === 0) {
-    failure = 'no connection opened';
-  } else {
+  let failure = '', cpu = null, open = 0;
+  if (sc.preflight) {
+    const why = await sc.preflight();
+    if (why) {
+      failure = `preflight against ${cfg.url} failed, no load applied: ${why}`;
+      sc.rec.error('preflight');
+      sc.abort();
+    }
+  }
+  if (!failure) {
+    say(`connecting ${cfg.connections} to ${cfg.urls.join(', ')}`);
+    open = await sc.connect();
+    if (open === 0) failure = 'no connection opened';
+  }
+  if (!failure) {
+    const t = mono();
+    const w = { open: t, start: t + cfg.warmup, end: t + cfg.warmup + cfg.duration, drain: t + cfg.warmup + cfg.duration + DRAIN_NS };
     say(`${open} open; warm-up ${cfg.warmup / 1e9}s, window ${cfg.duration / 1e9}s`);
     sc.start(w);
     await sleepUntil(w.start);
@@ -560,7 +708,7 @@ async function main() {
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const zero = latency(newHistogram());
   const config = {
-    scenario: cfg.scenario, url: cfg.url, connections: cfg.connections, batch: cfg.batch, record_size: cfg['record-size'],
+    scenario: cfg.scenario, url: cfg.url, ...(cfg.urls.length > 1 ? { urls: cfg.urls } : {}), connections: cfg.connections, batch: cfg.batch, record_size: cfg['record-size'],
     duration_ns: cfg.duration, warmup_ns: cfg.warmup, rate: 0, max_inflight: 0, payload: 'constant', payload_seed: 0,
     connect_strategy: cfg['connect-strategy'], connect_concurrency: cfg.limit, connect_stagger_ms: 0,
     params: sc.params(),
@@ -589,6 +737,7 @@ async function main() {
   };
   if (cfg.json) writeAtomic(cfg.json, JSON.stringify(res, null, 2) + '\n');
   const s = res.summary;
+  if (failure && cfg.quiet) console.error(`node generator: ${failure}`);
   say(`${s.throughput_per_s.toFixed(0)} msg/s, ${s.messages} messages, p50 ${(s.latency_ns.p50 / 1e3).toFixed(0)} µs, p99 ${(s.latency_ns.p99 / 1e3).toFixed(0)} µs, ${errors} errors, generator ${res.generator.cpu_cores.toFixed(2)} cores${failure ? '; FAILED: ' + failure : ''}`);
   return failure ? 1 : 0;
 }

@@ -103,6 +103,7 @@ func TestBadFlagExits2(t *testing.T) {
 		{[]string{"--scenario", "echo", "--channels", "2"}, "--channels"},
 		{[]string{"--scenario", "fanout", "--connections", "2", "--channels", "3"}, "--channels"},
 		{[]string{"--scenario", "fanout", "--secret", ""}, "--secret"},
+		{[]string{"--scenario", "echo", "--url", "ws://127.0.0.1:2/echo"}, "--url"},
 		{[]string{"--connect-strategy", "all-at-once", "--connect-concurrency", "4"}, "--connect-concurrency"},
 	} {
 		out := filepath.Join(t.TempDir(), "load.json")

@@ -24,17 +24,21 @@ func TestFanoutDeliverScansWithoutAllocating(t *testing.T) {
 	}
 	in, before := msg(1500), msg(500)
 	rec := load.NewRecorder(true, false)
-	f.deliver(in, 1600, w, rec)
-	f.deliver(before, 1600, w, rec)                                     // published in the warm-up: not counted
-	f.deliver(in, 3100, w, rec)                                         // after the grace: late
-	f.deliver([]byte(`{"event":"pusher:pong","data":"{}"}`), 1, w, rec) // not ours
-	if !f.deliver([]byte(`{"event":"pusher:ping","data":"{}"}`), 1, w, rec) {
+	tl := f.newTally()
+	f.deliver(in, 1600, w, rec, tl, 0)
+	f.deliver(before, 1600, w, rec, tl, 0)                                     // published in the warm-up: not counted
+	f.deliver(in, 3100, w, rec, tl, 0)                                         // after the grace: late
+	f.deliver([]byte(`{"event":"pusher:pong","data":"{}"}`), 1, w, rec, tl, 0) // not ours
+	if !f.deliver([]byte(`{"event":"pusher:ping","data":"{}"}`), 1, w, rec, tl, 0) {
 		t.Error("a pusher:ping was not reported for a pong")
 	}
 	if rec.Messages != 1 || rec.Late != 1 || rec.Latency.Latency().Max != 100 || rec.TotalErrors() != 0 {
 		t.Fatalf("messages %d late %d latency %+v errors %v", rec.Messages, rec.Late, rec.Latency.Latency(), rec.Errors)
 	}
-	if a := testing.AllocsPerRun(1000, func() { f.deliver(in, 1600, w, rec) }); a != 0 {
+	if tl.delivered[0][0] != 1 {
+		t.Fatalf("server 0 tally %v, want 1 delivery before any split", tl.delivered)
+	}
+	if a := testing.AllocsPerRun(1000, func() { f.deliver(in, 1600, w, rec, tl, 0) }); a != 0 {
 		t.Fatalf("%v allocations per delivery", a)
 	}
 }

@@ -26,43 +26,49 @@ var subscriberDialOptions = wsconn.Options{ReadBufferSize: 4 << 10, WriteBufferS
 // Recorders. Receive-only: a subscriber answers the server's pusher:ping
 // and scans each delivery with pusherclient's zero-allocation scanner.
 func (f *fanout) loopSubscribers(ctx context.Context, w load.Window) (*evloop.Engine, []*load.Recorder) {
-	var open []*wsconn.Conn
-	for _, c := range f.conns {
+	var open []int // conns' indexes
+	for i, c := range f.conns {
 		if c != nil {
-			open = append(open, c)
+			open = append(open, i)
 		}
 	}
 	n := max(1, min(runtime.GOMAXPROCS(0), len(open)))
 	cfg := evloop.Config{Now: load.Mono, Drain: w.Drain + int64(fanoutLate), Loops: n}
 	cfg.Window.Start, cfg.Window.End = w.Start, w.End
-	s := &subscriber{ctx: ctx, f: f, w: w, recs: make([]*load.Recorder, n)}
+	s := &subscriber{ctx: ctx, f: f, w: w, recs: make([]*load.Recorder, n), tallies: make([]*tally, n)}
 	for k := range s.recs {
 		s.recs[k] = load.NewRecorder(true, false)
+		s.tallies[k] = f.newTally()
 	}
 	eng, err := evloop.New(cfg)
 	if err != nil {
 		s.recs[0].ErrorN("evloop", int64(len(open)))
 		return nil, s.recs
 	}
-	for _, c := range open {
-		if _, err := eng.Add(c, s); err != nil {
-			f.lost(ctx, err, w, s.recs[0])
+	for _, i := range open {
+		if _, err := eng.Add(f.conns[i], s); err != nil {
+			f.lost(ctx, i, err, w, s.recs[0], s.tallies[0])
+			continue
 		}
+		f.loopIdx = append(f.loopIdx, i) // Index counts successful Adds
 	}
 	return eng, s.recs
 }
 
 // subscriber is every loop subscriber's Handler: it keeps no state per
-// connection, only a Recorder per loop.
+// connection, only a Recorder and a tally per loop (a connection's
+// index, in the order added, finds its subscriber: fanout.loopIdx).
 type subscriber struct {
-	ctx  context.Context
-	f    *fanout
-	w    load.Window
-	recs []*load.Recorder
+	ctx     context.Context
+	f       *fanout
+	w       load.Window
+	recs    []*load.Recorder
+	tallies []*tally
 }
 
 func (s *subscriber) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int64) {
-	if s.f.deliver(p, now, s.w, s.recs[c.Loop()]) {
+	l := c.Loop()
+	if s.f.deliver(p, now, s.w, s.recs[l], s.tallies[l], s.f.server(s.f.loopIdx[c.Index()])) {
 		c.Send(wsconn.OpText, pusher.AppendPong(c.Scratch())) // the server's keep-alive
 	}
 }
@@ -70,5 +76,6 @@ func (s *subscriber) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int
 func (s *subscriber) Timer(*evloop.Conn, int64, int64) {}
 
 func (s *subscriber) Closed(c *evloop.Conn, err error) {
-	s.f.lost(s.ctx, err, s.w, s.recs[c.Loop()])
+	l := c.Loop()
+	s.f.lost(s.ctx, s.f.loopIdx[c.Index()], err, s.w, s.recs[l], s.tallies[l])
 }

@@ -66,7 +66,15 @@ type Params struct {
 	Channels int `json:"channels"`
 	// Publishers is the number of concurrent REST publishers.
 	Publishers int `json:"publishers"`
+	// SplitAt, in (0, 1), splits each server's delivery accounting at
+	// that fraction of the window (before and after): the harness's FAULT
+	// time. 0: no split.
+	SplitAt float64 `json:"split_at,omitempty"`
 }
+
+// MultiServer: repeated --url spreads subscribers and publishes over
+// several servers of one cluster (load.MultiServer).
+func (p *Params) MultiServer() bool { return true }
 
 // Flags binds the Pusher app's credentials, --channels and --publishers.
 func (p *Params) Flags(fs *flag.FlagSet) {
@@ -75,6 +83,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&p.Secret, "secret", p.Secret, "Pusher app secret (never printed or recorded)")
 	fs.IntVar(&p.Channels, "channels", p.Channels, "channels the subscribers are spread over, evenly")
 	fs.IntVar(&p.Publishers, "publishers", p.Publishers, "concurrent REST publishers")
+	fs.Float64Var(&p.SplitAt, "split-at", p.SplitAt, "split each server's delivery accounting at this fraction of the window, 0 < f < 1 (the harness's FAULT time); 0: none")
 }
 
 // Validate checks the credentials and the spread.
@@ -90,6 +99,9 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 	}
 	if p.Publishers < 1 {
 		return fmt.Errorf("--publishers %d: must be at least 1", p.Publishers)
+	}
+	if p.SplitAt < 0 || p.SplitAt >= 1 || p.SplitAt != p.SplitAt {
+		return fmt.Errorf("--split-at %v: want a fraction of the window, 0 < f < 1 (0: none)", p.SplitAt)
 	}
 	if c.Payload == payload.Random {
 		return errors.New("--payload random is binary and Pusher event data is text: use constant or json with --scenario fanout")
@@ -123,6 +135,56 @@ type Summary struct {
 	HTTPFailures   map[string]int64 `json:"http_failures"` // by reason: "status_500", "ECONNRESET", ...
 	RateLimited429 int64            `json:"rate_limited_429"`
 	PublishLatency load.Latency     `json:"publish_latency_ns"` // REST round trip
+	// SplitAtNs is where --split-at split each server's accounting,
+	// from the window's start (0: not split).
+	SplitAtNs int64 `json:"split_at_ns,omitempty"`
+	// Servers are the --url servers in order, each one's share: the
+	// subscribers it held and lost, the publishes sent through it, and
+	// the deliveries its subscribers were owed and received.
+	Servers []ServerCount `json:"servers"`
+}
+
+// ServerCount is one server's share of a fan-out run. Expected counts
+// each event once per subscriber of its channel on this server that was
+// connected when it was published, so a node that dropped its clients
+// owes nothing afterwards, and is no loss on the others.
+type ServerCount struct {
+	URL         string `json:"url"`
+	Connections int    `json:"connections"`
+	// Dropped are subscribers that lost their connection inside the
+	// window.
+	Dropped         int64 `json:"dropped"`
+	Publishes       int64 `json:"publishes"` // requests this server accepted
+	PublishFailures int64 `json:"publish_failures"`
+	Delivery
+	// Before and After split Delivery at SplitAtNs by each event's
+	// publish time (with --split-at only).
+	Before *Delivery `json:"before,omitempty"`
+	After  *Delivery `json:"after,omitempty"`
+}
+
+// Delivery is deliveries owed and received. DeliveredPct is
+// 100 * min(Delivered, Expected) / Expected; none when nothing was owed.
+type Delivery struct {
+	Expected     int64    `json:"expected"`
+	Delivered    int64    `json:"delivered"`
+	DeliveredPct *float64 `json:"delivered_pct"`
+}
+
+func (d *Delivery) setPct() {
+	d.DeliveredPct = nil
+	if d.Expected > 0 {
+		pct := 100 * float64(min(d.Delivered, d.Expected)) / float64(d.Expected)
+		d.DeliveredPct = &pct
+	}
+}
+
+// pctText is DeliveredPct for a person: "99.95%", or "none owed".
+func (d Delivery) pctText() string {
+	if d.DeliveredPct == nil {
+		return "none owed"
+	}
+	return fmt.Sprintf("%.2f%%", *d.DeliveredPct)
 }
 
 // report is fanout's part of the text report.
@@ -142,6 +204,16 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 		rows = append(rows, load.ReportRow{Name: "rate limited", Value: fmt.Sprintf("%d HTTP 429", f.RateLimited429)})
 	}
 	rows = append(rows, load.ReportRow{Name: "publish", Value: load.LatencyLine(f.PublishLatency)})
+	if len(f.Servers) > 1 || f.SplitAtNs > 0 {
+		for _, sv := range f.Servers {
+			v := fmt.Sprintf("%d conns (%d dropped), %d publishes (%d failed), delivered %d of %d (%s)",
+				sv.Connections, sv.Dropped, sv.Publishes, sv.PublishFailures, sv.Delivered, sv.Expected, sv.pctText())
+			if sv.Before != nil && sv.After != nil {
+				v += fmt.Sprintf("; before %v %s, after %s", time.Duration(f.SplitAtNs).Round(time.Millisecond), sv.Before.pctText(), sv.After.pctText())
+			}
+			rows = append(rows, load.ReportRow{Name: "server " + sv.URL, Value: v})
+		}
+	}
 	return warnings, rows
 }
 
@@ -157,11 +229,11 @@ func (f *fanout) NothingArrived(res *load.Result, why string) error {
 // app's credentials (the secret signs REST publishes and is never
 // recorded in a result).
 type Target struct {
-	WSURL    string `json:"url"`
-	AppID    string `json:"app_id"`
-	Key      string `json:"key"`
-	Secret   string `json:"secret"`
-	Channels int    `json:"channels,omitempty"`
+	load.ServerURLs        // url, or urls: several nodes of one cluster
+	AppID           string `json:"app_id"`
+	Key             string `json:"key"`
+	Secret          string `json:"secret"`
+	Channels        int    `json:"channels,omitempty"`
 }
 
 func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
@@ -169,7 +241,7 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	if err := load.DecodeStrict(raw, &t); err != nil {
 		return nil, err
 	}
-	var errs []error
+	errs := t.ServerURLs.Check()
 	if t.Channels < 0 {
 		errs = append(errs, load.Fieldf("channels", "%d is negative", t.Channels))
 	}
@@ -179,18 +251,17 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	return &t, errors.Join(errs...)
 }
 
-// URL is the Pusher endpoint (the app path is added by the generator).
-func (t *Target) URL() string { return t.WSURL }
-
-// URLField names URL in errors.
-func (t *Target) URLField() string { return "fanout.url" }
+// URLField names URL (the Pusher endpoint; the generator adds the app
+// path) in errors.
+func (t *Target) URLField() string { return t.URLFieldOf("fanout") }
 
 // Secrets is the app secret.
 func (t *Target) Secrets() map[string]string { return map[string]string{"secret": t.Secret} }
 
-// Args are the credentials and, when set, the channel count.
+// Args are a --url for each of urls but the first (the harness passes
+// that one), the credentials and, when set, the channel count.
 func (t *Target) Args() []string {
-	a := []string{"--app-id", t.AppID, "--key", t.Key, "--secret", t.Secret}
+	a := append(t.MoreURLArgs(), "--app-id", t.AppID, "--key", t.Key, "--secret", t.Secret)
 	if t.Channels > 0 {
 		a = append(a, "--channels", fmt.Sprint(t.Channels))
 	}

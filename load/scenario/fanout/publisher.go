@@ -28,25 +28,35 @@ type pubWorker struct {
 	rec            *load.Recorder // ops, lag, errors
 	publishLatency *load.Histogram
 	events         int64
-	expected       int64
+	expected       [][2]int64 // by server, before and after the split
+	publishes      []int64    // accepted, by the server that took them
+	failures       []int64
+	scratch        [][2]int64 // one request's expected, by server
 	rateLimited    int64
 	httpFailures   map[string]int64
 	reqEvents      []pusher.Event // reused request
 	data           []byte
 	next           int   // pool position
 	seq            int64 // last sequence number used
+	index          int   // among its publisher's workers
 }
 
 func newPublisher(f *fanout, id int) *publisher { return &publisher{f: f, id: id} }
 
 func (p *publisher) newWorker() *pubWorker {
+	n := len(p.f.urls)
 	w := &pubWorker{
 		rec:            load.NewRecorder(false, p.f.cfg.OpenLoop()),
 		publishLatency: load.NewHistogram(),
+		expected:       make([][2]int64, n),
+		publishes:      make([]int64, n),
+		failures:       make([]int64, n),
+		scratch:        make([][2]int64, n),
 		reqEvents:      make([]pusher.Event, p.f.cfg.Batch),
 		next:           p.f.pool.Start(p.id*p.f.cfg.MaxInflight+len(p.workers), p.f.cfg.Batch),
 		// Sequence numbers never collide: publisher and worker in the top bits.
-		seq: int64(p.id)<<44 | int64(len(p.workers))<<32,
+		seq:   int64(p.id)<<44 | int64(len(p.workers))<<32,
+		index: len(p.workers),
 	}
 	p.recs = append(p.recs, w.rec)
 	p.workers = append(p.workers, w)
@@ -125,15 +135,24 @@ func (p *publisher) openLoop(ctx context.Context, w load.Window, wake <-chan str
 }
 
 // publish sends one request of --batch events stamped with ts (the send
-// time in the closed loop, the scheduled time in the open loop) and counts
-// it when ts is inside the window.
+// time in the closed loop, the scheduled time in the open loop) through
+// the next server in turn (publisher id + worker + k, mod N), and counts
+// it when ts is inside the window. Each event is owed to its channel's
+// subscribers connected, on every server, as it is sent.
 func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w load.Window, k int64) {
 	f := p.f
 	cfg := f.cfg
-	var expected int64
+	nch := len(f.channels)
+	via := int((int64(p.id) + int64(wk.index) + k) % int64(len(f.urls)))
+	ph := f.phase(ts)
+	for s := range wk.scratch {
+		wk.scratch[s][ph] = 0
+	}
 	for j := range wk.reqEvents {
-		ch := int((int64(p.id) + (k*int64(cfg.Batch)+int64(j))*int64(f.p.Publishers)) % int64(len(f.channels)))
-		expected += f.subs[ch]
+		ch := int((int64(p.id) + (k*int64(cfg.Batch)+int64(j))*int64(f.p.Publishers)) % int64(nch))
+		for s := range wk.scratch {
+			wk.scratch[s][ph] += f.live[s*nch+ch].Load()
+		}
 		wk.data = appendEventData(wk.data[:0], ts, wk.nextSeq(), f.pool.Value(wk.next), f.pool.Mode())
 		wk.next++
 		wk.reqEvents[j] = pusher.Event{Name: fanoutEvent, Channel: f.channels[ch], Data: string(wk.data)}
@@ -141,9 +160,9 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w load
 	rctx, cancel := context.WithDeadline(ctx, load.MonoTime(w.Drain))
 	var err error
 	if cfg.Batch == 1 {
-		err = f.client.Trigger(rctx, wk.reqEvents[0])
+		err = f.clients[via].Trigger(rctx, wk.reqEvents[0])
 	} else {
-		err = f.client.TriggerBatch(rctx, wk.reqEvents)
+		err = f.clients[via].TriggerBatch(rctx, wk.reqEvents)
 	}
 	cancel()
 	now := load.Mono()
@@ -160,13 +179,17 @@ func (p *publisher) publish(ctx context.Context, wk *pubWorker, ts int64, w load
 			wk.httpFailures = map[string]int64{}
 		}
 		wk.httpFailures[r]++
+		wk.failures[via]++
 		wk.rec.Error("publish_" + r)
 		return
 	}
 	wk.rec.OK++
 	wk.publishLatency.Record(now - ts)
 	wk.events += int64(cfg.Batch)
-	wk.expected += expected
+	wk.publishes[via]++
+	for s := range wk.scratch {
+		wk.expected[s][ph] += wk.scratch[s][ph]
+	}
 }
 
 func (wk *pubWorker) nextSeq() int64 {

@@ -260,10 +260,9 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 // Target is the "nats" block of a target file: the server's URL, or
 // several servers' (a cluster), connection i to urls[i mod N].
 type Target struct {
-	WSURL  string   `json:"url,omitempty"`
-	WSURLs []string `json:"urls,omitempty"`
-	Stream string   `json:"stream,omitempty"`
-	Keys   int      `json:"keys,omitempty"`
+	load.ServerURLs
+	Stream string `json:"stream,omitempty"`
+	Keys   int    `json:"keys,omitempty"`
 }
 
 func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
@@ -271,18 +270,7 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	if err := load.DecodeStrict(raw, &t); err != nil {
 		return nil, err
 	}
-	var errs []error
-	switch {
-	case t.WSURL != "" && len(t.WSURLs) > 0:
-		errs = append(errs, load.Fieldf("urls", "give url (one server) or urls (several), not both"))
-	case t.WSURL == "" && len(t.WSURLs) == 0:
-		errs = append(errs, load.Fieldf("url", "empty"))
-	}
-	for i, u := range t.WSURLs {
-		if u == "" {
-			errs = append(errs, load.Fieldf(fmt.Sprintf("urls[%d]", i), "empty"))
-		}
-	}
+	errs := t.ServerURLs.Check()
 	if t.Keys < 0 {
 		errs = append(errs, load.Fieldf("keys", "%d is negative", t.Keys))
 	}
@@ -292,28 +280,7 @@ func parseTarget(raw json.RawMessage) (load.TargetBlock, error) {
 	return &t, errors.Join(errs...)
 }
 
-// URL is url, or the first of urls.
-func (t *Target) URL() string {
-	if len(t.WSURLs) > 0 {
-		return t.WSURLs[0]
-	}
-	return t.WSURL
-}
-
-func (t *Target) URLField() string {
-	if len(t.WSURLs) > 0 {
-		return "nats.urls[0]"
-	}
-	return "nats.url"
-}
-
-// URLs are every server's URL (load.MultiURLBlock).
-func (t *Target) URLs() []string {
-	if len(t.WSURLs) > 0 {
-		return t.WSURLs
-	}
-	return []string{t.WSURL}
-}
+func (t *Target) URLField() string { return t.URLFieldOf("nats") }
 
 func (t *Target) Secrets() map[string]string     { return nil }
 func (t *Target) CheckLadder(minConns int) error { return nil }
@@ -321,12 +288,7 @@ func (t *Target) CheckLadder(minConns int) error { return nil }
 // Args are a --url for each of urls but the first (the harness passes
 // that one), then --stream and --keys when the block sets them.
 func (t *Target) Args() []string {
-	var a []string
-	for i, u := range t.WSURLs {
-		if i > 0 {
-			a = append(a, "--url", u)
-		}
-	}
+	a := t.MoreURLArgs()
 	if t.Stream != "" {
 		a = append(a, "--stream", t.Stream)
 	}
