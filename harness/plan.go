@@ -116,6 +116,9 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
+	if err := p.checkFault(); err != nil {
+		return nil, err
+	}
 	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {
 		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = knob.ModeInterleaved, nil, nil
 		p.Notes = append(p.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")

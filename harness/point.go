@@ -40,6 +40,8 @@ type pointRun struct {
 	// srvCPUs and genCPUs are the point's sets: the Options', or its
 	// duet half's.
 	srvCPUs, genCPUs pinning.CPUSet
+	// fault is FAULT's signal in a resilience point (nil in any other).
+	fault *faultRun
 }
 
 func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, args ...any) error {
@@ -119,6 +121,7 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 	if err := p.boot(ctx); err != nil {
 		return err
 	}
+	p.fault = p.newFaultRun()
 	if err := p.startGenerator(ctx); err != nil {
 		return err
 	}
@@ -126,7 +129,9 @@ func (p *pointRun) run(ctx context.Context, out *Outcome) error {
 		return err
 	}
 	p.measure(ctx, out)
-	return p.collect(ctx, out)
+	err = p.collect(ctx, out)
+	p.recordFault(ctx, out)
+	return err
 }
 
 // boot starts the servers, in order, each under its own supervisor pinned
@@ -218,21 +223,25 @@ func (p *pointRun) serverLog(i int) string {
 	return filepath.Join(p.f.dir, "server-"+p.booted[i].Name+".log")
 }
 
-// exitedServer is the first server that has exited, if any.
+// exitedServer is the first server that has exited, if any: the one a
+// FAULT killed is not counted once its signal was sent.
 func (p *pointRun) exitedServer() (int, bool) {
 	for i, s := range p.srvs {
-		if s.Exited() {
+		if s.Exited() && !(p.faulted(i) && p.fault.sent()) {
 			return i, true
 		}
 	}
 	return 0, false
 }
 
-// anyServerDone is closed when the first server exits.
+// anyServerDone is closed when the first server exits, but for the one a
+// FAULT stops: its exit is the fault's, not the window's end.
 func (p *pointRun) anyServerDone() <-chan struct{} {
 	var chs []<-chan struct{}
-	for _, s := range p.srvs {
-		chs = append(chs, s.Done())
+	for i, s := range p.srvs {
+		if !p.faulted(i) {
+			chs = append(chs, s.Done())
+		}
 	}
 	return firstDone(chs...)
 }
@@ -277,6 +286,9 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		return p.startAgents(ctx, target.Expand(url, p.addr), cgroup)
 	}
 	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, target.Expand(url, p.addr), p.window, p.warmup, p.f)...)
+	if p.fault != nil {
+		args = append(args, "--split-at", strconv.FormatFloat(p.fault.spec.Fraction, 'g', -1, 64))
+	}
 	gate := filepath.Join(p.f.dir, "start.gate")
 	if spec.Gate != nil {
 		args = append(args, "--start-gate", gate)
@@ -388,6 +400,7 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 		p.measureExternal(ctx, out, genStop, genDone, capture)
 		return
 	}
+	p.startFault(ctx)
 	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
 	srvCores0, okS0 := snapCores(p.srvCPUs)
 	genCores0, okG0 := snapCores(p.genCPUs)
@@ -413,13 +426,14 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	out.ServerCPU.Attribution = attribution(who, p.srvCPUs)
 	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
 	if p.target.Multi() {
+		urls := p.servedURLs()
 		for i, st := range parts {
 			c := cpuStats(st, pinned)
 			// The pinned CPUs are the servers' together: how busy they
 			// were, and the steal, are the set's.
 			c.PinnedBusy, c.StealFraction = out.ServerCPU.PinnedBusy, out.ServerCPU.StealFraction
 			c.Attribution = out.ServerCPU.Attribution
-			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, CPUStats: c})
+			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
 		}
 	}
 	capture.finish(out)

@@ -25,6 +25,7 @@ import (
 // point whose JSON was read). An interrupt (ctx) cuts a long grace short:
 // see stopProc.
 func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess, err error) {
+	p.thaw()
 	if p.gen != nil {
 		if esc, _ := stopProc(ctx, p.gen, grace); esc {
 			escalated = append(escalated, "generator")

@@ -22,6 +22,8 @@ func Progress(w io.Writer, i, n int, role string, k PointKey, elapsed time.Durat
 		what = " (A-A repeat)"
 	case RoleHeadroom:
 		what = " (headroom probe)"
+	case RoleResilience:
+		what = " (resilience: FAULT)"
 	}
 	fmt.Fprintf(w, "point %d/%d: batch %d, %d connections, rep %d%s | elapsed %s, eta %s\n",
 		i, n, k.Batch, k.Connections, k.Rep, what, fmtDur(elapsed), eta)

@@ -57,6 +57,7 @@ const (
 	SharedMargin           = result.SharedMargin
 	StealMax               = result.StealMax
 	RoleHeadroom           = result.RoleHeadroom
+	RoleResilience         = result.RoleResilience
 	HeadroomTolerancePct   = result.HeadroomTolerancePct
 	SchemaVersion          = result.SchemaVersion
 	OldestSchemaVersion    = result.OldestSchemaVersion

@@ -79,6 +79,8 @@ type Outcome struct {
 	// CountSkip says why the count cannot be checked although a series
 	// is named ("": it can).
 	CountSkip string
+	// Fault is FAULT's record of a resilience point (nil in any other).
+	Fault *result.Fault
 }
 
 // PointRunner measures one point: boot the server, run the generator,
@@ -112,6 +114,10 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 	}
 	if o.HeadroomProbe > 0 {
 		n, extra = n-1, extra+", 1 headroom probe"
+	}
+	if !o.Fault.IsZero() {
+		total++
+		extra += ", 1 resilience point (FAULT " + o.Fault.String() + ")"
 	}
 	PlanLine(progress, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
 	start := time.Now()
@@ -151,7 +157,44 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 			}
 		}
 	}
-	return finish(ctx, r, total)
+	if !o.Fault.IsZero() && ctx.Err() == nil {
+		run(len(r.Curve)+1, RoleResilience, resilienceKey(o, r))
+		r.Summarize()
+	}
+	return resilienceErr(finish(ctx, r, total), r)
+}
+
+// resilienceKey is where FAULT's point runs: the headline's rung, or
+// without a headline the headline batch's largest rung, rep after every
+// other at that rung.
+func resilienceKey(o *Plan, r *Result) PointKey {
+	k := PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections}
+	if k.Connections == 0 {
+		k.Batch = o.HeadlineBatch
+		for _, c := range o.ConnsLadder(o.HeadlineBatch) {
+			k.Connections = max(k.Connections, c)
+		}
+	}
+	for _, p := range r.Curve {
+		if p.Batch == k.Batch && p.Connections == k.Connections {
+			k.Rep = max(k.Rep, p.Rep+1)
+		}
+	}
+	return k
+}
+
+// resilienceErr is err, or ErrResilience when it is nil and a resilience
+// point did not hold.
+func resilienceErr(err error, r *Result) error {
+	if err != nil {
+		return err
+	}
+	for _, p := range r.Curve {
+		if p.Role == RoleResilience && (p.Fault == nil || p.Fault.Verdict != result.ResilienceHeld) {
+			return ErrResilience
+		}
+	}
+	return nil
 }
 
 // finish is how both sweeps end: a partial document and ErrInterrupted
@@ -202,6 +245,9 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 		return Point{}, false
 	}
 	p := MakePoint(i, role, k, out, th)
+	if role == RoleResilience {
+		judgeFault(&p, out)
+	}
 	p.Arm = arm
 	judgeObjective(&p, r.Config.Objective, out)
 	r.Curve = append(r.Curve, p)

@@ -419,6 +419,11 @@ func (c *Comparison) runAlerts() {
 			// machine's, so escaped as an argument.
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: %d of %d points were contended: their pinned CPUs were shared with other work (the first: %%s). A contended point is never clean, so it is neither a ceiling nor a compared repeat.", run.name, contended, n), first)})
 		}
+		for _, p := range run.r.Curve {
+			if f := p.Fault; f != nil && f.Verdict != result.ResilienceHeld {
+				c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: the resilience point (FAULT %%s %%s) is %s: %%s", run.name, words(f.Verdict)), f.Kind, f.Server, f.Reason)})
+			}
+		}
 		if unclean > 0 {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("%s run: %d more points had no errors but were not clean (saturated, short of connections, lost some or measured nothing); they are not ceilings.", run.name, unclean))})
 		}
@@ -435,6 +440,10 @@ func (c *Comparison) runAlerts() {
 // clean for another reason.
 func troubled(r *result.Result) (bad, contended, unclean, total int, first string) {
 	for _, p := range r.Curve {
+		if p.Role == result.RoleResilience {
+			continue // its errors are its fault's: its own section and alert
+		}
+		total++
 		switch {
 		case p.Errors > 0 || p.Status != result.StatusOK:
 			bad++
@@ -450,7 +459,7 @@ func troubled(r *result.Result) (bad, contended, unclean, total int, first strin
 			unclean++
 		}
 	}
-	return bad, contended, unclean, len(r.Curve), first
+	return bad, contended, unclean, total, first
 }
 
 func footnotes(c *Comparison, opts CompareOptions) []Note {

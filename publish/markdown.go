@@ -77,6 +77,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 		renderHeadOnlyTable(&b, c)
 	}
 	renderChart(&b, c)
+	renderResilience(&b, c)
 	if c.Mode == ModeTwoArm {
 		renderWhy(&b, c)
 	}

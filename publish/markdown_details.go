@@ -169,6 +169,8 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			}
 			limit := shortVerdict(pt.Verdict)
 			switch {
+			case pt.Fault != nil:
+				limit = "resilience " + text(words(pt.Fault.Verdict)) // its section says why
 			case pt.Status != result.StatusOK:
 				limit = "**failed**"
 			case pt.Errors > 0:
@@ -190,7 +192,7 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			}
 			p("| %d |%s %s | %d | %d | %s | %s | %s | %s |\n", pt.Index, arm, text(roleWord(pt.Role)), pt.Batch, pt.Connections, tp, lat,
 				cpuPair(pt.ServerCPU, pt.GeneratorCPU), limit)
-			if why := pointWhy(pt); why != "" {
+			if why := pointWhy(pt); why != "" && pt.Fault == nil {
 				notes = append(notes, fmt.Sprintf("- #%d: %s", pt.Index, text(why)))
 			}
 		}
@@ -248,4 +250,47 @@ func cpuPair(s, g result.CPUStats) string {
 		return fmt.Sprintf("%.2f/%d", c.MeanCores, c.PinnedCores)
 	}
 	return f(s) + nbsp + "·" + nbsp + f(g)
+}
+
+// renderResilience is the head's resilience points (FAULT) in their own
+// section: the fault, each server's clients, drops and delivered %
+// before and after it, whether it stayed up, and the verdict.
+func renderResilience(b *strings.Builder, c *Comparison) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	for _, pt := range c.Head.Curve {
+		f := pt.Fault
+		if pt.Role != result.RoleResilience || f == nil {
+			continue
+		}
+		when := "not sent: " + text(f.Error)
+		if f.Sent {
+			when = fmt.Sprintf("at %s of the window", formatNs(f.AtNs))
+		}
+		p("**Resilience** (point %d, batch %d, %d connections): %s %s %s: **%s**\n\n", pt.Index, pt.Batch, pt.Connections,
+			text(f.Kind), text(f.Server), when, text(words(f.Verdict)))
+		p("| server | conns | dropped | delivered before | after | up |\n|:---|---:|---:|---:|---:|:---|\n")
+		for _, s := range f.Servers {
+			name := text(s.Name)
+			if s.Faulted {
+				name += " (" + text(f.Kind) + ")"
+			}
+			up := "yes"
+			if !s.Up {
+				up = "**no**"
+			}
+			if s.Share == nil {
+				p("| %s | – | – | – | – | %s |\n", name, up)
+				continue
+			}
+			before, after := "–", "–"
+			if s.Share.Before != nil {
+				before = s.Share.Before.PctText()
+			}
+			if s.Share.After != nil {
+				after = s.Share.After.PctText()
+			}
+			p("| %s | %d | %d | %s | %s | %s |\n", name, s.Share.Connections, s.Share.Dropped, before, after, up)
+		}
+		p("\n%s\n\n", text(f.Reason))
+	}
 }

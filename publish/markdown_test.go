@@ -67,6 +67,7 @@ func renderCases(t *testing.T) []renderCase {
 		{"head_only", "", "head_same.json", CompareOptions{BaseMissing: "main has no published result for ceiling-load yet"}},
 		{"hostile", "base.json", "head_hostile.json", CompareOptions{}},
 		{"no_headline", "base.json", "no_headline.json", CompareOptions{}},
+		{"resilience_real", "", "resilience_real.json", CompareOptions{Alone: true}},
 	}
 	for _, tt := range cross {
 		var base *result.Result

@@ -289,6 +289,9 @@ type ForeignTask struct {
 // which they share; PinnedBusy and StealFraction are the set's.
 type NamedCPU struct {
 	Name string `json:"name"`
+	// URL is the scenario's URL this server serves, when one names its
+	// port (its clients' share in the point's scenario block "servers").
+	URL string `json:"url,omitempty"`
 	CPUStats
 }
 
@@ -350,6 +353,9 @@ type Point struct {
 	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
 	// Drop is what DROP found after the window (nil without it).
 	Drop *load.DropResult `json:"drop,omitempty"`
+	// Fault is what FAULT did to a resilience point and what it found
+	// (RoleResilience; nil on every other point).
+	Fault *Fault `json:"fault,omitempty"`
 	// Agents lists the agents that ran the point with AGENTS (nil
 	// without): each one's segment, clock, start skew, figures and
 	// generator evidence; the point's own figures are their exact merge.

@@ -26,6 +26,9 @@ func WriteTable(w io.Writer, r *Result) error {
 		return err
 	}
 	writeHeadline(&b, r)
+	if err := WriteResilience(&b, r); err != nil {
+		return err
+	}
 	if err := WriteComparison(&b, r.Comparison); err != nil {
 		return err
 	}
@@ -45,6 +48,8 @@ func writeCounts(b *strings.Builder, r *Result) {
 	var failed, withErrors, contended, unclean int
 	for _, p := range r.Curve {
 		switch {
+		case p.Role == RoleResilience:
+			// Its errors are the fault's: its own section judges it.
 		case p.Status != StatusOK:
 			failed++
 		case p.Errors > 0:
@@ -57,7 +62,7 @@ func writeCounts(b *strings.Builder, r *Result) {
 	}
 	switch {
 	case failed+withErrors == 0:
-		fmt.Fprintf(b, "errors: none in %d points\n", len(r.Curve))
+		fmt.Fprintf(b, "errors: none in %d points%s\n", len(r.Curve)-resilient(r), resilienceAside(r))
 	default:
 		fmt.Fprintf(b, "ERRORS: %d of %d points failed, %d more had errors (not clean, not ceilings)\n", failed, len(r.Curve), withErrors)
 	}
@@ -106,6 +111,8 @@ func pointLabel(p Point) string {
 		idx += " probe"
 	case RoleCompare:
 		idx += " cmp"
+	case RoleResilience:
+		idx += " fault"
 	}
 	if p.Arm != "" {
 		idx += " " + p.Arm
@@ -119,6 +126,9 @@ func pointLabel(p Point) string {
 // pointVerdict is a point's verdict cell with what qualifies it.
 func pointVerdict(p Point) string {
 	verdict := verdictText(p.Verdict, p.LowerBound)
+	if f := p.Fault; f != nil {
+		return "resilience " + f.Verdict // its section says why
+	}
 	switch {
 	case p.Status == StatusOK && p.Contended:
 		verdict += " (contended)"
@@ -152,6 +162,11 @@ func writePointNotes(b *strings.Builder, r *Result) {
 				parts = append(parts, fmt.Sprintf("%s %.2f", s.Name, s.MeanCores))
 			}
 			fmt.Fprintf(b, "point %d server cpu by server (cores): %s\n", p.Index, strings.Join(parts, ", "))
+		}
+		if p.Status == StatusOK && p.Fault == nil {
+			if shares := load.SharesOf(p.Scenario); len(shares) > 1 {
+				fmt.Fprintf(b, "point %d clients by server: %s\n", p.Index, sharesText(shares, p.Servers))
+			}
 		}
 	}
 	for _, p := range r.Curve {
@@ -318,4 +333,46 @@ func OutcomeLine(c *Comparison) string {
 		return fmt.Sprintf("✓ no significant change %s (%s; could have detected %s)", at, figs, mdcText(h.MDCPct))
 	}
 	return fmt.Sprintf("✗ cannot conclude %s: %s", at, h.Reason)
+}
+
+// resilient counts the resilience points.
+func resilient(r *Result) int {
+	n := 0
+	for _, p := range r.Curve {
+		if p.Role == RoleResilience {
+			n++
+		}
+	}
+	return n
+}
+
+// resilienceAside says the resilience points are counted apart.
+func resilienceAside(r *Result) string {
+	if resilient(r) == 0 {
+		return ""
+	}
+	return " (and a resilience point, whose errors are its fault's: see its section)"
+}
+
+// sharesText is each server's clients' share of a point: connections,
+// drops, and deliveries against what was owed.
+func sharesText(shares []load.ServerShare, named []NamedCPU) string {
+	var parts []string
+	for _, sh := range shares {
+		name := sh.URL
+		for _, n := range named {
+			if n.URL != "" && n.URL == sh.URL {
+				name = n.Name
+			}
+		}
+		t := fmt.Sprintf("%s %d conns", name, sh.Connections)
+		if sh.Dropped > 0 {
+			t += fmt.Sprintf(" (%d dropped)", sh.Dropped)
+		}
+		if sh.Expected > 0 || sh.Delivered > 0 {
+			t += fmt.Sprintf(" %s of %s delivered (%s)", FormatRate(float64(sh.Delivered)), FormatRate(float64(sh.Expected)), sh.PctText())
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -151,7 +151,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, harness.ErrNoCleanHeadline), errors.Is(err, harness.ErrInterrupted):
+	case errors.Is(err, harness.ErrNoCleanHeadline), errors.Is(err, harness.ErrInterrupted), errors.Is(err, harness.ErrResilience):
 		return exitStatus{1, err}
 	}
 	return err

@@ -344,6 +344,18 @@ var Knobs = []Knob{
 		Parse: stringParse(func(o *Options) *string { return &o.ScenarioFile }),
 		Get:   func(o *Options) string { return o.ScenarioFile },
 	},
+	{
+		Env: "FAULT", Flag: "fault", Arg: "KIND:SERVER@FRACTION", Default: "unset: no resilience point",
+		Help: "after the sweep, one resilience point at the headline's rung: the target's server SERVER (a `servers[].name`) gets SIGKILL (`kill`) or SIGSTOP (`stop`) at FRACTION of the measured window, e.g. `kill:node2@0.5`; the point records when, the connections dropped by server, and each server's delivered % before and after; it is never a ceiling (scenario fanout, a multi-server target; docs/cluster.md)",
+		Parse: func(o *Options, _, v string) error {
+			f, err := ParseFault(v)
+			if err == nil {
+				o.Fault = f
+			}
+			return err
+		},
+		Get: func(o *Options) string { return o.Fault.String() },
+	},
 	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
 		func(o *Options) *bool { return &o.Drop }),
 	{

@@ -54,6 +54,7 @@ const (
 type Options struct {
 	ServerCPUs    pinning.CPUSet // SRV_CPUSET
 	ServerUser    string         // SRV_USER: a user name or uid; "" runs servers as the harness
+	Fault         Fault          // FAULT: a resilience point; zero: none
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
 	AllowOverlap  bool
 

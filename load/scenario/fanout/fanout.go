@@ -462,7 +462,7 @@ func (f *fanout) Finish(res *load.Result, m *load.Recorder) {
 	if f.splitNs > 0 {
 		fs.SplitAtNs = f.splitNs - f.windowStart
 	}
-	split := make([][2]Delivery, len(f.urls))
+	split := make([][2]load.Delivery, len(f.urls))
 	for s, u := range f.urls {
 		fs.Servers = append(fs.Servers, ServerCount{URL: u, Connections: f.connsPer[s]})
 	}
@@ -496,11 +496,11 @@ func (f *fanout) Finish(res *load.Result, m *load.Recorder) {
 	for s := range fs.Servers {
 		sv := &fs.Servers[s]
 		b, a := split[s][0], split[s][1]
-		sv.Delivery = Delivery{Expected: b.Expected + a.Expected, Delivered: b.Delivered + a.Delivered}
-		sv.setPct()
+		sv.Delivery = load.Delivery{Expected: b.Expected + a.Expected, Delivered: b.Delivered + a.Delivered}
+		sv.SetPct()
 		if f.splitNs > 0 {
-			b.setPct()
-			a.setPct()
+			b.SetPct()
+			a.SetPct()
 			sv.Before, sv.After = &b, &a
 		}
 	}

@@ -148,44 +148,7 @@ type Summary struct {
 // each event once per subscriber of its channel on this server that was
 // connected when it was published, so a node that dropped its clients
 // owes nothing afterwards, and is no loss on the others.
-type ServerCount struct {
-	URL         string `json:"url"`
-	Connections int    `json:"connections"`
-	// Dropped are subscribers that lost their connection inside the
-	// window.
-	Dropped         int64 `json:"dropped"`
-	Publishes       int64 `json:"publishes"` // requests this server accepted
-	PublishFailures int64 `json:"publish_failures"`
-	Delivery
-	// Before and After split Delivery at SplitAtNs by each event's
-	// publish time (with --split-at only).
-	Before *Delivery `json:"before,omitempty"`
-	After  *Delivery `json:"after,omitempty"`
-}
-
-// Delivery is deliveries owed and received. DeliveredPct is
-// 100 * min(Delivered, Expected) / Expected; none when nothing was owed.
-type Delivery struct {
-	Expected     int64    `json:"expected"`
-	Delivered    int64    `json:"delivered"`
-	DeliveredPct *float64 `json:"delivered_pct"`
-}
-
-func (d *Delivery) setPct() {
-	d.DeliveredPct = nil
-	if d.Expected > 0 {
-		pct := 100 * float64(min(d.Delivered, d.Expected)) / float64(d.Expected)
-		d.DeliveredPct = &pct
-	}
-}
-
-// pctText is DeliveredPct for a person: "99.95%", or "none owed".
-func (d Delivery) pctText() string {
-	if d.DeliveredPct == nil {
-		return "none owed"
-	}
-	return fmt.Sprintf("%.2f%%", *d.DeliveredPct)
-}
+type ServerCount = load.ServerShare
 
 // report is fanout's part of the text report.
 func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
@@ -207,9 +170,9 @@ func report(res *load.Result) (warnings []string, rows []load.ReportRow) {
 	if len(f.Servers) > 1 || f.SplitAtNs > 0 {
 		for _, sv := range f.Servers {
 			v := fmt.Sprintf("%d conns (%d dropped), %d publishes (%d failed), delivered %d of %d (%s)",
-				sv.Connections, sv.Dropped, sv.Publishes, sv.PublishFailures, sv.Delivered, sv.Expected, sv.pctText())
+				sv.Connections, sv.Dropped, sv.Publishes, sv.PublishFailures, sv.Delivered, sv.Expected, sv.PctText())
 			if sv.Before != nil && sv.After != nil {
-				v += fmt.Sprintf("; before %v %s, after %s", time.Duration(f.SplitAtNs).Round(time.Millisecond), sv.Before.pctText(), sv.After.pctText())
+				v += fmt.Sprintf("; before %v %s, after %s", time.Duration(f.SplitAtNs).Round(time.Millisecond), sv.Before.PctText(), sv.After.PctText())
 			}
 			rows = append(rows, load.ReportRow{Name: "server " + sv.URL, Value: v})
 		}

@@ -1,0 +1,324 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// FAULT (knob.Fault) adds one resilience point to the sweep: at the
+// headline's rung, the named server of a multi-server target is sent
+// SIGKILL (or SIGSTOP) at a fraction of the measured window, timed from
+// the generator's marker, while the generator splits each server's
+// delivery accounting at the same fraction (fanout --split-at). The
+// faulted server's exit does not end the window nor fail the point; the
+// others' does. After the window each server is probed (alive, and its
+// ready probe answers), each one's clients' share is joined to it by the
+// port its URL names, and result.Fault.Judge gives the verdict. A frozen
+// server is continued before the point's servers are stopped.
+
+// ErrResilience is returned (with a written result) when a resilience
+// point's verdict is not held: the other servers did not keep serving, or
+// the evidence is missing. Exit status 1.
+var ErrResilience = fmt.Errorf("FAULT: the resilience point did not hold: result written")
+
+// checkFault refuses a FAULT the target cannot take (exit 2, before
+// anything boots).
+func (p *Plan) checkFault() error {
+	f := p.Fault
+	if f.IsZero() {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("FAULT (--fault) %s: "+format, append([]any{f.String()}, args...)...)
+	}
+	var names []string
+	for _, s := range p.Target.Servers {
+		names = append(names, s.Name)
+	}
+	switch {
+	case p.Scenario != fanout.Name:
+		return bad("needs SCENARIO=fanout, which accounts each server's deliveries before and after the fault (SCENARIO is %s)", p.Scenario)
+	case p.Target.External || !p.Target.Multi():
+		return bad("needs a target that boots several servers (\"servers\"; TARGET %s boots %s)", p.TargetFile, map[bool]string{true: "none", false: "one"}[p.Target.External])
+	case !slices.Contains(names, f.Server):
+		return bad("TARGET %s has no server %q (its servers: %s)", p.TargetFile, f.Server, strings.Join(names, ", "))
+	case p.TwoArm():
+		return bad("not with BASE_TARGET: a resilience point belongs to one server's sweep")
+	case p.Agents > 0:
+		return bad("not with AGENTS yet: each agent would split its own accounting on its own clock")
+	case p.URL != "":
+		return bad("not with --url: the target's own URLs name which server each client is on")
+	}
+	return nil
+}
+
+// faultRun is FAULT in one point.
+type faultRun struct {
+	spec   knob.Fault
+	server int // index in pointRun.srvs
+
+	mu     sync.Mutex
+	rec    result.Fault
+	frozen bool
+	done   chan struct{}
+}
+
+// newFaultRun is the point's fault, or nil for a point without one.
+func (p *pointRun) newFaultRun() *faultRun {
+	f := p.pr.o.Fault
+	if f.IsZero() || p.spec.Role != RoleResilience {
+		return nil
+	}
+	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
+	fr.rec = result.Fault{Kind: f.Kind, Server: f.Server, Fraction: f.Fraction}
+	for i, s := range p.booted {
+		if s.Name == f.Server {
+			fr.server = i
+		}
+	}
+	return fr
+}
+
+// faulted reports whether server i is the one the fault stops.
+func (p *pointRun) faulted(i int) bool { return p.fault != nil && p.fault.server == i }
+
+// startFault sends the signal at the fraction of the window, timed from
+// the marker (the generator's window start), unless ctx ends first.
+func (p *pointRun) startFault(ctx context.Context) {
+	fr := p.fault
+	if fr == nil {
+		return
+	}
+	go func() {
+		defer close(fr.done)
+		fi, err := os.Stat(p.f.marker)
+		if err != nil {
+			fr.fail("no marker time: %v", err)
+			return
+		}
+		start := fi.ModTime()
+		at := start.Add(time.Duration(fr.spec.Fraction * float64(p.window)))
+		t := time.NewTimer(time.Until(at))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			fr.fail("interrupted before the fault")
+			return
+		case <-t.C:
+		}
+		if fr.server < 0 || fr.server >= len(p.srvs) {
+			fr.fail("server %s was not booted", fr.spec.Server)
+			return
+		}
+		srv := p.srvs[fr.server]
+		if srv.Exited() {
+			fr.fail("server %s had already exited (%s)", fr.spec.Server, exitText(srv))
+			return
+		}
+		sig := syscall.SIGKILL
+		if fr.spec.Kind == knob.FaultStop {
+			sig = syscall.SIGSTOP
+		}
+		pid := srv.TargetPid()
+		err = syscall.Kill(pid, sig)
+		sent := time.Now()
+		fr.mu.Lock()
+		defer fr.mu.Unlock()
+		if err != nil {
+			fr.rec.Error = fmt.Sprintf("%v to %s (pid %d): %v", sig, fr.spec.Server, pid, err)
+			return
+		}
+		fr.rec.Sent, fr.rec.AtNs = true, int64(sent.Sub(start))
+		fr.frozen = sig == syscall.SIGSTOP
+	}()
+}
+
+// sent reports whether the signal was sent.
+func (fr *faultRun) sent() bool {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return fr.rec.Sent
+}
+
+func (fr *faultRun) fail(format string, args ...any) {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	fr.rec.Error = fmt.Sprintf(format, args...)
+}
+
+// thaw continues a frozen server so that it can be stopped with its
+// grace, as any other.
+func (p *pointRun) thaw() {
+	fr := p.fault
+	if fr == nil {
+		return
+	}
+	<-fr.done
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	if fr.frozen {
+		_ = syscall.Kill(p.srvs[fr.server].TargetPid(), syscall.SIGCONT)
+		fr.frozen = false
+	}
+}
+
+// serversDoneButFaulted is closed when a server other than the faulted
+// one exits: the faulted one's exit is the fault's, not the point's end.
+func (p *pointRun) serversDoneButFaulted() <-chan struct{} {
+	var chs []<-chan struct{}
+	for i, s := range p.srvs {
+		if !p.faulted(i) {
+			chs = append(chs, s.Done())
+		}
+	}
+	if len(chs) == 0 {
+		return nil
+	}
+	return firstDone(chs...)
+}
+
+// recordFault probes every server after the window, joins each one's
+// clients' share by its URL's port, and judges the point (out.Fault).
+func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
+	fr := p.fault
+	if fr == nil {
+		return
+	}
+	select {
+	case <-fr.done:
+	case <-ctx.Done():
+		return
+	}
+	fr.mu.Lock()
+	rec := fr.rec
+	fr.mu.Unlock()
+	var shares []load.ServerShare
+	if out.Load != nil {
+		shares = out.Load.Summary.ServerShares()
+		var fs fanout.Summary
+		if ok, _ := out.Load.Summary.Block(fanout.Name, &fs); ok {
+			rec.SplitAtNs = fs.SplitAtNs
+		}
+	}
+	owner := p.urlOwners(len(shares))
+	for i, s := range p.booted {
+		fs := result.FaultServer{Name: s.Name, Faulted: i == fr.server}
+		fs.Up, fs.UpReason = p.serverUp(ctx, i)
+		for k, o := range owner {
+			if o == i {
+				sh := shares[k]
+				fs.Share = &sh
+			}
+		}
+		rec.Servers = append(rec.Servers, fs)
+	}
+	out.Fault = &rec
+}
+
+// serverUp says whether server i is alive and its ready probe answers
+// within 2 s.
+func (p *pointRun) serverUp(ctx context.Context, i int) (bool, string) {
+	srv := p.srvs[i]
+	if srv.Exited() {
+		return false, "exited: " + exitText(srv)
+	}
+	probe, err := supervise.ParseProbe(target.Expand(p.booted[i].Ready, p.addr))
+	if err != nil {
+		return false, err.Error()
+	}
+	if err := supervise.WaitReady(ctx, srv, probe, 2*time.Second); err != nil {
+		return false, "its ready probe did not answer within 2s"
+	}
+	return true, ""
+}
+
+// servedURLs is, for each booted server, the scenario URL (expanded) it
+// serves by urlOwners; "" for none.
+func (p *pointRun) servedURLs() []string {
+	out := make([]string, len(p.booted))
+	urls := p.scenarioURLs()
+	for k, i := range p.urlOwners(len(urls)) {
+		if i >= 0 {
+			out[i] = target.Expand(urls[k], p.addr)
+		}
+	}
+	return out
+}
+
+// scenarioURLs are the target block's URLs, unexpanded: the one, or a
+// cluster's several (load.MultiURLBlock).
+func (p *pointRun) scenarioURLs() []string {
+	blk, err := p.target.Block(p.pr.o.Scenario)
+	if err != nil || p.target.URL != "" {
+		return nil // none, or the sweep's --url replaced them
+	}
+	if m, ok := blk.(load.MultiURLBlock); ok {
+		return m.URLs()
+	}
+	return []string{blk.URL()}
+}
+
+// urlOwners maps each of the scenario's n URLs (in the target block's
+// order) to the booted server that names its port ({portN}, {port},
+// {addr}) in its ready probe, command or env, preferring its ready probe;
+// -1 where none or several do.
+func (p *pointRun) urlOwners(n int) []int {
+	out := make([]int, n)
+	urls := p.scenarioURLs()
+	for k := range out {
+		out[k] = -1
+		if k >= len(urls) {
+			continue
+		}
+		ports := target.PortsNamed(urls[k])
+		if len(ports) != 1 {
+			continue
+		}
+		var byReady, byAny []int
+		for i, s := range p.booted {
+			all := strings.Join(s.Command, " ")
+			for _, v := range s.Env {
+				all += " " + v
+			}
+			switch {
+			case slices.Contains(target.PortsNamed(s.Ready), ports[0]):
+				byReady = append(byReady, i)
+			case slices.Contains(target.PortsNamed(all), ports[0]):
+				byAny = append(byAny, i)
+			}
+		}
+		switch {
+		case len(byReady) == 1:
+			out[k] = byReady[0]
+		case len(byReady) == 0 && len(byAny) == 1:
+			out[k] = byAny[0]
+		}
+	}
+	return out
+}
+
+// judgeFault gives a resilience point its verdict: never clean (its
+// errors are the fault's), judged on its Fault; one without a record
+// cannot conclude.
+func judgeFault(p *Point, out Outcome) {
+	p.Clean = false
+	f := out.Fault
+	if f == nil {
+		f = &result.Fault{Error: "no fault record"}
+	}
+	f.Judge(p.FailReason)
+	p.Fault = f
+}
