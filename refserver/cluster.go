@@ -77,7 +77,11 @@ func (s *Server) joinCluster() error {
 	return nil
 }
 
-// relay publishes events to the other nodes.
+// clusterFlushTimeout bounds the wait for the bus to take a relay.
+const clusterFlushTimeout = 2 * time.Second
+
+// relay publishes events to the other nodes, and waits until the NATS
+// server has them.
 func (s *Server) relay(events []rawEvent) {
 	out := make([]relayEvent, len(events))
 	for i := range events {
@@ -87,6 +91,11 @@ func (s *Server) relay(events []rawEvent) {
 	b, err := json.Marshal(out)
 	if err == nil {
 		err = s.cluster.Publish(ClusterSubject, b)
+	}
+	if err == nil {
+		// The request is answered once the bus has the relay (one round
+		// trip): a node killed after answering 200 has relayed it.
+		err = s.cluster.FlushTimeout(clusterFlushTimeout)
 	}
 	if err != nil {
 		s.stats.clusterErrors.Add(1)

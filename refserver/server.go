@@ -147,14 +147,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 
 	var errs []error
-	if s.cluster != nil {
-		s.cluster.Close() // no more relays in or out
-	}
 	for _, hs := range servers {
 		// Hijacked (WebSocket) connections are not waited for here.
 		if err := hs.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if s.cluster != nil {
+		// After the REST requests in flight: every event this node
+		// answered 200 for has been relayed (Close flushes it out).
+		s.cluster.Close()
 	}
 
 	s.mu.Lock()
