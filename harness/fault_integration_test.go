@@ -58,6 +58,20 @@ func leftOf(t *testing.T) []string {
 	return left
 }
 
+// waitLeftGone waits, at most limit, until no process runs one of the
+// test's binaries, and returns those still running then.
+func waitLeftGone(t *testing.T, limit time.Duration) []string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		left := leftOf(t)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // FAULT=kill:node2@0.5 on the 3-node refserver cluster: the resilience
 // point runs after the sweep at the headline's rung; node2 is SIGKILLed
 // halfway through the window; a third of the connections (node2's, and

@@ -440,6 +440,11 @@ func TestSIGKILLLeavesNoCompleteOUT(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	// What the killed harness started dies with it (the parent-death
+	// signal), within a bound: else it would write on in the work dir.
+	if left := waitLeftGone(t, 10*time.Second); len(left) > 0 {
+		t.Errorf("10 s after the harness was SIGKILLed, still running: %v", left)
+	}
 	r := readResult(t, out)
 	if r.Regime == "an earlier run" || !r.Partial || !strings.Contains(r.PartialReason, "in progress") {
 		t.Fatalf("after SIGKILL OUT is partial %v %q (regime %q): want this run's in-progress document", r.Partial, r.PartialReason, r.Regime)
