@@ -73,7 +73,11 @@ type faultRun struct {
 	mu     sync.Mutex
 	rec    result.Fault
 	frozen bool
-	done   chan struct{}
+	// started: startFault ran (the window began); done is closed when
+	// its signal was sent or given up. A point that failed before its
+	// window has neither, and nothing to wait for.
+	started bool
+	done    chan struct{}
 }
 
 // newFaultRun is the point's fault, or nil for a point without one.
@@ -102,6 +106,9 @@ func (p *pointRun) startFault(ctx context.Context) {
 	if fr == nil {
 		return
 	}
+	fr.mu.Lock()
+	fr.started = true
+	fr.mu.Unlock()
 	go func() {
 		defer close(fr.done)
 		fi, err := os.Stat(p.f.marker)
@@ -159,11 +166,19 @@ func (fr *faultRun) fail(format string, args ...any) {
 	fr.rec.Error = fmt.Sprintf(format, args...)
 }
 
+// began reports whether the fault's timer was started.
+func (fr *faultRun) began() bool {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return fr.started
+}
+
 // thaw continues a frozen server so that it can be stopped with its
-// grace, as any other.
+// grace, as any other; it first waits for a pending signal to be sent or
+// given up (at most the rest of the window).
 func (p *pointRun) thaw() {
 	fr := p.fault
-	if fr == nil {
+	if fr == nil || !fr.began() {
 		return
 	}
 	<-fr.done
@@ -197,10 +212,14 @@ func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
 	if fr == nil {
 		return
 	}
-	select {
-	case <-fr.done:
-	case <-ctx.Done():
-		return
+	if fr.began() {
+		select {
+		case <-fr.done:
+		case <-ctx.Done():
+			return
+		}
+	} else {
+		fr.fail("the point ended before its window")
 	}
 	fr.mu.Lock()
 	rec := fr.rec
@@ -231,6 +250,9 @@ func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
 // serverUp says whether server i is alive and its ready probe answers
 // within 2 s.
 func (p *pointRun) serverUp(ctx context.Context, i int) (bool, string) {
+	if i >= len(p.srvs) {
+		return false, "not booted"
+	}
 	srv := p.srvs[i]
 	if srv.Exited() {
 		return false, "exited: " + exitText(srv)
