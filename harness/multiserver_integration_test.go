@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,9 +76,26 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 	if err := tg.CheckRunnable(o.Scenario); err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := runSweep(t, context.Background(), o, tg)
-	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatalf("sweep: %v", err)
+	// A JetStream node's /healthz waits for its meta group's quorum; on
+	// a loaded shared machine a fresh cluster has been seen not to form
+	// within the 30 s ready_timeout once in a CI run (503 throughout). That
+	// is the cluster's start, not this test's subject: the sweep runs
+	// again, at most quorumAttempts times in all, then fails saying so.
+	const quorumAttempts = 2
+	var r *harness.Result
+	var err error
+	for attempt := 1; ; attempt++ {
+		r, _, err = runSweep(t, context.Background(), o, tg)
+		if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+			t.Fatalf("sweep: %v", err)
+		}
+		noQuorum := slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
+			return p.Status != harness.StatusOK && strings.Contains(p.FailReason, "never became ready") && strings.Contains(p.FailReason, "503")
+		})
+		if !noQuorum || attempt == quorumAttempts {
+			break
+		}
+		t.Logf("attempt %d of %d: a node's /healthz answered 503 (no JetStream quorum) for the whole ready_timeout; again", attempt, quorumAttempts)
 	}
 	if len(r.Meta.Target.Servers) != 3 || r.Meta.Target.Servers[2].Name != "n3" {
 		t.Errorf("meta.target.servers %+v", r.Meta.Target.Servers)
