@@ -190,21 +190,6 @@ func (p *pointRun) thaw() {
 	}
 }
 
-// serversDoneButFaulted is closed when a server other than the faulted
-// one exits: the faulted one's exit is the fault's, not the point's end.
-func (p *pointRun) serversDoneButFaulted() <-chan struct{} {
-	var chs []<-chan struct{}
-	for i, s := range p.srvs {
-		if !p.faulted(i) {
-			chs = append(chs, s.Done())
-		}
-	}
-	if len(chs) == 0 {
-		return nil
-	}
-	return firstDone(chs...)
-}
-
 // recordFault probes every server after the window, joins each one's
 // clients' share by its URL's port, and judges the point (out.Fault).
 func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
