@@ -4,7 +4,10 @@
 #   make ceiling SRV_CPUSET=1,2,3 LT_CPUSET=0      exactly those sets (a 4-core runner)
 #   make ceiling-quick                             a small ladder in about a minute
 #   make ceiling-compare BASE_TARGET=FILE [TARGET=FILE]  base and head swept in one run and compared (docs/compare.md)
-#   make test                                      vet + race tests + actionlint
+#   make test                                      the unit lane: vet + actionlint + race tests, shuffled, packages in parallel (no server process, no quiet CPU)
+#   make e2e                                       the end-to-end lane: real servers, real sweeps, pinned CPUs (files tagged e2e)
+#   make check                                     both lanes: what CI runs (.ci/run)
+#   make validate                                  the long measurement runs (files tagged validate; out of CI)
 #   make bench                                     generator efficiency report
 #   make load                                      refserver + one short `ceiling load`
 #   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
@@ -27,7 +30,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_MODE DUET_CPUSETS COM
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build test vet lint bench load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
+.PHONY: all build test e2e check validate vet lint bench load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
 
 all: build
 
@@ -37,17 +40,36 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 	$(GO) build -o $(BIN)/nats-server github.com/nats-io/nats-server/v2
 
+# Both builds of the tests: the unit lane's and the tagged lanes'.
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags e2e,validate ./...
 
 lint:
 	$(GO) tool actionlint
 
-# -p 1: one package's tests at a time. The harness tests boot pinned
-# servers and judge contention on their CPUs; another package's tests
-# running beside them on a 2-core machine would be that contention.
+# The unit lane: every test that needs no real server process and no
+# quiet CPU. Packages run in parallel and in a shuffled order; a test here
+# that fails on a busy machine is a bug in the test (docs/ARCHITECTURE.md,
+# "Testing").
 test: vet lint
-	$(GO) test -race -count=1 -p 1 -timeout 45m ./...
+	$(GO) test -race -shuffle=on -count=1 -timeout 15m ./...
+
+# The end-to-end lane: the tests of files tagged `//go:build e2e`, one
+# package at a time (they pin servers and generators to this machine's
+# CPUs and judge contention on them: two packages side by side would be
+# that contention).
+e2e:
+	bash .ci/lane e2e
+
+# Both lanes, as CI runs them.
+check: test e2e
+
+# The long measurement runs (`//go:build validate`): power, false alarms,
+# two generators' agreement, CPU quotas that depend on this machine's
+# speed. Out of CI; docs/compare.md keeps their last figures.
+validate:
+	LANE_TAGS=e2e,validate LANE_TIMEOUT=120m bash .ci/lane validate -v
 
 bench: build
 	$(GO) run ./benchmark/efficiency

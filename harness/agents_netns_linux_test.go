@@ -1,3 +1,5 @@
+//go:build e2e
+
 package harness_test
 
 import (
@@ -67,18 +69,6 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 		}
 		t.Logf("point %d merged: %.0f msg/s, p99 %v", p.Index, p.ThroughputPerS, time.Duration(p.LatencyNs.P99))
 	}
-}
-
-// TestAgentsQuotaInNetworkNamespaces: the cgroup quota on one agent caps
-// the point the same when the agents run in network namespaces.
-func TestAgentsQuotaInNetworkNamespaces(t *testing.T) {
-	lab := agentsLab(t, "TestAgentsQuotaInNetworkNamespaces")
-	if lab == nil {
-		return
-	}
-	o := agentOptions(t, 2*time.Second)
-	o.AgentsEnv.Lab = lab
-	checkQuotaCaps(t, o)
 }
 
 // agentsLab is the agents' bridge as `ceiling sweep` builds it as root,

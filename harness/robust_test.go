@@ -1,3 +1,5 @@
+//go:build e2e
+
 package harness_test
 
 // Issue 8: secrets, stale files, OUT, interrupts, escalation, work dirs —

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package thirdparty drives real servers nobody here wrote with the scenario
 // files in benchmark/scenarios, through the `ceiling load` binary, as a user
 // would.

@@ -178,3 +178,12 @@ func TestWorkflowsLint(t *testing.T) {
 	}
 	t.Logf("%d lines of workflow YAML", lines)
 }
+
+// moduleRoot is this repository (the action's own files).
+func moduleRoot(t *testing.T) string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -99,15 +101,6 @@ type userRepo struct {
 	dir, temp, output, summary, event string
 	base                              string // the base commit
 	env                               []string
-}
-
-// moduleRoot is this repository (the action's own files).
-func moduleRoot(t *testing.T) string {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
 }
 
 // newUserRepo copies examples/echo-server into a fresh repository, runs

@@ -1,22 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/google/go-cmp/cmp"
-	"github.com/gorilla/websocket"
 )
 
 // The test binary doubles as refserver when this variable is set, so the
@@ -125,70 +120,5 @@ func TestHelpGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), stderr.String()); diff != "" {
 		t.Errorf("usage differs (-want +got); if intended, go test -update:\n%s", diff)
-	}
-}
-
-// A real process: the listening line on stderr, then SIGTERM closes
-// sockets with 1012 and exits 0.
-func TestSIGTERMClosesWith1012AndExitsZero(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0")
-	// An io.Pipe (not StderrPipe) so Wait may run while we still read.
-	stderr, pw := io.Pipe()
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	waited := make(chan struct{})
-	go func() { exited <- cmd.Wait(); pw.Close(); close(waited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-waited
-	})
-
-	lines := bufio.NewScanner(stderr)
-	if !lines.Scan() {
-		t.Fatalf("no output from refserver: %v", lines.Err())
-	}
-	addr, ok := strings.CutPrefix(lines.Text(), "refserver listening on ")
-	if !ok {
-		t.Fatalf("first line %q, want \"refserver listening on ADDR\"", lines.Text())
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-
-	c, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/echo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.WriteMessage(websocket.TextMessage, []byte("x"))
-	if _, _, err := c.ReadMessage(); err != nil {
-		t.Fatal(err)
-	}
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, _, err = c.ReadMessage()
-	var ce *websocket.CloseError
-	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
-		t.Errorf("after SIGTERM: %v, want close 1012", err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit: %v (stderr: %s), want status 0", err, <-rest)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("refserver did not exit within 10s of SIGTERM")
 	}
 }
