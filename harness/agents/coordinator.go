@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/argv"
@@ -138,6 +139,43 @@ type session struct {
 	c     *conn
 	index int
 	goCh  chan *Go
+
+	// mu orders the point's welcome against its abort: an agent is told
+	// abort only of a point it was welcomed to, and never welcomed after
+	// the abort. (Sent the other way round, the agent took the abort for
+	// its previous point's, started the dead one, and read the next
+	// point's welcome where it wanted a pong.)
+	mu       sync.Mutex
+	welcomed bool // the welcome was sent
+	aborted  bool // the point failed: no welcome may follow
+}
+
+// welcome sends the point's welcome, unless the point was aborted
+// first (false, nil: the agent never hears of it).
+func (s *session) welcome(w *Welcome) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted {
+		return false, nil
+	}
+	if err := s.c.send(tWelcome, w); err != nil {
+		return false, err
+	}
+	s.welcomed = true
+	return true, nil
+}
+
+// abort tells the agent the point failed, if it was welcomed to it; one
+// not welcomed yet never will be, and is told nothing.
+func (s *session) abort(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborted = true
+	if !s.welcomed {
+		return
+	}
+	_ = s.c.c.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = s.c.send(tAbort, &Abort{Reason: reason})
 }
 
 // SegmentArgs is the point's flags for agent i of n: its --connections

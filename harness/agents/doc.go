@@ -16,9 +16,14 @@
 // abort and wait for the next welcome). Whatever an aborted point still
 // had in flight is skipped on both sides: the coordinator skips what
 // comes before a point's first ping, the agent pongs that answer no ping
-// of its point. An agent redials a lost connection (AgentConfig.Rejoin
-// times in a row). The harness's own agents get a Coordinator (a hub for
-// one point, done after it); AGENTS_LISTEN keeps one Hub for the sweep.
+// of its point. The coordinator tells an agent abort only of a point it
+// welcomed it to, and never welcomes it after the abort: a session the
+// point had not welcomed when it failed hears nothing of it (an abort
+// before the welcome read as the previous point's, and the agent ran a
+// point the coordinator had given up). An agent redials a lost connection
+// (AgentConfig.Rejoin times in a row). The harness's own agents get a
+// Coordinator (a hub for one point, done after it); AGENTS_LISTEN keeps
+// one Hub for the sweep.
 //
 // # Protocol
 //

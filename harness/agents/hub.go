@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -34,6 +35,11 @@ type Hub struct {
 	arrived chan struct{}  // a token when idle gained a session
 	closed  bool
 	wg      sync.WaitGroup
+
+	// beforeWelcome, when set (tests only), runs in a point's session
+	// goroutine just before it welcomes agent index: a test orders the
+	// point's abort against the welcome with it.
+	beforeWelcome func(ctx context.Context, index int)
 }
 
 // idleSession is a joined agent between points; its watcher reads the

@@ -60,6 +60,7 @@ type point struct {
 
 	mu       sync.Mutex
 	sessions map[int]*session
+	aborted  bool // abortAll ran: a session claimed after it is not welcomed
 	wg       sync.WaitGroup
 	runCtx   context.Context
 	cancel   context.CancelFunc
@@ -114,13 +115,15 @@ func (pt *point) release() {
 	}
 }
 
-// abortAll tells every claimed agent to abort the point.
+// abortAll tells every agent welcomed to the point to abort it; the
+// sessions not welcomed yet, and any claimed from now on, are not
+// welcomed at all.
 func (pt *point) abortAll(reason string) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
+	pt.aborted = true
 	for _, s := range pt.sessions {
-		_ = s.c.c.SetWriteDeadline(time.Now().Add(time.Second))
-		_ = s.c.send(tAbort, &Abort{Reason: reason})
+		s.abort(reason)
 	}
 }
 
@@ -141,6 +144,7 @@ func (pt *point) claim() {
 			for idx, c := range pt.h.claim(func(i int) bool { return i < pt.n }) {
 				s := &session{c: c, index: idx, goCh: make(chan *Go, 1)}
 				pt.mu.Lock()
+				s.aborted = pt.aborted
 				pt.sessions[idx] = s
 				pt.reports[idx].joined = true
 				pt.reports[idx].Peer = c.c.RemoteAddr().String()

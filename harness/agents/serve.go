@@ -19,6 +19,9 @@ func (h *Hub) serve(ctx context.Context, p Plan, s *session, n int, reports []*R
 	if p.AgentArgs != nil {
 		args = append(args, p.AgentArgs(s.index, reports[s.index].Connections)...)
 	}
+	if h.beforeWelcome != nil {
+		h.beforeWelcome(ctx, s.index)
+	}
 	if !sv.handshake(&Welcome{Agents: n, Args: args, Samples: p.Samples}) {
 		return
 	}
@@ -61,9 +64,13 @@ func (sv *serving) lost(err error) {
 // reports its ready; false when the session failed or was lost first.
 func (sv *serving) handshake(w *Welcome) bool {
 	c, idx := sv.s.c, sv.s.index
-	if err := c.send(tWelcome, w); err != nil {
+	sent, err := sv.s.welcome(w)
+	if err != nil {
 		sv.lost(err)
 		return false
+	}
+	if !sent {
+		return false // the point failed first: this agent never hears of it
 	}
 	pinged := false
 	for {
