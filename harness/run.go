@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -35,6 +36,76 @@ type RunConfig struct {
 	// Ceiling is the ceiling binary whose `calibrate --serve-sink` is the
 	// null sink of CALIBRATE=1; empty: this executable.
 	Ceiling string
+
+	// Deps are the parts of the run that touch the machine; the zero
+	// value is the real ones.
+	Deps Deps
+}
+
+// SweepRunner is what Run sweeps with: one point at a time (PointRunner),
+// and what the run asks of it around its points. ProcRunner, with real
+// processes, is the one `ceiling sweep` uses.
+type SweepRunner interface {
+	PointRunner
+	// SetBase gives a two-arm sweep's runner its base arm.
+	SetBase(target.Spec)
+	// Drain waits, at most limit, for what points left running after an
+	// interrupt, and returns the warnings that came too late for the
+	// result already written.
+	Drain(limit time.Duration) []string
+	// RecordGranted writes into r what the machine granted the run (the
+	// affinities, the file limit), with the warnings that go with it.
+	RecordGranted(r *Result)
+	// Close ends what the runner kept for the whole sweep.
+	Close()
+}
+
+var _ SweepRunner = (*ProcRunner)(nil)
+
+// Deps are the seams between Run and the machine. Each nil field is the
+// real part; a test gives fakes, and Run's own rules (the checkpoints,
+// the result written whatever happens, the interrupt, the exit errors)
+// are then tested without a process.
+type Deps struct {
+	// NewRunner makes the sweep's runner (default: NewProcRunner, with
+	// the run's secrets to redact from each point's files).
+	NewRunner func(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error)
+	// Now is the wall clock (default: time.Now).
+	Now func() time.Time
+	// KeepSelfOff moves the harness's own threads off the pinned sets
+	// and returns where they went and how to undo it (default:
+	// pinning.KeepSelfOff).
+	KeepSelfOff func(sets ...pinning.CPUSet) (pinning.CPUSet, func(), error)
+	// CleanLeftovers stops what an earlier harness left running and
+	// says what it found (default: the supervisors' leftovers).
+	CleanLeftovers func() []string
+}
+
+// withDefaults fills every nil seam with the real part.
+func (d Deps) withDefaults() Deps {
+	if d.NewRunner == nil {
+		d.NewRunner = newProcRunner
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.KeepSelfOff == nil {
+		d.KeepSelfOff = pinning.KeepSelfOff
+	}
+	if d.CleanLeftovers == nil {
+		d.CleanLeftovers = cleanLeftovers
+	}
+	return d
+}
+
+// newProcRunner is Deps.NewRunner's real part.
+func newProcRunner(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
+	r, err := NewProcRunner(p, ag)
+	if err != nil {
+		return nil, err
+	}
+	r.Secrets = secrets
+	return r, nil
 }
 
 // ResultFileName is the name of the result Run saves in the work dir when
@@ -42,7 +113,7 @@ type RunConfig struct {
 const ResultFileName = "ceiling-result.json"
 
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
-// processes (ProcRunner), writes the result to o.Out (always, also when
+// processes (ProcRunner; rc.Deps replaces them in tests), writes the result to o.Out (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
 // is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
 // booted), or an *OutError (the result was saved elsewhere, or lost).
@@ -69,6 +140,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	if rc.Getenv == nil {
 		rc.Getenv = os.Getenv
 	}
+	rc.Deps = rc.Deps.withDefaults()
 	// The run's own copy: only the work dir it makes is filled in; the
 	// caller's Plan is never written.
 	run := *p
@@ -82,7 +154,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
 	o := s.o
-	kept, restore, err := pinning.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	kept, restore, err := rc.Deps.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
 	defer restore()
 	switch {
 	case err != nil:
@@ -93,11 +165,10 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
 	}
 	s.beforeFirstPoint(ctx, r)
 
-	runner, err := NewProcRunner(o, rc.Agents)
+	runner, err := rc.Deps.NewRunner(o, rc.Agents, s.secrets)
 	if err != nil {
 		return nil, err
 	}
-	runner.Secrets = s.secrets
 	defer runner.Close()
 	sweepErr := s.sweep(ctx, runner, r)
 	return r, s.finish(runner, r, sweepErr)
@@ -166,7 +237,7 @@ func (s *sweepRun) newResult() *Result {
 // the target's warnings, and calibrates (CALIBRATE=1).
 func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
 	o := s.o
-	for _, w := range cleanLeftovers() {
+	for _, w := range s.rc.Deps.CleanLeftovers() {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
 		r.Warn(w)
 	}
@@ -185,7 +256,7 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
 
 // sweep runs the points, each behind a checkpoint of OUT: the two-arm
 // sweep when the plan has a base, else the single-arm one.
-func (s *sweepRun) sweep(ctx context.Context, runner *ProcRunner, r *Result) error {
+func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *Result) error {
 	o := s.o
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
@@ -201,7 +272,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner *ProcRunner, r *Result) err
 // finish summarizes and writes the result (first, then the late warnings
 // of an interrupted point's processes), prints the table and removes the
 // work dir it made after a clean run.
-func (s *sweepRun) finish(runner *ProcRunner, r *Result, sweepErr error) error {
+func (s *sweepRun) finish(runner SweepRunner, r *Result, sweepErr error) error {
 	o := s.o
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
 	if !interrupted {
@@ -210,7 +281,7 @@ func (s *sweepRun) finish(runner *ProcRunner, r *Result, sweepErr error) error {
 		}
 	}
 	runner.RecordGranted(r)
-	r.Meta.FinishedAt = time.Now().UTC()
+	r.Meta.FinishedAt = s.rc.Deps.Now().UTC()
 	r.Summarize()
 	RedactResult(r, s.secrets)
 
