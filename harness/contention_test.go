@@ -20,12 +20,12 @@ func TestStealFraction(t *testing.T) {
 		okA, okB bool
 		want     float64
 	}{
-		{"none", coreSnap{steal: 5, total: 100}, coreSnap{steal: 5, total: 200}, true, true, 0},
-		{"a tenth", coreSnap{steal: 5, total: 100}, coreSnap{steal: 15, total: 200}, true, true, 0.1},
-		{"a snapshot missing", coreSnap{}, coreSnap{steal: 1, total: 2}, true, false, -1},
-		{"no time passed", coreSnap{steal: 1, total: 2}, coreSnap{steal: 1, total: 2}, true, true, -1},
-		{"steal went backwards", coreSnap{steal: 5, total: 0}, coreSnap{steal: 1, total: 2}, true, true, -1},
-		{"as counted, never clamped", coreSnap{}, coreSnap{steal: 3, total: 2}, true, true, 1.5},
+		{"none", coreSnap{Steal: 5, Total: 100}, coreSnap{Steal: 5, Total: 200}, true, true, 0},
+		{"a tenth", coreSnap{Steal: 5, Total: 100}, coreSnap{Steal: 15, Total: 200}, true, true, 0.1},
+		{"a snapshot missing", coreSnap{}, coreSnap{Steal: 1, Total: 2}, true, false, -1},
+		{"no time passed", coreSnap{Steal: 1, Total: 2}, coreSnap{Steal: 1, Total: 2}, true, true, -1},
+		{"steal went backwards", coreSnap{Steal: 5, Total: 0}, coreSnap{Steal: 1, Total: 2}, true, true, -1},
+		{"as counted, never clamped", coreSnap{}, coreSnap{Steal: 3, Total: 2}, true, true, 1.5},
 	}
 	for _, tt := range tests {
 		if got := stealFraction(tt.a, tt.b, tt.okA, tt.okB); got != tt.want {
@@ -51,14 +51,14 @@ func TestSnapCoresReadsSteal(t *testing.T) {
 	// fraction outside [0, 1], and so, rightly, as unknown (-1).
 	time.Sleep(200 * time.Millisecond)
 	b, okB := snapCores(online)
-	for i := 0; i < 100 && b.total == a.total; i++ {
+	for i := 0; i < 100 && b.Total == a.Total; i++ {
 		b, okB = snapCores(online)
 	}
 	pinnedCPU(&c, a, b, okA, okB)
-	if a.steal < 0 || a.steal > a.total {
-		t.Errorf("steal %v of %v seconds", a.steal, a.total)
+	if a.Steal < 0 || a.Steal > a.Total {
+		t.Errorf("steal %v of %v seconds", a.Steal, a.Total)
 	}
-	if b.total > a.total && (c.StealFraction < 0 || c.StealFraction > 1 || c.PinnedBusy < 0) {
+	if b.Total > a.Total && (c.StealFraction < 0 || c.StealFraction > 1 || c.PinnedBusy < 0) {
 		t.Errorf("over a window: steal %v, busy %v", c.StealFraction, c.PinnedBusy)
 	}
 }

@@ -16,7 +16,11 @@ import (
 // Steal is the time a virtual CPU was runnable but the hypervisor ran
 // another guest: on a shared cloud runner it is the neighbour that no
 // process list shows. It is counted in busy too (it is not idle).
-type coreSnap struct{ busy, steal, total float64 }
+type coreSnap struct {
+	Busy  float64 `json:"busy_s"`
+	Steal float64 `json:"steal_s"`
+	Total float64 `json:"total_s"`
+}
 
 func snapCores(set pinning.CPUSet) (coreSnap, bool) {
 	times, err := cpu.Times(true)
@@ -31,9 +35,9 @@ func snapCores(set pinning.CPUSet) (coreSnap, bool) {
 			continue
 		}
 		total := t.Total()
-		s.total += total
-		s.busy += total - t.Idle - t.Iowait
-		s.steal += t.Steal
+		s.Total += total
+		s.Busy += total - t.Idle - t.Iowait
+		s.Steal += t.Steal
 		n++
 	}
 	return s, n == len(set) && n > 0
@@ -51,12 +55,12 @@ func pinnedCPU(c *CPUStats, a, b coreSnap, okA, okB bool) {
 // the counters went wrong (a CPU went offline, a counter wrapped): unknown,
 // not clamped into a plausible figure.
 func busyFraction(a, b coreSnap, okA, okB bool) float64 {
-	dt := b.total - a.total
+	dt := b.Total - a.Total
 	if !okA || !okB || dt <= 0 {
 		return -1
 	}
 	const rounding = 1e-9
-	f := (b.busy - a.busy) / dt
+	f := (b.Busy - a.Busy) / dt
 	if f < -rounding || f > 1+rounding {
 		return -1
 	}
@@ -68,8 +72,8 @@ func busyFraction(a, b coreSnap, okA, okB bool) float64 {
 // or -1 when it cannot be told: a snapshot missing, no time passed, or the
 // steal counter went backwards.
 func stealFraction(a, b coreSnap, okA, okB bool) float64 {
-	dt := b.total - a.total
-	ds := b.steal - a.steal
+	dt := b.Total - a.Total
+	ds := b.Steal - a.Steal
 	if !okA || !okB || dt <= 0 || ds < 0 {
 		return -1
 	}

@@ -6,10 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/target"
 
-	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
 
@@ -104,9 +102,7 @@ func externalKnown(c CPUStats) bool {
 
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
-func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop func() cpusample.Stats, genDone <-chan struct{}, capture *windowCapture) {
-	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
-	genCores0, okG0 := snapCores(p.genCPUs)
+func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, meter MeterRun, genDone <-chan struct{}, capture *windowCapture) {
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -115,11 +111,7 @@ func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, genStop fu
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	genCores1, okG1 := snapCores(p.genCPUs)
-	who := scan.Stop()
-	out.GeneratorCPU = cpuStats(genStop(), len(p.genCPUs))
-	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
-	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
+	_, out.GeneratorCPU, _ = sidesCPU(meter.Stop(), p.srvCPUs, p.genCPUs, false)
 	capture.finish(out)
 	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -376,34 +375,26 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 // Several servers are sampled at the same instants, each its own tree:
 // ServerCPU is their sum, and Servers each one's share.
 func (p *pointRun) measure(ctx context.Context, out *Outcome) {
-	gen := p.gen
-	var trees []cpusample.Source
-	for _, s := range p.srvs {
-		trees = append(trees, cpusample.Tree(s.Pid))
-	}
-	var srvS *cpusample.Group
+	m := MeterSpec{Every: SampleEvery, ServerCPUs: p.srvCPUs, GeneratorCPUs: p.genCPUs, Roots: p.attribRoots()}
 	if !p.target.External {
-		srvS = cpusample.StartGroup(ctx, SampleEvery, trees...)
+		for _, s := range p.srvs {
+			m.Servers = append(m.Servers, cpusample.Tree(s.Pid))
+		}
 	}
 	// The agents' trees are sampled at the same instants, as one side.
-	var genStop func() cpusample.Stats
 	var genDone <-chan struct{}
 	if p.ag != nil {
-		g := cpusample.StartGroup(ctx, SampleEvery, p.ag.trees()...)
-		genStop = func() cpusample.Stats { t, _ := g.Stop(); return t }
-		genDone = p.ag.anyDone()
+		m.Generator, m.Agents, genDone = p.ag.trees(), true, p.ag.anyDone()
 	} else {
-		genStop, genDone = cpusample.Start(ctx, SampleEvery, cpusample.Tree(gen.Pid)).Stop, gen.Done()
+		m.Generator, genDone = []cpusample.Source{cpusample.Tree(p.gen.Pid)}, p.gen.Done()
 	}
+	meter := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	if p.target.External {
-		p.measureExternal(ctx, out, genStop, genDone, capture)
+		p.measureExternal(ctx, out, meter, genDone, capture)
 		return
 	}
 	p.startFault(ctx)
-	scan := attrib.Start(ctx, SampleEvery, p.attribRoots())
-	srvCores0, okS0 := snapCores(p.srvCPUs)
-	genCores0, okG0 := snapCores(p.genCPUs)
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -413,26 +404,11 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	srvCores1, okS1 := snapCores(p.srvCPUs)
-	genCores1, okG1 := snapCores(p.genCPUs)
-	who := scan.Stop()
-	total, parts := srvS.Stop()
-	pinned := len(p.srvCPUs)
-	out.ServerCPU = cpuStats(total, pinned)
-	out.GeneratorCPU = cpuStats(genStop(), len(p.genCPUs))
-	pinnedCPU(&out.ServerCPU, srvCores0, srvCores1, okS0, okS1)
-	pinnedCPU(&out.GeneratorCPU, genCores0, genCores1, okG0, okG1)
-	attributeOverlap(&out.ServerCPU, &out.GeneratorCPU, p.srvCPUs, p.genCPUs)
-	out.ServerCPU.Attribution = attribution(who, p.srvCPUs)
-	out.GeneratorCPU.Attribution = attribution(who, p.genCPUs)
-	if p.target.Multi() {
+	var parts []CPUStats
+	out.ServerCPU, out.GeneratorCPU, parts = sidesCPU(meter.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
+	if len(parts) > 0 {
 		urls := p.servedURLs()
-		for i, st := range parts {
-			c := cpuStats(st, pinned)
-			// The pinned CPUs are the servers' together: how busy they
-			// were, and the steal, are the set's.
-			c.PinnedBusy, c.StealFraction = out.ServerCPU.PinnedBusy, out.ServerCPU.StealFraction
-			c.Attribution = out.ServerCPU.Attribution
+		for i, c := range parts {
 			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
 		}
 	}

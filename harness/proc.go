@@ -57,6 +57,9 @@ type ProcRunner struct {
 
 	// Secrets are redacted from the point's files when it ends (scrub).
 	Secrets *redact.Set
+	// Meter measures each point's window; nil: the real one, over
+	// /proc and the process trees.
+	Meter Meter
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
@@ -96,6 +99,14 @@ func (pr *ProcRunner) SetBase(t target.Spec) {
 		pr.ready = max(pr.ready, ready)
 	}
 	pr.grace = max(pr.grace, grace)
+}
+
+// meter is the runner's Meter.
+func (pr *ProcRunner) meter() Meter {
+	if pr.Meter == nil {
+		return procMeter{}
+	}
+	return pr.Meter
 }
 
 // targetFor is the server a point boots, and its window and warm-up.

@@ -79,12 +79,23 @@ type Deps struct {
 	// CleanLeftovers stops what an earlier harness left running and
 	// says what it found (default: the supervisors' leftovers).
 	CleanLeftovers func() []string
+	// Meter measures each point's window for the default runner (nil:
+	// the real one, over /proc and the process trees).
+	Meter Meter
 }
 
 // withDefaults fills every nil seam with the real part.
 func (d Deps) withDefaults() Deps {
 	if d.NewRunner == nil {
-		d.NewRunner = newProcRunner
+		meter := d.Meter
+		d.NewRunner = func(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
+			r, err := NewProcRunner(p, ag)
+			if err != nil {
+				return nil, err
+			}
+			r.Secrets, r.Meter = secrets, meter
+			return r, nil
+		}
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -96,16 +107,6 @@ func (d Deps) withDefaults() Deps {
 		d.CleanLeftovers = cleanLeftovers
 	}
 	return d
-}
-
-// newProcRunner is Deps.NewRunner's real part.
-func newProcRunner(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
-	r, err := NewProcRunner(p, ag)
-	if err != nil {
-		return nil, err
-	}
-	r.Secrets = secrets
-	return r, nil
 }
 
 // ResultFileName is the name of the result Run saves in the work dir when
