@@ -12,8 +12,8 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/result"
 )
 

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 )
 
 // SchemaVersion is the version of the sweep document (`ceiling sweep

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
