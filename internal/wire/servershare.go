@@ -53,19 +53,32 @@ func (d Delivery) PctText() string {
 
 // SharesOf is ServerShares of a summary's blocks (a sweep point's
 // "scenario").
-func SharesOf(blocks map[string]json.RawMessage) []ServerShare {
+func SharesOf(blocks map[string]json.RawMessage) []ServerShare { return serversOf(blocks).Servers }
+
+// SplitAtOf is where the block that lists the servers (SharesOf) split
+// their accounting into Before and After, in nanoseconds from the
+// window's start, as it says under "split_at_ns"; 0 when not split.
+func SplitAtOf(blocks map[string]json.RawMessage) int64 { return serversOf(blocks).SplitAtNs }
+
+// serversBlock is what a scenario's summary block that lists servers
+// holds beside its own figures.
+type serversBlock struct {
+	Servers   []ServerShare `json:"servers"`
+	SplitAtNs int64         `json:"split_at_ns"`
+}
+
+// serversOf is the first block (by key) that lists servers.
+func serversOf(blocks map[string]json.RawMessage) serversBlock {
 	keys := make([]string, 0, len(blocks))
 	for k := range blocks {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		var b struct {
-			Servers []ServerShare `json:"servers"`
-		}
+		var b serversBlock
 		if json.Unmarshal(blocks[k], &b) == nil && len(b.Servers) > 0 {
-			return b.Servers
+			return b
 		}
 	}
-	return nil
+	return serversBlock{}
 }
