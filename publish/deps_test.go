@@ -1,9 +1,9 @@
 package publish
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/internal/testenv"
 )
 
 // TestPublishDoesNotImportTheHarness: publishing a document links the
@@ -12,23 +12,8 @@ import (
 // gopsutil, and neither the generator engine (load and its scenarios),
 // the calibrator nor pinning.
 func TestPublishDoesNotImportTheHarness(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/ceiling-bench/ceiling/publish/...").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps gave %d packages: %q", len(deps), deps)
-	}
 	const mod = "github.com/ceiling-bench/ceiling/"
-	for _, d := range deps {
-		for _, bad := range []string{"harness", "load", "calibrate", "pinning"} {
-			if d == mod+bad || strings.HasPrefix(d, mod+bad+"/") {
-				t.Errorf("publish depends on %s", d)
-			}
-		}
-		if strings.Contains(d, "gopsutil") || strings.HasSuffix(d, "/internal/netlab") {
-			t.Errorf("publish depends on %s", d)
-		}
-	}
+	testenv.ImportsNone(t, mod+"publish/...",
+		mod+"harness", mod+"load", mod+"calibrate", mod+"pinning", mod+"internal/netlab",
+		"github.com/shirou/gopsutil")
 }
