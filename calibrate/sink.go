@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
-// How the null sink writes its replies (Config.SinkWrites).
+// How the null sink writes its replies (Config.SinkWrites; defined in
+// internal/wire with the document that records it).
 const (
-	// WritesBatched: the replies one read calls for in one write(2), so
-	// the server side costs as little as it can.
-	WritesBatched = "batched"
-	// WritesPerMessage: one write(2) per reply, as most servers write, so
-	// the generator's receive path gets a segment per message, as it does
-	// against them; the sink then costs about what the generator does.
-	WritesPerMessage = "per-message"
+	WritesBatched    = wire.WritesBatched
+	WritesPerMessage = wire.WritesPerMessage
 )
 
 // SinkMain is the sink process (Config.Sink): it listens on a free

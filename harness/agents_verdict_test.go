@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -39,7 +40,7 @@ func TestAgentBehindCapsThePoint(t *testing.T) {
 		Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 		ServerCPU:    srv,
 		GeneratorCPU: cpu,
-		Agents:       []harness.AgentReport{{Index: 0, Connections: 1, Result: ok}, {Index: 1, Connections: 1, Result: behind}},
+		Agents:       []agents.Agent{{AgentReport: harness.AgentReport{Index: 0, Connections: 1}, Result: ok}, {AgentReport: harness.AgentReport{Index: 1, Connections: 1}, Result: behind}},
 	}
 	p := harness.MakePoint(0, harness.RoleSweep, harness.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
 	if p.Verdict != harness.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.VerdictReason, "agent 1 fell behind") {
@@ -74,9 +75,9 @@ func TestLateAgentJudged(t *testing.T) {
 				Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 				ServerCPU:    srv,
 				GeneratorCPU: cpu,
-				Agents: []harness.AgentReport{
-					{Index: 0, Connections: 1, Result: ok},
-					{Index: 1, Connections: 1, Result: c.agent1, StartSkewNs: late, LateStart: true},
+				Agents: []agents.Agent{
+					{AgentReport: harness.AgentReport{Index: 0, Connections: 1}, Result: ok},
+					{AgentReport: harness.AgentReport{Index: 1, Connections: 1, StartSkewNs: late, LateStart: true}, Result: c.agent1},
 				},
 			}
 			p := harness.MakePoint(0, harness.RoleSweep, harness.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)

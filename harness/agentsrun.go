@@ -89,6 +89,10 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 	if pr.hub != nil {
 		return pr.hub, nil
 	}
+	token, err := agents.ParseToken("AGENTS_TOKEN", pr.o.AgentsToken) // checked by Resolve already
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Create(filepath.Join(pr.o.WorkDir, "coordinator.log"))
 	if err != nil {
 		return nil, fmt.Errorf("coordinator log: %w", err)
@@ -100,7 +104,7 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 			return nil, fmt.Errorf("AGENTS_TLS_*: %w", err)
 		}
 	}
-	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, pr.o.AgentsToken, pr.hubLog, tlsConf)
+	h, err := agents.NewHub(pr.o.AgentsListen, pr.o.Agents, token, pr.hubLog, tlsConf)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("AGENTS_LISTEN %s: %w", pr.o.AgentsListen, err)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -21,20 +22,20 @@ func metricsWith(name string, delta float64) *ServerMetrics {
 // makes the point unclean, never clean by default.
 func TestCountCheck(t *testing.T) {
 	const series = "refserver_messages_sent_total"
-	agents := []result.AgentReport{{Index: 0}, {Index: 1}}
+	two := []agents.Agent{{AgentReport: result.AgentReport{Index: 0}}, {AgentReport: result.AgentReport{Index: 1}}}
 	for _, tc := range []struct {
 		name     string
 		sm       *ServerMetrics
 		overlapS float64
 		genPerS  float64
-		agents   []result.AgentReport
+		agents   []agents.Agent
 		verdict  string
 		want     string // in the fail reason or the verdict reason
 	}{
-		{"made up", metricsWith(series, 0), 3, 9_990_000, agents, result.CountsDisagree, "the agents (0, 1), merged, reported 9990000/s, and the server's own refserver_messages_sent_total counted nothing"},
+		{"made up", metricsWith(series, 0), 3, 9_990_000, two, result.CountsDisagree, "the agents (0, 1), merged, reported 9990000/s, and the server's own refserver_messages_sent_total counted nothing"},
 		{"inflated 10%", metricsWith(series, 300_000), 3, 110_000, nil, result.CountsDisagree, "the generator reported 110000/s"},
 		{"short 10%", metricsWith(series, 300_000), 3, 90_000, nil, result.CountsDisagree, "ratio 0.900"},
-		{"agrees", metricsWith(series, 300_000), 3, 101_000, agents, result.CountsAgree, ""},
+		{"agrees", metricsWith(series, 300_000), 3, 101_000, two, result.CountsAgree, ""},
 		{"no such series", metricsWith("other_total", 300_000), 3, 100_000, nil, result.CountsUnchecked, "have no series " + series},
 		{"read failed", &ServerMetrics{Error: "after the window: status 503"}, 3, 100_000, nil, result.CountsUnchecked, "status 503"},
 		{"no metrics", nil, 3, 100_000, nil, result.CountsUnchecked, "not read"},

@@ -14,7 +14,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -22,7 +21,8 @@ import (
 // headline's rung, the named server of a multi-server target is sent
 // SIGKILL (or SIGSTOP) at a fraction of the measured window, timed from
 // the generator's marker, while the generator splits each server's
-// delivery accounting at the same fraction (fanout --split-at). The
+// delivery accounting at the same fraction (the scenario's
+// load.FaultDef: fanout --split-at). The
 // faulted server's exit does not end the window nor fail the point; the
 // others' does. After the window each server is probed (alive, and its
 // ready probe answers), each one's clients' share is joined to it by the
@@ -49,8 +49,12 @@ func (p *Plan) checkFault() error {
 		names = append(names, s.Name)
 	}
 	switch {
-	case p.Scenario != fanout.Name:
-		return bad("needs SCENARIO=fanout, which accounts each server's deliveries before and after the fault (SCENARIO is %s)", p.Scenario)
+	case faultDef(p.Scenario) == nil:
+		need := "a scenario"
+		if s := load.FaultScenarios(); len(s) > 0 {
+			need = "SCENARIO=" + strings.Join(s, " or ")
+		}
+		return bad("needs %s, which accounts each server's deliveries before and after the fault (SCENARIO is %s)", need, p.Scenario)
 	case p.Target.External || !p.Target.Multi():
 		return bad("needs a target that boots several servers (\"servers\"; TARGET %s boots %s)", p.TargetFile, map[bool]string{true: "none", false: "one"}[p.Target.External])
 	case !slices.Contains(names, f.Server):
@@ -65,10 +69,20 @@ func (p *Plan) checkFault() error {
 	return nil
 }
 
+// faultDef is the scenario's part in a FAULT; nil when it cannot take
+// one.
+func faultDef(scenario string) *load.FaultDef {
+	d, _ := load.Lookup(scenario)
+	return d.Fault
+}
+
 // faultRun is FAULT in one point.
 type faultRun struct {
 	spec   knob.Fault
 	server int // index in pointRun.srvs
+	// splitArgs are the generator's flags that split its accounting at
+	// the fault's fraction (load.FaultDef.SplitArgs).
+	splitArgs []string
 
 	mu     sync.Mutex
 	rec    result.Fault
@@ -87,6 +101,9 @@ func (p *pointRun) newFaultRun() *faultRun {
 		return nil
 	}
 	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
+	if d := faultDef(p.pr.o.Scenario); d != nil { // checkFault refused a scenario without one
+		fr.splitArgs = d.SplitArgs(f.Fraction)
+	}
 	fr.rec = result.Fault{Kind: f.Kind, Server: f.Server, Fraction: f.Fraction}
 	for i, s := range p.booted {
 		if s.Name == f.Server {
@@ -212,10 +229,7 @@ func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
 	var shares []load.ServerShare
 	if out.Load != nil {
 		shares = out.Load.Summary.ServerShares()
-		var fs fanout.Summary
-		if ok, _ := out.Load.Summary.Block(fanout.Name, &fs); ok {
-			rec.SplitAtNs = fs.SplitAtNs
-		}
+		rec.SplitAtNs = out.Load.Summary.SplitAtNs()
 	}
 	owner := p.urlOwners(len(shares))
 	for i, s := range p.booted {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 

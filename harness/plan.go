@@ -111,8 +111,8 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 		secrets.Add(p.BaseTarget.Secrets()...)
 	}
 	p.Secrets = secrets
-	if !p.AgentsToken.IsZero() {
-		p.Secrets.Add(p.AgentsToken.Text())
+	if p.AgentsToken != "" {
+		p.Secrets.Add(p.AgentsToken)
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()

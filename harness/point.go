@@ -286,7 +286,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 	}
 	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, target.Expand(url, p.addr), p.window, p.warmup, p.f)...)
 	if p.fault != nil {
-		args = append(args, "--split-at", strconv.FormatFloat(p.fault.spec.Fraction, 'g', -1, 64))
+		args = append(args, p.fault.splitArgs...)
 	}
 	gate := filepath.Join(p.f.dir, "start.gate")
 	if spec.Gate != nil {

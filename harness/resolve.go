@@ -194,19 +194,19 @@ func ResolveCPUs(o *knob.Options, available pinning.CPUSet) ([]string, error) {
 func (o *Plan) resolveAgentsToken() error {
 	const both = "AGENTS_TOKEN and AGENTS_TOKEN_FILE (--agents-token-file)"
 	switch {
-	case o.AgentsListen == "" && (!o.AgentsToken.IsZero() || o.AgentsTokenFile != ""):
+	case o.AgentsListen == "" && (o.AgentsToken != "" || o.AgentsTokenFile != ""):
 		return fmt.Errorf("%s: only AGENTS_LISTEN's remote agents take a token (the harness's own agents get a fresh one per point); unset it", both)
 	case o.AgentsListen == "":
 		return nil
-	case !o.AgentsToken.IsZero() && o.AgentsTokenFile != "":
+	case o.AgentsToken != "" && o.AgentsTokenFile != "":
 		return fmt.Errorf("%s: both set; give one", both)
 	case o.AgentsTokenFile != "":
 		t, err := agents.ReadTokenFile(o.AgentsTokenFile)
 		if err != nil {
 			return fmt.Errorf("AGENTS_TOKEN_FILE (--agents-token-file): %w", err)
 		}
-		o.AgentsToken = t
-	case o.AgentsToken.IsZero():
+		o.AgentsToken = t.Text()
+	case o.AgentsToken == "":
 		return fmt.Errorf("AGENTS_LISTEN (--agents-listen) %s: needs AGENTS_TOKEN or AGENTS_TOKEN_FILE (--agents-token-file): the coordinator admits only agents that prove the token (docs/agents.md, \"Authentication\")", o.AgentsListen)
 	}
 	return nil

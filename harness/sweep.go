@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -70,7 +71,7 @@ type Outcome struct {
 	ServerMetrics             *ServerMetrics
 	ProfileFile, ProfileError string
 	// Agents is each agent's part of the point with AGENTS (nil without).
-	Agents []result.AgentReport
+	Agents []agents.Agent
 	// CountSeries is the target's counter for the point's scenario
 	// (metrics.counts; "" for none), and CountOverlapS the seconds of the
 	// window its two reads cover (0: they cover none, or one failed).
@@ -270,7 +271,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 		Escaped:   out.Escaped,
 
 		ServerMetrics: out.ServerMetrics, ProfileFile: out.ProfileFile, ProfileError: out.ProfileError,
-		Agents: out.Agents,
+		Agents: agentReports(out.Agents),
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.
@@ -300,7 +301,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	p.Clean = p.Clean && !p.Contended
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
-	judgeAgents(&p, th, out.GeneratorCPU)
+	judgeAgents(&p, out.Agents, th, out.GeneratorCPU)
 	if late := lateNotBehind(p.Agents); late != "" {
 		base.Agents = p.Agents
 		return failedPoint(base, "agents: "+late, out.LogTail)
@@ -347,10 +348,24 @@ func failedPoint(p Point, reason, logTail string) Point {
 	return p
 }
 
+// agentReports are the agents' parts of a point as its document lists
+// them (nil without agents).
+func agentReports(as []agents.Agent) []result.AgentReport {
+	if as == nil {
+		return nil
+	}
+	out := make([]result.AgentReport, len(as))
+	for i, a := range as {
+		out[i] = a.AgentReport
+	}
+	return out
+}
+
 // judgeAgents applies the generator half of the verdict rule to each agent
-// alone (their CPU is the set's they share): a point is generator-capped
-// when any agent fell behind, and its reason names them.
-func judgeAgents(p *Point, th Thresholds, gen CPUStats) {
+// alone (their CPU is the set's they share), by its own result in as (in
+// the order of p.Agents): a point is generator-capped when any agent fell
+// behind, and its reason names them.
+func judgeAgents(p *Point, as []agents.Agent, th Thresholds, gen CPUStats) {
 	if len(p.Agents) == 0 {
 		return
 	}
@@ -358,10 +373,11 @@ func judgeAgents(p *Point, th Thresholds, gen CPUStats) {
 	var behind []string
 	for i := range p.Agents {
 		a := &p.Agents[i]
-		if a.Result == nil {
+		if i >= len(as) || as[i].Result == nil {
 			continue
 		}
-		a.Behind, a.Evidence = generatorBehind(th, gen, a.Result.Summary, a.Result.Generator)
+		r := as[i].Result
+		a.Behind, a.Evidence = generatorBehind(th, gen, r.Summary, r.Generator)
 		if a.Behind && a.LateStart {
 			a.Evidence += fmt.Sprintf("; its window's start was reported %v late", time.Duration(a.StartSkewNs))
 		}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // --drop: after the window, every client vanishes at the same moment,
@@ -36,21 +38,8 @@ type Prober interface {
 	Probe(ctx context.Context) error
 }
 
-// DropResult is summary.drop.
-type DropResult struct {
-	Dropped int `json:"connections_dropped"`
-	// ServerUp: the ready probe answered within DropTimeout after the
-	// drop; ReadyAfterNs how soon (null when it did not).
-	ServerUp     bool   `json:"server_up"`
-	ReadyAfterNs *int64 `json:"ready_after_ns"`
-	ReadyProbe   string `json:"ready_probe"`
-	ProbeError   string `json:"probe_error,omitempty"`
-	// NewClientOK: a fresh connection completed a round trip (Prober),
-	// NewClientAfterNs after the drop.
-	NewClientOK      bool   `json:"new_client_ok"`
-	NewClientAfterNs *int64 `json:"new_client_after_ns"`
-	NewClientError   string `json:"new_client_error,omitempty"`
-}
+// DropResult is summary.drop (defined in internal/wire).
+type DropResult = wire.DropResult
 
 // validateDropProbe checks --drop-probe: "" (none), an http(s) URL that
 // answers 2xx, or tcp:HOST:PORT.

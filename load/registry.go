@@ -39,6 +39,36 @@ type Definition struct {
 	// Target describes the scenario's block of a harness target file.
 	// Nil: the scenario cannot be swept from a target file.
 	Target *TargetDef
+
+	// Fault says the scenario can measure the harness's FAULT (one
+	// server of several killed or frozen inside the window). Nil: it
+	// cannot.
+	Fault *FaultDef
+}
+
+// FaultDef is a scenario's part in a resilience point (the harness's
+// FAULT): it drives several servers at once, splits each one's
+// accounting at a fraction of the window, and lists them in its summary
+// block as "servers" (ServerShare, with Before and After) beside
+// "split_at_ns", which the harness reads without knowing the scenario
+// (Summary.ServerShares, Summary.SplitAtNs).
+type FaultDef struct {
+	// SplitArgs are the scenario's own `ceiling load` flags that split
+	// the accounting at fraction (0 < fraction < 1) of the window
+	// (fanout: --split-at).
+	SplitArgs func(fraction float64) []string
+}
+
+// FaultScenarios lists the registered scenarios that can measure a FAULT
+// (Definition.Fault), sorted.
+func FaultScenarios() []string {
+	var names []string
+	for _, d := range Scenarios() {
+		if d.Fault != nil {
+			names = append(names, d.Name)
+		}
+	}
+	return names
 }
 
 // Params are a scenario's own knobs: its flags, their validation and the
@@ -153,6 +183,9 @@ func Register(d Definition) {
 	}
 	if d.Target != nil && (d.Target.Key == "" || d.Target.Parse == nil) {
 		panic("load.Register: scenario " + d.Name + ": Target needs Key and Parse")
+	}
+	if d.Fault != nil && d.Fault.SplitArgs == nil {
+		panic("load.Register: scenario " + d.Name + ": Fault needs SplitArgs")
 	}
 	registry[d.Name] = d
 }

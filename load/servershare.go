@@ -2,74 +2,27 @@ package load
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
+
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
-// ServerShare is one server's share of a run over several (--url given
-// more than once), as a scenario's summary block lists it under
-// "servers": the clients it held and lost, the publishes sent through it
-// and the deliveries its clients were owed and received (fanout; nats
-// gives the URL and connections). The harness reads it without knowing
-// the scenario (Summary.ServerShares).
-type ServerShare struct {
-	URL         string `json:"url"`
-	Connections int    `json:"connections"`
-	// Dropped are clients that lost their connection inside the window.
-	Dropped         int64 `json:"dropped"`
-	Publishes       int64 `json:"publishes"` // requests this server accepted
-	PublishFailures int64 `json:"publish_failures"`
-	Delivery
-	// Before and After split Delivery at the block's split time by each
-	// event's publish time (fanout --split-at only).
-	Before *Delivery `json:"before,omitempty"`
-	After  *Delivery `json:"after,omitempty"`
-}
-
-// Delivery is deliveries owed and received. DeliveredPct is
-// 100 * min(Delivered, Expected) / Expected; null when nothing was owed.
-type Delivery struct {
-	Expected     int64    `json:"expected"`
-	Delivered    int64    `json:"delivered"`
-	DeliveredPct *float64 `json:"delivered_pct"`
-}
-
-// SetPct sets DeliveredPct from the counts.
-func (d *Delivery) SetPct() {
-	d.DeliveredPct = nil
-	if d.Expected > 0 {
-		pct := 100 * float64(min(d.Delivered, d.Expected)) / float64(d.Expected)
-		d.DeliveredPct = &pct
-	}
-}
-
-// PctText is DeliveredPct for a person: "99.95%", or "none owed".
-func (d Delivery) PctText() string {
-	if d.DeliveredPct == nil {
-		return "none owed"
-	}
-	return fmt.Sprintf("%.2f%%", *d.DeliveredPct)
-}
+// ServerShare is one server's share of a run over several, and Delivery
+// deliveries owed and received (defined in internal/wire: the sweep's
+// points carry them too).
+type (
+	ServerShare = wire.ServerShare
+	Delivery    = wire.Delivery
+)
 
 // ServerShares are the "servers" of the first block (by key) that lists
 // them; nil when none does.
 func (s *Summary) ServerShares() []ServerShare { return SharesOf(s.Blocks) }
 
+// SplitAtNs is where the block that lists the servers split their
+// accounting into Before and After (a scenario's FaultDef), from the
+// window's start; 0 when not split.
+func (s *Summary) SplitAtNs() int64 { return wire.SplitAtOf(s.Blocks) }
+
 // SharesOf is ServerShares of a summary's blocks (a sweep point's
 // "scenario").
-func SharesOf(blocks map[string]json.RawMessage) []ServerShare {
-	keys := make([]string, 0, len(blocks))
-	for k := range blocks {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		var b struct {
-			Servers []ServerShare `json:"servers"`
-		}
-		if json.Unmarshal(blocks[k], &b) == nil && len(b.Servers) > 0 {
-			return b.Servers
-		}
-	}
-	return nil
-}
+func SharesOf(blocks map[string]json.RawMessage) []ServerShare { return wire.SharesOf(blocks) }

@@ -210,38 +210,7 @@ func signalTree(root int, sig unix.Signal) {
 
 // descendants lists every process below root, through the children of
 // each of their threads (/proc/PID/task/TID/children).
-func descendants(root int) []int { return WalkTree(root, Children) }
-
-// WalkTree lists root's descendants breadth first, asking kids for each
-// process's children; each pid once, root excluded.
-func WalkTree(root int, kids func(pid int) []int) []int {
-	var out []int
-	seen := map[int]bool{root: true}
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range kids(pid) {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-				queue = append(queue, c)
-			}
-		}
-	}
-	return out
-}
-
-// Children lists the children of every thread of pid (a child's parent is
-// the thread that forked it), from /proc/PID/task/TID/children; nil when
-// pid is gone.
-func Children(pid int) []int {
-	var out []int
-	for _, tid := range procfs.Tasks(pid) {
-		out = append(out, procfs.ThreadChildren(pid, tid)...)
-	}
-	return out
-}
+func descendants(root int) []int { return procfs.WalkTree(root, procfs.Children) }
 
 // removeCgroups moves the supervisor out of the spec's cgroups and removes
 // them; best effort, for when the caller that made them died.

@@ -1,9 +1,5 @@
 package result
 
-import (
-	"github.com/ceiling-bench/ceiling/load"
-)
-
 // AgentReport is one agent's part of a point, as the point lists it
 // (curve[].agents).
 type AgentReport struct {
@@ -41,8 +37,4 @@ type AgentReport struct {
 	Network string `json:"network,omitempty"`
 	// Peer is the address the coordinator saw its session come from.
 	Peer string `json:"peer,omitempty"`
-
-	// Result is the agent's own load.Result (not in the point's JSON: its
-	// figures are above, the merged ones are the point's).
-	Result *load.Result `json:"-"`
 }

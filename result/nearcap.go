@@ -5,16 +5,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/calibrate"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
-// NearCap is a point whose throughput came within calibrate.NearCapPct of
+// NearCap is a point whose throughput came within wire.NearCapPct of
 // the generator's calibrated cap for its batch, scaled by the generator's
 // cores (Point.NearCap).
 type NearCap struct {
 	CapPerS   float64 `json:"cap_per_s"`  // the cap per core x the generator's cores
 	PctOfCap  float64 `json:"pct_of_cap"` // the point's throughput, in percent of it
-	WithinPct float64 `json:"within_pct"` // the margin that flags: calibrate.NearCapPct
+	WithinPct float64 `json:"within_pct"` // the margin that flags: wire.NearCapPct
 	Saturated bool    `json:"calibration_saturated"`
 }
 
@@ -23,7 +23,7 @@ type NearCap struct {
 const NearCapMark = "near the generator's calibrated cap"
 
 // flagNearCap marks every ok point whose throughput is within
-// calibrate.NearCapPct of its batch's calibrated cap (times the
+// wire.NearCapPct of its batch's calibrated cap (times the
 // generator's cores): Point.NearCap, a note on its verdict reason and one
 // warning. The verdict itself stays: being near the cap says the point may
 // measure the generator, the verdict's evidence says whether it did.
@@ -47,7 +47,7 @@ func (r *Result) flagNearCap() {
 		}
 		switch {
 		case len(missing) == len(r.Config.BatchLadder) && len(missing) > 0:
-			why := calibrate.SkipReason(r.Config.Scenario)
+			why := wire.SkipReason(r.Config.Scenario)
 			if why == "" {
 				why = "it was measured at other batch sizes"
 			}
@@ -70,11 +70,11 @@ func (r *Result) flagNearCap() {
 		if !ok {
 			continue
 		}
-		near, limit := calibrate.NearCap(c, cores, p.ThroughputPerS, calibrate.NearCapPct)
+		near, limit := wire.NearCap(c, cores, p.ThroughputPerS, wire.NearCapPct)
 		if !near {
 			continue
 		}
-		p.NearCap = &NearCap{CapPerS: limit, PctOfCap: p.ThroughputPerS / limit * 100, WithinPct: calibrate.NearCapPct, Saturated: c.Saturated}
+		p.NearCap = &NearCap{CapPerS: limit, PctOfCap: p.ThroughputPerS / limit * 100, WithinPct: wire.NearCapPct, Saturated: c.Saturated}
 		note := fmt.Sprintf("%s (%.0f%% of %.0f msg/s for batch %d on %s)", NearCapMark, p.NearCap.PctOfCap, limit, p.Batch, plural(max(cores, 1), "generator core"))
 		if p.VerdictReason != "" {
 			note = "; " + note
@@ -84,6 +84,6 @@ func (r *Result) flagNearCap() {
 	}
 	if len(flagged) > 0 {
 		r.Warn(fmt.Sprintf("%s: points %s reached within %.0f%% of what the generator drives against a null sink (meta.calibration): they may measure the generator; give it more cores (LT_CPUSET)",
-			NearCapMark, strings.Join(flagged, ", "), calibrate.NearCapPct))
+			NearCapMark, strings.Join(flagged, ", "), wire.NearCapPct))
 	}
 }

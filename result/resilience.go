@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // RoleResilience is the point FAULT runs after the sweep, at the
@@ -66,7 +66,7 @@ type FaultServer struct {
 	// Share is its clients' share of the point (the scenario's
 	// summary.<block>.servers entry for its URL); nil for a server no
 	// client connected to (a cluster's bus).
-	Share *load.ServerShare `json:"share,omitempty"`
+	Share *wire.ServerShare `json:"share,omitempty"`
 }
 
 // Judge sets f's verdict: held only with the signal sent, every survivor

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // Fault.Judge: held only with the signal sent, every survivor up, and
@@ -12,10 +12,10 @@ import (
 // least ResilienceDeliveredPct of it; a lost piece of evidence is
 // cannot_conclude, never held.
 func TestFaultJudge(t *testing.T) {
-	after := func(expected, delivered int64) *load.ServerShare {
-		d := load.Delivery{Expected: expected, Delivered: delivered}
+	after := func(expected, delivered int64) *wire.ServerShare {
+		d := wire.Delivery{Expected: expected, Delivered: delivered}
 		d.SetPct()
-		return &load.ServerShare{Connections: 4, After: &d}
+		return &wire.ServerShare{Connections: 4, After: &d}
 	}
 	base := func() Fault {
 		return Fault{Kind: "kill", Server: "node2", Fraction: 0.5, Sent: true, Servers: []FaultServer{

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/calibrate"
-	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
+	"github.com/ceiling-bench/ceiling/internal/objective"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // SchemaVersion is the version of the sweep document (`ceiling sweep
@@ -81,9 +80,9 @@ type Result struct {
 	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
-// Meta is load.Meta plus what only the harness knows.
+// Meta is wire.Meta plus what only the harness knows.
 type Meta struct {
-	load.Meta
+	wire.Meta
 	FinishedAt time.Time `json:"finished_at"`
 	Runner     Runner    `json:"runner"`
 	Pinning    Pinning   `json:"pinning"`
@@ -94,7 +93,7 @@ type Meta struct {
 	Generator  string  `json:"generator"` // "ceiling-load", or the GENERATOR command's name
 	// Calibration is the generator's cap per core against a null sink
 	// (CALIBRATE=1 or CALIBRATION=FILE); nil without one. See NearCap.
-	Calibration *calibrate.Doc `json:"calibration,omitempty"`
+	Calibration *wire.Doc `json:"calibration,omitempty"`
 }
 
 // Runner identifies the machine class the sweep ran on (CI or local).
@@ -209,7 +208,7 @@ type Headline struct {
 	ThroughputPerS float64      `json:"throughput_per_s"`
 	Batch          int          `json:"batch"`
 	Connections    int          `json:"connections"`
-	LatencyNs      load.Latency `json:"latency_ns"`
+	LatencyNs      wire.Latency `json:"latency_ns"`
 	Verdict        string       `json:"verdict"`
 	LowerBound     bool         `json:"lower_bound"`
 }
@@ -309,7 +308,7 @@ type Point struct {
 	Status      string `json:"status"` // ok | failed
 
 	ThroughputPerS float64      `json:"throughput_per_s"`
-	LatencyNs      load.Latency `json:"latency_ns"`
+	LatencyNs      wire.Latency `json:"latency_ns"`
 	Errors         int64        `json:"errors"`
 	Saturated      bool         `json:"saturated"`
 	Clean          bool         `json:"clean"` // no errors, not failed, not saturated, not contended
@@ -323,13 +322,13 @@ type Point struct {
 	ServerCPU    CPUStats            `json:"server_cpu"`
 	Servers      []NamedCPU          `json:"servers,omitempty"`
 	GeneratorCPU CPUStats            `json:"generator_cpu"`
-	Generator    load.GeneratorStats `json:"generator_self"` // as the generator reported it
+	Generator    wire.GeneratorStats `json:"generator_self"` // as the generator reported it
 
 	Verdict       string `json:"verdict"`
 	VerdictReason string `json:"verdict_reason"`
 	LowerBound    bool   `json:"lower_bound"`
 	// NearCap is set when the point's throughput came within
-	// calibrate.NearCapPct of the generator's calibrated cap for its batch
+	// wire.NearCapPct of the generator's calibrated cap for its batch
 	// (meta.calibration): a warning, not a verdict.
 	NearCap *NearCap `json:"near_generator_cap,omitempty"`
 
@@ -352,7 +351,7 @@ type Point struct {
 	// point carries its per-kind figures.
 	Scenario map[string]json.RawMessage `json:"scenario,omitempty"`
 	// Drop is what DROP found after the window (nil without it).
-	Drop *load.DropResult `json:"drop,omitempty"`
+	Drop *wire.DropResult `json:"drop,omitempty"`
 	// Fault is what FAULT did to a resilience point and what it found
 	// (RoleResilience; nil on every other point).
 	Fault *Fault `json:"fault,omitempty"`
@@ -398,7 +397,7 @@ type BatchCeiling struct {
 	Found          bool         `json:"found"` // false: no clean point at this batch
 	ThroughputPerS float64      `json:"throughput_per_s"`
 	Connections    int          `json:"connections"`
-	LatencyNs      load.Latency `json:"latency_ns"`
+	LatencyNs      wire.Latency `json:"latency_ns"`
 	Verdict        string       `json:"verdict"`
 	LowerBound     bool         `json:"lower_bound"`
 	AtLadderTop    bool         `json:"at_ladder_top"` // widen CONNS_LADDER_<batch>

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // WriteTable prints the sweep for a reader: errors first (a throughput taken
@@ -164,7 +164,7 @@ func writePointNotes(b *strings.Builder, r *Result) {
 			fmt.Fprintf(b, "point %d server cpu by server (cores): %s\n", p.Index, strings.Join(parts, ", "))
 		}
 		if p.Status == StatusOK && p.Fault == nil {
-			if shares := load.SharesOf(p.Scenario); len(shares) > 1 {
+			if shares := wire.SharesOf(p.Scenario); len(shares) > 1 {
 				fmt.Fprintf(b, "point %d clients by server: %s\n", p.Index, sharesText(shares, p.Servers))
 			}
 		}
@@ -257,7 +257,7 @@ func verdictText(v string, lowerBound bool) string {
 }
 
 // dropText is a point's DROP outcome for the table.
-func dropText(d *load.DropResult) string {
+func dropText(d *wire.DropResult) string {
 	s := fmt.Sprintf("; drop %d:", d.Dropped)
 	if d.ServerUp && d.ReadyAfterNs != nil {
 		s += " ready after " + FormatLatency(*d.ReadyAfterNs)
@@ -356,7 +356,7 @@ func resilienceAside(r *Result) string {
 
 // sharesText is each server's clients' share of a point: connections,
 // drops, and deliveries against what was owed.
-func sharesText(shares []load.ServerShare, named []NamedCPU) string {
+func sharesText(shares []wire.ServerShare, named []NamedCPU) string {
 	var parts []string
 	for _, sh := range shares {
 		name := sh.URL

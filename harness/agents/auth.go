@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/internal/agenttoken"
 )
 
 // Authentication (doc.go, "Authentication"): every session opens with a
@@ -22,10 +24,10 @@ import (
 // challenge before the agent has proven itself: no flags, no secrets, not
 // even whether the index is one it has.
 
-// MinTokenBytes is the shortest token accepted. A proof is computable
-// offline from one handshake, so the token must be too long to guess:
-// 16 bytes of a random token (`head -c 32 /dev/urandom | base64`) are.
-const MinTokenBytes = 16
+// MinTokenBytes is the shortest token accepted (agenttoken.MinBytes: a
+// proof is computable offline from one handshake, so the token must be
+// too long to guess).
+const MinTokenBytes = agenttoken.MinBytes
 
 // AuthTimeout bounds a new connection's whole handshake (hello, challenge,
 // auth): an idle unauthenticated peer is dropped after it.
@@ -47,12 +49,12 @@ const nonceBytes = 32
 type Token struct{ b []byte }
 
 // ParseToken is the token in text (surrounding white space, such as a
-// file's final newline, is not part of it). source names where text came
-// from, for the error.
+// file's final newline, is not part of it), checked by agenttoken.Check.
+// source names where text came from, for the error.
 func ParseToken(source, text string) (Token, error) {
-	t := strings.TrimSpace(text)
-	if len(t) < MinTokenBytes {
-		return Token{}, fmt.Errorf("%s: the token is %d bytes, want at least %d (a random one: head -c 32 /dev/urandom | base64)", source, len(t), MinTokenBytes)
+	t, err := agenttoken.Check(source, text)
+	if err != nil {
+		return Token{}, err
 	}
 	return Token{b: []byte(t)}, nil
 }

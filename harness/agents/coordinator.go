@@ -14,7 +14,6 @@ import (
 
 	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Plan is one point for the coordinator.
@@ -67,7 +66,7 @@ func (p *Plan) defaults() {
 // every agent's report (also when the point is invalid: what is known).
 type Outcome struct {
 	Merged *load.Result
-	Agents []result.AgentReport
+	Agents []Agent
 	// reports are the agents' whole reports, histograms included (for
 	// this package's tests).
 	reports []*Report

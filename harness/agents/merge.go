@@ -10,10 +10,20 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// Report is one agent's part of a point: what the point's document lists
-// (result.AgentReport, curve[].agents) and the coordinator's own state.
-type Report struct {
+// Agent is one agent's part of a point as the coordinator hands it over:
+// what the point's document lists (result.AgentReport, curve[].agents)
+// and the agent's own load.Result, which the document does not hold (its
+// figures are in the report, the merged ones are the point's) and the
+// harness judges the agent by.
+type Agent struct {
 	result.AgentReport
+	Result *load.Result
+}
+
+// Report is one agent's part of a point (Agent) and the coordinator's
+// own state.
+type Report struct {
+	Agent
 	latency, lag *load.Histogram
 	joined       bool
 	ready        bool

@@ -81,7 +81,7 @@ func TestMergeRefusesOtherConfiguration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Report{AgentReport: result.AgentReport{Index: i, Result: &load.Result{Summary: load.Summary{Messages: 1, Latency: h.Latency()}}}, latency: h}
+		return &Report{Agent: Agent{AgentReport: result.AgentReport{Index: i}, Result: &load.Result{Summary: load.Summary{Messages: 1, Latency: h.Latency()}}}, latency: h}
 	}
 	reports := []*Report{mk(0, enc), mk(1, load.EncodedHistogram{Hdr: string(b), Min: 1000, Max: 1000})}
 	_, err = Merge(reports, 2, 0, int64(time.Second))
@@ -102,8 +102,8 @@ func TestMergeRefusesOtherConfiguration(t *testing.T) {
 func TestLateStartIsTheCallersToJudge(t *testing.T) {
 	start := int64(1e12)
 	pt := &point{p: Plan{MaxStartSkew: 50 * time.Millisecond}, reports: []*Report{
-		{AgentReport: result.AgentReport{Index: 0, RTTNs: int64(2 * time.Millisecond)}},
-		{AgentReport: result.AgentReport{Index: 1, RTTNs: int64(2 * time.Millisecond)}},
+		{Agent: Agent{AgentReport: result.AgentReport{Index: 0, RTTNs: int64(2 * time.Millisecond)}}},
+		{Agent: Agent{AgentReport: result.AgentReport{Index: 1, RTTNs: int64(2 * time.Millisecond)}}},
 	}}
 	g := &Go{WindowStart: start}
 	// Agent 0: arrives 60ms after, but its timer woke 20ms late: 39ms.

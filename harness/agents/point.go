@@ -79,7 +79,7 @@ func (h *Hub) newPoint(ctx context.Context, p Plan) *point {
 	}
 	for i := range pt.reports {
 		conns, rate := Segment(p.Connections, p.Rate, n, i)
-		pt.reports[i] = &Report{AgentReport: result.AgentReport{Index: i, Connections: conns}}
+		pt.reports[i] = &Report{Agent: Agent{AgentReport: result.AgentReport{Index: i, Connections: conns}}}
 		if p.Rate > 0 {
 			pt.reports[i].RateOpsPerS = &rate
 		}
@@ -92,7 +92,7 @@ func (h *Hub) newPoint(ctx context.Context, p Plan) *point {
 func (pt *point) listOut() {
 	pt.out.Agents, pt.out.reports = pt.out.Agents[:0], pt.reports
 	for _, r := range pt.reports {
-		pt.out.Agents = append(pt.out.Agents, r.AgentReport)
+		pt.out.Agents = append(pt.out.Agents, r.Agent)
 	}
 }
 

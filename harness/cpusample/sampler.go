@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/shirou/gopsutil/v3/process"
 )
@@ -150,7 +149,7 @@ func (s *Sampler) record(tot cpuTimes, now time.Time, final bool) {
 // value, so a child that exits mid-window keeps its CPU).
 func (s *Sampler) sample() cpuTimes {
 	for _, pid := range s.src() {
-		st, err := supervise.ReadStat(pid)
+		st, err := procfs.ReadStat(pid)
 		if err != nil {
 			continue // gone between listing and reading
 		}

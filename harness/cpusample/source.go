@@ -1,6 +1,6 @@
 package cpusample
 
-import "github.com/ceiling-bench/ceiling/harness/supervise"
+import "github.com/ceiling-bench/ceiling/internal/procfs"
 
 // Source says which processes to sample; it is called at every tick, so a
 // tree's new children are found as they appear.
@@ -11,7 +11,7 @@ type Source func() []int
 // it forks) and for a GENERATOR wrapper whose real work is a child.
 func Tree(root int) Source {
 	return func() []int {
-		kids, _ := supervise.Descendants(root) // no /proc: the root alone
+		kids, _ := procfs.Descendants(root) // no /proc: the root alone
 		return append([]int{root}, kids...)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/internal/agenttoken"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -214,17 +214,17 @@ var Knobs = []Knob{
 		Env: "AGENTS_TOKEN", Arg: "TOKEN", Default: "unset",
 		Help: "with AGENTS_LISTEN, the token every agent must prove (a mutual HMAC challenge; it never crosses the wire): at least 16 bytes, e.g. `head -c 32 /dev/urandom | base64`; agents read it from their own `AGENTS_TOKEN` or `--token-file` (docs/agents.md, \"Authentication\"). The harness's own agents get a fresh one per point",
 		Parse: func(o *Options, _, v string) error {
-			t, err := agents.ParseToken("the value", v)
+			t, err := agenttoken.Check("the value", v)
 			if err == nil {
 				o.AgentsToken = t
 			}
 			return err
 		},
 		Get: func(o *Options) string {
-			if o.AgentsToken.IsZero() {
+			if o.AgentsToken == "" {
 				return ""
 			}
-			return o.AgentsToken.String() // "[token]": never the token
+			return "[token]" // never the token
 		},
 	},
 	{

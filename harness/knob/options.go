@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -76,10 +75,12 @@ type Options struct {
 	// AgentsListen is AGENTS_LISTEN: the sweep starts no agents; it
 	// listens here for Agents remote `ceiling agent`s for the whole sweep.
 	AgentsListen string
-	// AgentsToken is AGENTS_TOKEN: what AGENTS_LISTEN's agents must
-	// prove (it prints as "[token]"). Resolve reads AgentsTokenFile
-	// (AGENTS_TOKEN_FILE) into it.
-	AgentsToken     agents.Token
+	// AgentsToken is AGENTS_TOKEN, checked (agenttoken.Check): what
+	// AGENTS_LISTEN's agents must prove. Its knob reads back as
+	// "[token]", and the plan's secrets hold it, so nothing written shows
+	// it; the harness hands it to harness/agents as an agents.Token.
+	// Resolve reads AgentsTokenFile (AGENTS_TOKEN_FILE) into it.
+	AgentsToken     string
 	AgentsTokenFile string
 	// AgentsTLSCert, AgentsTLSKey and AgentsTLSCA are AGENTS_TLS_CERT,
 	// _KEY and _CA: the coordinator's certificate and key, and the CA

@@ -40,7 +40,8 @@
 //
 // ParseProbe reads "tcp:HOST:PORT" (connect succeeds), "http://..." or
 // "https://..." (GET answers 2xx) or "log:REGEX" (matches the log file);
-// *Probe is a flag.Value. WaitReady(ctx, proc, probe, timeout) polls every
+// *Probe is a flag.Value (both are harness/probe's, which the target
+// file's checks use without this package). WaitReady(ctx, proc, probe, timeout) polls every
 // 50 ms and returns nil, *ExitedError as soon as the process exits (exit
 // status plus its log tail, without waiting out the timeout), or
 // *NotReadyError after timeout (last attempt's failure plus log tail). A
@@ -95,5 +96,6 @@
 // Descendants(pid) lists every process whose ancestor is pid, GroupMembers
 // a group's live processes, Alive(pid) says a pid runs and is not a
 // zombie, ReadStat/AllProcs read /proc/PID/stat. Tests use them to check
-// that nothing is left; cpusample uses Descendants to find a server's tree.
+// that nothing is left. Descendants and ReadStat are internal/procfs's,
+// which cpusample reads a server's tree through directly.
 package supervise

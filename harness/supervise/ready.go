@@ -70,7 +70,7 @@ func WaitReady(ctx context.Context, p *Proc, probe Probe, timeout time.Duration)
 			return p.ExitedError()
 		}
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		err := probe.check(actx, p.LogPath)
+		err := probe.Check(actx, p.LogPath)
 		cancel()
 		if err == nil {
 			if p.Exited() {
@@ -99,7 +99,7 @@ func WaitProbe(ctx context.Context, name string, probe Probe, timeout time.Durat
 	deadline := time.Now().Add(timeout)
 	for {
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		err := probe.check(actx, "")
+		err := probe.Check(actx, "")
 		cancel()
 		if err == nil {
 			return nil

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/probe"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -184,7 +184,7 @@ func (t Spec) Check() error {
 			errs = append(errs, errors.New("command/env: no {port} or {addr} placeholder, so the server cannot be given each point's free port"))
 		}
 		// Placeholders are filled with a stand-in port to check the syntax.
-		if _, err := supervise.ParseProbe(Expand(t.Ready, t.standInAddr())); err != nil {
+		if _, err := probe.Parse(Expand(t.Ready, t.standInAddr())); err != nil {
 			errs = append(errs, fmt.Errorf("ready: %w", err))
 		}
 	}
@@ -239,7 +239,7 @@ func (t Spec) checkExternal() []error {
 	if t.Ready != "" {
 		if strings.HasPrefix(t.Ready, "log:") {
 			errs = append(errs, errors.New("ready: a log: probe reads the server's output, which an external server's is not; give tcp: or an http:// URL"))
-		} else if _, err := supervise.ParseProbe(Expand(t.Ready, t.standInAddr())); err != nil {
+		} else if _, err := probe.Parse(Expand(t.Ready, t.standInAddr())); err != nil {
 			errs = append(errs, fmt.Errorf("ready: %w", err))
 		}
 	}
@@ -286,7 +286,7 @@ func (t Spec) checkServers() []error {
 		if !hasPortPlaceholder(all) {
 			errs = append(errs, fmt.Errorf("%s.command/env: no {port}, {portN} or {addr} placeholder, so the server cannot be given the point's free ports", f))
 		}
-		if _, err := supervise.ParseProbe(Expand(s.Ready, t.standInAddr())); err != nil {
+		if _, err := probe.Parse(Expand(s.Ready, t.standInAddr())); err != nil {
 			errs = append(errs, fmt.Errorf("%s.ready: %w", f, err))
 		}
 	}

@@ -6,6 +6,8 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -20,4 +22,28 @@ func NeedRoot(t testing.TB, why string) {
 		t.Fatalf("needs root (euid %d): %s; .ci/run runs as root", os.Geteuid(), why)
 	}
 	t.Skipf("needs root (euid %d): %s", os.Geteuid(), why)
+}
+
+// ImportsNone fails t for every package that pkgs (a `go list` pattern)
+// links, by `go list -deps`, that is one of banned (import paths, each
+// with everything below it): how a package's test keeps an import
+// pointing the wrong way from coming back.
+func ImportsNone(t testing.TB, pkgs string, banned ...string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkgs).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkgs, err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps %s gave %d packages: %q", pkgs, len(deps), deps)
+	}
+	for _, d := range deps {
+		for _, b := range banned {
+			if d == b || strings.HasPrefix(d, b+"/") {
+				t.Errorf("%s depends on %s", pkgs, d)
+				break
+			}
+		}
+	}
 }

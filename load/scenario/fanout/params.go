@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
@@ -53,6 +54,13 @@ func init() {
 			Parse:       parseTarget,
 			BatchLadder: BatchLadder,
 			BatchNote:   "events per publish request; Pusher's batch_events takes at most 10",
+		},
+		// Each server's deliveries before and after --split-at: a
+		// resilience point (summary.fanout.servers, split_at_ns).
+		Fault: &load.FaultDef{
+			SplitArgs: func(fraction float64) []string {
+				return []string{"--split-at", strconv.FormatFloat(fraction, 'g', -1, 64)}
+			},
 		},
 	})
 }

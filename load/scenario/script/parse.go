@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/load/objective"
+	"github.com/ceiling-bench/ceiling/internal/objective"
 )
 
 // Limits on a scenario file, which may come from anyone's repository: a

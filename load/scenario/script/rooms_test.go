@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/load/objective"
 	"github.com/ceiling-bench/ceiling/refserver"
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 )

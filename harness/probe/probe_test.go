@@ -1,4 +1,4 @@
-package supervise
+package probe
 
 import (
 	"flag"
@@ -10,18 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseProbe(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in       string
 		wantKind string
 		wantErr  string
 	}{
-		{in: "tcp:127.0.0.1:8080", wantKind: ProbeTCP},
-		{in: "tcp:[::1]:8080", wantKind: ProbeTCP},
-		{in: "tcp:localhost:1", wantKind: ProbeTCP},
-		{in: "http://127.0.0.1:8080/health", wantKind: ProbeHTTP},
-		{in: "https://localhost/ready", wantKind: ProbeHTTP},
-		{in: `log:listening on .*:\d+`, wantKind: ProbeLog},
+		{in: "tcp:127.0.0.1:8080", wantKind: TCP},
+		{in: "tcp:[::1]:8080", wantKind: TCP},
+		{in: "tcp:localhost:1", wantKind: TCP},
+		{in: "http://127.0.0.1:8080/health", wantKind: HTTP},
+		{in: "https://localhost/ready", wantKind: HTTP},
+		{in: `log:listening on .*:\d+`, wantKind: Log},
 		{in: "", wantErr: `readiness probe "": want tcp:HOST:PORT, http://URL or log:REGEX`},
 		{in: "udp:1.2.3.4:5", wantErr: "want tcp:HOST:PORT"},
 		{in: "tcp:8080", wantErr: `readiness probe "tcp:8080": address 8080: missing port`},
@@ -35,7 +35,7 @@ func TestParseProbe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseProbe(tt.in)
+			got, err := Parse(tt.in)
 			switch {
 			case tt.wantErr != "":
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -63,7 +63,7 @@ func TestProbeFlag(t *testing.T) {
 	if err := fs.Parse([]string{"-ready", "tcp:127.0.0.1:9"}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Probe{Kind: ProbeTCP, Addr: "127.0.0.1:9"}, p, cmp.Comparer(func(a, b *regexp.Regexp) bool { return a == b })); diff != "" {
+	if diff := cmp.Diff(Probe{Kind: TCP, Addr: "127.0.0.1:9"}, p, cmp.Comparer(func(a, b *regexp.Regexp) bool { return a == b })); diff != "" {
 		t.Error(diff)
 	}
 	if err := fs.Parse([]string{"-ready", "nope"}); err == nil || !strings.Contains(err.Error(), "-ready") {
