@@ -119,7 +119,7 @@ func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 	addr := l.Addr().String()
 	l.Close()
 	o.AgentsListen = addr
-	o.AgentsToken = remoteToken.Text()
+	o.AgentsToken = knob.Secret(remoteToken.Text())
 	o.AgentsJoinTimeout = 15 * time.Second
 	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
 		t.Fatal(err)

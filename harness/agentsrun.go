@@ -89,7 +89,7 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, error) {
 	if pr.hub != nil {
 		return pr.hub, nil
 	}
-	token, err := agents.ParseToken("AGENTS_TOKEN", pr.o.AgentsToken) // checked by Resolve already
+	token, err := agents.ParseToken("AGENTS_TOKEN", pr.o.AgentsToken.Text()) // checked by Resolve already
 	if err != nil {
 		return nil, err
 	}

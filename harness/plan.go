@@ -112,7 +112,7 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	}
 	p.Secrets = secrets
 	if p.AgentsToken != "" {
-		p.Secrets.Add(p.AgentsToken)
+		p.Secrets.Add(p.AgentsToken.Text())
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()

@@ -205,7 +205,7 @@ func (o *Plan) resolveAgentsToken() error {
 		if err != nil {
 			return fmt.Errorf("AGENTS_TOKEN_FILE (--agents-token-file): %w", err)
 		}
-		o.AgentsToken = t.Text()
+		o.AgentsToken = knob.Secret(t.Text())
 	case o.AgentsToken == "":
 		return fmt.Errorf("AGENTS_LISTEN (--agents-listen) %s: needs AGENTS_TOKEN or AGENTS_TOKEN_FILE (--agents-token-file): the coordinator admits only agents that prove the token (docs/agents.md, \"Authentication\")", o.AgentsListen)
 	}

@@ -216,7 +216,7 @@ var Knobs = []Knob{
 		Parse: func(o *Options, _, v string) error {
 			t, err := agenttoken.Check("the value", v)
 			if err == nil {
-				o.AgentsToken = t
+				o.AgentsToken = Secret(t)
 			}
 			return err
 		},

@@ -79,8 +79,9 @@ type Options struct {
 	// AGENTS_LISTEN's agents must prove. Its knob reads back as
 	// "[token]", and the plan's secrets hold it, so nothing written shows
 	// it; the harness hands it to harness/agents as an agents.Token.
-	// Resolve reads AgentsTokenFile (AGENTS_TOKEN_FILE) into it.
-	AgentsToken     string
+	// Resolve reads AgentsTokenFile (AGENTS_TOKEN_FILE) into it. It is a
+	// Secret, so that printing the options does not print it either.
+	AgentsToken     Secret
 	AgentsTokenFile string
 	// AgentsTLSCert, AgentsTLSKey and AgentsTLSCA are AGENTS_TLS_CERT,
 	// _KEY and _CA: the coordinator's certificate and key, and the CA
@@ -316,3 +317,20 @@ func ParsePortRange(s string) (lo, hi int, err error) {
 	}
 	return lo, hi, nil
 }
+
+// Secret is a knob's value that nothing may print: fmt shows it as
+// "[token]" (or "" when unset), whatever the verb; Text is the value.
+type Secret string
+
+// Text is the secret itself, for the one place that uses it.
+func (s Secret) Text() string { return string(s) }
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[token]"
+}
+
+// GoString masks %#v too.
+func (s Secret) GoString() string { return s.String() }

@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,20 @@ func TestRepsBounded(t *testing.T) {
 		if errs := o.CheckKnobs(); tt.want != "" && len(errs) == 0 {
 			t.Errorf("%s=%s: CheckKnobs passes it", tt.env, tt.v)
 		}
+	}
+}
+
+// The token prints as "[token]" whatever the verb: an Options printed
+// whole for a debug line or an error never shows it.
+func TestSecretNeverPrints(t *testing.T) {
+	o := DefaultOptions(false)
+	o.AgentsToken = Secret("0123456789abcdef-not-for-printing")
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		if s := fmt.Sprintf(verb, o); strings.Contains(s, "not-for-printing") {
+			t.Errorf("%s shows the token: %s", verb, s)
+		}
+	}
+	if o.AgentsToken.Text() != "0123456789abcdef-not-for-printing" {
+		t.Errorf("Text() = %q", o.AgentsToken.Text())
 	}
 }
