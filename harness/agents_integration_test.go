@@ -15,6 +15,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // agentOptions: one point of 6 connections at batch 10 through 3 agents.
@@ -48,7 +49,7 @@ func TestAgentsPoint(t *testing.T) {
 		t.Errorf("config.agents = %d", r.Config.Agents)
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
 		if len(p.Agents) != 3 {
@@ -121,7 +122,7 @@ func TestAgentsKilledAgent(t *testing.T) {
 		t.Fatal("agent 1 was not found to kill")
 	}
 	p := r.Curve[0]
-	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "agent 1") {
+	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "agent 1") {
 		t.Fatalf("point 0: status %s, reason %q; want failed naming agent 1", p.Status, p.FailReason)
 	}
 	if len(p.Agents) != 3 || p.Agents[1].Failure == "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/netnstest"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestAgentsSweepInNetworkNamespaces: sweep points with AGENTS=3 as
@@ -41,7 +42,7 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 		t.Fatalf("%d points, want 2", len(r.Curve))
 	}
 	for _, p := range r.Curve[:2] {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
 		if len(p.Agents) != 3 {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/testpki"
+	"github.com/ceiling-bench/ceiling/result"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/agents"
@@ -147,7 +148,7 @@ func TestAgentsListenSweep(t *testing.T) {
 		t.Fatalf("%d points, want 2", len(r.Curve))
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
 		// The agents' merged count is checked against refserver's own
@@ -209,7 +210,7 @@ func TestAgentsListenSweepOverTLS(t *testing.T) {
 		t.Fatal("no point")
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK || len(p.Agents) != 2 {
+		if p.Status != result.StatusOK || len(p.Agents) != 2 {
 			t.Fatalf("point %d: %s %s with %d agents, want ok with 2\n%s", p.Index, p.Status, p.FailReason, len(p.Agents), p.LogTail)
 		}
 	}
@@ -244,7 +245,7 @@ func TestAgentsListenMissingAgent(t *testing.T) {
 		t.Fatal("no point")
 	}
 	p := r.Curve[0]
-	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "agent 2 never joined") {
+	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "agent 2 never joined") {
 		t.Fatalf("point: %s %q, want failed naming agent 2 as never joined", p.Status, p.FailReason)
 	}
 	t.Logf("point 0: %s", p.FailReason)
@@ -334,7 +335,7 @@ func TestAgentsListenRejoin(t *testing.T) {
 		t.Fatalf("%d points, want 2", len(r.Curve))
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
 	}

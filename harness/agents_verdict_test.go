@@ -8,6 +8,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // agentFixture is two agents' results of a 1 s closed-loop window, one
@@ -16,7 +17,7 @@ import (
 type agentFixture struct {
 	sum        load.Summary
 	ok, behind *load.Result
-	cpu, srv   harness.CPUStats
+	cpu, srv   result.CPUStats
 }
 
 func newAgentFixture() agentFixture {
@@ -26,8 +27,8 @@ func newAgentFixture() agentFixture {
 		sum:    sum,
 		ok:     &load.Result{Summary: sum, Generator: load.GeneratorStats{RunnableP99Ns: 10_000}},
 		behind: &load.Result{Summary: sum, Generator: load.GeneratorStats{RunnableP99Ns: int64(5 * time.Millisecond), OSRunDelayNs: window / 3}},
-		cpu:    harness.CPUStats{Samples: 10, PinnedCores: 1, MeanCores: 0.95, FractionMean: 0.95, PinnedBusy: 0.95},
-		srv:    harness.CPUStats{Samples: 10, PinnedCores: 1, MeanCores: 0.3, FractionMean: 0.3, PinnedBusy: 0.3},
+		cpu:    result.CPUStats{Samples: 10, PinnedCores: 1, MeanCores: 0.95, FractionMean: 0.95, PinnedBusy: 0.95},
+		srv:    result.CPUStats{Samples: 10, PinnedCores: 1, MeanCores: 0.3, FractionMean: 0.3, PinnedBusy: 0.3},
 	}
 }
 
@@ -40,10 +41,10 @@ func TestAgentBehindCapsThePoint(t *testing.T) {
 		Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 		ServerCPU:    srv,
 		GeneratorCPU: cpu,
-		Agents:       []agents.Agent{{AgentReport: harness.AgentReport{Index: 0, Connections: 1}, Result: ok}, {AgentReport: harness.AgentReport{Index: 1, Connections: 1}, Result: behind}},
+		Agents:       []agents.Agent{{AgentReport: result.AgentReport{Index: 0, Connections: 1}, Result: ok}, {AgentReport: result.AgentReport{Index: 1, Connections: 1}, Result: behind}},
 	}
-	p := harness.MakePoint(0, harness.RoleSweep, harness.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
-	if p.Verdict != harness.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.VerdictReason, "agent 1 fell behind") {
+	p := harness.MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
+	if p.Verdict != result.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.VerdictReason, "agent 1 fell behind") {
 		t.Fatalf("verdict %s (lower bound %v): %s", p.Verdict, p.LowerBound, p.VerdictReason)
 	}
 	if p.Agents[0].Behind || !p.Agents[1].Behind || p.Agents[1].Evidence == "" {
@@ -76,12 +77,12 @@ func TestLateAgentJudged(t *testing.T) {
 				ServerCPU:    srv,
 				GeneratorCPU: cpu,
 				Agents: []agents.Agent{
-					{AgentReport: harness.AgentReport{Index: 0, Connections: 1}, Result: ok},
-					{AgentReport: harness.AgentReport{Index: 1, Connections: 1, StartSkewNs: late, LateStart: true}, Result: c.agent1},
+					{AgentReport: result.AgentReport{Index: 0, Connections: 1}, Result: ok},
+					{AgentReport: result.AgentReport{Index: 1, Connections: 1, StartSkewNs: late, LateStart: true}, Result: c.agent1},
 				},
 			}
-			p := harness.MakePoint(0, harness.RoleSweep, harness.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
-			if failed := p.Status == harness.StatusFailed; failed != c.wantFail || !strings.Contains(p.VerdictReason, c.want) {
+			p := harness.MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
+			if failed := p.Status == result.StatusFailed; failed != c.wantFail || !strings.Contains(p.VerdictReason, c.want) {
 				t.Fatalf("status %s, verdict %s: %s; want failed=%v and %q", p.Status, p.Verdict, p.VerdictReason, c.wantFail, c.want)
 			}
 			if c.wantFail {
@@ -90,7 +91,7 @@ func TestLateAgentJudged(t *testing.T) {
 				}
 				return
 			}
-			if p.Verdict != harness.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.Agents[1].Evidence, c.wantAgent) {
+			if p.Verdict != result.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.Agents[1].Evidence, c.wantAgent) {
 				t.Errorf("verdict %s (lower bound %v), agent 1 evidence %q", p.Verdict, p.LowerBound, p.Agents[1].Evidence)
 			}
 		})

@@ -21,6 +21,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // agentRun is a point's generator side with AGENTS: the coordinator (in
@@ -341,7 +342,7 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 }
 
 // stopAgents stops every agent process; it returns the ones SIGKILLed.
-func (p *pointRun) stopAgents(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess) {
+func (p *pointRun) stopAgents(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess) {
 	for i, a := range p.ag.procs {
 		if esc, _ := stopProc(ctx, a, grace); esc {
 			escalated = append(escalated, fmt.Sprintf("agent %d", i))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // resolveCalibration reads CALIBRATION and refuses it with CALIBRATE.
@@ -69,7 +70,7 @@ func CalibrationConfig(o *knob.Options, self string) (calibrate.Config, error) {
 // runCalibration is CALIBRATE=1: the calibration before the first point,
 // with the sweep's CPU sets (no server is up yet, so the sink has the
 // server's CPUs to itself). A failure is a warning, never the sweep's end.
-func runCalibration(ctx context.Context, o *knob.Options, self string, stderr io.Writer, r *Result) *calibrate.Doc {
+func runCalibration(ctx context.Context, o *knob.Options, self string, stderr io.Writer, r *result.Result) *calibrate.Doc {
 	cfg, err := CalibrationConfig(o, self)
 	if err == nil {
 		cfg.Log = stderr

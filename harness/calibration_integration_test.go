@@ -14,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/publish/schema"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // CALIBRATE=1: the sweep measures the generator against the null sink
@@ -38,7 +39,7 @@ func TestSweepCalibrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}

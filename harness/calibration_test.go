@@ -13,25 +13,25 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-func calibratedResult() *Result {
-	r := &Result{Warnings: []string{}}
-	r.Config = Config{Scenario: "echo", RecordSize: 256, BatchLadder: []int{10, 100, 512}}
+func calibratedResult() *result.Result {
+	r := &result.Result{Warnings: []string{}}
+	r.Config = result.Config{Scenario: "echo", RecordSize: 256, BatchLadder: []int{10, 100, 512}}
 	r.Meta.Pinning.GeneratorRequested = []int{0, 1} // 2 generator cores
 	r.Meta.Calibration = &calibrate.Doc{Version: calibrate.Version, GeneratorCPUs: []int{0}, RecordSize: 256,
 		Caps: []calibrate.Cap{
 			{Scenario: "echo", Batch: 10, PerCorePerS: 100_000, Saturated: true},
 			{Scenario: "echo", Batch: 100, PerCorePerS: 1_000_000, Saturated: true},
 		}}
-	pt := func(i, batch int, tput float64, status string) Point {
-		return Point{Index: i, Role: RoleSweep, Batch: batch, Connections: 10, Status: status, ThroughputPerS: tput,
-			Verdict: VerdictServerSaturated, VerdictReason: "server CPU at 98% of its cores"}
+	pt := func(i, batch int, tput float64, status string) result.Point {
+		return result.Point{Index: i, Role: result.RoleSweep, Batch: batch, Connections: 10, Status: status, ThroughputPerS: tput,
+			Verdict: result.VerdictServerSaturated, VerdictReason: "server CPU at 98% of its cores"}
 	}
-	r.Curve = []Point{
-		pt(0, 10, 175_000, StatusOK),    // 87.5% of 2 x 100k: within 15%, flagged
-		pt(1, 10, 160_000, StatusOK),    // 80%: not
-		pt(2, 100, 2_500_000, StatusOK), // above the cap: flagged
-		pt(3, 100, 1_990_000, "failed"), // near, but failed: not judged
-		pt(4, 512, 9e9, StatusOK),       // no cap for batch 512
+	r.Curve = []result.Point{
+		pt(0, 10, 175_000, result.StatusOK),    // 87.5% of 2 x 100k: within 15%, flagged
+		pt(1, 10, 160_000, result.StatusOK),    // 80%: not
+		pt(2, 100, 2_500_000, result.StatusOK), // above the cap: flagged
+		pt(3, 100, 1_990_000, "failed"),        // near, but failed: not judged
+		pt(4, 512, 9e9, result.StatusOK),       // no cap for batch 512
 	}
 	return r
 }
@@ -53,10 +53,10 @@ func TestFlagNearCap(t *testing.T) {
 		if got := p.NearCap != nil; got != flagged[p.Index] {
 			t.Errorf("point %d (batch %d, %.0f/s): flagged %v, want %v", p.Index, p.Batch, p.ThroughputPerS, got, flagged[p.Index])
 		}
-		if p.Verdict != VerdictServerSaturated {
+		if p.Verdict != result.VerdictServerSaturated {
 			t.Errorf("point %d: verdict %q changed", p.Index, p.Verdict)
 		}
-		if has := strings.Contains(p.VerdictReason, NearCapMark); has != flagged[p.Index] {
+		if has := strings.Contains(p.VerdictReason, result.NearCapMark); has != flagged[p.Index] {
 			t.Errorf("point %d: verdict reason %q", p.Index, p.VerdictReason)
 		}
 	}
@@ -65,7 +65,7 @@ func TestFlagNearCap(t *testing.T) {
 	}
 	var warns []string
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, NearCapMark) {
+		if strings.HasPrefix(w, result.NearCapMark) {
 			warns = append(warns, w)
 		}
 	}
@@ -79,7 +79,7 @@ func TestFlagNearCap(t *testing.T) {
 	if err := result.WriteTable(tbl, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tbl.String(), NearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {
+	if !strings.Contains(tbl.String(), result.NearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {
 		t.Errorf("the table does not say a point is near the cap:\n%s", tbl)
 	}
 }

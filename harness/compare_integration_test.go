@@ -21,6 +21,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // twoArmOptions is a QUICK-sized two-arm sweep: one rung per batch, 1 s
@@ -29,7 +30,7 @@ func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *
 	t.Helper()
 	o := miniOptions(t, batches, conns)
 	o.BaseTargetFile = "base" // the runner gets the spec itself
-	o.CompareReps, o.Alpha = harness.DefaultCompareReps, harness.DefaultAlpha
+	o.CompareReps, o.Alpha = result.DefaultCompareReps, result.DefaultAlpha
 	o.CompareDuration, o.CompareWarmup = time.Second, 300*time.Millisecond
 	return o
 }
@@ -46,9 +47,9 @@ func noCapThresholds() harness.Thresholds {
 	return th
 }
 
-func runTwoArm(t *testing.T, o *testSweep, base, head target.Spec) (*harness.Result, string, error) {
+func runTwoArm(t *testing.T, o *testSweep, base, head target.Spec) (*result.Result, string, error) {
 	t.Helper()
-	return retryContended(t, func() (*harness.Result, string, error) {
+	return retryContended(t, func() (*result.Result, string, error) {
 		var stdout, stderr bytes.Buffer
 		p := plan(t, o, head, &base)
 		defer checkPlanUnchanged(t, p, plan(t, o, head, &base))
@@ -64,7 +65,7 @@ func runTwoArm(t *testing.T, o *testSweep, base, head target.Spec) (*harness.Res
 		if _, err := publish.Read(data, o.Out); err != nil {
 			t.Errorf("publish.Read rejects the two-arm document: %v", err)
 		}
-		var r harness.Result
+		var r result.Result
 		if err := json.Unmarshal(data, &r); err != nil {
 			t.Fatalf("result: %v", err)
 		}
@@ -76,7 +77,7 @@ func runTwoArm(t *testing.T, o *testSweep, base, head target.Spec) (*harness.Res
 // the first pass before the compare blocks, each block both arms of one
 // key back to back, and between the blocks asked and the most the
 // re-runs may add.
-func checkTwoArmCurve(t *testing.T, r *harness.Result, firstPass, compared int) {
+func checkTwoArmCurve(t *testing.T, r *result.Result, firstPass, compared int) {
 	t.Helper()
 	// A batch with no rung clean in both arms' first pass is not compared
 	// (a warning says so): on a machine whose CPUs other work shared, that
@@ -92,11 +93,11 @@ func checkTwoArmCurve(t *testing.T, r *harness.Result, firstPass, compared int) 
 			2*compared*reps, 2*compared*harness.MaxBlocks(reps))
 	}
 	for i, p := range r.Curve {
-		wantRole := harness.RoleSweep
+		wantRole := result.RoleSweep
 		if i >= 2*firstPass {
-			wantRole = harness.RoleCompare
+			wantRole = result.RoleCompare
 		}
-		if p.Role != wantRole || (p.Arm != harness.ArmBase && p.Arm != harness.ArmHead) || p.Index != i+1 {
+		if p.Role != wantRole || (p.Arm != result.ArmBase && p.Arm != result.ArmHead) || p.Index != i+1 {
 			t.Errorf("point %d: role %s arm %q index %d", i+1, p.Role, p.Arm, p.Index)
 		}
 		// Pairs: the two arms of one key, one after the other.
@@ -108,18 +109,18 @@ func checkTwoArmCurve(t *testing.T, r *harness.Result, firstPass, compared int) 
 			}
 		}
 	}
-	if r.Meta.BaseTarget == nil || r.Config.CompareReps < 2 || r.Config.Alpha != harness.DefaultAlpha {
+	if r.Meta.BaseTarget == nil || r.Config.CompareReps < 2 || r.Config.Alpha != result.DefaultAlpha {
 		t.Errorf("meta.base_target %v, config %+v", r.Meta.BaseTarget, r.Config)
 	}
 }
 
 // contendedReasons lists every contended point's reason: the processes
 // that took the pinned CPUs, by name.
-func contendedReasons(r *harness.Result) string {
+func contendedReasons(r *result.Result) string {
 	var why []string
 	for _, p := range r.Curve {
 		if p.Contended {
-			why = append(why, fmt.Sprintf("point %d (%s): %s", p.Index, p.Arm, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
+			why = append(why, fmt.Sprintf("point %d (%s): %s", p.Index, p.Arm, result.Contention(p.ServerCPU, p.GeneratorCPU)))
 		}
 	}
 	return strings.Join(why, "\n")
@@ -128,13 +129,13 @@ func contendedReasons(r *harness.Result) string {
 // checkAttributed: every contended point names the processes that did
 // it. Contention is found by attribution, never by a residual that holds
 // the sweep's own work.
-func checkAttributed(t *testing.T, r *harness.Result) {
+func checkAttributed(t *testing.T, r *result.Result) {
 	t.Helper()
 	for _, p := range r.Curve {
-		if p.Contended && !strings.Contains(harness.Contention(p.ServerCPU, p.GeneratorCPU), "(pid ") &&
-			!strings.Contains(harness.Contention(p.ServerCPU, p.GeneratorCPU), "stole") {
+		if p.Contended && !strings.Contains(result.Contention(p.ServerCPU, p.GeneratorCPU), "(pid ") &&
+			!strings.Contains(result.Contention(p.ServerCPU, p.GeneratorCPU), "stole") {
 			t.Errorf("point %d contended without a named process: %s (server %+v, generator %+v)", p.Index,
-				harness.Contention(p.ServerCPU, p.GeneratorCPU), p.ServerCPU.Attribution, p.GeneratorCPU.Attribution)
+				result.Contention(p.ServerCPU, p.GeneratorCPU), p.ServerCPU.Attribution, p.GeneratorCPU.Attribution)
 		}
 	}
 }
@@ -180,18 +181,18 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 			if p.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, p.Batch) {
 				notQuiet(t, "A/A run %d batch %d: %d pairs after %d blocks, the others ran on contended CPUs (the machine was not quiet): %s", run+1, p.Batch, p.NPairs, p.Blocks, p.Reason)
 			}
-			if p.NPairs < stats.MinPairs(o.Alpha) || p.Verdict == harness.CompareCannotConclude {
+			if p.NPairs < stats.MinPairs(o.Alpha) || p.Verdict == result.CompareCannotConclude {
 				t.Errorf("A/A run %d batch %d: %s with %d pairs: %s", run+1, p.Batch, p.Verdict, p.NPairs, p.Reason)
 			}
-			if p.Verdict == harness.CompareWithinNoise && p.MDCPct == nil {
+			if p.Verdict == result.CompareWithinNoise && p.MDCPct == nil {
 				t.Errorf("A/A run %d batch %d: within noise without a minimum detectable change", run+1, p.Batch)
 			}
-			if p.Verdict == harness.CompareFaster || p.Verdict == harness.CompareSlower {
+			if p.Verdict == result.CompareFaster || p.Verdict == result.CompareSlower {
 				calls = append(calls, p.Reason)
 			}
 		}
 		for _, p := range r.Curve {
-			if p.Role == harness.RoleCompare && p.Batch == 10 && p.Clean && p.ServerCPU.MeanCores > 0 {
+			if p.Role == result.RoleCompare && p.Batch == 10 && p.Clean && p.ServerCPU.MeanCores > 0 {
 				perMsg = append(perMsg, p.ServerCPU.MeanCores/p.ThroughputPerS)
 			}
 		}
@@ -237,11 +238,11 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 		t.Errorf("targets: head %+v, base %+v", r.Meta.Target, r.Meta.BaseTarget)
 	}
 	h := r.Comparison.Headline
-	t.Logf("A/B: %s", harness.ComparedLine(h, r.Comparison.Confidence))
+	t.Logf("A/B: %s", result.ComparedLine(h, r.Comparison.Confidence))
 	if h.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, 10) {
 		notQuiet(t, "A/B: %d pairs after %d blocks, the others ran on contended CPUs: %s", h.NPairs, h.Blocks, h.Reason)
 	}
-	if h.Verdict != harness.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 || h.CILowPct == nil || h.PValue == nil {
+	if h.Verdict != result.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 || h.CILowPct == nil || h.PValue == nil {
 		t.Errorf("a spin costing %.0f%% of the headline was called %s: %s", cost*100, h.Verdict, h.Reason)
 	}
 	if !strings.Contains(table, ": slower, -") {
@@ -253,15 +254,15 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 // CPUs.
 // firstPassContended reports whether a point of the two-arm sweep's first
 // pass ran on contended CPUs.
-func firstPassContended(r *harness.Result) bool {
-	return slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
-		return p.Role == harness.RoleSweep && p.Contended
+func firstPassContended(r *result.Result) bool {
+	return slices.ContainsFunc(r.Curve, func(p result.Point) bool {
+		return p.Role == result.RoleSweep && p.Contended
 	})
 }
 
-func contendedAt(r *harness.Result, batch int) bool {
-	return slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
-		return p.Role == harness.RoleCompare && p.Batch == batch && p.Contended
+func contendedAt(r *result.Result, batch int) bool {
+	return slices.ContainsFunc(r.Curve, func(p result.Point) bool {
+		return p.Role == result.RoleCompare && p.Batch == batch && p.Contended
 	})
 }
 
@@ -310,13 +311,13 @@ func TestDuetSimulatedSplit(t *testing.T) {
 		if a.Half != harness.HalfA || b.Half != harness.HalfB || a.Rep != b.Rep || a.Arm == b.Arm {
 			t.Fatalf("points %d and %d: halves %q %q, reps %d %d, arms %s %s: want one block on halves a and b", a.Index, b.Index, a.Half, b.Half, a.Rep, b.Rep, a.Arm, b.Arm)
 		}
-		if a.Role == harness.RoleCompare {
+		if a.Role == result.RoleCompare {
 			halfAArms = append(halfAArms, a.Arm)
 		}
 		// Both windows began on one instant: each generator creates
 		// its measure marker when its window starts.
 		var starts []time.Time
-		for _, p := range []harness.Point{a, b} {
+		for _, p := range []result.Point{a, b} {
 			m, err := filepath.Glob(filepath.Join(o.WorkDir, fmt.Sprintf("point-%03d-*", p.Index), "measure.marker"))
 			if err != nil || len(m) != 1 {
 				t.Fatalf("point %d: measure marker %v %v", p.Index, m, err)
@@ -330,7 +331,7 @@ func TestDuetSimulatedSplit(t *testing.T) {
 		if d := starts[0].Sub(starts[1]).Abs(); d > 250*time.Millisecond {
 			t.Errorf("points %d and %d: windows began %v apart, want one instant", a.Index, b.Index, d)
 		}
-		for _, p := range []harness.Point{a, b} {
+		for _, p := range []result.Point{a, b} {
 			at := p.ServerCPU.Attribution
 			if at == nil || at.Partner <= 0 {
 				t.Errorf("point %d: the partner's share of the shared server CPU is not recorded: %+v", p.Index, at)
@@ -344,11 +345,11 @@ func TestDuetSimulatedSplit(t *testing.T) {
 	}
 	checkAttributed(t, r)
 	h := r.Comparison.Headline
-	t.Logf("duet: %s", harness.ComparedLine(h, r.Comparison.Confidence))
+	t.Logf("duet: %s", result.ComparedLine(h, r.Comparison.Confidence))
 	if h.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, 10) {
 		notQuiet(t, "duet: %d pairs after %d blocks, the others ran on contended CPUs: %s", h.NPairs, h.Blocks, h.Reason)
 	}
-	if h.Verdict != harness.CompareSlower {
+	if h.Verdict != result.CompareSlower {
 		t.Errorf("a 30 µs spin per message in a duet was called %s: %s\n%s", h.Verdict, h.Reason, table)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Containment (see docs/sweep.md, "Containment"): every server and
@@ -15,14 +16,14 @@ import (
 
 // escapedOf is what Stop found of each process's tree outside its
 // containment.
-func escapedOf(procs ...*supervise.Proc) []EscapedProcess {
-	var out []EscapedProcess
+func escapedOf(procs ...*supervise.Proc) []result.EscapedProcess {
+	var out []result.EscapedProcess
 	for _, p := range procs {
 		if p == nil {
 			continue
 		}
 		for _, e := range p.Escaped() {
-			out = append(out, EscapedProcess{Pid: e.Pid, Command: e.Command})
+			out = append(out, result.EscapedProcess{Pid: e.Pid, Command: e.Command})
 		}
 	}
 	return out
@@ -30,7 +31,7 @@ func escapedOf(procs ...*supervise.Proc) []EscapedProcess {
 
 // escapedWarning is the result's warning for a point whose processes
 // escaped, "" for none.
-func escapedWarning(p Point) string {
+func escapedWarning(p result.Point) string {
 	if len(p.Escaped) == 0 {
 		return ""
 	}

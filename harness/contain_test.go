@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/testenv"
+	"github.com/ceiling-bench/ceiling/result"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -168,7 +168,7 @@ func TestDaemonizingServerLeavesNothing(t *testing.T) {
 	if err != nil && len(r.Curve) == 0 {
 		t.Fatal(err)
 	}
-	if len(r.Curve) == 0 || r.Curve[0].Status != harness.StatusOK {
+	if len(r.Curve) == 0 || r.Curve[0].Status != result.StatusOK {
 		t.Fatalf("curve %+v: want the first point measured", r.Curve)
 	}
 	if left := withEnv("CEILING_TEST_TAG", tag); len(left) > 0 {
@@ -210,7 +210,7 @@ func TestEscapedProcessInResult(t *testing.T) {
 	}
 	var pids []int
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			continue
 		}
 		if len(p.Escaped) != 1 || p.Escaped[0].Command != "sleep" {

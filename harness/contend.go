@@ -38,17 +38,17 @@ func (p *pointRun) attribRoots() attrib.Roots {
 
 // attribution is a side's share of the report, or nil when the scan
 // failed (then the residual rule decides, see Contention).
-func attribution(r attrib.Report, cpus pinning.CPUSet) *Attribution {
+func attribution(r attrib.Report, cpus pinning.CPUSet) *result.Attribution {
 	if r.Err != nil || r.Scans < 2 || r.WallSeconds <= 0 || len(cpus) == 0 {
 		return nil
 	}
 	s := r.Share(cpus.Ints())
-	a := &Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel, Partner: s.Partner}
+	a := &result.Attribution{Foreign: s.Foreign, Server: s.Server, Generator: s.Generator, Harness: s.Harness, Kernel: s.Kernel, Partner: s.Partner}
 	for _, t := range s.Tasks {
-		if t.Fraction < NameFraction || len(a.Tasks) == result.MaxNamed {
+		if t.Fraction < result.NameFraction || len(a.Tasks) == result.MaxNamed {
 			break
 		}
-		a.Tasks = append(a.Tasks, ForeignTask{Comm: t.Comm, Pid: t.Pid, Fraction: t.Fraction})
+		a.Tasks = append(a.Tasks, result.ForeignTask{Comm: t.Comm, Pid: t.Pid, Fraction: t.Fraction})
 	}
 	return a
 }

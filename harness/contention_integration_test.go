@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // startHog starts busy loops pinned to cpus with the pinning package (the
@@ -90,7 +90,7 @@ func TestCPUHogOnServerCPUIsNotPublished(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no result written: %v", err)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}

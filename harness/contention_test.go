@@ -45,7 +45,7 @@ func TestSnapCoresReadsSteal(t *testing.T) {
 	if !okA {
 		t.Skip("no per-CPU times here")
 	}
-	var c CPUStats
+	var c result.CPUStats
 	// A window of a few ticks: /proc/stat's idle and iowait may step
 	// back by a tick (NO_HZ accounting), which over one tick reads as a
 	// fraction outside [0, 1], and so, rightly, as unknown (-1).
@@ -64,7 +64,7 @@ func TestSnapCoresReadsSteal(t *testing.T) {
 }
 
 func TestContention(t *testing.T) {
-	side := func(own, busy, steal float64) CPUStats {
+	side := func(own, busy, steal float64) result.CPUStats {
 		c := cpuFrac(own, 1)
 		c.PinnedBusy, c.StealFraction = busy, steal
 		return c
@@ -74,7 +74,7 @@ func TestContention(t *testing.T) {
 	overlapped.OverlapCores = 0.45 // the generator's use of the shared CPU
 	tests := []struct {
 		name     string
-		srv, gen CPUStats
+		srv, gen result.CPUStats
 		want     string // "" for not contended
 	}{
 		{"quiet", quiet, quiet, ""},
@@ -82,50 +82,50 @@ func TestContention(t *testing.T) {
 		{"server cpus full of other work", side(0.47, 0.98, 0), quiet, "server CPUs 98% busy, 47% of it its own use"},
 		{"generator cpus full of other work", quiet, side(0.3, 1, 0), "generator CPUs 100% busy"},
 		{"steal above the threshold", side(0.5, 0.55, 0.08), quiet, "hypervisor stole 8.0% of the server CPUs (above 5%)"},
-		{"steal at the threshold", side(0.5, 0.55, StealMax), quiet, ""},
+		{"steal at the threshold", side(0.5, 0.55, result.StealMax), quiet, ""},
 		{"steal unknown is not contention", side(0.5, 0.55, -1), side(0.5, -1, -1), ""},
 		{"overlap is the sweep's own work", overlapped, quiet, ""},
 	}
 	for _, tt := range tests {
-		got := Contention(tt.srv, tt.gen)
+		got := result.Contention(tt.srv, tt.gen)
 		if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: Contention = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 	// By attribution: the residual no longer decides, foreign tasks do.
-	attributed := func(c CPUStats, foreign float64, tasks ...ForeignTask) CPUStats {
-		c.Attribution = &Attribution{Foreign: foreign, Tasks: tasks}
+	attributed := func(c result.CPUStats, foreign float64, tasks ...result.ForeignTask) result.CPUStats {
+		c.Attribution = &result.Attribution{Foreign: foreign, Tasks: tasks}
 		return c
 	}
 	spin := side(0.07, 0.22, 0) // the generator beside a slow server: 15% of the sweep's own work
-	hog := ForeignTask{Comm: "stress", Pid: 4242, Fraction: 0.15}
+	hog := result.ForeignTask{Comm: "stress", Pid: 4242, Fraction: 0.15}
 	for _, tt := range []struct {
 		name     string
-		srv, gen CPUStats
+		srv, gen result.CPUStats
 		want     string
 	}{
 		{"an idle generator's residual is the sweep's own", quiet, attributed(spin, 0.004), ""},
 		{"a 15% tenant under the old margin", attributed(side(0.85, 0.99, 0), 0.15, hog), quiet,
 			"other processes took 15.0% of the server CPUs (above 3%): stress (pid 4242) 15%"},
-		{"foreign at the threshold", attributed(quiet, ForeignMax), quiet, ""},
+		{"foreign at the threshold", attributed(quiet, result.ForeignMax), quiet, ""},
 		{"many small tenants", attributed(quiet, 0.05), quiet, "none of them 1% alone"},
 		{"steal still counts", attributed(side(0.5, 0.55, 0.08), 0), quiet, "hypervisor stole 8.0%"},
 	} {
-		got := Contention(tt.srv, tt.gen)
+		got := result.Contention(tt.srv, tt.gen)
 		if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: Contention = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 	// The same overlap without its attribution is contention.
 	overlapped.OverlapCores = 0
-	if Contention(overlapped, quiet) == "" {
+	if result.Contention(overlapped, quiet) == "" {
 		t.Error("an overlapped CPU busy with the other side, unattributed, does not read as contended")
 	}
 }
 
 func TestAttributeOverlap(t *testing.T) {
-	srv := CPUStats{MeanCores: 1.5, PinnedCores: 3}
-	gen := CPUStats{MeanCores: 0.8, PinnedCores: 2}
+	srv := result.CPUStats{MeanCores: 1.5, PinnedCores: 3}
+	gen := result.CPUStats{MeanCores: 0.8, PinnedCores: 2}
 	attributeOverlap(&srv, &gen, pinning.CPUSet{1, 2, 3}, pinning.CPUSet{0, 1})
 	if srv.OverlapCores != 0.4 || gen.OverlapCores != 0.5 {
 		t.Errorf("overlap cores: server %v (want 0.8 x 1/2), generator %v (want 1.5 x 1/3)", srv.OverlapCores, gen.OverlapCores)
@@ -142,17 +142,17 @@ func TestAttributeOverlap(t *testing.T) {
 type contendedRunner struct{ steal float64 }
 
 func (c contendedRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
-	srv := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 1, StealFraction: c.steal}
+	srv := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 1, StealFraction: c.steal}
 	if c.steal > 0 {
 		srv.PinnedBusy = 0.5 + c.steal
 	}
-	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 0.55}
+	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 0.55}
 	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: 1000, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
 func TestContendedHeadlineIsNotPublished(t *testing.T) {
 	for _, run := range []contendedRunner{{steal: 0}, {steal: 0.1}} {
-		r := &Result{}
+		r := &result.Result{}
 		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
 		if !errors.Is(err, ErrContended) || !errors.Is(err, ErrNoCleanHeadline) {
 			t.Fatalf("steal %v: error %v, want ErrContended (an ErrNoCleanHeadline)", run.steal, err)
@@ -176,8 +176,8 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 		}
 	}
 	// A run whose headline failed for another reason keeps the plain error.
-	r := &Result{}
-	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, DefaultThresholds)
+	r := &result.Result{}
+	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) || errors.Is(err, ErrContended) {
 		t.Errorf("failed headline: %v, want ErrNoCleanHeadline only", err)
 	}
@@ -186,25 +186,25 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 // Contenders names the foreign processes across a curve's contended
 // points, each at the most it took, largest first, and the steal.
 func TestContenders(t *testing.T) {
-	at := func(comm string, pid int, f float64) *Attribution {
-		return &Attribution{Foreign: f, Tasks: []ForeignTask{{Comm: comm, Pid: pid, Fraction: f}}}
+	at := func(comm string, pid int, f float64) *result.Attribution {
+		return &result.Attribution{Foreign: f, Tasks: []result.ForeignTask{{Comm: comm, Pid: pid, Fraction: f}}}
 	}
-	curve := []Point{
-		{Contended: true, ServerCPU: CPUStats{Attribution: at("stress", 9, 0.2)}},
-		{Contended: true, ServerCPU: CPUStats{Attribution: at("stress", 9, 0.4)}, GeneratorCPU: CPUStats{Attribution: at("go", 7, 0.1)}},
-		{Contended: true, GeneratorCPU: CPUStats{StealFraction: 0.08, Attribution: &Attribution{}}},
-		{ServerCPU: CPUStats{Attribution: at("quiet", 1, 0.02)}}, // not contended: not named
+	curve := []result.Point{
+		{Contended: true, ServerCPU: result.CPUStats{Attribution: at("stress", 9, 0.2)}},
+		{Contended: true, ServerCPU: result.CPUStats{Attribution: at("stress", 9, 0.4)}, GeneratorCPU: result.CPUStats{Attribution: at("go", 7, 0.1)}},
+		{Contended: true, GeneratorCPU: result.CPUStats{StealFraction: 0.08, Attribution: &result.Attribution{}}},
+		{ServerCPU: result.CPUStats{Attribution: at("quiet", 1, 0.02)}}, // not contended: not named
 	}
 	want := "stress (pid 9) took up to 40% of the server CPUs, go (pid 7) took up to 10% of the generator CPUs, the hypervisor stole up to 8.0%"
-	if got := Contenders(curve); got != want {
+	if got := result.Contenders(curve); got != want {
 		t.Errorf("Contenders = %q\nwant        %q", got, want)
 	}
-	if got := Contenders([]Point{{Contended: true, ServerCPU: side(0.4, 1, 0)}}); got != "" {
+	if got := result.Contenders([]result.Point{{Contended: true, ServerCPU: side(0.4, 1, 0)}}); got != "" {
 		t.Errorf("a residual-only point named %q", got)
 	}
 }
 
-func side(own, busy, steal float64) CPUStats {
+func side(own, busy, steal float64) result.CPUStats {
 	c := cpuFrac(own, 1)
 	c.PinnedBusy, c.StealFraction = busy, steal
 	return c

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/shirou/gopsutil/v3/cpu"
 )
 
@@ -45,7 +46,7 @@ func snapCores(set pinning.CPUSet) (coreSnap, bool) {
 
 // pinnedCPU fills a side's PinnedBusy and StealFraction from the
 // snapshots of its pinned CPUs taken at the window's start (a) and end (b).
-func pinnedCPU(c *CPUStats, a, b coreSnap, okA, okB bool) {
+func pinnedCPU(c *result.CPUStats, a, b coreSnap, okA, okB bool) {
 	c.PinnedBusy = busyFraction(a, b, okA, okB)
 	c.StealFraction = stealFraction(a, b, okA, okB)
 }
@@ -87,7 +88,7 @@ func stealFraction(a, b coreSnap, okA, okB bool) float64 {
 // assumed; exact when the sets are equal). That use is the sweep's own
 // work, so Shared does not count it as contention; the overlap itself is
 // warned about once for the whole result.
-func attributeOverlap(srv, gen *CPUStats, srvSet, genSet pinning.CPUSet) {
+func attributeOverlap(srv, gen *result.CPUStats, srvSet, genSet pinning.CPUSet) {
 	shared := len(pinning.Overlap(srvSet, genSet))
 	if shared == 0 || len(srvSet) == 0 || len(genSet) == 0 {
 		return

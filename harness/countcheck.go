@@ -18,7 +18,7 @@ import (
 // read also counts what was written after the window's end. inflight (a
 // batch per connection) bounds that, and widens the tolerance by its
 // share of the count: a large batch on few seconds has more in flight.
-func checkCount(series string, overlapS float64, sm *ServerMetrics, generatorPerS float64, inflight int64) *result.CountCheck {
+func checkCount(series string, overlapS float64, sm *result.ServerMetrics, generatorPerS float64, inflight int64) *result.CountCheck {
 	c := &result.CountCheck{Series: series, GeneratorPerS: generatorPerS, Tolerance: result.CountTolerance, OverlapS: overlapS, Verdict: result.CountsUnchecked}
 	if sm == nil {
 		c.Reason = "the server's metrics were not read"
@@ -70,7 +70,7 @@ func checkCount(series string, overlapS float64, sm *ServerMetrics, generatorPer
 
 // countDisagreement is the failure of a point whose count the server's
 // contradicts, naming who reported it.
-func countDisagreement(p Point) string {
+func countDisagreement(p result.Point) string {
 	who := "the generator"
 	if len(p.Agents) > 0 {
 		var ids []string

@@ -10,9 +10,9 @@ import (
 )
 
 // metricsWith is a metrics read whose series name moved by delta.
-func metricsWith(name string, delta float64) *ServerMetrics {
+func metricsWith(name string, delta float64) *result.ServerMetrics {
 	b, a := 100.0, 100+delta
-	return &ServerMetrics{Format: "prometheus", IntervalS: 3, Series: []result.MetricSeries{{Name: name, Type: "counter", Before: &b, After: &a, Delta: &delta}}}
+	return &result.ServerMetrics{Format: "prometheus", IntervalS: 3, Series: []result.MetricSeries{{Name: name, Type: "counter", Before: &b, After: &a, Delta: &delta}}}
 }
 
 // The generator's count against the server's: a made-up figure (the
@@ -25,7 +25,7 @@ func TestCountCheck(t *testing.T) {
 	two := []agents.Agent{{AgentReport: result.AgentReport{Index: 0}}, {AgentReport: result.AgentReport{Index: 1}}}
 	for _, tc := range []struct {
 		name     string
-		sm       *ServerMetrics
+		sm       *result.ServerMetrics
 		overlapS float64
 		genPerS  float64
 		agents   []agents.Agent
@@ -37,7 +37,7 @@ func TestCountCheck(t *testing.T) {
 		{"short 10%", metricsWith(series, 300_000), 3, 90_000, nil, result.CountsDisagree, "ratio 0.900"},
 		{"agrees", metricsWith(series, 300_000), 3, 101_000, two, result.CountsAgree, ""},
 		{"no such series", metricsWith("other_total", 300_000), 3, 100_000, nil, result.CountsUnchecked, "have no series " + series},
-		{"read failed", &ServerMetrics{Error: "after the window: status 503"}, 3, 100_000, nil, result.CountsUnchecked, "status 503"},
+		{"read failed", &result.ServerMetrics{Error: "after the window: status 503"}, 3, 100_000, nil, result.CountsUnchecked, "status 503"},
 		{"no metrics", nil, 3, 100_000, nil, result.CountsUnchecked, "not read"},
 		{"no overlap", metricsWith(series, 300_000), 0, 100_000, nil, result.CountsUnchecked, "after the window had ended"},
 	} {
@@ -46,22 +46,22 @@ func TestCountCheck(t *testing.T) {
 				Load:        &load.Result{Summary: load.Summary{ThroughputPerS: tc.genPerS, ConnectionsRequested: 2, ConnectionsOpen: 2}},
 				CountSeries: series, CountOverlapS: tc.overlapS, ServerMetrics: tc.sm, Agents: tc.agents,
 			}
-			p := MakePoint(0, RoleSweep, PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
+			p := MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
 			c := p.CountCheck
 			if c == nil || c.Verdict != tc.verdict {
 				t.Fatalf("count check %+v, want %s", c, tc.verdict)
 			}
 			switch tc.verdict {
 			case result.CountsDisagree:
-				if p.Status != StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, tc.want) {
+				if p.Status != result.StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, tc.want) {
 					t.Errorf("point %s clean=%v %.0f/s: %q, want failed with %q", p.Status, p.Clean, p.ThroughputPerS, p.FailReason, tc.want)
 				}
 			case result.CountsAgree:
-				if p.Status != StatusOK || !p.Clean || p.ThroughputPerS != tc.genPerS {
+				if p.Status != result.StatusOK || !p.Clean || p.ThroughputPerS != tc.genPerS {
 					t.Errorf("point %s clean=%v: %s", p.Status, p.Clean, p.VerdictReason)
 				}
 			case result.CountsUnchecked:
-				if p.Status != StatusOK || p.Clean || !strings.Contains(p.VerdictReason, "unchecked: ") || !strings.Contains(c.Reason, tc.want) {
+				if p.Status != result.StatusOK || p.Clean || !strings.Contains(p.VerdictReason, "unchecked: ") || !strings.Contains(c.Reason, tc.want) {
 					t.Errorf("point %s clean=%v: %q / %q, want unclean with %q", p.Status, p.Clean, p.VerdictReason, c.Reason, tc.want)
 				}
 			}
@@ -74,7 +74,7 @@ func TestCountCheck(t *testing.T) {
 		t.Errorf("tolerance %.4f, want 0.05 + 16384/300000", c.Tolerance)
 	}
 	// Without a counter named for the scenario there is no check at all.
-	if p := MakePoint(0, RoleSweep, PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
+	if p := MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
 		t.Errorf("a point without metrics.counts got %+v", p.CountCheck)
 	}
 }

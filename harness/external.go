@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
@@ -63,8 +64,8 @@ func (p *pointRun) readyExternal(ctx context.Context) error {
 // metrics, a failed read, a reset counter) the Source is CPUUnknown and no
 // figure is given. The busy and steal of the server's CPUs are unknown
 // (-1): they are not this machine's.
-func externalCPU(sm *ServerMetrics, cpus int) CPUStats {
-	c := CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
+func externalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
+	c := result.CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
 	if sm == nil || sm.IntervalS <= 0 {
 		return c
 	}
@@ -84,7 +85,7 @@ func externalCPU(sm *ServerMetrics, cpus int) CPUStats {
 }
 
 // externalCPUWhy is an external server's CPU for a verdict's reason.
-func externalCPUWhy(c CPUStats) string {
+func externalCPUWhy(c result.CPUStats) string {
 	switch {
 	case c.Source != CPUFromMetrics:
 		return externalUnknownWhy
@@ -96,7 +97,7 @@ func externalCPUWhy(c CPUStats) string {
 
 // externalKnown reports whether an external server's CPU fraction is
 // known, so that it may be judged saturated.
-func externalKnown(c CPUStats) bool {
+func externalKnown(c result.CPUStats) bool {
 	return c.Source == CPUFromMetrics && c.PinnedCores > 0
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestExternalMiniSweep: a refserver the test starts (not the harness),
@@ -45,7 +46,7 @@ func TestExternalMiniSweep(t *testing.T) {
 	tg := target.Spec{
 		Name: "refserver-external", External: true, ExternalCPUs: 1,
 		Ready:   "http://" + addr + "/health",
-		Metrics: &harness.MetricsSpec{URL: "http://" + addr + "/metrics", Format: target.MetricsPrometheus},
+		Metrics: &result.MetricsSpec{URL: "http://" + addr + "/metrics", Format: target.MetricsPrometheus},
 	}
 	tg.SetBlock("echo_url", []byte(`"ws://`+addr+`/echo"`))
 	if err := tg.Check(); err != nil {
@@ -81,7 +82,7 @@ func TestExternalMiniSweep(t *testing.T) {
 		t.Fatalf("curve has %d points, want 2 or 3", len(r.Curve))
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d: %s: %s", p.Index, p.Status, p.FailReason)
 		}
 		c := p.ServerCPU
@@ -105,7 +106,7 @@ func TestExternalMiniSweep(t *testing.T) {
 		t.Fatalf("sweep without metrics: %v", err)
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK || p.ServerCPU.Source != harness.CPUUnknown || p.Verdict == harness.VerdictServerSaturated || p.Verdict == harness.VerdictBoth ||
+		if p.Status != result.StatusOK || p.ServerCPU.Source != harness.CPUUnknown || p.Verdict == result.VerdictServerSaturated || p.Verdict == result.VerdictBoth ||
 			!strings.Contains(p.VerdictReason, "server CPU unknown (external server") {
 			t.Errorf("point %d without metrics: %s %s %+v: %s", p.Index, p.Status, p.Verdict, p.ServerCPU, p.VerdictReason)
 		}

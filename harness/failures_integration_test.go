@@ -19,6 +19,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // script writes an executable shell script into dir.
@@ -50,7 +51,7 @@ exit 3
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2, 4}})
 	// Each attempt (a contended one is run again) starts with a server
 	// that dies once.
-	r, _, err := retryContended(t, func() (*harness.Result, string, error) {
+	r, _, err := retryContended(t, func() (*result.Result, string, error) {
 		_ = os.Remove(filepath.Join(dir, "died-once"))
 		return runSweepOnce(t, context.Background(), o, tg)
 	})
@@ -72,14 +73,14 @@ exit 3
 		t.Fatalf("curve has %d points, want %d", len(r.Curve), wantPoints)
 	}
 	p := r.Curve[0]
-	if p.Status != harness.StatusFailed || p.Verdict != harness.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
+	if p.Status != result.StatusFailed || p.Verdict != result.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
 		t.Errorf("first point: status %s verdict %s reason %q, want failed: server exited", p.Status, p.Verdict, p.FailReason)
 	}
 	if !strings.Contains(p.LogTail, "dying on purpose") {
 		t.Errorf("log tail %q lacks the server's last words", p.LogTail)
 	}
 	for _, p := range r.Curve[1:] {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Errorf("point %d after the failure: %s %s", p.Index, p.Status, p.FailReason)
 		}
 	}
@@ -95,7 +96,7 @@ func TestServerNeverReady(t *testing.T) {
 	if !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline (exit 1) with the result written", err)
 	}
-	if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusFailed || !strings.Contains(r.Curve[0].FailReason, "never became ready") {
+	if len(r.Curve) != 1 || r.Curve[0].Status != result.StatusFailed || !strings.Contains(r.Curve[0].FailReason, "never became ready") {
 		t.Fatalf("curve %+v", r.Curve)
 	}
 	if !strings.Contains(r.Curve[0].LogTail, "listening") {
@@ -171,14 +172,14 @@ func TestSIGINTMidSweep(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no partial result: %v", err)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
 		t.Errorf("partial %v (%q), want marked partial", r.Partial, r.PartialReason)
 	}
-	if len(r.Curve) < 1 || len(r.Curve) > 2 || r.Curve[0].Status != harness.StatusOK {
+	if len(r.Curve) < 1 || len(r.Curve) > 2 || r.Curve[0].Status != result.StatusOK {
 		t.Errorf("curve %+v: want the first point done and at most the interrupted one", r.Curve)
 	}
 }
@@ -240,11 +241,11 @@ func TestNoCleanHeadlineExits1(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no result written: %v", err)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Headline.Clean || len(r.Curve) != 1 || r.Curve[0].Verdict != harness.VerdictFailed {
+	if r.Headline.Clean || len(r.Curve) != 1 || r.Curve[0].Verdict != result.VerdictFailed {
 		t.Errorf("headline %+v, curve %+v", r.Headline, r.Curve)
 	}
 	if !strings.Contains(string(msg), "no clean point at the headline batch") {
@@ -265,7 +266,7 @@ func TestGeneratorFailsIsAFailedPoint(t *testing.T) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
 	}
 	p := r.Curve[0]
-	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "generator") || !strings.Contains(p.LogTail, "cannot reach the moon") {
+	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "generator") || !strings.Contains(p.LogTail, "cannot reach the moon") {
 		t.Errorf("point: %s %q, tail %q", p.Status, p.FailReason, p.LogTail)
 	}
 }

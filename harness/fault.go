@@ -97,7 +97,7 @@ type faultRun struct {
 // newFaultRun is the point's fault, or nil for a point without one.
 func (p *pointRun) newFaultRun() *faultRun {
 	f := p.pr.o.Fault
-	if f.IsZero() || p.spec.Role != RoleResilience {
+	if f.IsZero() || p.spec.Role != result.RoleResilience {
 		return nil
 	}
 	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
@@ -334,7 +334,7 @@ func (p *pointRun) urlOwners(n int) []int {
 // judgeFault gives a resilience point its verdict: never clean (its
 // errors are the fault's), judged on its Fault; one without a record
 // cannot conclude.
-func judgeFault(p *Point, out Outcome) {
+func judgeFault(p *result.Point, out Outcome) {
 	p.Clean = false
 	f := out.Fault
 	if f == nil {

@@ -90,9 +90,9 @@ func TestFaultKillsANodeMidWindow(t *testing.T) {
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatalf("sweep: %v", err)
 	}
-	var fp *harness.Point
+	var fp *result.Point
 	for i, p := range r.Curve {
-		if p.Role == harness.RoleResilience {
+		if p.Role == result.RoleResilience {
 			fp = &r.Curve[i]
 		} else if p.Fault != nil {
 			t.Errorf("point %d (%s) has a fault record", p.Index, p.Role)
@@ -177,7 +177,7 @@ func TestFaultPointFailedBeforeItsWindow(t *testing.T) {
 		t.Fatalf("sweep: %v, want no clean headline", err)
 	}
 	last := r.Curve[len(r.Curve)-1]
-	if last.Role != harness.RoleResilience || last.Status != harness.StatusFailed || last.Fault == nil ||
+	if last.Role != result.RoleResilience || last.Status != result.StatusFailed || last.Fault == nil ||
 		last.Fault.Verdict != result.ResilienceCannotConclude || !strings.Contains(last.Fault.Reason, "the point failed") || last.Fault.Sent {
 		t.Errorf("resilience point %+v, fault %+v", last, last.Fault)
 	}
@@ -250,15 +250,15 @@ func TestTwoArmClusterings(t *testing.T) {
 		t.Fatalf("no comparison:\n%s", table)
 	}
 	h := r.Comparison.Headline
-	t.Logf("clusterings: %s", harness.ComparedLine(h, r.Comparison.Confidence))
+	t.Logf("clusterings: %s", result.ComparedLine(h, r.Comparison.Confidence))
 	if h.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, 10) {
 		notQuiet(t, "clusterings: %d pairs after %d blocks, the others ran on contended CPUs: %s", h.NPairs, h.Blocks, h.Reason)
 	}
-	if h.Verdict != harness.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 {
+	if h.Verdict != result.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 {
 		t.Errorf("the slowed clustering was called %s: %s", h.Verdict, h.Reason)
 	}
 	for _, p := range r.Curve {
-		if p.Status == harness.StatusOK && len(p.Servers) != 4 {
+		if p.Status == result.StatusOK && len(p.Servers) != 4 {
 			t.Errorf("point %d (%s) lists %d servers' CPU, want nats and 3 nodes", p.Index, p.Arm, len(p.Servers))
 		}
 	}

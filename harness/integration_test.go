@@ -26,6 +26,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -146,16 +147,16 @@ func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
 // gives up (skipIfContended: a skip outside CI, a failure under CI=true).
 const quietAttempts = 3
 
-func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*harness.Result, string, error) {
+func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
 	t.Helper()
-	return retryContended(t, func() (*harness.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
+	return retryContended(t, func() (*result.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
 }
 
 // runSweepOnce is runSweep without the retry: for sweeps that cannot be
 // run twice (AGENTS_LISTEN's agents serve one sweep, then exit).
-func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*harness.Result, string, error) {
+func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
 	t.Helper()
-	return func() (*harness.Result, string, error) {
+	return func() (*result.Result, string, error) {
 		var stdout, stderr bytes.Buffer
 		p := plan(t, o, tg, nil)
 		defer checkPlanUnchanged(t, p, plan(t, o, tg, nil))
@@ -168,7 +169,7 @@ func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spe
 		if rerr != nil {
 			t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
 		}
-		var r harness.Result
+		var r result.Result
 		if err := json.Unmarshal(data, &r); err != nil {
 			t.Fatalf("result: %v", err)
 		}
@@ -179,7 +180,7 @@ func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spe
 // retryContended runs a sweep again, up to quietAttempts in all, while it
 // ends in ErrContended (the machine was busy: the contended points name
 // who with), pausing between attempts; it returns the last attempt.
-func retryContended(t *testing.T, run func() (*harness.Result, string, error)) (*harness.Result, string, error) {
+func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*result.Result, string, error) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		r, table, err := run()
@@ -189,7 +190,7 @@ func retryContended(t *testing.T, run func() (*harness.Result, string, error)) (
 		var why []string
 		for _, p := range r.Curve {
 			if p.Contended {
-				why = append(why, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
+				why = append(why, fmt.Sprintf("point %d: %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU)))
 			}
 		}
 		t.Logf("attempt %d of %d ran on contended CPUs, again in 5 s:\n%s", attempt, quietAttempts, strings.Join(why, "\n"))
@@ -201,7 +202,7 @@ func retryContended(t *testing.T, run func() (*harness.Result, string, error)) (
 // because the harness found its pinned CPUs shared with other work (this
 // machine is shared with other builds): what the test checks next needs a
 // quiet machine, and the harness did its job by refusing the headline.
-func skipIfContended(t *testing.T, r *harness.Result, err error) {
+func skipIfContended(t *testing.T, r *result.Result, err error) {
 	t.Helper()
 	if !errors.Is(err, harness.ErrContended) {
 		return
@@ -209,7 +210,7 @@ func skipIfContended(t *testing.T, r *harness.Result, err error) {
 	var why []string
 	for _, p := range r.Curve {
 		if p.Contended {
-			why = append(why, fmt.Sprintf("point %d: %s", p.Index, harness.Contention(p.ServerCPU, p.GeneratorCPU)))
+			why = append(why, fmt.Sprintf("point %d: %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU)))
 		}
 	}
 	notQuiet(t, "the machine was not quiet, no uncontended headline (%v):\n%s", err, strings.Join(why, "\n"))
@@ -237,15 +238,15 @@ func TestMiniSweep(t *testing.T) {
 	}
 
 	if diff := cmp.Diff(
-		harness.Pinning{Supported: true, ServerRequested: []int{1}, ServerGranted: []int{1}, GeneratorRequested: []int{0}, GeneratorGranted: []int{0}, SMTSiblings: [][2]int{}},
+		result.Pinning{Supported: true, ServerRequested: []int{1}, ServerGranted: []int{1}, GeneratorRequested: []int{0}, GeneratorGranted: []int{0}, SMTSiblings: [][2]int{}},
 		r.Meta.Pinning, cmpIgnoreNoFile); diff != "" {
 		t.Errorf("pinning (-want +got):\n%s", diff)
 	}
 	if r.Meta.Pinning.NoFileLimit < 1024 {
 		t.Errorf("nofile limit %d, want raised", r.Meta.Pinning.NoFileLimit)
 	}
-	key := func(b, c int) harness.PointKey { return harness.PointKey{Batch: b, Connections: c} }
-	if diff := cmp.Diff([]harness.PointKey{key(10, 4), key(100, 2), key(10, 8), key(100, 4)}, r.Config.Order); diff != "" {
+	key := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
+	if diff := cmp.Diff([]result.PointKey{key(10, 4), key(100, 2), key(10, 8), key(100, 4)}, r.Config.Order); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 	if got, want := r.Regime, "echo, batch 10, 256 B, 1 server core, 1 generator core"; got != want {
@@ -254,13 +255,13 @@ func TestMiniSweep(t *testing.T) {
 	if len(r.Curve) != 5 {
 		t.Fatalf("curve has %d points, want 4 + the A-A repeat", len(r.Curve))
 	}
-	verdicts := []string{harness.VerdictServerSaturated, harness.VerdictGeneratorCapped, harness.VerdictBoth, harness.VerdictNeither}
+	verdicts := []string{result.VerdictServerSaturated, result.VerdictGeneratorCapped, result.VerdictBoth, result.VerdictNeither}
 	// CPU is charged in 10 ms ticks: a side starved by other work on this
 	// shared machine can read 0 cores for a whole point. So every point
 	// must be sampled, and each side must read some CPU over the sweep.
 	cpuSum := map[string]float64{}
 	for i, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 			continue
 		}
@@ -268,10 +269,10 @@ func TestMiniSweep(t *testing.T) {
 			t.Errorf("point %d has index %d", i+1, p.Index)
 		}
 		contended := p.Contended
-		if contended != (harness.Contention(p.ServerCPU, p.GeneratorCPU) != "") || contended && p.Clean {
+		if contended != (result.Contention(p.ServerCPU, p.GeneratorCPU) != "") || contended && p.Clean {
 			t.Errorf("point %d: contended %v, clean %v, from cpus %+v %+v", p.Index, p.Contended, p.Clean, p.ServerCPU, p.GeneratorCPU)
 		}
-		for side, c := range map[string]harness.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
+		for side, c := range map[string]result.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
 			if c.StealFraction != -1 && (c.StealFraction < 0 || c.StealFraction > 1) {
 				t.Errorf("point %d %s steal fraction %v: want -1 (unknown) or a fraction", p.Index, side, c.StealFraction)
 			}
@@ -284,7 +285,7 @@ func TestMiniSweep(t *testing.T) {
 		case p.ThroughputPerS <= 0:
 			t.Logf("point %d measured nothing: its CPUs were full of other work (%s)", p.Index, p.VerdictReason)
 		}
-		for side, c := range map[string]harness.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
+		for side, c := range map[string]result.CPUStats{"server": p.ServerCPU, "generator": p.GeneratorCPU} {
 			if c.Samples < 2 || c.PinnedCores != 1 || c.MeanCores < 0 || c.FractionMean != c.MeanCores {
 				t.Errorf("point %d %s cpu %+v: want samples of 1 pinned core", p.Index, side, c)
 			}
@@ -293,7 +294,7 @@ func TestMiniSweep(t *testing.T) {
 		if !slices.Contains(verdicts, p.Verdict) || p.VerdictReason == "" {
 			t.Errorf("point %d verdict %q (%q)", p.Index, p.Verdict, p.VerdictReason)
 		}
-		if p.LowerBound != harness.IsLowerBound(p.Verdict) {
+		if p.LowerBound != result.IsLowerBound(p.Verdict) {
 			t.Errorf("point %d lower_bound %v with verdict %s", p.Index, p.LowerBound, p.Verdict)
 		}
 	}
@@ -303,7 +304,7 @@ func TestMiniSweep(t *testing.T) {
 		}
 	}
 	aa := r.Curve[4]
-	if aa.Role != harness.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
+	if aa.Role != result.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
 		t.Errorf("last point %+v is not the A-A repeat of the headline %+v", aa, r.Headline)
 	}
 	if !r.Headline.Clean || r.Headline.Batch != 10 || r.Headline.ThroughputPerS <= 0 || r.Headline.LatencyNs.P99 <= 0 {
@@ -311,7 +312,7 @@ func TestMiniSweep(t *testing.T) {
 	}
 	switch {
 	case r.NoiseFloorPct != nil:
-		if want := *harness.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS); *r.NoiseFloorPct != want {
+		if want := *result.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS); *r.NoiseFloorPct != want {
 			t.Errorf("noise floor %v, want %v", *r.NoiseFloorPct, want)
 		}
 	case aa.Clean || !aa.Contended:
@@ -328,7 +329,7 @@ func TestMiniSweep(t *testing.T) {
 		}
 		// Only contention may leave a batch without a ceiling here.
 		for _, p := range r.Curve {
-			if p.Batch == c.Batch && p.Role == harness.RoleSweep && !p.Contended {
+			if p.Batch == c.Batch && p.Role == result.RoleSweep && !p.Contended {
 				t.Errorf("batch %d has no ceiling, yet point %d ran uncontended: %+v", c.Batch, p.Index, p)
 			}
 		}
@@ -370,11 +371,11 @@ nice -n 19 %s/ceiling load "$@"
 		t.Fatal(err)
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Errorf("point %d failed: %s", p.Index, p.FailReason)
 			continue
 		}
-		if p.Verdict != harness.VerdictGeneratorCapped && p.Verdict != harness.VerdictBoth || !p.LowerBound {
+		if p.Verdict != result.VerdictGeneratorCapped && p.Verdict != result.VerdictBoth || !p.LowerBound {
 			t.Errorf("point %d: verdict %s (%s), lower bound %v; want generator-capped", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
 		}
 	}
@@ -402,10 +403,10 @@ func TestHeadroomProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := r.HeadroomProbe
-	if h == nil || len(r.Curve) != 3 || r.Curve[2].Role != harness.RoleHeadroom {
+	if h == nil || len(r.Curve) != 3 || r.Curve[2].Role != result.RoleHeadroom {
 		t.Fatalf("probe %+v, curve of %d", h, len(r.Curve))
 	}
-	if h.Status != harness.StatusOK || h.Cgroup == "" || h.ThroughputPerS <= 0 {
+	if h.Status != result.StatusOK || h.Cgroup == "" || h.ThroughputPerS <= 0 {
 		t.Fatalf("probe %+v", h)
 	}
 	// A 50% quota: the tree cannot average much more than half a core.
@@ -448,7 +449,7 @@ func TestFanoutMiniSweep(t *testing.T) {
 		t.Errorf("scenario %q, regime %q", r.Config.Scenario, r.Regime)
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK || p.Errors != 0 {
+		if p.Status != result.StatusOK || p.Errors != 0 {
 			t.Errorf("point %d: %s %q, errors %d", p.Index, p.Status, p.FailReason, p.Errors)
 		}
 	}

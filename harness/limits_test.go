@@ -8,6 +8,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // A ladder whose top rung the generator's file-descriptor limit cannot
@@ -55,7 +56,7 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 		o := knob.DefaultOptions(false)
 		o.SourceAddrs = tt.knob
 		pr := &ProcRunner{o: &Plan{Options: o}}
-		args := pr.loadArgs(target.Spec{}, PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		args := pr.loadArgs(target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		got := ""
 		for i, a := range args {
 			if a == "--source-addrs" && i+1 < len(args) {

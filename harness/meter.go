@@ -7,6 +7,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Meter measures a point's two sides over its window: each side's
@@ -113,13 +114,13 @@ func (r *procMeterRun) Stop() Window {
 // them. servers are each server's own share (when each: a target that
 // lists its servers), with the set's busy, steal and attribution. For an external server, server is
 // left for its metrics (externalCPU) and only the generator's is made.
-func sidesCPU(w Window, srvSet, genSet pinning.CPUSet, each bool) (server, generator CPUStats, servers []CPUStats) {
+func sidesCPU(w Window, srvSet, genSet pinning.CPUSet, each bool) (server, generator result.CPUStats, servers []result.CPUStats) {
 	generator = cpuStats(w.Generator, len(genSet))
 	g := w.GeneratorCores
 	pinnedCPU(&generator, g.Start, g.End, g.StartOK, g.EndOK)
 	if w.External {
 		generator.Attribution = attribution(w.Who, genSet)
-		return CPUStats{}, generator, nil
+		return result.CPUStats{}, generator, nil
 	}
 	pinned := len(srvSet)
 	server = cpuStats(w.Server, pinned)

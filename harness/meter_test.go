@@ -10,6 +10,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -26,10 +27,10 @@ type recordedWindow struct {
 // sidesOfWindow is what sidesCPU made of a window, as the golden file
 // holds it, with the contention rule's reading of it.
 type sidesOfWindow struct {
-	Server     CPUStats `json:"server"`
-	Generator  CPUStats `json:"generator"`
-	Contended  bool     `json:"contended"`
-	Contention string   `json:"contention,omitempty"`
+	Server     result.CPUStats `json:"server"`
+	Generator  result.CPUStats `json:"generator"`
+	Contended  bool            `json:"contended"`
+	Contention string          `json:"contention,omitempty"`
 }
 
 // The CPU of each side, and whether the point was contended, from
@@ -60,13 +61,13 @@ func TestSidesCPUOfRecordedWindows(t *testing.T) {
 			}
 			srvSet, genSet := pinning.CPUSet(rw.ServerCPUs), pinning.CPUSet(rw.GeneratorCPUs)
 			srv, gen, _ := sidesCPU(rw.Window, srvSet, genSet, false)
-			got := sidesOfWindow{Server: srv, Generator: gen, Contended: Shared(srv) || Shared(gen), Contention: Contention(srv, gen)}
+			got := sidesOfWindow{Server: srv, Generator: gen, Contended: result.Shared(srv) || result.Shared(gen), Contention: result.Contention(srv, gen)}
 
 			// The rules, whatever the golden file says.
 			if gen.PinnedCores != len(genSet) || srv.PinnedCores != len(srvSet) {
 				t.Errorf("pinned cores %d/%d, want the sets' %d/%d", srv.PinnedCores, gen.PinnedCores, len(srvSet), len(genSet))
 			}
-			for side, c := range map[string]CPUStats{"server": srv, "generator": gen} {
+			for side, c := range map[string]result.CPUStats{"server": srv, "generator": gen} {
 				if c.PinnedBusy != -1 && (c.PinnedBusy < 0 || c.PinnedBusy > 1) {
 					t.Errorf("%s busy %v: a fraction, or -1 when unknown", side, c.PinnedBusy)
 				}
@@ -80,11 +81,11 @@ func TestSidesCPUOfRecordedWindows(t *testing.T) {
 					t.Errorf("a quiet window read as contended: %s", got.Contention)
 				}
 			case strings.HasPrefix(name, "hog-server"):
-				if !Shared(srv) || !strings.Contains(got.Contention, "server CPUs") {
+				if !result.Shared(srv) || !strings.Contains(got.Contention, "server CPUs") {
 					t.Errorf("a busy loop on the server's CPU not seen: %q", got.Contention)
 				}
 			case strings.HasPrefix(name, "hog-generator"):
-				if !Shared(gen) || !strings.Contains(got.Contention, "generator CPUs") {
+				if !result.Shared(gen) || !strings.Contains(got.Contention, "generator CPUs") {
 					t.Errorf("a busy loop on the generator's CPU not seen: %q", got.Contention)
 				}
 			default:
@@ -119,7 +120,7 @@ func TestSidesCPUExternal(t *testing.T) {
 	w := Window{External: true, Generator: cpuSampleOf(0.5),
 		GeneratorCores: CoreWindow{Start: coreSnap{Busy: 10, Total: 100}, End: coreSnap{Busy: 60, Total: 200}, StartOK: true, EndOK: true}}
 	srv, gen, parts := sidesCPU(w, nil, pinning.CPUSet{0}, false)
-	if srv != (CPUStats{}) || parts != nil {
+	if srv != (result.CPUStats{}) || parts != nil {
 		t.Errorf("server %+v, parts %v: want nothing made for an external server", srv, parts)
 	}
 	if gen.MeanCores != 0.5 || gen.PinnedBusy != 0.5 || gen.Attribution != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load/scenario/nats"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 var (
@@ -84,15 +85,15 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 	// is the cluster's start, not this test's subject: the sweep runs
 	// again, at most quorumAttempts times in all, then fails saying so.
 	const quorumAttempts = 2
-	var r *harness.Result
+	var r *result.Result
 	var err error
 	for attempt := 1; ; attempt++ {
 		r, _, err = runSweep(t, context.Background(), o, tg)
 		if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 			t.Fatalf("sweep: %v", err)
 		}
-		noQuorum := slices.ContainsFunc(r.Curve, func(p harness.Point) bool {
-			return p.Status != harness.StatusOK && strings.Contains(p.FailReason, "never became ready") && strings.Contains(p.FailReason, "503")
+		noQuorum := slices.ContainsFunc(r.Curve, func(p result.Point) bool {
+			return p.Status != result.StatusOK && strings.Contains(p.FailReason, "never became ready") && strings.Contains(p.FailReason, "503")
 		})
 		if !noQuorum || attempt == quorumAttempts {
 			break
@@ -106,11 +107,11 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 		t.Fatalf("%d points", len(r.Curve))
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 			continue
 		}
-		if p.Errors != 0 && p.Role == harness.RoleAARepeat && !p.Clean {
+		if p.Errors != 0 && p.Role == result.RoleAARepeat && !p.Clean {
 			// A connection the cluster dropped in the A-A repeat is a
 			// measured fact (the harness says so: no noise floor), not
 			// this test's subject, the cluster's bookkeeping; the sweep's
@@ -190,7 +191,7 @@ func TestMultiServerOneExits(t *testing.T) {
 	}
 	p := r.Curve[0]
 	t.Logf("point 1: %s: %s\n%s", p.Status, p.FailReason, p.LogTail)
-	if p.Status != harness.StatusFailed || !strings.Contains(p.FailReason, "server b ") {
+	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "server b ") {
 		t.Errorf("point 1 %s (%q), want failed naming server b", p.Status, p.FailReason)
 	}
 	if !strings.Contains(p.LogTail, "b-is-going-away") {

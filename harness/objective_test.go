@@ -8,22 +8,23 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // With an objective, a batch's ceiling is its clean point with the most
 // connections that meets it, whatever a heavier point's throughput; a
 // point that misses it, or one not evaluated, is never the ceiling.
 func TestObjectiveCeilingIsTheMostLoadThatMeetsIt(t *testing.T) {
-	met := func(p Point, ok bool) Point {
+	met := func(p result.Point, ok bool) result.Point {
 		p.Objective = &objective.Result{Met: ok}
 		return p
 	}
-	r := &Result{Config: Config{BatchLadder: []int{1}, HeadlineBatch: 1, Objective: "latency_ns.p99 <= 100ms",
+	r := &result.Result{Config: result.Config{BatchLadder: []int{1}, HeadlineBatch: 1, Objective: "latency_ns.p99 <= 100ms",
 		ConnsLadders: map[string][]int{"1": {200, 1000, 3000}}}}
-	r.Curve = []Point{
-		met(pt(RoleSweep, 1, 200, 4000, VerdictNeither), true),
-		met(pt(RoleSweep, 1, 1000, 20000, VerdictNeither), true),
-		met(pt(RoleSweep, 1, 3000, 50000, VerdictServerSaturated), false), // most throughput, misses it
+	r.Curve = []result.Point{
+		met(pt(result.RoleSweep, 1, 200, 4000, result.VerdictNeither), true),
+		met(pt(result.RoleSweep, 1, 1000, 20000, result.VerdictNeither), true),
+		met(pt(result.RoleSweep, 1, 3000, 50000, result.VerdictServerSaturated), false), // most throughput, misses it
 	}
 	r.Summarize()
 	if !r.Headline.Clean || r.Headline.Connections != 1000 || r.Headline.ThroughputPerS != 20000 {
@@ -54,7 +55,7 @@ func TestJudgeObjectiveReadsScenarioBlocks(t *testing.T) {
 	if err := s.SetBlock("kinds", map[string]any{"op": map[string]any{"delivered_pct": 99.5}}); err != nil {
 		t.Fatal(err)
 	}
-	p := Point{Status: StatusOK}
+	p := result.Point{Status: result.StatusOK}
 	judgeObjective(&p, "latency_ns.p99 <= 10ms, kinds.op.delivered_pct >= 99.9", Outcome{Load: &load.Result{Summary: s}})
 	if p.Objective == nil || p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "kinds.op.delivered_pct is 99.5") {
 		t.Fatalf("objective %+v", p.Objective)

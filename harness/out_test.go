@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestCheckOut(t *testing.T) {
@@ -44,7 +46,7 @@ func TestCheckOut(t *testing.T) {
 
 func TestWriteResultOrSave(t *testing.T) {
 	dir := t.TempDir()
-	r := &Result{SchemaVersion: SchemaVersion, Warnings: []string{"kept"}}
+	r := &result.Result{SchemaVersion: result.SchemaVersion, Warnings: []string{"kept"}}
 	if err := WriteResultOrSave(filepath.Join(dir, "ok.json"), r); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestWriteResultOrSave(t *testing.T) {
 	if !strings.Contains(err.Error(), saved) || !strings.Contains(err.Error(), out) {
 		t.Errorf("message %q names neither path", err)
 	}
-	var back Result
+	var back result.Result
 	data, _ := os.ReadFile(saved)
 	if json.Unmarshal(data, &back) != nil || back.Warnings[0] != "kept" {
 		t.Errorf("saved document %s", data)

@@ -17,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // pointRun is one point in flight: its files, port and processes.
@@ -55,7 +56,7 @@ func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, arg
 // the head (or the only arm); nil, the harness's, for a two-arm sweep's
 // base, whose code is trusted.
 func (p *pointRun) runAs() *RunAs {
-	if p.spec.Arm == ArmBase {
+	if p.spec.Arm == result.ArmBase {
 		return nil
 	}
 	return p.pr.o.RunAs
@@ -267,7 +268,7 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		return p.fail(PhaseGenerator, nil, "target: %v", err)
 	}
 	var cgroup string
-	if spec.Role == RoleHeadroom {
+	if spec.Role == result.RoleHeadroom {
 		name := supervise.CgroupName("headroom", spec.Index)
 		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(p.genCPUs)))
 		if err != nil {
@@ -404,12 +405,12 @@ func (p *pointRun) measure(ctx context.Context, out *Outcome) {
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	var parts []CPUStats
+	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = sidesCPU(meter.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
 		urls := p.servedURLs()
 		for i, c := range parts {
-			out.Servers = append(out.Servers, NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
+			out.Servers = append(out.Servers, result.NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
 		}
 	}
 	capture.finish(out)

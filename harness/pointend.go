@@ -16,6 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // stop stops the generator, removes the headroom cgroup, stops the server
@@ -24,7 +25,7 @@ import (
 // Stop), and the server's stop error (the generator's does not unmake a
 // point whose JSON was read). An interrupt (ctx) cuts a long grace short:
 // see stopProc.
-func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []EscapedProcess, err error) {
+func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess, err error) {
 	p.thaw()
 	if p.gen != nil {
 		if esc, _ := stopProc(ctx, p.gen, grace); esc {
@@ -156,8 +157,8 @@ func readLoad(path string) (*load.Result, error) {
 }
 
 // cpuStats is one side's sampled CPU against its pinned cores.
-func cpuStats(s cpusample.Stats, pinned int) CPUStats {
-	c := CPUStats{
+func cpuStats(s cpusample.Stats, pinned int) result.CPUStats {
+	c := result.CPUStats{
 		Samples:       s.Samples,
 		MeanCores:     s.MeanCores,
 		P95Cores:      s.P95Cores,

@@ -18,6 +18,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // NoFileLimit is the RLIMIT_NOFILE both children get: every socket is a
@@ -112,7 +113,7 @@ func (pr *ProcRunner) meter() Meter {
 // targetFor is the server a point boots, and its window and warm-up.
 func (pr *ProcRunner) targetFor(spec PointSpec) (t target.Spec, window, warmup time.Duration) {
 	t, window, warmup = pr.target, pr.o.Duration, pr.o.Warmup
-	if spec.Arm == ArmBase && pr.base != nil {
+	if spec.Arm == result.ArmBase && pr.base != nil {
 		t = *pr.base
 	}
 	if spec.Duration > 0 {
@@ -124,7 +125,7 @@ func (pr *ProcRunner) targetFor(spec PointSpec) (t target.Spec, window, warmup t
 // RecordGranted copies the affinities the kernel granted (read back from
 // the first point that booted each side) into r, and warns when they
 // differ from the request.
-func (pr *ProcRunner) RecordGranted(r *Result) {
+func (pr *ProcRunner) RecordGranted(r *result.Result) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	r.Meta.Pinning.ServerGranted = pr.serverGranted.Ints()
@@ -266,7 +267,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome
 				pr.late = append(pr.late, fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM (%s after the interrupt) and was SIGKILLed",
 					spec.Index, strings.Join(esc, " and "), InterruptGrace(pr.grace)))
 			}
-			if w := escapedWarning(Point{Index: spec.Index, Escaped: escaped}); w != "" {
+			if w := escapedWarning(result.Point{Index: spec.Index, Escaped: escaped}); w != "" {
 				pr.late = append(pr.late, w)
 			}
 		}()
@@ -313,7 +314,7 @@ func (pr *ProcRunner) Drain(limit time.Duration) []string {
 // loadArgs are the `ceiling load` flags of one point (the GENERATOR
 // contract). The connect strategy is pinned explicitly: bounded, 32 in
 // flight, so the high rungs are not an auth storm.
-func (pr *ProcRunner) loadArgs(tg target.Spec, k PointKey, addr target.Addr, url string, window, warmup time.Duration, f pointFiles) []string {
+func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Addr, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
 		"--scenario", pr.o.Scenario,
 		"--url", url,

@@ -13,10 +13,11 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestProfilePathAndSeconds(t *testing.T) {
-	spec := PointSpec{Index: 7, Role: RoleAARepeat, Key: PointKey{Batch: 100, Connections: 256, Rep: 2}}
+	spec := PointSpec{Index: 7, Role: result.RoleAARepeat, Key: result.PointKey{Batch: 100, Connections: 256, Rep: 2}}
 	if got, want := ProfilePath("prof", spec), filepath.Join("prof", "point-7-b100-c256-r2.pprof"); got != want {
 		t.Errorf("ProfilePath = %q, want %q", got, want)
 	}

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Progress writes the one-line progress report the sweep prints on stderr
 // before each point: point i of N, batch and connections, elapsed, ETA.
 // The ETA is the mean wall time of the points done so far times the points
 // left; before the first point ends there is none.
-func Progress(w io.Writer, i, n int, role string, k PointKey, elapsed time.Duration) {
+func Progress(w io.Writer, i, n int, role string, k result.PointKey, elapsed time.Duration) {
 	eta := "?"
 	if i > 1 {
 		per := elapsed / time.Duration(i-1)
@@ -18,11 +20,11 @@ func Progress(w io.Writer, i, n int, role string, k PointKey, elapsed time.Durat
 	}
 	what := ""
 	switch role {
-	case RoleAARepeat:
+	case result.RoleAARepeat:
 		what = " (A-A repeat)"
-	case RoleHeadroom:
+	case result.RoleHeadroom:
 		what = " (headroom probe)"
-	case RoleResilience:
+	case result.RoleResilience:
 		what = " (resilience: FAULT)"
 	}
 	fmt.Fprintf(w, "point %d/%d: batch %d, %d connections, rep %d%s | elapsed %s, eta %s\n",

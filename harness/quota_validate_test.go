@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestAgentsQuotaCapsThePoint: one agent held to 5% of a CPU by a cgroup
@@ -37,17 +37,17 @@ func checkQuotaCaps(t *testing.T, o *testSweep) {
 		t.Fatal("no point")
 	}
 	p := r.Curve[0]
-	if p.Status != harness.StatusOK && strings.Contains(p.FailReason, "quota") {
+	if p.Status != result.StatusOK && strings.Contains(p.FailReason, "quota") {
 		t.Skipf("no cgroup quota here: %s", p.FailReason)
 	}
-	if p.Status != harness.StatusOK {
+	if p.Status != result.StatusOK {
 		t.Fatalf("point failed: %s\n%s", p.FailReason, p.LogTail)
 	}
 	for _, a := range p.Agents {
 		t.Logf("agent %d: rate %v, behind %v: %s", a.Index, *a.RateOpsPerS, a.Behind, a.Evidence)
 	}
 	named := regexp.MustCompile(`agent ([0-9, ]+) fell behind`).FindStringSubmatch(p.VerdictReason)
-	if !harness.IsLowerBound(p.Verdict) || !p.Agents[1].Behind || named == nil || !slices.Contains(strings.Split(named[1], ", "), "1") {
+	if !result.IsLowerBound(p.Verdict) || !p.Agents[1].Behind || named == nil || !slices.Contains(strings.Split(named[1], ", "), "1") {
 		t.Errorf("verdict %s: %s; want generator-capped naming agent 1", p.Verdict, p.VerdictReason)
 	}
 }

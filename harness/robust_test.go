@@ -25,6 +25,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 var (
@@ -77,13 +78,13 @@ func ceilingSweep(t *testing.T, tg target.Spec, work, out string, env []string, 
 	return cmd
 }
 
-func readResult(t *testing.T, path string) harness.Result {
+func readResult(t *testing.T, path string) result.Result {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("result: %v", err)
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("result %s: %v", path, err)
 	}
@@ -136,7 +137,7 @@ exec %s/ceiling load "$@"
 	t.Logf("exit %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
 
 	r := readResult(t, out)
-	if len(r.Curve) == 0 || r.Curve[0].Status != harness.StatusFailed {
+	if len(r.Curve) == 0 || r.Curve[0].Status != result.StatusFailed {
 		t.Fatalf("want the first point failed by the server, curve %+v", r.Curve)
 	}
 	// The leak routes are exercised, so the test can fail: the failed
@@ -198,7 +199,7 @@ func TestReusedWorkDirIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-001-*", "load.json"))
-	if len(old) != 1 || first.Curve[0].Status != harness.StatusOK {
+	if len(old) != 1 || first.Curve[0].Status != result.StatusOK {
 		t.Fatalf("the first run left no load.json to be stale (%v, %+v)", old, first.Curve)
 	}
 
@@ -223,7 +224,7 @@ exit 0
 		if !errors.Is(err, harness.ErrNoCleanHeadline) {
 			t.Errorf("%s: error %v, want ErrNoCleanHeadline", tt.generator, err)
 		}
-		if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusFailed || !strings.HasPrefix(r.Curve[0].FailReason, tt.reason) {
+		if len(r.Curve) != 1 || r.Curve[0].Status != result.StatusFailed || !strings.HasPrefix(r.Curve[0].FailReason, tt.reason) {
 			t.Errorf("%s: curve %+v, want the point failed: %s", tt.generator, r.Curve, tt.reason)
 		}
 		if r.Headline.Clean || r.Curve[0].ThroughputPerS != 0 {
@@ -348,7 +349,7 @@ func TestSIGINTStubbornServer(t *testing.T) {
 			}
 			// Interrupted after its window: the point was measured and
 			// stays, with the SIGKILL its server took.
-			if len(r.Curve) != 1 || r.Curve[0].Status != harness.StatusOK || len(r.Curve[0].Escalated) != 1 || r.Curve[0].Escalated[0] != "server" {
+			if len(r.Curve) != 1 || r.Curve[0].Status != result.StatusOK || len(r.Curve[0].Escalated) != 1 || r.Curve[0].Escalated[0] != "server" {
 				t.Errorf("curve %+v: want point 1 measured, its server escalated", r.Curve)
 			}
 		})
@@ -425,7 +426,7 @@ func TestSIGKILLLeavesNoCompleteOUT(t *testing.T) {
 	needProcs(t)
 	work := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out.json")
-	old := harness.Result{SchemaVersion: harness.SchemaVersion, Regime: "an earlier run", Warnings: []string{}}
+	old := result.Result{SchemaVersion: result.SchemaVersion, Regime: "an earlier run", Warnings: []string{}}
 	old.Headline.Clean = true
 	if err := harness.WriteResult(out, &old); err != nil {
 		t.Fatal(err)
@@ -451,7 +452,7 @@ func TestSIGKILLLeavesNoCompleteOUT(t *testing.T) {
 	if r.Regime == "an earlier run" || !r.Partial || !strings.Contains(r.PartialReason, "in progress") {
 		t.Fatalf("after SIGKILL OUT is partial %v %q (regime %q): want this run's in-progress document", r.Partial, r.PartialReason, r.Regime)
 	}
-	if len(r.Curve) != 1 || r.Headline.Clean && r.Curve[0].Status != harness.StatusOK {
+	if len(r.Curve) != 1 || r.Headline.Clean && r.Curve[0].Status != result.StatusOK {
 		t.Errorf("curve %+v: want the point done before the kill", r.Curve)
 	}
 }

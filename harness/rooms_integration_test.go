@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // SCENARIO_FILE through the whole sweep: refserver's /rooms driven by
@@ -28,7 +28,7 @@ func TestRoomsMiniSweep(t *testing.T) {
 		t.Fatal("the file's objective was not taken")
 	}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s", p.Index, p.FailReason)
 		}
 		var kinds map[string]struct {

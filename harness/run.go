@@ -55,7 +55,7 @@ type SweepRunner interface {
 	Drain(limit time.Duration) []string
 	// RecordGranted writes into r what the machine granted the run (the
 	// affinities, the file limit), with the warnings that go with it.
-	RecordGranted(r *Result)
+	RecordGranted(r *result.Result)
 	// Close ends what the runner kept for the whole sweep.
 	Close()
 }
@@ -134,7 +134,7 @@ const ResultFileName = "ceiling-result.json"
 //
 // A work dir Run made itself (/tmp/ceiling-sweep-*) is removed after a
 // successful run unless o.KeepWorkDir; a given --work-dir is kept.
-func Run(ctx context.Context, p *Plan, rc RunConfig) (*Result, error) {
+func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	if !p.targeted {
 		return nil, errNoTarget
 	}
@@ -217,9 +217,9 @@ func (s *sweepRun) workDir() error {
 // newResult is the document with its meta, taken once before the first
 // point; the result is written outside the tree, so the run itself
 // cannot make the ref dirty.
-func (s *sweepRun) newResult() *Result {
+func (s *sweepRun) newResult() *result.Result {
 	o := s.o
-	r := &Result{Warnings: []string{}}
+	r := &result.Result{Warnings: []string{}}
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
 	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
 	r.Meta.Generator = generatorName(o.Generator)
@@ -236,7 +236,7 @@ func (s *sweepRun) newResult() *Result {
 
 // beforeFirstPoint clears what an earlier harness left behind, records
 // the target's warnings, and calibrates (CALIBRATE=1).
-func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
+func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 	o := s.o
 	for _, w := range s.rc.Deps.CleanLeftovers() {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
@@ -245,7 +245,7 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
 	for _, w := range o.Target.Warnings(o.Scenario) {
 		r.Warn(w)
 	}
-	RedactResult(r, s.secrets)
+	result.RedactResult(r, s.secrets)
 	r.Meta.Calibration = o.Calibration
 	if o.Calibrate {
 		r.Meta.Calibration = runCalibration(ctx, &o.Options, s.rc.Ceiling, s.stderr, r)
@@ -257,7 +257,7 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *Result) {
 
 // sweep runs the points, each behind a checkpoint of OUT: the two-arm
 // sweep when the plan has a base, else the single-arm one.
-func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *Result) error {
+func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Result) error {
 	o := s.o
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
@@ -273,7 +273,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *Result) err
 // finish summarizes and writes the result (first, then the late warnings
 // of an interrupted point's processes), prints the table and removes the
 // work dir it made after a clean run.
-func (s *sweepRun) finish(runner SweepRunner, r *Result, sweepErr error) error {
+func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) error {
 	o := s.o
 	interrupted := errors.Is(sweepErr, ErrInterrupted)
 	if !interrupted {
@@ -284,7 +284,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *Result, sweepErr error) error {
 	runner.RecordGranted(r)
 	r.Meta.FinishedAt = s.rc.Deps.Now().UTC()
 	r.Summarize()
-	RedactResult(r, s.secrets)
+	result.RedactResult(r, s.secrets)
 
 	where := o.Out
 	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
@@ -301,7 +301,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *Result, sweepErr error) error {
 			for _, w := range late {
 				r.Warn(w)
 			}
-			RedactResult(r, s.secrets)
+			result.RedactResult(r, s.secrets)
 			if err := WriteResult(where, r); err != nil {
 				fmt.Fprintf(s.stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
 			}
@@ -334,7 +334,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *Result, sweepErr error) error {
 // keeps their writes, and the masking of r's shared slices, apart).
 type checkpointRunner struct {
 	PointRunner
-	r       *Result
+	r       *result.Result
 	out     string
 	secrets *redact.Set
 	stderr  io.Writer
@@ -362,7 +362,7 @@ func (c *checkpointRunner) checkpoint(spec PointSpec) {
 	doc.PartialReason = fmt.Sprintf("sweep in progress (pid %d): %d points done, point %d running; if this stays, the harness was killed before it finished",
 		os.Getpid(), len(doc.Curve), spec.Index)
 	doc.Summarize()
-	RedactResult(&doc, c.secrets)
+	result.RedactResult(&doc, c.secrets)
 	if err := WriteResult(c.out, &doc); err != nil && !c.warned {
 		c.warned = true
 		fmt.Fprintf(c.stderr, "ceiling sweep: warning: cannot write the in-progress result: %v\n", err)
@@ -402,8 +402,8 @@ func generatorName(cmd string) string {
 	return n
 }
 
-func pinningOf(o *knob.Options) Pinning {
-	p := Pinning{
+func pinningOf(o *knob.Options) result.Pinning {
+	p := result.Pinning{
 		Supported:          pinning.Supported,
 		ServerRequested:    o.ServerCPUs.Ints(),
 		GeneratorRequested: o.GeneratorCPUs.Ints(),

@@ -16,6 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // fakeRunner is a SweepRunner over a scripted PointRunner: it boots
@@ -26,7 +27,7 @@ type fakeRunner struct {
 	*scripted
 	t        *testing.T
 	out      string
-	seen     []Result // OUT as each point began
+	seen     []result.Result // OUT as each point began
 	late     [][]string
 	drained  []time.Duration
 	granted  bool
@@ -37,7 +38,7 @@ type fakeRunner struct {
 }
 
 func (f *fakeRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
-	var r Result
+	var r result.Result
 	b, err := os.ReadFile(f.out)
 	if f.blockOut != nil && len(f.seen) > 0 {
 		// OUT was taken away after the first point: nothing to read.
@@ -64,7 +65,7 @@ func (f *fakeRunner) Drain(limit time.Duration) []string {
 	f.late = f.late[1:]
 	return w
 }
-func (f *fakeRunner) RecordGranted(r *Result) {
+func (f *fakeRunner) RecordGranted(r *result.Result) {
 	f.granted = true
 	r.Meta.Pinning.ServerGranted = []int{1}
 }
@@ -110,13 +111,13 @@ func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
 	}
 }
 
-func readResult(t *testing.T, path string) Result {
+func readResult(t *testing.T, path string) result.Result {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Result
+	var r result.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +128,8 @@ func readResult(t *testing.T, path string) Result {
 // before each point (never an older one), the final document is whole,
 // and Run asked the machine what it should, once.
 func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
-	k := func(b, c int) PointKey { return PointKey{Batch: b, Connections: c} }
-	f := &fakeRunner{t: t, scripted: &scripted{thr: map[PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
+	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
+	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
 	var selfOff []pinning.CPUSet
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
@@ -175,10 +176,10 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 // Run waits (bounded) for the interrupted point's stop and rewrites the
 // result with what it found late.
 func TestRunInterruptedRewritesTheLateWarnings(t *testing.T) {
-	k := func(b, c int) PointKey { return PointKey{Batch: b, Connections: c} }
+	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := &fakeRunner{t: t, scripted: &scripted{thr: map[PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}, cancel: cancel, at: 2},
+	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}, cancel: cancel, at: 2},
 		late: [][]string{{"point 2: server did not exit within its grace after SIGTERM and was SIGKILLed"}}}
 	var selfOff []pinning.CPUSet
 	p := runPlan(t, t.TempDir())
@@ -203,7 +204,7 @@ func TestRunInterruptedRewritesTheLateWarnings(t *testing.T) {
 // No clean headline point: ErrNoCleanHeadline, the result written all
 // the same, and the work dir kept for the logs.
 func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
-	f := &fakeRunner{t: t, scripted: &scripted{thr: map[PointKey]float64{}}} // every point fails
+	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{}}} // every point fails
 	var selfOff []pinning.CPUSet
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
@@ -225,8 +226,8 @@ func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
 // OUT cannot be written at the end: the result is saved in the work dir,
 // Run's error says where, and nothing is lost.
 func TestRunSavesTheResultWhenOutIsGone(t *testing.T) {
-	k := func(b, c int) PointKey { return PointKey{Batch: b, Connections: c} }
-	f := &fakeRunner{t: t, scripted: &scripted{thr: map[PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
+	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
+	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
 	var selfOff []pinning.CPUSet
 	work := t.TempDir()
 	p := runPlan(t, work)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // A two-arm sweep runs only the head's servers as SRV_USER: the base's
@@ -12,7 +14,7 @@ import (
 func TestRunAsOnlyTheHead(t *testing.T) {
 	r := &RunAs{Name: "nobody", Cred: &syscall.Credential{Uid: 65534, Gid: 65534}, Home: "/nonexistent"}
 	pr := &ProcRunner{o: &Plan{RunAs: r}}
-	for arm, want := range map[string]*RunAs{ArmBase: nil, ArmHead: r, "": r} {
+	for arm, want := range map[string]*RunAs{result.ArmBase: nil, result.ArmHead: r, "": r} {
 		p := &pointRun{pr: pr, spec: PointSpec{Arm: arm}}
 		if got := p.runAs(); got != want {
 			t.Errorf("arm %q: runAs %v, want %v", arm, got, want)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Adaptive search (SEARCH=bisect).
@@ -332,7 +333,7 @@ func searchNote(batch int, l knob.Ladder, points int, ends []string) string {
 // and admits one point (false: interrupted, not in the curve). Each
 // point's key is appended to Config.Order as it starts, its search step,
 // phase and reason set on its curve point.
-func searchSweep(ctx context.Context, o *Plan, r *Result, run func(i int, role string, k PointKey) (Point, Outcome, bool)) {
+func searchSweep(ctx context.Context, o *Plan, r *result.Result, run func(i int, role string, k result.PointKey) (result.Point, Outcome, bool)) {
 	objective := r.Config.Objective != ""
 	ends := map[int][]string{}
 	points := map[int]int{}
@@ -359,9 +360,9 @@ func searchSweep(ctx context.Context, o *Plan, r *Result, run func(i int, role s
 					continue
 				}
 				active = true
-				k := PointKey{Batch: s.batch, Connections: c, Rep: rep}
+				k := result.PointKey{Batch: s.batch, Connections: c, Rep: rep}
 				r.Config.Order = append(r.Config.Order, k)
-				p, out, ok := run(len(r.Config.Order), RoleSweep, k)
+				p, out, ok := run(len(r.Config.Order), result.RoleSweep, k)
 				if !ok {
 					return
 				}
@@ -382,8 +383,8 @@ func searchSweep(ctx context.Context, o *Plan, r *Result, run func(i int, role s
 // out (it makes a point unclean, so never a ceiling, but its throughput
 // still shows the curve's shape); errors, lost connections and a missed
 // objective are the server's answer, and count.
-func probeOf(p Point, out Outcome) probe {
-	if p.Status != StatusOK || out.Load == nil {
+func probeOf(p result.Point, out Outcome) probe {
+	if p.Status != result.StatusOK || out.Load == nil {
 		return probe{conns: p.Connections, failed: true}
 	}
 	good := measuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)

@@ -46,8 +46,8 @@ func (cv *curve) RunPoint(_ context.Context, spec PointSpec) Outcome {
 	if cv.errorsAt > 0 && c >= cv.errorsAt {
 		s.Errors = int64(c - cv.errorsAt + 1)
 	}
-	srv := CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
-	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
+	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
+	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
 	if cv.capAt > 0 && c >= cv.capAt {
 		srv.MeanCores, srv.FractionMean = 0.7, 0.7
 		gen.MeanCores, gen.FractionMean = 0.97, 0.97
@@ -95,15 +95,15 @@ func searchOpts(t *testing.T, search string, batches knob.Ladder, lad knob.Ladde
 
 // sweepPoints runs a whole sweep against cv and returns its result and
 // the number of sweep points it measured (the A-A repeat excluded).
-func sweepPoints(t *testing.T, o *Plan, cv *curve) (*Result, int) {
+func sweepPoints(t *testing.T, o *Plan, cv *curve) (*result.Result, int) {
 	t.Helper()
-	r := &Result{}
+	r := &result.Result{}
 	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, DefaultThresholds); err != nil && !strings.Contains(err.Error(), "no clean point") {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, p := range r.Curve {
-		if p.Role == RoleSweep {
+		if p.Role == result.RoleSweep {
 			n++
 		}
 	}
@@ -228,26 +228,26 @@ func TestSearchBudgetIsAThirdOfTheLadder(t *testing.T) {
 // checkSearchPath: every sweep point of a bisect result carries its place
 // on the search path, Config.Order is what ran, and no point was run
 // twice within one search.
-func checkSearchPath(t *testing.T, r *Result) {
+func checkSearchPath(t *testing.T, r *result.Result) {
 	t.Helper()
 	if r.Config.Search != knob.SearchBisect {
 		t.Errorf("config.search %q", r.Config.Search)
 	}
-	var ran []PointKey
-	step := map[PointKey]int{} // batch, rep -> last step
+	var ran []result.PointKey
+	step := map[result.PointKey]int{} // batch, rep -> last step
 	for _, p := range r.Curve {
-		if p.Role != RoleSweep {
+		if p.Role != result.RoleSweep {
 			if p.SearchStep != 0 || p.SearchPhase != "" {
 				t.Errorf("point %d (%s) has a search step", p.Index, p.Role)
 			}
 			continue
 		}
-		k := PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep}
+		k := result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep}
 		if slices.Contains(ran, k) {
 			t.Errorf("point %d: %+v ran twice", p.Index, k)
 		}
 		ran = append(ran, k)
-		br := PointKey{Batch: p.Batch, Rep: p.Rep}
+		br := result.PointKey{Batch: p.Batch, Rep: p.Rep}
 		if p.SearchStep != step[br]+1 || p.SearchReason == "" || (p.SearchPhase != PhaseBracket && p.SearchPhase != PhaseBisect) {
 			t.Errorf("point %d: step %d (after %d), phase %q, reason %q", p.Index, p.SearchStep, step[br], p.SearchPhase, p.SearchReason)
 		}
@@ -275,12 +275,12 @@ func TestBisectInterleavesBatchesAndReps(t *testing.T) {
 		t.Errorf("first points' batches %v, want them interleaved", batches)
 	}
 	last := r.Curve[len(r.Curve)-1]
-	if last.Role != RoleAARepeat || last.Connections != r.Headline.Connections || last.Rep != 2 {
+	if last.Role != result.RoleAARepeat || last.Connections != r.Headline.Connections || last.Rep != 2 {
 		t.Errorf("last point %+v, want the A-A repeat of the headline (%d connections)", last, r.Headline.Connections)
 	}
 	reps := map[int]bool{}
 	for _, p := range r.Curve {
-		if p.Role == RoleSweep {
+		if p.Role == result.RoleSweep {
 			reps[p.Rep] = true
 			if p.Rep == 1 && p.SearchStep == 1 && p.Connections != coarseLadder[0] {
 				t.Errorf("rep 1 starts at %d, want its own search from %d", p.Connections, coarseLadder[0])
@@ -311,7 +311,7 @@ func TestBisectInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cv := &curve{thr: func(c int) float64 { return 1000 * float64(c) }}
 	run := &cancelAfter{PointRunner: cv, n: 3, cancel: func() { cancel(fmt.Errorf("interrupt")) }}
-	r := &Result{}
+	r := &result.Result{}
 	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, DefaultThresholds); err != ErrInterrupted {
 		t.Fatalf("error %v", err)
 	}
@@ -367,7 +367,7 @@ func TestSearchKnob(t *testing.T) {
 func TestBisectResultValidates(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return math.Min(1000*float64(c), 100e3) }}
 	r, _ := sweepPoints(t, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), cv)
-	r.SchemaVersion = SchemaVersion
+	r.SchemaVersion = result.SchemaVersion
 	r.Meta.StartedAt, r.Meta.FinishedAt = time.Now(), time.Now()
 	r.Meta.Generator, r.Meta.GitRef = "ceiling-load", "0123abc"
 	b, err := json.Marshal(r)

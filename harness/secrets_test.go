@@ -13,26 +13,27 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestRedactResultEveryString(t *testing.T) {
 	const sec = "s3cr3t-value-42"
 	set := redact.New(sec)
-	r := &Result{
+	r := &result.Result{
 		Regime:        "x " + sec,
 		PartialReason: sec,
 		Warnings:      []string{"w " + sec},
-		Curve: []Point{{
+		Curve: []result.Point{{
 			FailReason: "reason " + sec, VerdictReason: sec, LogTail: "config: secret=" + sec + "\n",
 			Escalated: []string{sec},
 		}},
-		HeadroomProbe: &HeadroomProbe{Conclusion: sec},
-		Config:        Config{ConnsLadders: map[string][]int{"10": {1}}},
+		HeadroomProbe: &result.HeadroomProbe{Conclusion: sec},
+		Config:        result.Config{ConnsLadders: map[string][]int{"10": {1}}},
 	}
 	r.Meta.Command = []string{"ceiling", "sweep", "--server-cmd", "srv --secret " + sec, "--token", "tiny"}
-	r.Meta.Target = Target{Command: []string{"srv", "--secret", sec}, URL: "ws://u:" + sec + "@h/"}
+	r.Meta.Target = result.Target{Command: []string{"srv", "--secret", sec}, URL: "ws://u:" + sec + "@h/"}
 	r.Meta.GitRef = sec
-	RedactResult(r, set)
+	result.RedactResult(r, set)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

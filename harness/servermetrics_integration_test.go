@@ -18,6 +18,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestMetricsMiniSweep: a real sweep whose target publishes metrics and a
@@ -56,7 +57,7 @@ func TestMetricsMiniSweep(t *testing.T) {
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {4, 8}})
 	o.ProfileDir = filepath.Join(t.TempDir(), "profiles")
 	tg := refTarget(t)
-	tg.Metrics = &harness.MetricsSpec{URL: sidecar.URL + "/metrics?token=sweep-token-123"}
+	tg.Metrics = &result.MetricsSpec{URL: sidecar.URL + "/metrics?token=sweep-token-123"}
 	tg.Profile = &target.ProfileSpec{URL: sidecar.URL + "/debug/pprof/profile?seconds={seconds}"}
 	if err := tg.Check(); err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestMetricsMiniSweep(t *testing.T) {
 			t.Errorf("point %d: window opened %s, reads at +%s and +%s: want the first after the marker, the second after the window (%s)",
 				p.Index, opened.Format(time.StampMicro), before.Sub(opened), after.Sub(opened), o.Duration)
 		}
-		want := harness.ProfilePath(o.ProfileDir, harness.PointSpec{Index: p.Index, Key: harness.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep}})
+		want := harness.ProfilePath(o.ProfileDir, harness.PointSpec{Index: p.Index, Key: result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep}})
 		if p.ProfileFile != want || p.ProfileError != "" {
 			t.Errorf("point %d: profile_file %q, profile_error %q; want %q", p.Index, p.ProfileFile, p.ProfileError, want)
 		} else if b, err := os.ReadFile(want); err != nil || string(b) != "a profile" {

@@ -17,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // metricsServer is an httptest server whose counter moves by 250 with
@@ -54,7 +55,7 @@ func (ms *metricsServer) port(t *testing.T) int {
 func capturePoint(t target.Spec, port int, window time.Duration, profileDir string) *pointRun {
 	return &pointRun{
 		pr:     &ProcRunner{o: &Plan{Options: knob.Options{ProfileDir: profileDir}}},
-		spec:   PointSpec{Index: 3, Role: RoleSweep, Key: PointKey{Batch: 10, Connections: 64, Rep: 1}},
+		spec:   PointSpec{Index: 3, Role: result.RoleSweep, Key: result.PointKey{Batch: 10, Connections: 64, Rep: 1}},
 		target: t, addr: target.Addr{Port: port}, window: window,
 	}
 }
@@ -74,7 +75,7 @@ func runCapture(p *pointRun, window time.Duration) Outcome {
 // token in the URL's query reaches the server, never the record.
 func TestCaptureMetricsMove(t *testing.T) {
 	ms := newMetricsServer(t)
-	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?token=tok-secret-123"}}
+	tg := target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/metrics?token=tok-secret-123"}}
 	out := runCapture(capturePoint(tg, ms.port(t), 0, ""), 300*time.Millisecond)
 	sm := out.ServerMetrics
 	if sm == nil || sm.Error != "" {
@@ -108,7 +109,7 @@ func TestCaptureMetricsJSON(t *testing.T) {
 		n := ms.reads.Add(1)
 		fmt.Fprintf(w, `{"stats": {"connections": %d, "version": "1.2"}}`, 60+n)
 	})
-	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{host}:{port}/stats", Format: target.MetricsJSON}}
+	tg := target.Spec{Metrics: &result.MetricsSpec{URL: "http://{host}:{port}/stats", Format: target.MetricsJSON}}
 	sm := runCapture(capturePoint(tg, ms.port(t), 0, ""), 50*time.Millisecond).ServerMetrics
 	if sm == nil || sm.Error != "" || len(sm.Series) != 1 {
 		t.Fatalf("%+v", sm)
@@ -123,7 +124,7 @@ func TestCaptureMetricsJSON(t *testing.T) {
 func TestCaptureMetricsErrors(t *testing.T) {
 	ms := newMetricsServer(t)
 	const token = "tok-secret-456"
-	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics?api_key=" + token}}
+	tg := target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/metrics?api_key=" + token}}
 	for _, tt := range []struct {
 		name    string
 		handler http.HandlerFunc
@@ -188,7 +189,7 @@ func TestCaptureMetricsTimeout(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	tg := target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/metrics"}}
+	tg := target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/metrics"}}
 	start := time.Now()
 	sm := runCapture(capturePoint(tg, ms.port(t), 0, ""), 0).ServerMetrics
 	took := time.Since(start)
@@ -206,7 +207,7 @@ func TestCaptureInterrupted(t *testing.T) {
 	ms := newMetricsServer(t)
 	ms.set(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	ctx, cancel := context.WithCancel(context.Background())
-	p := capturePoint(target.Spec{Metrics: &MetricsSpec{URL: "http://{addr}/m"}}, ms.port(t), 0, "")
+	p := capturePoint(target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/m"}}, ms.port(t), 0, "")
 	c := p.startCapture(ctx)
 	cancel()
 	c.windowEnded(ctx)
@@ -225,11 +226,11 @@ func TestCaptureInterrupted(t *testing.T) {
 // redaction like every other string.
 func TestServerMetricsRedacted(t *testing.T) {
 	f := 1.0
-	r := &Result{Curve: []Point{{ServerMetrics: &ServerMetrics{
-		Series: []MetricSeries{{Name: `logins{user="secret-user-x"}`, Before: &f}},
+	r := &result.Result{Curve: []result.Point{{ServerMetrics: &result.ServerMetrics{
+		Series: []result.MetricSeries{{Name: `logins{user="secret-user-x"}`, Before: &f}},
 		Error:  "before the window: secret-user-x",
 	}, ProfileError: "secret-user-x"}}}
-	RedactResult(r, redact.New("secret-user-x"))
+	result.RedactResult(r, redact.New("secret-user-x"))
 	b, _ := json.Marshal(r)
 	if strings.Contains(string(b), "secret-user-x") {
 		t.Errorf("secret left in %s", b)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,7 +23,7 @@ func TestNoiseFloorPct(t *testing.T) {
 		{10, 0, math.NaN()},
 	}
 	for _, tt := range tests {
-		got := NoiseFloorPct(tt.peak, tt.repeat)
+		got := result.NoiseFloorPct(tt.peak, tt.repeat)
 		if math.IsNaN(tt.want) {
 			if got != nil {
 				t.Errorf("NoiseFloorPct(%v, %v) = %v, want nil", tt.peak, tt.repeat, *got)
@@ -36,47 +37,47 @@ func TestNoiseFloorPct(t *testing.T) {
 }
 
 func TestRegime(t *testing.T) {
-	if got, want := Regime("echo", 10, 256, 3, 1), "echo, batch 10, 256 B, 3 server cores, 1 generator core"; got != want {
+	if got, want := result.Regime("echo", 10, 256, 3, 1), "echo, batch 10, 256 B, 3 server cores, 1 generator core"; got != want {
 		t.Errorf("Regime = %q, want %q", got, want)
 	}
 }
 
 // pt builds a clean ok point.
-func pt(role string, batch, conns int, thr float64, verdict string) Point {
-	return Point{Role: role, Batch: batch, Connections: conns, Status: StatusOK, Clean: true,
-		ThroughputPerS: thr, Verdict: verdict, LowerBound: IsLowerBound(verdict), LatencyNs: load.Latency{P99: int64(thr)}}
+func pt(role string, batch, conns int, thr float64, verdict string) result.Point {
+	return result.Point{Role: role, Batch: batch, Connections: conns, Status: result.StatusOK, Clean: true,
+		ThroughputPerS: thr, Verdict: verdict, LowerBound: result.IsLowerBound(verdict), LatencyNs: load.Latency{P99: int64(thr)}}
 }
 
 func TestSummarize(t *testing.T) {
-	r := &Result{Config: Config{
+	r := &result.Result{Config: result.Config{
 		BatchLadder:   []int{10, 100, 4096},
 		ConnsLadders:  map[string][]int{"10": {32, 64, 128}, "100": {16, 32}, "4096": {4}},
 		HeadlineBatch: 10,
 	}}
-	dirty := pt(RoleSweep, 10, 128, 999999, VerdictNeither)
+	dirty := pt(result.RoleSweep, 10, 128, 999999, result.VerdictNeither)
 	dirty.Clean, dirty.Errors = false, 3
-	failed := Point{Role: RoleSweep, Batch: 4096, Connections: 4, Status: StatusFailed, Verdict: VerdictFailed}
-	r.Curve = []Point{
-		pt(RoleSweep, 10, 32, 1000, VerdictNeither),
-		pt(RoleSweep, 100, 16, 500, VerdictNeither),
+	failed := result.Point{Role: result.RoleSweep, Batch: 4096, Connections: 4, Status: result.StatusFailed, Verdict: result.VerdictFailed}
+	r.Curve = []result.Point{
+		pt(result.RoleSweep, 10, 32, 1000, result.VerdictNeither),
+		pt(result.RoleSweep, 100, 16, 500, result.VerdictNeither),
 		failed,
-		pt(RoleSweep, 10, 64, 1500, VerdictServerSaturated),
-		pt(RoleSweep, 100, 32, 800, VerdictGeneratorCapped),
+		pt(result.RoleSweep, 10, 64, 1500, result.VerdictServerSaturated),
+		pt(result.RoleSweep, 100, 32, 800, result.VerdictGeneratorCapped),
 		dirty, // highest, but has errors: not a ceiling
-		pt(RoleAARepeat, 10, 64, 1400, VerdictServerSaturated),
+		pt(result.RoleAARepeat, 10, 64, 1400, result.VerdictServerSaturated),
 	}
 	r.Summarize()
 	r.Summarize() // idempotent
 
-	want := []BatchCeiling{
-		{Batch: 10, Found: true, ThroughputPerS: 1500, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: VerdictServerSaturated},
-		{Batch: 100, Found: true, ThroughputPerS: 800, Connections: 32, LatencyNs: load.Latency{P99: 800}, Verdict: VerdictGeneratorCapped, LowerBound: true, AtLadderTop: true},
+	want := []result.BatchCeiling{
+		{Batch: 10, Found: true, ThroughputPerS: 1500, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: result.VerdictServerSaturated},
+		{Batch: 100, Found: true, ThroughputPerS: 800, Connections: 32, LatencyNs: load.Latency{P99: 800}, Verdict: result.VerdictGeneratorCapped, LowerBound: true, AtLadderTop: true},
 		{Batch: 4096},
 	}
 	if diff := cmp.Diff(want, r.Ceilings); diff != "" {
 		t.Errorf("Ceilings (-want +got):\n%s", diff)
 	}
-	wantHead := Headline{Clean: true, ThroughputPerS: 1500, Batch: 10, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: VerdictServerSaturated}
+	wantHead := result.Headline{Clean: true, ThroughputPerS: 1500, Batch: 10, Connections: 64, LatencyNs: load.Latency{P99: 1500}, Verdict: result.VerdictServerSaturated}
 	if diff := cmp.Diff(wantHead, r.Headline); diff != "" {
 		t.Errorf("Headline (-want +got):\n%s", diff)
 	}
@@ -93,10 +94,10 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeNoCleanHeadline(t *testing.T) {
-	r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32}}, HeadlineBatch: 10}}
-	sat := pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated)
+	r := &result.Result{Config: result.Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32}}, HeadlineBatch: 10}}
+	sat := pt(result.RoleSweep, 10, 32, 1000, result.VerdictServerSaturated)
 	sat.Clean, sat.Saturated = false, true
-	r.Curve = []Point{sat}
+	r.Curve = []result.Point{sat}
 	r.Summarize()
 	if r.Headline.Clean || r.Headline.Batch != 10 || r.NoiseFloorPct != nil {
 		t.Errorf("headline %+v, noise %v: want not clean, batch 10, no noise floor", r.Headline, r.NoiseFloorPct)
@@ -104,10 +105,10 @@ func TestSummarizeNoCleanHeadline(t *testing.T) {
 }
 
 func TestSummarizeUncleanRepeatIsNoNoiseFloor(t *testing.T) {
-	r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10}}
-	rep := pt(RoleAARepeat, 10, 32, 990, VerdictServerSaturated)
+	r := &result.Result{Config: result.Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10}}
+	rep := pt(result.RoleAARepeat, 10, 32, 990, result.VerdictServerSaturated)
 	rep.Clean, rep.Errors = false, 4
-	r.Curve = []Point{pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated), rep}
+	r.Curve = []result.Point{pt(result.RoleSweep, 10, 32, 1000, result.VerdictServerSaturated), rep}
 	r.Summarize()
 	if r.NoiseFloorPct != nil {
 		t.Errorf("NoiseFloorPct = %v from a repeat with errors, want nil", *r.NoiseFloorPct)
@@ -119,25 +120,25 @@ func TestSummarizeUncleanRepeatIsNoNoiseFloor(t *testing.T) {
 }
 
 func TestHeadroomProbeConclusion(t *testing.T) {
-	base := func(probe Point, noise float64) *Result {
-		r := &Result{Config: Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10, HeadroomProbeFraction: 0.5}}
-		r.Curve = []Point{pt(RoleSweep, 10, 32, 1000, VerdictServerSaturated), pt(RoleAARepeat, 10, 32, 1000*(1-noise/100), VerdictServerSaturated), probe}
+	base := func(probe result.Point, noise float64) *result.Result {
+		r := &result.Result{Config: result.Config{BatchLadder: []int{10}, ConnsLadders: map[string][]int{"10": {32, 64}}, HeadlineBatch: 10, HeadroomProbeFraction: 0.5}}
+		r.Curve = []result.Point{pt(result.RoleSweep, 10, 32, 1000, result.VerdictServerSaturated), pt(result.RoleAARepeat, 10, 32, 1000*(1-noise/100), result.VerdictServerSaturated), probe}
 		r.Curve[2].Index = 3
 		r.Summarize()
 		return r
 	}
 	tests := []struct {
 		name     string
-		probe    Point
+		probe    result.Point
 		noise    float64
 		headroom bool
 		change   float64
 		tol      float64
 	}{
-		{"held within the 5% floor", pt(RoleHeadroom, 10, 32, 970, VerdictNeither), 1, true, -3, 5},
-		{"fell beyond the noise", pt(RoleHeadroom, 10, 32, 600, VerdictGeneratorCapped), 8, false, -40, 8},
-		{"fell within a large noise floor", pt(RoleHeadroom, 10, 32, 850, VerdictNeither), 20, true, -15, 20},
-		{"rose", pt(RoleHeadroom, 10, 32, 1100, VerdictNeither), 1, true, 10, 5},
+		{"held within the 5% floor", pt(result.RoleHeadroom, 10, 32, 970, result.VerdictNeither), 1, true, -3, 5},
+		{"fell beyond the noise", pt(result.RoleHeadroom, 10, 32, 600, result.VerdictGeneratorCapped), 8, false, -40, 8},
+		{"fell within a large noise floor", pt(result.RoleHeadroom, 10, 32, 850, result.VerdictNeither), 20, true, -15, 20},
+		{"rose", pt(result.RoleHeadroom, 10, 32, 1100, result.VerdictNeither), 1, true, 10, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,12 +154,12 @@ func TestHeadroomProbeConclusion(t *testing.T) {
 			}
 		})
 	}
-	dirty := pt(RoleHeadroom, 10, 32, 400, VerdictNeither)
+	dirty := pt(result.RoleHeadroom, 10, 32, 400, result.VerdictNeither)
 	dirty.Clean, dirty.Errors = false, 7
 	if h := base(dirty, 1).HeadroomProbe; h == nil || h.GeneratorHadHeadroom || h.ChangePct != 0 || !strings.Contains(h.Conclusion, "not clean") {
 		t.Errorf("probe with errors summarized as %+v", h)
 	}
-	failed := Point{Role: RoleHeadroom, Status: StatusFailed, FailReason: "cgroup v2: permission denied"}
+	failed := result.Point{Role: result.RoleHeadroom, Status: result.StatusFailed, FailReason: "cgroup v2: permission denied"}
 	if h := base(failed, 1).HeadroomProbe; h == nil || h.GeneratorHadHeadroom || !strings.Contains(h.Conclusion, "permission denied") {
 		t.Errorf("failed probe summarized as %+v", h)
 	}
@@ -182,20 +183,20 @@ func TestMakePointClean(t *testing.T) {
 		{"dropped", load.Summary{Dropped: &one, ThroughputPerS: 1}, false},
 	}
 	for _, tt := range tests {
-		p := MakePoint(1, RoleSweep, PointKey{Batch: 10, Connections: 8}, Outcome{Load: &load.Result{Summary: tt.sum}}, DefaultThresholds)
-		if p.Clean != tt.want || p.Status != StatusOK {
+		p := MakePoint(1, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8}, Outcome{Load: &load.Result{Summary: tt.sum}}, DefaultThresholds)
+		if p.Clean != tt.want || p.Status != result.StatusOK {
 			t.Errorf("%s: clean %v status %s, want clean %v", tt.name, p.Clean, p.Status, tt.want)
 		}
 	}
-	p := MakePoint(2, RoleSweep, PointKey{Batch: 10, Connections: 8}, Outcome{FailReason: "server exited", LogTail: "bye"}, DefaultThresholds)
-	if p.Status != StatusFailed || p.Verdict != VerdictFailed || p.Clean || p.LogTail != "bye" {
+	p := MakePoint(2, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8}, Outcome{FailReason: "server exited", LogTail: "bye"}, DefaultThresholds)
+	if p.Status != result.StatusFailed || p.Verdict != result.VerdictFailed || p.Clean || p.LogTail != "bye" {
 		t.Errorf("failed outcome became %+v", p)
 	}
 	// A generator that says it could not measure (and still exited 0, as
 	// another GENERATOR may) fails the point, whatever figures it wrote.
-	p = MakePoint(3, RoleSweep, PointKey{Batch: 10, Connections: 8},
+	p = MakePoint(3, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8},
 		Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5, Failure: "no connection opened"}}}, DefaultThresholds)
-	if p.Status != StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, "no connection opened") {
+	if p.Status != result.StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, "no connection opened") {
 		t.Errorf("generator-reported failure became %+v", p)
 	}
 }

@@ -35,7 +35,7 @@ var ErrInterrupted = errors.New("sweep interrupted: partial result written")
 type PointSpec struct {
 	Index int // 1-based position in the run
 	Role  string
-	Key   PointKey
+	Key   result.PointKey
 	// Arm is the server of a two-arm sweep (ArmBase, ArmHead); empty:
 	// the one target.
 	Arm string
@@ -53,12 +53,12 @@ type PointSpec struct {
 // failed; FailReason and LogTail then say why.
 type Outcome struct {
 	Load         *load.Result
-	ServerCPU    CPUStats
-	Servers      []NamedCPU // each server's, of several (ServerCPU is their sum)
-	GeneratorCPU CPUStats
+	ServerCPU    result.CPUStats
+	Servers      []result.NamedCPU // each server's, of several (ServerCPU is their sum)
+	GeneratorCPU result.CPUStats
 	FailReason   string
 	LogTail      string // server log tail, or the generator's stderr tail
-	Escaped      []EscapedProcess
+	Escaped      []result.EscapedProcess
 	StartedAt    time.Time
 	Wall         time.Duration
 	// Interrupted: the sweep's context ended before the point finished;
@@ -68,7 +68,7 @@ type Outcome struct {
 	// SIGTERM by their stop grace and were SIGKILLed.
 	Escalated []string
 	// The server's own metrics and profile over the window (windowCapture).
-	ServerMetrics             *ServerMetrics
+	ServerMetrics             *result.ServerMetrics
 	ProfileFile, ProfileError string
 	// Agents is each agent's part of the point with AGENTS (nil without).
 	Agents []agents.Agent
@@ -95,10 +95,10 @@ type PointRunner interface {
 // goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
 // has no clean point; r is complete enough to write in every case.
-func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
-	r.SchemaVersion = SchemaVersion
+func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th Thresholds) error {
+	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(&o.Options)
-	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
 	order := r.Config.Order
 	total := len(order) + 1 // the A-A repeat
@@ -123,14 +123,14 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 	PlanLine(progress, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
 	start := time.Now()
 
-	run := func(i int, role string, k PointKey) (Point, Outcome, bool) {
+	run := func(i int, role string, k result.PointKey) (result.Point, Outcome, bool) {
 		Progress(progress, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
 		p, ok := admit(r, i, role, k, "", out, th)
 		if !ok {
 			return p, out, false
 		}
-		if p.Status != StatusOK {
+		if p.Status != result.StatusOK {
 			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
 		}
 		return p, out, true
@@ -142,24 +142,24 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 			if ctx.Err() != nil {
 				break
 			}
-			run(i+1, RoleSweep, k)
+			run(i+1, result.RoleSweep, k)
 		}
 	}
 	r.Summarize()
 	if ctx.Err() == nil {
 		if r.Headline.Clean {
-			k := PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps}
-			run(len(r.Curve)+1, RoleAARepeat, k)
+			k := result.PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps}
+			run(len(r.Curve)+1, result.RoleAARepeat, k)
 			r.Summarize()
 			if o.HeadroomProbe > 0 && ctx.Err() == nil {
 				k.Rep++
-				run(len(r.Curve)+1, RoleHeadroom, k)
+				run(len(r.Curve)+1, result.RoleHeadroom, k)
 				r.Summarize()
 			}
 		}
 	}
 	if !o.Fault.IsZero() && ctx.Err() == nil {
-		run(len(r.Curve)+1, RoleResilience, resilienceKey(o, r))
+		run(len(r.Curve)+1, result.RoleResilience, resilienceKey(o, r))
 		r.Summarize()
 	}
 	return resilienceErr(finish(ctx, r, total), r)
@@ -168,8 +168,8 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress
 // resilienceKey is where FAULT's point runs: the headline's rung, or
 // without a headline the headline batch's largest rung, rep after every
 // other at that rung.
-func resilienceKey(o *Plan, r *Result) PointKey {
-	k := PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections}
+func resilienceKey(o *Plan, r *result.Result) result.PointKey {
+	k := result.PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections}
 	if k.Connections == 0 {
 		k.Batch = o.HeadlineBatch
 		for _, c := range o.ConnsLadder(o.HeadlineBatch) {
@@ -186,12 +186,12 @@ func resilienceKey(o *Plan, r *Result) PointKey {
 
 // resilienceErr is err, or ErrResilience when it is nil and a resilience
 // point did not hold.
-func resilienceErr(err error, r *Result) error {
+func resilienceErr(err error, r *result.Result) error {
 	if err != nil {
 		return err
 	}
 	for _, p := range r.Curve {
-		if p.Role == RoleResilience && (p.Fault == nil || p.Fault.Verdict != result.ResilienceHeld) {
+		if p.Role == result.RoleResilience && (p.Fault == nil || p.Fault.Verdict != result.ResilienceHeld) {
 			return ErrResilience
 		}
 	}
@@ -200,7 +200,7 @@ func resilienceErr(err error, r *Result) error {
 
 // finish is how both sweeps end: a partial document and ErrInterrupted
 // when ctx ended, else the headline's error (nil when it is clean).
-func finish(ctx context.Context, r *Result, total int) error {
+func finish(ctx context.Context, r *result.Result, total int) error {
 	if ctx.Err() != nil {
 		r.Partial = true
 		of := ""
@@ -221,10 +221,10 @@ func finish(ctx context.Context, r *Result, total int) error {
 // noHeadline is the error of a sweep whose headline batch has no clean
 // point: ErrContended when one of its measured points (the head arm's, in
 // a two-arm sweep) ran on contended CPUs, else ErrNoCleanHeadline.
-func noHeadline(r *Result) error {
+func noHeadline(r *result.Result) error {
 	for _, p := range r.Curve {
-		if p.Batch == r.Config.HeadlineBatch && p.Arm != ArmBase && p.Contended &&
-			(p.Role == RoleSweep || p.Role == RoleCompare) {
+		if p.Batch == r.Config.HeadlineBatch && p.Arm != result.ArmBase && p.Contended &&
+			(p.Role == result.RoleSweep || p.Role == result.RoleCompare) {
 			return ErrContended
 		}
 	}
@@ -236,17 +236,17 @@ func noHeadline(r *Result) error {
 // with a warning (ok false); any other becomes a point with its verdict
 // (MakePoint, arm set), appended to the curve, with warnings for a side
 // that had to be SIGKILLed and for escaped processes.
-func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, th Thresholds) (Point, bool) {
+func admit(r *result.Result, i int, role string, k result.PointKey, arm string, out Outcome, th Thresholds) (result.Point, bool) {
 	if out.Interrupted {
 		what := ""
 		if arm != "" {
 			what = arm + ", "
 		}
 		r.Warn(fmt.Sprintf("point %d (%sbatch %d, %d connections, rep %d) was interrupted and is not in the curve: %s", i, what, k.Batch, k.Connections, k.Rep, out.FailReason))
-		return Point{}, false
+		return result.Point{}, false
 	}
 	p := MakePoint(i, role, k, out, th)
-	if role == RoleResilience {
+	if role == result.RoleResilience {
 		judgeFault(&p, out)
 	}
 	p.Arm = arm
@@ -262,8 +262,8 @@ func admit(r *Result, i int, role string, k PointKey, arm string, out Outcome, t
 }
 
 // MakePoint turns a runner's outcome into a curve point with its verdict.
-func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point {
-	p := Point{
+func MakePoint(i int, role string, k result.PointKey, out Outcome, th Thresholds) result.Point {
+	p := result.Point{
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, Servers: out.Servers, GeneratorCPU: out.GeneratorCPU,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
@@ -286,7 +286,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	}
 	base := p
 	s := out.Load.Summary
-	p.Status = StatusOK
+	p.Status = result.StatusOK
 	p.Scenario = s.Blocks
 	p.Drop = s.Drop
 	p.ThroughputPerS = s.ThroughputPerS
@@ -297,7 +297,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 	// And its pinned CPUs to itself: a point measured on cores shared
 	// with other work (or stolen by the hypervisor) measures the
 	// neighbour too, and never becomes a ceiling.
-	p.Contended = Contention(out.ServerCPU, out.GeneratorCPU) != ""
+	p.Contended = result.Contention(out.ServerCPU, out.GeneratorCPU) != ""
 	p.Clean = p.Clean && !p.Contended
 	p.Generator = out.Load.Generator
 	p.Verdict, p.VerdictReason = Judge(th, out.ServerCPU, out.GeneratorCPU, s, out.Load.Generator)
@@ -321,7 +321,7 @@ func MakePoint(i int, role string, k PointKey, out Outcome, th Thresholds) Point
 			p.VerdictReason += "; its count is unchecked: " + p.CountCheck.Reason
 		}
 	}
-	p.LowerBound = IsLowerBound(p.Verdict)
+	p.LowerBound = result.IsLowerBound(p.Verdict)
 	return p
 }
 
@@ -341,8 +341,8 @@ func lateNotBehind(as []result.AgentReport) string {
 
 // failedPoint is p (as MakePoint lays it out, before its figures) failed
 // for reason, with its log tail.
-func failedPoint(p Point, reason, logTail string) Point {
-	p.Status, p.Verdict = StatusFailed, VerdictFailed
+func failedPoint(p result.Point, reason, logTail string) result.Point {
+	p.Status, p.Verdict = result.StatusFailed, result.VerdictFailed
 	p.FailReason, p.VerdictReason = reason, reason
 	p.LogTail = logTail
 	return p
@@ -365,7 +365,7 @@ func agentReports(as []agents.Agent) []result.AgentReport {
 // alone (their CPU is the set's they share), by its own result in as (in
 // the order of p.Agents): a point is generator-capped when any agent fell
 // behind, and its reason names them.
-func judgeAgents(p *Point, as []agents.Agent, th Thresholds, gen CPUStats) {
+func judgeAgents(p *result.Point, as []agents.Agent, th Thresholds, gen result.CPUStats) {
 	if len(p.Agents) == 0 {
 		return
 	}
@@ -389,10 +389,10 @@ func judgeAgents(p *Point, as []agents.Agent, th Thresholds, gen CPUStats) {
 		return
 	}
 	switch p.Verdict {
-	case VerdictServerSaturated:
-		p.Verdict = VerdictBoth
-	case VerdictNeither:
-		p.Verdict = VerdictGeneratorCapped
+	case result.VerdictServerSaturated:
+		p.Verdict = result.VerdictBoth
+	case result.VerdictNeither:
+		p.Verdict = result.VerdictGeneratorCapped
 	}
 	p.VerdictReason += "; agent " + strings.Join(behind, ", ") + " fell behind"
 }
@@ -410,8 +410,8 @@ func measuredClean(s load.Summary) bool {
 }
 
 // ConfigOf records the knobs after defaults, with the interleaved order.
-func ConfigOf(o *knob.Options) Config {
-	c := Config{
+func ConfigOf(o *knob.Options) result.Config {
+	c := result.Config{
 		Scenario:      o.Scenario,
 		BatchLadder:   append([]int(nil), o.BatchLadder...),
 		ConnsLadders:  map[string][]int{},
@@ -442,8 +442,8 @@ func ConfigOf(o *knob.Options) Config {
 
 // judgeObjective evaluates the sweep's objective on a measured point. An
 // objective that cannot be evaluated is not met, and says why.
-func judgeObjective(p *Point, spec string, out Outcome) {
-	if spec == "" || p.Status != StatusOK || out.Load == nil {
+func judgeObjective(p *result.Point, spec string, out Outcome) {
+	if spec == "" || p.Status != result.StatusOK || out.Load == nil {
 		return
 	}
 	o, err := objective.Parse(spec)

@@ -10,13 +10,14 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
 // scripted is a PointRunner that replays given throughputs (0: fail) and
 // records what it was asked; it tests Sweep's bookkeeping, not a server.
 type scripted struct {
-	thr    map[PointKey]float64
+	thr    map[result.PointKey]float64
 	asked  []PointSpec
 	cancel func() // called after the point at cancelAt, if set
 	at     int
@@ -35,8 +36,8 @@ func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 	if v == 0 {
 		return Outcome{FailReason: "server exited during the point", LogTail: "boom"}
 	}
-	srv := CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
-	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
+	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
+	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
 	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
@@ -52,22 +53,22 @@ func sweepOpts(t *testing.T) *Plan {
 }
 
 func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
-	k := func(b, c int) PointKey { return PointKey{Batch: b, Connections: c} }
-	run := &scripted{thr: map[PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}
-	r := &Result{}
+	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
+	run := &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}
+	r := &result.Result{}
 	var progress bytes.Buffer
 	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
-	var got []PointKey
+	var got []result.PointKey
 	for _, s := range run.asked {
 		got = append(got, s.Key)
 	}
-	want := []PointKey{k(10, 4), k(100, 2), k(10, 8), {Batch: 10, Connections: 8, Rep: 1}}
+	want := []result.PointKey{k(10, 4), k(100, 2), k(10, 8), {Batch: 10, Connections: 8, Rep: 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("points run (-want +got):\n%s", diff)
 	}
-	if last := run.asked[3]; last.Role != RoleAARepeat || last.Index != 4 {
+	if last := run.asked[3]; last.Role != result.RoleAARepeat || last.Index != 4 {
 		t.Errorf("last point %+v, want the A-A repeat as point 4", last)
 	}
 	if r.Headline.ThroughputPerS != 180 || r.NoiseFloorPct == nil || *r.NoiseFloorPct != 0 {
@@ -82,14 +83,14 @@ func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
 }
 
 func TestSweepFailedPointsGoOn(t *testing.T) {
-	run := &scripted{thr: map[PointKey]float64{{Batch: 100, Connections: 2}: 50}}
-	r := &Result{}
+	run := &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}
+	r := &result.Result{}
 	var progress bytes.Buffer
 	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
 	}
-	if len(r.Curve) != 3 || r.Curve[0].Status != StatusFailed || r.Curve[0].LogTail != "boom" || r.Curve[1].Status != StatusOK {
+	if len(r.Curve) != 3 || r.Curve[0].Status != result.StatusFailed || r.Curve[0].LogTail != "boom" || r.Curve[1].Status != result.StatusOK {
 		t.Errorf("curve %+v", r.Curve)
 	}
 	if !strings.Contains(progress.String(), "point 1/4 failed: server exited") {
@@ -99,9 +100,9 @@ func TestSweepFailedPointsGoOn(t *testing.T) {
 
 func TestSweepInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	run := &scripted{thr: map[PointKey]float64{{Batch: 10, Connections: 4}: 100, {Batch: 100, Connections: 2}: 50, {Batch: 10, Connections: 8}: 70},
+	run := &scripted{thr: map[result.PointKey]float64{{Batch: 10, Connections: 4}: 100, {Batch: 100, Connections: 2}: 50, {Batch: 10, Connections: 8}: 70},
 		cancel: func() { cancel(errors.New("interrupt")) }, at: 2}
-	r := &Result{}
+	r := &result.Result{}
 	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", err)

@@ -32,29 +32,29 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func tableFixture() *Result {
-	r := &Result{
-		Regime: Regime("echo", 10, 256, 1, 1),
-		Config: Config{
+func tableFixture() *result.Result {
+	r := &result.Result{
+		Regime: result.Regime("echo", 10, 256, 1, 1),
+		Config: result.Config{
 			BatchLadder:   []int{10, 1024},
 			ConnsLadders:  map[string][]int{"10": {32, 64}, "1024": {8, 16}},
 			HeadlineBatch: 10,
 		},
 	}
-	mk := func(i int, role string, b, c int, thr float64, p99 int64, srv, gen float64, verdict string) Point {
+	mk := func(i int, role string, b, c int, thr float64, p99 int64, srv, gen float64, verdict string) result.Point {
 		p := pt(role, b, c, thr, verdict)
 		p.Index = i
 		p.LatencyNs.P99 = p99
 		p.ServerCPU, p.GeneratorCPU = cpuFrac(srv, 1), cpuFrac(gen, 1)
 		return p
 	}
-	failed := Point{Index: 4, Role: RoleSweep, Batch: 1024, Connections: 16, Status: StatusFailed, Verdict: VerdictFailed, FailReason: "server exited during the point"}
-	r.Curve = []Point{
-		mk(1, RoleSweep, 10, 32, 181234.4, 1_800_000, 0.93, 0.71, VerdictServerSaturated),
-		mk(2, RoleSweep, 1024, 8, 1_250_000, 45_000_000, 0.62, 0.97, VerdictGeneratorCapped),
-		mk(3, RoleSweep, 10, 64, 176000, 3_900_000, 0.95, 0.74, VerdictServerSaturated),
+	failed := result.Point{Index: 4, Role: result.RoleSweep, Batch: 1024, Connections: 16, Status: result.StatusFailed, Verdict: result.VerdictFailed, FailReason: "server exited during the point"}
+	r.Curve = []result.Point{
+		mk(1, result.RoleSweep, 10, 32, 181234.4, 1_800_000, 0.93, 0.71, result.VerdictServerSaturated),
+		mk(2, result.RoleSweep, 1024, 8, 1_250_000, 45_000_000, 0.62, 0.97, result.VerdictGeneratorCapped),
+		mk(3, result.RoleSweep, 10, 64, 176000, 3_900_000, 0.95, 0.74, result.VerdictServerSaturated),
 		failed,
-		mk(5, RoleAARepeat, 10, 32, 170000, 1_950_000, 0.94, 0.70, VerdictServerSaturated),
+		mk(5, result.RoleAARepeat, 10, 32, 170000, 1_950_000, 0.94, 0.70, result.VerdictServerSaturated),
 	}
 	r.Summarize()
 	return r

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -159,9 +159,9 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 	if len(r.Curve) != 3 {
 		t.Fatalf("curve has %d points, want 2 + the A-A repeat", len(r.Curve))
 	}
-	verdicts := []string{harness.VerdictServerSaturated, harness.VerdictGeneratorCapped, harness.VerdictBoth, harness.VerdictNeither}
+	verdicts := []string{result.VerdictServerSaturated, result.VerdictGeneratorCapped, result.VerdictBoth, result.VerdictNeither}
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Errorf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 			continue
 		}
@@ -179,7 +179,7 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 		}
 	}
 	aa := r.Curve[2]
-	if aa.Role != harness.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
+	if aa.Role != result.RoleAARepeat || aa.Batch != r.Headline.Batch || aa.Connections != r.Headline.Connections {
 		t.Errorf("last point %+v is not the A-A repeat of the headline %+v", aa, r.Headline)
 	}
 	if r.NoiseFloorPct == nil && aa.Contended {
@@ -188,7 +188,7 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 	if r.NoiseFloorPct == nil {
 		t.Fatal("no noise floor")
 	}
-	if want := *harness.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS); *r.NoiseFloorPct != want {
+	if want := *result.NoiseFloorPct(r.Headline.ThroughputPerS, aa.ThroughputPerS); *r.NoiseFloorPct != want {
 		t.Errorf("noise floor %v, want %v", *r.NoiseFloorPct, want)
 	}
 	if !r.Headline.Clean || r.Headline.Batch != 10 || r.Headline.ThroughputPerS <= 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/stats"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // The two-arm sweep (docs/compare.md): base and head measured in one run,
@@ -34,16 +35,16 @@ import (
 // ArmPoint is one point of a two-arm schedule.
 type ArmPoint struct {
 	Arm string
-	Key PointKey
+	Key result.PointKey
 }
 
 // FirstPassOrder is the first pass: Order's interleaved keys, each run by
 // both arms, which arm goes first alternating from key to key (base first
 // on the first key), so neither arm always follows the other.
-func FirstPassOrder(keys []PointKey) []ArmPoint {
+func FirstPassOrder(keys []result.PointKey) []ArmPoint {
 	out := make([]ArmPoint, 0, 2*len(keys))
 	for i, k := range keys {
-		a, b := ArmBase, ArmHead
+		a, b := result.ArmBase, result.ArmHead
 		if i%2 == 1 {
 			a, b = b, a
 		}
@@ -56,12 +57,12 @@ func FirstPassOrder(keys []PointKey) []ArmPoint {
 // point in turn (round-robin), and at each the two arms, base first when
 // rep + its position is even and head first otherwise. Each point thus
 // sees AB, BA, AB, ... (ABBA order), and consecutive points alternate too.
-func CompareSchedule(points []PointKey, reps int) []ArmPoint {
+func CompareSchedule(points []result.PointKey, reps int) []ArmPoint {
 	var out []ArmPoint
 	for rep := 0; rep < reps; rep++ {
 		for j, p := range points {
-			k := PointKey{Batch: p.Batch, Connections: p.Connections, Rep: rep}
-			a, b := ArmBase, ArmHead
+			k := result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: rep}
+			a, b := result.ArmBase, result.ArmHead
 			if (rep+j)%2 == 1 {
 				a, b = b, a
 			}
@@ -77,12 +78,12 @@ func CompareSchedule(points []PointKey, reps int) []ArmPoint {
 // two (the ceiling rung of the pair); failing that the head's highest
 // clean rung, then the base's. A batch where neither arm ran clean is left
 // out and named in skipped.
-func CompareRungs(curve []Point, batches knob.Ladder) (rungs []PointKey, skipped []string) {
+func CompareRungs(curve []result.Point, batches knob.Ladder) (rungs []result.PointKey, skipped []string) {
 	for _, b := range batches {
-		best := map[string]map[int]float64{ArmBase: {}, ArmHead: {}}
+		best := map[string]map[int]float64{result.ArmBase: {}, result.ArmHead: {}}
 		var conns []int // clean rungs, in the order first run
 		for _, p := range curve {
-			if p.Role != RoleSweep || p.Batch != b || !p.Clean || best[p.Arm] == nil {
+			if p.Role != result.RoleSweep || p.Batch != b || !p.Clean || best[p.Arm] == nil {
 				continue
 			}
 			if !slices.Contains(conns, p.Connections) {
@@ -93,13 +94,13 @@ func CompareRungs(curve []Point, batches knob.Ladder) (rungs []PointKey, skipped
 		pick, found := 0, false
 		var top float64
 		for _, c := range conns {
-			bv, okB := best[ArmBase][c]
-			hv, okH := best[ArmHead][c]
+			bv, okB := best[result.ArmBase][c]
+			hv, okH := best[result.ArmHead][c]
 			if okB && okH && (!found || (bv+hv)/2 > top) {
 				pick, top, found = c, (bv+hv)/2, true
 			}
 		}
-		for _, arm := range []string{ArmHead, ArmBase} {
+		for _, arm := range []string{result.ArmHead, result.ArmBase} {
 			if found {
 				break
 			}
@@ -116,7 +117,7 @@ func CompareRungs(curve []Point, batches knob.Ladder) (rungs []PointKey, skipped
 			skipped = append(skipped, fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass", b))
 			continue
 		}
-		rungs = append(rungs, PointKey{Batch: b, Connections: pick})
+		rungs = append(rungs, result.PointKey{Batch: b, Connections: pick})
 	}
 	return rungs, skipped
 }
@@ -126,8 +127,8 @@ func CompareRungs(curve []Point, batches knob.Ladder) (rungs []PointKey, skipped
 // errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
 // when the head arm has no clean point at the headline batch (the
 // comparison cannot be made: exit 1).
-func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, progress io.Writer, th Thresholds) error {
-	r.SchemaVersion = SchemaVersion
+func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th Thresholds) error {
+	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(&o.Options)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
@@ -135,7 +136,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 	if Halves(&o.Options) != nil {
 		r.Config.CompareMode = knob.ModeDuet
 	}
-	r.Regime = Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
 	first := FirstPassOrder(r.Config.Order)
 	// The compare phase's size is known after the first pass; until
@@ -147,7 +148,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 
 	halves := Halves(&o.Options)
 	// admitted puts a point's outcome in the curve, with its duet half.
-	admitted := func(i int, role string, ap ArmPoint, out Outcome, half *Half) (Point, bool) {
+	admitted := func(i int, role string, ap ArmPoint, out Outcome, half *Half) (result.Point, bool) {
 		p, ok := admit(r, i, role, ap.Key, ap.Arm, out, th)
 		if !ok {
 			return p, false
@@ -156,7 +157,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 			p.Half = half.Name
 			r.Curve[len(r.Curve)-1].Half = half.Name
 		}
-		if p.Status != StatusOK {
+		if p.Status != result.StatusOK {
 			fmt.Fprintf(progress, "point %d/%d (%s) failed: %s\n", i, total, ap.Arm, p.FailReason)
 		}
 		return p, true
@@ -166,7 +167,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 	}
 	// pair runs a block: a then b, or in a duet a on half a and b on
 	// half b at the same time.
-	pair := func(role string, a, b ArmPoint, window, warmup time.Duration) (p1, p2 Point, ok1, ok2 bool) {
+	pair := func(role string, a, b ArmPoint, window, warmup time.Duration) (p1, p2 result.Point, ok1, ok2 bool) {
 		i := len(r.Curve) + 1
 		if halves == nil {
 			armProgress(progress, i, total, role, a, "", time.Since(start))
@@ -201,7 +202,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 		if ctx.Err() != nil {
 			break
 		}
-		pair(RoleSweep, first[j], first[j+1], 0, 0)
+		pair(result.RoleSweep, first[j], first[j+1], 0, 0)
 	}
 	r.Summarize()
 	if ctx.Err() == nil {
@@ -210,8 +211,8 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *Result, pr
 			r.Warn(s)
 		}
 		total = len(first) + 2*o.CompareReps*len(rungs)
-		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(a, b ArmPoint) (Point, Point, bool, bool) {
-			return pair(RoleCompare, a, b, o.CompareDuration, o.CompareWarmup)
+		compareBlocks(ctx, rungs, o.CompareReps, o.Alpha, o.CompareStop, func(a, b ArmPoint) (result.Point, result.Point, bool, bool) {
+			return pair(result.RoleCompare, a, b, o.CompareDuration, o.CompareWarmup)
 		}, func(extra int) { total += extra })
 	}
 	r.Summarize()
@@ -233,7 +234,7 @@ func MaxBlocks(reps int) int { return 2 * reps }
 // (stats.MinPairs). A block that lost a repeat is run again, keeping the
 // order: its rep is the point's next. grow is told of each block added
 // beyond the reps asked (for the progress line).
-func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float64, stop string, pair func(a, b ArmPoint) (p1, p2 Point, ok1, ok2 bool), grow func(extra int)) {
+func compareBlocks(ctx context.Context, rungs []result.PointKey, reps int, alpha float64, stop string, pair func(a, b ArmPoint) (p1, p2 result.Point, ok1, ok2 bool), grow func(extra int)) {
 	type state struct {
 		ran, clean int
 		d          []float64 // ln(head/base) of the clean blocks
@@ -258,8 +259,8 @@ func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float6
 			if s.ran >= reps {
 				grow(2)
 			}
-			key := PointKey{Batch: k.Batch, Connections: k.Connections, Rep: s.ran}
-			a, b := ArmBase, ArmHead
+			key := result.PointKey{Batch: k.Batch, Connections: k.Connections, Rep: s.ran}
+			a, b := result.ArmBase, result.ArmHead
 			if (s.ran+j)%2 == 1 {
 				a, b = b, a
 			}
@@ -268,17 +269,17 @@ func compareBlocks(ctx context.Context, rungs []PointKey, reps int, alpha float6
 				return
 			}
 			s.ran++
-			if !ok1 || !ok2 || !CleanRepeat(&p1) || !CleanRepeat(&p2) {
+			if !ok1 || !ok2 || !result.CleanRepeat(&p1) || !result.CleanRepeat(&p2) {
 				continue
 			}
 			s.clean++
 			base, head := p1, p2
-			if base.Arm != ArmBase {
+			if base.Arm != result.ArmBase {
 				base, head = p2, p1
 			}
 			s.d = append(s.d, math.Log(head.ThroughputPerS/base.ThroughputPerS))
-			if stop != StopFixed && s.clean >= need && s.clean < reps {
-				s.decided = stats.SignedRank(s.d) < SequentialLevel(stop, s.clean, reps, alpha)
+			if stop != result.StopFixed && s.clean >= need && s.clean < reps {
+				s.decided = stats.SignedRank(s.d) < result.SequentialLevel(stop, s.clean, reps, alpha)
 			}
 		}
 		if !active {
@@ -294,7 +295,7 @@ func armProgress(w io.Writer, i, n int, role string, ap ArmPoint, half string, e
 		eta = fmtDur(elapsed / time.Duration(i-1) * time.Duration(n-i+1))
 	}
 	phase := "first pass"
-	if role == RoleCompare {
+	if role == result.RoleCompare {
 		phase = "compare"
 	}
 	if half != "" {

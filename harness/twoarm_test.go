@@ -38,8 +38,8 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 		return Outcome{FailReason: "server exited during the point"}
 	}
 	v *= 1 + float64(len(s.asked)%7)/1000 // ±0.3%: noise, not a change
-	srv := CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
-	gen := CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
+	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
+	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
 	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
 		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
 }
@@ -50,7 +50,7 @@ func twoArmOpts(t *testing.T) *Plan {
 	o.SetTwoArmDefaults()
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}}
-	o.CompareReps, o.CompareStop = 8, StopFixed
+	o.CompareReps, o.CompareStop = 8, result.StopFixed
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +58,13 @@ func twoArmOpts(t *testing.T) *Plan {
 	return p
 }
 
-func ap(arm string, b, c int) ArmPoint { return ArmPoint{arm, PointKey{Batch: b, Connections: c}} }
+func ap(arm string, b, c int) ArmPoint {
+	return ArmPoint{arm, result.PointKey{Batch: b, Connections: c}}
+}
 
 func TestFirstPassAlternatesArms(t *testing.T) {
-	keys := []PointKey{{Batch: 10, Connections: 4}, {Batch: 100, Connections: 2}, {Batch: 10, Connections: 8}}
-	want := []ArmPoint{ap(ArmBase, 10, 4), ap(ArmHead, 10, 4), ap(ArmHead, 100, 2), ap(ArmBase, 100, 2), ap(ArmBase, 10, 8), ap(ArmHead, 10, 8)}
+	keys := []result.PointKey{{Batch: 10, Connections: 4}, {Batch: 100, Connections: 2}, {Batch: 10, Connections: 8}}
+	want := []ArmPoint{ap(result.ArmBase, 10, 4), ap(result.ArmHead, 10, 4), ap(result.ArmHead, 100, 2), ap(result.ArmBase, 100, 2), ap(result.ArmBase, 10, 8), ap(result.ArmHead, 10, 8)}
 	if diff := cmp.Diff(want, FirstPassOrder(keys)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -72,7 +74,7 @@ func TestFirstPassAlternatesArms(t *testing.T) {
 // order, and over the whole schedule each arm goes first as often as the
 // other (to one, for an odd count).
 func TestCompareScheduleIsBalanced(t *testing.T) {
-	pts := []PointKey{{Batch: 10, Connections: 64}, {Batch: 100, Connections: 32}, {Batch: 512, Connections: 16}}
+	pts := []result.PointKey{{Batch: 10, Connections: 64}, {Batch: 100, Connections: 32}, {Batch: 512, Connections: 16}}
 	for _, reps := range []int{2, 4, 5} {
 		s := CompareSchedule(pts, reps)
 		if len(s) != 2*reps*len(pts) {
@@ -86,8 +88,8 @@ func TestCompareScheduleIsBalanced(t *testing.T) {
 			}
 			firsts[a.Arm]++
 		}
-		if d := firsts[ArmBase] - firsts[ArmHead]; d < 0 || d > 1 {
-			t.Errorf("reps %d: base first %d times, head %d", reps, firsts[ArmBase], firsts[ArmHead])
+		if d := firsts[result.ArmBase] - firsts[result.ArmHead]; d < 0 || d > 1 {
+			t.Errorf("reps %d: base first %d times, head %d", reps, firsts[result.ArmBase], firsts[result.ArmHead])
 		}
 		// Point 0's arm order over its reps: AB, BA, AB, ...
 		var order []string
@@ -104,23 +106,23 @@ func TestCompareScheduleIsBalanced(t *testing.T) {
 }
 
 func TestCompareRungs(t *testing.T) {
-	p := func(arm string, b, c int, thr float64, clean bool) Point {
-		return Point{Role: RoleSweep, Arm: arm, Batch: b, Connections: c, ThroughputPerS: thr, Clean: clean, Status: StatusOK}
+	p := func(arm string, b, c int, thr float64, clean bool) result.Point {
+		return result.Point{Role: result.RoleSweep, Arm: arm, Batch: b, Connections: c, ThroughputPerS: thr, Clean: clean, Status: result.StatusOK}
 	}
-	curve := []Point{
+	curve := []result.Point{
 		// batch 10: both peak at 8; base alone higher at 16 (head unclean there).
-		p(ArmBase, 10, 4, 100, true), p(ArmHead, 10, 4, 100, true),
-		p(ArmBase, 10, 8, 150, true), p(ArmHead, 10, 8, 140, true),
-		p(ArmBase, 10, 16, 400, true), p(ArmHead, 10, 16, 300, false),
+		p(result.ArmBase, 10, 4, 100, true), p(result.ArmHead, 10, 4, 100, true),
+		p(result.ArmBase, 10, 8, 150, true), p(result.ArmHead, 10, 8, 140, true),
+		p(result.ArmBase, 10, 16, 400, true), p(result.ArmHead, 10, 16, 300, false),
 		// batch 100: only the head clean.
-		p(ArmBase, 100, 2, 50, false), p(ArmHead, 100, 2, 60, true), p(ArmHead, 100, 4, 70, true),
+		p(result.ArmBase, 100, 2, 50, false), p(result.ArmHead, 100, 2, 60, true), p(result.ArmHead, 100, 4, 70, true),
 		// batch 512: nothing clean.
-		p(ArmBase, 512, 2, 50, false), p(ArmHead, 512, 2, 60, false),
+		p(result.ArmBase, 512, 2, 50, false), p(result.ArmHead, 512, 2, 60, false),
 		// compare points do not count.
-		{Role: RoleCompare, Arm: ArmHead, Batch: 10, Connections: 4, ThroughputPerS: 1e9, Clean: true},
+		{Role: result.RoleCompare, Arm: result.ArmHead, Batch: 10, Connections: 4, ThroughputPerS: 1e9, Clean: true},
 	}
 	rungs, skipped := CompareRungs(curve, knob.Ladder{10, 100, 512})
-	want := []PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 4}}
+	want := []result.PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 4}}
 	if diff := cmp.Diff(want, rungs); diff != "" {
 		t.Errorf("rungs (-want +got):\n%s", diff)
 	}
@@ -133,16 +135,16 @@ func TestCompareRungs(t *testing.T) {
 func TestSweepTwoArm(t *testing.T) {
 	o := twoArmOpts(t)
 	thr := map[ArmPoint]float64{}
-	for _, arm := range []string{ArmBase, ArmHead} {
+	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0
-		if arm == ArmHead {
+		if arm == result.ArmHead {
 			f = 0.8 // a 20% regression everywhere
 		}
 		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)] = 100_000*f, 150_000*f
 		thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 60_000*f, 50_000*f
 	}
 	run := &armScripted{thr: thr}
-	r := &Result{}
+	r := &result.Result{}
 	var progress bytes.Buffer
 	if err := SweepTwoArm(context.Background(), o, run, r, &progress, DefaultThresholds); err != nil {
 		t.Fatal(err)
@@ -157,9 +159,9 @@ func TestSweepTwoArm(t *testing.T) {
 			t.Errorf("point %d: asked %+v, curve %d %s %s", i, s, p.Index, p.Role, p.Arm)
 		}
 		switch {
-		case i < 8 && (s.Role != RoleSweep || s.Duration != 0):
+		case i < 8 && (s.Role != result.RoleSweep || s.Duration != 0):
 			t.Errorf("point %d: %+v, want a first-pass point with the options' window", i, s)
-		case i >= 8 && (s.Role != RoleCompare || s.Duration != o.CompareDuration || s.Warmup != o.CompareWarmup):
+		case i >= 8 && (s.Role != result.RoleCompare || s.Duration != o.CompareDuration || s.Warmup != o.CompareWarmup):
 			t.Errorf("point %d: %+v, want a compare repeat with COMPARE_DURATION and COMPARE_WARMUP", i, s)
 		case i >= 8 && !(s.Key.Connections == 8 && s.Key.Batch == 10 || s.Key.Connections == 2 && s.Key.Batch == 100):
 			t.Errorf("point %d: compared at %+v, want the ceiling rungs 10x8 and 100x2", i, s.Key)
@@ -173,7 +175,7 @@ func TestSweepTwoArm(t *testing.T) {
 		t.Errorf("headline %+v, want the head's 120000 at 8", r.Headline)
 	}
 	c := r.Comparison
-	if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Verdict != CompareSlower || c.Points[1].Verdict != CompareSlower {
+	if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Verdict != result.CompareSlower || c.Points[1].Verdict != result.CompareSlower {
 		t.Fatalf("comparison %+v", c)
 	}
 	if c.Headline.NBase != 8 || c.Headline.NHead != 8 || c.Headline.NPairs != 8 || *c.Headline.ChangePct > -19 || *c.Headline.ChangePct < -21 {
@@ -210,36 +212,36 @@ func TestSweepTwoArm(t *testing.T) {
 // of the looks where each stopped.
 func TestSweepTwoArmSequential(t *testing.T) {
 	o := twoArmOpts(t)
-	o.CompareStop = StopPocock
+	o.CompareStop = result.StopPocock
 	thr := map[ArmPoint]float64{}
-	for _, arm := range []string{ArmBase, ArmHead} {
+	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0
-		if arm == ArmHead {
+		if arm == result.ArmHead {
 			f = 0.8
 		}
 		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)] = 100_000*f, 150_000*f
 		thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 60_000, 50_000 // A/A
 	}
 	run := &armScripted{thr: thr}
-	r := &Result{}
+	r := &result.Result{}
 	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
 	c := r.Comparison
-	if c == nil || c.Stop != StopPocock || r.Config.CompareStop != StopPocock {
+	if c == nil || c.Stop != result.StopPocock || r.Config.CompareStop != result.StopPocock {
 		t.Fatalf("comparison %+v", c)
 	}
 	h, aa := c.Points[0], c.Points[1]
-	if h.Verdict != CompareSlower || h.Blocks != 6 || h.NPairs != 6 || h.Level != SequentialLevel(StopPocock, 6, 8, 0.05) {
+	if h.Verdict != result.CompareSlower || h.Blocks != 6 || h.NPairs != 6 || h.Level != result.SequentialLevel(result.StopPocock, 6, 8, 0.05) {
 		t.Errorf("the 20%% regression: %s after %d blocks at level %v: %s", h.Verdict, h.Blocks, h.Level, h.Reason)
 	}
-	if aa.Blocks != 8 || aa.Verdict == CompareSlower || aa.Verdict == CompareFaster {
+	if aa.Blocks != 8 || aa.Verdict == result.CompareSlower || aa.Verdict == result.CompareFaster {
 		t.Errorf("A/A: %s after %d blocks", aa.Verdict, aa.Blocks)
 	}
 	if len(r.Curve) != 8+2*6+2*8 {
 		t.Errorf("%d points, want 8 first-pass, 12 and 16 compare", len(r.Curve))
 	}
-	again := DecideComparison(r.Curve, r.Config)
+	again := result.DecideComparison(r.Curve, r.Config)
 	if again.Headline.Verdict != h.Verdict || again.Headline.Level != h.Level {
 		t.Errorf("re-derived %+v", again.Headline)
 	}
@@ -249,24 +251,24 @@ func TestSweepTwoArmSequential(t *testing.T) {
 // one spends it, never above alpha, and cannot stop where the smallest p
 // is above what was spent.
 func TestSequentialLevel(t *testing.T) {
-	if l := SequentialLevel(StopFixed, 8, 8, 0.05); l != 0.05 {
+	if l := result.SequentialLevel(result.StopFixed, 8, 8, 0.05); l != 0.05 {
 		t.Errorf("fixed: %v", l)
 	}
-	if l := SequentialLevel("", 8, 8, 0.05); l != 0.05 {
+	if l := result.SequentialLevel("", 8, 8, 0.05); l != 0.05 {
 		t.Errorf("a document from before sequential stopping: %v", l)
 	}
-	for _, stop := range []string{StopPocock, StopOBF} {
+	for _, stop := range []string{result.StopPocock, result.StopOBF} {
 		for n := 6; n <= 16; n++ {
-			l := SequentialLevel(stop, n, 16, 0.05)
+			l := result.SequentialLevel(stop, n, 16, 0.05)
 			if l < 0 || l >= 0.05 {
 				t.Errorf("%s look %d of 16: level %v", stop, n, l)
 			}
 		}
-		if l := SequentialLevel(stop, 5, 16, 0.05); l != 0 {
+		if l := result.SequentialLevel(stop, 5, 16, 0.05); l != 0 {
 			t.Errorf("%s: a look before the 6th stops at %v", stop, l)
 		}
 	}
-	if l := SequentialLevel(StopOBF, 6, 16, 0.05); l != 0 {
+	if l := result.SequentialLevel(result.StopOBF, 6, 16, 0.05); l != 0 {
 		t.Errorf("O'Brien-Fleming spends almost nothing early: level %v at 6 of 16", l)
 	}
 }
@@ -277,10 +279,10 @@ func TestSequentialLevel(t *testing.T) {
 func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 	o := twoArmOpts(t)
 	thr := map[ArmPoint]float64{
-		ap(ArmBase, 10, 4): 100, ap(ArmBase, 10, 8): 150,
-		ap(ArmBase, 100, 2): 60, ap(ArmHead, 100, 2): 60, ap(ArmBase, 100, 4): 50, ap(ArmHead, 100, 4): 50,
+		ap(result.ArmBase, 10, 4): 100, ap(result.ArmBase, 10, 8): 150,
+		ap(result.ArmBase, 100, 2): 60, ap(result.ArmHead, 100, 2): 60, ap(result.ArmBase, 100, 4): 50, ap(result.ArmHead, 100, 4): 50,
 	}
-	r := &Result{}
+	r := &result.Result{}
 	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("err = %v, want ErrNoCleanHeadline", err)
@@ -289,10 +291,10 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 	// Batch 10 is compared at the base's ceiling rung: the head fails
 	// there, so it cannot be concluded. Its blocks are re-run until even
 	// the budget left (16 blocks) could not bring 6 pairs: 11 blocks.
-	if c == nil || c.Headline.Verdict != CompareCannotConclude || c.Headline.NHead != 0 || c.Headline.Head.Failed != 11 || c.Headline.Reruns != 11 {
+	if c == nil || c.Headline.Verdict != result.CompareCannotConclude || c.Headline.NHead != 0 || c.Headline.Head.Failed != 11 || c.Headline.Reruns != 11 {
 		t.Fatalf("comparison headline %+v", c.Headline)
 	}
-	if len(c.Points) != 2 || c.Points[1].Verdict != CompareWithinNoise {
+	if len(c.Points) != 2 || c.Points[1].Verdict != result.CompareWithinNoise {
 		t.Errorf("points %+v", c.Points)
 	}
 }
@@ -300,13 +302,13 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 func TestSweepTwoArmInterrupted(t *testing.T) {
 	o := twoArmOpts(t)
 	thr := map[ArmPoint]float64{}
-	for _, arm := range []string{ArmBase, ArmHead} {
+	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)], thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 1, 2, 3, 4
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	run := &armScripted{thr: thr, cancel: cancel, at: 11}
-	r := &Result{}
+	r := &result.Result{}
 	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, DefaultThresholds)
 	if !errors.Is(err, ErrInterrupted) || !r.Partial || len(r.Curve) != 11 || r.Comparison == nil {
 		t.Fatalf("err %v, partial %v, %d points, comparison %v", err, r.Partial, len(r.Curve), r.Comparison)

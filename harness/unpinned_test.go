@@ -17,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // TestUnpinnedURLIsRefusedOrWarned: an echo_url with a fixed address
@@ -70,7 +71,7 @@ func TestUnpinnedURLIsRefusedOrWarned(t *testing.T) {
 	if !warned {
 		t.Errorf("warnings %q do not name the unpinned URL", r.Warnings)
 	}
-	if p := r.Curve[0]; p.Status != harness.StatusOK || p.ThroughputPerS <= 0 {
+	if p := r.Curve[0]; p.Status != result.StatusOK || p.ThroughputPerS <= 0 {
 		t.Errorf("point against the other server: %s %q, %v/s", p.Status, p.FailReason, p.ThroughputPerS)
 	}
 	// The booted server's counter does not hold the other server's count:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // The verdict rule (docs/sweep.md, "The verdict rule", has it whole, with
@@ -53,7 +54,7 @@ var DefaultThresholds = Thresholds{
 // Judge gives a measured point its verdict and the reason in words.
 // summary and self are the generator's report; the CPU stats are the
 // harness's own sampling of both sides.
-func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
+func Judge(th Thresholds, server, generator result.CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
 	// An external server's CPU comes from its metrics, or is unknown: an
 	// unknown one is never saturated (external.go).
 	external := server.Source != ""
@@ -63,7 +64,7 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 		srvWhy = externalCPUWhy(server)
 	}
 	genBehind, evidence := generatorBehind(th, generator, summary, self)
-	contended := Contention(server, generator)
+	contended := result.Contention(server, generator)
 	// A limit found on contended CPUs is said, and so is the contention:
 	// such a point is not clean (MakePoint), whatever limited it.
 	also := ""
@@ -73,14 +74,14 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 
 	switch {
 	case srvBusy && genBehind:
-		return VerdictBoth, fmt.Sprintf("%s and %s; %s: lower bound%s", srvWhy, genWhy, evidence, also)
+		return result.VerdictBoth, fmt.Sprintf("%s and %s; %s: lower bound%s", srvWhy, genWhy, evidence, also)
 	case srvBusy:
-		return VerdictServerSaturated, fmt.Sprintf("%s; %s, %s%s", srvWhy, genWhy, evidence, also)
+		return result.VerdictServerSaturated, fmt.Sprintf("%s; %s, %s%s", srvWhy, genWhy, evidence, also)
 	case genBehind:
 		if external && !externalKnown(server) {
 			genWhy = srvWhy + ", " + genWhy // unknown is said, not left out
 		}
-		return VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound%s", genWhy, evidence, also)
+		return result.VerdictGeneratorCapped, fmt.Sprintf("%s; %s: lower bound%s", genWhy, evidence, also)
 	}
 	why := "neither side near its cores: latency- or connection-bound (each connection waits a round trip; more connections may raise it)"
 	switch {
@@ -95,12 +96,12 @@ func Judge(th Thresholds, server, generator CPUStats, summary load.Summary, self
 	case server.PinnedCores > 1 && server.MeanCores >= th.ServerBusy && server.MeanCores <= float64(server.PinnedCores-1)+0.1:
 		why = fmt.Sprintf("the server used %.2f of its %d cores: it may not scale across them (a serial section, one hot thread), more connections will not help then", server.MeanCores, server.PinnedCores)
 	}
-	return VerdictNeither, fmt.Sprintf("%s, %s; %s; %s", srvWhy, genWhy, evidence, why)
+	return result.VerdictNeither, fmt.Sprintf("%s, %s; %s; %s", srvWhy, genWhy, evidence, why)
 }
 
 // generatorBehind applies the generator half of the rule; evidence says
 // what was found either way.
-func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.GeneratorStats) (bool, string) {
+func generatorBehind(th Thresholds, gen result.CPUStats, s load.Summary, self load.GeneratorStats) (bool, string) {
 	if s.Mode == "open" {
 		lag := time.Duration(self.ScheduleLagP99)
 		if lag == 0 {
@@ -174,7 +175,7 @@ func generatorBehind(th Thresholds, gen CPUStats, s load.Summary, self load.Gene
 
 // cpuWhy is one side's CPU for a reason; an unsampled side says so
 // instead of reading as 0%.
-func cpuWhy(side string, c CPUStats) string {
+func cpuWhy(side string, c result.CPUStats) string {
 	if c.Samples == 0 {
 		return side + " CPU not sampled"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // The closed-loop verdict against real processes: refserver on CPU 1,
@@ -37,7 +38,7 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 		if lt == nil || lt.Threads < 1 || lt.RunDelayFraction <= harness.DefaultThresholds.RunDelayFrac {
 			t.Errorf("point %d: load threads %+v beside a hog on their CPU: want a run delay fraction above %.2f", p.Index, lt, harness.DefaultThresholds.RunDelayFrac)
 		}
-		if !harness.IsLowerBound(p.Verdict) || !p.LowerBound || !strings.Contains(p.VerdictReason, "load threads waited") {
+		if !result.IsLowerBound(p.Verdict) || !p.LowerBound || !strings.Contains(p.VerdictReason, "load threads waited") {
 			t.Errorf("point %d: verdict %s (%s), lower bound %v: want generator-capped or both on the load threads' run delay", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
 		}
 		if p.Clean {
@@ -49,7 +50,7 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 // onePoint sweeps one point (and its A-A repeat when it is clean) of
 // refserver at batch and conns, a 2 s window, bounded at 45 s; a result
 // that is not publishable is still a result here.
-func onePoint(t *testing.T, batch, conns int) (*testSweep, *harness.Result) {
+func onePoint(t *testing.T, batch, conns int) (*testSweep, *result.Result) {
 	t.Helper()
 	o := miniOptions(t, knob.Ladder{batch}, knob.ConnsLadders{batch: {conns}})
 	o.Duration = 2 * time.Second
@@ -64,11 +65,11 @@ func onePoint(t *testing.T, batch, conns int) (*testSweep, *harness.Result) {
 
 // measuredPoints is the sweep's points that measured, each failed one
 // logged; a sweep where none did fails the test: nothing was judged.
-func measuredPoints(t *testing.T, r *harness.Result) []harness.Point {
+func measuredPoints(t *testing.T, r *result.Result) []result.Point {
 	t.Helper()
-	var ok []harness.Point
+	var ok []result.Point
 	for _, p := range r.Curve {
-		if p.Status != harness.StatusOK {
+		if p.Status != result.StatusOK {
 			t.Logf("point %d failed: %s", p.Index, p.FailReason)
 			continue
 		}
@@ -126,7 +127,7 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 		if lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
 			t.Errorf("point %d: load threads waited %.1f%% of their runnable time with their CPU to themselves", p.Index, lt.RunDelayFraction*100)
 		}
-		if harness.IsLowerBound(p.Verdict) {
+		if result.IsLowerBound(p.Verdict) {
 			t.Errorf("point %d: verdict %s (%s): an eager reader that kept up read as capped", p.Index, p.Verdict, p.VerdictReason)
 		}
 		if f := p.GeneratorCPU.FractionMean; f < 0.75 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // errNoAfterRead: the window never ended (finish without windowEnded).
@@ -24,7 +25,7 @@ var errNoAfterRead = errors.New("not read")
 type windowCapture struct {
 	wg sync.WaitGroup
 
-	metrics    *MetricsSpec
+	metrics    *result.MetricsSpec
 	metricsURL string
 	before     chan scrape.Reading // the before read, once done
 	after      scrape.Reading

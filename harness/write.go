@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // WriteResult writes r as indented JSON to path so that the path only ever
@@ -17,7 +18,7 @@ import (
 // was (no truncated tracked file, no stray file, no -dirty git ref); if
 // os.TempDir is on another filesystem the finished bytes are copied to a
 // hidden file beside path in one go and renamed from there.
-func WriteResult(path string, r *Result) error {
+func WriteResult(path string, r *result.Result) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
@@ -151,7 +152,7 @@ func (e *OutError) Unwrap() error { return e.Err }
 // WriteResultOrSave writes r to out; if that fails it writes it to the
 // first of fallbacks that takes it and returns an *OutError saying where.
 // A sweep's result is not lost because OUT went away at its end.
-func WriteResultOrSave(out string, r *Result, fallbacks ...string) error {
+func WriteResultOrSave(out string, r *result.Result, fallbacks ...string) error {
 	err := WriteResult(out, r)
 	if err == nil {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestTempDirFor(t *testing.T) {
@@ -48,7 +50,7 @@ func TestWriteResultInGitTree(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "old result")
 
-	r := &Result{SchemaVersion: SchemaVersion, Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Warnings: []string{}}
+	r := &result.Result{SchemaVersion: result.SchemaVersion, Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Warnings: []string{}}
 	if err := WriteResult(path, r); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestWriteResultInGitTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Result
+	var back result.Result
 	if err := json.Unmarshal(data, &back); err != nil || back.Regime != r.Regime {
 		t.Fatalf("read back %q: %v", data, err)
 	}

@@ -18,7 +18,7 @@
 //
 // From each document, per compared (batch, connections): the compare
 // repeats paired into blocks by rep, in the order the blocks ran
-// (harness.Blocks), keeping a block when both its repeats have status ok
+// (result.Blocks), keeping a block when both its repeats have status ok
 // and a positive throughput. Contended or otherwise unclean repeats are
 // kept on purpose: the harness would re-run such a block, but the drift
 // and disturbance they record is what the rules must be judged against.

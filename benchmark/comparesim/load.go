@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // sequence is one compared (batch, connections) of one document: its
@@ -32,18 +32,18 @@ func loadSequences(path string) ([]sequence, error) {
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
-	var r harness.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a sweep document (harness.Result JSON): %w", path, err)
+		return nil, fmt.Errorf("%s: not a sweep document (result.Result JSON): %w", path, err)
 	}
-	if !slices.ContainsFunc(r.Curve, func(p harness.Point) bool { return p.Arm != "" }) {
+	if !slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Arm != "" }) {
 		return nil, fmt.Errorf("%s: not a two-arm document: no point of its curve has an arm (base or head); record one with ceiling sweep --base-target", path)
 	}
 	type key struct{ batch, conns int }
-	byKey := map[key][]harness.Point{}
+	byKey := map[key][]result.Point{}
 	var keys []key
 	for _, p := range r.Curve {
-		if p.Role != harness.RoleCompare {
+		if p.Role != result.RoleCompare {
 			continue
 		}
 		k := key{p.Batch, p.Connections}
@@ -53,7 +53,7 @@ func loadSequences(path string) ([]sequence, error) {
 		byKey[k] = append(byKey[k], p)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%s: a two-arm document without compare repeats (no point has role %q): nothing was compared", path, harness.RoleCompare)
+		return nil, fmt.Errorf("%s: a two-arm document without compare repeats (no point has role %q): nothing was compared", path, result.RoleCompare)
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.batch, b.batch), cmp.Compare(a.conns, b.conns))
@@ -65,7 +65,7 @@ func loadSequences(path string) ([]sequence, error) {
 			file:  path,
 			batch: k.batch, conns: k.conns,
 		}
-		for _, b := range harness.Blocks(byKey[k]) { // in the order the blocks ran
+		for _, b := range result.Blocks(byKey[k]) { // in the order the blocks ran
 			if usable(b.Base) && usable(b.Head) {
 				s.base = append(s.base, b.Base.ThroughputPerS)
 				s.head = append(s.head, b.Head.ThroughputPerS)
@@ -76,6 +76,6 @@ func loadSequences(path string) ([]sequence, error) {
 	return out, nil
 }
 
-func usable(p *harness.Point) bool {
-	return p != nil && p.Status == harness.StatusOK && p.ThroughputPerS > 0 && !math.IsInf(p.ThroughputPerS, 1)
+func usable(p *result.Point) bool {
+	return p != nil && p.Status == result.StatusOK && p.ThroughputPerS > 0 && !math.IsInf(p.ThroughputPerS, 1)
 }

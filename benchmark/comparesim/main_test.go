@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/report.golden.md")
@@ -20,21 +20,21 @@ var update = flag.Bool("update", false, "rewrite testdata/report.golden.md")
 // connections ran the given blocks in ABBA order, and returns its path.
 func writeDoc(t *testing.T, dir, name string, base, head []float64) string {
 	t.Helper()
-	r := harness.Result{SchemaVersion: harness.SchemaVersion, Regime: "synthetic A/A"}
+	r := result.Result{SchemaVersion: result.SchemaVersion, Regime: "synthetic A/A"}
 	add := func(arm string, rep int, x float64) {
-		r.Curve = append(r.Curve, harness.Point{
-			Index: len(r.Curve) + 1, Role: harness.RoleCompare, Arm: arm,
-			Batch: 10, Connections: 64, Rep: rep, Status: harness.StatusOK,
+		r.Curve = append(r.Curve, result.Point{
+			Index: len(r.Curve) + 1, Role: result.RoleCompare, Arm: arm,
+			Batch: 10, Connections: 64, Rep: rep, Status: result.StatusOK,
 			ThroughputPerS: x, Clean: true,
 		})
 	}
 	for i := range base {
 		if i%2 == 0 {
-			add(harness.ArmBase, i, base[i])
-			add(harness.ArmHead, i, head[i])
+			add(result.ArmBase, i, base[i])
+			add(result.ArmHead, i, head[i])
 		} else {
-			add(harness.ArmHead, i, head[i])
-			add(harness.ArmBase, i, base[i])
+			add(result.ArmHead, i, head[i])
+			add(result.ArmBase, i, base[i])
 		}
 	}
 	data, err := json.Marshal(r)
@@ -176,8 +176,8 @@ func TestBadFlagExits2(t *testing.T) {
 
 func TestNotTwoArmNamesFile(t *testing.T) {
 	dir := t.TempDir()
-	single := harness.Result{SchemaVersion: harness.SchemaVersion, Curve: []harness.Point{
-		{Index: 1, Role: harness.RoleSweep, Batch: 10, Connections: 64, Status: harness.StatusOK, ThroughputPerS: 1e5, Clean: true},
+	single := result.Result{SchemaVersion: result.SchemaVersion, Curve: []result.Point{
+		{Index: 1, Role: result.RoleSweep, Batch: 10, Connections: 64, Status: result.StatusOK, ThroughputPerS: 1e5, Clean: true},
 	}}
 	data, _ := json.Marshal(single)
 	singlePath := filepath.Join(dir, "single-arm.json")

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/stats"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // z95 is the standard normal quantile of a two-sided 95% interval.
@@ -34,7 +34,7 @@ func writeReport(w io.Writer, o options, seqs, ignored []sequence, sim *simResul
 	}
 	fmt.Fprintf(&b, ".\n")
 	fmt.Fprintf(&b, "Design: %d trials per shift, each n = %d consecutive blocks (the sequential rules: looks at %d, %d, ..., %d) from a random block of the recording, circular, arms swapped in half the trials; head × (1 − shift); alpha %g, MDC at %g power; seed %d.\n\n",
-		o.trials, o.n, firstLook, firstLook+1, o.max, o.alpha, harness.MDCPower, o.seed)
+		o.trials, o.n, firstLook, firstLook+1, o.max, o.alpha, result.MDCPower, o.seed)
 
 	fmt.Fprintf(&b, "## Sequences\n\n")
 	fmt.Fprintf(&b, "| sequence | blocks | drift (base, %d-block rolling median, max/min) | spread, pooled arms | spread, pair ratios | median pair ratio | paired p, all blocks |\n", rollingWindow)
@@ -102,7 +102,7 @@ func writeReport(w io.Writer, o options, seqs, ignored []sequence, sim *simResul
 	} else {
 		fmt.Fprintf(&b, " No rule called a planted slowdown faster.\n")
 	}
-	fmt.Fprintf(&b, "- Median MDC: the minimum detectable change each rule reports at %g power (PairedMDC of the log ratios it used, UnpairedMDC of the log values for the U rules; the spread condition of mw+spread is not in it), median over the shift-0 trials; ∞: too few blocks for any p < alpha.\n", harness.MDCPower)
+	fmt.Fprintf(&b, "- Median MDC: the minimum detectable change each rule reports at %g power (PairedMDC of the log ratios it used, UnpairedMDC of the log values for the U rules; the spread condition of mw+spread is not in it), median over the shift-0 trials; ∞: too few blocks for any p < alpha.\n", result.MDCPower)
 	fmt.Fprintf(&b, "- Wall time: blocks used / n, the per-block cost being the same for every rule; the fixed rules always use n = %d.\n", o.n)
 	sLo, sHi := wilson(int(math.Round(o.alpha*float64(nonOverlap))), nonOverlap)
 	fmt.Fprintf(&b, "- The intervals count the trials as independent: they are the resampling's error. The trials come from at most %d distinct windows (%s × 2 arm orders), which overlap: the recording holds %s of %d, so its own uncertainty is wider (a rate of %g read from %d independent comparisons: %.1f–%.1f%%). Record more blocks to narrow it.\n",

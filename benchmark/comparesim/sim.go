@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/internal/stats"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // shifts are the planted changes: head *= 1 - shift. The first, 0, is the
@@ -166,7 +166,7 @@ func (rs *rules) decide(base, head []float64) [nRules]decision {
 	mb, mh := stats.Summarize(b, 0.95).Median, stats.Summarize(h, 0.95).Median
 	change := mh/mb - 1
 	spread := max(stats.RelSpreadPct(b), stats.RelSpreadPct(h)) / 100
-	umdc := stats.UnpairedMDC(logs(b), logs(h), rs.alpha, harness.MDCPower)
+	umdc := stats.UnpairedMDC(logs(b), logs(h), rs.alpha, result.MDCPower)
 	out[ruleMW] = decision{called: p < rs.alpha, dir: sign(change), blocks: rs.n, mdc: umdc}
 	out[ruleMWSpread] = decision{called: p < rs.alpha && math.Abs(change) > spread, dir: sign(change), blocks: rs.n, mdc: umdc}
 
@@ -206,7 +206,7 @@ func (rs *rules) sequential(d, levels, ps []float64) decision {
 // direction of the Hodges-Lehmann estimate (the harness's change_pct) and
 // the paired MDC.
 func pairedDecision(d []float64, called bool, alpha float64) decision {
-	dec := decision{called: called, blocks: len(d), mdc: stats.PairedMDC(d, alpha, harness.MDCPower)}
+	dec := decision{called: called, blocks: len(d), mdc: stats.PairedMDC(d, alpha, result.MDCPower)}
 	if called {
 		est, _, _, _ := stats.PairedShiftCI(d, 1-alpha)
 		dec.dir = sign(est)

@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 const publishUsage = `usage: ceiling publish commit [flags] RESULT.json|-
@@ -57,7 +57,7 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 
 // readResult reads and validates a sweep document from a file or stdin ("-").
 // Every failure here is bad input: exit status 2.
-func readResult(flagName, path string, stdin io.Reader) (*harness.Result, []byte, error) {
+func readResult(flagName, path string, stdin io.Reader) (*result.Result, []byte, error) {
 	var data []byte
 	var err error
 	name := path
@@ -384,7 +384,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	}
 	// A two-arm head compares with itself; a --base is then not read
 	// (a note says it was not used).
-	var base *harness.Result
+	var base *result.Result
 	copts := publish.CompareOptions{HeadName: o.head, BaseGiven: o.base != ""}
 	if head.Comparison == nil {
 		base, copts = readBaseline(o, stderr, secrets)
@@ -451,7 +451,7 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 // A baseline that holds a configured secret is not used either (its
 // figures would be rendered into the comment); the footnote names the
 // fields, never the secret.
-func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set) (*harness.Result, publish.CompareOptions) {
+func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set) (*result.Result, publish.CompareOptions) {
 	copts := publish.CompareOptions{MergeBase: o.mergeBase, BaseSource: o.baseSource, HeadName: o.head}
 	if o.base == "" {
 		copts.BaseMissing = "no --base was given"

@@ -7,9 +7,9 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/publish/site"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 const reportUsage = `usage: ceiling report --out DIR [--history FILE] RESULT.json...
@@ -86,8 +86,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 
 // readResults reads and validates every RESULT.json before anything is
 // written: one bad document is exit 2, naming it.
-func readResults(paths []string) ([]*harness.Result, error) {
-	out := make([]*harness.Result, 0, len(paths))
+func readResults(paths []string) ([]*result.Result, error) {
+	out := make([]*result.Result, 0, len(paths))
 	for _, p := range paths {
 		r, _, err := readResult("RESULT.json", p, publishStdin)
 		if err != nil {
@@ -98,7 +98,7 @@ func readResults(paths []string) ([]*harness.Result, error) {
 	return out, nil
 }
 
-func writeSite(o reportOptions, names []string, results []*harness.Result, stdout io.Writer) error {
+func writeSite(o reportOptions, names []string, results []*result.Result, stdout io.Writer) error {
 	var opts site.Options
 	if o.history != "" {
 		h, err := readHistory("--history", o.history)

@@ -14,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 const sweepUsage = `usage: ceiling sweep [flags]
@@ -161,7 +162,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 // there is one (GITHUB_STEP_SUMMARY), also without a clean headline: the
 // summary says why. r was redacted by harness.Run; the Markdown passes
 // through the secrets again on its way out. A failure is a warning.
-func sweepSummary(path string, stderr io.Writer, r *harness.Result, secrets *redact.Set) {
+func sweepSummary(path string, stderr io.Writer, r *result.Result, secrets *redact.Set) {
 	if path == "" || r == nil {
 		return
 	}

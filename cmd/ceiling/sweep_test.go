@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // sweepEnv clears every knob variable (the knob table's) so the host's
@@ -152,10 +152,10 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 		duration time.Duration
 		reps     int
 	}{
-		{"single arm", nil, nil, knob.DefaultDuration, harness.DefaultCompareReps},
-		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, harness.DefaultCompareReps},
-		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, harness.DefaultCompareReps},
-		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, harness.DefaultCompareReps},
+		{"single arm", nil, nil, knob.DefaultDuration, result.DefaultCompareReps},
+		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, result.DefaultCompareReps},
+		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, result.DefaultCompareReps},
+		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, result.DefaultCompareReps},
 		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9"}, nil, 7 * time.Second, 9},
 		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6"}, 4 * time.Second, 6},
 	}

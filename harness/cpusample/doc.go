@@ -47,7 +47,7 @@
 // run. It is evidence that a side was short of CPU that does not depend on
 // the program reporting it itself (a GENERATOR may not).
 //
-// Mapping to harness.CPUStats: Samples, MeanCores, P95Cores, UserSeconds,
+// Mapping to result.CPUStats: Samples, MeanCores, P95Cores, UserSeconds,
 // SystemSeconds as they are; PinnedCores = len(cpus); FractionMean and
 // FractionP95 from Fraction.
 package cpusample
