@@ -80,3 +80,89 @@ func TestHubNeverWelcomesAfterAbort(t *testing.T) {
 		}
 	}
 }
+
+// lineLog is a hub's log, each line handed to the test as it is written.
+type lineLog chan string
+
+func (l lineLog) Write(p []byte) (int, error) {
+	l <- string(p)
+	return len(p), nil
+}
+
+// A point that fails parks its sessions at once, while an agent may still
+// be answering its welcome: its clock samples, ready and started arrive
+// at the idle session, which skips them (and is dropped for anything
+// else, here a pong). Once the late ping ended the session, and the next
+// point waited for agent 0 in vain (TestHubServesPoints in CI). Agent 0
+// sends them only after Run returned, so its session is idle by then:
+// the order is forced, not raced.
+func TestHubSkipsAnAbortedPointsLatePing(t *testing.T) {
+	log := make(lineLog, 64)
+	h, err := NewHub("127.0.0.1:0", 2, testToken, log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	peers := make([]*rawPeer, 2)
+	for i := range peers {
+		peers[i] = dialRaw(t, h.Addr())
+		na, ch := peers[i].hello(t, i)
+		peers[i].send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, i, na, ch.Nonce)})
+	}
+	ran := make(chan error, 1)
+	go func() {
+		_, err := h.Run(ctx, Plan{Agents: 2, Connections: 2, Args: []string{"--url", "ws://127.0.0.1:1/"}, Samples: 2, ReadyTimeout: time.Minute})
+		ran <- err
+	}()
+	p0, p1 := peers[0], peers[1]
+	if typ, _, err := p0.next(); err != nil || typ != tWelcome {
+		t.Fatalf("agent 0: %s %v, want welcome", typ, err)
+	}
+	if typ, _, err := p1.next(); err != nil || typ != tWelcome {
+		t.Fatalf("agent 1: %s %v, want welcome", typ, err)
+	}
+	// Agent 1 fails its point before ready, as one with bad flags does.
+	p1.send(tPing, &Ping{Seq: 0, T1: 1})
+	if typ, _, err := p1.next(); err != nil || typ != tPong {
+		t.Fatalf("agent 1: %s %v, want pong", typ, err)
+	}
+	p1.send(tResult, &ResultMsg{Failure: "bad flags"})
+	if err := <-ran; err == nil || !strings.Contains(err.Error(), "bad flags") {
+		t.Fatalf("point: %v, want agent 1's failure", err)
+	}
+	// Agent 0 answers the welcome it read before the abort, in one
+	// write: a session dropped early gets the rest unread.
+	var late []byte
+	for _, m := range []struct {
+		typ  string
+		body any
+	}{
+		{tPing, &Ping{Seq: 0, T1: 1}}, {tPing, &Ping{Seq: 1, T1: 2}}, {tReady, &Ready{Open: 1}}, {tStarted, &Started{}},
+		{tPong, &Pong{Seq: 1}}, // not an agent's: ends the session
+	} {
+		line, err := Encode(m.typ, m.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		late = append(late, line...)
+	}
+	if _, err := p0.c.Write(late); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case line := <-log:
+			if !strings.Contains(line, "left between points") {
+				continue
+			}
+			if want := `agent 0 left between points: type: got "pong" between points`; !strings.Contains(line, want) {
+				t.Errorf("hub log %q, want %q: the session kept through ping, ready and started", line, want)
+			}
+			return
+		case <-ctx.Done():
+			t.Fatal("agent 0's session was never dropped")
+		}
+	}
+}
