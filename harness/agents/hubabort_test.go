@@ -34,35 +34,14 @@ func TestHubNeverWelcomesAfterAbort(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	peers := make([]*rawPeer, 2)
-	for i := range peers {
-		peers[i] = dialRaw(t, h.Addr())
-		na, ch := peers[i].hello(t, i)
-		peers[i].send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, i, na, ch.Nonce)})
-	}
-	ran := make(chan error, 1)
-	go func() {
-		_, err := h.Run(ctx, Plan{Agents: 2, Connections: 2, Args: []string{"--url", "ws://127.0.0.1:1/"}, Samples: 1, ReadyTimeout: time.Minute})
-		ran <- err
-	}()
+	peers := joinRaw(t, h, 2)
+	ran := startPoint(ctx, h)
 	select {
 	case <-reached: // agent 0 is claimed, its welcome not sent
 	case <-ctx.Done():
 		t.Fatal("agent 0 was never claimed")
 	}
-	// Agent 1 fails its point before ready, as one with bad flags does.
-	p1 := peers[1]
-	if typ, _, err := p1.next(); err != nil || typ != tWelcome {
-		t.Fatalf("agent 1: %s %v, want welcome", typ, err)
-	}
-	p1.send(tPing, &Ping{Seq: 0, T1: 1})
-	if typ, _, err := p1.next(); err != nil || typ != tPong {
-		t.Fatalf("agent 1: %s %v, want pong", typ, err)
-	}
-	p1.send(tResult, &ResultMsg{Failure: "bad flags"})
-	if err := <-ran; err == nil || !strings.Contains(err.Error(), "bad flags") {
-		t.Fatalf("point: %v, want agent 1's failure", err)
-	}
+	failBeforeReady(t, peers[1], ran)
 	h.Close()
 	// Agent 0 was never welcomed; agent 1's welcome and pong were read.
 	want := [][]string{{tDone}, {tAbort, tDone}}
@@ -105,33 +84,13 @@ func TestHubSkipsAnAbortedPointsLatePing(t *testing.T) {
 	defer h.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	peers := make([]*rawPeer, 2)
-	for i := range peers {
-		peers[i] = dialRaw(t, h.Addr())
-		na, ch := peers[i].hello(t, i)
-		peers[i].send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, i, na, ch.Nonce)})
-	}
-	ran := make(chan error, 1)
-	go func() {
-		_, err := h.Run(ctx, Plan{Agents: 2, Connections: 2, Args: []string{"--url", "ws://127.0.0.1:1/"}, Samples: 2, ReadyTimeout: time.Minute})
-		ran <- err
-	}()
-	p0, p1 := peers[0], peers[1]
+	peers := joinRaw(t, h, 2)
+	ran := startPoint(ctx, h)
+	p0 := peers[0]
 	if typ, _, err := p0.next(); err != nil || typ != tWelcome {
 		t.Fatalf("agent 0: %s %v, want welcome", typ, err)
 	}
-	if typ, _, err := p1.next(); err != nil || typ != tWelcome {
-		t.Fatalf("agent 1: %s %v, want welcome", typ, err)
-	}
-	// Agent 1 fails its point before ready, as one with bad flags does.
-	p1.send(tPing, &Ping{Seq: 0, T1: 1})
-	if typ, _, err := p1.next(); err != nil || typ != tPong {
-		t.Fatalf("agent 1: %s %v, want pong", typ, err)
-	}
-	p1.send(tResult, &ResultMsg{Failure: "bad flags"})
-	if err := <-ran; err == nil || !strings.Contains(err.Error(), "bad flags") {
-		t.Fatalf("point: %v, want agent 1's failure", err)
-	}
+	failBeforeReady(t, peers[1], ran)
 	// Agent 0 answers the welcome it read before the abort, in one
 	// write: a session dropped early gets the rest unread.
 	var late []byte
@@ -164,5 +123,45 @@ func TestHubSkipsAnAbortedPointsLatePing(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("agent 0's session was never dropped")
 		}
+	}
+}
+
+// joinRaw is n raw peers that joined h as its agents 0 to n-1.
+func joinRaw(t *testing.T, h *Hub, n int) []*rawPeer {
+	t.Helper()
+	peers := make([]*rawPeer, n)
+	for i := range peers {
+		peers[i] = dialRaw(t, h.Addr())
+		na, ch := peers[i].hello(t, i)
+		peers[i].send(tAuth, &AuthMsg{Proof: testToken.proof(roleAgent, i, na, ch.Nonce)})
+	}
+	return peers
+}
+
+// startPoint runs a point of agents 0 and 1 on h; its error comes on the
+// channel.
+func startPoint(ctx context.Context, h *Hub) <-chan error {
+	ran := make(chan error, 1)
+	go func() {
+		_, err := h.Run(ctx, Plan{Agents: 2, Connections: 2, Args: []string{"--url", "ws://127.0.0.1:1/"}, Samples: 1, ReadyTimeout: time.Minute})
+		ran <- err
+	}()
+	return ran
+}
+
+// failBeforeReady has p read its welcome and fail the point before ready,
+// as an agent with bad flags does; the point must end with that failure.
+func failBeforeReady(t *testing.T, p *rawPeer, ran <-chan error) {
+	t.Helper()
+	if typ, _, err := p.next(); err != nil || typ != tWelcome {
+		t.Fatalf("agent: %s %v, want welcome", typ, err)
+	}
+	p.send(tPing, &Ping{Seq: 0, T1: 1})
+	if typ, _, err := p.next(); err != nil || typ != tPong {
+		t.Fatalf("agent: %s %v, want pong", typ, err)
+	}
+	p.send(tResult, &ResultMsg{Failure: "bad flags"})
+	if err := <-ran; err == nil || !strings.Contains(err.Error(), "bad flags") {
+		t.Fatalf("point: %v, want the agent's failure", err)
 	}
 }
