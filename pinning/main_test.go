@@ -14,7 +14,14 @@ import (
 // small program instead of running the tests.
 const helperEnv = "PINNING_TEST_HELPER"
 
+// beforeInit, when a test file sets it, runs first thing in TestMain, in
+// every child this binary is exec'ed as too, before Init.
+var beforeInit func()
+
 func TestMain(m *testing.M) {
+	if beforeInit != nil {
+		beforeInit()
+	}
 	Init()
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(mode))

@@ -1,7 +1,13 @@
 package refserver
 
 import (
+	"bufio"
+	"io"
+	"net"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,5 +80,103 @@ func TestClusterBadURL(t *testing.T) {
 	}
 	if _, err := New(Config{Cluster: "nats://127.0.0.1:1"}); err == nil || !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
 		t.Errorf("unreachable cluster: %v", err)
+	}
+}
+
+// scriptedBus plays a cluster's NATS server to its nodes, over the wire
+// protocol's few verbs they use: it answers the handshake and every PING
+// at once, and notes in order each relay it is published ("pub") and
+// each PONG, noted before it is sent ("pong").
+type scriptedBus struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	notes []string
+	conns []net.Conn
+}
+
+func startScriptedBus(t *testing.T) *scriptedBus {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &scriptedBus{ln: ln}
+	t.Cleanup(func() {
+		ln.Close()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, c := range b.conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.conns = append(b.conns, c)
+			b.mu.Unlock()
+			go b.serve(c)
+		}
+	}()
+	return b
+}
+
+func (b *scriptedBus) note(s string) {
+	b.mu.Lock()
+	b.notes = append(b.notes, s)
+	b.mu.Unlock()
+}
+
+func (b *scriptedBus) noted() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.notes)
+}
+
+func (b *scriptedBus) serve(c net.Conn) {
+	io.WriteString(c, `INFO {"server_id":"scripted","version":"2.10.0","proto":1,"headers":true,"max_payload":1048576}`+"\r\n")
+	r := bufio.NewReader(c)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "PING":
+			b.note("pong")
+			io.WriteString(c, "PONG\r\n")
+		case "PUB", "HPUB": // the payload's size is the last field
+			n, _ := strconv.Atoi(f[len(f)-1])
+			if _, err := io.CopyN(io.Discard, r, int64(n)+2); err != nil {
+				return
+			}
+			b.note("pub")
+		}
+	}
+}
+
+// A node answers a publish once the bus has the event's relay: it
+// flushes the relay (one PING the bus answers after it) before the 200.
+// Once the relay could still sit in the NATS client's buffer when the
+// node answered, so a node killed right after lost it (a resilience
+// point called a healthy cluster degraded). The scripted bus notes the
+// order on the wire; nothing waits on time.
+func TestClusterAnswersAPublishOnceTheBusHasItsRelay(t *testing.T) {
+	bus := startScriptedBus(t)
+	node := start(t, Config{Cluster: "nats://" + bus.ln.Addr().String()})
+	body := mustJSON(t, map[string]any{"name": "bench", "channel": "room-1", "data": `{"ts":1}`})
+	if code, msg := node.post(t, "/apps/"+node.cfg.AppID+"/events", body, node.cfg.Secret); code != 200 {
+		t.Fatalf("publish: %d %s", code, msg)
+	}
+	got := bus.noted()
+	if i := slices.Index(got, "pub"); i < 0 || !slices.Contains(got[i:], "pong") {
+		t.Errorf("the bus saw %q by the 200, want the relay (pub) and a pong after it", got)
 	}
 }
