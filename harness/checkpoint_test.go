@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/internal/redact"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // duetPartners is a duet's two points: each waits in its point for the
@@ -28,8 +29,8 @@ func (d *duetPartners) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 // together and nothing but the checkpoint's own lock orders them.
 func TestCheckpointTwoDuetPointsAtOnce(t *testing.T) {
 	const secret = "duet-secret-value"
-	r := &Result{}
-	r.Meta.Target.Servers = []TargetServer{{Name: "node", Command: []string{"refserver", "--secret", secret}}}
+	r := &result.Result{}
+	r.Meta.Target.Servers = []result.TargetServer{{Name: "node", Command: []string{"refserver", "--secret", secret}}}
 	d := &duetPartners{}
 	out := filepath.Join(t.TempDir(), "ceiling.json")
 	var stderr bytes.Buffer
@@ -47,7 +48,7 @@ func TestCheckpointTwoDuetPointsAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			cp.RunPoint(context.Background(), PointSpec{Index: i, Arm: []string{ArmBase, ArmHead}[i-2]})
+			cp.RunPoint(context.Background(), PointSpec{Index: i, Arm: []string{result.ArmBase, result.ArmHead}[i-2]})
 		}()
 	}
 	close(start)
