@@ -389,36 +389,6 @@ func TestEscalationRecorded(t *testing.T) {
 	}
 }
 
-// TestTempWorkDirRemoved (item 13): a work dir the sweep made is removed
-// after a successful run, kept with KeepWorkDir, and kept when the run
-// failed.
-func TestTempWorkDirRemoved(t *testing.T) {
-	needProcs(t)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	for _, keep := range []bool{false, true} {
-		o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
-		o.WorkDir, o.KeepWorkDir = "", keep
-		_, _, err := runSweep(t, context.Background(), o, refTarget(t))
-		if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
-			t.Fatal(err)
-		}
-		// Run leaves its plan alone: the work dir it made is found
-		// under TMPDIR, which holds nothing else of a sweep's.
-		made, _ := filepath.Glob(filepath.Join(tmp, "ceiling-sweep-*"))
-		kept := len(made) == 1
-		if len(made) > 1 {
-			t.Errorf("work dirs %q, want one at most", made)
-		}
-		if want := keep || err != nil; kept != want {
-			t.Errorf("keep %v, run error %v: work dir kept %v (%q under TMPDIR), want %v", keep, err, kept, made, want)
-		}
-		for _, d := range made {
-			os.RemoveAll(d)
-		}
-	}
-}
-
 // TestSIGKILLLeavesNoCompleteOUT (item 13): an OUT from an earlier run is
 // replaced as soon as the sweep starts, so a harness killed outright
 // leaves a document saying it did not finish, not the old one.

@@ -131,6 +131,8 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
 	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
 	var selfOff []pinning.CPUSet
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
 	r, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
@@ -166,9 +168,29 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 	if r.Headline.ThroughputPerS != 180 || !strings.Contains(stdout.String(), "headline: ") {
 		t.Errorf("table:\n%s", stdout.String())
 	}
-	// A work dir Run made is removed after a clean run.
-	if strings.Contains(stderr.String(), "logs kept in") {
-		t.Errorf("a clean run keeps its logs:\n%s", stderr.String())
+	// A work dir Run made is removed after a clean run (and Run left
+	// its plan alone: the dir is found under TMPDIR).
+	if made, _ := filepath.Glob(filepath.Join(tmp, "ceiling-sweep-*")); len(made) != 0 || strings.Contains(stderr.String(), "logs kept in") {
+		t.Errorf("a clean run kept its work dir %q:\n%s", made, stderr.String())
+	}
+}
+
+// KEEP_WORK_DIR keeps the work dir Run made, after a clean run too.
+func TestRunKeepsItsWorkDirWhenAsked(t *testing.T) {
+	k := func(b, c int) result.PointKey { return result.PointKey{Batch: b, Connections: c} }
+	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}}
+	var selfOff []pinning.CPUSet
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	p := runPlan(t, "")
+	p.KeepWorkDir = true
+	var stdout, stderr bytes.Buffer
+	if _, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
+		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)}); err != nil {
+		t.Fatal(err)
+	}
+	if made, _ := filepath.Glob(filepath.Join(tmp, "ceiling-sweep-*")); len(made) != 1 || !strings.Contains(stderr.String(), "logs kept in "+made[0]) {
+		t.Errorf("work dirs %q, want the one Run made, kept and named:\n%s", made, stderr.String())
 	}
 }
 
@@ -206,6 +228,8 @@ func TestRunInterruptedRewritesTheLateWarnings(t *testing.T) {
 func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
 	f := &fakeRunner{t: t, scripted: &scripted{thr: map[result.PointKey]float64{}}} // every point fails
 	var selfOff []pinning.CPUSet
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
 	_, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
@@ -217,10 +241,9 @@ func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
 	if got.Partial || len(got.Curve) == 0 || got.Curve[0].FailReason != "server exited during the point" {
 		t.Errorf("result: partial %v, curve %+v", got.Partial, got.Curve)
 	}
-	if !strings.Contains(stderr.String(), "logs kept in") {
-		t.Errorf("a run without a clean headline keeps its logs:\n%s", stderr.String())
+	if made, _ := filepath.Glob(filepath.Join(tmp, "ceiling-sweep-*")); len(made) != 1 || !strings.Contains(stderr.String(), "logs kept in "+made[0]) {
+		t.Errorf("work dirs %q: a run without a clean headline keeps the one it made, and names it:\n%s", made, stderr.String())
 	}
-	os.RemoveAll(p.WorkDir)
 }
 
 // OUT cannot be written at the end: the result is saved in the work dir,

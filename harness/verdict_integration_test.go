@@ -29,7 +29,7 @@ import (
 func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 	needProcs(t)
 	startHog(t, pinning.CPUSet{0}, time.Minute)
-	o, r := onePoint(t, 10, 16)
+	o, r := onePoint(t, 10, 16, true)
 	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
@@ -48,12 +48,14 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 }
 
 // onePoint sweeps one point (and its A-A repeat when it is clean) of
-// refserver at batch and conns, a 2 s window, bounded at 45 s; a result
-// that is not publishable is still a result here.
-func onePoint(t *testing.T, batch, conns int) (*testSweep, *result.Result) {
+// refserver at batch and conns, a 2 s window, bounded at 45 s with its
+// retries; a result that is not publishable is still a result here.
+// planted: the test put a hog on a pinned CPU, and the sweep runs once.
+func onePoint(t *testing.T, batch, conns int, planted bool) (*testSweep, *result.Result) {
 	t.Helper()
 	o := miniOptions(t, knob.Ladder{batch}, knob.ConnsLadders{batch: {conns}})
 	o.Duration = 2 * time.Second
+	o.Planted = planted
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	r, _, err := runSweep(t, ctx, o, refTarget(t))
@@ -106,7 +108,7 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	// that with --io goroutines the goroutines queued on the reader's one P
 	// stay well under the 1 ms runnable p99 (at 64 a quiet run read 0.5 to
 	// 0.66 ms, one bucket under it).
-	o, r := onePoint(t, 1, 32)
+	o, r := onePoint(t, 1, 32, false)
 	var passed []string
 	checked := 0
 	for _, p := range measuredPoints(t, r) {

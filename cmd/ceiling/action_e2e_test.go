@@ -49,9 +49,21 @@ func TestActionEndToEnd(t *testing.T) {
 				e.edit("README.md", "# echo-server", "# echo-server (a pull request that changes no code)")
 			}
 			e.commit("the pull request")
-			out, code := e.action()
+			// A comparison that could not conclude because its points
+			// ran on contended CPUs (the hypervisor's steal on this
+			// shared machine, named in the summary) runs again, twice at
+			// most; a third fails below, naming who took the CPUs.
+			var out map[string]string
+			var code int
+			for attempt := 1; ; attempt++ {
+				out, code = e.action()
+				t.Logf("attempt %d: outputs %v, exit %d", attempt, out, code)
+				if out["verdict"] != "cannot_conclude" || attempt == 3 || !strings.Contains(e.read(e.summary), "were contended") {
+					break
+				}
+				t.Logf("attempt %d ran on contended CPUs, once more:\n%s", attempt, contendedLines(e.read(e.summary)))
+			}
 			verdict := out["verdict"]
-			t.Logf("outputs %v, exit %d", out, code)
 			if out["mode"] != "compare" {
 				t.Errorf("mode output %q, want compare (auto on pull_request)", out["mode"])
 			}
@@ -387,4 +399,16 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// contendedLines are the lines of a job summary that say which points
+// were contended and by whom.
+func contendedLines(summary string) string {
+	var l []string
+	for _, line := range strings.Split(summary, "\n") {
+		if strings.Contains(line, "contended") {
+			l = append(l, line)
+		}
+	}
+	return strings.Join(l, "\n")
 }
