@@ -211,16 +211,18 @@ func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*
 }
 
 // contendedRun reports whether a sweep lost its outcome to contention:
-// its headline batch was contended (ErrContended), or some points were
-// and the sweep failed or its comparison could not conclude.
+// its headline batch was contended (ErrContended), or its comparison
+// could not conclude and some of its points were contended. A sweep that
+// failed for another reason is not run again: the tests that plant a
+// failure expect one.
 func contendedRun(r *result.Result, err error) bool {
 	if errors.Is(err, harness.ErrContended) {
 		return true
 	}
-	if r == nil || !slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended }) {
+	if r == nil || r.Comparison == nil || r.Comparison.Headline.Verdict != result.CompareCannotConclude {
 		return false
 	}
-	return err != nil || r.Comparison != nil && r.Comparison.Headline.Verdict == result.CompareCannotConclude
+	return slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended })
 }
 
 // skipIfContended skips a test whose sweep had no publishable headline
