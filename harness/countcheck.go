@@ -18,7 +18,15 @@ import (
 // read also counts what was written after the window's end. inflight (a
 // batch per connection) bounds that, and widens the tolerance by its
 // share of the count: a large batch on few seconds has more in flight.
-func checkCount(series string, overlapS float64, sm *result.ServerMetrics, generatorPerS float64, inflight int64) *result.CountCheck {
+//
+// The generator's rate is over its whole window (windowS), the server's
+// over the overlap only: the part before the before read answered is
+// counted by the generator alone. The rate there may differ from the
+// rest's (a point's first milliseconds are not its average, least of all
+// on stolen CPUs), so that share of the window widens the tolerance too:
+// a before read that took a tenth of a 1 s window cannot vouch for the
+// count closer than that tenth.
+func checkCount(series string, overlapS, windowS float64, sm *result.ServerMetrics, generatorPerS float64, inflight int64) *result.CountCheck {
 	c := &result.CountCheck{Series: series, GeneratorPerS: generatorPerS, Tolerance: result.CountTolerance, OverlapS: overlapS, Verdict: result.CountsUnchecked}
 	if sm == nil {
 		c.Reason = "the server's metrics were not read"
@@ -49,6 +57,9 @@ func checkCount(series string, overlapS float64, sm *result.ServerMetrics, gener
 	c.ServerPerS = *s.Delta / overlapS
 	if *s.Delta > 0 {
 		c.Tolerance += math.Min(1, float64(inflight) / *s.Delta)
+	}
+	if windowS > overlapS {
+		c.Tolerance += (windowS - overlapS) / windowS
 	}
 	switch {
 	case c.ServerPerS == 0 && generatorPerS == 0:

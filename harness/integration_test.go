@@ -24,6 +24,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/internal/testenv"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/result"
@@ -145,15 +146,17 @@ func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
 	}
 }
 
-// quietAttempts bounds how many times a sweep that found its pinned CPUs
-// shared with other work is run again before the test gives up
-// (skipIfContended: a skip outside CI, a failure under CI=true that names
-// who took the CPUs). The pauses between attempts grow, as the
-// hypervisor's steal on a shared VM comes in bursts; they stay short
-// enough for the tests' own deadlines, which bound all the attempts.
-const quietAttempts = 3
-
-var quietPauses = [quietAttempts - 1]time.Duration{5 * time.Second, 10 * time.Second}
+// quietAttempts bounds how many times a sweep that lost its outcome to
+// pinned CPUs shared with other work is run again before the test gives
+// up (skipIfContended: a skip outside CI, a failure under CI=true that
+// names who took the CPUs). Before each retry the test waits while the
+// hypervisor steals more than quietStealPct of the CPUs' time
+// (testenv.WaitForSteal, bounded for the whole package), as its steal
+// on a shared VM comes in bursts of minutes.
+const (
+	quietAttempts = 3
+	quietStealPct = 3
+)
 
 func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
 	t.Helper()
@@ -200,26 +203,34 @@ func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*
 		}
 		var why []string
 		for _, p := range r.Curve {
-			if p.Contended {
-				why = append(why, fmt.Sprintf("point %d: %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU)))
+			if c := result.Contention(p.ServerCPU, p.GeneratorCPU); c != "" {
+				why = append(why, fmt.Sprintf("point %d (%s): %s", p.Index, p.Status, c))
 			}
 		}
-		pause := quietPauses[attempt-1]
-		t.Logf("attempt %d of %d ran on contended CPUs, again in %s:\n%s", attempt, quietAttempts, pause, strings.Join(why, "\n"))
-		time.Sleep(pause)
+		t.Logf("attempt %d of %d ran on contended CPUs, trying again:\n%s", attempt, quietAttempts, strings.Join(why, "\n"))
+		testenv.WaitForSteal(t, quietStealPct)
 	}
 }
 
 // contendedRun reports whether a sweep lost its outcome to contention:
-// its headline batch was contended (ErrContended), or its comparison
-// could not conclude and some of its points were contended. A sweep that
-// failed for another reason is not run again: the tests that plant a
-// failure expect one.
+// its headline batch was contended (ErrContended), a point failed while
+// its CPUs were contended (a count check, say, whose window the
+// hypervisor cut), or its comparison could not conclude and some of its
+// points were contended. A sweep that failed on quiet CPUs is not run
+// again: the tests that plant a failure expect one.
 func contendedRun(r *result.Result, err error) bool {
 	if errors.Is(err, harness.ErrContended) {
 		return true
 	}
-	if r == nil || r.Comparison == nil || r.Comparison.Headline.Verdict != result.CompareCannotConclude {
+	if r == nil {
+		return false
+	}
+	if slices.ContainsFunc(r.Curve, func(p result.Point) bool {
+		return p.Status == result.StatusFailed && result.Contention(p.ServerCPU, p.GeneratorCPU) != ""
+	}) {
+		return true
+	}
+	if r.Comparison == nil || r.Comparison.Headline.Verdict != result.CompareCannotConclude {
 		return false
 	}
 	return slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended })

@@ -73,10 +73,12 @@ type Outcome struct {
 	// Agents is each agent's part of the point with AGENTS (nil without).
 	Agents []agents.Agent
 	// CountSeries is the target's counter for the point's scenario
-	// (metrics.counts; "" for none), and CountOverlapS the seconds of the
-	// window its two reads cover (0: they cover none, or one failed).
+	// (metrics.counts; "" for none), CountOverlapS the seconds of the
+	// window its two reads cover (0: they cover none, or one failed), and
+	// CountWindowS the window's own seconds (0: unknown).
 	CountSeries   string
 	CountOverlapS float64
+	CountWindowS  float64
 	// CountSkip says why the count cannot be checked although a series
 	// is named ("": it can).
 	CountSkip string
@@ -310,7 +312,7 @@ func MakePoint(i int, role string, k result.PointKey, out Outcome, th Thresholds
 		if out.CountSkip != "" {
 			p.CountCheck = &result.CountCheck{Series: out.CountSeries, GeneratorPerS: s.ThroughputPerS, Verdict: result.CountsUnchecked, Reason: out.CountSkip}
 		} else {
-			p.CountCheck = checkCount(out.CountSeries, out.CountOverlapS, out.ServerMetrics, s.ThroughputPerS, int64(k.Batch)*int64(k.Connections))
+			p.CountCheck = checkCount(out.CountSeries, out.CountOverlapS, out.CountWindowS, out.ServerMetrics, s.ThroughputPerS, int64(k.Batch)*int64(k.Connections))
 		}
 		switch p.CountCheck.Verdict {
 		case result.CountsDisagree:

@@ -31,6 +31,7 @@ type windowCapture struct {
 	after      scrape.Reading
 	afterOK    bool      // the after read ran
 	windowEnd  time.Time // the generator's: its marker's time plus the window
+	window     time.Duration
 	// countSeries is the target's counter for this scenario
 	// (metrics.counts), checked against the generator's count.
 	countSeries string
@@ -42,7 +43,7 @@ type windowCapture struct {
 // startCapture starts the before read and the profile fetch, at the
 // window's start.
 func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
-	c := &windowCapture{metrics: p.target.Metrics}
+	c := &windowCapture{metrics: p.target.Metrics, window: p.window}
 	if c.metrics != nil {
 		c.countSeries = c.metrics.Counts[p.pr.o.Scenario]
 		if p.target.AllowUnpinnedURL {
@@ -126,6 +127,7 @@ func (c *windowCapture) finish(out *Outcome) {
 				end = a
 			}
 			out.CountOverlapS = end.Sub(b).Seconds()
+			out.CountWindowS = c.window.Seconds()
 		}
 	}
 }

@@ -18,7 +18,9 @@ type CountCheck struct {
 	// Ratio is GeneratorPerS / ServerPerS; the point is invalid when it
 	// is further from 1 than Tolerance: the smallest inflation (or loss)
 	// this check detects. Tolerance is CountTolerance plus the share of
-	// the server's count that a batch per connection in flight is.
+	// the server's count that a batch per connection in flight is, plus
+	// the share of the window that OverlapS leaves out (the generator's
+	// count alone covers it).
 	Ratio     float64 `json:"ratio"`
 	Tolerance float64 `json:"tolerance"`
 	// Verdict is CountsAgree, CountsDisagree, or CountsUnchecked when the
