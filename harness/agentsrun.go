@@ -18,6 +18,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/argv"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -302,7 +303,7 @@ func (p *pointRun) agentNamed(reason string) *supervise.Proc {
 }
 
 // collectAgents waits for the coordinator's merge and the agents' exits.
-func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
+func (p *pointRun) collectAgents(ctx context.Context, out *verdict.Outcome) error {
 	ag := p.ag
 	select {
 	case <-ag.done:
@@ -325,7 +326,8 @@ func (p *pointRun) collectAgents(ctx context.Context, out *Outcome) error {
 		}
 	}
 	// A late start with every result merged is the verdict's to judge
-	// (judgeAgents): a starved agent, or a clock that was off.
+	// (verdict.Point judges each agent): a starved agent, or a clock that
+	// was off.
 	var late *agents.LateStartError
 	if ag.err != nil && !errors.As(ag.err, &late) {
 		return p.fail(PhaseCollect, p.agentNamed(ag.err.Error()), "%v", ag.err)

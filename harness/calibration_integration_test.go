@@ -13,6 +13,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/publish/schema"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -28,7 +29,7 @@ func TestSweepCalibrates(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{
 		Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
 		Ceiling: filepath.Join(bin, "ceiling"),
 	})
 	t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())

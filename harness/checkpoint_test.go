@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -16,10 +17,10 @@ import (
 // other, as a duet's start gate makes them, and measures nothing.
 type duetPartners struct{ both sync.WaitGroup }
 
-func (d *duetPartners) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (d *duetPartners) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	d.both.Done()
 	d.both.Wait()
-	return Outcome{FailReason: "not measured"}
+	return verdict.Outcome{FailReason: "not measured"}
 }
 
 // A duet's two points run at once, and each checkpoints OUT as it

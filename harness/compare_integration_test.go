@@ -18,6 +18,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -41,8 +42,8 @@ func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *
 // says cannot_conclude; that path is unit-tested (TestComparePoint) and
 // the generator-capped call has its own tests. Here the subject is the
 // comparison of two servers, so it must reach a verdict.
-func noCapThresholds() harness.Thresholds {
-	th := harness.DefaultThresholds
+func noCapThresholds() verdict.Thresholds {
+	th := verdict.DefaultThresholds
 	th.GeneratorBusy = 2 // never reached: no closed-loop cap call
 	return th
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -141,19 +142,19 @@ func TestAttributeOverlap(t *testing.T) {
 // process kept busy: every point is contended.
 type contendedRunner struct{ steal float64 }
 
-func (c contendedRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (c contendedRunner) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	srv := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 1, StealFraction: c.steal}
 	if c.steal > 0 {
 		srv.PinnedBusy = 0.5 + c.steal
 	}
 	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5, PinnedBusy: 0.55}
-	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: 1000, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
+	return verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: 1000, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
 func TestContendedHeadlineIsNotPublished(t *testing.T) {
 	for _, run := range []contendedRunner{{steal: 0}, {steal: 0.1}} {
 		r := &result.Result{}
-		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
+		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
 		if !errors.Is(err, ErrContended) || !errors.Is(err, ErrNoCleanHeadline) {
 			t.Fatalf("steal %v: error %v, want ErrContended (an ErrNoCleanHeadline)", run.steal, err)
 		}
@@ -177,7 +178,7 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 	}
 	// A run whose headline failed for another reason keeps the plain error.
 	r := &result.Result{}
-	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, DefaultThresholds)
+	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, verdict.DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) || errors.Is(err, ErrContended) {
 		t.Errorf("failed headline: %v, want ErrNoCleanHeadline only", err)
 	}
@@ -208,4 +209,8 @@ func side(own, busy, steal float64) result.CPUStats {
 	c := cpuFrac(own, 1)
 	c.PinnedBusy, c.StealFraction = busy, steal
 	return c
+}
+
+func cpuFrac(f float64, pinned int) result.CPUStats {
+	return result.CPUStats{Samples: 8, MeanCores: f * float64(pinned), PinnedCores: pinned, FractionMean: f}
 }

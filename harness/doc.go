@@ -8,7 +8,7 @@
 // window ends both sides are sampled: each process tree's CPU (cpusample)
 // and how busy the pinned CPUs were with anything at all (/proc/stat), so
 // a core shared with other work is seen. Each point then gets a verdict
-// (verdict.go): server-saturated, generator-capped (a lower bound), both,
+// (package harness/verdict): server-saturated, generator-capped (a lower bound), both,
 // neither, or failed. The generator-capped call needs evidence that the
 // generator fell behind — its load threads waiting for a CPU, an event loop
 // that never waits, late sends, a missed rate — not its CPU alone, since an eager reader on loopback is busy
@@ -37,9 +37,11 @@
 //     per batch between the ladder's ends (bracket x4, then bisect in log
 //     space) that measures a third of a fine ladder's points or fewer and
 //     leaves every rule to Summarize; each point records its step.
-//   - PointRunner: one point in, one Outcome out. ProcRunner is the real
-//     one; Sweep drives any runner, repeats the headline peak at the end
-//     (A-A) and fills the Result.
+//   - PointRunner: one point in, one verdict.Outcome out. ProcRunner is
+//     the real one; Sweep drives any runner, repeats the headline peak at
+//     the end (A-A), turns each outcome into its curve point with
+//     verdict.Point (pure: what a point measured in, its verdict out) and
+//     fills the Result.
 //   - Result.Summarize: the per-batch ceilings (highest clean point), the
 //     headline, the noise floor and the warnings, from the curve alone, so
 //     a partial curve (SIGINT) summarizes the same way.

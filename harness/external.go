@@ -2,11 +2,11 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -20,23 +20,8 @@ import (
 // process_cpu_seconds_total between the reads that bracket the window,
 // against the cores the target says it may use (external_cpus). Without
 // both the server's CPU is unknown and no point can be server-saturated
-// (Judge): the verdict is then never invented, only generator-capped,
+// (verdict.Judge): the verdict is then never invented, only generator-capped,
 // both or neither.
-
-// CPUStats.Source values.
-const (
-	CPUFromMetrics = "metrics" // process_cpu_seconds_total of an external server
-	CPUUnknown     = "unknown" // an external server without it
-)
-
-// ProcessCPUSeries is the Prometheus counter of a process's user and
-// system CPU seconds (Go's process collector, and most servers', export
-// it).
-const ProcessCPUSeries = "process_cpu_seconds_total"
-
-// externalUnknownWhy is what a verdict says when an external server's CPU
-// cannot be told.
-const externalUnknownWhy = "server CPU unknown (external server; give metrics with process_cpu_seconds_total and external_cpus)"
 
 // readyExternal waits for an external server's ready probe, if the target
 // has one: nothing is started, and nothing is stopped after.
@@ -65,15 +50,15 @@ func (p *pointRun) readyExternal(ctx context.Context) error {
 // figure is given. The busy and steal of the server's CPUs are unknown
 // (-1): they are not this machine's.
 func externalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
-	c := result.CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
+	c := result.CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: verdict.CPUUnknown}
 	if sm == nil || sm.IntervalS <= 0 {
 		return c
 	}
 	for _, s := range sm.Series {
-		if s.Name != ProcessCPUSeries || s.Delta == nil || s.Reset || *s.Delta < 0 || math.IsNaN(*s.Delta) {
+		if s.Name != verdict.ProcessCPUSeries || s.Delta == nil || s.Reset || *s.Delta < 0 || math.IsNaN(*s.Delta) {
 			continue
 		}
-		c.Source = CPUFromMetrics
+		c.Source = verdict.CPUFromMetrics
 		c.Samples = 2 // the two reads
 		c.MeanCores = *s.Delta / sm.IntervalS
 		if cpus > 0 {
@@ -84,26 +69,9 @@ func externalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
 	return c
 }
 
-// externalCPUWhy is an external server's CPU for a verdict's reason.
-func externalCPUWhy(c result.CPUStats) string {
-	switch {
-	case c.Source != CPUFromMetrics:
-		return externalUnknownWhy
-	case c.PinnedCores <= 0:
-		return fmt.Sprintf("server %.2f cores (%s) of an unknown number: %s", c.MeanCores, ProcessCPUSeries, externalUnknownWhy)
-	}
-	return fmt.Sprintf("server %.0f%% of %s (external, from %s)", c.FractionMean*100, cores(c.PinnedCores), ProcessCPUSeries)
-}
-
-// externalKnown reports whether an external server's CPU fraction is
-// known, so that it may be judged saturated.
-func externalKnown(c result.CPUStats) bool {
-	return c.Source == CPUFromMetrics && c.PinnedCores > 0
-}
-
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
-func (p *pointRun) measureExternal(ctx context.Context, out *Outcome, meter MeterRun, genDone <-chan struct{}, capture *windowCapture) {
+func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, meter MeterRun, genDone <-chan struct{}, capture *windowCapture) {
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:

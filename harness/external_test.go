@@ -17,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -86,7 +87,7 @@ func TestExternalMiniSweep(t *testing.T) {
 			t.Fatalf("point %d: %s: %s", p.Index, p.Status, p.FailReason)
 		}
 		c := p.ServerCPU
-		if c.Source != harness.CPUFromMetrics || c.MeanCores <= 0 || c.PinnedCores != 1 || c.FractionMean != c.MeanCores {
+		if c.Source != verdict.CPUFromMetrics || c.MeanCores <= 0 || c.PinnedCores != 1 || c.FractionMean != c.MeanCores {
 			t.Errorf("point %d: server CPU %+v, want it from process_cpu_seconds_total against 1 core", p.Index, c)
 		}
 		if len(p.Escalated) > 0 || len(p.Escaped) > 0 {
@@ -106,7 +107,7 @@ func TestExternalMiniSweep(t *testing.T) {
 		t.Fatalf("sweep without metrics: %v", err)
 	}
 	for _, p := range r.Curve {
-		if p.Status != result.StatusOK || p.ServerCPU.Source != harness.CPUUnknown || p.Verdict == result.VerdictServerSaturated || p.Verdict == result.VerdictBoth ||
+		if p.Status != result.StatusOK || p.ServerCPU.Source != verdict.CPUUnknown || p.Verdict == result.VerdictServerSaturated || p.Verdict == result.VerdictBoth ||
 			!strings.Contains(p.VerdictReason, "server CPU unknown (external server") {
 			t.Errorf("point %d without metrics: %s %s %+v: %s", p.Index, p.Status, p.Verdict, p.ServerCPU, p.VerdictReason)
 		}

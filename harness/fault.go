@@ -13,6 +13,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -209,7 +210,7 @@ func (p *pointRun) thaw() {
 
 // recordFault probes every server after the window, joins each one's
 // clients' share by its URL's port, and judges the point (out.Fault).
-func (p *pointRun) recordFault(ctx context.Context, out *Outcome) {
+func (p *pointRun) recordFault(ctx context.Context, out *verdict.Outcome) {
 	fr := p.fault
 	if fr == nil {
 		return
@@ -334,7 +335,7 @@ func (p *pointRun) urlOwners(n int) []int {
 // judgeFault gives a resilience point its verdict: never clean (its
 // errors are the fault's), judged on its Fault; one without a record
 // cannot conclude.
-func judgeFault(p *result.Point, out Outcome) {
+func judgeFault(p *result.Point, out verdict.Outcome) {
 	p.Clean = false
 	f := out.Fault
 	if f == nil {

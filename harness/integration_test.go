@@ -24,6 +24,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/testenv"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -176,7 +177,7 @@ func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spe
 		defer checkPlanUnchanged(t, p, plan(t, o, tg, nil))
 		_, err := harness.Run(ctx, p, harness.RunConfig{
 			Agents: o.AgentsEnv, Version: "test", Stdout: &stdout, Stderr: &stderr,
-			Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+			Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
 		})
 		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
 		data, rerr := os.ReadFile(o.Out)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/objective"
-	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -44,24 +43,6 @@ func TestObjectiveCeilingIsTheMostLoadThatMeetsIt(t *testing.T) {
 	r.Summarize()
 	if r.Headline.Clean || !strings.Contains(strings.Join(r.Warnings, "\n"), "no clean point that meets the objective") {
 		t.Fatalf("none met: headline %+v warnings %q", r.Headline, r.Warnings)
-	}
-}
-
-// judgeObjective evaluates the paths on the generator's summary, blocks
-// included.
-func TestJudgeObjectiveReadsScenarioBlocks(t *testing.T) {
-	var s load.Summary
-	s.Latency.P99 = 5e6
-	if err := s.SetBlock("kinds", map[string]any{"op": map[string]any{"delivered_pct": 99.5}}); err != nil {
-		t.Fatal(err)
-	}
-	p := result.Point{Status: result.StatusOK}
-	judgeObjective(&p, "latency_ns.p99 <= 10ms, kinds.op.delivered_pct >= 99.9", Outcome{Load: &load.Result{Summary: s}})
-	if p.Objective == nil || p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "kinds.op.delivered_pct is 99.5") {
-		t.Fatalf("objective %+v", p.Objective)
-	}
-	if !p.Objective.Conditions[0].Met {
-		t.Errorf("p99 condition: %+v", p.Objective.Conditions[0])
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -90,7 +91,7 @@ func exitText(pr *supervise.Proc) string {
 	return "exit status 0"
 }
 
-func (p *pointRun) run(ctx context.Context, out *Outcome) error {
+func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	pr := p.pr
 	p.target, p.window, p.warmup = pr.targetFor(p.spec)
 	p.srvCPUs, p.genCPUs = pr.o.ServerCPUs, pr.o.GeneratorCPUs
@@ -375,7 +376,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 // the server's forks and a GENERATOR wrapper's real work are children.
 // Several servers are sampled at the same instants, each its own tree:
 // ServerCPU is their sum, and Servers each one's share.
-func (p *pointRun) measure(ctx context.Context, out *Outcome) {
+func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	m := MeterSpec{Every: SampleEvery, ServerCPUs: p.srvCPUs, GeneratorCPUs: p.genCPUs, Roots: p.attribRoots()}
 	if !p.target.External {
 		for _, s := range p.srvs {
@@ -425,7 +426,7 @@ func (p *pointRun) anyExited() bool {
 // collect waits for the generator to end by itself after its window and
 // reads its JSON. A generator that exits 0 without writing one fails the
 // point (the files were fresh, so nothing older can stand in).
-func (p *pointRun) collect(ctx context.Context, out *Outcome) error {
+func (p *pointRun) collect(ctx context.Context, out *verdict.Outcome) error {
 	if p.ag != nil {
 		return p.collectAgents(ctx, out)
 	}

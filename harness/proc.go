@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -231,14 +232,14 @@ func InterruptGrace(stopGrace time.Duration) time.Duration {
 
 // RunPoint measures one point in its phases — boot (the server),
 // ready, generator, marker, the measured window (measure), collect — then
-// stops both sides. Every failure becomes a failed Outcome (a PointError's
+// stops both sides. Every failure becomes a failed verdict.Outcome (a PointError's
 // text); nothing here stops the sweep.
 //
 // When ctx ends during the point, RunPoint returns at once with
 // Interrupted set and leaves the stopping (with InterruptGrace) to a
 // goroutine that Drain waits for: the caller writes its partial result
 // first.
-func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out Outcome) {
+func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict.Outcome) {
 	out.StartedAt = time.Now().UTC()
 	p := &pointRun{pr: pr, spec: spec}
 	err := p.run(ctx, &out)

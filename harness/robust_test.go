@@ -25,6 +25,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -246,7 +247,7 @@ func TestOutGoneMidRun(t *testing.T) {
 	go func() {
 		_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{
 			Version: "test", Stdout: &stdout, Stderr: &stderr,
-			Thresholds: harness.DefaultThresholds, Getenv: func(string) string { return "" },
+			Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
 		})
 		done <- err
 	}()

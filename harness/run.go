@@ -15,6 +15,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -28,7 +29,7 @@ type RunConfig struct {
 	Getenv     func(string) string
 	Stdout     io.Writer // the table
 	Stderr     io.Writer // progress, warnings
-	Thresholds Thresholds
+	Thresholds verdict.Thresholds
 	// Agents is the network local agents run in (AGENTS=N), and the
 	// tests' seams into them.
 	Agents AgentsEnv
@@ -342,7 +343,7 @@ type checkpointRunner struct {
 	warned  bool
 }
 
-func (c *checkpointRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (c *checkpointRunner) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	c.checkpoint(spec)
 	return c.PointRunner.RunPoint(ctx, spec)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -37,7 +38,7 @@ type fakeRunner struct {
 	blockOut func() // run after the first point, if set
 }
 
-func (f *fakeRunner) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (f *fakeRunner) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	var r result.Result
 	b, err := os.ReadFile(f.out)
 	if f.blockOut != nil && len(f.seen) > 0 {
@@ -136,7 +137,7 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
 	r, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
@@ -186,7 +187,7 @@ func TestRunKeepsItsWorkDirWhenAsked(t *testing.T) {
 	p.KeepWorkDir = true
 	var stdout, stderr bytes.Buffer
 	if _, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)}); err != nil {
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)}); err != nil {
 		t.Fatal(err)
 	}
 	if made, _ := filepath.Glob(filepath.Join(tmp, "ceiling-sweep-*")); len(made) != 1 || !strings.Contains(stderr.String(), "logs kept in "+made[0]) {
@@ -207,7 +208,7 @@ func TestRunInterruptedRewritesTheLateWarnings(t *testing.T) {
 	p := runPlan(t, t.TempDir())
 	var stdout, stderr bytes.Buffer
 	_, err := Run(ctx, p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("Run: %v, want ErrInterrupted", err)
 	}
@@ -233,7 +234,7 @@ func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
 	p := runPlan(t, "")
 	var stdout, stderr bytes.Buffer
 	_, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("Run: %v, want ErrNoCleanHeadline", err)
 	}
@@ -267,7 +268,7 @@ func TestRunSavesTheResultWhenOutIsGone(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	_, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
-		Thresholds: DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
+		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
 	var oe *OutError
 	if !errors.As(err, &oe) {
 		t.Fatalf("Run: %v, want an *OutError", err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -333,7 +334,7 @@ func searchNote(batch int, l knob.Ladder, points int, ends []string) string {
 // and admits one point (false: interrupted, not in the curve). Each
 // point's key is appended to Config.Order as it starts, its search step,
 // phase and reason set on its curve point.
-func searchSweep(ctx context.Context, o *Plan, r *result.Result, run func(i int, role string, k result.PointKey) (result.Point, Outcome, bool)) {
+func searchSweep(ctx context.Context, o *Plan, r *result.Result, run func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool)) {
 	objective := r.Config.Objective != ""
 	ends := map[int][]string{}
 	points := map[int]int{}
@@ -383,10 +384,10 @@ func searchSweep(ctx context.Context, o *Plan, r *result.Result, run func(i int,
 // out (it makes a point unclean, so never a ceiling, but its throughput
 // still shows the curve's shape); errors, lost connections and a missed
 // objective are the server's answer, and count.
-func probeOf(p result.Point, out Outcome) probe {
+func probeOf(p result.Point, out verdict.Outcome) probe {
 	if p.Status != result.StatusOK || out.Load == nil {
 		return probe{conns: p.Connections, failed: true}
 	}
-	good := measuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)
+	good := verdict.MeasuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)
 	return probe{conns: p.Connections, thr: p.ThroughputPerS, good: good}
 }

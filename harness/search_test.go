@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish/schema"
@@ -30,12 +31,12 @@ type curve struct {
 	asked    []PointSpec
 }
 
-func (cv *curve) RunPoint(_ context.Context, spec PointSpec) Outcome {
+func (cv *curve) RunPoint(_ context.Context, spec PointSpec) verdict.Outcome {
 	cv.asked = append(cv.asked, spec)
 	c := spec.Key.Connections
 	if cv.failOnce[c] {
 		delete(cv.failOnce, c)
-		return Outcome{FailReason: "server exited during the point", LogTail: "boom"}
+		return verdict.Outcome{FailReason: "server exited during the point", LogTail: "boom"}
 	}
 	s := load.Summary{Mode: "closed", ThroughputPerS: cv.thr(c), MeasuredNs: 1e9,
 		ConnectionsRequested: c, ConnectionsOpen: c}
@@ -52,7 +53,7 @@ func (cv *curve) RunPoint(_ context.Context, spec PointSpec) Outcome {
 		srv.MeanCores, srv.FractionMean = 0.7, 0.7
 		gen.MeanCores, gen.FractionMean = 0.97, 0.97
 	}
-	return Outcome{Load: &load.Result{Summary: s}, ServerCPU: srv, GeneratorCPU: gen}
+	return verdict.Outcome{Load: &load.Result{Summary: s}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
 // geomLadder is n+1 rungs from lo to hi, equally spaced in log space (a
@@ -98,7 +99,7 @@ func searchOpts(t *testing.T, search string, batches knob.Ladder, lad knob.Ladde
 func sweepPoints(t *testing.T, o *Plan, cv *curve) (*result.Result, int) {
 	t.Helper()
 	r := &result.Result{}
-	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, DefaultThresholds); err != nil && !strings.Contains(err.Error(), "no clean point") {
+	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != nil && !strings.Contains(err.Error(), "no clean point") {
 		t.Fatal(err)
 	}
 	n := 0
@@ -312,7 +313,7 @@ func TestBisectInterrupted(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return 1000 * float64(c) }}
 	run := &cancelAfter{PointRunner: cv, n: 3, cancel: func() { cancel(fmt.Errorf("interrupt")) }}
 	r := &result.Result{}
-	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, DefaultThresholds); err != ErrInterrupted {
+	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != ErrInterrupted {
 		t.Fatalf("error %v", err)
 	}
 	if len(r.Curve) != 3 || !r.Partial || !strings.Contains(r.PartialReason, "interrupted after 3 of at most 9 points") {
@@ -327,7 +328,7 @@ type cancelAfter struct {
 	cancel func()
 }
 
-func (c *cancelAfter) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (c *cancelAfter) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	out := c.PointRunner.RunPoint(ctx, spec)
 	if c.n--; c.n == 0 {
 		c.cancel()

@@ -16,6 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -61,8 +62,8 @@ func capturePoint(t target.Spec, port int, window time.Duration, profileDir stri
 }
 
 // runCapture does what measure does around a window.
-func runCapture(p *pointRun, window time.Duration) Outcome {
-	var out Outcome
+func runCapture(p *pointRun, window time.Duration) verdict.Outcome {
+	var out verdict.Outcome
 	c := p.startCapture(context.Background())
 	time.Sleep(window)
 	c.windowEnded(context.Background())
@@ -211,7 +212,7 @@ func TestCaptureInterrupted(t *testing.T) {
 	c := p.startCapture(ctx)
 	cancel()
 	c.windowEnded(ctx)
-	var out Outcome
+	var out verdict.Outcome
 	start := time.Now()
 	c.finish(&out)
 	if time.Since(start) > scrape.MetricsTimeout {

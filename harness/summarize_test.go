@@ -164,39 +164,3 @@ func TestHeadroomProbeConclusion(t *testing.T) {
 		t.Errorf("failed probe summarized as %+v", h)
 	}
 }
-
-func TestMakePointClean(t *testing.T) {
-	one := int64(1)
-	tests := []struct {
-		name string
-		sum  load.Summary
-		want bool
-	}{
-		{"clean", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 8, ThroughputPerS: 1}, true},
-		{"not reported", load.Summary{ThroughputPerS: 1}, true},
-		{"nothing measured", load.Summary{}, false},
-		// Each unclean case has a throughput, so only its own flaw can make
-		// it unclean.
-		{"errors", load.Summary{Errors: 1, ThroughputPerS: 1}, false},
-		{"saturated", load.Summary{Saturated: true, ThroughputPerS: 1}, false},
-		{"short of connections", load.Summary{ConnectionsRequested: 8, ConnectionsOpen: 7, ThroughputPerS: 1}, false},
-		{"dropped", load.Summary{Dropped: &one, ThroughputPerS: 1}, false},
-	}
-	for _, tt := range tests {
-		p := MakePoint(1, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8}, Outcome{Load: &load.Result{Summary: tt.sum}}, DefaultThresholds)
-		if p.Clean != tt.want || p.Status != result.StatusOK {
-			t.Errorf("%s: clean %v status %s, want clean %v", tt.name, p.Clean, p.Status, tt.want)
-		}
-	}
-	p := MakePoint(2, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8}, Outcome{FailReason: "server exited", LogTail: "bye"}, DefaultThresholds)
-	if p.Status != result.StatusFailed || p.Verdict != result.VerdictFailed || p.Clean || p.LogTail != "bye" {
-		t.Errorf("failed outcome became %+v", p)
-	}
-	// A generator that says it could not measure (and still exited 0, as
-	// another GENERATOR may) fails the point, whatever figures it wrote.
-	p = MakePoint(3, result.RoleSweep, result.PointKey{Batch: 10, Connections: 8},
-		Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5, Failure: "no connection opened"}}}, DefaultThresholds)
-	if p.Status != result.StatusFailed || p.Clean || p.ThroughputPerS != 0 || !strings.Contains(p.FailReason, "no connection opened") {
-		t.Errorf("generator-reported failure became %+v", p)
-	}
-}

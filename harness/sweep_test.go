@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -23,7 +24,7 @@ type scripted struct {
 	at     int
 }
 
-func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	s.asked = append(s.asked, spec)
 	defer func() {
 		if s.cancel != nil && len(s.asked) == s.at {
@@ -34,11 +35,11 @@ func (s *scripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 	k.Rep = 0
 	v := s.thr[k]
 	if v == 0 {
-		return Outcome{FailReason: "server exited during the point", LogTail: "boom"}
+		return verdict.Outcome{FailReason: "server exited during the point", LogTail: "boom"}
 	}
 	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
 	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
-	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
+	return verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
 func sweepOpts(t *testing.T) *Plan {
@@ -57,7 +58,7 @@ func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds); err != nil {
+	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
 	var got []result.PointKey
@@ -86,7 +87,7 @@ func TestSweepFailedPointsGoOn(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, DefaultThresholds)
+	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
 	}
@@ -103,7 +104,7 @@ func TestSweepInterrupted(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{{Batch: 10, Connections: 4}: 100, {Batch: 100, Connections: 2}: 50, {Batch: 10, Connections: 8}: 70},
 		cancel: func() { cancel(errors.New("interrupt")) }, at: 2}
 	r := &result.Result{}
-	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, DefaultThresholds)
+	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -127,7 +128,7 @@ func CompareRungs(curve []result.Point, batches knob.Ladder) (rungs []result.Poi
 // errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
 // when the head arm has no clean point at the headline batch (the
 // comparison cannot be made: exit 1).
-func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th Thresholds) error {
+func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(&o.Options)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
@@ -148,7 +149,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 
 	halves := Halves(&o.Options)
 	// admitted puts a point's outcome in the curve, with its duet half.
-	admitted := func(i int, role string, ap ArmPoint, out Outcome, half *Half) (result.Point, bool) {
+	admitted := func(i int, role string, ap ArmPoint, out verdict.Outcome, half *Half) (result.Point, bool) {
 		p, ok := admit(r, i, role, ap.Key, ap.Arm, out, th)
 		if !ok {
 			return p, false
@@ -182,7 +183,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		}
 		gate := NewGate()
 		specs := [2]PointSpec{spec(i, role, a, window, warmup), spec(i+1, role, b, window, warmup)}
-		var outs [2]Outcome
+		var outs [2]verdict.Outcome
 		var wg sync.WaitGroup
 		for k := range specs {
 			specs[k].Half, specs[k].Gate = halves[k], gate

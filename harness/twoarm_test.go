@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -24,7 +25,7 @@ type armScripted struct {
 	at     int
 }
 
-func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
+func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
 	s.asked = append(s.asked, spec)
 	defer func() {
 		if s.cancel != nil && len(s.asked) == s.at {
@@ -35,12 +36,12 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) Outcome {
 	k.Rep = 0
 	v := s.thr[ArmPoint{spec.Arm, k}]
 	if v == 0 {
-		return Outcome{FailReason: "server exited during the point"}
+		return verdict.Outcome{FailReason: "server exited during the point"}
 	}
 	v *= 1 + float64(len(s.asked)%7)/1000 // ±0.3%: noise, not a change
 	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
 	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
-	return Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
+	return verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
 		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
 }
 
@@ -146,7 +147,7 @@ func TestSweepTwoArm(t *testing.T) {
 	run := &armScripted{thr: thr}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	if err := SweepTwoArm(context.Background(), o, run, r, &progress, DefaultThresholds); err != nil {
+	if err := SweepTwoArm(context.Background(), o, run, r, &progress, verdict.DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
 	// 8 first-pass points, then 2 rungs x 2 arms x 8 blocks.
@@ -224,7 +225,7 @@ func TestSweepTwoArmSequential(t *testing.T) {
 	}
 	run := &armScripted{thr: thr}
 	r := &result.Result{}
-	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, DefaultThresholds); err != nil {
+	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
 	c := r.Comparison
@@ -283,7 +284,7 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 		ap(result.ArmBase, 100, 2): 60, ap(result.ArmHead, 100, 2): 60, ap(result.ArmBase, 100, 4): 50, ap(result.ArmHead, 100, 4): 50,
 	}
 	r := &result.Result{}
-	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, DefaultThresholds)
+	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, verdict.DefaultThresholds)
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("err = %v, want ErrNoCleanHeadline", err)
 	}
@@ -309,7 +310,7 @@ func TestSweepTwoArmInterrupted(t *testing.T) {
 	defer cancel()
 	run := &armScripted{thr: thr, cancel: cancel, at: 11}
 	r := &result.Result{}
-	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, DefaultThresholds)
+	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
 	if !errors.Is(err, ErrInterrupted) || !r.Partial || len(r.Curve) != 11 || r.Comparison == nil {
 		t.Fatalf("err %v, partial %v, %d points, comparison %v", err, r.Partial, len(r.Curve), r.Comparison)
 	}

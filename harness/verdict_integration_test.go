@@ -12,6 +12,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -35,8 +36,8 @@ func TestGeneratorStarvedByOutsideHogIsCapped(t *testing.T) {
 		t.Logf("point %d: generator %.0f%% of its core, CPU 0 %.0f%% busy; load threads %+v; old all-thread run delay %.1f%% of the window; %s: %s",
 			p.Index, p.GeneratorCPU.FractionMean*100, p.GeneratorCPU.PinnedBusy*100, lt,
 			100*float64(p.Generator.OSRunDelayNs)/float64(o.Duration), p.Verdict, p.VerdictReason)
-		if lt == nil || lt.Threads < 1 || lt.RunDelayFraction <= harness.DefaultThresholds.RunDelayFrac {
-			t.Errorf("point %d: load threads %+v beside a hog on their CPU: want a run delay fraction above %.2f", p.Index, lt, harness.DefaultThresholds.RunDelayFrac)
+		if lt == nil || lt.Threads < 1 || lt.RunDelayFraction <= verdict.DefaultThresholds.RunDelayFrac {
+			t.Errorf("point %d: load threads %+v beside a hog on their CPU: want a run delay fraction above %.2f", p.Index, lt, verdict.DefaultThresholds.RunDelayFrac)
 		}
 		if !result.IsLowerBound(p.Verdict) || !p.LowerBound || !strings.Contains(p.VerdictReason, "load threads waited") {
 			t.Errorf("point %d: verdict %s (%s), lower bound %v: want generator-capped or both on the load threads' run delay", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
@@ -114,7 +115,7 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 	for _, p := range measuredPoints(t, r) {
 		lt := p.Generator.LoadThreads
 		if other := p.GeneratorCPU.PinnedBusy - p.GeneratorCPU.FractionMean; other > quietMargin &&
-			lt != nil && lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
+			lt != nil && lt.RunDelayFraction > verdict.DefaultThresholds.RunDelayFrac {
 			passed = append(passed, fmt.Sprintf("point %d: the load threads waited %.1f%% of their runnable time on a CPU %.0f%% busy, %.0f%% of it the generator's",
 				p.Index, lt.RunDelayFraction*100, p.GeneratorCPU.PinnedBusy*100, p.GeneratorCPU.FractionMean*100))
 			continue
@@ -126,7 +127,7 @@ func TestEagerReaderThatKeepsUpIsNotCapped(t *testing.T) {
 		if lt == nil || lt.Threads < 1 {
 			t.Fatalf("point %d: no load threads reported (%+v)", p.Index, lt)
 		}
-		if lt.RunDelayFraction > harness.DefaultThresholds.RunDelayFrac {
+		if lt.RunDelayFraction > verdict.DefaultThresholds.RunDelayFrac {
 			t.Errorf("point %d: load threads waited %.1f%% of their runnable time with their CPU to themselves", p.Index, lt.RunDelayFraction*100)
 		}
 		if result.IsLowerBound(p.Verdict) {

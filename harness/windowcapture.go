@@ -9,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -19,7 +20,7 @@ var errNoAfterRead = errors.New("not read")
 // point's measured window, besides CPU: its metrics read before and after
 // (MetricsSpec) and a profile fetched over the window (ProfileSpec, with
 // --profile). measure starts it with the CPU samplers, tells it when the
-// window ended, and has it fill the Outcome; every request runs in its own
+// window ended, and has it fill the verdict.Outcome; every request runs in its own
 // goroutine, so a slow endpoint delays neither the sampling nor the end of
 // the window.
 type windowCapture struct {
@@ -99,7 +100,7 @@ func (c *windowCapture) windowEnded(ctx context.Context) {
 
 // finish waits for every request (each bounded by its client's timeout)
 // and records what they found on out.
-func (c *windowCapture) finish(out *Outcome) {
+func (c *windowCapture) finish(out *verdict.Outcome) {
 	c.wg.Wait()
 	out.ProfileFile, out.ProfileError = c.profileFile, c.profileErr
 	if c.metrics == nil {

@@ -21,7 +21,7 @@ const SchemaVersion = 2
 const OldestSchemaVersion = 1
 
 // Verdicts say which side limited a point. See docs/sweep.md, "The verdict rule" (and
-// verdict.go) for the rule.
+// package harness/verdict) for the rule.
 const (
 	VerdictServerSaturated = "server-saturated"
 	VerdictGeneratorCapped = "generator-capped" // the point is a lower bound
@@ -244,9 +244,9 @@ type CPUStats struct {
 	Attribution *Attribution `json:"attribution,omitempty"`
 	// Source is where the figures came from: empty for the harness's
 	// own sampling of the process tree; for an external server (which
-	// the harness cannot sample) CPUFromMetrics, the delta of its
-	// process_cpu_seconds_total over the window against external_cpus,
-	// or CPUUnknown.
+	// the harness cannot sample) CPUFromMetrics (package harness/verdict),
+	// the delta of its process_cpu_seconds_total over the window against
+	// external_cpus, or CPUUnknown.
 	Source string `json:"source,omitempty"`
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -145,7 +146,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		Version:    version,
 		Stdout:     stdout,
 		Stderr:     stderr,
-		Thresholds: harness.DefaultThresholds,
+		Thresholds: verdict.DefaultThresholds,
 		Agents:     ag,
 	})
 	sweepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), stderr, r, p.Secrets)

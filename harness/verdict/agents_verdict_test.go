@@ -1,11 +1,10 @@
-package harness_test
+package verdict
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
@@ -37,13 +36,13 @@ func newAgentFixture() agentFixture {
 func TestAgentBehindCapsThePoint(t *testing.T) {
 	f := newAgentFixture()
 	sum, ok, behind, cpu, srv := f.sum, f.ok, f.behind, f.cpu, f.srv
-	out := harness.Outcome{
+	out := Outcome{
 		Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 		ServerCPU:    srv,
 		GeneratorCPU: cpu,
 		Agents:       []agents.Agent{{AgentReport: result.AgentReport{Index: 0, Connections: 1}, Result: ok}, {AgentReport: result.AgentReport{Index: 1, Connections: 1}, Result: behind}},
 	}
-	p := harness.MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
+	p := Point(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
 	if p.Verdict != result.VerdictGeneratorCapped || !p.LowerBound || !strings.Contains(p.VerdictReason, "agent 1 fell behind") {
 		t.Fatalf("verdict %s (lower bound %v): %s", p.Verdict, p.LowerBound, p.VerdictReason)
 	}
@@ -72,7 +71,7 @@ func TestLateAgentJudged(t *testing.T) {
 		{"late and on schedule: not one window", ok, "agent 1 started its window 81ms late", true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := harness.Outcome{
+			out := Outcome{
 				Load:         &load.Result{Summary: sum, Generator: ok.Generator},
 				ServerCPU:    srv,
 				GeneratorCPU: cpu,
@@ -81,7 +80,7 @@ func TestLateAgentJudged(t *testing.T) {
 					{AgentReport: result.AgentReport{Index: 1, Connections: 1, StartSkewNs: late, LateStart: true}, Result: c.agent1},
 				},
 			}
-			p := harness.MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, harness.DefaultThresholds)
+			p := Point(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
 			if failed := p.Status == result.StatusFailed; failed != c.wantFail || !strings.Contains(p.VerdictReason, c.want) {
 				t.Fatalf("status %s, verdict %s: %s; want failed=%v and %q", p.Status, p.Verdict, p.VerdictReason, c.wantFail, c.want)
 			}

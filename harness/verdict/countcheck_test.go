@@ -1,4 +1,4 @@
-package harness
+package verdict
 
 import (
 	"strings"
@@ -46,7 +46,7 @@ func TestCountCheck(t *testing.T) {
 				Load:        &load.Result{Summary: load.Summary{ThroughputPerS: tc.genPerS, ConnectionsRequested: 2, ConnectionsOpen: 2}},
 				CountSeries: series, CountOverlapS: tc.overlapS, ServerMetrics: tc.sm, Agents: tc.agents,
 			}
-			p := MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
+			p := Point(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, out, DefaultThresholds)
 			c := p.CountCheck
 			if c == nil || c.Verdict != tc.verdict {
 				t.Fatalf("count check %+v, want %s", c, tc.verdict)
@@ -88,7 +88,7 @@ func TestCountCheck(t *testing.T) {
 		}
 	}
 	// Without a counter named for the scenario there is no check at all.
-	if p := MakePoint(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
+	if p := Point(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
 		t.Errorf("a point without metrics.counts got %+v", p.CountCheck)
 	}
 }

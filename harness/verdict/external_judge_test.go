@@ -1,10 +1,9 @@
-package harness_test
+package verdict
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -16,18 +15,18 @@ func TestExternalJudge(t *testing.T) {
 	gen := result.CPUStats{Samples: 10, MeanCores: 0.3, PinnedCores: 1, FractionMean: 0.3, PinnedBusy: 0.32, StealFraction: 0}
 	s := load.Summary{Mode: "closed", ThroughputPerS: 1000}
 	self := load.GeneratorStats{RunnableP99Ns: 1000}
-	unknown := result.CPUStats{PinnedBusy: -1, StealFraction: -1, Source: harness.CPUUnknown}
-	v, why := harness.Judge(harness.DefaultThresholds, unknown, gen, s, self)
+	unknown := result.CPUStats{PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
+	v, why := Judge(DefaultThresholds, unknown, gen, s, self)
 	if v != result.VerdictNeither || !strings.Contains(why, "server CPU unknown (external server; give metrics with process_cpu_seconds_total and external_cpus)") {
 		t.Errorf("unknown: %s: %s", v, why)
 	}
 	// Cores known but not how many it has: still unknown, never saturated.
-	noCPUs := result.CPUStats{Samples: 2, MeanCores: 4, PinnedBusy: -1, StealFraction: -1, Source: harness.CPUFromMetrics}
-	if v, why := harness.Judge(harness.DefaultThresholds, noCPUs, gen, s, self); v != result.VerdictNeither || !strings.Contains(why, "server CPU unknown") {
+	noCPUs := result.CPUStats{Samples: 2, MeanCores: 4, PinnedBusy: -1, StealFraction: -1, Source: CPUFromMetrics}
+	if v, why := Judge(DefaultThresholds, noCPUs, gen, s, self); v != result.VerdictNeither || !strings.Contains(why, "server CPU unknown") {
 		t.Errorf("no external_cpus: %s: %s", v, why)
 	}
-	busy := result.CPUStats{Samples: 2, MeanCores: 1.9, PinnedCores: 2, FractionMean: 0.95, PinnedBusy: -1, StealFraction: -1, Source: harness.CPUFromMetrics}
-	if v, why := harness.Judge(harness.DefaultThresholds, busy, gen, s, self); v != result.VerdictServerSaturated || !strings.Contains(why, "process_cpu_seconds_total") {
+	busy := result.CPUStats{Samples: 2, MeanCores: 1.9, PinnedCores: 2, FractionMean: 0.95, PinnedBusy: -1, StealFraction: -1, Source: CPUFromMetrics}
+	if v, why := Judge(DefaultThresholds, busy, gen, s, self); v != result.VerdictServerSaturated || !strings.Contains(why, "process_cpu_seconds_total") {
 		t.Errorf("from metrics: %s: %s", v, why)
 	}
 }

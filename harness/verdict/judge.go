@@ -1,4 +1,4 @@
-package harness
+package verdict
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ var DefaultThresholds = Thresholds{
 // harness's own sampling of both sides.
 func Judge(th Thresholds, server, generator result.CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
 	// An external server's CPU comes from its metrics, or is unknown: an
-	// unknown one is never saturated (external.go).
+	// unknown one is never saturated (externalKnown).
 	external := server.Source != ""
 	srvBusy := server.FractionMean >= th.ServerBusy && (!external || externalKnown(server))
 	srvWhy, genWhy := cpuWhy("server", server), cpuWhy("generator", generator)
@@ -66,7 +66,7 @@ func Judge(th Thresholds, server, generator result.CPUStats, summary load.Summar
 	genBehind, evidence := generatorBehind(th, generator, summary, self)
 	contended := result.Contention(server, generator)
 	// A limit found on contended CPUs is said, and so is the contention:
-	// such a point is not clean (MakePoint), whatever limited it.
+	// such a point is not clean (Point), whatever limited it.
 	also := ""
 	if contended != "" {
 		also = "; contended: " + contended
@@ -187,4 +187,37 @@ func cores(n int) string {
 		return "1 core"
 	}
 	return fmt.Sprintf("%d cores", n)
+}
+
+// CPUStats.Source values: where an external server's CPU came from
+// (harness/external.go measures it; Judge reads it).
+const (
+	CPUFromMetrics = "metrics" // process_cpu_seconds_total of an external server
+	CPUUnknown     = "unknown" // an external server without it
+)
+
+// ProcessCPUSeries is the Prometheus counter of a process's user and
+// system CPU seconds (Go's process collector, and most servers', export
+// it).
+const ProcessCPUSeries = "process_cpu_seconds_total"
+
+// externalUnknownWhy is what a verdict says when an external server's CPU
+// cannot be told.
+const externalUnknownWhy = "server CPU unknown (external server; give metrics with process_cpu_seconds_total and external_cpus)"
+
+// externalCPUWhy is an external server's CPU for a verdict's reason.
+func externalCPUWhy(c result.CPUStats) string {
+	switch {
+	case c.Source != CPUFromMetrics:
+		return externalUnknownWhy
+	case c.PinnedCores <= 0:
+		return fmt.Sprintf("server %.2f cores (%s) of an unknown number: %s", c.MeanCores, ProcessCPUSeries, externalUnknownWhy)
+	}
+	return fmt.Sprintf("server %.0f%% of %s (external, from %s)", c.FractionMean*100, cores(c.PinnedCores), ProcessCPUSeries)
+}
+
+// externalKnown reports whether an external server's CPU fraction is
+// known, so that it may be judged saturated.
+func externalKnown(c result.CPUStats) bool {
+	return c.Source == CPUFromMetrics && c.PinnedCores > 0
 }
