@@ -1,6 +1,15 @@
 package harness
 
-import "github.com/ceiling-bench/ceiling/result"
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
+)
 
 // runnerFromEnv reads GitHub Actions' variables; CI is also true under any
 // CI=true.
@@ -13,4 +22,55 @@ func runnerFromEnv(getenv func(string) string) result.Runner {
 		Workflow: getenv("GITHUB_WORKFLOW"),
 		RunID:    getenv("GITHUB_RUN_ID"),
 	}
+}
+
+// generatorName is the result's meta.generator: "ceiling-load" for our
+// own, else the GENERATOR command's base name.
+func generatorName(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return "ceiling-load"
+	}
+	n := regexp.MustCompile(`[^A-Za-z0-9._-]`).ReplaceAllString(filepath.Base(f[0]), "-")
+	n = strings.TrimLeft(n, ".-_")
+	if n == "" {
+		n = "generator"
+	}
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
+}
+
+func pinningOf(o *knob.Options) result.Pinning {
+	p := result.Pinning{
+		Supported:          pinning.Supported,
+		ServerRequested:    o.ServerCPUs.Ints(),
+		GeneratorRequested: o.GeneratorCPUs.Ints(),
+		ServerGranted:      []int{},
+		GeneratorGranted:   []int{},
+		OverlapAllowed:     o.AllowOverlap,
+		SMTSiblings:        [][2]int{},
+		NoFileLimit:        NoFileLimit,
+		DuetServer:         o.DuetServerCPUs.Ints(),
+		DuetGenerator:      o.DuetGeneratorCPUs.Ints(),
+	}
+	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && pairs != nil {
+		p.SMTSiblings = pairs
+	}
+	return p
+}
+
+func pinningWarnings(o *knob.Options) []string {
+	var w []string
+	if !pinning.Supported {
+		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")
+	}
+	if shared := pinning.Overlap(o.ServerCPUs, o.GeneratorCPUs); len(shared) > 0 {
+		w = append(w, fmt.Sprintf("server and generator share CPUs %s (overlap allowed): the generator steals server CPU and the numbers are not a clean ceiling", shared))
+	}
+	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && len(pairs) > 0 {
+		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
+	}
+	return w
 }
