@@ -141,23 +141,22 @@ func checkAttributed(t *testing.T, r *result.Result) {
 	}
 }
 
-// TestTwoArmAAThenPlantedSpin runs refserver against itself (A/A) twice
+// TestTwoArmAAThenPlantedSpin runs refserver against itself (A/A) once
 // with both quick batch sizes, then against refserver --spin (A/B) at the
-// headline. A/A must not call points faster or slower beyond the test's
-// own false-alarm rate; the planted regression must be called slower.
+// headline. A/A must not call both points faster or slower; the planted
+// regression must be called slower.
 //
-// The false-alarm bound: with 5 + 5 samples, no ties and both arms alike,
-// the exact Mann-Whitney test gives p < 0.05 with probability 8/252 =
-// 3.2% per point, the spread condition hardly lowers it, so across the 4
-// compared points of two runs a correct comparison makes at least one
-// false call 12% of the time and two or more 0.6% of the time. The test
-// allows one and fails at two: zero would fail a correct implementation
-// once in eight runs.
+// The false-alarm bound: a correct comparison calls a point of an A/A
+// run with probability at most alpha, so one of the 2 compared points
+// about 1 run in 10, both about 1 in 400 (less: the spread condition
+// lowers it). The test allows one and fails at two. The false-alarm rate
+// itself is measured elsewhere, on many resampled recorded runs
+// (benchmark/comparesim, internal/stats), not by this one sweep.
 func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 	needProcs(t)
 	ref := refTarget(t)
 
-	const runs = 2
+	const runs = 1
 	var calls []string
 	var perMsg []float64 // server CPU seconds per message, at the headline
 	for run := range runs {
@@ -200,7 +199,7 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 	}
 	t.Logf("A/A: %d of %d compared points called faster or slower %q", len(calls), 2*runs, calls)
 	if len(calls) > 1 {
-		t.Errorf("A/A called %d of %d points faster or slower (a correct comparison does so with probability 0.6%%): %q", len(calls), 2*runs, calls)
+		t.Errorf("A/A called %d of %d points faster or slower (a correct comparison does so about once in 400 runs): %q", len(calls), 2*runs, calls)
 	}
 
 	// The planted regression: spin per echoed message, and what it costs
