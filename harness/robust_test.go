@@ -25,7 +25,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
-	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -231,48 +230,6 @@ exit 0
 		if r.Headline.Clean || r.Curve[0].ThroughputPerS != 0 {
 			t.Errorf("%s: an old figure came back: headline %+v", tt.generator, r.Headline)
 		}
-	}
-}
-
-// TestOutGoneMidRun (item 4c): OUT's directory is replaced by a file
-// while the sweep runs (chmod would not stop root); the result must be
-// saved in the work dir and the run must say where.
-func TestOutGoneMidRun(t *testing.T) {
-	needProcs(t)
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
-	sub := filepath.Join(t.TempDir(), "results")
-	o.Out = filepath.Join(sub, "out.json")
-	var stdout, stderr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		_, err := harness.Run(context.Background(), plan(t, o, refTarget(t), nil), harness.RunConfig{
-			Version: "test", Stdout: &stdout, Stderr: &stderr,
-			Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
-		})
-		done <- err
-	}()
-	waitMarker(t, o.WorkDir, "point-001-*")
-	if r := readResult(t, o.Out); !r.Partial || !strings.Contains(r.PartialReason, "in progress") {
-		t.Errorf("OUT during the run: partial %v %q, want this run's in-progress document", r.Partial, r.PartialReason)
-	}
-	if err := os.RemoveAll(sub); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sub, []byte("not a directory"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := <-done
-	t.Logf("stderr:\n%s", stderr.String())
-	var oe *harness.OutError
-	if !errors.As(err, &oe) {
-		t.Fatalf("error %v, want an OutError", err)
-	}
-	want := filepath.Join(o.WorkDir, harness.ResultFileName)
-	if oe.SavedAt != want || !strings.Contains(stderr.String(), want) {
-		t.Errorf("saved at %q (stderr names it: %v), want %s", oe.SavedAt, strings.Contains(stderr.String(), want), want)
-	}
-	if r := readResult(t, want); len(r.Curve) == 0 || r.Partial {
-		t.Errorf("saved result: %d points, partial %v", len(r.Curve), r.Partial)
 	}
 }
 
