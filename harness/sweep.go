@@ -55,9 +55,10 @@ type PointRunner interface {
 	RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome
 }
 
-// Sweep runs every point of o in the interleaved order, then repeats the
-// headline peak (A-A), filling r (whose Meta the caller has set) as it
-// goes. It returns ErrInterrupted when ctx ended (r then holds what
+// Sweep runs the points package schedule chooses for o — every point in
+// the interleaved order (or SEARCH=bisect's), then the A-A repeat of the
+// headline peak, the headroom probe, the resilience point — filling r
+// (whose Meta the caller has set) as it goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
 // has no clean point; r is complete enough to write in every case.
 func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
@@ -136,7 +137,7 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, p
 			cp := &r.Curve[len(r.Curve)-1]
 			cp.SearchStep, cp.SearchPhase, cp.SearchReason = pt.Step, pt.Phase, pt.Reason
 		}
-		r.Summarize()
+		r.Summarize() // the headline, where the schedule puts the A-A repeat (idempotent)
 		last = []schedule.Observed{observeSearch(pt, p, out, ok, r.Headline)}
 	}
 	s.Observe(last...) // the point that finished as ctx ended
