@@ -17,6 +17,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/stats"
@@ -93,9 +94,9 @@ func checkTwoArmCurve(t *testing.T, r *result.Result, firstPass, compared int) {
 	}
 	reps := r.Config.CompareReps
 	cmp := len(r.Curve) - 2*firstPass
-	if cmp < 2*compared*min(reps, stats.MinPairs(r.Config.Alpha)) || cmp > 2*compared*harness.MaxBlocks(reps) || cmp%2 != 0 {
+	if cmp < 2*compared*min(reps, stats.MinPairs(r.Config.Alpha)) || cmp > 2*compared*schedule.MaxBlocks(reps) || cmp%2 != 0 {
 		t.Fatalf("%d points: want %d first-pass and between %d and %d compare repeats in blocks of two", len(r.Curve), 2*firstPass,
-			2*compared*reps, 2*compared*harness.MaxBlocks(reps))
+			2*compared*reps, 2*compared*schedule.MaxBlocks(reps))
 	}
 	for i, p := range r.Curve {
 		wantRole := result.RoleSweep

@@ -30,10 +30,13 @@
 //     the docs' knob tables all read it, so a knob is named in one place.
 //   - Targets (package harness/target): the target file, its blocks,
 //     placeholders and secrets.
-//   - Order: the interleaved point
-//     order (round-robin over batch sizes), so a slow stretch of the
-//     machine does not read as the effect of one batch size.
-//   - SEARCH=bisect (search.go): in place of the full ladder, a search
+//   - Schedules (package harness/schedule, pure): which point runs next.
+//     Order, the interleaved point order (round-robin over batch sizes),
+//     so a slow stretch of the machine does not read as the effect of one
+//     batch size; then the A-A repeat, the headroom probe, the resilience
+//     point; the two-arm first pass and compare blocks. Sweep and
+//     SweepTwoArm ask Next, run the point, admit it and feed it back.
+//   - SEARCH=bisect (schedule/search.go): in place of the full ladder, a search
 //     per batch between the ladder's ends (bracket x4, then bisect in log
 //     space) that measures a third of a fine ladder's points or fewer and
 //     leaves every rule to Summarize; each point records its step.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
 
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -68,7 +69,7 @@ func TestQuickDefaults(t *testing.T) {
 	if !o.Quick || o.Duration != knob.QuickDuration || len(o.BatchLadder) != 2 {
 		t.Fatalf("quick options %+v", o)
 	}
-	n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps))
+	n := len(schedule.Order(o.BatchLadder, o.ConnsLadder, o.Reps))
 	if n != 4 {
 		t.Errorf("quick sweep has %d points, want 4 (+1 A-A repeat)", n)
 	}
@@ -126,7 +127,7 @@ func TestFanoutBatchLadder(t *testing.T) {
 		if diff := cmp.Diff(knob.Ladder(fanout.BatchLadder), o.BatchLadder); diff != "" {
 			t.Errorf("quick=%v: fanout ladder (-want +got):\n%s", quick, diff)
 		}
-		if n := len(Order(o.BatchLadder, o.ConnsLadder, o.Reps)); quick && n != 4 {
+		if n := len(schedule.Order(o.BatchLadder, o.ConnsLadder, o.Reps)); quick && n != 4 {
 			t.Errorf("quick fanout sweep has %d points, want 4", n)
 		}
 		for _, note := range p.Notes {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -186,7 +187,7 @@ func TestBisectFindsTheLaddersCeilingInAThirdOfThePoints(t *testing.T) {
 				ratio := cb.ThroughputPerS / cl.ThroughputPerS
 				t.Logf("ladder %.0f at %d conns in %d points; bisect %.0f at %d conns in %d points (%+.1f%%)",
 					cl.ThroughputPerS, cl.Connections, nl, cb.ThroughputPerS, cb.Connections, nb, (ratio-1)*100)
-				if ratio < 1-SearchTolerance || ratio > 1+SearchTolerance && !lad.above {
+				if ratio < 1-schedule.SearchTolerance || ratio > 1+schedule.SearchTolerance && !lad.above {
 					t.Errorf("bisect's ceiling %.0f is %+.1f%% off the ladder's %.0f", cb.ThroughputPerS, (ratio-1)*100, cl.ThroughputPerS)
 				}
 				if 3*nb > nl {
@@ -212,7 +213,7 @@ func TestSearchBudgetIsAThirdOfTheLadder(t *testing.T) {
 		{fineLadder, 8}, {coarseLadder, 8}, {geomLadder(2, 128, 24), 7}, {knob.DefaultConnsLadder(10), 3}, {knob.QuickConnsLadder(10), 2},
 		{knob.Ladder{7}, 1}, {knob.Ladder{1, 1000}, 6}, // the bracket alone: 1 4 16 64 256 1000
 	} {
-		if got := SearchBudget(tc.l); got != tc.want {
+		if got := schedule.SearchBudget(tc.l); got != tc.want {
 			t.Errorf("SearchBudget(%v) = %d, want %d", tc.l, got, tc.want)
 		}
 	}
@@ -249,7 +250,7 @@ func checkSearchPath(t *testing.T, r *result.Result) {
 		}
 		ran = append(ran, k)
 		br := result.PointKey{Batch: p.Batch, Rep: p.Rep}
-		if p.SearchStep != step[br]+1 || p.SearchReason == "" || (p.SearchPhase != PhaseBracket && p.SearchPhase != PhaseBisect) {
+		if p.SearchStep != step[br]+1 || p.SearchReason == "" || (p.SearchPhase != schedule.PhaseBracket && p.SearchPhase != schedule.PhaseBisect) {
 			t.Errorf("point %d: step %d (after %d), phase %q, reason %q", p.Index, p.SearchStep, step[br], p.SearchPhase, p.SearchReason)
 		}
 		step[br] = p.SearchStep

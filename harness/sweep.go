@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
@@ -54,9 +55,10 @@ type PointRunner interface {
 	RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome
 }
 
-// Sweep runs every point of o in the interleaved order, then repeats the
-// headline peak (A-A), filling r (whose Meta the caller has set) as it
-// goes. It returns ErrInterrupted when ctx ended (r then holds what
+// Sweep runs the points package schedule chooses for o — every point in
+// the interleaved order (or SEARCH=bisect's), then the A-A repeat of the
+// headline peak, the headroom probe, the resilience point — filling r
+// (whose Meta the caller has set) as it goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
 // has no clean point; r is complete enough to write in every case.
 func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
@@ -64,10 +66,9 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, p
 	r.Config = ConfigOf(&o.Options)
 	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
 	r.Notes = slices.Clone(o.Notes)
-	order := r.Config.Order
-	total := len(order) + 1 // the A-A repeat
+	total := len(r.Config.Order) + 1 // the A-A repeat
 	if o.Search == knob.SearchBisect {
-		total = searchTotal(o) + 1 // at most; the order is the search's
+		total = schedule.SearchTotal(o.BatchLadder, o.ConnsLadder, o.Reps) + 1 // at most; the order is the search's
 		r.Config.Order = nil
 	}
 	if o.HeadroomProbe > 0 {
@@ -99,53 +100,75 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, p
 		}
 		return p, out, true
 	}
-	if o.Search == knob.SearchBisect {
-		searchSweep(ctx, o, r, run)
-	} else {
-		for i, k := range order {
-			if ctx.Err() != nil {
-				break
-			}
-			run(i+1, result.RoleSweep, k)
+	s := schedule.NewSweep(schedule.SweepPlan{
+		Batches: o.BatchLadder, Conns: func(b int) []int { return o.ConnsLadder(b) }, Reps: o.Reps,
+		HeadlineBatch: o.HeadlineBatch, Bisect: o.Search == knob.SearchBisect, Objective: r.Config.Objective != "",
+		Headroom: o.HeadroomProbe > 0, Fault: !o.Fault.IsZero(),
+	})
+	// The search's notes go in as it ends, before the points after it.
+	noted := false
+	note := func() {
+		if !noted {
+			noted = true
+			r.Notes = append(r.Notes, s.Notes()...)
 		}
 	}
+	var last []schedule.Observed
+	swept := 0
+	for ctx.Err() == nil {
+		pt, more := s.Next(last...)
+		last = nil
+		if !more || pt.Role != result.RoleSweep {
+			note()
+		}
+		if !more {
+			break
+		}
+		i := len(r.Curve) + 1
+		if pt.Role == result.RoleSweep {
+			swept++
+			i = swept // its place in Config.Order
+			if o.Search == knob.SearchBisect {
+				r.Config.Order = append(r.Config.Order, pt.Key)
+			}
+		}
+		p, out, ok := run(i, pt.Role, pt.Key)
+		if ok && pt.Step > 0 {
+			cp := &r.Curve[len(r.Curve)-1]
+			cp.SearchStep, cp.SearchPhase, cp.SearchReason = pt.Step, pt.Phase, pt.Reason
+		}
+		r.Summarize() // the headline, where the schedule puts the A-A repeat (idempotent)
+		last = []schedule.Observed{observeSearch(pt, p, out, ok, r.Headline)}
+	}
+	s.Observe(last...) // the point that finished as ctx ended
+	note()
 	r.Summarize()
-	if ctx.Err() == nil {
-		if r.Headline.Clean {
-			k := result.PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections, Rep: o.Reps}
-			run(len(r.Curve)+1, result.RoleAARepeat, k)
-			r.Summarize()
-			if o.HeadroomProbe > 0 && ctx.Err() == nil {
-				k.Rep++
-				run(len(r.Curve)+1, result.RoleHeadroom, k)
-				r.Summarize()
-			}
-		}
-	}
-	if !o.Fault.IsZero() && ctx.Err() == nil {
-		run(len(r.Curve)+1, result.RoleResilience, resilienceKey(o, r))
-		r.Summarize()
-	}
 	return resilienceErr(finish(ctx, r, total), r)
 }
 
-// resilienceKey is where FAULT's point runs: the headline's rung, or
-// without a headline the headline batch's largest rung, rep after every
-// other at that rung.
-func resilienceKey(o *Plan, r *result.Result) result.PointKey {
-	k := result.PointKey{Batch: r.Headline.Batch, Connections: r.Headline.Connections}
-	if k.Connections == 0 {
-		k.Batch = o.HeadlineBatch
-		for _, c := range o.ConnsLadder(o.HeadlineBatch) {
-			k.Connections = max(k.Connections, c)
-		}
+// observe is a point as the schedules read it: pt as Next gave it, p its
+// curve point (ok false: it was interrupted and is not in the curve), h
+// the curve's headline with it in.
+func observe(pt schedule.Point, p result.Point, ok bool, h result.Headline) schedule.Observed {
+	if !ok {
+		return schedule.Observed{Point: pt, Lost: true, Headline: h}
 	}
-	for _, p := range r.Curve {
-		if p.Batch == k.Batch && p.Connections == k.Connections {
-			k.Rep = max(k.Rep, p.Rep+1)
-		}
+	return schedule.Observed{Point: pt, Failed: p.Status != result.StatusOK, Clean: result.CleanRepeat(&p),
+		ThroughputPerS: p.ThroughputPerS, Headline: h}
+}
+
+// observeSearch is observe with what the search reads of the runner's
+// outcome too: no generator result is a failed point, and Good leaves
+// contention out (it makes a point unclean, so never a ceiling, but its
+// throughput still shows the curve's shape); errors, lost connections and
+// a missed objective are the server's answer, and count.
+func observeSearch(pt schedule.Point, p result.Point, out verdict.Outcome, ok bool, h result.Headline) schedule.Observed {
+	ob := observe(pt, p, ok, h)
+	if ok {
+		ob.Failed = ob.Failed || out.Load == nil
+		ob.Good = !ob.Failed && verdict.MeasuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)
 	}
-	return k
+	return ob
 }
 
 // resilienceErr is err, or ErrResilience when it is nil and a resilience
@@ -252,6 +275,6 @@ func ConfigOf(o *knob.Options) result.Config {
 	if c.Search == "" {
 		c.Search = knob.SearchLadder
 	}
-	c.Order = Order(o.BatchLadder, o.ConnsLadder, o.Reps)
+	c.Order = schedule.Order(o.BatchLadder, o.ConnsLadder, o.Reps)
 	return c
 }

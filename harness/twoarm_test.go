@@ -9,17 +9,17 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
-	"github.com/google/go-cmp/cmp"
 )
 
 // armScripted replays a throughput per (arm, batch, conns), scaled by a
 // small deterministic jitter per call, and records what it was asked.
 type armScripted struct {
-	thr    map[ArmPoint]float64 // Key.Rep 0
+	thr    map[schedule.ArmPoint]float64 // Key.Rep 0
 	asked  []PointSpec
 	cancel func()
 	at     int
@@ -34,7 +34,7 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outc
 	}()
 	k := spec.Key
 	k.Rep = 0
-	v := s.thr[ArmPoint{spec.Arm, k}]
+	v := s.thr[schedule.ArmPoint{Arm: spec.Arm, Key: k}]
 	if v == 0 {
 		return verdict.Outcome{FailReason: "server exited during the point"}
 	}
@@ -59,83 +59,13 @@ func twoArmOpts(t *testing.T) *Plan {
 	return p
 }
 
-func ap(arm string, b, c int) ArmPoint {
-	return ArmPoint{arm, result.PointKey{Batch: b, Connections: c}}
-}
-
-func TestFirstPassAlternatesArms(t *testing.T) {
-	keys := []result.PointKey{{Batch: 10, Connections: 4}, {Batch: 100, Connections: 2}, {Batch: 10, Connections: 8}}
-	want := []ArmPoint{ap(result.ArmBase, 10, 4), ap(result.ArmHead, 10, 4), ap(result.ArmHead, 100, 2), ap(result.ArmBase, 100, 2), ap(result.ArmBase, 10, 8), ap(result.ArmHead, 10, 8)}
-	if diff := cmp.Diff(want, FirstPassOrder(keys)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-// Each compared point gets every rep of both arms, the arms in ABBA
-// order, and over the whole schedule each arm goes first as often as the
-// other (to one, for an odd count).
-func TestCompareScheduleIsBalanced(t *testing.T) {
-	pts := []result.PointKey{{Batch: 10, Connections: 64}, {Batch: 100, Connections: 32}, {Batch: 512, Connections: 16}}
-	for _, reps := range []int{2, 4, 5} {
-		s := CompareSchedule(pts, reps)
-		if len(s) != 2*reps*len(pts) {
-			t.Fatalf("reps %d: %d points, want %d", reps, len(s), 2*reps*len(pts))
-		}
-		firsts := map[string]int{}
-		for i := 0; i < len(s); i += 2 {
-			a, b := s[i], s[i+1]
-			if a.Key != b.Key || a.Arm == b.Arm {
-				t.Fatalf("reps %d: slot %d is %v then %v, want both arms of one point", reps, i, a, b)
-			}
-			firsts[a.Arm]++
-		}
-		if d := firsts[result.ArmBase] - firsts[result.ArmHead]; d < 0 || d > 1 {
-			t.Errorf("reps %d: base first %d times, head %d", reps, firsts[result.ArmBase], firsts[result.ArmHead])
-		}
-		// Point 0's arm order over its reps: AB, BA, AB, ...
-		var order []string
-		for _, x := range s {
-			if x.Key.Batch == 10 {
-				order = append(order, x.Arm[:1])
-			}
-		}
-		want := strings.Repeat("bhhb", reps)[:2*reps]
-		if got := strings.Join(order, ""); got != want {
-			t.Errorf("reps %d: batch 10 arms %s, want %s", reps, got, want)
-		}
-	}
-}
-
-func TestCompareRungs(t *testing.T) {
-	p := func(arm string, b, c int, thr float64, clean bool) result.Point {
-		return result.Point{Role: result.RoleSweep, Arm: arm, Batch: b, Connections: c, ThroughputPerS: thr, Clean: clean, Status: result.StatusOK}
-	}
-	curve := []result.Point{
-		// batch 10: both peak at 8; base alone higher at 16 (head unclean there).
-		p(result.ArmBase, 10, 4, 100, true), p(result.ArmHead, 10, 4, 100, true),
-		p(result.ArmBase, 10, 8, 150, true), p(result.ArmHead, 10, 8, 140, true),
-		p(result.ArmBase, 10, 16, 400, true), p(result.ArmHead, 10, 16, 300, false),
-		// batch 100: only the head clean.
-		p(result.ArmBase, 100, 2, 50, false), p(result.ArmHead, 100, 2, 60, true), p(result.ArmHead, 100, 4, 70, true),
-		// batch 512: nothing clean.
-		p(result.ArmBase, 512, 2, 50, false), p(result.ArmHead, 512, 2, 60, false),
-		// compare points do not count.
-		{Role: result.RoleCompare, Arm: result.ArmHead, Batch: 10, Connections: 4, ThroughputPerS: 1e9, Clean: true},
-	}
-	rungs, skipped := CompareRungs(curve, knob.Ladder{10, 100, 512})
-	want := []result.PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 4}}
-	if diff := cmp.Diff(want, rungs); diff != "" {
-		t.Errorf("rungs (-want +got):\n%s", diff)
-	}
-	if len(skipped) != 2 || !strings.Contains(skipped[0], "batch 100") || !strings.Contains(skipped[0], "head's ceiling rung") ||
-		!strings.Contains(skipped[1], "batch 512 not compared") {
-		t.Errorf("skipped %q", skipped)
-	}
+func ap(arm string, b, c int) schedule.ArmPoint {
+	return schedule.ArmPoint{Arm: arm, Key: result.PointKey{Batch: b, Connections: c}}
 }
 
 func TestSweepTwoArm(t *testing.T) {
 	o := twoArmOpts(t)
-	thr := map[ArmPoint]float64{}
+	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0
 		if arm == result.ArmHead {
@@ -214,7 +144,7 @@ func TestSweepTwoArm(t *testing.T) {
 func TestSweepTwoArmSequential(t *testing.T) {
 	o := twoArmOpts(t)
 	o.CompareStop = result.StopPocock
-	thr := map[ArmPoint]float64{}
+	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0
 		if arm == result.ArmHead {
@@ -279,7 +209,7 @@ func TestSequentialLevel(t *testing.T) {
 // compared and the result complete.
 func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 	o := twoArmOpts(t)
-	thr := map[ArmPoint]float64{
+	thr := map[schedule.ArmPoint]float64{
 		ap(result.ArmBase, 10, 4): 100, ap(result.ArmBase, 10, 8): 150,
 		ap(result.ArmBase, 100, 2): 60, ap(result.ArmHead, 100, 2): 60, ap(result.ArmBase, 100, 4): 50, ap(result.ArmHead, 100, 4): 50,
 	}
@@ -302,7 +232,7 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 
 func TestSweepTwoArmInterrupted(t *testing.T) {
 	o := twoArmOpts(t)
-	thr := map[ArmPoint]float64{}
+	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		thr[ap(arm, 10, 4)], thr[ap(arm, 10, 8)], thr[ap(arm, 100, 2)], thr[ap(arm, 100, 4)] = 1, 2, 3, 4
 	}

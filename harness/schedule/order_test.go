@@ -1,16 +1,15 @@
-package harness
+package schedule
 
 import (
 	"testing"
 
-	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestOrderInterleaves(t *testing.T) {
-	conns := map[int]knob.Ladder{10: {32, 64, 128}, 100: {16, 32}, 4096: {4}}
-	got := Order(knob.Ladder{10, 100, 4096}, func(b int) knob.Ladder { return conns[b] }, 2)
+	conns := map[int][]int{10: {32, 64, 128}, 100: {16, 32}, 4096: {4}}
+	got := Order([]int{10, 100, 4096}, func(b int) []int { return conns[b] }, 2)
 	k := func(b, c, r int) result.PointKey { return result.PointKey{Batch: b, Connections: c, Rep: r} }
 	want := []result.PointKey{
 		k(10, 32, 0), k(100, 16, 0), k(4096, 4, 0),

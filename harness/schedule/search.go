@@ -1,15 +1,9 @@
-package harness
+package schedule
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-
-	"github.com/ceiling-bench/ceiling/harness/knob"
-	"github.com/ceiling-bench/ceiling/harness/verdict"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Adaptive search (SEARCH=bisect).
@@ -74,11 +68,11 @@ const (
 // BisectPoints, but never more than a third of the ladder's rungs (the
 // goal) unless the bracket alone needs more. A coarse ladder (the
 // default five rungs) thus gets its bracket only.
-func SearchBudget(l knob.Ladder) int {
+func SearchBudget(l []int) int {
 	if len(l) == 0 {
 		return 0
 	}
-	bracket := len(bracketRungs(l[0], l.Top()))
+	bracket := len(bracketRungs(l[0], top(l)))
 	return max(bracket, min(bracket+BisectPoints, len(l)/3))
 }
 
@@ -111,8 +105,8 @@ type searcher struct {
 	end        string // set when the search is over: how it ended
 }
 
-func newSearcher(batch, rep int, l knob.Ladder, objective bool) *searcher {
-	return &searcher{batch: batch, rep: rep, lo: l[0], hi: l.Top(), objective: objective,
+func newSearcher(batch, rep int, l []int, objective bool) *searcher {
+	return &searcher{batch: batch, rep: rep, lo: l[0], hi: top(l), objective: objective,
 		budget: SearchBudget(l), bracketing: true}
 }
 
@@ -304,90 +298,4 @@ func (s *searcher) bisectObjective() (int, string, string, bool) {
 		return 0, "", fmt.Sprintf("%d connections met the objective and %d did not: within ±%.0f%%", g.conns, b.conns, SearchTolerance*100), false
 	}
 	return m, PhaseBisect, fmt.Sprintf("midpoint of %d (met the objective) and %d (did not)", g.conns, b.conns), true
-}
-
-// searchTotal is the most points a bisect sweep can run before the A-A
-// repeat (the progress line's N; the search usually stops sooner).
-func searchTotal(o *Plan) int {
-	n := 0
-	for _, b := range o.BatchLadder {
-		n += SearchBudget(o.ConnsLadder(b))
-	}
-	return n * o.Reps
-}
-
-// searchNote sums up one batch's search for Result.Notes.
-func searchNote(batch int, l knob.Ladder, points int, ends []string) string {
-	s := fmt.Sprintf("SEARCH=bisect: batch %d: %d points between %d and %d connections (its ladder has %d rungs)", batch, points, l[0], l.Top(), len(l))
-	for i, e := range ends {
-		if len(ends) > 1 {
-			s += "; rep " + strconv.Itoa(i)
-		}
-		s += ": " + e
-	}
-	return s
-}
-
-// searchSweep runs the sweep's points as SEARCH=bisect chooses them:
-// reps the outer loop, and within a rep one step of every unfinished
-// batch's search in turn (the ladder sweep's interleaving). run measures
-// and admits one point (false: interrupted, not in the curve). Each
-// point's key is appended to Config.Order as it starts, its search step,
-// phase and reason set on its curve point.
-func searchSweep(ctx context.Context, o *Plan, r *result.Result, run func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool)) {
-	objective := r.Config.Objective != ""
-	ends := map[int][]string{}
-	points := map[int]int{}
-	defer func() {
-		for _, b := range o.BatchLadder {
-			if points[b] > 0 {
-				r.Notes = append(r.Notes, searchNote(b, o.ConnsLadder(b), points[b], ends[b]))
-			}
-		}
-	}()
-	for rep := 0; rep < o.Reps; rep++ {
-		ss := make([]*searcher, len(o.BatchLadder))
-		for i, b := range o.BatchLadder {
-			ss[i] = newSearcher(b, rep, o.ConnsLadder(b), objective)
-		}
-		for active := true; active; {
-			active = false
-			for _, s := range ss {
-				if ctx.Err() != nil {
-					return
-				}
-				c, phase, why, ok := s.Next()
-				if !ok {
-					continue
-				}
-				active = true
-				k := result.PointKey{Batch: s.batch, Connections: c, Rep: rep}
-				r.Config.Order = append(r.Config.Order, k)
-				p, out, ok := run(len(r.Config.Order), result.RoleSweep, k)
-				if !ok {
-					return
-				}
-				cp := &r.Curve[len(r.Curve)-1]
-				cp.SearchStep, cp.SearchPhase, cp.SearchReason = len(s.probes)+1, phase, why
-				s.Record(probeOf(p, out))
-				points[s.batch]++
-			}
-		}
-		for _, s := range ss {
-			_, _, end, _ := s.Next()
-			ends[s.batch] = append(ends[s.batch], end)
-		}
-	}
-}
-
-// probeOf is a measured point as the search reads it: contention is left
-// out (it makes a point unclean, so never a ceiling, but its throughput
-// still shows the curve's shape); errors, lost connections and a missed
-// objective are the server's answer, and count.
-func probeOf(p result.Point, out verdict.Outcome) probe {
-	if p.Status != result.StatusOK || out.Load == nil {
-		return probe{conns: p.Connections, failed: true}
-	}
-	good := verdict.MeasuredClean(out.Load.Summary) && (p.Objective == nil || p.Objective.Met)
-	return probe{conns: p.Connections, thr: p.ThroughputPerS, good: good}
 }

@@ -1,0 +1,169 @@
+package schedule
+
+import (
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/result"
+	"github.com/google/go-cmp/cmp"
+)
+
+// armServer is what a two-arm point measures: a throughput per arm and
+// key (Rep 0); lose says which blocks (by their place in the compare
+// phase, from 0) lose their head repeat.
+type armServer struct {
+	thr  map[ArmPoint]float64
+	lose map[int]bool
+	n    int // compare blocks so far
+}
+
+func (sv *armServer) measure(b Block) []Observed {
+	lost := false
+	if b[0].Role == result.RoleCompare {
+		lost = sv.lose[sv.n]
+		sv.n++
+	}
+	var out []Observed
+	for _, p := range b {
+		k := p.Key
+		k.Rep = 0
+		v := sv.thr[ArmPoint{Arm: p.Arm, Key: k}]
+		o := Observed{Point: p, Failed: v == 0, Clean: v > 0, ThroughputPerS: v}
+		if lost && p.Arm == result.ArmHead {
+			o = Observed{Point: p, Failed: true}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func driveArms(t *testing.T, s *TwoArm, sv *armServer) []Block {
+	t.Helper()
+	var got []Block
+	var last []Observed
+	for {
+		b, more := s.Next(last...)
+		if !more {
+			return got
+		}
+		if len(got) > 1000 {
+			t.Fatal("the schedule does not end")
+		}
+		got = append(got, b)
+		last = sv.measure(b)
+	}
+}
+
+// both is a throughput for both arms at (batch, conns), the head's
+// scaled by f.
+func both(m map[ArmPoint]float64, b, c int, v, f float64) {
+	m[ap(result.ArmBase, b, c)], m[ap(result.ArmHead, b, c)] = v, v*f
+}
+
+func armsOf(bs []Block, role string) []ArmPoint {
+	var out []ArmPoint
+	for _, b := range bs {
+		for _, p := range b {
+			if p.Role == role {
+				out = append(out, ArmPoint{Arm: p.Arm, Key: p.Key})
+			}
+		}
+	}
+	return out
+}
+
+// With nothing lost and a fixed design, the first pass is
+// FirstPassOrder's and the compare phase CompareSchedule's, at the rungs
+// where both arms peaked.
+func TestTwoArmABBA(t *testing.T) {
+	thr := map[ArmPoint]float64{}
+	both(thr, 10, 4, 100, 1)
+	both(thr, 10, 8, 150, 1)
+	both(thr, 100, 2, 60, 1)
+	both(thr, 100, 4, 50, 1)
+	order := Order([]int{10, 100}, ladder(map[int][]int{10: {4, 8}, 100: {2, 4}}), 1)
+	s := NewTwoArm(TwoArmPlan{Batches: []int{10, 100}, Order: order, Reps: 4, Alpha: 0.05, Stop: result.StopFixed})
+	if _, _, ok := s.Rungs(); ok || s.FirstPass() != 8 {
+		t.Fatalf("rungs known before the first pass, or a first pass of %d", s.FirstPass())
+	}
+	got := driveArms(t, s, &armServer{thr: thr})
+	if diff := cmp.Diff(FirstPassOrder(order), armsOf(got, result.RoleSweep)); diff != "" {
+		t.Errorf("first pass (-want +got):\n%s", diff)
+	}
+	rungs, skipped, ok := s.Rungs()
+	want := []result.PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 2}}
+	if !ok || len(skipped) != 0 || !cmp.Equal(want, rungs) {
+		t.Fatalf("rungs %v, skipped %q", rungs, skipped)
+	}
+	if diff := cmp.Diff(CompareSchedule(rungs, 4), armsOf(got, result.RoleCompare)); diff != "" {
+		t.Errorf("compare phase (-want +got):\n%s", diff)
+	}
+}
+
+// A block that lost a repeat runs again at the rung's next rep, keeping
+// the ABBA order, until reps blocks are clean; a rung that cannot reach
+// the pairs its test needs within MaxBlocks stops.
+func TestTwoArmReruns(t *testing.T) {
+	thr := map[ArmPoint]float64{}
+	both(thr, 10, 4, 100, 1)
+	order := []result.PointKey{{Batch: 10, Connections: 4}}
+	s := NewTwoArm(TwoArmPlan{Batches: []int{10}, Order: order, Reps: 6, Alpha: 0.05, Stop: result.StopFixed})
+	got := armsOf(driveArms(t, s, &armServer{thr: thr, lose: map[int]bool{1: true, 2: true}}), result.RoleCompare)
+	if len(got) != 2*8 || got[14].Key.Rep != 7 {
+		t.Fatalf("%d compare points, want 6 clean blocks and 2 lost: %v", len(got), got)
+	}
+	for i := 0; i < len(got); i += 2 {
+		first := result.ArmBase
+		if (i/2)%2 == 1 {
+			first = result.ArmHead
+		}
+		if got[i].Arm != first || got[i].Key.Rep != i/2 {
+			t.Errorf("block %d: %+v first, want %s at rep %d", i/2, got[i], first, i/2)
+		}
+	}
+
+	// Lose every block: 6 pairs cannot be had once more than
+	// MaxBlocks-6 are lost.
+	lose := map[int]bool{}
+	for i := range 100 {
+		lose[i] = true
+	}
+	s = NewTwoArm(TwoArmPlan{Batches: []int{10}, Order: order, Reps: 6, Alpha: 0.05, Stop: result.StopFixed})
+	got = armsOf(driveArms(t, s, &armServer{thr: thr, lose: lose}), result.RoleCompare)
+	if n := len(got) / 2; n != MaxBlocks(6)-6+1 {
+		t.Errorf("%d blocks, want %d", n, MaxBlocks(6)-6+1)
+	}
+}
+
+// A sequential rule stops a rung whose test is decided at a look (a clear
+// change), while an A/A rung runs every block asked.
+func TestTwoArmSequentialStop(t *testing.T) {
+	thr := map[ArmPoint]float64{}
+	both(thr, 10, 8, 150, 0.8)
+	both(thr, 100, 2, 60, 1)
+	order := []result.PointKey{{Batch: 10, Connections: 8}, {Batch: 100, Connections: 2}}
+	s := NewTwoArm(TwoArmPlan{Batches: []int{10, 100}, Order: order, Reps: 8, Alpha: 0.05, Stop: result.StopPocock})
+	// Jitter the head so the A/A rung's ratios are not all one.
+	sv := &armServer{thr: thr}
+	var got []Block
+	var last []Observed
+	for i := 0; ; i++ {
+		b, more := s.Next(last...)
+		if !more {
+			break
+		}
+		got = append(got, b)
+		last = sv.measure(b)
+		for j := range last {
+			if last[j].Arm == result.ArmHead {
+				last[j].ThroughputPerS *= 1 + float64(i%5-2)/1000
+			}
+		}
+	}
+	n := map[int]int{}
+	for _, p := range armsOf(got, result.RoleCompare) {
+		n[p.Key.Batch]++
+	}
+	if n[10] != 2*6 || n[100] != 2*8 {
+		t.Errorf("compare points per batch %v, want 12 (stopped at the 6th look) and 16", n)
+	}
+}
