@@ -1,12 +1,6 @@
 package verdict
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/internal/testenv"
@@ -34,53 +28,5 @@ func TestVerdictIsPure(t *testing.T) {
 		mod+"harness/scrape", mod+"harness/target", mod+"harness/knob", mod+"pinning", mod+"calibrate",
 		mod+"internal/netlab", "github.com/shirou/gopsutil")
 
-	bannedImports := map[string]bool{
-		"os": true, "os/exec": true, "os/signal": true, "io/fs": true, "io/ioutil": true, "syscall": true,
-		"net": true, "net/http": true, "path/filepath": true, "runtime": true, "unsafe": true,
-		"math/rand": true, "math/rand/v2": true, "crypto/rand": true,
-	}
-	clock := map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
-		"AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	n := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		n++
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		timeName := ""
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			if bannedImports[path] {
-				t.Errorf("%s imports %s", name, path)
-			}
-			if path == "time" {
-				timeName = "time"
-				if im.Name != nil {
-					timeName = im.Name.Name
-				}
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if id, ok := sel.X.(*ast.Ident); ok && timeName != "" && id.Name == timeName && clock[sel.Sel.Name] {
-				t.Errorf("%s: time.%s reads the clock", fset.Position(sel.Pos()), sel.Sel.Name)
-			}
-			return true
-		})
-	}
-	if n < 3 {
-		t.Fatalf("read %d of the package's files: %v", n, files)
-	}
+	testenv.FilesArePure(t)
 }

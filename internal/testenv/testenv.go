@@ -5,8 +5,12 @@
 package testenv
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,5 +120,64 @@ func WaitForSteal(t testing.TB, maxPct float64) {
 			return
 		}
 		t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; waiting (%s of waiting left)", pct, quietBudget.Round(time.Second))
+	}
+}
+
+// FilesArePure fails t for every import of the package in the current
+// directory (its non-test files) that does I/O, starts a process or draws
+// randomness, and for every read of the clock (time.Now, Since, Sleep,
+// timers): how a package that must be a function of its inputs (a
+// verdict, a schedule) stays one, even where its dependency graph holds
+// such packages through the types it reads.
+func FilesArePure(t testing.TB) {
+	t.Helper()
+	banned := map[string]bool{
+		"os": true, "os/exec": true, "os/signal": true, "io/fs": true, "io/ioutil": true, "syscall": true,
+		"net": true, "net/http": true, "path/filepath": true, "runtime": true, "unsafe": true,
+		"math/rand": true, "math/rand/v2": true, "crypto/rand": true,
+	}
+	clock := map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
+		"AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	n := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		n++
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		timeName := ""
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if banned[path] {
+				t.Errorf("%s imports %s", name, path)
+			}
+			if path == "time" {
+				timeName = "time"
+				if im.Name != nil {
+					timeName = im.Name.Name
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && timeName != "" && id.Name == timeName && clock[sel.Sel.Name] {
+				t.Errorf("%s: time.%s reads the clock", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	if n < 3 {
+		t.Fatalf("read %d of the package's files: %v", n, files)
 	}
 }
