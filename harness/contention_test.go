@@ -6,63 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
-
-func TestStealFraction(t *testing.T) {
-	tests := []struct {
-		name     string
-		a, b     coreSnap
-		okA, okB bool
-		want     float64
-	}{
-		{"none", coreSnap{Steal: 5, Total: 100}, coreSnap{Steal: 5, Total: 200}, true, true, 0},
-		{"a tenth", coreSnap{Steal: 5, Total: 100}, coreSnap{Steal: 15, Total: 200}, true, true, 0.1},
-		{"a snapshot missing", coreSnap{}, coreSnap{Steal: 1, Total: 2}, true, false, -1},
-		{"no time passed", coreSnap{Steal: 1, Total: 2}, coreSnap{Steal: 1, Total: 2}, true, true, -1},
-		{"steal went backwards", coreSnap{Steal: 5, Total: 0}, coreSnap{Steal: 1, Total: 2}, true, true, -1},
-		{"as counted, never clamped", coreSnap{}, coreSnap{Steal: 3, Total: 2}, true, true, 1.5},
-	}
-	for _, tt := range tests {
-		if got := stealFraction(tt.a, tt.b, tt.okA, tt.okB); got != tt.want {
-			t.Errorf("%s: stealFraction = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-// snapCores reads this machine's /proc/stat: steal is a counter like the
-// others, never negative, never more than the time that passed.
-func TestSnapCoresReadsSteal(t *testing.T) {
-	online, err := pinning.Online()
-	if err != nil {
-		t.Skip(err)
-	}
-	a, okA := snapCores(online)
-	if !okA {
-		t.Skip("no per-CPU times here")
-	}
-	var c result.CPUStats
-	// A window of a few ticks: /proc/stat's idle and iowait may step
-	// back by a tick (NO_HZ accounting), which over one tick reads as a
-	// fraction outside [0, 1], and so, rightly, as unknown (-1).
-	time.Sleep(200 * time.Millisecond)
-	b, okB := snapCores(online)
-	for i := 0; i < 100 && b.Total == a.Total; i++ {
-		b, okB = snapCores(online)
-	}
-	pinnedCPU(&c, a, b, okA, okB)
-	if a.Steal < 0 || a.Steal > a.Total {
-		t.Errorf("steal %v of %v seconds", a.Steal, a.Total)
-	}
-	if b.Total > a.Total && (c.StealFraction < 0 || c.StealFraction > 1 || c.PinnedBusy < 0) {
-		t.Errorf("over a window: steal %v, busy %v", c.StealFraction, c.PinnedBusy)
-	}
-}
 
 func TestContention(t *testing.T) {
 	side := func(own, busy, steal float64) result.CPUStats {
@@ -121,20 +69,6 @@ func TestContention(t *testing.T) {
 	overlapped.OverlapCores = 0
 	if result.Contention(overlapped, quiet) == "" {
 		t.Error("an overlapped CPU busy with the other side, unattributed, does not read as contended")
-	}
-}
-
-func TestAttributeOverlap(t *testing.T) {
-	srv := result.CPUStats{MeanCores: 1.5, PinnedCores: 3}
-	gen := result.CPUStats{MeanCores: 0.8, PinnedCores: 2}
-	attributeOverlap(&srv, &gen, pinning.CPUSet{1, 2, 3}, pinning.CPUSet{0, 1})
-	if srv.OverlapCores != 0.4 || gen.OverlapCores != 0.5 {
-		t.Errorf("overlap cores: server %v (want 0.8 x 1/2), generator %v (want 1.5 x 1/3)", srv.OverlapCores, gen.OverlapCores)
-	}
-	srv.OverlapCores, gen.OverlapCores = 0, 0
-	attributeOverlap(&srv, &gen, pinning.CPUSet{1}, pinning.CPUSet{0})
-	if srv.OverlapCores != 0 || gen.OverlapCores != 0 {
-		t.Errorf("disjoint sets attributed %v, %v", srv.OverlapCores, gen.OverlapCores)
 	}
 }
 

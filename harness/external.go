@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
@@ -71,7 +72,7 @@ func externalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
 
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
-func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, meter MeterRun, genDone <-chan struct{}, capture *windowCapture) {
+func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, run meter.Run, genDone <-chan struct{}, capture *windowCapture) {
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -80,7 +81,7 @@ func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, me
 	}
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
-	_, out.GeneratorCPU, _ = sidesCPU(meter.Stop(), p.srvCPUs, p.genCPUs, false)
+	_, out.GeneratorCPU, _ = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, false)
 	capture.finish(out)
 	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -225,7 +226,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 // Several servers are sampled at the same instants, each its own tree:
 // ServerCPU is their sum, and Servers each one's share.
 func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
-	m := MeterSpec{Every: SampleEvery, ServerCPUs: p.srvCPUs, GeneratorCPUs: p.genCPUs, Roots: p.attribRoots()}
+	m := meter.Spec{Every: SampleEvery, ServerCPUs: p.srvCPUs, GeneratorCPUs: p.genCPUs, Roots: p.attribRoots()}
 	if !p.target.External {
 		for _, s := range p.srvs {
 			m.Servers = append(m.Servers, cpusample.Tree(s.Pid))
@@ -238,10 +239,10 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	} else {
 		m.Generator, genDone = []cpusample.Source{cpusample.Tree(p.gen.Pid)}, p.gen.Done()
 	}
-	meter := p.pr.meter().Start(ctx, m)
+	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	if p.target.External {
-		p.measureExternal(ctx, out, meter, genDone, capture)
+		p.measureExternal(ctx, out, run, genDone, capture)
 		return
 	}
 	p.startFault(ctx)
@@ -255,7 +256,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	windowEnd.Stop()
 	capture.windowEnded(ctx)
 	var parts []result.CPUStats
-	out.ServerCPU, out.GeneratorCPU, parts = sidesCPU(meter.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
+	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
 		urls := p.servedURLs()
 		for i, c := range parts {

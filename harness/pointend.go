@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
@@ -154,18 +153,4 @@ func readLoad(path string) (*load.Result, error) {
 		return nil, fmt.Errorf("%s: schema_version %d, want %d", path, r.SchemaVersion, load.SchemaVersion)
 	}
 	return &r, nil
-}
-
-// cpuStats is one side's sampled CPU against its pinned cores.
-func cpuStats(s cpusample.Stats, pinned int) result.CPUStats {
-	c := result.CPUStats{
-		Samples:       s.Samples,
-		MeanCores:     s.MeanCores,
-		P95Cores:      s.P95Cores,
-		PinnedCores:   pinned,
-		UserSeconds:   s.UserSeconds,
-		SystemSeconds: s.SystemSeconds,
-	}
-	c.FractionMean, c.FractionP95 = s.Fraction(pinned)
-	return c
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -61,7 +62,7 @@ type ProcRunner struct {
 	Secrets *redact.Set
 	// Meter measures each point's window; nil: the real one, over
 	// /proc and the process trees.
-	Meter Meter
+	Meter meter.Meter
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
@@ -104,9 +105,9 @@ func (pr *ProcRunner) SetBase(t target.Spec) {
 }
 
 // meter is the runner's Meter.
-func (pr *ProcRunner) meter() Meter {
+func (pr *ProcRunner) meter() meter.Meter {
 	if pr.Meter == nil {
-		return procMeter{}
+		return meter.Proc()
 	}
 	return pr.Meter
 }

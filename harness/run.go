@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -78,19 +79,19 @@ type Deps struct {
 	CleanLeftovers func() []string
 	// Meter measures each point's window for the default runner (nil:
 	// the real one, over /proc and the process trees).
-	Meter Meter
+	Meter meter.Meter
 }
 
 // withDefaults fills every nil seam with the real part.
 func (d Deps) withDefaults() Deps {
 	if d.NewRunner == nil {
-		meter := d.Meter
+		m := d.Meter
 		d.NewRunner = func(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err
 			}
-			r.Secrets, r.Meter = secrets, meter
+			r.Secrets, r.Meter = secrets, m
 			return r, nil
 		}
 	}

@@ -1,4 +1,4 @@
-package harness
+package meter
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ type recordedWindow struct {
 	Window        Window `json:"window"`
 }
 
-// sidesOfWindow is what sidesCPU made of a window, as the golden file
+// sidesOfWindow is what Sides made of a window, as the golden file
 // holds it, with the contention rule's reading of it.
 type sidesOfWindow struct {
 	Server     result.CPUStats `json:"server"`
@@ -36,14 +36,14 @@ type sidesOfWindow struct {
 // The CPU of each side, and whether the point was contended, from
 // windows a real Meter recorded on this 2-core machine: quiet ones, one
 // with a busy loop on the server's CPU, one on the generator's. The
-// golden files hold what sidesCPU made of them; the assertions hold the
+// golden files hold what Sides made of them; the assertions hold the
 // rule, so a golden file rewritten to a wrong answer still fails.
 // Recorded on 2026-12-03 from `ceiling sweep` (batch 10, 8 and 32
 // connections, server on CPU 1, generator on CPU 0) with the real Meter's
 // Window written out as JSON: one point clean, one that a `go build`
 // beside it contended, and one each with `taskset -c N` busy loop on a
 // side's CPU.
-func TestSidesCPUOfRecordedWindows(t *testing.T) {
+func TestSidesOfRecordedWindows(t *testing.T) {
 	files, err := filepath.Glob("testdata/windows/*.window.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded windows (%v)", err)
@@ -60,7 +60,7 @@ func TestSidesCPUOfRecordedWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 			srvSet, genSet := pinning.CPUSet(rw.ServerCPUs), pinning.CPUSet(rw.GeneratorCPUs)
-			srv, gen, _ := sidesCPU(rw.Window, srvSet, genSet, false)
+			srv, gen, _ := Sides(rw.Window, srvSet, genSet, false)
 			got := sidesOfWindow{Server: srv, Generator: gen, Contended: result.Shared(srv) || result.Shared(gen), Contention: result.Contention(srv, gen)}
 
 			// The rules, whatever the golden file says.
@@ -101,7 +101,7 @@ func TestSidesCPUOfRecordedWindows(t *testing.T) {
 			}
 			b, err = os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (go test ./harness -run TestSidesCPUOfRecordedWindows -update-windows)", err)
+				t.Fatalf("%v (go test ./harness/meter -run TestSidesOfRecordedWindows -update-windows)", err)
 			}
 			var want sidesOfWindow
 			if err := json.Unmarshal(b, &want); err != nil {
@@ -116,10 +116,10 @@ func TestSidesCPUOfRecordedWindows(t *testing.T) {
 
 // An external server's window samples no server: the server's CPU is
 // left for its metrics, and only the generator's is made.
-func TestSidesCPUExternal(t *testing.T) {
+func TestSidesExternal(t *testing.T) {
 	w := Window{External: true, Generator: cpuSampleOf(0.5),
-		GeneratorCores: CoreWindow{Start: coreSnap{Busy: 10, Total: 100}, End: coreSnap{Busy: 60, Total: 200}, StartOK: true, EndOK: true}}
-	srv, gen, parts := sidesCPU(w, nil, pinning.CPUSet{0}, false)
+		GeneratorCores: CoreWindow{Start: CoreSnap{Busy: 10, Total: 100}, End: CoreSnap{Busy: 60, Total: 200}, StartOK: true, EndOK: true}}
+	srv, gen, parts := Sides(w, nil, pinning.CPUSet{0}, false)
 	if srv != (result.CPUStats{}) || parts != nil {
 		t.Errorf("server %+v, parts %v: want nothing made for an external server", srv, parts)
 	}
@@ -131,12 +131,12 @@ func TestSidesCPUExternal(t *testing.T) {
 // Several servers: each one's share carries the set's busy, steal and
 // attribution; a read of the cores that failed is unknown (-1), never a
 // figure.
-func TestSidesCPUEachServer(t *testing.T) {
+func TestSidesEachServer(t *testing.T) {
 	w := Window{Server: cpuSampleOf(0.9), Servers: []cpusample.Stats{cpuSampleOf(0.5), cpuSampleOf(0.4)}, Generator: cpuSampleOf(0.3),
-		ServerCores: CoreWindow{Start: coreSnap{Busy: 0, Total: 100}, End: coreSnap{Busy: 90, Total: 200}, StartOK: true, EndOK: true},
+		ServerCores: CoreWindow{Start: CoreSnap{Busy: 0, Total: 100}, End: CoreSnap{Busy: 90, Total: 200}, StartOK: true, EndOK: true},
 		// The generator's cores: the end read failed.
-		GeneratorCores: CoreWindow{Start: coreSnap{Busy: 0, Total: 100}, StartOK: true}}
-	srv, gen, parts := sidesCPU(w, pinning.CPUSet{1}, pinning.CPUSet{0}, true)
+		GeneratorCores: CoreWindow{Start: CoreSnap{Busy: 0, Total: 100}, StartOK: true}}
+	srv, gen, parts := Sides(w, pinning.CPUSet{1}, pinning.CPUSet{0}, true)
 	if len(parts) != 2 || parts[0].MeanCores != 0.5 || parts[1].MeanCores != 0.4 || parts[1].PinnedBusy != srv.PinnedBusy || srv.PinnedBusy != 0.9 {
 		t.Errorf("parts %+v of server %+v", parts, srv)
 	}

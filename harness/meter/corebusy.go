@@ -1,4 +1,4 @@
-package harness
+package meter
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/shirou/gopsutil/v3/cpu"
 )
 
-// coreSnap is the cumulative busy, steal and total seconds of some CPUs
+// CoreSnap is the cumulative busy, steal and total seconds of some CPUs
 // (/proc/stat), to tell how busy a side's pinned cores were with anything
 // at all: its own processes, other processes that were not pinned away,
 // interrupts, a hypervisor's steal. A process tree's CPU alone cannot see
@@ -17,18 +17,18 @@ import (
 // Steal is the time a virtual CPU was runnable but the hypervisor ran
 // another guest: on a shared cloud runner it is the neighbour that no
 // process list shows. It is counted in busy too (it is not idle).
-type coreSnap struct {
+type CoreSnap struct {
 	Busy  float64 `json:"busy_s"`
 	Steal float64 `json:"steal_s"`
 	Total float64 `json:"total_s"`
 }
 
-func snapCores(set pinning.CPUSet) (coreSnap, bool) {
+func snapCores(set pinning.CPUSet) (CoreSnap, bool) {
 	times, err := cpu.Times(true)
 	if err != nil {
-		return coreSnap{}, false
+		return CoreSnap{}, false
 	}
-	var s coreSnap
+	var s CoreSnap
 	n := 0
 	for _, t := range times {
 		var c int
@@ -46,7 +46,7 @@ func snapCores(set pinning.CPUSet) (coreSnap, bool) {
 
 // pinnedCPU fills a side's PinnedBusy and StealFraction from the
 // snapshots of its pinned CPUs taken at the window's start (a) and end (b).
-func pinnedCPU(c *result.CPUStats, a, b coreSnap, okA, okB bool) {
+func pinnedCPU(c *result.CPUStats, a, b CoreSnap, okA, okB bool) {
 	c.PinnedBusy = busyFraction(a, b, okA, okB)
 	c.StealFraction = stealFraction(a, b, okA, okB)
 }
@@ -55,7 +55,7 @@ func pinnedCPU(c *result.CPUStats, a, b coreSnap, okA, okB bool) {
 // when it cannot be told. A fraction outside [0, 1] beyond rounding means
 // the counters went wrong (a CPU went offline, a counter wrapped): unknown,
 // not clamped into a plausible figure.
-func busyFraction(a, b coreSnap, okA, okB bool) float64 {
+func busyFraction(a, b CoreSnap, okA, okB bool) float64 {
 	dt := b.Total - a.Total
 	if !okA || !okB || dt <= 0 {
 		return -1
@@ -72,7 +72,7 @@ func busyFraction(a, b coreSnap, okA, okB bool) float64 {
 // hypervisor gave to someone else, as the counters say it (never clamped),
 // or -1 when it cannot be told: a snapshot missing, no time passed, or the
 // steal counter went backwards.
-func stealFraction(a, b coreSnap, okA, okB bool) float64 {
+func stealFraction(a, b CoreSnap, okA, okB bool) float64 {
 	dt := b.Total - a.Total
 	ds := b.Steal - a.Steal
 	if !okA || !okB || dt <= 0 || ds < 0 {

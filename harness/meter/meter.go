@@ -1,4 +1,4 @@
-package harness
+package meter
 
 import (
 	"context"
@@ -7,27 +7,26 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/pinning"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Meter measures a point's two sides over its window: each side's
 // process trees (cpusample), how busy its pinned cores were and how much
 // the hypervisor stole (/proc/stat), and who else ran on them (attrib).
 // Start is called as the window opens and Stop as it ends; what Stop
-// returns is raw, and sidesCPU makes the point's CPUStats of it, so the
+// returns is raw, and Sides makes the point's CPUStats of it, so the
 // rules over a window are tested on recorded windows without a process.
-// The real Meter is the default; a test gives its own (ProcRunner.Meter).
+// Proc is the real Meter; a test of the harness gives its own.
 type Meter interface {
-	Start(ctx context.Context, m MeterSpec) MeterRun
+	Start(ctx context.Context, s Spec) Run
 }
 
-// MeterRun is one window being measured.
-type MeterRun interface {
+// Run is one window being measured.
+type Run interface {
 	Stop() Window
 }
 
-// MeterSpec is what a window measures.
-type MeterSpec struct {
+// Spec is what a window measures.
+type Spec struct {
 	Every time.Duration
 	// Servers are the servers' trees, sampled at the same instants;
 	// none for an external server (nothing of it is sampled here).
@@ -57,24 +56,28 @@ type Window struct {
 
 // CoreWindow is one side's pinned cores read at both ends of a window.
 type CoreWindow struct {
-	Start, End     coreSnap
+	Start, End     CoreSnap
 	StartOK, EndOK bool
 }
 
-// procMeter is the real Meter.
+// Proc is the real Meter: it samples the process trees (cpusample),
+// reads the pinned cores' counters (/proc/stat) at both ends of the
+// window, and scans who ran on them (attrib).
+func Proc() Meter { return procMeter{} }
+
 type procMeter struct{}
 
-type procMeterRun struct {
-	spec       MeterSpec
+type procRun struct {
+	spec       Spec
 	srv        *cpusample.Group
 	genStop    func() cpusample.Stats
 	scan       *attrib.Scan
-	srv0, gen0 coreSnap
+	srv0, gen0 CoreSnap
 	okS0, okG0 bool
 }
 
-func (procMeter) Start(ctx context.Context, m MeterSpec) MeterRun {
-	r := &procMeterRun{spec: m}
+func (procMeter) Start(ctx context.Context, m Spec) Run {
+	r := &procRun{spec: m}
 	if len(m.Servers) > 0 {
 		r.srv = cpusample.StartGroup(ctx, m.Every, m.Servers...)
 	}
@@ -92,7 +95,7 @@ func (procMeter) Start(ctx context.Context, m MeterSpec) MeterRun {
 	return r
 }
 
-func (r *procMeterRun) Stop() Window {
+func (r *procRun) Stop() Window {
 	w := Window{External: r.srv == nil}
 	if r.srv != nil {
 		s1, ok := snapCores(r.spec.ServerCPUs)
@@ -106,38 +109,4 @@ func (r *procMeterRun) Stop() Window {
 	}
 	w.Generator = r.genStop()
 	return w
-}
-
-// sidesCPU is each side's CPU over a window: the trees' CPU against the
-// pinned cores, how busy the cores were and the steal, the two sides'
-// use of each other's cores when the sets overlap, and who else ran on
-// them. servers are each server's own share (when each: a target that
-// lists its servers), with the set's busy, steal and attribution. For an external server, server is
-// left for its metrics (externalCPU) and only the generator's is made.
-func sidesCPU(w Window, srvSet, genSet pinning.CPUSet, each bool) (server, generator result.CPUStats, servers []result.CPUStats) {
-	generator = cpuStats(w.Generator, len(genSet))
-	g := w.GeneratorCores
-	pinnedCPU(&generator, g.Start, g.End, g.StartOK, g.EndOK)
-	if w.External {
-		generator.Attribution = attribution(w.Who, genSet)
-		return result.CPUStats{}, generator, nil
-	}
-	pinned := len(srvSet)
-	server = cpuStats(w.Server, pinned)
-	s := w.ServerCores
-	pinnedCPU(&server, s.Start, s.End, s.StartOK, s.EndOK)
-	attributeOverlap(&server, &generator, srvSet, genSet)
-	server.Attribution = attribution(w.Who, srvSet)
-	generator.Attribution = attribution(w.Who, genSet)
-	if each {
-		for _, st := range w.Servers {
-			c := cpuStats(st, pinned)
-			// The pinned CPUs are the servers' together: how busy they
-			// were, and the steal, are the set's.
-			c.PinnedBusy, c.StealFraction = server.PinnedBusy, server.StealFraction
-			c.Attribution = server.Attribution
-			servers = append(servers, c)
-		}
-	}
-	return server, generator, servers
 }
