@@ -25,7 +25,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
-	"github.com/ceiling-bench/ceiling/internal/testenv"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/result"
@@ -147,18 +146,6 @@ func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
 	}
 }
 
-// quietAttempts bounds how many times a sweep that lost its outcome to
-// pinned CPUs shared with other work is run again before the test gives
-// up (skipIfContended: a skip outside CI, a failure under CI=true that
-// names who took the CPUs). Before each retry the test waits while the
-// hypervisor steals more than quietStealPct of the CPUs' time
-// (testenv.WaitForSteal, bounded for the whole package), as its steal
-// on a shared VM comes in bursts of minutes.
-const (
-	quietAttempts = 3
-	quietStealPct = 3
-)
-
 func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
 	t.Helper()
 	if o.Planted {
@@ -190,81 +177,6 @@ func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spe
 		}
 		return &r, stdout.String(), err
 	}()
-}
-
-// retryContended runs a sweep again, up to quietAttempts in all, while
-// its points ran on contended CPUs and that cost it its outcome
-// (contendedRun), pausing between attempts; it returns the last attempt.
-func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*result.Result, string, error) {
-	t.Helper()
-	for attempt := 1; ; attempt++ {
-		r, table, err := run()
-		if !contendedRun(r, err) || attempt == quietAttempts {
-			return r, table, err
-		}
-		var why []string
-		for _, p := range r.Curve {
-			if c := result.Contention(p.ServerCPU, p.GeneratorCPU); c != "" {
-				why = append(why, fmt.Sprintf("point %d (%s): %s", p.Index, p.Status, c))
-			}
-		}
-		t.Logf("attempt %d of %d ran on contended CPUs, trying again:\n%s", attempt, quietAttempts, strings.Join(why, "\n"))
-		testenv.WaitForSteal(t, quietStealPct)
-	}
-}
-
-// contendedRun reports whether a sweep lost its outcome to contention:
-// its headline batch was contended (ErrContended), a point failed while
-// its CPUs were contended (a count check, say, whose window the
-// hypervisor cut), or its comparison could not conclude and some of its
-// points were contended. A sweep that failed on quiet CPUs is not run
-// again: the tests that plant a failure expect one.
-func contendedRun(r *result.Result, err error) bool {
-	if errors.Is(err, harness.ErrContended) {
-		return true
-	}
-	if r == nil {
-		return false
-	}
-	if slices.ContainsFunc(r.Curve, func(p result.Point) bool {
-		return p.Status == result.StatusFailed && result.Contention(p.ServerCPU, p.GeneratorCPU) != ""
-	}) {
-		return true
-	}
-	if r.Comparison == nil || r.Comparison.Headline.Verdict != result.CompareCannotConclude {
-		return false
-	}
-	return slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended })
-}
-
-// skipIfContended skips a test whose sweep had no publishable headline
-// because the harness found its pinned CPUs shared with other work (this
-// machine is shared with other builds): what the test checks next needs a
-// quiet machine, and the harness did its job by refusing the headline.
-func skipIfContended(t *testing.T, r *result.Result, err error) {
-	t.Helper()
-	if !errors.Is(err, harness.ErrContended) {
-		return
-	}
-	var why []string
-	for _, p := range r.Curve {
-		if p.Contended {
-			why = append(why, fmt.Sprintf("point %d: %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU)))
-		}
-	}
-	notQuiet(t, "the machine was not quiet, no uncontended headline (%v):\n%s", err, strings.Join(why, "\n"))
-}
-
-// notQuiet ends a test that found the machine busy: outside CI it skips,
-// saying why; under CI=true it fails, saying why (the reasons name the
-// foreign processes that took the pinned CPUs), since CI's machine runs
-// nothing else and a test that passes by skipping tests nothing.
-func notQuiet(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: "+format, args...)
-	}
-	t.Skipf(format, args...)
 }
 
 func TestMiniSweep(t *testing.T) {
