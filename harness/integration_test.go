@@ -3,9 +3,7 @@
 package harness_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,7 +21,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
-	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/result"
@@ -128,55 +124,6 @@ func plan(t *testing.T, o *testSweep, head target.Spec, base *target.Spec) *harn
 		t.Fatal(err)
 	}
 	return p
-}
-
-// checkPlanUnchanged fails the test when Run wrote into its Plan: was
-// is the same plan resolved again from the same knobs and targets.
-func checkPlanUnchanged(t *testing.T, p, was *harness.Plan) {
-	t.Helper()
-	// The secrets compare by what they hold: their replacer is built
-	// lazily, on first use.
-	if p.Secrets.Len() != was.Secrets.Len() {
-		t.Errorf("Run changed its plan's secrets: %d, was %d", p.Secrets.Len(), was.Secrets.Len())
-	}
-	a, b := *p, *was
-	a.Secrets, b.Secrets = nil, nil
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("Run changed its plan:\n%+v\nwas\n%+v", a, b)
-	}
-}
-
-func runSweep(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
-	t.Helper()
-	if o.Planted {
-		return runSweepOnce(t, ctx, o, tg)
-	}
-	return retryContended(t, func() (*result.Result, string, error) { return runSweepOnce(t, ctx, o, tg) })
-}
-
-// runSweepOnce is runSweep without the retry: for sweeps that cannot be
-// run twice (AGENTS_LISTEN's agents serve one sweep, then exit).
-func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spec) (*result.Result, string, error) {
-	t.Helper()
-	return func() (*result.Result, string, error) {
-		var stdout, stderr bytes.Buffer
-		p := plan(t, o, tg, nil)
-		defer checkPlanUnchanged(t, p, plan(t, o, tg, nil))
-		_, err := harness.Run(ctx, p, harness.RunConfig{
-			Agents: o.AgentsEnv, Version: "test", Stdout: &stdout, Stderr: &stderr,
-			Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
-		})
-		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
-		data, rerr := os.ReadFile(o.Out)
-		if rerr != nil {
-			t.Fatalf("result not written: %v (sweep error %v)", rerr, err)
-		}
-		var r result.Result
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("result: %v", err)
-		}
-		return &r, stdout.String(), err
-	}()
 }
 
 func TestMiniSweep(t *testing.T) {
