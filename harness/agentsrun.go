@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -34,7 +35,7 @@ import (
 // generator.
 type agentRun struct {
 	procs     []*supervise.Proc
-	throttles []*pinning.Throttle // AgentsEnv.Quota's, removed after the agents stopped
+	throttles []*pinning.Throttle // agentside.Env.Quota's, removed after the agents stopped
 	done      chan struct{}       // closed when the coordinator's Run returned
 	out       *agents.Outcome
 	err       error
@@ -67,7 +68,7 @@ func (pr *ProcRunner) serverHost() string {
 		return h
 	}
 	if pr.agents.Lab != nil {
-		return LabHost
+		return agentside.LabHost
 	}
 	return ""
 }
@@ -146,14 +147,14 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		ReadyTimeout: pr.joinTimeout(), ResultTimeout: exitTimeout, Log: &syncWriter{w: logf},
 	}
 	lab := pr.agents.Lab
-	portRange := portRangeSize(pr.o.AgentsPortRange)
+	portRange := agentside.PortRangeSize(pr.o.AgentsPortRange)
 	switch {
 	case pr.o.AgentsListen != "":
 		// Remote agents bring their own addresses (SOURCE_ADDRS for all).
 	case lab != nil:
 		plan.AgentArgs = func(i, conns int) []string {
 			var s []string
-			for _, a := range AgentAddrs(i, AgentAddrCount(conns, portRange)) {
+			for _, a := range agentside.Addrs(i, agentside.AddrCount(conns, portRange)) {
 				s = append(s, a.String())
 			}
 			return []string{"--source-addrs", strings.Join(s, ",")}
@@ -183,7 +184,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 	}
 	listen := "127.0.0.1:0"
 	if lab != nil {
-		listen = LabHost + ":0"
+		listen = agentside.LabHost + ":0"
 	}
 	// The point's own token: only the agents started below hold it (in
 	// their environment, which other users cannot read; an argv they can).
@@ -226,7 +227,7 @@ func (p *pointRun) startAgents(ctx context.Context, url, cgroup string) error {
 		ag.procs = append(ag.procs, proc)
 		if lab != nil {
 			conns, _ := agents.Segment(spec.Key.Connections, 0, n, i)
-			if err := lab.Attach(proc.Pid, AgentAddrs(i, AgentAddrCount(conns, portRange)), pr.o.AgentsPortRange); err != nil {
+			if err := lab.Attach(proc.Pid, agentside.Addrs(i, agentside.AddrCount(conns, portRange)), pr.o.AgentsPortRange); err != nil {
 				return p.fail(PhaseGenerator, proc, "agent %d: network namespace: %v", i, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -42,7 +43,7 @@ const (
 // sampled from the generator's marker to the end of its window.
 type ProcRunner struct {
 	o         *Plan
-	agents    AgentsEnv
+	agents    agentside.Env
 	target    target.Spec
 	generator []string // argv before the load flags
 	ready     time.Duration
@@ -73,7 +74,7 @@ type ProcRunner struct {
 // NewProcRunner prepares the runner for the plan's points (its Target is
 // the head's server); the generator defaults to this executable's own
 // `load` subcommand.
-func NewProcRunner(o *Plan, ag AgentsEnv) (*ProcRunner, error) {
+func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 	t := o.Target
 	gen := strings.Fields(o.Generator)
 	if len(gen) == 0 {
