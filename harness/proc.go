@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,8 +68,8 @@ type ProcRunner struct {
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
 
-	hub    *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
-	hubLog *syncWriter // its coordinator.log in the work dir
+	hub    *agents.Hub    // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
+	hubLog io.WriteCloser // its coordinator.log in the work dir
 }
 
 // NewProcRunner prepares the runner for the plan's points (its Target is

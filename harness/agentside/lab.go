@@ -1,6 +1,3 @@
-// Package agentside is a point's generator side with AGENTS=N, out of
-// the harness's top level: for now the network the local agents run on
-// (Lab, in network namespaces) and their addresses.
 package agentside
 
 import (
