@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/netnstest"
 	"github.com/ceiling-bench/ceiling/result"
@@ -53,7 +54,7 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 			conns += a.Connections
 			// 50 connections take 2 addresses, 100 take 4 (30 a port range of 60).
 			var want []string
-			for _, x := range harness.AgentAddrs(a.Index, a.Connections/25) {
+			for _, x := range agentside.Addrs(a.Index, a.Connections/25) {
 				want = append(want, x.String())
 			}
 			if a.Network != "netns" || !slices.Equal(a.SourceAddrs, want) {
@@ -76,14 +77,14 @@ func TestAgentsSweepInNetworkNamespaces(t *testing.T) {
 // inside the test's copy in a private network namespace; nil in the
 // parent (which ran the copy: netnstest.Run skips with the reason where
 // it cannot, never under CI=true as root).
-func agentsLab(t *testing.T, name string) *harness.AgentsLab {
+func agentsLab(t *testing.T, name string) *agentside.Lab {
 	t.Helper()
 	needProcs(t)
 	if !netnstest.Child() {
 		netnstest.Run(t, name)
 		return nil
 	}
-	lab, err := harness.NewAgentsLab()
+	lab, err := agentside.NewLab()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)

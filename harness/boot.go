@@ -163,9 +163,3 @@ func firstDone(chs ...<-chan struct{}) <-chan struct{} {
 	}
 	return done
 }
-
-// anyExited reports whether a server has exited.
-func (p *pointRun) anyExited() bool {
-	_, ok := p.exitedServer()
-	return ok
-}

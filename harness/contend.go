@@ -13,13 +13,10 @@ func (p *pointRun) attribRoots() attrib.Roots {
 	for _, s := range p.srvs {
 		r.Server = append(r.Server, s.Pid)
 	}
-	switch {
-	case p.ag != nil:
-		for _, a := range p.ag.procs {
-			r.Generator = append(r.Generator, a.Pid)
+	if p.side != nil {
+		for _, g := range p.side.Procs() {
+			r.Generator = append(r.Generator, g.Pid)
 		}
-	case p.gen != nil:
-		r.Generator = append(r.Generator, p.gen.Pid)
 	}
 	// AGENTS_LISTEN's agents are no child of ours; those that dialed in
 	// from this machine are found by their sessions' addresses.

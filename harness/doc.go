@@ -44,7 +44,11 @@
 //     the real one; Sweep drives any runner, repeats the headline peak at
 //     the end (A-A), turns each outcome into its curve point with
 //     verdict.Point (pure: what a point measured in, its verdict out) and
-//     fills the Result.
+//     fills the Result. A point is one pipeline (point.go: boot, start
+//     the generator side, wait for its marker, measure the window,
+//     collect, stop) whose generator side is a strategy (genside.go):
+//     the one generator process, or AGENTS' coordinator and agents
+//     (package harness/agentside).
 //   - Result.Summarize: the per-batch ceilings (highest clean point), the
 //     headline, the noise floor and the warnings, from the curve alone, so
 //     a partial curve (SIGINT) summarizes the same way.

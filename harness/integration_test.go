@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -101,7 +102,7 @@ func miniOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *te
 // gets beyond them (the agents' network and seams).
 type testSweep struct {
 	knob.Options
-	AgentsEnv harness.AgentsEnv
+	AgentsEnv agentside.Env
 	// Planted: the test itself put other work on the pinned CPUs, so
 	// contention is what it checks, and runSweep never runs it again.
 	Planted bool

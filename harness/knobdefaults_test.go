@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -81,7 +82,7 @@ var resolvedDefaults = map[string]func(t *testing.T){
 	},
 	"GENERATOR (--generator)": func(t *testing.T) {
 		p := &Plan{Options: knob.DefaultOptions(false)}
-		pr, err := NewProcRunner(p, AgentsEnv{})
+		pr, err := NewProcRunner(p, agentside.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +102,7 @@ var resolvedDefaults = map[string]func(t *testing.T){
 		}
 	},
 	"AGENTS_PORT_RANGE (--agents-port-range)": func(t *testing.T) {
-		if portRangeSize("") < 1 {
+		if agentside.PortRangeSize("") < 1 {
 			t.Error("AGENTS_PORT_RANGE unset: no port range from the kernel")
 		}
 	},

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
@@ -14,7 +13,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
-	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -29,8 +27,7 @@ type pointRun struct {
 	// named "server", unless the target lists servers).
 	srvs     []*supervise.Proc
 	booted   []target.Server
-	gen      *supervise.Proc
-	ag       *agentRun // AGENTS: the coordinator and its agents, in place of gen
+	side     generatorSide // the generator, or AGENTS' agents (newSide)
 	throttle *pinning.Throttle
 	// The point's server (a two-arm sweep's arm) and its window and
 	// warm-up (ProcRunner.targetFor).
@@ -109,8 +106,8 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	return err
 }
 
-// startGenerator starts the generator (in the headroom probe's cgroup for
-// that role).
+// startGenerator starts the point's generator side (newSide), in the
+// headroom probe's cgroup for that role.
 func (p *pointRun) startGenerator(ctx context.Context) error {
 	pr, spec := p.pr, p.spec
 	url, err := p.target.URLFor(pr.o.Scenario)
@@ -132,38 +129,11 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 		p.throttle = th
 		cgroup = th.Path
 	}
-	if pr.o.Agents > 0 {
-		return p.startAgents(ctx, target.Expand(url, p.addr), cgroup)
-	}
-	args := append(append([]string(nil), pr.generator[1:]...), pr.loadArgs(p.target, spec.Key, p.addr, target.Expand(url, p.addr), p.window, p.warmup, p.f)...)
-	if p.fault != nil {
-		args = append(args, p.fault.splitArgs...)
-	}
-	gate := filepath.Join(p.f.dir, "start.gate")
-	if spec.Gate != nil {
-		args = append(args, "--start-gate", gate)
-	}
-	gen, err := supervise.Start(ctx, supervise.Spec{
-		Name: "generator", Path: pr.generator[0],
-		Args:    args,
-		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
-		Environ: ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
-		CPUs:    p.genCPUs,
-		NoFile:  NoFileLimit,
-		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
-		LogPath: p.f.genLog,
-		Grace:   InterruptGrace(pr.grace),
-	})
-	if err != nil {
-		return p.fail(PhaseGenerator, nil, "start generator: %v", err)
-	}
-	p.gen = gen
-	if spec.Gate != nil {
-		pids := []int{gen.Pid}
-		for _, s := range p.srvs {
-			pids = append(pids, s.Pid)
-		}
-		spec.Gate.register(spec.Half, gate, pids...)
+	url = target.Expand(url, p.addr)
+	flags := pr.loadArgs(p.target, spec.Key, p.addr, url, p.window, p.warmup, p.f)
+	p.side = p.newSide()
+	if tail, err := p.side.Start(ctx, url, flags, cgroup); err != nil {
+		return p.fail(PhaseGenerator, tail, "%v", err)
 	}
 	return nil
 }
@@ -171,11 +141,8 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // waitMarker waits for the marker: every connection open and the warm-up
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
-	pr, gen := p.pr, p.gen
-	markerWait := connectTimeout
-	if p.ag != nil {
-		markerWait = max(connectTimeout, pr.joinTimeout()+5*time.Second)
-	}
+	pr, side := p.pr, p.side
+	markerWait := side.MarkerWait()
 	if p.spec.Gate != nil {
 		markerWait += connectTimeout // the partner's connecting too
 	}
@@ -189,35 +156,23 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 				return p.fail(PhaseMarker, nil, "duet: %v", err)
 			}
 		}
-		if p.ag != nil {
-			if why, tail := p.agentsMarkerFailed(); why != "" {
-				return p.fail(PhaseMarker, tail, "%s", why)
-			}
+		if why, tail := side.MarkerFailed(); why != "" {
+			return p.fail(PhaseMarker, tail, "%s", why)
 		}
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return p.interrupted(PhaseMarker)
-		case p.anyExited():
-			i, _ := p.exitedServer()
+		}
+		if i, ok := p.exitedServer(); ok {
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
-		case p.ag != nil:
-			if time.Now().After(markerBy) {
-				return p.fail(PhaseMarker, nil, "the coordinator created no measure marker within warm-up + %s", markerWait)
-			}
-		case gen.Exited():
-			return p.fail(PhaseMarker, gen, "generator exited before creating its measure marker (%s)%s", exitText(gen), lastWords(gen))
-		case time.Now().After(markerBy):
-			return p.fail(PhaseMarker, gen, "generator created no measure marker within warm-up + %s", connectTimeout)
+		}
+		if why, tail := side.NoMarker(time.Now().After(markerBy), markerWait); why != "" {
+			return p.fail(PhaseMarker, tail, "%s", why)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if p.ag != nil {
-		if len(p.ag.procs) > 0 { // none with AGENTS_LISTEN: remote
-			p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", p.ag.procs[0].Pid)
-		}
-		return nil
+	if procs := side.Procs(); len(procs) > 0 { // none with AGENTS_LISTEN: remote
+		p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", procs[0].Pid)
 	}
-	p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", gen.Pid)
 	return nil
 }
 
@@ -233,23 +188,25 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		}
 	}
 	// The agents' trees are sampled at the same instants, as one side.
-	var genDone <-chan struct{}
-	if p.ag != nil {
-		m.Generator, m.Agents, genDone = p.ag.trees(), true, p.ag.anyDone()
-	} else {
-		m.Generator, genDone = []cpusample.Source{cpusample.Tree(p.gen.Pid)}, p.gen.Done()
+	// The window ends early when the side ends or any of its processes
+	// exits.
+	m.Agents = p.side.Group()
+	genDone := []<-chan struct{}{p.side.Finished()}
+	for _, g := range p.side.Procs() {
+		m.Generator = append(m.Generator, cpusample.Tree(g.Pid))
+		genDone = append(genDone, g.Done())
 	}
 	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	if p.target.External {
-		p.measureExternal(ctx, out, run, genDone, capture)
+		p.measureExternal(ctx, out, run, firstDone(genDone...), capture)
 		return
 	}
 	p.startFault(ctx)
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
-	case <-genDone:
+	case <-firstDone(genDone...):
 	case <-p.anyServerDone():
 	case <-ctx.Done():
 	}
@@ -266,37 +223,32 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	capture.finish(out)
 }
 
-// collect waits for the generator to end by itself after its window and
-// reads its JSON. A generator that exits 0 without writing one fails the
-// point (the files were fresh, so nothing older can stand in).
+// collect waits for the generator side to end by itself after its window
+// and reads its JSON.
 func (p *pointRun) collect(ctx context.Context, out *verdict.Outcome) error {
-	if p.ag != nil {
-		return p.collectAgents(ctx, out)
-	}
-	gen := p.gen
-	wait := exitTimeout
-	if p.pr.o.Drop {
-		// The drop check may wait load.DropTimeout for a server that no
-		// longer answers: that is its finding (server_up false), not a
-		// stuck generator.
-		wait += load.DropTimeout
-	}
+	side := p.side
+	wait := side.CollectWait()
 	select {
-	case <-gen.Done():
+	case <-side.Finished():
 	case <-time.After(wait):
-		return p.fail(PhaseCollect, gen, "generator still running %s after its window", wait)
+		why, tail := side.StillRunning(wait)
+		return p.fail(PhaseCollect, tail, "%s", why)
 	case <-ctx.Done():
 		return p.interrupted(PhaseCollect)
+	}
+	if why, tail := side.Ended(out); why != "" {
+		return p.fail(PhaseCollect, tail, "%s", why)
 	}
 	if i, ok := p.exitedServer(); ok {
 		return p.fail(PhaseCollect, p.srvs[i], "%s exited during the point (%v)", p.label(i), p.srvs[i].ExitErr())
 	}
-	if err := gen.ExitErr(); err != nil {
-		return p.fail(PhaseCollect, gen, "generator failed (%v)", err)
+	if why, tail := side.Failed(); why != "" {
+		return p.fail(PhaseCollect, tail, "%s", why)
 	}
 	res, err := readLoad(p.f.json)
 	if err != nil {
-		return p.fail(PhaseCollect, gen, "generator result: %v", err)
+		why, tail := side.ResultFailed(err)
+		return p.fail(PhaseCollect, tail, "%s", why)
 	}
 	out.Load = res
 	return nil

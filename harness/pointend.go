@@ -26,15 +26,15 @@ import (
 // see stopProc.
 func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess, err error) {
 	p.thaw()
-	if p.gen != nil {
-		if esc, _ := stopProc(ctx, p.gen, grace); esc {
-			escalated = append(escalated, "generator")
+	if p.side != nil {
+		// The generator ("generator"), or each agent ("agent 2").
+		for _, g := range p.side.Procs() {
+			if esc, _ := stopProc(ctx, g, grace); esc {
+				escalated = append(escalated, g.Name)
+			}
+			escaped = append(escaped, escapedOf(g)...)
 		}
-		escaped = append(escaped, escapedOf(p.gen)...)
-	}
-	if p.ag != nil {
-		esc, escd := p.stopAgents(ctx, grace)
-		escalated, escaped = append(escalated, esc...), append(escaped, escd...)
+		p.side.Release()
 	}
 	if p.throttle != nil {
 		_ = p.throttle.Remove()
@@ -119,9 +119,11 @@ func (p *pointRun) scrub() {
 		return
 	}
 	paths := []string{p.f.genLog, p.f.json}
-	if p.ag != nil {
-		for i := range p.ag.procs {
-			paths = append(paths, p.agentLog(i))
+	if p.side != nil {
+		for _, g := range p.side.Procs() { // the agents' logs
+			if !slices.Contains(paths, g.LogPath) {
+				paths = append(paths, g.LogPath)
+			}
 		}
 	}
 	if len(p.booted) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/meter"
@@ -43,7 +45,7 @@ const (
 // sampled from the generator's marker to the end of its window.
 type ProcRunner struct {
 	o         *Plan
-	agents    AgentsEnv
+	agents    agentside.Env
 	target    target.Spec
 	generator []string // argv before the load flags
 	ready     time.Duration
@@ -67,14 +69,14 @@ type ProcRunner struct {
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
 
-	hub    *agents.Hub // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
-	hubLog *syncWriter // its coordinator.log in the work dir
+	hub    *agents.Hub    // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
+	hubLog io.WriteCloser // its coordinator.log in the work dir
 }
 
 // NewProcRunner prepares the runner for the plan's points (its Target is
 // the head's server); the generator defaults to this executable's own
 // `load` subcommand.
-func NewProcRunner(o *Plan, ag AgentsEnv) (*ProcRunner, error) {
+func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 	t := o.Target
 	gen := strings.Fields(o.Generator)
 	if len(gen) == 0 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -29,7 +30,7 @@ type RunConfig struct {
 	Thresholds verdict.Thresholds
 	// Agents is the network local agents run in (AGENTS=N), and the
 	// tests' seams into them.
-	Agents AgentsEnv
+	Agents agentside.Env
 
 	// Ceiling is the ceiling binary whose `calibrate --serve-sink` is the
 	// null sink of CALIBRATE=1; empty: this executable.
@@ -67,7 +68,7 @@ var _ SweepRunner = (*ProcRunner)(nil)
 type Deps struct {
 	// NewRunner makes the sweep's runner (default: NewProcRunner, with
 	// the run's secrets to redact from each point's files).
-	NewRunner func(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error)
+	NewRunner func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error)
 	// Now is the wall clock (default: time.Now).
 	Now func() time.Time
 	// KeepSelfOff moves the harness's own threads off the pinned sets
@@ -86,7 +87,7 @@ type Deps struct {
 func (d Deps) withDefaults() Deps {
 	if d.NewRunner == nil {
 		m := d.Meter
-		d.NewRunner = func(p *Plan, ag AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
+		d.NewRunner = func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err

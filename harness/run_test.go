@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -99,7 +100,7 @@ func runPlan(t *testing.T, workDir string) *Plan {
 // machine whose leftovers and self-pinning are recorded, not done.
 func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
 	return Deps{
-		NewRunner: func(p *Plan, _ AgentsEnv, secrets *redact.Set) (SweepRunner, error) {
+		NewRunner: func(p *Plan, _ agentside.Env, secrets *redact.Set) (SweepRunner, error) {
 			f.out, f.secrets = p.Out, secrets
 			return f, nil
 		},

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
@@ -21,10 +21,10 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // no AGENTS_LISTEN) into network namespaces: as root, the sweep re-runs
 // itself in a private network namespace (so the bridge and veths never
 // touch the host's network) and returns done=true with the copy's
-// status; the copy builds the bridge (harness.AgentsLab). Where either
-// cannot be done, the AgentsEnv's Note says why in one line (stderr and the
+// status; the copy builds the bridge (agentside.Lab). Where either
+// cannot be done, the Env's Note says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
+func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return ag, false, nil
 	}
@@ -39,13 +39,13 @@ func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag harness
 		return ag, false, nil
 	}
 	if os.Getenv(sweepNetnsEnv) == "1" {
-		lab, err := harness.NewAgentsLab()
+		lab, err := agentside.NewLab()
 		if err != nil {
 			note(fmt.Sprintf("no bridge in the private network namespace (%v)", err))
 			return ag, false, nil
 		}
 		ag.Lab = lab
-		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Agents, harness.LabHost)
+		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Agents, agentside.LabHost)
 		return ag, false, nil
 	}
 	if os.Geteuid() != 0 {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // agentsNetwork: network namespaces are Linux only; the agents run on the
 // loopback, said in one line.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag harness.AgentsEnv, done bool, err error) {
+func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return ag, false, nil
 	}

@@ -91,7 +91,7 @@ type Options struct {
 	// every agent to join and be ready (0: 60 s, 2 min with AgentsListen).
 	AgentsJoinTimeout time.Duration
 	// AgentsNetns is AGENTS_NETNS (default on): as root, local agents run
-	// in network namespaces of their own on a bridge (AgentsLab).
+	// in network namespaces of their own on a bridge (agentside.Lab).
 	AgentsNetns bool
 	// AgentsPortRange is AGENTS_PORT_RANGE, "LO-HI": each agent
 	// namespace's ip_local_port_range (a test knob: a few hundred

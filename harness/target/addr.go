@@ -57,7 +57,7 @@ func hasPortPlaceholder(s string) bool {
 // starts empty at every point and is kept with the point's logs).
 type Addr struct {
 	// Host is {host} (and {addr}'s host): empty is 127.0.0.1; the agents'
-	// bridge address (AgentsLab) or AGENTS_LISTEN's host otherwise.
+	// bridge address (agentside.Lab) or AGENTS_LISTEN's host otherwise.
 	Host        string
 	Port, Port2 int
 	Ports       []int // {port3}, {port4}, ...

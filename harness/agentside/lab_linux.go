@@ -1,4 +1,4 @@
-package harness
+package agentside
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/netlab"
 )
 
-// AgentsLab is the network the agents of AGENTS=N run on as root
+// Lab is the network the agents of AGENTS=N run on as root
 // (AGENTS_NETNS): `ceiling sweep` has re-executed itself into a private
 // network namespace (cmd/ceiling), so nothing here touches the host's
 // network. In it a bridge carries LabHost, where the server under test
@@ -22,24 +22,24 @@ import (
 // (AGENTS_PORT_RANGE) so that a few hundred connections take several
 // addresses. The namespaces and veths vanish with the processes, the
 // bridge with the sweep.
-type AgentsLab struct {
+type Lab struct {
 	lab *netlab.Lab
 }
 
-// NewAgentsLab builds the bridge; call it inside the sweep's private
+// NewLab builds the bridge; call it inside the sweep's private
 // network namespace only.
-func NewAgentsLab() (*AgentsLab, error) {
+func NewLab() (*Lab, error) {
 	l, err := netlab.New(labBridge, netip.MustParsePrefix(LabHost+"/16"))
 	if err != nil {
 		return nil, err
 	}
-	return &AgentsLab{lab: l}, nil
+	return &Lab{lab: l}, nil
 }
 
 // Attach joins process pid's (fresh) network namespace to the bridge as
 // agent i with addrs, after setting its port range (before its link is
 // up, so before it can connect anywhere).
-func (l *AgentsLab) Attach(pid int, addrs []netip.Addr, portRange string) error {
+func (l *Lab) Attach(pid int, addrs []netip.Addr, portRange string) error {
 	if lo, hi, err := knob.ParsePortRange(portRange); err == nil {
 		out, err := exec.Command("nsenter", "--net=/proc/"+strconv.Itoa(pid)+"/ns/net",
 			"sysctl", "-q", "-w", fmt.Sprintf("net.ipv4.ip_local_port_range=%d %d", lo, hi)).CombinedOutput()

@@ -1,0 +1,165 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/verdict"
+	"github.com/ceiling-bench/ceiling/load"
+)
+
+// generatorSide is where a point's load comes from, as its pipeline
+// (pointRun.run) drives it: start, wait for the marker, measure the
+// window, collect, stop. Two strategies: the one generator process
+// (genProc), or AGENTS' coordinator and agent processes
+// (agentside.Run). A step's reason of "" is no failure; the process
+// returned with a reason is the one whose log tail explains it (nil:
+// none). The pipeline puts the reason in the phase it was in.
+type generatorSide interface {
+	// Start starts it for the point's url with its `ceiling load`
+	// flags, in cgroup ("": none).
+	Start(ctx context.Context, url string, flags []string, cgroup string) (tail *supervise.Proc, err error)
+	// Procs are its processes on this machine started so far: their
+	// trees are sampled and attributed, the first one's affinity read
+	// back, their logs redacted, and they are stopped (by Name) when
+	// the point ends.
+	Procs() []*supervise.Proc
+	// Group: the Procs are sampled at the same instants as one side.
+	Group() bool
+	// MarkerWait is how long after the warm-up the marker may take.
+	MarkerWait() time.Duration
+	// MarkerFailed is looked at before the servers, NoMarker after
+	// them: why no marker will come, "" while it still may.
+	MarkerFailed() (string, *supervise.Proc)
+	NoMarker(overdue bool, wait time.Duration) (string, *supervise.Proc)
+	// Finished is closed when it ended by itself; collect waits for it
+	// at most CollectWait after the window (else StillRunning).
+	Finished() <-chan struct{}
+	CollectWait() time.Duration
+	StillRunning(wait time.Duration) (string, *supervise.Proc)
+	// Ended (before the servers are looked at) and Failed (after) judge
+	// how it ended; ResultFailed is why its JSON could not be read.
+	Ended(out *verdict.Outcome) (string, *supervise.Proc)
+	Failed() (string, *supervise.Proc)
+	ResultFailed(err error) (string, *supervise.Proc)
+	// Release frees what it holds besides its processes, once they
+	// stopped.
+	Release()
+}
+
+// newSide is the point's generator side: AGENTS' agents, or the one
+// generator.
+func (p *pointRun) newSide() generatorSide {
+	if p.pr.o.Agents > 0 {
+		return p.agentSide()
+	}
+	return &genProc{p: p}
+}
+
+// genProc is the one generator process: `ceiling load` or GENERATOR,
+// pinned to the generator CPUs, writing the marker and the JSON itself.
+type genProc struct {
+	p    *pointRun
+	proc *supervise.Proc
+}
+
+// Start starts the generator. A FAULT's point gives it the fault's split;
+// a duet's, a start gate its partner opens with it.
+func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup string) (*supervise.Proc, error) {
+	p, pr, spec := g.p, g.p.pr, g.p.spec
+	args := append(append([]string(nil), pr.generator[1:]...), flags...)
+	if p.fault != nil {
+		args = append(args, p.fault.splitArgs...)
+	}
+	gate := filepath.Join(p.f.dir, "start.gate")
+	if spec.Gate != nil {
+		args = append(args, "--start-gate", gate)
+	}
+	gen, err := supervise.Start(ctx, supervise.Spec{
+		Name: "generator", Path: pr.generator[0],
+		Args:    args,
+		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
+		Environ: ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
+		CPUs:    p.genCPUs,
+		NoFile:  NoFileLimit,
+		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
+		LogPath: p.f.genLog,
+		Grace:   InterruptGrace(pr.grace),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start generator: %v", err)
+	}
+	g.proc = gen
+	if spec.Gate != nil {
+		pids := []int{gen.Pid}
+		for _, s := range p.srvs {
+			pids = append(pids, s.Pid)
+		}
+		spec.Gate.register(spec.Half, gate, pids...)
+	}
+	return nil, nil
+}
+
+func (g *genProc) Procs() []*supervise.Proc {
+	if g.proc == nil {
+		return nil
+	}
+	return []*supervise.Proc{g.proc}
+}
+
+func (g *genProc) Group() bool               { return false }
+func (g *genProc) MarkerWait() time.Duration { return connectTimeout }
+
+// MarkerFailed is "": a generator that exited may have lost its server,
+// whose exit is the reason then (NoMarker).
+func (g *genProc) MarkerFailed() (string, *supervise.Proc) { return "", nil }
+
+func (g *genProc) NoMarker(overdue bool, _ time.Duration) (string, *supervise.Proc) {
+	gen := g.proc
+	switch {
+	case gen.Exited():
+		return fmt.Sprintf("generator exited before creating its measure marker (%s)%s", exitText(gen), lastWords(gen)), gen
+	case overdue:
+		return fmt.Sprintf("generator created no measure marker within warm-up + %s", connectTimeout), gen
+	}
+	return "", nil
+}
+
+func (g *genProc) Finished() <-chan struct{} { return g.proc.Done() }
+
+// CollectWait: the drop check may wait load.DropTimeout for a server
+// that no longer answers: that is its finding (server_up false), not a
+// stuck generator.
+func (g *genProc) CollectWait() time.Duration {
+	if g.p.pr.o.Drop {
+		return exitTimeout + load.DropTimeout
+	}
+	return exitTimeout
+}
+
+func (g *genProc) StillRunning(wait time.Duration) (string, *supervise.Proc) {
+	return fmt.Sprintf("generator still running %s after its window", wait), g.proc
+}
+
+func (g *genProc) Ended(*verdict.Outcome) (string, *supervise.Proc) { return "", nil }
+
+// Failed: a generator that exits 0 without writing its JSON fails the
+// point at ResultFailed (the files were fresh, so nothing older can stand
+// in).
+func (g *genProc) Failed() (string, *supervise.Proc) {
+	if err := g.proc.ExitErr(); err != nil {
+		return fmt.Sprintf("generator failed (%v)", err), g.proc
+	}
+	return "", nil
+}
+
+func (g *genProc) ResultFailed(err error) (string, *supervise.Proc) {
+	return fmt.Sprintf("generator result: %v", err), g.proc
+}
+
+func (g *genProc) Release() {}
