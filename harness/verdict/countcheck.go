@@ -26,6 +26,10 @@ import (
 // on stolen CPUs), so that share of the window widens the tolerance too:
 // a before read that took a tenth of a 1 s window cannot vouch for the
 // count closer than that tenth.
+// maxUncovered is the largest share of the window the server's count may
+// miss (the before read answering late) and still be checked.
+const maxUncovered = 0.25
+
 func checkCount(series string, overlapS, windowS float64, sm *result.ServerMetrics, generatorPerS float64, inflight int64) *result.CountCheck {
 	c := &result.CountCheck{Series: series, GeneratorPerS: generatorPerS, Tolerance: result.CountTolerance, OverlapS: overlapS, Verdict: result.CountsUnchecked}
 	if sm == nil {
@@ -50,6 +54,11 @@ func checkCount(series string, overlapS, windowS float64, sm *result.ServerMetri
 		c.Reason = series + " was not in both reads"
 	case overlapS <= 0:
 		c.Reason = "the before read answered after the window had ended"
+	case windowS > 0 && (windowS-overlapS)/windowS > maxUncovered:
+		// The allowance below would grow with what is missing until any
+		// figure agreed: past a quarter, the check has lost its evidence.
+		c.Reason = fmt.Sprintf("the before read answered %.2fs into the %.2fs window: the server's count covers too little of it to check the generator's (at most %.0f%% may be missing)",
+			windowS-overlapS, windowS, 100*maxUncovered)
 	}
 	if c.Reason != "" {
 		return c

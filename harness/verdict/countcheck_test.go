@@ -87,6 +87,13 @@ func TestCountCheck(t *testing.T) {
 			t.Errorf("%.0f/s against 100000/s over 0.92 s of 1 s: tolerance %.4f %s, want 0.05 + 0.08, %s", tc.genPerS, c.Tolerance, c.Verdict, tc.verdict)
 		}
 	}
+	// Past a quarter of the window missing, the allowance would let any
+	// figure agree: the check says it could not be made, and the point is
+	// not clean (never "agree" by default).
+	c = checkCount(series, 0.7, 1, metricsWith(series, 70_000), 100_000, 0)
+	if c.Verdict != result.CountsUnchecked || !strings.Contains(c.Reason, "0.30s into the 1.00s window") {
+		t.Errorf("30%% of the window uncovered: %s (%s), want unchecked", c.Verdict, c.Reason)
+	}
 	// Without a counter named for the scenario there is no check at all.
 	if p := Point(0, result.RoleSweep, result.PointKey{Batch: 1, Connections: 2}, Outcome{Load: &load.Result{Summary: load.Summary{ThroughputPerS: 5}}}, DefaultThresholds); p.CountCheck != nil {
 		t.Errorf("a point without metrics.counts got %+v", p.CountCheck)
