@@ -19,7 +19,7 @@ import (
 // as "ceiling load: preflight: ... 401 ..."), at most 300 bytes, or ""
 // when it wrote nothing: the cause belongs on the terminal's first line,
 // not only in the result's log_tail.
-func lastWords(pr *supervise.Proc) string {
+func lastWords(pr supervise.Process) string {
 	lines := strings.Split(strings.TrimSpace(pr.Tail(tailLines)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if last == "" {
@@ -32,7 +32,7 @@ func lastWords(pr *supervise.Proc) string {
 }
 
 // exitText is a child's exit for a reason: its error, or "exit status 0".
-func exitText(pr *supervise.Proc) string {
+func exitText(pr supervise.Process) string {
 	if err := pr.ExitErr(); err != nil {
 		return err.Error()
 	}
@@ -64,7 +64,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 			env = append(env, k+"="+target.Expand(s.Env[k], addr))
 		}
 		runAs := p.runAs()
-		srv, err := supervise.Start(ctx, supervise.Spec{
+		srv, err := pr.starter().Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
 			Environ: runAs.environ(ChildEnviron(os.Environ(), p.target.PassEnv, nil)),
 			CPUs:    p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
@@ -76,7 +76,8 @@ func (p *pointRun) boot(ctx context.Context) error {
 		}
 		p.srvs = append(p.srvs, srv)
 	}
-	deadline := time.Now().Add(pr.ready)
+	clock := pr.clock()
+	deadline := clock.Now().Add(pr.ready)
 	for i, s := range p.booted {
 		srv := p.srvs[i]
 		probe, err := supervise.ParseProbe(target.Expand(s.Ready, addr))
@@ -85,7 +86,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 		}
 		// One readiness budget for all: the later ones have had the time
 		// the earlier took to come up.
-		if err := supervise.WaitReady(ctx, srv, probe, max(time.Until(deadline), time.Second)); err != nil {
+		if err := pr.starter().WaitReady(ctx, srv, probe, max(deadline.Sub(clock.Now()), time.Second)); err != nil {
 			if ctx.Err() != nil {
 				return p.interrupted(PhaseReady)
 			}
@@ -99,7 +100,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 			}
 		}
 	}
-	p.noteGranted(&pr.serverGranted, p.srvCPUs, "server", p.srvs[0].Pid)
+	p.noteGranted(&pr.serverGranted, p.srvCPUs, "server", p.srvs[0].Pid())
 	return nil
 }
 

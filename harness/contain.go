@@ -16,7 +16,7 @@ import (
 
 // escapedOf is what Stop found of each process's tree outside its
 // containment.
-func escapedOf(procs ...*supervise.Proc) []result.EscapedProcess {
+func escapedOf(procs ...supervise.Process) []result.EscapedProcess {
 	var out []result.EscapedProcess
 	for _, p := range procs {
 		if p == nil {

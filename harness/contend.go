@@ -11,11 +11,11 @@ import (
 func (p *pointRun) attribRoots() attrib.Roots {
 	var r attrib.Roots
 	for _, s := range p.srvs {
-		r.Server = append(r.Server, s.Pid)
+		r.Server = append(r.Server, s.Pid())
 	}
 	if p.side != nil {
 		for _, g := range p.side.Procs() {
-			r.Generator = append(r.Generator, g.Pid)
+			r.Generator = append(r.Generator, g.Pid())
 		}
 	}
 	// AGENTS_LISTEN's agents are no child of ours; those that dialed in

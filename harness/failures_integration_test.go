@@ -4,10 +4,8 @@ package harness_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness"
-	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -30,84 +26,6 @@ func script(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func TestServerExitsMidPoint(t *testing.T) {
-	needProcs(t)
-	dir := t.TempDir()
-	// The first boot dies 0.8 s in (inside the measured window); later
-	// boots serve normally.
-	srv := script(t, dir, "flaky-server", fmt.Sprintf(`flag=%s/died-once
-if [ -e "$flag" ]; then exec %s/refserver --addr "$1"; fi
-touch "$flag"
-%s/refserver --addr "$1" & pid=$!
-sleep 0.8
-echo "flaky-server: dying on purpose"
-kill -9 $pid
-exit 3
-`, dir, bin, bin))
-	tg := refTarget(t)
-	tg.Command = []string{srv, "{addr}"}
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2, 4}})
-	// Each attempt (a contended one is run again) starts with a server
-	// that dies once.
-	r, _, err := retryContended(t, func() (*result.Result, string, error) {
-		_ = os.Remove(filepath.Join(dir, "died-once"))
-		return runSweepOnce(t, context.Background(), o, tg)
-	})
-	wantPoints := 3 // two rungs and the A-A repeat
-	if err != nil {
-		if !errors.Is(err, harness.ErrNoCleanHeadline) {
-			t.Fatalf("sweep: %v (want it to go on past the failed point)", err)
-		}
-		// Only other work starving the later points on this shared
-		// machine may leave them unclean; then there is no repeat.
-		wantPoints = 2
-		for _, p := range r.Curve[1:] {
-			if !p.Contended {
-				t.Errorf("no clean headline, yet point %d ran on quiet CPUs: %+v", p.Index, p)
-			}
-		}
-	}
-	if len(r.Curve) != wantPoints {
-		t.Fatalf("curve has %d points, want %d", len(r.Curve), wantPoints)
-	}
-	p := r.Curve[0]
-	if p.Status != result.StatusFailed || p.Verdict != result.VerdictFailed || !strings.Contains(p.FailReason, "server exited") {
-		t.Errorf("first point: status %s verdict %s reason %q, want failed: server exited", p.Status, p.Verdict, p.FailReason)
-	}
-	if !strings.Contains(p.LogTail, "dying on purpose") {
-		t.Errorf("log tail %q lacks the server's last words", p.LogTail)
-	}
-	for _, p := range r.Curve[1:] {
-		if p.Status != result.StatusOK {
-			t.Errorf("point %d after the failure: %s %s", p.Index, p.Status, p.FailReason)
-		}
-	}
-}
-
-func TestServerNeverReady(t *testing.T) {
-	needProcs(t)
-	tg := refTarget(t)
-	tg.Ready = "log:this line is never printed"
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
-	o.ReadyTimeout = 3 * time.Second // long enough for a loaded machine to start refserver and log its first line
-	r, table, err := runSweep(t, context.Background(), o, tg)
-	if !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatalf("error %v, want ErrNoCleanHeadline (exit 1) with the result written", err)
-	}
-	if len(r.Curve) != 1 || r.Curve[0].Status != result.StatusFailed || !strings.Contains(r.Curve[0].FailReason, "never became ready") {
-		t.Fatalf("curve %+v", r.Curve)
-	}
-	if !strings.Contains(r.Curve[0].LogTail, "listening") {
-		t.Errorf("log tail %q lacks the server's log", r.Curve[0].LogTail)
-	}
-	if r.Headline.Clean || r.NoiseFloorPct != nil {
-		t.Errorf("headline %+v, noise %v", r.Headline, r.NoiseFloorPct)
-	}
-	if !strings.Contains(table, "ERRORS: 1 of 1 points failed") {
-		t.Errorf("table does not lead with the failure:\n%s", table)
-	}
 }
 
 // sweepCommand is `ceiling sweep` as a process (server on CPU 1,
@@ -250,23 +168,5 @@ func TestNoCleanHeadlineExits1(t *testing.T) {
 	}
 	if !strings.Contains(string(msg), "no clean point at the headline batch") {
 		t.Errorf("output does not say why:\n%s", msg)
-	}
-}
-
-// TestGeneratorFailsIsAFailedPoint: a GENERATOR that dies before its
-// window fails the point with its own output's tail; the server it was
-// pointed at is stopped and the sweep writes its result.
-func TestGeneratorFailsIsAFailedPoint(t *testing.T) {
-	needProcs(t)
-	dir := t.TempDir()
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
-	o.Generator = script(t, dir, "broken-gen", "echo 'broken-gen: cannot reach the moon' >&2\nexit 3\n")
-	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
-	if !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
-	}
-	p := r.Curve[0]
-	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "generator") || !strings.Contains(p.LogTail, "cannot reach the moon") {
-		t.Errorf("point: %s %q, tail %q", p.Status, p.FailReason, p.LogTail)
 	}
 }

@@ -157,13 +157,12 @@ func (p *pointRun) startFault(ctx context.Context) {
 		if fr.spec.Kind == knob.FaultStop {
 			sig = syscall.SIGSTOP
 		}
-		pid := srv.TargetPid()
-		err = syscall.Kill(pid, sig)
+		err = srv.Signal(sig)
 		sent := time.Now()
 		fr.mu.Lock()
 		defer fr.mu.Unlock()
 		if err != nil {
-			fr.rec.Error = fmt.Sprintf("%v to %s (pid %d): %v", sig, fr.spec.Server, pid, err)
+			fr.rec.Error = err.Error()
 			return
 		}
 		fr.rec.Sent, fr.rec.AtNs = true, int64(sent.Sub(start))
@@ -203,7 +202,7 @@ func (p *pointRun) thaw() {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
 	if fr.frozen {
-		_ = syscall.Kill(p.srvs[fr.server].TargetPid(), syscall.SIGCONT)
+		_ = p.srvs[fr.server].Signal(syscall.SIGCONT)
 		fr.frozen = false
 	}
 }
@@ -261,7 +260,7 @@ func (p *pointRun) serverUp(ctx context.Context, i int) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	if err := supervise.WaitReady(ctx, srv, probe, 2*time.Second); err != nil {
+	if err := p.pr.starter().WaitReady(ctx, srv, probe, 2*time.Second); err != nil {
 		return false, "its ready probe did not answer within 2s"
 	}
 	return true, ""

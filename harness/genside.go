@@ -23,30 +23,30 @@ import (
 type generatorSide interface {
 	// Start starts it for the point's url with its `ceiling load`
 	// flags, in cgroup ("": none).
-	Start(ctx context.Context, url string, flags []string, cgroup string) (tail *supervise.Proc, err error)
+	Start(ctx context.Context, url string, flags []string, cgroup string) (tail supervise.Process, err error)
 	// Procs are its processes on this machine started so far: their
 	// trees are sampled and attributed, the first one's affinity read
 	// back, their logs redacted, and they are stopped (by Name) when
 	// the point ends.
-	Procs() []*supervise.Proc
+	Procs() []supervise.Process
 	// Group: the Procs are sampled at the same instants as one side.
 	Group() bool
 	// MarkerWait is how long after the warm-up the marker may take.
 	MarkerWait() time.Duration
 	// MarkerFailed is looked at before the servers, NoMarker after
 	// them: why no marker will come, "" while it still may.
-	MarkerFailed() (string, *supervise.Proc)
-	NoMarker(overdue bool, wait time.Duration) (string, *supervise.Proc)
+	MarkerFailed() (string, supervise.Process)
+	NoMarker(overdue bool, wait time.Duration) (string, supervise.Process)
 	// Finished is closed when it ended by itself; collect waits for it
 	// at most CollectWait after the window (else StillRunning).
 	Finished() <-chan struct{}
 	CollectWait() time.Duration
-	StillRunning(wait time.Duration) (string, *supervise.Proc)
+	StillRunning(wait time.Duration) (string, supervise.Process)
 	// Ended (before the servers are looked at) and Failed (after) judge
 	// how it ended; ResultFailed is why its JSON could not be read.
-	Ended(out *verdict.Outcome) (string, *supervise.Proc)
-	Failed() (string, *supervise.Proc)
-	ResultFailed(err error) (string, *supervise.Proc)
+	Ended(out *verdict.Outcome) (string, supervise.Process)
+	Failed() (string, supervise.Process)
+	ResultFailed(err error) (string, supervise.Process)
 	// Release frees what it holds besides its processes, once they
 	// stopped.
 	Release()
@@ -65,12 +65,12 @@ func (p *pointRun) newSide() generatorSide {
 // pinned to the generator CPUs, writing the marker and the JSON itself.
 type genProc struct {
 	p    *pointRun
-	proc *supervise.Proc
+	proc supervise.Process
 }
 
 // Start starts the generator. A FAULT's point gives it the fault's split;
 // a duet's, a start gate its partner opens with it.
-func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup string) (*supervise.Proc, error) {
+func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup string) (supervise.Process, error) {
 	p, pr, spec := g.p, g.p.pr, g.p.spec
 	args := append(append([]string(nil), pr.generator[1:]...), flags...)
 	if p.fault != nil {
@@ -80,7 +80,7 @@ func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup st
 	if spec.Gate != nil {
 		args = append(args, "--start-gate", gate)
 	}
-	gen, err := supervise.Start(ctx, supervise.Spec{
+	gen, err := pr.starter().Start(ctx, supervise.Spec{
 		Name: "generator", Path: pr.generator[0],
 		Args:    args,
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
@@ -96,20 +96,20 @@ func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup st
 	}
 	g.proc = gen
 	if spec.Gate != nil {
-		pids := []int{gen.Pid}
+		pids := []int{gen.Pid()}
 		for _, s := range p.srvs {
-			pids = append(pids, s.Pid)
+			pids = append(pids, s.Pid())
 		}
 		spec.Gate.register(spec.Half, gate, pids...)
 	}
 	return nil, nil
 }
 
-func (g *genProc) Procs() []*supervise.Proc {
+func (g *genProc) Procs() []supervise.Process {
 	if g.proc == nil {
 		return nil
 	}
-	return []*supervise.Proc{g.proc}
+	return []supervise.Process{g.proc}
 }
 
 func (g *genProc) Group() bool               { return false }
@@ -117,9 +117,9 @@ func (g *genProc) MarkerWait() time.Duration { return connectTimeout }
 
 // MarkerFailed is "": a generator that exited may have lost its server,
 // whose exit is the reason then (NoMarker).
-func (g *genProc) MarkerFailed() (string, *supervise.Proc) { return "", nil }
+func (g *genProc) MarkerFailed() (string, supervise.Process) { return "", nil }
 
-func (g *genProc) NoMarker(overdue bool, _ time.Duration) (string, *supervise.Proc) {
+func (g *genProc) NoMarker(overdue bool, _ time.Duration) (string, supervise.Process) {
 	gen := g.proc
 	switch {
 	case gen.Exited():
@@ -142,23 +142,23 @@ func (g *genProc) CollectWait() time.Duration {
 	return exitTimeout
 }
 
-func (g *genProc) StillRunning(wait time.Duration) (string, *supervise.Proc) {
+func (g *genProc) StillRunning(wait time.Duration) (string, supervise.Process) {
 	return fmt.Sprintf("generator still running %s after its window", wait), g.proc
 }
 
-func (g *genProc) Ended(*verdict.Outcome) (string, *supervise.Proc) { return "", nil }
+func (g *genProc) Ended(*verdict.Outcome) (string, supervise.Process) { return "", nil }
 
 // Failed: a generator that exits 0 without writing its JSON fails the
 // point at ResultFailed (the files were fresh, so nothing older can stand
 // in).
-func (g *genProc) Failed() (string, *supervise.Proc) {
+func (g *genProc) Failed() (string, supervise.Process) {
 	if err := g.proc.ExitErr(); err != nil {
 		return fmt.Sprintf("generator failed (%v)", err), g.proc
 	}
 	return "", nil
 }
 
-func (g *genProc) ResultFailed(err error) (string, *supervise.Proc) {
+func (g *genProc) ResultFailed(err error) (string, supervise.Process) {
 	return fmt.Sprintf("generator result: %v", err), g.proc
 }
 

@@ -20,23 +20,23 @@ import (
 // the test set.
 type fakeSide struct {
 	markerFailed, noMarker, ended, failed string
-	tail                                  *supervise.Proc
+	tail                                  supervise.Process
 	markerWait, collectWait               time.Duration
 	finished                              chan struct{}
 	overdue                               []bool // NoMarker's, in order
 	steps                                 []string
 }
 
-func (f *fakeSide) Start(context.Context, string, []string, string) (*supervise.Proc, error) {
+func (f *fakeSide) Start(context.Context, string, []string, string) (supervise.Process, error) {
 	return nil, nil
 }
-func (f *fakeSide) Procs() []*supervise.Proc  { return nil }
-func (f *fakeSide) Group() bool               { return false }
-func (f *fakeSide) MarkerWait() time.Duration { return f.markerWait }
-func (f *fakeSide) MarkerFailed() (string, *supervise.Proc) {
+func (f *fakeSide) Procs() []supervise.Process { return nil }
+func (f *fakeSide) Group() bool                { return false }
+func (f *fakeSide) MarkerWait() time.Duration  { return f.markerWait }
+func (f *fakeSide) MarkerFailed() (string, supervise.Process) {
 	return f.markerFailed, f.tail
 }
-func (f *fakeSide) NoMarker(overdue bool, _ time.Duration) (string, *supervise.Proc) {
+func (f *fakeSide) NoMarker(overdue bool, _ time.Duration) (string, supervise.Process) {
 	f.overdue = append(f.overdue, overdue)
 	if overdue {
 		return f.noMarker, f.tail
@@ -45,18 +45,18 @@ func (f *fakeSide) NoMarker(overdue bool, _ time.Duration) (string, *supervise.P
 }
 func (f *fakeSide) Finished() <-chan struct{}  { return f.finished }
 func (f *fakeSide) CollectWait() time.Duration { return f.collectWait }
-func (f *fakeSide) StillRunning(wait time.Duration) (string, *supervise.Proc) {
+func (f *fakeSide) StillRunning(wait time.Duration) (string, supervise.Process) {
 	return "still running " + wait.String(), f.tail
 }
-func (f *fakeSide) Ended(*verdict.Outcome) (string, *supervise.Proc) {
+func (f *fakeSide) Ended(*verdict.Outcome) (string, supervise.Process) {
 	f.steps = append(f.steps, "ended")
 	return f.ended, f.tail
 }
-func (f *fakeSide) Failed() (string, *supervise.Proc) {
+func (f *fakeSide) Failed() (string, supervise.Process) {
 	f.steps = append(f.steps, "failed")
 	return f.failed, f.tail
 }
-func (f *fakeSide) ResultFailed(err error) (string, *supervise.Proc) {
+func (f *fakeSide) ResultFailed(err error) (string, supervise.Process) {
 	return "result: " + err.Error(), f.tail
 }
 func (f *fakeSide) Release() {}
@@ -66,7 +66,8 @@ func (f *fakeSide) Release() {}
 func fakePoint(t *testing.T, side generatorSide) *pointRun {
 	dir := t.TempDir()
 	return &pointRun{
-		pr:   &ProcRunner{o: &Plan{Options: knob.DefaultOptions(false)}},
+		// Timers of a millisecond fire at once, longer ones never.
+		pr:   &ProcRunner{o: &Plan{Options: knob.DefaultOptions(false)}, Clock: newFakeClock(time.Millisecond)},
 		side: side,
 		f:    pointFiles{dir: dir, marker: filepath.Join(dir, "measure.marker"), json: filepath.Join(dir, "load.json")},
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -162,47 +161,5 @@ func TestNATSClusterMiniSweep(t *testing.T) {
 	stores, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-001-*", "n*", "jetstream"))
 	if len(logs) != 3 || len(stores) != 3 {
 		t.Errorf("point 1 has logs %v and stores %v, want three of each", logs, stores)
-	}
-}
-
-// One of three servers exits while the point runs: the point fails by
-// that server's name, with its log tail, and the others are stopped.
-func TestMultiServerOneExits(t *testing.T) {
-	needProcs(t)
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {2}})
-	o.Reps = 1
-	ref := filepath.Join(bin, "refserver")
-	tg := target.Spec{
-		Name: "three-refservers",
-		Servers: []target.Server{
-			{Name: "a", Command: []string{ref, "--addr", "{addr}"}, Ready: "http://{addr}/health"},
-			{Name: "b", Command: []string{"sh", "-c", "echo b-is-going-away; exec timeout 0.7 " + ref + " --addr 127.0.0.1:{port2}"}, Ready: "tcp:{host}:{port2}"},
-			{Name: "c", Command: []string{ref, "--addr", "127.0.0.1:{port3}"}, Ready: "http://{host}:{port3}/health"},
-		},
-		ReadyTimeout: "10s", StopGrace: "3s",
-	}
-	tg.SetBlock("echo_url", []byte(`"ws://{addr}/echo"`))
-	if err := tg.Check(); err != nil {
-		t.Fatal(err)
-	}
-	r, _, _ := runSweep(t, context.Background(), o, tg)
-	if len(r.Curve) == 0 {
-		t.Fatal("no point")
-	}
-	p := r.Curve[0]
-	t.Logf("point 1: %s: %s\n%s", p.Status, p.FailReason, p.LogTail)
-	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "server b ") {
-		t.Errorf("point 1 %s (%q), want failed naming server b", p.Status, p.FailReason)
-	}
-	if !strings.Contains(p.LogTail, "b-is-going-away") {
-		t.Errorf("log tail %q, want server b's", p.LogTail)
-	}
-	if _, err := os.Stat(filepath.Join(o.WorkDir, "point-001-sweep-b10-c2-r0", "server-c.log")); err != nil {
-		t.Errorf("server c's log: %v", err)
-	}
-	for _, p := range r.Curve {
-		if len(p.Escaped) > 0 {
-			t.Errorf("point %d: escaped %+v", p.Index, p.Escaped)
-		}
 	}
 }

@@ -25,7 +25,7 @@ type pointRun struct {
 	addr target.Addr // port, port2, portN, workdir: the placeholders
 	// srvs are the servers booted so far, in the order of booted (one,
 	// named "server", unless the target lists servers).
-	srvs     []*supervise.Proc
+	srvs     []supervise.Process
 	booted   []target.Server
 	side     generatorSide // the generator, or AGENTS' agents (newSide)
 	throttle *pinning.Throttle
@@ -40,7 +40,7 @@ type pointRun struct {
 	fault *faultRun
 }
 
-func (p *pointRun) fail(phase string, tailOf *supervise.Proc, format string, args ...any) error {
+func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, args ...any) error {
 	e := &PointError{Phase: phase, Err: fmt.Errorf(format, args...)}
 	if tailOf != nil {
 		e.Tail = tailOf.Tail(tailLines)
@@ -141,12 +141,12 @@ func (p *pointRun) startGenerator(ctx context.Context) error {
 // waitMarker waits for the marker: every connection open and the warm-up
 // over.
 func (p *pointRun) waitMarker(ctx context.Context) error {
-	pr, side := p.pr, p.side
+	pr, side, clock := p.pr, p.side, p.pr.clock()
 	markerWait := side.MarkerWait()
 	if p.spec.Gate != nil {
 		markerWait += connectTimeout // the partner's connecting too
 	}
-	markerBy := time.Now().Add(p.warmup + markerWait)
+	markerBy := clock.Now().Add(p.warmup + markerWait)
 	for {
 		if _, err := os.Stat(p.f.marker); err == nil {
 			break
@@ -165,13 +165,13 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		if i, ok := p.exitedServer(); ok {
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
 		}
-		if why, tail := side.NoMarker(time.Now().After(markerBy), markerWait); why != "" {
+		if why, tail := side.NoMarker(clock.Now().After(markerBy), markerWait); why != "" {
 			return p.fail(PhaseMarker, tail, "%s", why)
 		}
-		time.Sleep(20 * time.Millisecond)
+		clock.Sleep(20 * time.Millisecond)
 	}
 	if procs := side.Procs(); len(procs) > 0 { // none with AGENTS_LISTEN: remote
-		p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", procs[0].Pid)
+		p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", procs[0].Pid())
 	}
 	return nil
 }
@@ -184,7 +184,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	m := meter.Spec{Every: SampleEvery, ServerCPUs: p.srvCPUs, GeneratorCPUs: p.genCPUs, Roots: p.attribRoots()}
 	if !p.target.External {
 		for _, s := range p.srvs {
-			m.Servers = append(m.Servers, cpusample.Tree(s.Pid))
+			m.Servers = append(m.Servers, cpusample.Tree(s.Pid()))
 		}
 	}
 	// The agents' trees are sampled at the same instants, as one side.
@@ -193,7 +193,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	m.Agents = p.side.Group()
 	genDone := []<-chan struct{}{p.side.Finished()}
 	for _, g := range p.side.Procs() {
-		m.Generator = append(m.Generator, cpusample.Tree(g.Pid))
+		m.Generator = append(m.Generator, cpusample.Tree(g.Pid()))
 		genDone = append(genDone, g.Done())
 	}
 	run := p.pr.meter().Start(ctx, m)
@@ -203,14 +203,12 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		return
 	}
 	p.startFault(ctx)
-	windowEnd := time.NewTimer(p.window)
 	select {
-	case <-windowEnd.C:
+	case <-p.pr.clock().After(p.window):
 	case <-firstDone(genDone...):
 	case <-p.anyServerDone():
 	case <-ctx.Done():
 	}
-	windowEnd.Stop()
 	capture.windowEnded(ctx)
 	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
@@ -230,7 +228,7 @@ func (p *pointRun) collect(ctx context.Context, out *verdict.Outcome) error {
 	wait := side.CollectWait()
 	select {
 	case <-side.Finished():
-	case <-time.After(wait):
+	case <-p.pr.clock().After(wait):
 		why, tail := side.StillRunning(wait)
 		return p.fail(PhaseCollect, tail, "%s", why)
 	case <-ctx.Done():

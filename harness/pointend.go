@@ -30,7 +30,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 		// The generator ("generator"), or each agent ("agent 2").
 		for _, g := range p.side.Procs() {
 			if esc, _ := stopProc(ctx, g, grace); esc {
-				escalated = append(escalated, g.Name)
+				escalated = append(escalated, g.Name())
 			}
 			escaped = append(escaped, escapedOf(g)...)
 		}
@@ -91,7 +91,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 // a shorter grace, and a server ignoring SIGTERM with a long stop_grace
 // would otherwise hold the interrupted harness for all of it. It reports
 // whether the process had to be SIGKILLed.
-func stopProc(ctx context.Context, proc *supervise.Proc, grace time.Duration) (escalated bool, err error) {
+func stopProc(ctx context.Context, proc supervise.Process, grace time.Duration) (escalated bool, err error) {
 	done := make(chan error, 1)
 	go func() { done <- proc.Stop(grace) }()
 	select {
@@ -121,8 +121,8 @@ func (p *pointRun) scrub() {
 	paths := []string{p.f.genLog, p.f.json}
 	if p.side != nil {
 		for _, g := range p.side.Procs() { // the agents' logs
-			if !slices.Contains(paths, g.LogPath) {
-				paths = append(paths, g.LogPath)
+			if !slices.Contains(paths, g.LogPath()) {
+				paths = append(paths, g.LogPath())
 			}
 		}
 	}

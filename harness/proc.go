@@ -65,6 +65,10 @@ type ProcRunner struct {
 	// Meter measures each point's window; nil: the real one, over
 	// /proc and the process trees.
 	Meter meter.Meter
+	// Clock is the points' time, Starter what starts their processes;
+	// nil: the wall clock, and supervise's.
+	Clock   Clock
+	Starter Starter
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
@@ -112,6 +116,22 @@ func (pr *ProcRunner) meter() meter.Meter {
 		return meter.Proc()
 	}
 	return pr.Meter
+}
+
+// clock is the runner's Clock.
+func (pr *ProcRunner) clock() Clock {
+	if pr.Clock == nil {
+		return wallClock{}
+	}
+	return pr.Clock
+}
+
+// starter is the runner's Starter.
+func (pr *ProcRunner) starter() Starter {
+	if pr.Starter == nil {
+		return procStarter{}
+	}
+	return pr.Starter
 }
 
 // targetFor is the server a point boots, and its window and warm-up.
@@ -243,7 +263,7 @@ func InterruptGrace(stopGrace time.Duration) time.Duration {
 // goroutine that Drain waits for: the caller writes its partial result
 // first.
 func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict.Outcome) {
-	out.StartedAt = time.Now().UTC()
+	out.StartedAt = pr.clock().Now().UTC()
 	p := &pointRun{pr: pr, spec: spec}
 	err := p.run(ctx, &out)
 	if spec.Gate != nil {
@@ -275,7 +295,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 				pr.late = append(pr.late, w)
 			}
 		}()
-		out.Wall = time.Since(out.StartedAt)
+		out.Wall = pr.clock().Now().Sub(out.StartedAt)
 		return out
 	}
 	esc, escaped, stopErr := p.stop(ctx, pr.grace)
@@ -294,7 +314,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 		}
 	}
 	p.scrub()
-	out.Wall = time.Since(out.StartedAt)
+	out.Wall = pr.clock().Now().Sub(out.StartedAt)
 	return out
 }
 

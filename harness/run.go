@@ -69,8 +69,9 @@ type Deps struct {
 	// NewRunner makes the sweep's runner (default: NewProcRunner, with
 	// the run's secrets to redact from each point's files).
 	NewRunner func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error)
-	// Now is the wall clock (default: time.Now).
-	Now func() time.Time
+	// Clock is the run's time and the default runner's points' (default:
+	// the wall clock).
+	Clock Clock
 	// KeepSelfOff moves the harness's own threads off the pinned sets
 	// and returns where they went and how to undo it (default:
 	// pinning.KeepSelfOff).
@@ -81,23 +82,29 @@ type Deps struct {
 	// Meter measures each point's window for the default runner (nil:
 	// the real one, over /proc and the process trees).
 	Meter meter.Meter
+	// Starter starts the default runner's servers and generators, and
+	// waits for the servers' readiness (nil: supervise's).
+	Starter Starter
 }
 
 // withDefaults fills every nil seam with the real part.
 func (d Deps) withDefaults() Deps {
+	if d.Clock == nil {
+		d.Clock = wallClock{}
+	}
+	if d.Starter == nil {
+		d.Starter = procStarter{}
+	}
 	if d.NewRunner == nil {
-		m := d.Meter
+		m, c, st := d.Meter, d.Clock, d.Starter
 		d.NewRunner = func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err
 			}
-			r.Secrets, r.Meter = secrets, m
+			r.Secrets, r.Meter, r.Clock, r.Starter = secrets, m, c, st
 			return r, nil
 		}
-	}
-	if d.Now == nil {
-		d.Now = time.Now
 	}
 	if d.KeepSelfOff == nil {
 		d.KeepSelfOff = pinning.KeepSelfOff
@@ -281,7 +288,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 		}
 	}
 	runner.RecordGranted(r)
-	r.Meta.FinishedAt = s.rc.Deps.Now().UTC()
+	r.Meta.FinishedAt = s.rc.Deps.Clock.Now().UTC()
 	r.Summarize()
 	result.RedactResult(r, s.secrets)
 

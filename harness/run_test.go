@@ -104,7 +104,7 @@ func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
 			f.out, f.secrets = p.Out, secrets
 			return f, nil
 		},
-		Now: func() time.Time { return time.Date(2026, 12, 3, 6, 0, 0, 0, time.UTC) },
+		Clock: newFakeClock(0),
 		KeepSelfOff: func(sets ...pinning.CPUSet) (pinning.CPUSet, func(), error) {
 			*selfOff = append(*selfOff, sets...)
 			return nil, func() {}, nil

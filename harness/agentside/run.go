@@ -73,7 +73,7 @@ type Point struct {
 // run as they do for one generator.
 type Run struct {
 	pt        Point
-	procs     []*supervise.Proc
+	procs     []supervise.Process
 	throttles []*pinning.Throttle // Env.Quota's, removed after the agents stopped
 	done      chan struct{}       // closed when the coordinator's Run returned
 	out       *agents.Outcome
@@ -97,7 +97,7 @@ func pointRate(args []string) float64 {
 // that joined it). url is the point's, flags its `ceiling load` flags;
 // cgroup ("": none) caps every agent. A failure comes with the process
 // whose log tail explains it, if any.
-func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup string) (*supervise.Proc, error) {
+func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup string) (supervise.Process, error) {
 	pt := r.pt
 	args := append(append([]string(nil), pt.Flags...), flags...)
 	n := agents.Active(pt.Agents, pt.Connections)
@@ -189,7 +189,7 @@ func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup stri
 		r.procs = append(r.procs, proc)
 		if lab != nil {
 			conns, _ := agents.Segment(pt.Connections, 0, n, i)
-			if err := lab.Attach(proc.Pid, Addrs(i, AddrCount(conns, portRange)), pt.PortRange); err != nil {
+			if err := lab.Attach(proc.Pid(), Addrs(i, AddrCount(conns, portRange)), pt.PortRange); err != nil {
 				return proc, fmt.Errorf("agent %d: network namespace: %v", i, err)
 			}
 		}
@@ -199,7 +199,7 @@ func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup stri
 
 // Procs are the agent processes started so far, agent i at i (none with
 // AGENTS_LISTEN: remote).
-func (r *Run) Procs() []*supervise.Proc { return r.procs }
+func (r *Run) Procs() []supervise.Process { return r.procs }
 
 // Group is true: the agents' trees are sampled at the same instants, as
 // one side.

@@ -22,7 +22,7 @@ func (r *Run) MarkerWait() time.Duration {
 }
 
 // exitText is a child's exit for a reason: its error, or "exit status 0".
-func exitText(pr *supervise.Proc) string {
+func exitText(pr supervise.Process) string {
 	if err := pr.ExitErr(); err != nil {
 		return err.Error()
 	}
@@ -31,7 +31,7 @@ func exitText(pr *supervise.Proc) string {
 
 // MarkerFailed says why no marker will come, or "" while it still may:
 // the coordinator's failure, which names the agent, or an agent's exit.
-func (r *Run) MarkerFailed() (string, *supervise.Proc) {
+func (r *Run) MarkerFailed() (string, supervise.Process) {
 	select {
 	case <-r.done:
 		if r.err != nil {
@@ -56,7 +56,7 @@ func (r *Run) MarkerFailed() (string, *supervise.Proc) {
 
 // NoMarker says why no marker will come once the servers are known to
 // run: none came within warm-up + wait (overdue).
-func (r *Run) NoMarker(overdue bool, wait time.Duration) (string, *supervise.Proc) {
+func (r *Run) NoMarker(overdue bool, wait time.Duration) (string, supervise.Process) {
 	if overdue {
 		return fmt.Sprintf("the coordinator created no measure marker within warm-up + %s", wait), nil
 	}
@@ -86,7 +86,7 @@ func firstClosed(done []<-chan struct{}) (int, bool) {
 
 // agentNamed is the agent process a reason names first ("agent 2"), for
 // its log tail.
-func (r *Run) agentNamed(reason string) *supervise.Proc {
+func (r *Run) agentNamed(reason string) supervise.Process {
 	for i, a := range r.procs {
 		if strings.Contains(reason, fmt.Sprintf("agent %d ", i)) || strings.Contains(reason, fmt.Sprintf("agent %d:", i)) {
 			return a
@@ -104,7 +104,7 @@ func (r *Run) CollectWait() time.Duration { return r.pt.ExitTimeout + 5*time.Sec
 
 // StillRunning is the reason when the coordinator had not returned
 // within wait.
-func (r *Run) StillRunning(wait time.Duration) (string, *supervise.Proc) {
+func (r *Run) StillRunning(wait time.Duration) (string, supervise.Process) {
 	return fmt.Sprintf("coordinator still waiting %s after the window", wait), nil
 }
 
@@ -121,7 +121,7 @@ func (r *Run) network() string {
 
 // Ended gives out the agents' reports and says whether the coordinator
 // failed, before the servers are looked at: its reason names the agent.
-func (r *Run) Ended(out *verdict.Outcome) (string, *supervise.Proc) {
+func (r *Run) Ended(out *verdict.Outcome) (string, supervise.Process) {
 	if r.out != nil {
 		out.Agents = r.out.Agents
 		network := r.network()
@@ -140,9 +140,9 @@ func (r *Run) Ended(out *verdict.Outcome) (string, *supervise.Proc) {
 }
 
 // Failed is "": the agents' exits are the coordinator's to judge (Ended).
-func (r *Run) Failed() (string, *supervise.Proc) { return "", nil }
+func (r *Run) Failed() (string, supervise.Process) { return "", nil }
 
 // ResultFailed is the reason when the merged result cannot be read.
-func (r *Run) ResultFailed(err error) (string, *supervise.Proc) {
+func (r *Run) ResultFailed(err error) (string, supervise.Process) {
 	return fmt.Sprintf("merged result: %v", err), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/supervise/supervisetest"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -17,7 +18,7 @@ import (
 func withAgents(pt Point, n int) *Run {
 	r := New(pt)
 	for i := range n {
-		r.procs = append(r.procs, &supervise.Proc{Name: fmt.Sprintf("agent %d", i)})
+		r.procs = append(r.procs, supervisetest.New(fmt.Sprintf("agent %d", i), ""))
 	}
 	return r
 }
@@ -38,7 +39,7 @@ func TestAgentNamed(t *testing.T) {
 		{"agent 0 and agent 2: skew", 0},
 	} {
 		got := r.agentNamed(tt.reason)
-		var want *supervise.Proc
+		var want supervise.Process
 		if tt.want >= 0 {
 			want = r.procs[tt.want]
 		}

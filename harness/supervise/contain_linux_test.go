@@ -144,8 +144,8 @@ func TestCgroupHoldsWhatLeftTheTree(t *testing.T) {
 	if p.contain.cgroup == nil {
 		t.Skip("no writable cgroup here")
 	}
-	daemon := firstPid(t, p.LogPath)
-	if err := syscall.Kill(p.Pid, syscall.SIGKILL); err != nil { // the supervisor
+	daemon := firstPid(t, p.LogPath())
+	if err := syscall.Kill(p.Pid(), syscall.SIGKILL); err != nil { // the supervisor
 		t.Fatal(err)
 	}
 	waitExit(t, p)
@@ -171,7 +171,7 @@ func TestCgroupHoldsWhatLeftTheTree(t *testing.T) {
 // the next run, killed and removed; a live run's processes are not.
 func TestCleanLeftovers(t *testing.T) {
 	live := start(t, sh(`setsid sleep 60 & echo $!; wait`))
-	liveDaemon := firstPid(t, live.LogPath)
+	liveDaemon := firstPid(t, live.LogPath())
 
 	logPath := filepath.Join(t.TempDir(), "server.log")
 	h, runID, sup := harnessHelper(t, logPath, `setsid sleep 60 & echo $!; wait`, os.Geteuid() == 0)
@@ -217,7 +217,7 @@ func TestCleanLeftovers(t *testing.T) {
 	if w := DescribeLeftovers(left); !strings.Contains(w, "was killed") || !strings.Contains(w, strconv.Itoa(daemon)) {
 		t.Errorf("warning %q", w)
 	}
-	for _, pid := range []int{live.Pid, liveDaemon} {
+	for _, pid := range []int{live.Pid(), liveDaemon} {
 		if !Alive(pid) {
 			t.Errorf("process %d of a live run was killed", pid)
 		}

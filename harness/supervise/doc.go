@@ -7,7 +7,7 @@
 // Start(ctx, Spec) starts Spec.Path with Spec.Args through
 // pinning.Command (affinity Spec.CPUs and RLIMIT_NOFILE Spec.NoFile applied
 // before exec) under a supervisor (pinning.Spec.Supervise, Linux), in its
-// own process group (pgid = Proc.Pid, the supervisor's pid) and, where
+// own process group (pgid = Proc.Pid(), the supervisor's pid) and, where
 // cgroups are writable, its own cgroup; stdout and stderr to Spec.LogPath
 // (truncated: one log per point), Spec.Env added to our environment,
 // MarkerEnv set, and the parent-death signal set. With Spec.User the
@@ -64,7 +64,7 @@
 //
 // # Containment: the whole tree, also after a SIGKILL
 //
-// Proc.Pid is the child's supervisor (pinning, "The supervisor"): a child
+// Proc.Pid() is the child's supervisor (pinning, "The supervisor"): a child
 // subreaper, pinned like the target, that gets SIGTERM when the harness
 // dies and then stops every process below it, also those that left the
 // process group or session (setsid, a daemon's double fork, a launcher

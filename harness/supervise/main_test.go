@@ -43,7 +43,7 @@ func helper(mode string, args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		fmt.Println(strconv.Itoa(p.Pid))
+		fmt.Println(strconv.Itoa(p.Pid()))
 		time.Sleep(time.Minute) // until the test SIGKILLs us
 		return 0
 	case "harness":
@@ -62,7 +62,7 @@ func helper(mode string, args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		fmt.Println(RunID(), p.Pid, cg)
+		fmt.Println(RunID(), p.Pid(), cg)
 		time.Sleep(time.Minute) // until the test SIGKILLs us
 		return 0
 	}

@@ -63,11 +63,9 @@ type Spec struct {
 
 // Proc is a running (or finished) child started by Start.
 type Proc struct {
-	Name string
-	// Pid is the supervisor's where there is one (Linux): the root of
-	// the child's tree, pinned like the target, and its process group id.
-	Pid     int
-	LogPath string
+	name    string
+	pid     int
+	logPath string
 
 	child      *pinning.Child
 	supervised bool
@@ -130,13 +128,13 @@ func Start(ctx context.Context, spec Spec) (*Proc, error) {
 
 	// Registering and starting under the registry's lock means a KillAll
 	// either sees this Proc or makes Start fail: no child slips through.
-	p := &Proc{Name: spec.Name, LogPath: spec.LogPath, supervised: pspec.Supervise, contain: contain}
+	p := &Proc{name: spec.Name, logPath: spec.LogPath, supervised: pspec.Supervise, contain: contain}
 	if err := Live.start(p, func() error {
 		child, err := pinning.Start(cmd)
 		if err != nil {
 			return err
 		}
-		p.child, p.Pid = child, child.Pid()
+		p.child, p.pid = child, child.Pid()
 		return nil
 	}); err != nil {
 		if contain.owned {
@@ -163,6 +161,27 @@ func openLog(path string) (*os.File, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	return f, nil
+}
+
+// Name is the Spec's: "server", "generator", "agent 2".
+func (p *Proc) Name() string { return p.name }
+
+// Pid is the supervisor's where there is one (Linux): the root of the
+// child's tree, pinned like the target, and its process group id.
+func (p *Proc) Pid() int { return p.pid }
+
+// LogPath is the file its stdout and stderr go to ("": discarded).
+func (p *Proc) LogPath() string { return p.logPath }
+
+// Signal sends sig to the program Start ran (TargetPid), not to its
+// supervisor: a fault's SIGKILL or SIGSTOP, and the SIGCONT that undoes
+// the latter.
+func (p *Proc) Signal(sig syscall.Signal) error {
+	pid := p.TargetPid()
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("%v to %s (pid %d): %w", sig, p.name, pid, err)
+	}
+	return nil
 }
 
 // Done is closed when the process has exited and been reaped.
@@ -197,10 +216,10 @@ func (p *Proc) Escalated() bool { return p.escalated.Load() }
 // Tail returns the last n lines of the process's log ("" when there is no
 // log or it cannot be read).
 func (p *Proc) Tail(n int) string {
-	if p.LogPath == "" {
+	if p.logPath == "" {
 		return ""
 	}
-	s, _ := LogTail(p.LogPath, n)
+	s, _ := LogTail(p.logPath, n)
 	return s
 }
 
@@ -226,12 +245,12 @@ func (p *Proc) Stop(grace time.Duration) error {
 
 func (p *Proc) stop(grace time.Duration) error {
 	if !p.Exited() {
-		term := func() error { return signalGroup(p.Pid, syscall.SIGTERM) }
+		term := func() error { return signalGroup(p.pid, syscall.SIGTERM) }
 		if p.supervised {
-			term = func() error { return signalOne(p.Pid, pinning.SignalStopTree) }
+			term = func() error { return signalOne(p.pid, pinning.SignalStopTree) }
 		}
 		if err := term(); err != nil {
-			return fmt.Errorf("stop %s (pid %d): %w", p.Name, p.Pid, err)
+			return fmt.Errorf("stop %s (pid %d): %w", p.name, p.pid, err)
 		}
 		t := time.NewTimer(grace)
 		defer t.Stop()
@@ -241,7 +260,7 @@ func (p *Proc) stop(grace time.Duration) error {
 			p.escalated.Store(true)
 			if p.supervised {
 				// The supervisor kills the tree: only it knows all of it.
-				_ = signalOne(p.Pid, pinning.SignalKillTree)
+				_ = signalOne(p.pid, pinning.SignalKillTree)
 				select {
 				case <-p.Done():
 				case <-time.After(killWait):
@@ -250,15 +269,15 @@ func (p *Proc) stop(grace time.Duration) error {
 		}
 	}
 	// Leader gone or grace over: whatever is left of the group is killed.
-	if err := signalGroup(p.Pid, syscall.SIGKILL); err != nil {
-		return fmt.Errorf("kill %s (pid %d): %w", p.Name, p.Pid, err)
+	if err := signalGroup(p.pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill %s (pid %d): %w", p.name, p.pid, err)
 	}
 	select {
 	case <-p.Done():
 	case <-time.After(killWait):
-		return fmt.Errorf("kill %s (pid %d): still running %s after SIGKILL", p.Name, p.Pid, killWait)
+		return fmt.Errorf("kill %s (pid %d): still running %s after SIGKILL", p.name, p.pid, killWait)
 	}
-	return errors.Join(waitGroupGone(p.Pid, killWait), p.contain.sweep())
+	return errors.Join(waitGroupGone(p.pid, killWait), p.contain.sweep())
 }
 
 // KillTree SIGKILLs the child's whole tree now, without waiting: through
@@ -267,10 +286,10 @@ func (p *Proc) stop(grace time.Duration) error {
 // Stop that is waiting out its grace; that Stop then sweeps as usual.
 func (p *Proc) KillTree() {
 	if p.supervised {
-		_ = signalOne(p.Pid, pinning.SignalKillTree)
+		_ = signalOne(p.pid, pinning.SignalKillTree)
 		return
 	}
-	_ = signalGroup(p.Pid, syscall.SIGKILL)
+	_ = signalGroup(p.pid, syscall.SIGKILL)
 }
 
 // Escaped lists the processes of the child's tree that Stop found alive
@@ -291,7 +310,7 @@ func (p *Proc) Escaped() []EscapedProcess {
 // (sampling, Descendants) and TargetPid for the program itself.
 func (p *Proc) TargetPid() int {
 	if !p.supervised {
-		return p.Pid
+		return p.pid
 	}
 	if pid := p.target.Load(); pid != 0 {
 		return int(pid)
@@ -300,13 +319,13 @@ func (p *Proc) TargetPid() int {
 	for time.Now().Before(deadline) && !p.Exited() {
 		// The supervisor's main thread forked the target first; what
 		// reparents to it later comes after in the list.
-		if kid := supervisedTarget(p.Pid); kid != 0 {
+		if kid := supervisedTarget(p.pid); kid != 0 {
 			p.target.Store(int64(kid))
 			return kid
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return p.Pid
+	return p.pid
 }
 
 // supervisedTarget is the target the supervisor pid forked, or 0 while it

@@ -21,15 +21,15 @@ func TestDescendantsWalkMatchesScan(t *testing.T) {
 	for len(walk) < 5 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		var err error
-		if walk, err = Descendants(p.Pid); err != nil {
+		if walk, err = Descendants(p.Pid()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	scan, err := descendantsByScan(p.Pid)
+	scan, err := descendantsByScan(p.Pid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// p.Pid is the supervisor: the target shell is one more.
+	// p.Pid() is the supervisor: the target shell is one more.
 	if diff := cmp.Diff(scan, walk); diff != "" || len(walk) != 5 {
 		t.Errorf("walk %v, scan %v: want the same 5 processes (-scan +walk):\n%s", walk, scan, diff)
 	}
@@ -46,11 +46,11 @@ func TestSupervisorForksFromItsMainThread(t *testing.T) {
 	for i := range 5 {
 		p := start(t, sh(`echo ready; exec sleep 60`))
 		target := p.TargetPid()
-		if target == p.Pid {
-			t.Fatalf("run %d: TargetPid is the supervisor %d itself", i, p.Pid)
+		if target == p.Pid() {
+			t.Fatalf("run %d: TargetPid is the supervisor %d itself", i, p.Pid())
 		}
-		if kids := threadChildren(p.Pid, p.Pid); len(kids) == 0 || kids[0] != target {
-			t.Errorf("run %d: supervisor %d's main thread has children %v, want target %d first", i, p.Pid, kids, target)
+		if kids := threadChildren(p.Pid(), p.Pid()); len(kids) == 0 || kids[0] != target {
+			t.Errorf("run %d: supervisor %d's main thread has children %v, want target %d first", i, p.Pid(), kids, target)
 		}
 	}
 }

@@ -50,11 +50,13 @@ func (e *NotReadyError) Unwrap() error { return e.Last }
 
 // ExitedError builds the typed error for a process that has exited (for a
 // point whose server died mid-way); nil while it runs.
-func (p *Proc) ExitedError() *ExitedError {
+func (p *Proc) ExitedError() *ExitedError { return exitedError(p) }
+
+func exitedError(p Process) *ExitedError {
 	if !p.Exited() {
 		return nil
 	}
-	return &ExitedError{Name: p.Name, Pid: p.Pid, Err: p.ExitErr(), LogTail: p.Tail(TailLines)}
+	return &ExitedError{Name: p.Name(), Pid: p.Pid(), Err: p.ExitErr(), LogTail: p.Tail(TailLines)}
 }
 
 // WaitReady polls probe every 50 ms until it succeeds, the process exits
@@ -62,29 +64,29 @@ func (p *Proc) ExitedError() *ExitedError {
 // (*NotReadyError) or ctx ends (its error). A probe that succeeds while the
 // process has already exited (another process holds the port) counts as
 // an exit.
-func WaitReady(ctx context.Context, p *Proc, probe Probe, timeout time.Duration) error {
+func WaitReady(ctx context.Context, p Process, probe Probe, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
 		if p.Exited() {
-			return p.ExitedError()
+			return exitedError(p)
 		}
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		err := probe.Check(actx, p.LogPath)
+		err := probe.Check(actx, p.LogPath())
 		cancel()
 		if err == nil {
 			if p.Exited() {
-				return p.ExitedError()
+				return exitedError(p)
 			}
 			return nil
 		}
 		last = err
 		if !time.Now().Before(deadline) {
-			return &NotReadyError{Name: p.Name, Probe: probe.String(), Timeout: timeout, Last: last, LogTail: p.Tail(TailLines)}
+			return &NotReadyError{Name: p.Name(), Probe: probe.String(), Timeout: timeout, Last: last, LogTail: p.Tail(TailLines)}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for %s to be ready: %w", p.Name, context.Cause(ctx))
+			return fmt.Errorf("wait for %s to be ready: %w", p.Name(), context.Cause(ctx))
 		case <-p.Done():
 		case <-time.After(pollEvery):
 		}

@@ -21,7 +21,7 @@ func TestKillAllUnregistersWhatItStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-child.Done()
-	p := &Proc{Name: "server", Pid: child.Pid(), child: child}
+	p := &Proc{name: "server", pid: child.Pid(), child: child}
 	p.stopOnce.Do(func() {}) // stopped already: Stop has nothing left to do
 	r := &Registry{procs: map[*Proc]struct{}{p: {}}}
 	if err := r.KillAll(time.Second); err != nil {

@@ -63,7 +63,7 @@ func waitExit(t *testing.T, p *Proc) {
 	select {
 	case <-p.Done():
 	case <-time.After(30 * time.Second):
-		t.Fatalf("%s (pid %d) still running after 30s", p.Name, p.Pid)
+		t.Fatalf("%s (pid %d) still running after 30s", p.Name(), p.Pid())
 	}
 }
 
@@ -86,14 +86,14 @@ func exitCode(err error) int {
 
 func TestStartLogsOutputAndExitStatus(t *testing.T) {
 	p := start(t, Spec{Path: "/bin/sh", Args: []string{"-c", "echo to-stdout; echo to-stderr >&2; echo $GREETING; exit 3"}, Env: []string{"GREETING=hello"}})
-	if p.Pid <= 0 {
-		t.Fatalf("pid %d", p.Pid)
+	if p.Pid() <= 0 {
+		t.Fatalf("pid %d", p.Pid())
 	}
 	waitExit(t, p)
 	if !p.Exited() || exitCode(p.ExitErr()) != 3 || exitCode(p.Wait()) != 3 {
 		t.Errorf("Exited=%v ExitErr=%v, want exit status 3", p.Exited(), p.ExitErr())
 	}
-	b, err := os.ReadFile(p.LogPath)
+	b, err := os.ReadFile(p.LogPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +126,14 @@ func TestStartPinsAndRaisesNoFile(t *testing.T) {
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:done"), 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	got, err := pinning.Granted(p.Pid)
+	got, err := pinning.Granted(p.Pid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != strconv.Itoa(cpu) {
 		t.Errorf("granted %s, want %d", got, cpu)
 	}
-	log, _ := os.ReadFile(p.LogPath)
+	log, _ := os.ReadFile(p.LogPath())
 	want := "4000\nCpus_allowed_list:\t" + strconv.Itoa(cpu) + "\ndone\n"
 	if string(log) != want {
 		t.Errorf("log %q, want %q", log, want)
@@ -195,7 +195,7 @@ func TestWaitReadyExitsFirst(t *testing.T) {
 	if !errors.As(err, &ex) {
 		t.Fatalf("err = %v (%T), want *ExitedError", err, err)
 	}
-	if exitCode(ex) != 3 || ex.Pid != p.Pid || ex.LogTail != "boom-diagnostic" {
+	if exitCode(ex) != 3 || ex.Pid != p.Pid() || ex.LogTail != "boom-diagnostic" {
 		t.Errorf("ExitedError %+v", ex)
 	}
 }
@@ -234,7 +234,7 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	if !errors.As(p.ExitErr(), &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("ExitErr = %v, want killed by SIGKILL", p.ExitErr())
 	}
-	if left, _ := GroupMembers(p.Pid); len(left) != 0 {
+	if left, _ := GroupMembers(p.Pid()); len(left) != 0 {
 		t.Errorf("group members left: %v", left)
 	}
 }
@@ -244,7 +244,7 @@ func TestStopKillsTheGroup(t *testing.T) {
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	kids, err := Descendants(p.Pid)
+	kids, err := Descendants(p.Pid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestOnSignalStopsEveryChild(t *testing.T) {
 	stop() // waits for KillAll
 	for _, p := range []*Proc{a, b} {
 		if !p.Exited() {
-			t.Errorf("%d still running after the signal", p.Pid)
+			t.Errorf("%d still running after the signal", p.Pid())
 		}
 	}
 	if !b.Escalated() {
