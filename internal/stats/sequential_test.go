@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 func TestSpend(t *testing.T) {
@@ -235,12 +234,21 @@ func TestSequentialLevels(t *testing.T) {
 		t.Errorf("SequentialLevels with a NaN spend = %v, want [0 ~0.05]", b)
 	}
 
-	// Fast enough to plan on the fly: every look from 1 to 20 pairs, not
-	// cached (an alpha no other test uses).
-	start := time.Now()
-	levels := SequentialLevels([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 0.0499, SpendOBF)
-	if d := time.Since(start); d > time.Second || len(levels) != 20 {
-		t.Errorf("SequentialLevels over 20 looks took %v (%d levels)", d, len(levels))
+	// Every look from 1 to 20 pairs, not cached (an alpha no other test
+	// uses). How fast that is, is BenchmarkSequentialLevels': a unit test
+	// asserts no speed (a busy machine made this one take 2 s).
+	if levels := SequentialLevels(everyLook, 0.0499, SpendOBF); len(levels) != 20 {
+		t.Errorf("SequentialLevels over 20 looks gave %d levels", len(levels))
+	}
+}
+
+var everyLook = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+
+// BenchmarkSequentialLevels: planning a sequential test on the fly, every
+// look from 1 to 20 pairs, uncached (a new alpha each time).
+func BenchmarkSequentialLevels(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		SequentialLevels(everyLook, 0.04+float64(i%1000)*1e-6, SpendOBF)
 	}
 }
 
