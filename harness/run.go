@@ -12,6 +12,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/meter"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -116,7 +117,7 @@ const ResultFileName = "ceiling-result.json"
 // processes (ProcRunner; rc.Deps replaces them in tests), writes the result to o.Out (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
 // is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
-// booted), or an *OutError (the result was saved elsewhere, or lost).
+// booted), or an *outfile.Error (the result was saved elsewhere, or lost).
 //
 // Everything it writes passes through the secrets (RedactResult, and a
 // redacting writer for stdout and stderr); each point's files are
@@ -286,9 +287,9 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	result.RedactResult(r, s.secrets)
 
 	where := o.Out
-	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
+	writeErr := outfile.WriteOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
 		filepath.Join(os.TempDir(), fmt.Sprintf("ceiling-result-%d.json", os.Getpid())))
-	var oe *OutError
+	var oe *outfile.Error
 	if errors.As(writeErr, &oe) {
 		where = oe.SavedAt
 		fmt.Fprintf(s.stderr, "ceiling sweep: %v\n", oe)
@@ -301,7 +302,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 				r.Warn(w)
 			}
 			result.RedactResult(r, s.secrets)
-			if err := WriteResult(where, r); err != nil {
+			if err := outfile.Write(where, r); err != nil {
 				fmt.Fprintf(s.stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
 			}
 		}
