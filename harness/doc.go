@@ -56,9 +56,10 @@
 //     into place (never a truncated tracked file, never a -dirty ref
 //     because of the run), and the text table with lower bounds marked
 //     ">=".
-//   - SweepSecrets, RedactResult, RedactFile (secrets.go, internal/redact):
-//     every secret the sweep knows, masked in everything it writes — the
-//     result, stdout, stderr and each point's files once the point ends.
+//   - secrets.Gather, RedactResult, secrets.RedactFile (package
+//     harness/secrets, internal/redact): every secret the sweep knows,
+//     masked in everything it writes — the result, stdout, stderr and
+//     each point's files once the point ends.
 //   - outfile.Check, outfile.WriteOrSave (package harness/outfile): OUT
 //     is checked before boot, rewritten as this run's partial document
 //     before every point (a SIGKILLed run never leaves an old OUT looking

@@ -8,6 +8,7 @@ import (
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
@@ -102,15 +103,15 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
-	secrets, notes, err := SweepSecrets(&p.Options, p.Target, env.Environ)
+	set, notes, err := secrets.Gather(&p.Options, p.Target, env.Environ)
 	if err != nil {
 		return nil, err
 	}
 	if p.BaseTarget != nil {
 		// Checked with its file (target.Spec.Check refuses short ones).
-		secrets.Add(p.BaseTarget.Secrets()...)
+		set.Add(p.BaseTarget.Secrets()...)
 	}
-	p.Secrets = secrets
+	p.Secrets = set
 	if p.AgentsToken != "" {
 		p.Secrets.Add(p.AgentsToken.Text())
 	}

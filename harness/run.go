@@ -13,6 +13,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/outfile"
+	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -88,12 +89,12 @@ type Deps struct {
 func (d Deps) withDefaults() Deps {
 	if d.NewRunner == nil {
 		m := d.Meter
-		d.NewRunner = func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error) {
+		d.NewRunner = func(p *Plan, ag agentside.Env, set *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err
 			}
-			r.Secrets, r.Meter = secrets, m
+			r.Secrets, r.Meter = set, m
 			return r, nil
 		}
 	}
@@ -146,8 +147,8 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	// caller's Plan is never written.
 	run := *p
 	s := &sweepRun{o: &run, rc: rc, secrets: p.Secrets}
-	s.stderr = newRedactWriter(rc.Stderr, p.Secrets)
-	s.stdout = newRedactWriter(rc.Stdout, p.Secrets)
+	s.stderr = secrets.NewWriter(rc.Stderr, p.Secrets)
+	s.stdout = secrets.NewWriter(rc.Stdout, p.Secrets)
 	if err := s.workDir(); err != nil {
 		return nil, err
 	}
