@@ -211,7 +211,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	case <-ctx.Done():
 	}
 	windowEnd.Stop()
-	capture.windowEnded(ctx)
+	capture.WindowEnded(ctx)
 	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
@@ -220,7 +220,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 			out.Servers = append(out.Servers, result.NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
 		}
 	}
-	capture.finish(out)
+	recordCapture(capture, out)
 }
 
 // collect waits for the generator side to end by itself after its window
