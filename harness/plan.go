@@ -7,6 +7,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -117,7 +118,7 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
-	if err := p.checkFault(); err != nil {
+	if err := fault.Check(&p.Options, p.Target); err != nil {
 		return nil, err
 	}
 	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {

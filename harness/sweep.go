@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -234,7 +235,7 @@ func admit(r *result.Result, i int, role string, k result.PointKey, arm string, 
 	}
 	p := verdict.Point(i, role, k, out, th)
 	if role == result.RoleResilience {
-		judgeFault(&p, out)
+		fault.Judge(&p, out.Fault)
 	}
 	p.Arm = arm
 	verdict.Objective(&p, r.Config.Objective, out)
