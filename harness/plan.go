@@ -9,6 +9,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/runas"
 	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -40,7 +41,7 @@ type Plan struct {
 	// (a tls.Config is not a plan: it changes as it is used). Zero: none.
 	AgentsTLS agents.TLSFiles
 	// RunAs is SRV_USER resolved; nil: servers run as the harness.
-	RunAs *RunAs
+	RunAs *runas.User
 	// Calibration is CALIBRATION's document, read and checked.
 	Calibration *calibrate.Doc
 	// Notes say where each default that is not the knob table's came
