@@ -11,6 +11,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/meta"
 	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/secrets"
@@ -222,14 +223,14 @@ func (s *sweepRun) newResult() *result.Result {
 	o := s.o
 	r := &result.Result{Warnings: []string{}}
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
-	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
-	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	r.Meta.Runner = meta.Runner(s.rc.Getenv)
+	r.Meta.Generator = meta.Generator(o.Generator)
+	r.Meta.Target = meta.Target(o.Target, o.Scenario)
 	if o.RunAs != nil {
 		r.Meta.Target.User = o.RunAs.Name
 	}
-	r.Meta.Pinning = pinningOf(&o.Options)
-	for _, w := range pinningWarnings(&o.Options) {
+	r.Meta.Pinning = meta.Pinning(&o.Options, NoFileLimit)
+	for _, w := range meta.PinningWarnings(&o.Options) {
 		r.Warn(w)
 	}
 	return r
@@ -262,7 +263,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Resu
 	o := s.o
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
-		bt := targetMeta(*b, o.Scenario)
+		bt := meta.Target(*b, o.Scenario)
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
