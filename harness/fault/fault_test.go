@@ -74,7 +74,7 @@ func TestCheck(t *testing.T) {
 	} {
 		o, tg := base, cluster(t)
 		tt.edit(&o, &tg)
-		if err := Check(&o, tg); err == nil || !strings.HasPrefix(err.Error(), "FAULT (--fault) kill:node2@0.5: ") || !strings.Contains(err.Error(), tt.want) {
+		if err := Check(&o, tg); err == nil || !strings.HasPrefix(err.Error(), "FAULT (--fault) "+o.Fault.String()+": ") || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want it to say %q", tt.name, err, tt.want)
 		}
 	}

@@ -49,15 +49,15 @@ func WriteFile(path string, data []byte) error {
 // tempDirFor is where the temporary file for a result in dir is made:
 // beside it, unless dir is in a git work tree.
 func tempDirFor(dir string) string {
-	if InsideGitWorkTree(dir) {
+	if insideGitWorkTree(dir) {
 		return os.TempDir()
 	}
 	return dir
 }
 
-// InsideGitWorkTree reports whether dir or one of its parents holds a .git
+// insideGitWorkTree reports whether dir or one of its parents holds a .git
 // entry (a directory, or a file for worktrees and submodules).
-func InsideGitWorkTree(dir string) bool {
+func insideGitWorkTree(dir string) bool {
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return true
