@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/result"
@@ -49,7 +50,7 @@ func (c *checkpointRunner) checkpoint(spec PointSpec) {
 		os.Getpid(), len(doc.Curve), spec.Index)
 	doc.Summarize()
 	result.RedactResult(&doc, c.secrets)
-	if err := WriteResult(c.out, &doc); err != nil && !c.warned {
+	if err := outfile.Write(c.out, &doc); err != nil && !c.warned {
 		c.warned = true
 		fmt.Fprintf(c.stderr, "ceiling sweep: warning: cannot write the in-progress result: %v\n", err)
 	}

@@ -52,16 +52,18 @@
 //   - Result.Summarize: the per-batch ceilings (highest clean point), the
 //     headline, the noise floor and the warnings, from the curve alone, so
 //     a partial curve (SIGINT) summarizes the same way.
-//   - WriteResult, result.WriteTable: the JSON written whole and moved into place
-//     (never a truncated tracked file, never a -dirty ref because of the
-//     run), and the text table with lower bounds marked ">=".
-//   - SweepSecrets, RedactResult, RedactFile (secrets.go, internal/redact):
-//     every secret the sweep knows, masked in everything it writes — the
-//     result, stdout, stderr and each point's files once the point ends.
-//   - CheckOut, WriteResultOrSave (write.go): OUT is checked before boot,
-//     rewritten as this run's partial document before every point (a
-//     SIGKILLed run never leaves an old OUT looking complete), and saved
-//     in the work dir when the final write fails.
+//   - outfile.Write, result.WriteTable: the JSON written whole and moved
+//     into place (never a truncated tracked file, never a -dirty ref
+//     because of the run), and the text table with lower bounds marked
+//     ">=".
+//   - secrets.Gather, RedactResult, secrets.RedactFile (package
+//     harness/secrets, internal/redact): every secret the sweep knows,
+//     masked in everything it writes — the result, stdout, stderr and
+//     each point's files once the point ends.
+//   - outfile.Check, outfile.WriteOrSave (package harness/outfile): OUT
+//     is checked before boot, rewritten as this run's partial document
+//     before every point (a SIGKILLed run never leaves an old OUT looking
+//     complete), and saved in the work dir when the final write fails.
 //   - SweepTwoArm (twoarm.go) and DecideComparison (compare.go): base and
 //     head in one run — a short first pass over both arms' ladders, then
 //     COMPARE_REPS repeats per arm at each batch's ceiling rung, arms in

@@ -2,13 +2,12 @@ package harness
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/meter"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
-	"github.com/ceiling-bench/ceiling/result"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
@@ -43,36 +42,9 @@ func (p *pointRun) readyExternal(ctx context.Context) error {
 	return nil
 }
 
-// externalCPU is an external server's CPU over the window from its
-// metrics: cores = delta of process_cpu_seconds_total / the interval
-// between the reads, and the fraction of cpus (external_cpus; 0: unknown,
-// fraction 0 and Source still CPUFromMetrics). Without the series (no
-// metrics, a failed read, a reset counter) the Source is CPUUnknown and no
-// figure is given. The busy and steal of the server's CPUs are unknown
-// (-1): they are not this machine's.
-func externalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
-	c := result.CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: verdict.CPUUnknown}
-	if sm == nil || sm.IntervalS <= 0 {
-		return c
-	}
-	for _, s := range sm.Series {
-		if s.Name != verdict.ProcessCPUSeries || s.Delta == nil || s.Reset || *s.Delta < 0 || math.IsNaN(*s.Delta) {
-			continue
-		}
-		c.Source = verdict.CPUFromMetrics
-		c.Samples = 2 // the two reads
-		c.MeanCores = *s.Delta / sm.IntervalS
-		if cpus > 0 {
-			c.FractionMean = c.MeanCores / float64(cpus)
-		}
-		return c
-	}
-	return c
-}
-
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
-func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, run meter.Run, genDone <-chan struct{}, capture *windowCapture) {
+func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, run meter.Run, genDone <-chan struct{}, capture *scrape.Window) {
 	windowEnd := time.NewTimer(p.window)
 	select {
 	case <-windowEnd.C:
@@ -80,8 +52,8 @@ func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, ru
 	case <-ctx.Done():
 	}
 	windowEnd.Stop()
-	capture.windowEnded(ctx)
+	capture.WindowEnded(ctx)
 	_, out.GeneratorCPU, _ = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, false)
-	capture.finish(out)
-	out.ServerCPU = externalCPU(out.ServerMetrics, p.target.ExternalCPUs)
+	recordCapture(capture, out)
+	out.ServerCPU = verdict.ExternalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -18,64 +17,18 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// FAULT (knob.Fault) adds one resilience point to the sweep: at the
-// headline's rung, the named server of a multi-server target is sent
-// SIGKILL (or SIGSTOP) at a fraction of the measured window, timed from
-// the generator's marker, while the generator splits each server's
-// delivery accounting at the same fraction (the scenario's
-// load.FaultDef: fanout --split-at). The
-// faulted server's exit does not end the window nor fail the point; the
-// others' does. After the window each server is probed (alive, and its
-// ready probe answers), each one's clients' share is joined to it by the
-// port its URL names, and result.Fault.Judge gives the verdict. A frozen
-// server is continued before the point's servers are stopped.
+// FAULT (knob.Fault) adds one resilience point to the sweep: one server
+// of a multi-server target is sent SIGKILL (or SIGSTOP) at a fraction of
+// the measured window, timed from the generator's marker. Its rules (which
+// sweeps may take one, which server each URL is on, the verdict) are
+// package harness/fault's; here is what touches the processes: the
+// signal sent at its instant, a frozen server continued before the
+// point's servers are stopped, each server probed after the window.
 
 // ErrResilience is returned (with a written result) when a resilience
 // point's verdict is not held: the other servers did not keep serving, or
 // the evidence is missing. Exit status 1.
 var ErrResilience = fmt.Errorf("FAULT: the resilience point did not hold: result written")
-
-// checkFault refuses a FAULT the target cannot take (exit 2, before
-// anything boots).
-func (p *Plan) checkFault() error {
-	f := p.Fault
-	if f.IsZero() {
-		return nil
-	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("FAULT (--fault) %s: "+format, append([]any{f.String()}, args...)...)
-	}
-	var names []string
-	for _, s := range p.Target.Servers {
-		names = append(names, s.Name)
-	}
-	switch {
-	case faultDef(p.Scenario) == nil:
-		need := "a scenario"
-		if s := load.FaultScenarios(); len(s) > 0 {
-			need = "SCENARIO=" + strings.Join(s, " or ")
-		}
-		return bad("needs %s, which accounts each server's deliveries before and after the fault (SCENARIO is %s)", need, p.Scenario)
-	case p.Target.External || !p.Target.Multi():
-		return bad("needs a target that boots several servers (\"servers\"; TARGET %s boots %s)", p.TargetFile, map[bool]string{true: "none", false: "one"}[p.Target.External])
-	case !slices.Contains(names, f.Server):
-		return bad("TARGET %s has no server %q (its servers: %s)", p.TargetFile, f.Server, strings.Join(names, ", "))
-	case p.TwoArm():
-		return bad("not with BASE_TARGET: a resilience point belongs to one server's sweep")
-	case p.Agents > 0:
-		return bad("not with AGENTS yet: each agent would split its own accounting on its own clock")
-	case p.URL != "":
-		return bad("not with --url: the target's own URLs name which server each client is on")
-	}
-	return nil
-}
-
-// faultDef is the scenario's part in a FAULT; nil when it cannot take
-// one.
-func faultDef(scenario string) *load.FaultDef {
-	d, _ := load.Lookup(scenario)
-	return d.Fault
-}
 
 // faultRun is FAULT in one point.
 type faultRun struct {
@@ -102,7 +55,7 @@ func (p *pointRun) newFaultRun() *faultRun {
 		return nil
 	}
 	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
-	if d := faultDef(p.pr.o.Scenario); d != nil { // checkFault refused a scenario without one
+	if d := fault.Def(p.pr.o.Scenario); d != nil { // fault.Check refused a scenario without one
 		fr.splitArgs = d.SplitArgs(f.Fraction)
 	}
 	fr.rec = result.Fault{Kind: f.Kind, Server: f.Server, Fraction: f.Fraction}
@@ -231,7 +184,7 @@ func (p *pointRun) recordFault(ctx context.Context, out *verdict.Outcome) {
 		shares = out.Load.Summary.ServerShares()
 		rec.SplitAtNs = out.Load.Summary.SplitAtNs()
 	}
-	owner := p.urlOwners(len(shares))
+	owner := p.cluster().Owners(len(shares))
 	for i, s := range p.booted {
 		fs := result.FaultServer{Name: s.Name, Faulted: i == fr.server}
 		fs.Up, fs.UpReason = p.serverUp(ctx, i)
@@ -267,79 +220,10 @@ func (p *pointRun) serverUp(ctx context.Context, i int) (bool, string) {
 }
 
 // servedURLs is, for each booted server, the scenario URL (expanded) it
-// serves by urlOwners; "" for none.
-func (p *pointRun) servedURLs() []string {
-	out := make([]string, len(p.booted))
-	urls := p.scenarioURLs()
-	for k, i := range p.urlOwners(len(urls)) {
-		if i >= 0 {
-			out[i] = target.Expand(urls[k], p.addr)
-		}
-	}
-	return out
-}
+// serves; "" for none.
+func (p *pointRun) servedURLs() []string { return p.cluster().Served(p.addr) }
 
-// scenarioURLs are the target block's URLs, unexpanded: the one, or a
-// cluster's several (load.MultiURLBlock).
-func (p *pointRun) scenarioURLs() []string {
-	blk, err := p.target.Block(p.pr.o.Scenario)
-	if err != nil || p.target.URL != "" {
-		return nil // none, or the sweep's --url replaced them
-	}
-	if m, ok := blk.(load.MultiURLBlock); ok {
-		return m.URLs()
-	}
-	return []string{blk.URL()}
-}
-
-// urlOwners maps each of the scenario's n URLs (in the target block's
-// order) to the booted server that names its port ({portN}, {port},
-// {addr}) in its ready probe, command or env, preferring its ready probe;
-// -1 where none or several do.
-func (p *pointRun) urlOwners(n int) []int {
-	out := make([]int, n)
-	urls := p.scenarioURLs()
-	for k := range out {
-		out[k] = -1
-		if k >= len(urls) {
-			continue
-		}
-		ports := target.PortsNamed(urls[k])
-		if len(ports) != 1 {
-			continue
-		}
-		var byReady, byAny []int
-		for i, s := range p.booted {
-			all := strings.Join(s.Command, " ")
-			for _, v := range s.Env {
-				all += " " + v
-			}
-			switch {
-			case slices.Contains(target.PortsNamed(s.Ready), ports[0]):
-				byReady = append(byReady, i)
-			case slices.Contains(target.PortsNamed(all), ports[0]):
-				byAny = append(byAny, i)
-			}
-		}
-		switch {
-		case len(byReady) == 1:
-			out[k] = byReady[0]
-		case len(byReady) == 0 && len(byAny) == 1:
-			out[k] = byAny[0]
-		}
-	}
-	return out
-}
-
-// judgeFault gives a resilience point its verdict: never clean (its
-// errors are the fault's), judged on its Fault; one without a record
-// cannot conclude.
-func judgeFault(p *result.Point, out verdict.Outcome) {
-	p.Clean = false
-	f := out.Fault
-	if f == nil {
-		f = &result.Fault{Error: "no fault record"}
-	}
-	f.Judge(p.FailReason)
-	p.Fault = f
+// cluster is the point's target as it booted it.
+func (p *pointRun) cluster() fault.Cluster {
+	return fault.Cluster{Target: p.target, Scenario: p.pr.o.Scenario, Booted: p.booted}
 }

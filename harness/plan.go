@@ -7,7 +7,10 @@ import (
 
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/runas"
+	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
@@ -38,7 +41,7 @@ type Plan struct {
 	// (a tls.Config is not a plan: it changes as it is used). Zero: none.
 	AgentsTLS agents.TLSFiles
 	// RunAs is SRV_USER resolved; nil: servers run as the harness.
-	RunAs *RunAs
+	RunAs *runas.User
 	// Calibration is CALIBRATION's document, read and checked.
 	Calibration *calibrate.Doc
 	// Notes say where each default that is not the knob table's came
@@ -102,21 +105,21 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
-	secrets, notes, err := SweepSecrets(&p.Options, p.Target, env.Environ)
+	set, notes, err := secrets.Gather(&p.Options, p.Target, env.Environ)
 	if err != nil {
 		return nil, err
 	}
 	if p.BaseTarget != nil {
 		// Checked with its file (target.Spec.Check refuses short ones).
-		secrets.Add(p.BaseTarget.Secrets()...)
+		set.Add(p.BaseTarget.Secrets()...)
 	}
-	p.Secrets = secrets
+	p.Secrets = set
 	if p.AgentsToken != "" {
 		p.Secrets.Add(p.AgentsToken.Text())
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
-	if err := p.checkFault(); err != nil {
+	if err := fault.Check(&p.Options, p.Target); err != nil {
 		return nil, err
 	}
 	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/meter"
+	"github.com/ceiling-bench/ceiling/harness/runas"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -51,7 +52,7 @@ func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, a
 // runAs is the identity the point's servers start with: SRV_USER's for
 // the head (or the only arm); nil, the harness's, for a two-arm sweep's
 // base, whose code is trusted.
-func (p *pointRun) runAs() *RunAs {
+func (p *pointRun) runAs() *runas.User {
 	if p.spec.Arm == result.ArmBase {
 		return nil
 	}
@@ -86,7 +87,7 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 		// The point's directory holds the generator's evidence (the
 		// marker, load.json): a server of another user gets a directory
 		// of its own inside it for {workdir}, and no write to the rest.
-		if p.addr.WorkDir, err = r.stateDir(p.addr.WorkDir); err != nil {
+		if p.addr.WorkDir, err = r.StateDir(p.addr.WorkDir); err != nil {
 			return p.fail(PhaseFiles, nil, "work dir: %v", err)
 		}
 	}
@@ -209,7 +210,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	case <-p.anyServerDone():
 	case <-ctx.Done():
 	}
-	capture.windowEnded(ctx)
+	capture.WindowEnded(ctx)
 	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
@@ -218,7 +219,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 			out.Servers = append(out.Servers, result.NamedCPU{Name: p.booted[i].Name, URL: urls[i], CPUStats: c})
 		}
 	}
-	capture.finish(out)
+	recordCapture(capture, out)
 }
 
 // collect waits for the generator side to end by itself after its window

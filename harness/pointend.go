@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
@@ -133,7 +134,7 @@ func (p *pointRun) scrub() {
 		paths = append(paths, p.serverLog(i))
 	}
 	for _, path := range paths {
-		if err := RedactFile(path, p.pr.Secrets); err != nil {
+		if err := secrets.RedactFile(path, p.pr.Secrets); err != nil {
 			p.pr.mu.Lock()
 			p.pr.late = append(p.pr.late, fmt.Sprintf("point %d: could not redact %s: %v", p.spec.Index, path, err))
 			p.pr.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/runas"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -61,7 +62,9 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 	}
 	errs = append(errs, o.resolveAgentsToken())
 	errs = append(errs, o.resolveAgentsTLS())
-	errs = append(errs, o.resolveRunAs())
+	var err error
+	o.RunAs, err = runas.Resolve(o.ServerUser)
+	errs = append(errs, err)
 	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
 	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())

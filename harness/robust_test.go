@@ -23,6 +23,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/result"
@@ -356,7 +357,7 @@ func TestSIGKILLLeavesNoCompleteOUT(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	old := result.Result{SchemaVersion: result.SchemaVersion, Regime: "an earlier run", Warnings: []string{}}
 	old.Headline.Clean = true
-	if err := harness.WriteResult(out, &old); err != nil {
+	if err := outfile.Write(out, &old); err != nil {
 		t.Fatal(err)
 	}
 	cmd := ceilingSweep(t, refTarget(t), work, out, nil, "--batch-ladder", "10", "--conns-ladder", "10=2,4", "--duration", "3s")

@@ -11,7 +11,10 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/meta"
 	"github.com/ceiling-bench/ceiling/harness/meter"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
+	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -97,12 +100,12 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.NewRunner == nil {
 		m, c, st := d.Meter, d.Clock, d.Starter
-		d.NewRunner = func(p *Plan, ag agentside.Env, secrets *redact.Set) (SweepRunner, error) {
+		d.NewRunner = func(p *Plan, ag agentside.Env, set *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err
 			}
-			r.Secrets, r.Meter, r.Clock, r.Starter = secrets, m, c, st
+			r.Secrets, r.Meter, r.Clock, r.Starter = set, m, c, st
 			return r, nil
 		}
 	}
@@ -123,7 +126,7 @@ const ResultFileName = "ceiling-result.json"
 // processes (ProcRunner; rc.Deps replaces them in tests), writes the result to o.Out (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
 // is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
-// booted), or an *OutError (the result was saved elsewhere, or lost).
+// booted), or an *outfile.Error (the result was saved elsewhere, or lost).
 //
 // Everything it writes passes through the secrets (RedactResult, and a
 // redacting writer for stdout and stderr); each point's files are
@@ -152,8 +155,8 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	// caller's Plan is never written.
 	run := *p
 	s := &sweepRun{o: &run, rc: rc, secrets: p.Secrets}
-	s.stderr = newRedactWriter(rc.Stderr, p.Secrets)
-	s.stdout = newRedactWriter(rc.Stdout, p.Secrets)
+	s.stderr = secrets.NewWriter(rc.Stderr, p.Secrets)
+	s.stdout = secrets.NewWriter(rc.Stdout, p.Secrets)
 	if err := s.workDir(); err != nil {
 		return nil, err
 	}
@@ -227,14 +230,14 @@ func (s *sweepRun) newResult() *result.Result {
 	o := s.o
 	r := &result.Result{Warnings: []string{}}
 	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
-	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
-	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	r.Meta.Runner = meta.Runner(s.rc.Getenv)
+	r.Meta.Generator = meta.Generator(o.Generator)
+	r.Meta.Target = meta.Target(o.Target, o.Scenario)
 	if o.RunAs != nil {
 		r.Meta.Target.User = o.RunAs.Name
 	}
-	r.Meta.Pinning = pinningOf(&o.Options)
-	for _, w := range pinningWarnings(&o.Options) {
+	r.Meta.Pinning = meta.Pinning(&o.Options, NoFileLimit)
+	for _, w := range meta.PinningWarnings(&o.Options) {
 		r.Warn(w)
 	}
 	return r
@@ -267,7 +270,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Resu
 	o := s.o
 	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
-		bt := targetMeta(*b, o.Scenario)
+		bt := meta.Target(*b, o.Scenario)
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
@@ -293,9 +296,9 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	result.RedactResult(r, s.secrets)
 
 	where := o.Out
-	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
+	writeErr := outfile.WriteOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
 		filepath.Join(os.TempDir(), fmt.Sprintf("ceiling-result-%d.json", os.Getpid())))
-	var oe *OutError
+	var oe *outfile.Error
 	if errors.As(writeErr, &oe) {
 		where = oe.SavedAt
 		fmt.Fprintf(s.stderr, "ceiling sweep: %v\n", oe)
@@ -308,7 +311,7 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 				r.Warn(w)
 			}
 			result.RedactResult(r, s.secrets)
-			if err := WriteResult(where, r); err != nil {
+			if err := outfile.Write(where, r); err != nil {
 				fmt.Fprintf(s.stderr, "ceiling sweep: rewrite %s with the late warnings: %v\n", where, err)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agentside"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -270,9 +271,9 @@ func TestRunSavesTheResultWhenOutIsGone(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	_, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
 		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)})
-	var oe *OutError
+	var oe *outfile.Error
 	if !errors.As(err, &oe) {
-		t.Fatalf("Run: %v, want an *OutError", err)
+		t.Fatalf("Run: %v, want an *outfile.Error", err)
 	}
 	saved := filepath.Join(work, ResultFileName)
 	if oe.SavedAt != saved {

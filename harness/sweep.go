@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/progress"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
@@ -61,7 +63,7 @@ type PointRunner interface {
 // (whose Meta the caller has set) as it goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
 // has no clean point; r is complete enough to write in every case.
-func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
+func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(&o.Options)
 	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
@@ -85,18 +87,18 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, p
 		total++
 		extra += ", 1 resilience point (FAULT " + o.Fault.String() + ")"
 	}
-	PlanLine(progress, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
+	progress.Plan(w, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
 	start := time.Now()
 
 	run := func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool) {
-		Progress(progress, i, total, role, k, time.Since(start))
+		progress.Point(w, i, total, role, k, time.Since(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
 		p, ok := admit(r, i, role, k, "", out, th)
 		if !ok {
 			return p, out, false
 		}
 		if p.Status != result.StatusOK {
-			fmt.Fprintf(progress, "point %d/%d failed: %s\n", i, total, p.FailReason)
+			fmt.Fprintf(w, "point %d/%d failed: %s\n", i, total, p.FailReason)
 		}
 		return p, out, true
 	}
@@ -234,7 +236,7 @@ func admit(r *result.Result, i int, role string, k result.PointKey, arm string, 
 	}
 	p := verdict.Point(i, role, k, out, th)
 	if role == result.RoleResilience {
-		judgeFault(&p, out)
+		fault.Judge(&p, out.Fault)
 	}
 	p.Arm = arm
 	verdict.Objective(&p, r.Config.Objective, out)

@@ -7,7 +7,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
 // forSweep applies the sweep's knobs that reach into t's scenario block:
@@ -69,15 +68,4 @@ func checkTargetFor(t target.Spec, o *knob.Options) error {
 		}
 	}
 	return nil
-}
-
-// targetMeta is t as the result records it.
-func targetMeta(t target.Spec, scenario string) result.Target {
-	m := result.Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...), // [] not null for a multi-server target
-		External: t.External, ExternalCPUs: t.ExternalCPUs}
-	m.URL, _ = t.URLFor(scenario)
-	for _, s := range t.Servers {
-		m.Servers = append(m.Servers, result.TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
-	}
-	return m
 }

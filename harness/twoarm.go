@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/progress"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/result"
@@ -40,7 +41,7 @@ import (
 // errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
 // when the head arm has no clean point at the headline batch (the
 // comparison cannot be made: exit 1).
-func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
+func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(&o.Options)
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
@@ -58,7 +59,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	// then count one compared rung per batch.
 	total := first + 2*o.CompareReps*len(o.BatchLadder)
 	load := time.Duration(first)*(o.Warmup+o.Duration) + time.Duration(2*o.CompareReps*len(o.BatchLadder))*(o.CompareWarmup+o.CompareDuration)
-	PlanLine(progress, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.CompareReps), load)
+	progress.Plan(w, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.CompareReps), load)
 	start := time.Now()
 
 	halves := Halves(&o.Options)
@@ -73,7 +74,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			r.Curve[len(r.Curve)-1].Half = half.Name
 		}
 		if p.Status != result.StatusOK {
-			fmt.Fprintf(progress, "point %d/%d (%s) failed: %s\n", i, total, pt.Arm, p.FailReason)
+			fmt.Fprintf(w, "point %d/%d (%s) failed: %s\n", i, total, pt.Arm, p.FailReason)
 		}
 		return p, true
 	}
@@ -85,13 +86,13 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	pair := func(a, b schedule.Point, window, warmup time.Duration) (p1, p2 result.Point, ok1, ok2 bool) {
 		i := len(r.Curve) + 1
 		if halves == nil {
-			armProgress(progress, i, total, a, "", time.Since(start))
+			progress.Arm(w, i, total, a, "", time.Since(start))
 			p1, ok1 = admitted(i, a, runner.RunPoint(ctx, spec(i, a, window, warmup)), nil)
 			if ctx.Err() != nil {
 				return p1, p2, ok1, false
 			}
 			i = len(r.Curve) + 1
-			armProgress(progress, i, total, b, "", time.Since(start))
+			progress.Arm(w, i, total, b, "", time.Since(start))
 			p2, ok2 = admitted(i, b, runner.RunPoint(ctx, spec(i, b, window, warmup)), nil)
 			return p1, p2, ok1, ok2
 		}
@@ -101,7 +102,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		var wg sync.WaitGroup
 		for k := range specs {
 			specs[k].Half, specs[k].Gate = halves[k], gate
-			armProgress(progress, i+k, total, []schedule.Point{a, b}[k], halves[k].Name, time.Since(start))
+			progress.Arm(w, i+k, total, []schedule.Point{a, b}[k], halves[k].Name, time.Since(start))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -145,22 +146,4 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	}
 	r.Summarize()
 	return finish(ctx, r, total)
-}
-
-// armProgress is Progress's line for a two-arm point.
-func armProgress(w io.Writer, i, n int, ap schedule.Point, half string, elapsed time.Duration) {
-	eta := "?"
-	if i > 1 {
-		eta = fmtDur(elapsed / time.Duration(i-1) * time.Duration(n-i+1))
-	}
-	phase := "first pass"
-	if ap.Role == result.RoleCompare {
-		phase = "compare"
-	}
-	if half != "" {
-		phase += ", duet half " + half
-	}
-	k := ap.Key
-	fmt.Fprintf(w, "point %d/%d: %s, batch %d, %d connections, rep %d (%s) | elapsed %s, eta %s\n",
-		i, n, ap.Arm, k.Batch, k.Connections, k.Rep, phase, fmtDur(elapsed), eta)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/calibrate"
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
@@ -64,7 +65,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.out != "-" {
-		if err := harness.CheckOut(f.out); err != nil {
+		if err := outfile.Check(f.out); err != nil {
 			return usageError{fmt.Errorf("--out: %w", err)}
 		}
 	}
@@ -188,7 +189,7 @@ func writeCalibration(d *calibrate.Doc, out string, stdout, stderr io.Writer) er
 		}
 		return calibrateStatus(d)
 	}
-	if err := harness.WriteFileAtomic(out, b); err != nil {
+	if err := outfile.WriteFile(out, b); err != nil {
 		return err
 	}
 	if err := calibrate.WriteTable(stdout, d); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/outfile"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -66,7 +67,7 @@ func sweepSetup(args []string, stderr io.Writer) (*harness.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := harness.CheckOut(p.Out); err != nil {
+	if err := outfile.Check(p.Out); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil

@@ -12,8 +12,8 @@ import (
 // use of each other's cores when the sets overlap, and who else ran on
 // them. servers are each server's own share (when each: a target that
 // lists its servers), with the set's busy, steal and attribution. For an
-// external server, server is left for its metrics (the harness's
-// externalCPU) and only the generator's is made.
+// external server, server is left for its metrics (verdict.ExternalCPU)
+// and only the generator's is made.
 func Sides(w Window, srvSet, genSet pinning.CPUSet, each bool) (server, generator result.CPUStats, servers []result.CPUStats) {
 	generator = cpuStats(w.Generator, len(genSet))
 	g := w.GeneratorCores

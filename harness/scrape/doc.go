@@ -9,4 +9,15 @@
 // loopback, and a 3xx is an error that names it, never a hop to another
 // address. A failed read is recorded on the point and never fails it; a
 // URL is only ever shown with its query masked (target.SafeURL).
+//
+// A Window is both around one point: StartWindow, as the harness starts
+// its CPU samplers, sends the before read and starts the profile fetch;
+// WindowEnded sends the after read (once the before read is in: the two
+// never overlap); Finish waits for them and returns what they found
+// (Captured), the fields of the point's outcome. Every request runs in
+// its own goroutine, so a slow endpoint delays neither the sampling nor
+// the window's end. A WindowSpec is all a Window knows of its point: the
+// target's metrics and profile, the addresses, the generator's marker
+// (whose time opens the window, so the count check knows how much of it
+// the two reads cover) and the window's length.
 package scrape

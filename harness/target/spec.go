@@ -78,8 +78,8 @@ type Spec struct {
 	// ExternalCPUs are the cores an external server may use (its
 	// container's limit, its host's cores): the denominator of its CPU
 	// fraction, which the harness derives from process_cpu_seconds_total
-	// in Metrics (externalCPU). 0: unknown, and then no point can be
-	// server-saturated.
+	// in Metrics (verdict.ExternalCPU). 0: unknown, and then no point can
+	// be server-saturated.
 	ExternalCPUs int `json:"external_cpus,omitempty"`
 
 	File string `json:"-"` // where it was read from

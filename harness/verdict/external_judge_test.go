@@ -30,3 +30,28 @@ func TestExternalJudge(t *testing.T) {
 		t.Errorf("from metrics: %s: %s", v, why)
 	}
 }
+
+// TestExternalCPU: an external server's CPU is the change of its
+// process_cpu_seconds_total over the interval between the reads, against
+// external_cpus; without a usable series it is unknown, never 0%.
+func TestExternalCPU(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	sm := &result.ServerMetrics{IntervalS: 2, Series: []result.MetricSeries{
+		{Name: "other_total", Delta: f(100)},
+		{Name: ProcessCPUSeries, Delta: f(3)},
+	}}
+	c := ExternalCPU(sm, 2)
+	if c.Source != CPUFromMetrics || c.Samples != 2 || c.MeanCores != 1.5 || c.FractionMean != 0.75 ||
+		c.PinnedCores != 2 || c.PinnedBusy != -1 || c.StealFraction != -1 {
+		t.Errorf("from metrics: %+v", c)
+	}
+	if c := ExternalCPU(sm, 0); c.Source != CPUFromMetrics || c.MeanCores != 1.5 || c.FractionMean != 0 {
+		t.Errorf("no external_cpus: %+v", c)
+	}
+	reset := &result.ServerMetrics{IntervalS: 2, Series: []result.MetricSeries{{Name: ProcessCPUSeries, Delta: f(3), Reset: true}}}
+	for name, sm := range map[string]*result.ServerMetrics{"none": nil, "no interval": {}, "reset": reset} {
+		if c := ExternalCPU(sm, 2); c.Source != CPUUnknown || c.Samples != 0 || c.MeanCores != 0 || c.PinnedBusy != -1 {
+			t.Errorf("%s: %+v, want unknown", name, c)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func cores(n int) string {
 }
 
 // CPUStats.Source values: where an external server's CPU came from
-// (harness/external.go measures it; Judge reads it).
+// (ExternalCPU gives it; Judge reads it).
 const (
 	CPUFromMetrics = "metrics" // process_cpu_seconds_total of an external server
 	CPUUnknown     = "unknown" // an external server without it
@@ -200,6 +201,33 @@ const (
 // system CPU seconds (Go's process collector, and most servers', export
 // it).
 const ProcessCPUSeries = "process_cpu_seconds_total"
+
+// ExternalCPU is an external server's CPU over the window from its
+// metrics: cores = delta of process_cpu_seconds_total / the interval
+// between the reads, and the fraction of cpus (external_cpus; 0: unknown,
+// fraction 0 and Source still CPUFromMetrics). Without the series (no
+// metrics, a failed read, a reset counter) the Source is CPUUnknown and no
+// figure is given. The busy and steal of the server's CPUs are unknown
+// (-1): they are not this machine's.
+func ExternalCPU(sm *result.ServerMetrics, cpus int) result.CPUStats {
+	c := result.CPUStats{PinnedCores: cpus, PinnedBusy: -1, StealFraction: -1, Source: CPUUnknown}
+	if sm == nil || sm.IntervalS <= 0 {
+		return c
+	}
+	for _, s := range sm.Series {
+		if s.Name != ProcessCPUSeries || s.Delta == nil || s.Reset || *s.Delta < 0 || math.IsNaN(*s.Delta) {
+			continue
+		}
+		c.Source = CPUFromMetrics
+		c.Samples = 2 // the two reads
+		c.MeanCores = *s.Delta / sm.IntervalS
+		if cpus > 0 {
+			c.FractionMean = c.MeanCores / float64(cpus)
+		}
+		return c
+	}
+	return c
+}
 
 // externalUnknownWhy is what a verdict says when an external server's CPU
 // cannot be told.

@@ -70,14 +70,26 @@ func (f *File) Abort() {
 
 // Write replaces path with data, mode 0644, through a temporary file
 // beside it.
-func Write(path string, data []byte) error {
-	f, err := Create(path, "")
+func Write(path string, data []byte) error { return write(path, "", data, false) }
+
+// WriteSynced is Write with the temporary file made in dir (see Create;
+// "": beside path) and synced before the rename: the bytes survive a
+// crash, not only a reader. The result document goes through it.
+func WriteSynced(path, dir string, data []byte) error { return write(path, dir, data, true) }
+
+func write(path, dir string, data []byte, sync bool) error {
+	f, err := Create(path, dir)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
 	if _, err := f.File.Write(data); err != nil {
 		return err
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	return f.Commit(0o644)
 }

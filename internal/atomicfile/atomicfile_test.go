@@ -96,3 +96,25 @@ func TestCreateElsewhere(t *testing.T) {
 		t.Errorf("temporary files left in %s: %q", tmpDir, n)
 	}
 }
+
+// WriteSynced makes its temporary file in the directory it is given and
+// leaves none behind, there or beside the path.
+func TestWriteSyncedElsewhere(t *testing.T) {
+	tmpDir, dir := t.TempDir(), t.TempDir()
+	p := filepath.Join(dir, "out.json")
+	if err := WriteSynced(p, tmpDir, []byte("whole")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "whole" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+	if n := entries(t, tmpDir); len(n) != 0 {
+		t.Errorf("left in %s: %q", tmpDir, n)
+	}
+	if n := entries(t, dir); len(n) != 1 {
+		t.Errorf("left beside the path: %q", n)
+	}
+}

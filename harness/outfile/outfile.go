@@ -1,4 +1,4 @@
-package harness
+package outfile
 
 import (
 	"encoding/json"
@@ -11,23 +11,20 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// WriteResult writes r as indented JSON to path so that the path only ever
-// holds a whole document: the bytes go to a temporary file, which is then
-// renamed over path. Inside a git work tree the temporary file is made in
-// os.TempDir, never beside path, so a run in flight leaves the tree as it
-// was (no truncated tracked file, no stray file, no -dirty git ref); if
-// os.TempDir is on another filesystem the finished bytes are copied to a
-// hidden file beside path in one go and renamed from there.
-func WriteResult(path string, r *result.Result) error {
+// Write writes r as indented JSON to path so that the path only ever
+// holds a whole document (WriteFile).
+func Write(path string, r *result.Result) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'))
+	return WriteFile(path, append(data, '\n'))
 }
 
-// WriteFileAtomic is WriteResult's mechanism for any bytes.
-func WriteFileAtomic(path string, data []byte) error {
+// WriteFile is Write's mechanism for any bytes: a synced temporary file
+// renamed over path, made in os.TempDir inside a git work tree, else (or
+// when that rename fails) beside path.
+func WriteFile(path string, data []byte) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
@@ -36,28 +33,14 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
-	write := func(tmpDir string) error {
-		f, err := atomicfile.Create(abs, tmpDir)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		if _, err := f.Write(data); err != nil {
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			return err
-		}
-		return f.Commit(0o644)
-	}
 	if tmpDir := tempDirFor(dir); tmpDir != dir {
-		if write(tmpDir) == nil {
+		if atomicfile.WriteSynced(abs, tmpDir, data) == nil {
 			return nil
 		}
 		// Another filesystem: write the finished bytes beside the
 		// target, as a new hidden file, never the tracked one.
 	}
-	if err := write(dir); err != nil {
+	if err := atomicfile.WriteSynced(abs, dir, data); err != nil {
 		return fmt.Errorf("OUT %s: %w", path, err)
 	}
 	return nil
@@ -66,15 +49,15 @@ func WriteFileAtomic(path string, data []byte) error {
 // tempDirFor is where the temporary file for a result in dir is made:
 // beside it, unless dir is in a git work tree.
 func tempDirFor(dir string) string {
-	if InsideGitWorkTree(dir) {
+	if insideGitWorkTree(dir) {
 		return os.TempDir()
 	}
 	return dir
 }
 
-// InsideGitWorkTree reports whether dir or one of its parents holds a .git
+// insideGitWorkTree reports whether dir or one of its parents holds a .git
 // entry (a directory, or a file for worktrees and submodules).
-func InsideGitWorkTree(dir string) bool {
+func insideGitWorkTree(dir string) bool {
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return true
@@ -87,12 +70,12 @@ func InsideGitWorkTree(dir string) bool {
 	}
 }
 
-// CheckOut checks, before anything boots, that a result can be written to
+// Check checks, before anything boots, that a result can be written to
 // path: it is not a directory, and the nearest existing directory on its
 // way (its parent, or the ancestor MkdirAll would start from) is a
 // directory that takes a new file. It creates nothing that stays. Errors
 // name OUT.
-func CheckOut(path string) error {
+func Check(path string) error {
 	if path == "" {
 		return errors.New("OUT: empty path")
 	}
@@ -132,28 +115,27 @@ func CheckOut(path string) error {
 	return nil
 }
 
-// OutError is a result that could not be written to OUT. SavedAt is where
+// Error is a result that could not be written to OUT. SavedAt is where
 // the document was written instead ("" when nowhere could take it).
-type OutError struct {
+type Error struct {
 	Out     string
 	SavedAt string
 	Err     error
 }
 
-func (e *OutError) Error() string {
+func (e *Error) Error() string {
 	if e.SavedAt != "" {
 		return fmt.Sprintf("cannot write OUT %s (%v); the result was saved at %s", e.Out, e.Err, e.SavedAt)
 	}
 	return fmt.Sprintf("cannot write OUT %s (%v), nor anywhere else: the result is lost", e.Out, e.Err)
 }
 
-func (e *OutError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// WriteResultOrSave writes r to out; if that fails it writes it to the
-// first of fallbacks that takes it and returns an *OutError saying where.
-// A sweep's result is not lost because OUT went away at its end.
-func WriteResultOrSave(out string, r *result.Result, fallbacks ...string) error {
-	err := WriteResult(out, r)
+// WriteOrSave writes r to out; if that fails it writes it to the first
+// of fallbacks that takes it and returns an *Error saying where.
+func WriteOrSave(out string, r *result.Result, fallbacks ...string) error {
+	err := Write(out, r)
 	if err == nil {
 		return nil
 	}
@@ -165,9 +147,9 @@ func WriteResultOrSave(out string, r *result.Result, fallbacks ...string) error 
 		if fb == "" {
 			continue
 		}
-		if WriteResult(fb, r) == nil {
-			return &OutError{Out: out, SavedAt: fb, Err: err}
+		if Write(fb, r) == nil {
+			return &Error{Out: out, SavedAt: fb, Err: err}
 		}
 	}
-	return &OutError{Out: out, Err: err}
+	return &Error{Out: out, Err: err}
 }

@@ -1,4 +1,4 @@
-package harness
+package outfile
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-func TestCheckOut(t *testing.T) {
+func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, []byte("x"), 0o644)
@@ -20,12 +20,12 @@ func TestCheckOut(t *testing.T) {
 		filepath.Join(dir, "new", "deeper", "out.json"), // made at the end
 		file, // replaced at the end
 	} {
-		if err := CheckOut(ok); err != nil {
-			t.Errorf("CheckOut(%s): %v", ok, err)
+		if err := Check(ok); err != nil {
+			t.Errorf("Check(%s): %v", ok, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
-		t.Error("CheckOut created a directory")
+		t.Error("Check created a directory")
 	}
 	for _, bad := range []string{
 		"/proc/x.json",                            // a directory no file can be made in
@@ -34,9 +34,9 @@ func TestCheckOut(t *testing.T) {
 		dir, // a directory
 		"",
 	} {
-		err := CheckOut(bad)
+		err := Check(bad)
 		if err == nil || !strings.HasPrefix(err.Error(), "OUT") {
-			t.Errorf("CheckOut(%q) = %v, want an error naming OUT", bad, err)
+			t.Errorf("Check(%q) = %v, want an error naming OUT", bad, err)
 		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".ceiling-out-check-*")); len(left) > 0 {
@@ -44,20 +44,20 @@ func TestCheckOut(t *testing.T) {
 	}
 }
 
-func TestWriteResultOrSave(t *testing.T) {
+func TestWriteOrSave(t *testing.T) {
 	dir := t.TempDir()
 	r := &result.Result{SchemaVersion: result.SchemaVersion, Warnings: []string{"kept"}}
-	if err := WriteResultOrSave(filepath.Join(dir, "ok.json"), r); err != nil {
+	if err := WriteOrSave(filepath.Join(dir, "ok.json"), r); err != nil {
 		t.Fatal(err)
 	}
 	blocker := filepath.Join(dir, "blocker")
 	os.WriteFile(blocker, nil, 0o644)
 	out := filepath.Join(blocker, "out.json")
-	saved := filepath.Join(dir, "work", ResultFileName)
-	err := WriteResultOrSave(out, r, filepath.Join(blocker, "also-bad.json"), saved)
-	var oe *OutError
+	saved := filepath.Join(dir, "work", "ceiling-result.json")
+	err := WriteOrSave(out, r, filepath.Join(blocker, "also-bad.json"), saved)
+	var oe *Error
 	if !errors.As(err, &oe) || oe.SavedAt != saved || oe.Out != out {
-		t.Fatalf("err %v, want an OutError saved at %s", err, saved)
+		t.Fatalf("err %v, want an *Error saved at %s", err, saved)
 	}
 	if !strings.Contains(err.Error(), saved) || !strings.Contains(err.Error(), out) {
 		t.Errorf("message %q names neither path", err)
@@ -67,7 +67,7 @@ func TestWriteResultOrSave(t *testing.T) {
 	if json.Unmarshal(data, &back) != nil || back.Warnings[0] != "kept" {
 		t.Errorf("saved document %s", data)
 	}
-	err = WriteResultOrSave(out, r, filepath.Join(blocker, "x.json"))
+	err = WriteOrSave(out, r, filepath.Join(blocker, "x.json"))
 	if !errors.As(err, &oe) || oe.SavedAt != "" || !strings.Contains(err.Error(), "lost") {
 		t.Errorf("nowhere to save: %v", err)
 	}

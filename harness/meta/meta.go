@@ -1,4 +1,4 @@
-package harness
+package meta
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// runnerFromEnv reads GitHub Actions' variables; CI is also true under any
-// CI=true.
-func runnerFromEnv(getenv func(string) string) result.Runner {
+// Runner is meta.runner from GitHub Actions' variables; CI is also true
+// under any CI=true.
+func Runner(getenv func(string) string) result.Runner {
 	return result.Runner{
 		CI:       getenv("GITHUB_ACTIONS") == "true" || getenv("CI") == "true",
 		Name:     getenv("RUNNER_NAME"),
@@ -24,9 +25,10 @@ func runnerFromEnv(getenv func(string) string) result.Runner {
 	}
 }
 
-// generatorName is the result's meta.generator: "ceiling-load" for our
-// own, else the GENERATOR command's base name.
-func generatorName(cmd string) string {
+// Generator is meta.generator: "ceiling-load" for our own, else the
+// GENERATOR command's base name, made safe for a file name (at most 64
+// characters).
+func Generator(cmd string) string {
 	f := strings.Fields(cmd)
 	if len(f) == 0 {
 		return "ceiling-load"
@@ -42,7 +44,11 @@ func generatorName(cmd string) string {
 	return n
 }
 
-func pinningOf(o *knob.Options) result.Pinning {
+// Pinning is meta.pinning as o asks for it, before anything is granted:
+// the sets, the overlap allowed, the SMT siblings they share, the duet's
+// second half, and noFile, the RLIMIT_NOFILE the children are asked to
+// get. The run fills in what the kernel granted.
+func Pinning(o *knob.Options, noFile uint64) result.Pinning {
 	p := result.Pinning{
 		Supported:          pinning.Supported,
 		ServerRequested:    o.ServerCPUs.Ints(),
@@ -51,7 +57,7 @@ func pinningOf(o *knob.Options) result.Pinning {
 		GeneratorGranted:   []int{},
 		OverlapAllowed:     o.AllowOverlap,
 		SMTSiblings:        [][2]int{},
-		NoFileLimit:        NoFileLimit,
+		NoFileLimit:        noFile,
 		DuetServer:         o.DuetServerCPUs.Ints(),
 		DuetGenerator:      o.DuetGeneratorCPUs.Ints(),
 	}
@@ -61,7 +67,9 @@ func pinningOf(o *knob.Options) result.Pinning {
 	return p
 }
 
-func pinningWarnings(o *knob.Options) []string {
+// PinningWarnings are the result's warnings about o's sets: no pinning
+// here, sets that overlap, or SMT siblings of one core.
+func PinningWarnings(o *knob.Options) []string {
 	var w []string
 	if !pinning.Supported {
 		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")
@@ -73,4 +81,16 @@ func pinningWarnings(o *knob.Options) []string {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w
+}
+
+// Target is meta.target (and meta.base_target): t as the result records
+// it, with the scenario's URL.
+func Target(t target.Spec, scenario string) result.Target {
+	m := result.Target{Name: t.Name, File: t.File, Command: append([]string{}, t.Command...), // [] not null for a multi-server target
+		External: t.External, ExternalCPUs: t.ExternalCPUs}
+	m.URL, _ = t.URLFor(scenario)
+	for _, s := range t.Servers {
+		m.Servers = append(m.Servers, result.TargetServer{Name: s.Name, Command: append([]string(nil), s.Command...)})
+	}
+	return m
 }

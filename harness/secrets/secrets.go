@@ -1,4 +1,4 @@
-package harness
+package secrets
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/internal/redact"
 )
 
-// SweepSecrets is every secret a sweep knows, for redaction: the target's
+// Gather is every secret a sweep knows, for redaction: the target's
 // (target.Spec.Secrets: fan-out secret, marked env entries and literals,
 // secret flag values of its command or --server-cmd), the secret flag
 // values of the GENERATOR command, and the values of secret-named
@@ -28,7 +28,7 @@ import (
 // target.Spec.Check): it could not be hidden in a server's log. A short
 // value in environ is not the sweep's to fix; it is skipped and a note
 // (naming the variable, never the value) says it is not redacted.
-func SweepSecrets(o *knob.Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
+func Gather(o *knob.Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
 	set := redact.New()
 	var errs []error
 	if err := t.CheckSecrets(); err != nil {
@@ -114,22 +114,24 @@ func RedactFile(path string, s *redact.Set) error {
 	return tmp.Commit(perm)
 }
 
-// redactWriter masks known secrets in each Write: the harness writes its
+// writer masks known secrets in each Write: the harness writes its
 // progress and table a line per call, so no secret is split across calls.
-type redactWriter struct {
+type writer struct {
 	mu sync.Mutex
 	w  io.Writer
 	s  *redact.Set
 }
 
-func newRedactWriter(w io.Writer, s *redact.Set) io.Writer {
+// NewWriter is w with every secret of s masked in each Write (io.Discard
+// for a nil w); it may be written from several goroutines.
+func NewWriter(w io.Writer, s *redact.Set) io.Writer {
 	if w == nil {
 		return io.Discard
 	}
-	return &redactWriter{w: w, s: s}
+	return &writer{w: w, s: s}
 }
 
-func (rw *redactWriter) Write(p []byte) (int, error) {
+func (rw *writer) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	if _, err := io.WriteString(rw.w, rw.s.String(string(p))); err != nil {

@@ -1,4 +1,4 @@
-package harness
+package outfile
 
 import (
 	"encoding/json"
@@ -26,10 +26,10 @@ func TestTempDirFor(t *testing.T) {
 	}
 }
 
-// TestWriteResultInGitTree writes over a tracked result in a real git
+// TestWriteInGitTree writes over a tracked result in a real git
 // repository: the file ends up whole, nothing else appears in the tree,
 // and the only change git sees is the result itself.
-func TestWriteResultInGitTree(t *testing.T) {
+func TestWriteInGitTree(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -51,7 +51,7 @@ func TestWriteResultInGitTree(t *testing.T) {
 	git("commit", "-q", "-m", "old result")
 
 	r := &result.Result{SchemaVersion: result.SchemaVersion, Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Warnings: []string{}}
-	if err := WriteResult(path, r); err != nil {
+	if err := Write(path, r); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)

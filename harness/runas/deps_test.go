@@ -1,0 +1,22 @@
+package runas
+
+import (
+	"testing"
+
+	"github.com/ceiling-bench/ceiling/internal/testenv"
+)
+
+// TestRunasLinksNoRunner: resolving SRV_USER links the user database and
+// pinning (whether this system can pin, and so set a child's identity),
+// and nothing that boots, measures, judges or schedules a point, nor the
+// knobs or the target file: the harness hands it the knob's value. The
+// harness's top-level package needs no ban: it imports this package, and
+// an import back would be a cycle the compiler refuses.
+func TestRunasLinksNoRunner(t *testing.T) {
+	const mod = "github.com/ceiling-bench/ceiling/"
+	testenv.ImportsNone(t, mod+"harness/runas",
+		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/meter",
+		mod+"harness/scrape", mod+"harness/verdict", mod+"harness/schedule", mod+"harness/agents",
+		mod+"harness/agentside", mod+"harness/knob", mod+"harness/target", mod+"load", mod+"calibrate",
+		mod+"internal/netlab", "github.com/shirou/gopsutil")
+}
