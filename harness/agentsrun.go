@@ -9,6 +9,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/agentside"
+	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
 // agentSide is the point's generator side with AGENTS (harness/agentside):
@@ -21,7 +22,7 @@ func (p *pointRun) agentSide() *agentside.Run {
 		Warmup: p.warmup, Window: p.window,
 		Marker: p.f.marker, JSON: p.f.json, Log: p.f.genLog, Dir: p.f.dir,
 		CPUs:    p.genCPUs,
-		Environ: ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
+		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
 		NoFile:  NoFileLimit, Grace: InterruptGrace(pr.grace),
 		ConnectTimeout: connectTimeout, JoinTimeout: pr.joinTimeout(), ExitTimeout: exitTimeout,
 		Env: pr.agents, Listen: pr.o.AgentsListen, PortRange: pr.o.AgentsPortRange,

@@ -1,9 +1,6 @@
 package harness
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -27,20 +24,6 @@ func escapedOf(procs ...supervise.Process) []result.EscapedProcess {
 		}
 	}
 	return out
-}
-
-// escapedWarning is the result's warning for a point whose processes
-// escaped, "" for none.
-func escapedWarning(p result.Point) string {
-	if len(p.Escaped) == 0 {
-		return ""
-	}
-	var what []string
-	for _, e := range p.Escaped {
-		what = append(what, fmt.Sprintf("%d (%s)", e.Pid, e.Command))
-	}
-	return fmt.Sprintf("point %d: %d process(es) escaped the supervisor and were killed after the point: %s; they ran outside its tree (started through another process, or the supervisor died), and may have used the pinned CPUs",
-		p.Index, len(p.Escaped), strings.Join(what, ", "))
 }
 
 // cleanLeftovers removes what an earlier, killed run left (processes,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 )
@@ -84,7 +85,7 @@ func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup st
 		Name: "generator", Path: pr.generator[0],
 		Args:    args,
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
-		Environ: ChildEnviron(os.Environ(), p.target.PassEnv, generatorEnvPrefixes),
+		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
 		CPUs:    p.genCPUs,
 		NoFile:  NoFileLimit,
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too

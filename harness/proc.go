@@ -291,7 +291,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 				pr.late = append(pr.late, fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM (%s after the interrupt) and was SIGKILLed",
 					spec.Index, strings.Join(esc, " and "), InterruptGrace(pr.grace)))
 			}
-			if w := escapedWarning(result.Point{Index: spec.Index, Escaped: escaped}); w != "" {
+			if w := (result.Point{Index: spec.Index, Escaped: escaped}).EscapedWarning(); w != "" {
 				pr.late = append(pr.late, w)
 			}
 		}()

@@ -244,7 +244,7 @@ func admit(r *result.Result, i int, role string, k result.PointKey, arm string, 
 	if len(p.Escalated) > 0 {
 		r.Warn(fmt.Sprintf("point %d: %s did not exit within its grace after SIGTERM and was SIGKILLed", i, strings.Join(p.Escalated, " and ")))
 	}
-	if w := escapedWarning(p); w != "" {
+	if w := p.EscapedWarning(); w != "" {
 		r.Warn(w)
 	}
 	return p, true

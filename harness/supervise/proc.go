@@ -33,7 +33,7 @@ type Spec struct {
 	Env []string
 	// Environ is the environment Env is added to; nil: this process's.
 	// The harness gives servers and generators an allowlist of its own
-	// (harness.ChildEnviron), never the whole of it.
+	// (target.ChildEnviron), never the whole of it.
 	Environ []string
 	Dir     string // working directory; "" is ours
 	// CPUs pins the child and everything it starts (pinning.Command);

@@ -47,7 +47,7 @@ func (t Spec) checkPassEnv() []error {
 
 // checkEnvNames: every variable the scenario reads in the generator (a
 // scenario file's {env:NAME} and key_env, load.EnvBlock) is one pass_env
-// names, since the generator gets no other (harness.ChildEnviron).
+// names, since the generator gets no other (ChildEnviron).
 func (t Spec) checkEnvNames(scenario string) []error {
 	blk, err := t.Block(scenario)
 	if err != nil {

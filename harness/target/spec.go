@@ -24,7 +24,7 @@ import (
 type Spec struct {
 	Name    string            `json:"name"`
 	Command []string          `json:"command"`       // argv; a relative command[0] is taken from Dir
-	Env     map[string]string `json:"env,omitempty"` // the server's environment, with the allowlist (harness.ChildEnviron)
+	Env     map[string]string `json:"env,omitempty"` // the server's environment, with the allowlist (ChildEnviron)
 	// PassEnv names variables of the harness's environment the servers
 	// get too (they get PATH, HOME, LANG, TMPDIR and a few more, not the
 	// rest: docs/targets.md, "Environment").

@@ -1,10 +1,6 @@
-package harness
+package target
 
-import (
-	"strings"
-
-	"github.com/ceiling-bench/ceiling/harness/target"
-)
+import "strings"
 
 // A child the harness starts (a server, the generator, an agent) does not
 // inherit the harness's environment: on a CI runner that holds the job's
@@ -20,15 +16,15 @@ import (
 // childEnvNames are passed to every child.
 var childEnvNames = []string{"PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TZ", "USER", "LOGNAME", "TERM"}
 
-// generatorEnvPrefixes are passed to the generator and the agents too.
-var generatorEnvPrefixes = []string{"GO", "CEILING_"}
+// GeneratorEnvPrefixes are passed to the generator and the agents too.
+var GeneratorEnvPrefixes = []string{"GO", "CEILING_"}
 
 // ChildEnviron is environ filtered to what a child gets: childEnvNames,
 // LC_*, the names in pass, and the names with one of prefixes; never one
-// target.RunnerEnv refuses.
+// RunnerEnv refuses.
 func ChildEnviron(environ, pass, prefixes []string) []string {
 	keep := func(name string) bool {
-		if target.RunnerEnv(name) {
+		if RunnerEnv(name) {
 			return false
 		}
 		for _, n := range childEnvNames {
