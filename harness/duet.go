@@ -33,9 +33,9 @@ type Half struct {
 	Server, Generator pinning.CPUSet
 }
 
-// Halves are o's two halves, or nil when o runs no duet.
-func Halves(o *knob.Options) []*Half {
-	if o.CompareMode != knob.ModeDuet {
+// Halves are the two halves of o's sets, or nil when mode is no duet.
+func Halves(o knob.CPUs, mode string) []*Half {
+	if mode != knob.ModeDuet {
 		return nil
 	}
 	return []*Half{

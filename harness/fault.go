@@ -37,7 +37,7 @@ var ErrResilience = fmt.Errorf("FAULT: the resilience point did not hold: result
 
 // checkFault refuses a FAULT the target cannot take (exit 2, before
 // anything boots).
-func (p *Plan) checkFault() error {
+func (p *draft) checkFault() error {
 	f := p.Fault
 	if f.IsZero() {
 		return nil
@@ -102,7 +102,7 @@ func (p *pointRun) newFaultRun() *faultRun {
 		return nil
 	}
 	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
-	if d := faultDef(p.pr.o.Scenario); d != nil { // checkFault refused a scenario without one
+	if d := faultDef(p.pr.o.Point.Scenario); d != nil { // checkFault refused a scenario without one
 		fr.splitArgs = d.SplitArgs(f.Fraction)
 	}
 	fr.rec = result.Fault{Kind: f.Kind, Server: f.Server, Fraction: f.Fraction}
@@ -282,7 +282,7 @@ func (p *pointRun) servedURLs() []string {
 // scenarioURLs are the target block's URLs, unexpanded: the one, or a
 // cluster's several (load.MultiURLBlock).
 func (p *pointRun) scenarioURLs() []string {
-	blk, err := p.target.Block(p.pr.o.Scenario)
+	blk, err := p.target.Block(p.pr.o.Point.Scenario)
 	if err != nil || p.target.URL != "" {
 		return nil // none, or the sweep's --url replaced them
 	}

@@ -22,7 +22,7 @@ func TestFaultAsksTheScenarioRegistry(t *testing.T) {
 	if faultDef("echo") != nil || faultDef("no-such-scenario") != nil {
 		t.Error("echo (or an unknown scenario) takes a fault")
 	}
-	var p Plan
+	var p draft
 	p.Fault = knob.Fault{Kind: knob.FaultStop, Server: "n2", Fraction: 0.5}
 	p.Scenario = "stream"
 	const want = "FAULT (--fault) stop:n2@0.5: needs SCENARIO=fanout, which accounts each server's deliveries before and after the fault (SCENARIO is stream)"

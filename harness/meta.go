@@ -42,7 +42,7 @@ func generatorName(cmd string) string {
 	return n
 }
 
-func pinningOf(o *knob.Options) result.Pinning {
+func pinningOf(o knob.CPUs) result.Pinning {
 	p := result.Pinning{
 		Supported:          pinning.Supported,
 		ServerRequested:    o.ServerCPUs.Ints(),
@@ -61,7 +61,7 @@ func pinningOf(o *knob.Options) result.Pinning {
 	return p
 }
 
-func pinningWarnings(o *knob.Options) []string {
+func pinningWarnings(o knob.CPUs) []string {
 	var w []string
 	if !pinning.Supported {
 		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")

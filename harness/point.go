@@ -65,7 +65,7 @@ func (p *pointRun) interrupted(phase string) error {
 func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	pr := p.pr
 	p.target, p.window, p.warmup = pr.targetFor(p.spec)
-	p.srvCPUs, p.genCPUs = pr.o.ServerCPUs, pr.o.GeneratorCPUs
+	p.srvCPUs, p.genCPUs = pr.o.CPUs.ServerCPUs, pr.o.CPUs.GeneratorCPUs
 	if h := p.spec.Half; h != nil {
 		p.srvCPUs, p.genCPUs = h.Server, h.Generator
 	}
@@ -110,14 +110,14 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 // headroom probe's cgroup for that role.
 func (p *pointRun) startGenerator(ctx context.Context) error {
 	pr, spec := p.pr, p.spec
-	url, err := p.target.URLFor(pr.o.Scenario)
+	url, err := p.target.URLFor(pr.o.Point.Scenario)
 	if err != nil {
 		return p.fail(PhaseGenerator, nil, "target: %v", err)
 	}
 	var cgroup string
 	if spec.Role == result.RoleHeadroom {
 		name := supervise.CgroupName("headroom", spec.Index)
-		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(p.genCPUs)))
+		th, err := pinning.NewThrottle(name, pr.o.Schedule.HeadroomProbe*float64(len(p.genCPUs)))
 		if err != nil {
 			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
 		}

@@ -161,7 +161,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
 	o := s.o
-	kept, restore, err := rc.Deps.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	kept, restore, err := rc.Deps.KeepSelfOff(o.CPUs.ServerCPUs, o.CPUs.GeneratorCPUs, o.CPUs.DuetServerCPUs, o.CPUs.DuetGeneratorCPUs)
 	defer restore()
 	switch {
 	case err != nil:
@@ -198,24 +198,24 @@ func (s *sweepRun) workDir() error {
 	for _, n := range o.Notes {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", n)
 	}
-	if o.WorkDir == "" {
+	if o.Point.WorkDir == "" {
 		d, err := os.MkdirTemp("", "ceiling-sweep-")
 		if err != nil {
 			return fmt.Errorf("work dir: %w", err)
 		}
-		o.WorkDir, s.madeWorkDir = d, true
-	} else if n, err := clearStalePoints(o.WorkDir); err != nil {
-		return fmt.Errorf("--work-dir %s: %w", o.WorkDir, err)
+		o.Point.WorkDir, s.madeWorkDir = d, true
+	} else if n, err := clearStalePoints(o.Point.WorkDir); err != nil {
+		return fmt.Errorf("--work-dir %s: %w", o.Point.WorkDir, err)
 	} else if n > 0 {
-		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.Point.WorkDir)
 	}
 	if o.Target.External {
-		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.CPUs.GeneratorCPUs, o.Point.WorkDir)
 		return nil
 	}
-	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
-	if o.CompareMode == knob.ModeDuet {
-		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.CPUs.ServerCPUs, o.CPUs.GeneratorCPUs, o.Point.WorkDir)
+	if o.Compare.CompareMode == knob.ModeDuet {
+		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.CPUs.DuetServerCPUs, o.CPUs.DuetGeneratorCPUs)
 	}
 	return nil
 }
@@ -226,15 +226,15 @@ func (s *sweepRun) workDir() error {
 func (s *sweepRun) newResult() *result.Result {
 	o := s.o
 	r := &result.Result{Warnings: []string{}}
-	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
+	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Files.Command, Version: s.rc.Version})
 	r.Meta.Runner = runnerFromEnv(s.rc.Getenv)
-	r.Meta.Generator = generatorName(o.Generator)
-	r.Meta.Target = targetMeta(o.Target, o.Scenario)
+	r.Meta.Generator = generatorName(o.Point.Generator)
+	r.Meta.Target = targetMeta(o.Target, o.Point.Scenario)
 	if o.RunAs != nil {
 		r.Meta.Target.User = o.RunAs.Name
 	}
-	r.Meta.Pinning = pinningOf(&o.Options)
-	for _, w := range pinningWarnings(&o.Options) {
+	r.Meta.Pinning = pinningOf(o.CPUs)
+	for _, w := range pinningWarnings(o.CPUs) {
 		r.Warn(w)
 	}
 	return r
@@ -248,13 +248,13 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
 		r.Warn(w)
 	}
-	for _, w := range o.Target.Warnings(o.Scenario) {
+	for _, w := range o.Target.Warnings(o.Point.Scenario) {
 		r.Warn(w)
 	}
 	result.RedactResult(r, s.secrets)
 	r.Meta.Calibration = o.Calibration
-	if o.Calibrate {
-		r.Meta.Calibration = runCalibration(ctx, &o.Options, s.rc.Ceiling, s.stderr, r)
+	if o.Schedule.Calibrate {
+		r.Meta.Calibration = runCalibration(ctx, o, s.rc.Ceiling, s.stderr, r)
 	}
 	if s.rc.Agents.Note != "" {
 		r.Warn(s.rc.Agents.Note)
@@ -265,9 +265,9 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 // sweep when the plan has a base, else the single-arm one.
 func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Result) error {
 	o := s.o
-	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
+	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Files.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
-		bt := targetMeta(*b, o.Scenario)
+		bt := targetMeta(*b, o.Point.Scenario)
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
@@ -292,8 +292,8 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	r.Summarize()
 	result.RedactResult(r, s.secrets)
 
-	where := o.Out
-	writeErr := WriteResultOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
+	where := o.Files.Out
+	writeErr := WriteResultOrSave(o.Files.Out, r, filepath.Join(o.Point.WorkDir, ResultFileName),
 		filepath.Join(os.TempDir(), fmt.Sprintf("ceiling-result-%d.json", os.Getpid())))
 	var oe *OutError
 	if errors.As(writeErr, &oe) {
@@ -319,13 +319,13 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	if writeErr != nil {
 		return errors.Join(sweepErr, writeErr)
 	}
-	fmt.Fprintf(s.stderr, "ceiling sweep: result written to %s\n", o.Out)
-	if sweepErr == nil && s.madeWorkDir && !o.KeepWorkDir {
-		if err := os.RemoveAll(o.WorkDir); err != nil {
-			fmt.Fprintf(s.stderr, "ceiling sweep: remove work dir %s: %v\n", o.WorkDir, err)
+	fmt.Fprintf(s.stderr, "ceiling sweep: result written to %s\n", o.Files.Out)
+	if sweepErr == nil && s.madeWorkDir && !o.Point.KeepWorkDir {
+		if err := os.RemoveAll(o.Point.WorkDir); err != nil {
+			fmt.Fprintf(s.stderr, "ceiling sweep: remove work dir %s: %v\n", o.Point.WorkDir, err)
 		}
 	} else {
-		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.Point.WorkDir)
 	}
 	if line := result.OutcomeLine(r.Comparison); line != "" {
 		// Last, after the paths: what a person scrolling back looks for.

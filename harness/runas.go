@@ -27,7 +27,7 @@ type RunAs struct {
 
 // resolveRunAs reads SRV_USER: a user that exists, not root, and a
 // harness that may change a child's identity (root, Linux).
-func (o *Plan) resolveRunAs() error {
+func (o *draft) resolveRunAs() error {
 	if o.ServerUser == "" {
 		return nil
 	}

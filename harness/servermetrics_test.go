@@ -55,7 +55,7 @@ func (ms *metricsServer) port(t *testing.T) int {
 // capturePoint is a pointRun with only what startCapture reads.
 func capturePoint(t target.Spec, port int, window time.Duration, profileDir string) *pointRun {
 	return &pointRun{
-		pr:     &ProcRunner{o: &Plan{Options: knob.Options{ProfileDir: profileDir}}},
+		pr:     &ProcRunner{o: planOf(knob.Options{ProfileDir: profileDir})},
 		spec:   PointSpec{Index: 3, Role: result.RoleSweep, Key: result.PointKey{Batch: 10, Connections: 64, Rep: 1}},
 		target: t, addr: target.Addr{Port: port}, window: window,
 	}

@@ -46,7 +46,7 @@ type windowCapture struct {
 func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 	c := &windowCapture{metrics: p.target.Metrics, window: p.window}
 	if c.metrics != nil {
-		c.countSeries = c.metrics.Counts[p.pr.o.Scenario]
+		c.countSeries = c.metrics.Counts[p.pr.o.Point.Scenario]
 		if p.target.AllowUnpinnedURL {
 			c.countSkip = "the target allows an unpinned URL (allow_unpinned_url), so the generator may count a server whose count the booted server's metrics do not hold"
 		}
@@ -62,7 +62,7 @@ func (p *pointRun) startCapture(ctx context.Context) *windowCapture {
 		client := scrape.NewClient(scrape.MetricsTimeout)
 		go func() { c.before <- scrape.Read(ctx, client, c.metricsURL, c.metrics.Format) }()
 	}
-	if dir := p.pr.o.ProfileDir; dir != "" {
+	if dir := p.pr.o.Point.ProfileDir; dir != "" {
 		if p.target.Profile == nil || p.target.Profile.URL == "" {
 			c.profileErr = `the target has no "profile" url`
 			return c

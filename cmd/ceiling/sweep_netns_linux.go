@@ -24,7 +24,7 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // status; the copy builds the bridge (agentside.Lab). Where either
 // cannot be done, the Env's Note says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
+func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return ag, false, nil
 	}

@@ -12,7 +12,7 @@ import (
 
 // agentsNetwork: network namespaces are Linux only; the agents run on the
 // loopback, said in one line.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
+func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
 	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
 		return ag, false, nil
 	}
