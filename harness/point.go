@@ -33,7 +33,7 @@ type pointRun struct {
 	// warm-up (ProcRunner.targetFor).
 	target         target.Spec
 	window, warmup time.Duration
-	// srvCPUs and genCPUs are the point's sets: the Options', or its
+	// srvCPUs and genCPUs are the point's sets: the plan's CPUs, or its
 	// duet half's.
 	srvCPUs, genCPUs pinning.CPUSet
 	// fault is FAULT's signal in a resilience point (nil in any other).

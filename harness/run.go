@@ -120,7 +120,7 @@ func (d Deps) withDefaults() Deps {
 const ResultFileName = "ceiling-result.json"
 
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
-// processes (ProcRunner; rc.Deps replaces them in tests), writes the result to o.Out (always, also when
+// processes (ProcRunner; rc.Deps replaces them in tests), writes the result to OUT (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
 // is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
 // booted), or an *OutError (the result was saved elsewhere, or lost).
@@ -139,7 +139,7 @@ const ResultFileName = "ceiling-result.json"
 // add (a SIGKILL).
 //
 // A work dir Run made itself (/tmp/ceiling-sweep-*) is removed after a
-// successful run unless o.KeepWorkDir; a given --work-dir is kept.
+// successful run unless KEEP_WORK_DIR; a given --work-dir is kept.
 func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	if !p.targeted {
 		return nil, errNoTarget

@@ -40,10 +40,10 @@ type PointSpec struct {
 	// the one target.
 	Arm string
 	// Duration and Warmup are this point's window and warm-up when
-	// Duration > 0 (the compare phase's); else the Options'.
+	// Duration > 0 (the compare phase's); else the plan's.
 	Duration, Warmup time.Duration
 	// Half, in a duet, is the half of the machine the point runs on
-	// (nil: the Options' sets), and Gate starts its load on the same
+	// (nil: the plan's CPUs), and Gate starts its load on the same
 	// instant as its partner's (duet.go).
 	Half *Half
 	Gate *Gate
