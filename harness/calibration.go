@@ -61,7 +61,7 @@ func calibrationConfig(cpus knob.CPUs, s knob.Schedule, pt knob.Point, self stri
 		gen = []string{self, "load"}
 	}
 	c := calibrate.Config{
-		Generator: gen, GeneratorCPUs: cpus.GeneratorCPUs, SinkCPUs: cpus.ServerCPUs,
+		Generator: gen, GeneratorCPUs: cpus.Generator, SinkCPUs: cpus.Server,
 		Sink: []string{self, "calibrate", "--serve-sink"}, SinkWrites: calibrate.WritesBatched,
 		Scenarios: []string{pt.Scenario}, Batches: append([]int(nil), s.BatchLadder...),
 		Conns: append([]int(nil), calibrate.DefaultConns...), RecordSize: pt.RecordSize,
@@ -81,7 +81,7 @@ func runCalibration(ctx context.Context, p *Plan, self string, stderr io.Writer,
 	cfg, err := calibrationConfig(o, p.Schedule, p.Point, self)
 	if err == nil {
 		cfg.Log = stderr
-		fmt.Fprintf(stderr, "ceiling sweep: calibrating the generator on CPUs %s against a null sink on %s\n", o.GeneratorCPUs, o.ServerCPUs)
+		fmt.Fprintf(stderr, "ceiling sweep: calibrating the generator on CPUs %s against a null sink on %s\n", o.Generator, o.Server)
 		var d *calibrate.Doc
 		if d, err = calibrate.Run(ctx, cfg); err == nil {
 			return d

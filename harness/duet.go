@@ -39,8 +39,8 @@ func Halves(o knob.CPUs, mode string) []*Half {
 		return nil
 	}
 	return []*Half{
-		{Name: HalfA, Server: o.ServerCPUs, Generator: o.GeneratorCPUs},
-		{Name: HalfB, Server: o.DuetServerCPUs, Generator: o.DuetGeneratorCPUs},
+		{Name: HalfA, Server: o.Server, Generator: o.Generator},
+		{Name: HalfB, Server: o.DuetServer, Generator: o.DuetGenerator},
 	}
 }
 

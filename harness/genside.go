@@ -55,7 +55,7 @@ type generatorSide interface {
 // newSide is the point's generator side: AGENTS' agents, or the one
 // generator.
 func (p *pointRun) newSide() generatorSide {
-	if p.pr.o.Agents.Agents > 0 {
+	if p.pr.o.Agents.Count > 0 {
 		return p.agentSide()
 	}
 	return &genProc{p: p}

@@ -145,8 +145,8 @@ var resolvedDefaults = map[string]func(t *testing.T){
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.CPUs.DuetServerCPUs) == 0 || len(p.CPUs.DuetGeneratorCPUs) == 0 || pinning.Overlap(append(p.CPUs.DuetServerCPUs, p.CPUs.DuetGeneratorCPUs...), pinning.CPUSet{0, 1}) != nil {
-			t.Errorf("DUET_CPUSETS unset on 4 CPUs: %s/%s, want a half picked from CPUs 2-3", p.CPUs.DuetServerCPUs, p.CPUs.DuetGeneratorCPUs)
+		if len(p.CPUs.DuetServer) == 0 || len(p.CPUs.DuetGenerator) == 0 || pinning.Overlap(append(p.CPUs.DuetServer, p.CPUs.DuetGenerator...), pinning.CPUSet{0, 1}) != nil {
+			t.Errorf("DUET_CPUSETS unset on 4 CPUs: %s/%s, want a half picked from CPUs 2-3", p.CPUs.DuetServer, p.CPUs.DuetGenerator)
 		}
 	},
 }
@@ -158,8 +158,8 @@ func checkDefaultSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.CPUs.GeneratorCPUs.String() != "0" || p.CPUs.ServerCPUs.String() != "1-3" {
-		t.Errorf("on CPUs 0-3: server %s, generator %s; want 1-3 and 0", p.CPUs.ServerCPUs, p.CPUs.GeneratorCPUs)
+	if p.CPUs.Generator.String() != "0" || p.CPUs.Server.String() != "1-3" {
+		t.Errorf("on CPUs 0-3: server %s, generator %s; want 1-3 and 0", p.CPUs.Server, p.CPUs.Generator)
 	}
 }
 

@@ -45,17 +45,17 @@ func generatorName(cmd string) string {
 func pinningOf(o knob.CPUs) result.Pinning {
 	p := result.Pinning{
 		Supported:          pinning.Supported,
-		ServerRequested:    o.ServerCPUs.Ints(),
-		GeneratorRequested: o.GeneratorCPUs.Ints(),
+		ServerRequested:    o.Server.Ints(),
+		GeneratorRequested: o.Generator.Ints(),
 		ServerGranted:      []int{},
 		GeneratorGranted:   []int{},
 		OverlapAllowed:     o.AllowOverlap,
 		SMTSiblings:        [][2]int{},
 		NoFileLimit:        NoFileLimit,
-		DuetServer:         o.DuetServerCPUs.Ints(),
-		DuetGenerator:      o.DuetGeneratorCPUs.Ints(),
+		DuetServer:         o.DuetServer.Ints(),
+		DuetGenerator:      o.DuetGenerator.Ints(),
 	}
-	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && pairs != nil {
+	if pairs, err := pinning.SMTSiblings(o.Server, o.Generator); err == nil && pairs != nil {
 		p.SMTSiblings = pairs
 	}
 	return p
@@ -66,10 +66,10 @@ func pinningWarnings(o knob.CPUs) []string {
 	if !pinning.Supported {
 		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")
 	}
-	if shared := pinning.Overlap(o.ServerCPUs, o.GeneratorCPUs); len(shared) > 0 {
+	if shared := pinning.Overlap(o.Server, o.Generator); len(shared) > 0 {
 		w = append(w, fmt.Sprintf("server and generator share CPUs %s (overlap allowed): the generator steals server CPU and the numbers are not a clean ceiling", shared))
 	}
-	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && len(pairs) > 0 {
+	if pairs, err := pinning.SMTSiblings(o.Server, o.Generator); err == nil && len(pairs) > 0 {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w

@@ -65,7 +65,7 @@ func (p *pointRun) interrupted(phase string) error {
 func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	pr := p.pr
 	p.target, p.window, p.warmup = pr.targetFor(p.spec)
-	p.srvCPUs, p.genCPUs = pr.o.CPUs.ServerCPUs, pr.o.CPUs.GeneratorCPUs
+	p.srvCPUs, p.genCPUs = pr.o.CPUs.Server, pr.o.CPUs.Generator
 	if h := p.spec.Half; h != nil {
 		p.srvCPUs, p.genCPUs = h.Server, h.Generator
 	}

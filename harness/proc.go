@@ -160,11 +160,11 @@ func (pr *ProcRunner) RecordGranted(r *result.Result) {
 	if r.HeadroomProbe != nil {
 		r.HeadroomProbe.Cgroup = pr.cgroup
 	}
-	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.CPUs.ServerCPUs.String() {
-		r.Warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.CPUs.ServerCPUs, pr.serverGranted))
+	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.CPUs.Server.String() {
+		r.Warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.CPUs.Server, pr.serverGranted))
 	}
-	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.CPUs.GeneratorCPUs.String() {
-		r.Warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.CPUs.GeneratorCPUs, pr.generatorGranted))
+	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.CPUs.Generator.String() {
+		r.Warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.CPUs.Generator, pr.generatorGranted))
 	}
 	for _, w := range pr.halfWarnings {
 		r.Warn(w)
@@ -177,7 +177,7 @@ func (pr *ProcRunner) RecordGranted(r *result.Result) {
 // uncheckedAgents warns of remote agents whose counts nothing checks: the
 // target names no server counter for the scenario (metrics.counts).
 func (pr *ProcRunner) uncheckedAgents() string {
-	if pr.o.Agents.AgentsListen == "" {
+	if pr.o.Agents.Listen == "" {
 		return ""
 	}
 	if m := pr.target.Metrics; m != nil && m.Counts[pr.o.Point.Scenario] != "" {

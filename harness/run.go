@@ -161,7 +161,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
 	o := s.o
-	kept, restore, err := rc.Deps.KeepSelfOff(o.CPUs.ServerCPUs, o.CPUs.GeneratorCPUs, o.CPUs.DuetServerCPUs, o.CPUs.DuetGeneratorCPUs)
+	kept, restore, err := rc.Deps.KeepSelfOff(o.CPUs.Server, o.CPUs.Generator, o.CPUs.DuetServer, o.CPUs.DuetGenerator)
 	defer restore()
 	switch {
 	case err != nil:
@@ -210,12 +210,12 @@ func (s *sweepRun) workDir() error {
 		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.Point.WorkDir)
 	}
 	if o.Target.External {
-		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.CPUs.GeneratorCPUs, o.Point.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.CPUs.Generator, o.Point.WorkDir)
 		return nil
 	}
-	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.CPUs.ServerCPUs, o.CPUs.GeneratorCPUs, o.Point.WorkDir)
-	if o.Compare.CompareMode == knob.ModeDuet {
-		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.CPUs.DuetServerCPUs, o.CPUs.DuetGeneratorCPUs)
+	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.CPUs.Server, o.CPUs.Generator, o.Point.WorkDir)
+	if o.Compare.Mode == knob.ModeDuet {
+		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.CPUs.DuetServer, o.CPUs.DuetGenerator)
 	}
 	return nil
 }

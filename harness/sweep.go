@@ -64,7 +64,7 @@ type PointRunner interface {
 func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(o)
-	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.ServerCPUs), len(o.CPUs.GeneratorCPUs))
+	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
 	total := len(r.Config.Order) + 1 // the A-A repeat
 	if o.Schedule.Search == knob.SearchBisect {
@@ -265,7 +265,7 @@ func ConfigOf(p *Plan) result.Config {
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
-		Agents:                p.Agents.Agents,
+		Agents:                p.Agents.Count,
 	}
 	if pt.SourceAddrs != load.SourceAuto {
 		c.SourceAddrs = pt.SourceAddrs

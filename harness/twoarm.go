@@ -43,25 +43,25 @@ import (
 func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, progress io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(o)
-	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.Compare.CompareReps, o.Compare.Alpha, o.Compare.CompareStop
-	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.Compare.CompareDuration), int64(o.Compare.CompareWarmup)
+	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.Compare.Reps, o.Compare.Alpha, o.Compare.Stop
+	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.Compare.Duration), int64(o.Compare.Warmup)
 	r.Config.CompareMode = knob.ModeInterleaved
-	if Halves(o.CPUs, o.Compare.CompareMode) != nil {
+	if Halves(o.CPUs, o.Compare.Mode) != nil {
 		r.Config.CompareMode = knob.ModeDuet
 	}
-	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.ServerCPUs), len(o.CPUs.GeneratorCPUs))
+	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
 	s := schedule.NewTwoArm(schedule.TwoArmPlan{Batches: o.Schedule.BatchLadder, Order: r.Config.Order,
-		Reps: o.Compare.CompareReps, Alpha: o.Compare.Alpha, Stop: o.Compare.CompareStop})
+		Reps: o.Compare.Reps, Alpha: o.Compare.Alpha, Stop: o.Compare.Stop})
 	first := s.FirstPass()
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
-	total := first + 2*o.Compare.CompareReps*len(o.Schedule.BatchLadder)
-	load := time.Duration(first)*(o.Point.Warmup+o.Point.Duration) + time.Duration(2*o.Compare.CompareReps*len(o.Schedule.BatchLadder))*(o.Compare.CompareWarmup+o.Compare.CompareDuration)
-	PlanLine(progress, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.Compare.CompareReps), load)
+	total := first + 2*o.Compare.Reps*len(o.Schedule.BatchLadder)
+	load := time.Duration(first)*(o.Point.Warmup+o.Point.Duration) + time.Duration(2*o.Compare.Reps*len(o.Schedule.BatchLadder))*(o.Compare.Warmup+o.Compare.Duration)
+	PlanLine(progress, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.Compare.Reps), load)
 	start := time.Now()
 
-	halves := Halves(o.CPUs, o.Compare.CompareMode)
+	halves := Halves(o.CPUs, o.Compare.Mode)
 	// admitted puts a point's outcome in the curve, with its duet half.
 	admitted := func(i int, pt schedule.Point, out verdict.Outcome, half *Half) (result.Point, bool) {
 		p, ok := admit(r, i, pt.Role, pt.Key, pt.Arm, out, th)
@@ -124,7 +124,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			for _, w := range skipped {
 				r.Warn(w)
 			}
-			total = first + 2*o.Compare.CompareReps*len(rungs)
+			total = first + 2*o.Compare.Reps*len(rungs)
 		}
 		if !more {
 			break
@@ -132,8 +132,8 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		a, b := blk[0], blk[1]
 		window, warmup := time.Duration(0), time.Duration(0)
 		if a.Role == result.RoleCompare {
-			window, warmup = o.Compare.CompareDuration, o.Compare.CompareWarmup
-			if a.Key.Rep >= o.Compare.CompareReps {
+			window, warmup = o.Compare.Duration, o.Compare.Warmup
+			if a.Key.Rep >= o.Compare.Reps {
 				total += 2 // a block run again
 			}
 		}

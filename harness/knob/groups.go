@@ -9,9 +9,11 @@ import (
 // The knobs grouped by the part of a sweep that reads them. The harness
 // validates Options and fills what they left open (harness.Resolve), then
 // splits them into these groups once (Groups): the sweep that runs after
-// reads its Plan's groups, never Options. The fields keep Options' names
-// and meanings; the knobs that only shape the target (ServerCmd, URL,
-// Ready, AllowUnpinnedURL) or name files Resolve reads (ServerUser) stay
+// reads its Plan's groups, never Options. A field is its knob's field of
+// Options, under the same name less the group's (CompareReps is
+// Compare.Reps, AgentsListen Agents.Listen, ServerCPUs CPUs.Server); the
+// knobs that only shape the target (ServerCmd, URL, Ready,
+// AllowUnpinnedURL) or name a user Resolve looks up (ServerUser) stay
 // behind in Options.
 
 // Groups is Options split by reader.
@@ -28,9 +30,9 @@ type Groups struct {
 // CPUs are the pinned sets: SRV_CPUSET, LT_CPUSET, ALLOW_OVERLAP and a
 // duet's second half (DUET_CPUSETS).
 type CPUs struct {
-	ServerCPUs, GeneratorCPUs         pinning.CPUSet
-	AllowOverlap                      bool
-	DuetServerCPUs, DuetGeneratorCPUs pinning.CPUSet
+	Server, Generator         pinning.CPUSet
+	AllowOverlap              bool
+	DuetServer, DuetGenerator pinning.CPUSet
 }
 
 // Schedule is what chooses the points: the ladders, the headline batch,
@@ -61,22 +63,22 @@ type Point struct {
 
 // Compare is a two-arm sweep's knobs (BASE_TARGET, COMPARE_*, ALPHA).
 type Compare struct {
-	BaseTargetFile                 string
-	CompareReps                    int
-	Alpha                          float64
-	CompareStop, CompareMode       string
-	CompareDuration, CompareWarmup time.Duration
+	BaseTargetFile   string
+	Reps             int
+	Alpha            float64
+	Stop, Mode       string
+	Duration, Warmup time.Duration
 }
 
 // Agents is AGENTS and the AGENTS_* knobs.
 type Agents struct {
-	Agents                                   int
-	AgentsListen, AgentsTokenFile            string
-	AgentsToken                              Secret
-	AgentsTLSCert, AgentsTLSKey, AgentsTLSCA string
-	AgentsJoinTimeout                        time.Duration
-	AgentsNetns                              bool
-	AgentsPortRange                          string
+	Count                  int
+	Listen, TokenFile      string
+	Token                  Secret
+	TLSCert, TLSKey, TLSCA string
+	JoinTimeout            time.Duration
+	Netns                  bool
+	PortRange              string
 }
 
 // Files are the sweep's files and command line: OUT, TARGET, CALIBRATION
@@ -89,19 +91,19 @@ type Files struct {
 // Groups splits o by reader; each group shares o's slices.
 func (o *Options) Groups() Groups {
 	return Groups{
-		CPUs: CPUs{ServerCPUs: o.ServerCPUs, GeneratorCPUs: o.GeneratorCPUs, AllowOverlap: o.AllowOverlap,
-			DuetServerCPUs: o.DuetServerCPUs, DuetGeneratorCPUs: o.DuetGeneratorCPUs},
+		CPUs: CPUs{Server: o.ServerCPUs, Generator: o.GeneratorCPUs, AllowOverlap: o.AllowOverlap,
+			DuetServer: o.DuetServerCPUs, DuetGenerator: o.DuetGeneratorCPUs},
 		Schedule: Schedule{BatchLadder: o.BatchLadder, ConnsLadders: o.ConnsLadders, HeadlineBatch: o.HeadlineBatch, Reps: o.Reps,
 			Search: o.Search, Objective: o.Objective, Quick: o.Quick, Calibrate: o.Calibrate, HeadroomProbe: o.HeadroomProbe},
 		Point: Point{Scenario: o.Scenario, ScenarioFile: o.ScenarioFile, RecordSize: o.RecordSize,
 			Duration: o.Duration, Warmup: o.Warmup, ReadyTimeout: o.ReadyTimeout, Generator: o.Generator,
 			SourceAddrs: o.SourceAddrs, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
-		Compare: Compare{BaseTargetFile: o.BaseTargetFile, CompareReps: o.CompareReps, Alpha: o.Alpha, CompareStop: o.CompareStop,
-			CompareMode: o.CompareMode, CompareDuration: o.CompareDuration, CompareWarmup: o.CompareWarmup},
+		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
+			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup},
 		Fault: o.Fault,
-		Agents: Agents{Agents: o.Agents, AgentsListen: o.AgentsListen, AgentsTokenFile: o.AgentsTokenFile, AgentsToken: o.AgentsToken,
-			AgentsTLSCert: o.AgentsTLSCert, AgentsTLSKey: o.AgentsTLSKey, AgentsTLSCA: o.AgentsTLSCA,
-			AgentsJoinTimeout: o.AgentsJoinTimeout, AgentsNetns: o.AgentsNetns, AgentsPortRange: o.AgentsPortRange},
+		Agents: Agents{Count: o.Agents, Listen: o.AgentsListen, TokenFile: o.AgentsTokenFile, Token: o.AgentsToken,
+			TLSCert: o.AgentsTLSCert, TLSKey: o.AgentsTLSKey, TLSCA: o.AgentsTLSCA,
+			JoinTimeout: o.AgentsJoinTimeout, Netns: o.AgentsNetns, PortRange: o.AgentsPortRange},
 		Files: Files{Out: o.Out, TargetFile: o.TargetFile, CalibrationFile: o.CalibrationFile, Command: o.Command},
 	}
 }
