@@ -17,7 +17,7 @@ import (
 func (p *pointRun) agentSide() *agentside.Run {
 	pr := p.pr
 	return agentside.New(agentside.Point{
-		Index: p.spec.Index, Agents: pr.o.Agents, Connections: p.spec.Key.Connections,
+		Index: p.spec.Index, Agents: pr.o.Agents.Count, Connections: p.spec.Key.Connections,
 		Flags: pr.generator[2:], Bin: pr.agentBin(),
 		Warmup: p.warmup, Window: p.window,
 		Marker: p.f.marker, JSON: p.f.json, Log: p.f.genLog, Dir: p.f.dir,
@@ -25,7 +25,7 @@ func (p *pointRun) agentSide() *agentside.Run {
 		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
 		NoFile:  NoFileLimit, Grace: InterruptGrace(pr.grace),
 		ConnectTimeout: connectTimeout, JoinTimeout: pr.joinTimeout(), ExitTimeout: exitTimeout,
-		Env: pr.agents, Listen: pr.o.AgentsListen, PortRange: pr.o.AgentsPortRange,
+		Env: pr.agents, Listen: pr.o.Agents.Listen, PortRange: pr.o.Agents.PortRange,
 		Hub: pr.remoteHub,
 	})
 }
@@ -39,11 +39,11 @@ func (pr *ProcRunner) agentBin() string { return pr.generator[0] }
 // loopback).
 func (pr *ProcRunner) serverHost() string {
 	o := pr.o
-	if o.Agents < 1 {
+	if o.Agents.Count < 1 {
 		return ""
 	}
-	if o.AgentsListen != "" {
-		h, _, _ := net.SplitHostPort(o.AgentsListen)
+	if o.Agents.Listen != "" {
+		h, _, _ := net.SplitHostPort(o.Agents.Listen)
 		if a, err := netip.ParseAddr(h); err == nil && a.IsUnspecified() {
 			return ""
 		}
@@ -58,9 +58,9 @@ func (pr *ProcRunner) serverHost() string {
 // joinTimeout bounds a point's wait for every agent to join and be ready.
 func (pr *ProcRunner) joinTimeout() time.Duration {
 	switch {
-	case pr.o.AgentsJoinTimeout > 0:
-		return pr.o.AgentsJoinTimeout
-	case pr.o.AgentsListen != "":
+	case pr.o.Agents.JoinTimeout > 0:
+		return pr.o.Agents.JoinTimeout
+	case pr.o.Agents.Listen != "":
 		return 2 * time.Minute
 	}
 	return connectTimeout
@@ -74,7 +74,7 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, io.Writer, error) {
 	if pr.hub != nil {
 		return pr.hub, pr.hubLog, nil
 	}
-	h, log, err := agentside.OpenHub(pr.o.AgentsListen, pr.o.Agents, pr.o.AgentsToken.Text(), pr.o.AgentsTLS, pr.o.WorkDir)
+	h, log, err := agentside.OpenHub(pr.o.Agents.Listen, pr.o.Agents.Count, pr.o.Agents.Token.Text(), pr.o.AgentsTLS, pr.o.Point.WorkDir)
 	if err != nil {
 		return nil, nil, err
 	}

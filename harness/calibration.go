@@ -14,7 +14,7 @@ import (
 )
 
 // resolveCalibration reads CALIBRATION and refuses it with CALIBRATE.
-func (o *Plan) resolveCalibration() error {
+func (o *draft) resolveCalibration() error {
 	if o.CalibrationFile == "" {
 		return nil
 	}
@@ -43,6 +43,12 @@ const (
 // (`calibrate --serve-sink` of the ceiling binary self; empty: this
 // executable) to SRV_CPUSET, o's scenario, batch ladder and record size.
 func CalibrationConfig(o *knob.Options, self string) (calibrate.Config, error) {
+	g := o.Groups()
+	return calibrationConfig(g.CPUs, g.Schedule, g.Point, self)
+}
+
+// calibrationConfig is CalibrationConfig of a plan's knobs.
+func calibrationConfig(cpus knob.CPUs, s knob.Schedule, pt knob.Point, self string) (calibrate.Config, error) {
 	if self == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -50,18 +56,18 @@ func CalibrationConfig(o *knob.Options, self string) (calibrate.Config, error) {
 		}
 		self = exe
 	}
-	gen := strings.Fields(o.Generator)
+	gen := strings.Fields(pt.Generator)
 	if len(gen) == 0 {
 		gen = []string{self, "load"}
 	}
 	c := calibrate.Config{
-		Generator: gen, GeneratorCPUs: o.GeneratorCPUs, SinkCPUs: o.ServerCPUs,
+		Generator: gen, GeneratorCPUs: cpus.Generator, SinkCPUs: cpus.Server,
 		Sink: []string{self, "calibrate", "--serve-sink"}, SinkWrites: calibrate.WritesBatched,
-		Scenarios: []string{o.Scenario}, Batches: append([]int(nil), o.BatchLadder...),
-		Conns: append([]int(nil), calibrate.DefaultConns...), RecordSize: o.RecordSize,
-		Duration: CalibrateDuration, Warmup: CalibrateWarmup, WorkDir: o.WorkDir,
+		Scenarios: []string{pt.Scenario}, Batches: append([]int(nil), s.BatchLadder...),
+		Conns: append([]int(nil), calibrate.DefaultConns...), RecordSize: pt.RecordSize,
+		Duration: CalibrateDuration, Warmup: CalibrateWarmup, WorkDir: pt.WorkDir,
 	}
-	if o.Quick {
+	if s.Quick {
 		c.Duration, c.Warmup = QuickCalibrateDuration, QuickCalibrateWarmup
 	}
 	return c, nil
@@ -70,11 +76,12 @@ func CalibrationConfig(o *knob.Options, self string) (calibrate.Config, error) {
 // runCalibration is CALIBRATE=1: the calibration before the first point,
 // with the sweep's CPU sets (no server is up yet, so the sink has the
 // server's CPUs to itself). A failure is a warning, never the sweep's end.
-func runCalibration(ctx context.Context, o *knob.Options, self string, stderr io.Writer, r *result.Result) *calibrate.Doc {
-	cfg, err := CalibrationConfig(o, self)
+func runCalibration(ctx context.Context, p *Plan, self string, stderr io.Writer, r *result.Result) *calibrate.Doc {
+	o := p.CPUs
+	cfg, err := calibrationConfig(o, p.Schedule, p.Point, self)
 	if err == nil {
 		cfg.Log = stderr
-		fmt.Fprintf(stderr, "ceiling sweep: calibrating the generator on CPUs %s against a null sink on %s\n", o.GeneratorCPUs, o.ServerCPUs)
+		fmt.Fprintf(stderr, "ceiling sweep: calibrating the generator on CPUs %s against a null sink on %s\n", o.Generator, o.Server)
 		var d *calibrate.Doc
 		if d, err = calibrate.Run(ctx, cfg); err == nil {
 			return d

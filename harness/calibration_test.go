@@ -128,7 +128,7 @@ func TestResolveCalibration(t *testing.T) {
 		{"version", knob.Options{CalibrationFile: write("v.json", `{"calibration_version": 7}`)}, "calibration_version"},
 		{"unknown field", knob.Options{CalibrationFile: write("u.json", `{"calibration_version": 1, "cap": []}`)}, `unknown field "cap"`},
 	} {
-		p := &Plan{Options: tt.o}
+		p := &draft{Options: tt.o}
 		err := p.resolveCalibration()
 		switch {
 		case tt.want == "" && err != nil:

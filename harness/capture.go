@@ -12,8 +12,8 @@ import (
 // profile with --profile.
 func (p *pointRun) startCapture(ctx context.Context) *scrape.Window {
 	s := scrape.WindowSpec{Metrics: p.target.Metrics, Profile: p.target.Profile, AllowUnpinnedURL: p.target.AllowUnpinnedURL,
-		Scenario: p.pr.o.Scenario, Addr: p.addr, Marker: p.f.marker, Window: p.window}
-	if dir := p.pr.o.ProfileDir; dir != "" {
+		Scenario: p.pr.o.Point.Scenario, Addr: p.addr, Marker: p.f.marker, Window: p.window}
+	if dir := p.pr.o.Point.ProfileDir; dir != "" {
 		s.ProfilePath = ProfilePath(dir, p.spec)
 	}
 	return scrape.StartWindow(ctx, s)

@@ -13,7 +13,7 @@ import (
 
 // resolveCompare checks what the two-arm knobs mean together (each
 // knob's own range is its Check in the knob table).
-func (o *Plan) resolveCompare() error {
+func (o *draft) resolveCompare() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if need := stats.MinPairs(o.Alpha); o.TwoArm() && o.CompareReps >= 2 && o.CompareReps < need && o.Alpha > 0 && o.Alpha < 1 {
@@ -35,7 +35,7 @@ func (o *Plan) resolveCompare() error {
 // falls back to interleaved (with a note) where no second half fits, or
 // where the generator cannot be gated (agents, a GENERATOR of one's
 // own); an explicit duet there is an error.
-func (o *Plan) resolveDuet(available pinning.CPUSet) error {
+func (o *draft) resolveDuet(available pinning.CPUSet) error {
 	if !o.TwoArm() {
 		return nil
 	}

@@ -22,7 +22,9 @@
 //     before anything boots: CPU sets picked for the cores present, the
 //     target files read once each with the flag overrides and the
 //     scenario's defaults, the secrets gathered, every knob validated,
-//     and a note for each default that is not the knob table's. Run only
+//     and a note for each default that is not the knob table's. The Plan
+//     holds the knobs split by reader (knob.Groups: CPUs, Schedule,
+//     Point, Compare, Fault, Agents, Files), never knob.Options. Run only
 //     reads the Plan; what the run finds goes into the Result.
 //   - Knobs (package harness/knob): Options, the ladders and one table of
 //     every knob — variable, flag, default, help, parse and check.

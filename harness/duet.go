@@ -33,14 +33,14 @@ type Half struct {
 	Server, Generator pinning.CPUSet
 }
 
-// Halves are o's two halves, or nil when o runs no duet.
-func Halves(o *knob.Options) []*Half {
-	if o.CompareMode != knob.ModeDuet {
+// Halves are the two halves of o's sets, or nil when mode is no duet.
+func Halves(o knob.CPUs, mode string) []*Half {
+	if mode != knob.ModeDuet {
 		return nil
 	}
 	return []*Half{
-		{Name: HalfA, Server: o.ServerCPUs, Generator: o.GeneratorCPUs},
-		{Name: HalfB, Server: o.DuetServerCPUs, Generator: o.DuetGeneratorCPUs},
+		{Name: HalfA, Server: o.Server, Generator: o.Generator},
+		{Name: HalfB, Server: o.DuetServer, Generator: o.DuetGenerator},
 	}
 }
 

@@ -55,7 +55,7 @@ func (p *pointRun) newFaultRun() *faultRun {
 		return nil
 	}
 	fr := &faultRun{spec: f, server: -1, done: make(chan struct{})}
-	if d := fault.Def(p.pr.o.Scenario); d != nil { // fault.Check refused a scenario without one
+	if d := fault.Def(p.pr.o.Point.Scenario); d != nil { // fault.Check refused a scenario without one
 		fr.splitArgs = d.SplitArgs(f.Fraction)
 	}
 	fr.rec = result.Fault{Kind: f.Kind, Server: f.Server, Fraction: f.Fraction}
@@ -225,5 +225,5 @@ func (p *pointRun) servedURLs() []string { return p.cluster().Served(p.addr) }
 
 // cluster is the point's target as it booted it.
 func (p *pointRun) cluster() fault.Cluster {
-	return fault.Cluster{Target: p.target, Scenario: p.pr.o.Scenario, Booted: p.booted}
+	return fault.Cluster{Target: p.target, Scenario: p.pr.o.Point.Scenario, Booted: p.booted}
 }

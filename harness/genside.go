@@ -56,7 +56,7 @@ type generatorSide interface {
 // newSide is the point's generator side: AGENTS' agents, or the one
 // generator.
 func (p *pointRun) newSide() generatorSide {
-	if p.pr.o.Agents > 0 {
+	if p.pr.o.Agents.Count > 0 {
 		return p.agentSide()
 	}
 	return &genProc{p: p}
@@ -137,7 +137,7 @@ func (g *genProc) Finished() <-chan struct{} { return g.proc.Done() }
 // that no longer answers: that is its finding (server_up false), not a
 // stuck generator.
 func (g *genProc) CollectWait() time.Duration {
-	if g.p.pr.o.Drop {
+	if g.p.pr.o.Point.Drop {
 		return exitTimeout + load.DropTimeout
 	}
 	return exitTimeout

@@ -67,7 +67,7 @@ func fakePoint(t *testing.T, side generatorSide) *pointRun {
 	dir := t.TempDir()
 	return &pointRun{
 		// Timers of a millisecond fire at once, longer ones never.
-		pr:   &ProcRunner{o: &Plan{Options: knob.DefaultOptions(false)}, Clock: newFakeClock(time.Millisecond)},
+		pr:   &ProcRunner{o: planOf(knob.DefaultOptions(false)), Clock: newFakeClock(time.Millisecond)},
 		side: side,
 		f:    pointFiles{dir: dir, marker: filepath.Join(dir, "measure.marker"), json: filepath.Join(dir, "load.json")},
 	}
@@ -86,12 +86,12 @@ func phaseOf(t *testing.T, err error) (phase, reason string) {
 // the one generator process.
 func TestNewSideChoosesTheStrategy(t *testing.T) {
 	o := knob.DefaultOptions(false)
-	p := &pointRun{pr: &ProcRunner{o: &Plan{Options: o}, generator: []string{"/bin/ceiling", "load"}}}
+	p := &pointRun{pr: &ProcRunner{o: planOf(o), generator: []string{"/bin/ceiling", "load"}}}
 	if _, ok := p.newSide().(*genProc); !ok {
 		t.Errorf("AGENTS unset: %T, want the generator process", p.newSide())
 	}
 	o.Agents, o.AgentsJoinTimeout = 3, 2*time.Minute
-	p.pr.o = &Plan{Options: o}
+	p.pr.o = planOf(o)
 	side, ok := p.newSide().(*agentside.Run)
 	if !ok {
 		t.Fatalf("AGENTS=3: %T, want the agents", p.newSide())
@@ -109,12 +109,12 @@ func TestNewSideChoosesTheStrategy(t *testing.T) {
 // check's timeout too.
 func TestGenProcCollectWait(t *testing.T) {
 	o := knob.DefaultOptions(false)
-	g := &genProc{p: &pointRun{pr: &ProcRunner{o: &Plan{Options: o}}}}
+	g := &genProc{p: &pointRun{pr: &ProcRunner{o: planOf(o)}}}
 	if got := g.CollectWait(); got != exitTimeout {
 		t.Errorf("%s, want %s", got, exitTimeout)
 	}
 	o.Drop = true
-	g.p.pr.o = &Plan{Options: o}
+	g.p.pr.o = planOf(o)
 	if got := g.CollectWait(); got != exitTimeout+load.DropTimeout {
 		t.Errorf("--drop: %s, want %s", got, exitTimeout+load.DropTimeout)
 	}

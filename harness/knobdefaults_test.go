@@ -81,7 +81,7 @@ var resolvedDefaults = map[string]func(t *testing.T){
 		}
 	},
 	"GENERATOR (--generator)": func(t *testing.T) {
-		p := &Plan{Options: knob.DefaultOptions(false)}
+		p := planOf(knob.DefaultOptions(false))
 		pr, err := NewProcRunner(p, agentside.Env{})
 		if err != nil {
 			t.Fatal(err)
@@ -93,11 +93,11 @@ var resolvedDefaults = map[string]func(t *testing.T){
 	},
 	"AGENTS_JOIN_TIMEOUT (--agents-join-timeout)": func(t *testing.T) {
 		o := knob.DefaultOptions(false)
-		if got := (&ProcRunner{o: &Plan{Options: o}}).joinTimeout(); got != 60*time.Second {
+		if got := (&ProcRunner{o: planOf(o)}).joinTimeout(); got != 60*time.Second {
 			t.Errorf("AGENTS_JOIN_TIMEOUT unset: %s, want 60s", got)
 		}
 		o.AgentsListen = "127.0.0.1:1"
-		if got := (&ProcRunner{o: &Plan{Options: o}}).joinTimeout(); got != 2*time.Minute {
+		if got := (&ProcRunner{o: planOf(o)}).joinTimeout(); got != 2*time.Minute {
 			t.Errorf("AGENTS_JOIN_TIMEOUT unset with AGENTS_LISTEN: %s, want 2m", got)
 		}
 	},
@@ -127,12 +127,12 @@ var resolvedDefaults = map[string]func(t *testing.T){
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.ScenarioFile != "" {
-			t.Errorf("SCENARIO_FILE unset resolved to %q, want the target's own block", p.ScenarioFile)
+		if p.Point.ScenarioFile != "" {
+			t.Errorf("SCENARIO_FILE unset resolved to %q, want the target's own block", p.Point.ScenarioFile)
 		}
 	},
 	"OBJECTIVE (--objective)": func(t *testing.T) {
-		p := &Plan{Options: knob.DefaultOptions(false)}
+		p := &draft{Options: knob.DefaultOptions(false)}
 		p.resolveObjective() // no target block: none
 		if p.Objective != "" {
 			t.Errorf("OBJECTIVE without a scenario objective: %q, want none", p.Objective)
@@ -145,8 +145,8 @@ var resolvedDefaults = map[string]func(t *testing.T){
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.DuetServerCPUs) == 0 || len(p.DuetGeneratorCPUs) == 0 || pinning.Overlap(append(p.DuetServerCPUs, p.DuetGeneratorCPUs...), pinning.CPUSet{0, 1}) != nil {
-			t.Errorf("DUET_CPUSETS unset on 4 CPUs: %s/%s, want a half picked from CPUs 2-3", p.DuetServerCPUs, p.DuetGeneratorCPUs)
+		if len(p.CPUs.DuetServer) == 0 || len(p.CPUs.DuetGenerator) == 0 || pinning.Overlap(append(p.CPUs.DuetServer, p.CPUs.DuetGenerator...), pinning.CPUSet{0, 1}) != nil {
+			t.Errorf("DUET_CPUSETS unset on 4 CPUs: %s/%s, want a half picked from CPUs 2-3", p.CPUs.DuetServer, p.CPUs.DuetGenerator)
 		}
 	},
 }
@@ -158,8 +158,8 @@ func checkDefaultSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.GeneratorCPUs.String() != "0" || p.ServerCPUs.String() != "1-3" {
-		t.Errorf("on CPUs 0-3: server %s, generator %s; want 1-3 and 0", p.ServerCPUs, p.GeneratorCPUs)
+	if p.CPUs.Generator.String() != "0" || p.CPUs.Server.String() != "1-3" {
+		t.Errorf("on CPUs 0-3: server %s, generator %s; want 1-3 and 0", p.CPUs.Server, p.CPUs.Generator)
 	}
 }
 

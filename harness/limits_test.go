@@ -22,7 +22,7 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	o.BatchLadder = knob.Ladder{10, 100}
 	o.HeadlineBatch = 10
 	o.ConnsLadders = knob.ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
-	err := (&Plan{Options: o}).checkNoFile(held)
+	err := (&draft{Options: o}).checkNoFile(held)
 	if err == nil {
 		t.Fatal("a 30000-connection rung passed a limit of 20000")
 	}
@@ -55,7 +55,7 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
 		o := knob.DefaultOptions(false)
 		o.SourceAddrs = tt.knob
-		pr := &ProcRunner{o: &Plan{Options: o}}
+		pr := &ProcRunner{o: planOf(o)}
 		args := pr.loadArgs(target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		got := ""
 		for i, a := range args {

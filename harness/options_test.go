@@ -6,6 +6,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
 
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -144,12 +145,15 @@ func TestFanoutBatchLadder(t *testing.T) {
 }
 
 // resolveInto is ResolveKnobs for a test that goes on reading o: o
-// becomes the plan's resolved Options, and the plan comes back for its
-// notes.
+// becomes the resolved Options, and the plan comes back for its notes.
 func resolveInto(o *knob.Options, available pinning.CPUSet) (*Plan, error) {
-	p, err := ResolveKnobs(*o, available)
-	if err == nil {
-		*o = p.Options
+	d := &draft{Options: *o}
+	if err := d.resolveKnobs(available); err != nil {
+		return nil, err
 	}
-	return p, err
+	*o = d.Options
+	return d.plan(redact.New()), nil
 }
+
+// planOf is o as a plan, unresolved: for a test of one run-time part.
+func planOf(o knob.Options) *Plan { return (&draft{Options: o}).plan(nil) }

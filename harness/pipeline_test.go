@@ -354,7 +354,7 @@ func TestPipelineServerNeverReady(t *testing.T) {
 	if !strings.Contains(res.stdout, "ERRORS: 1 of 1 points failed") {
 		t.Errorf("table does not lead with the failure:\n%s", res.stdout)
 	}
-	if _, err := os.Stat(plan.Out); err != nil {
+	if _, err := os.Stat(plan.Files.Out); err != nil {
 		t.Errorf("no result written: %v", err)
 	}
 }
@@ -481,7 +481,7 @@ func TestPipelineInterruptStopsTheProcesses(t *testing.T) {
 	}) {
 		t.Errorf("warnings %q do not say the point was interrupted", r.Warnings)
 	}
-	if _, err := os.Stat(plan.Out); err != nil {
+	if _, err := os.Stat(plan.Files.Out); err != nil {
 		t.Errorf("no partial result written: %v", err)
 	}
 	for _, p := range st.started {
@@ -520,7 +520,7 @@ func TestPipelineClusterNodeExitsMidWindow(t *testing.T) {
 	if !strings.Contains(p.LogTail, "b-is-going-away") {
 		t.Errorf("log tail %q, want server b's", p.LogTail)
 	}
-	if _, err := os.Stat(filepath.Join(plan.WorkDir, "point-001-sweep-b10-c2-r0", "server-c.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(plan.Point.WorkDir, "point-001-sweep-b10-c2-r0", "server-c.log")); err != nil {
 		t.Errorf("server c's log: %v", err)
 	}
 	for _, s := range st.started {

@@ -18,13 +18,20 @@ import (
 )
 
 // Plan is one sweep resolved once: every knob with its default filled in
-// (by the knob table, a target block, a scenario, or this machine), the
-// target files read once each with the flag overrides applied, the
-// secrets to redact, and a note for each default that did not come from
-// the knob table. Resolve makes it and Run only reads it; nothing found
-// while the sweep runs is written back into it.
+// (by the knob table, a target block, a scenario, or this machine), split
+// by the part of the run that reads it (knob.Groups), the target files
+// read once each with the flag overrides applied, the secrets to redact,
+// and a note for each default that did not come from the knob table.
+// Resolve makes it and Run only reads it; nothing found while the sweep
+// runs is written back into it. Nothing after Resolve reads knob.Options.
 type Plan struct {
-	knob.Options
+	CPUs     knob.CPUs
+	Schedule knob.Schedule
+	Point    knob.Point
+	Compare  knob.Compare
+	Fault    knob.Fault
+	Agents   knob.Agents
+	Files    knob.Files
 
 	// Target is TARGET with --server-cmd, --url, --ready and the
 	// scenario's defaults applied; BaseTarget is BASE_TARGET (a two-arm
@@ -50,6 +57,25 @@ type Plan struct {
 	Notes []string
 }
 
+// draft is a Plan being resolved: the knobs as given, filled in and
+// checked by Resolve's steps, then split into the Plan (plan).
+type draft struct {
+	knob.Options
+	Target      target.Spec
+	BaseTarget  *target.Spec
+	AgentsTLS   agents.TLSFiles
+	RunAs       *runas.User
+	Calibration *calibrate.Doc
+	Notes       []string
+}
+
+// plan splits the resolved knobs by reader.
+func (d *draft) plan(secrets *redact.Set) *Plan {
+	g := d.Groups()
+	return &Plan{CPUs: g.CPUs, Schedule: g.Schedule, Point: g.Point, Compare: g.Compare, Fault: g.Fault, Agents: g.Agents, Files: g.Files,
+		Target: d.Target, BaseTarget: d.BaseTarget, Secrets: secrets, AgentsTLS: d.AgentsTLS, RunAs: d.RunAs, Calibration: d.Calibration, Notes: d.Notes}
+}
+
 // Env is what Resolve reads besides the knobs.
 type Env struct {
 	// Available are the CPUs this process may run on (its affinity);
@@ -68,11 +94,11 @@ type Env struct {
 // for a Sweep whose PointRunner boots nothing, and the first half of
 // Resolve. Each error names the knob as both its variable and its flag.
 func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
-	p := &Plan{Options: o, Secrets: redact.New()}
-	if err := p.resolveKnobs(available); err != nil {
+	d := &draft{Options: o}
+	if err := d.resolveKnobs(available); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return d.plan(redact.New()), nil
 }
 
 // Resolve is ResolveKnobs, then the target files: TARGET (and BASE_TARGET
@@ -82,8 +108,8 @@ func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 // is the user's to fix (exit 2): nothing has booted.
 func Resolve(o knob.Options, env Env) (*Plan, error) {
 	srvGiven := len(o.ServerCPUs) > 0 // before the knobs pick one
-	p, err := ResolveKnobs(o, env.Available)
-	if err != nil {
+	p := &draft{Options: o}
+	if err := p.resolveKnobs(env.Available); err != nil {
 		return nil, err
 	}
 	read := env.LoadTarget
@@ -105,7 +131,7 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
-	set, notes, err := secrets.Gather(&p.Options, p.Target, env.Environ)
+	set, notes, err := secrets.Gather(p.Generator, p.Target, env.Environ)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +139,8 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 		// Checked with its file (target.Spec.Check refuses short ones).
 		set.Add(p.BaseTarget.Secrets()...)
 	}
-	p.Secrets = set
 	if p.AgentsToken != "" {
-		p.Secrets.Add(p.AgentsToken.Text())
+		set.Add(p.AgentsToken.Text())
 	}
 	p.Notes = append(p.Notes, notes...)
 	p.resolveObjective()
@@ -126,13 +151,14 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = knob.ModeInterleaved, nil, nil
 		p.Notes = append(p.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
 	}
-	p.targeted = true
-	return p, nil
+	plan := p.plan(set)
+	plan.targeted = true
+	return plan, nil
 }
 
 // resolveTarget reads TARGET and applies the flag overrides and the
 // scenario's defaults to it.
-func (p *Plan) resolveTarget(read func(string) (target.Spec, error)) error {
+func (p *draft) resolveTarget(read func(string) (target.Spec, error)) error {
 	t, err := read(p.TargetFile)
 	if err != nil {
 		return err
@@ -172,7 +198,7 @@ func (p *Plan) resolveTarget(read func(string) (target.Spec, error)) error {
 // (--server-cmd, --url, --ready) are the head's alone; SCENARIO_FILE is
 // the sweep's, so both arms run the same file, and the ladder is the
 // head's (already set).
-func (p *Plan) resolveBaseTarget(read func(string) (target.Spec, error)) error {
+func (p *draft) resolveBaseTarget(read func(string) (target.Spec, error)) error {
 	t, err := read(p.BaseTargetFile)
 	if err != nil {
 		return fmt.Errorf("BASE_TARGET (--base-target): %w", err)
@@ -183,7 +209,7 @@ func (p *Plan) resolveBaseTarget(read func(string) (target.Spec, error)) error {
 	if err := t.CheckRunnable(p.Scenario); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
-	if err := checkProfileFor(t, &p.Options); err != nil {
+	if err := checkProfileFor(t, p.ProfileDir); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
 	p.BaseTarget = &t
@@ -192,7 +218,7 @@ func (p *Plan) resolveBaseTarget(read func(string) (target.Spec, error)) error {
 
 // resolveObjective takes OBJECTIVE from the target's scenario block when
 // the knob left it open.
-func (p *Plan) resolveObjective() {
+func (p *draft) resolveObjective() {
 	if p.Objective != "" {
 		return
 	}

@@ -34,7 +34,7 @@ type pointRun struct {
 	// warm-up (ProcRunner.targetFor).
 	target         target.Spec
 	window, warmup time.Duration
-	// srvCPUs and genCPUs are the point's sets: the Options', or its
+	// srvCPUs and genCPUs are the point's sets: the plan's CPUs, or its
 	// duet half's.
 	srvCPUs, genCPUs pinning.CPUSet
 	// fault is FAULT's signal in a resilience point (nil in any other).
@@ -66,7 +66,7 @@ func (p *pointRun) interrupted(phase string) error {
 func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	pr := p.pr
 	p.target, p.window, p.warmup = pr.targetFor(p.spec)
-	p.srvCPUs, p.genCPUs = pr.o.ServerCPUs, pr.o.GeneratorCPUs
+	p.srvCPUs, p.genCPUs = pr.o.CPUs.Server, pr.o.CPUs.Generator
 	if h := p.spec.Half; h != nil {
 		p.srvCPUs, p.genCPUs = h.Server, h.Generator
 	}
@@ -111,14 +111,14 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 // headroom probe's cgroup for that role.
 func (p *pointRun) startGenerator(ctx context.Context) error {
 	pr, spec := p.pr, p.spec
-	url, err := p.target.URLFor(pr.o.Scenario)
+	url, err := p.target.URLFor(pr.o.Point.Scenario)
 	if err != nil {
 		return p.fail(PhaseGenerator, nil, "target: %v", err)
 	}
 	var cgroup string
 	if spec.Role == result.RoleHeadroom {
 		name := supervise.CgroupName("headroom", spec.Index)
-		th, err := pinning.NewThrottle(name, pr.o.HeadroomProbe*float64(len(p.genCPUs)))
+		th, err := pinning.NewThrottle(name, pr.o.Schedule.HeadroomProbe*float64(len(p.genCPUs)))
 		if err != nil {
 			return p.fail(PhaseGenerator, nil, "headroom probe: cannot cap the generator: %v", err)
 		}

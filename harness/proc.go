@@ -82,7 +82,7 @@ type ProcRunner struct {
 // `load` subcommand.
 func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 	t := o.Target
-	gen := strings.Fields(o.Generator)
+	gen := strings.Fields(o.Point.Generator)
 	if len(gen) == 0 {
 		self, err := os.Executable()
 		if err != nil {
@@ -91,8 +91,8 @@ func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 		gen = []string{self, "load"}
 	}
 	ready, grace := t.Durations()
-	if o.ReadyTimeout > 0 {
-		ready = o.ReadyTimeout
+	if o.Point.ReadyTimeout > 0 {
+		ready = o.Point.ReadyTimeout
 	}
 	return &ProcRunner{o: o, agents: ag, target: t, generator: gen, ready: ready, grace: grace}, nil
 }
@@ -104,7 +104,7 @@ func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 func (pr *ProcRunner) SetBase(t target.Spec) {
 	pr.base = &t
 	ready, grace := t.Durations()
-	if pr.o.ReadyTimeout <= 0 {
+	if pr.o.Point.ReadyTimeout <= 0 {
 		pr.ready = max(pr.ready, ready)
 	}
 	pr.grace = max(pr.grace, grace)
@@ -136,7 +136,7 @@ func (pr *ProcRunner) starter() Starter {
 
 // targetFor is the server a point boots, and its window and warm-up.
 func (pr *ProcRunner) targetFor(spec PointSpec) (t target.Spec, window, warmup time.Duration) {
-	t, window, warmup = pr.target, pr.o.Duration, pr.o.Warmup
+	t, window, warmup = pr.target, pr.o.Point.Duration, pr.o.Point.Warmup
 	if spec.Arm == result.ArmBase && pr.base != nil {
 		t = *pr.base
 	}
@@ -160,11 +160,11 @@ func (pr *ProcRunner) RecordGranted(r *result.Result) {
 	if r.HeadroomProbe != nil {
 		r.HeadroomProbe.Cgroup = pr.cgroup
 	}
-	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.ServerCPUs.String() {
-		r.Warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.ServerCPUs, pr.serverGranted))
+	if pr.serverGranted != nil && pr.serverGranted.String() != pr.o.CPUs.Server.String() {
+		r.Warn(fmt.Sprintf("server asked for CPUs %s but the kernel granted %s", pr.o.CPUs.Server, pr.serverGranted))
 	}
-	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.GeneratorCPUs.String() {
-		r.Warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.GeneratorCPUs, pr.generatorGranted))
+	if pr.generatorGranted != nil && pr.generatorGranted.String() != pr.o.CPUs.Generator.String() {
+		r.Warn(fmt.Sprintf("generator asked for CPUs %s but the kernel granted %s", pr.o.CPUs.Generator, pr.generatorGranted))
 	}
 	for _, w := range pr.halfWarnings {
 		r.Warn(w)
@@ -177,13 +177,13 @@ func (pr *ProcRunner) RecordGranted(r *result.Result) {
 // uncheckedAgents warns of remote agents whose counts nothing checks: the
 // target names no server counter for the scenario (metrics.counts).
 func (pr *ProcRunner) uncheckedAgents() string {
-	if pr.o.AgentsListen == "" {
+	if pr.o.Agents.Listen == "" {
 		return ""
 	}
-	if m := pr.target.Metrics; m != nil && m.Counts[pr.o.Scenario] != "" {
+	if m := pr.target.Metrics; m != nil && m.Counts[pr.o.Point.Scenario] != "" {
 		return ""
 	}
-	return fmt.Sprintf("AGENTS_LISTEN: the target names no server counter for scenario %s (metrics.counts), so nothing checks the remote agents' counts against the server's own (docs/targets.md, \"Server metrics\")", pr.o.Scenario)
+	return fmt.Sprintf("AGENTS_LISTEN: the target names no server counter for scenario %s (metrics.counts), so nothing checks the remote agents' counts against the server's own (docs/targets.md, \"Server metrics\")", pr.o.Point.Scenario)
 }
 
 // pointFiles are one point's paths in the work dir.
@@ -194,7 +194,7 @@ type pointFiles struct{ dir, serverLog, genLog, marker, json string }
 // removed first, so an old figure can never pass for this point's.
 func (pr *ProcRunner) files(spec PointSpec) (pointFiles, error) {
 	k := spec.Key
-	dir := filepath.Join(pr.o.WorkDir, fmt.Sprintf("point-%03d-%s-b%d-c%d-r%d", spec.Index, spec.Role, k.Batch, k.Connections, k.Rep))
+	dir := filepath.Join(pr.o.Point.WorkDir, fmt.Sprintf("point-%03d-%s-b%d-c%d-r%d", spec.Index, spec.Role, k.Batch, k.Connections, k.Rep))
 	if err := os.RemoveAll(dir); err != nil {
 		return pointFiles{}, fmt.Errorf("remove the stale %s: %w", dir, err)
 	}
@@ -340,11 +340,11 @@ func (pr *ProcRunner) Drain(limit time.Duration) []string {
 // flight, so the high rungs are not an auth storm.
 func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Addr, url string, window, warmup time.Duration, f pointFiles) []string {
 	a := []string{
-		"--scenario", pr.o.Scenario,
+		"--scenario", pr.o.Point.Scenario,
 		"--url", url,
 		"--connections", strconv.Itoa(k.Connections),
 		"--batch", strconv.Itoa(k.Batch),
-		"--record-size", strconv.Itoa(pr.o.RecordSize),
+		"--record-size", strconv.Itoa(pr.o.Point.RecordSize),
 		"--duration", window.String(),
 		"--warmup", warmup.String(),
 		"--connect-strategy", "bounded",
@@ -353,7 +353,7 @@ func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Ad
 		"--json", f.json,
 		"--quiet",
 	}
-	if blk, err := tg.Block(pr.o.Scenario); err == nil {
+	if blk, err := tg.Block(pr.o.Point.Scenario); err == nil {
 		args := blk.Args()
 		for i := 0; i < len(args); i++ {
 			if _, multi := blk.(load.MultiURLBlock); multi && tg.URL != "" && args[i] == "--url" && i+1 < len(args) {
@@ -363,10 +363,10 @@ func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Ad
 			a = append(a, target.Expand(args[i], addr))
 		}
 	}
-	if s := pr.o.SourceAddrs; s != "" && s != load.SourceAuto {
+	if s := pr.o.Point.SourceAddrs; s != "" && s != load.SourceAuto {
 		a = append(a, "--source-addrs", s)
 	}
-	if pr.o.Drop {
+	if pr.o.Point.Drop {
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it
 		// (a log: probe it cannot): how soon the server answers again.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
@@ -23,8 +22,8 @@ func ProfilePath(dir string, spec PointSpec) string {
 
 // checkProfileFor refuses --profile for a target without a "profile"
 // URL: every point would record the same failure.
-func checkProfileFor(t target.Spec, o *knob.Options) error {
-	if o.ProfileDir != "" && (t.Profile == nil || t.Profile.URL == "") {
+func checkProfileFor(t target.Spec, profileDir string) error {
+	if profileDir != "" && (t.Profile == nil || t.Profile.URL == "") {
 		return errors.New(`profile: --profile (PROFILE_DIR) is set but the target has no "profile" url to fetch`)
 	}
 	return nil

@@ -20,7 +20,7 @@ import (
 // the knob as both its variable and its flag, since either may have set
 // it. Every knob's own Check (harness/knob) runs here; what is left below is
 // what depends on several knobs together.
-func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
+func (o *draft) resolveKnobs(available pinning.CPUSet) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -79,7 +79,7 @@ func (o *Plan) resolveKnobs(available pinning.CPUSet) error {
 // resolveCPUs picks sets for the cores present when none were given (the
 // generator gets the first CPU, the server the rest; one CPU: both share it,
 // with a warning) and refuses an overlap unless it was allowed.
-func (o *Plan) resolveCPUs(available pinning.CPUSet) error {
+func (o *draft) resolveCPUs(available pinning.CPUSet) error {
 	srv, gen := o.ServerCPUs, o.GeneratorCPUs
 	switch {
 	case len(srv) == 0 && len(gen) == 0:
@@ -128,7 +128,7 @@ func (o *Plan) resolveCPUs(available pinning.CPUSet) error {
 // resolveScenarioFile turns SCENARIO=<a file in ScenarioDir> and
 // SCENARIO_FILE into the scenario that reads files, and refuses a file
 // with a scenario that does not.
-func (o *Plan) resolveScenarioFile() error {
+func (o *draft) resolveScenarioFile() error {
 	fd, hasFiles := load.FileScenario()
 	if _, registered := load.Lookup(o.Scenario); !registered && o.ScenarioFile == "" {
 		path := filepath.Join(knob.ScenarioDir, o.Scenario+".json")
@@ -163,7 +163,7 @@ func (o *Plan) resolveScenarioFile() error {
 // raised). Past the limit every further connect fails with EMFILE, on the
 // generator's side first (it holds every connection; a server of several
 // holds its share). docs/pinning.md, "RLIMIT_NOFILE".
-func (o *Plan) checkNoFile(reachable func(want uint64) (uint64, string)) error {
+func (o *draft) checkNoFile(reachable func(want uint64) (uint64, string)) error {
 	limit, why := reachable(NoFileLimit)
 	if why == "" {
 		why = fmt.Sprintf("the harness asks for %d (harness.NoFileLimit)", uint64(NoFileLimit))
@@ -183,7 +183,7 @@ func (o *Plan) checkNoFile(reachable func(want uint64) (uint64, string)) error {
 // does (`ceiling calibrate` needs the two sets and nothing else), and
 // returns the notes that say how it picked them.
 func ResolveCPUs(o *knob.Options, available pinning.CPUSet) ([]string, error) {
-	p := &Plan{Options: *o}
+	p := &draft{Options: *o}
 	err := p.resolveCPUs(available)
 	*o = p.Options
 	return p.Notes, err
@@ -194,7 +194,7 @@ func ResolveCPUs(o *knob.Options, available pinning.CPUSet) ([]string, error) {
 // that cannot prove one, on the loopback too, where any local user could
 // otherwise join. Without AGENTS_LISTEN a token is refused rather than
 // ignored: the harness's own agents get a fresh one per point.
-func (o *Plan) resolveAgentsToken() error {
+func (o *draft) resolveAgentsToken() error {
 	const both = "AGENTS_TOKEN and AGENTS_TOKEN_FILE (--agents-token-file)"
 	switch {
 	case o.AgentsListen == "" && (o.AgentsToken != "" || o.AgentsTokenFile != ""):
@@ -218,7 +218,7 @@ func (o *Plan) resolveAgentsToken() error {
 // resolveAgentsTLS checks AGENTS_TLS_CERT, _KEY and _CA by loading them
 // as the coordinator will: with AGENTS_LISTEN only, all three or none,
 // each file's fault named by its knob.
-func (o *Plan) resolveAgentsTLS() error {
+func (o *draft) resolveAgentsTLS() error {
 	files := agents.TLSFiles{Cert: o.AgentsTLSCert, Key: o.AgentsTLSKey, CA: o.AgentsTLSCA}
 	if files.IsZero() {
 		return nil

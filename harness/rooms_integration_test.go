@@ -19,8 +19,8 @@ func TestRoomsMiniSweep(t *testing.T) {
 	o := miniOptions(t, knob.Ladder{1}, knob.ConnsLadders{1: {20}})
 	o.Scenario, o.ScenarioFile = knob.DefaultScenario, "../benchmark/scenarios/rooms.json"
 	tg := refTarget(t)
-	if p := plan(t, o, tg, nil); p.Scenario != "script" || p.HeadlineBatch != 1 {
-		t.Fatalf("scenario %q headline batch %d", p.Scenario, p.HeadlineBatch)
+	if p := plan(t, o, tg, nil); p.Point.Scenario != "script" || p.Schedule.HeadlineBatch != 1 {
+		t.Fatalf("scenario %q headline batch %d", p.Point.Scenario, p.Schedule.HeadlineBatch)
 	}
 	r, _, err := runSweep(t, context.Background(), o, tg)
 	skipIfContended(t, r, err)

@@ -123,7 +123,7 @@ func (d Deps) withDefaults() Deps {
 const ResultFileName = "ceiling-result.json"
 
 // Run is `ceiling sweep` after its knobs are valid: it sweeps with the real
-// processes (ProcRunner; rc.Deps replaces them in tests), writes the result to o.Out (always, also when
+// processes (ProcRunner; rc.Deps replaces them in tests), writes the result to OUT (always, also when
 // interrupted or without a clean headline) and prints the table. Its error
 // is ErrInterrupted, ErrNoCleanHeadline, a *target.ShortSecretError (nothing
 // booted), or an *outfile.Error (the result was saved elsewhere, or lost).
@@ -142,7 +142,7 @@ const ResultFileName = "ceiling-result.json"
 // add (a SIGKILL).
 //
 // A work dir Run made itself (/tmp/ceiling-sweep-*) is removed after a
-// successful run unless o.KeepWorkDir; a given --work-dir is kept.
+// successful run unless KEEP_WORK_DIR; a given --work-dir is kept.
 func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	if !p.targeted {
 		return nil, errNoTarget
@@ -164,7 +164,7 @@ func Run(ctx context.Context, p *Plan, rc RunConfig) (*result.Result, error) {
 	// The harness's own threads off both pinned sets, where a CPU is free
 	// of them; else they share, and attribution counts their share.
 	o := s.o
-	kept, restore, err := rc.Deps.KeepSelfOff(o.ServerCPUs, o.GeneratorCPUs, o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	kept, restore, err := rc.Deps.KeepSelfOff(o.CPUs.Server, o.CPUs.Generator, o.CPUs.DuetServer, o.CPUs.DuetGenerator)
 	defer restore()
 	switch {
 	case err != nil:
@@ -201,24 +201,24 @@ func (s *sweepRun) workDir() error {
 	for _, n := range o.Notes {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", n)
 	}
-	if o.WorkDir == "" {
+	if o.Point.WorkDir == "" {
 		d, err := os.MkdirTemp("", "ceiling-sweep-")
 		if err != nil {
 			return fmt.Errorf("work dir: %w", err)
 		}
-		o.WorkDir, s.madeWorkDir = d, true
-	} else if n, err := clearStalePoints(o.WorkDir); err != nil {
-		return fmt.Errorf("--work-dir %s: %w", o.WorkDir, err)
+		o.Point.WorkDir, s.madeWorkDir = d, true
+	} else if n, err := clearStalePoints(o.Point.WorkDir); err != nil {
+		return fmt.Errorf("--work-dir %s: %w", o.Point.WorkDir, err)
 	} else if n > 0 {
-		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: removed %d point directories an earlier run left in %s\n", n, o.Point.WorkDir)
 	}
 	if o.Target.External {
-		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.GeneratorCPUs, o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: server external (not booted, pinned or stopped), generator on CPUs %s; logs in %s\n", o.CPUs.Generator, o.Point.WorkDir)
 		return nil
 	}
-	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.ServerCPUs, o.GeneratorCPUs, o.WorkDir)
-	if o.CompareMode == knob.ModeDuet {
-		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.DuetServerCPUs, o.DuetGeneratorCPUs)
+	fmt.Fprintf(s.stderr, "ceiling sweep: server on CPUs %s, generator on CPUs %s; logs in %s\n", o.CPUs.Server, o.CPUs.Generator, o.Point.WorkDir)
+	if o.Compare.Mode == knob.ModeDuet {
+		fmt.Fprintf(s.stderr, "ceiling sweep: duet: the arms run at once, half a as above, half b server on CPUs %s, generator on CPUs %s, swapping from block to block\n", o.CPUs.DuetServer, o.CPUs.DuetGenerator)
 	}
 	return nil
 }
@@ -229,15 +229,15 @@ func (s *sweepRun) workDir() error {
 func (s *sweepRun) newResult() *result.Result {
 	o := s.o
 	r := &result.Result{Warnings: []string{}}
-	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Command, Version: s.rc.Version})
+	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Files.Command, Version: s.rc.Version})
 	r.Meta.Runner = meta.Runner(s.rc.Getenv)
-	r.Meta.Generator = meta.Generator(o.Generator)
-	r.Meta.Target = meta.Target(o.Target, o.Scenario)
+	r.Meta.Generator = meta.Generator(o.Point.Generator)
+	r.Meta.Target = meta.Target(o.Target, o.Point.Scenario)
 	if o.RunAs != nil {
 		r.Meta.Target.User = o.RunAs.Name
 	}
-	r.Meta.Pinning = meta.Pinning(&o.Options, NoFileLimit)
-	for _, w := range meta.PinningWarnings(&o.Options) {
+	r.Meta.Pinning = meta.Pinning(o.CPUs, NoFileLimit)
+	for _, w := range meta.PinningWarnings(o.CPUs) {
 		r.Warn(w)
 	}
 	return r
@@ -251,13 +251,13 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
 		r.Warn(w)
 	}
-	for _, w := range o.Target.Warnings(o.Scenario) {
+	for _, w := range o.Target.Warnings(o.Point.Scenario) {
 		r.Warn(w)
 	}
 	result.RedactResult(r, s.secrets)
 	r.Meta.Calibration = o.Calibration
-	if o.Calibrate {
-		r.Meta.Calibration = runCalibration(ctx, &o.Options, s.rc.Ceiling, s.stderr, r)
+	if o.Schedule.Calibrate {
+		r.Meta.Calibration = runCalibration(ctx, o, s.rc.Ceiling, s.stderr, r)
 	}
 	if s.rc.Agents.Note != "" {
 		r.Warn(s.rc.Agents.Note)
@@ -268,9 +268,9 @@ func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 // sweep when the plan has a base, else the single-arm one.
 func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Result) error {
 	o := s.o
-	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Out, secrets: s.secrets, stderr: s.stderr}
+	cp := &checkpointRunner{PointRunner: runner, r: r, out: o.Files.Out, secrets: s.secrets, stderr: s.stderr}
 	if b := o.BaseTarget; b != nil {
-		bt := meta.Target(*b, o.Scenario)
+		bt := meta.Target(*b, o.Point.Scenario)
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
@@ -295,8 +295,8 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	r.Summarize()
 	result.RedactResult(r, s.secrets)
 
-	where := o.Out
-	writeErr := outfile.WriteOrSave(o.Out, r, filepath.Join(o.WorkDir, ResultFileName),
+	where := o.Files.Out
+	writeErr := outfile.WriteOrSave(o.Files.Out, r, filepath.Join(o.Point.WorkDir, ResultFileName),
 		filepath.Join(os.TempDir(), fmt.Sprintf("ceiling-result-%d.json", os.Getpid())))
 	var oe *outfile.Error
 	if errors.As(writeErr, &oe) {
@@ -322,13 +322,13 @@ func (s *sweepRun) finish(runner SweepRunner, r *result.Result, sweepErr error) 
 	if writeErr != nil {
 		return errors.Join(sweepErr, writeErr)
 	}
-	fmt.Fprintf(s.stderr, "ceiling sweep: result written to %s\n", o.Out)
-	if sweepErr == nil && s.madeWorkDir && !o.KeepWorkDir {
-		if err := os.RemoveAll(o.WorkDir); err != nil {
-			fmt.Fprintf(s.stderr, "ceiling sweep: remove work dir %s: %v\n", o.WorkDir, err)
+	fmt.Fprintf(s.stderr, "ceiling sweep: result written to %s\n", o.Files.Out)
+	if sweepErr == nil && s.madeWorkDir && !o.Point.KeepWorkDir {
+		if err := os.RemoveAll(o.Point.WorkDir); err != nil {
+			fmt.Fprintf(s.stderr, "ceiling sweep: remove work dir %s: %v\n", o.Point.WorkDir, err)
 		}
 	} else {
-		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.WorkDir)
+		fmt.Fprintf(s.stderr, "ceiling sweep: logs kept in %s\n", o.Point.WorkDir)
 	}
 	if line := result.OutcomeLine(r.Comparison); line != "" {
 		// Last, after the paths: what a person scrolling back looks for.

@@ -102,7 +102,7 @@ func runPlan(t *testing.T, workDir string) *Plan {
 func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
 	return Deps{
 		NewRunner: func(p *Plan, _ agentside.Env, secrets *redact.Set) (SweepRunner, error) {
-			f.out, f.secrets = p.Out, secrets
+			f.out, f.secrets = p.Files.Out, secrets
 			return f, nil
 		},
 		Clock: newFakeClock(0),
@@ -152,7 +152,7 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 			t.Errorf("OUT before point %d: partial %v, %q, %d points; want this run's partial document with %d points", i+1, doc.Partial, doc.PartialReason, len(doc.Curve), i)
 		}
 	}
-	got := readResult(t, p.Out)
+	got := readResult(t, p.Files.Out)
 	if got.Partial || len(got.Curve) != 4 || got.Headline.ThroughputPerS != 180 {
 		t.Errorf("result: partial %v, %d points, headline %v", got.Partial, len(got.Curve), got.Headline.ThroughputPerS)
 	}
@@ -186,7 +186,7 @@ func TestRunKeepsItsWorkDirWhenAsked(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	p := runPlan(t, "")
-	p.KeepWorkDir = true
+	p.Point.KeepWorkDir = true
 	var stdout, stderr bytes.Buffer
 	if _, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr,
 		Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" }, Deps: fakeDeps(t, f, &selfOff)}); err != nil {
@@ -217,7 +217,7 @@ func TestRunInterruptedRewritesTheLateWarnings(t *testing.T) {
 	if len(f.drained) != 1 || f.drained[0] < 3*MaxInterruptGrace {
 		t.Errorf("Drain called with %v: want once, bounded by the interrupt's grace", f.drained)
 	}
-	got := readResult(t, p.Out)
+	got := readResult(t, p.Files.Out)
 	if !got.Partial || !slices.Contains(got.Warnings, "point 2: server did not exit within its grace after SIGTERM and was SIGKILLed") {
 		t.Errorf("result: partial %v, warnings %q; want partial with the late warning", got.Partial, got.Warnings)
 	}
@@ -240,7 +240,7 @@ func TestRunNoCleanHeadlineStillWrites(t *testing.T) {
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("Run: %v, want ErrNoCleanHeadline", err)
 	}
-	got := readResult(t, p.Out)
+	got := readResult(t, p.Files.Out)
 	if got.Partial || len(got.Curve) == 0 || got.Curve[0].FailReason != "server exited during the point" {
 		t.Errorf("result: partial %v, curve %+v", got.Partial, got.Curve)
 	}
@@ -260,7 +260,7 @@ func TestRunSavesTheResultWhenOutIsGone(t *testing.T) {
 	// After the first point, OUT's directory is replaced by a file: no
 	// write to OUT can succeed any more.
 	f.blockOut = func() {
-		dir := filepath.Dir(p.Out)
+		dir := filepath.Dir(p.Files.Out)
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}

@@ -266,7 +266,7 @@ func checkSearchPath(t *testing.T, r *result.Result) {
 func TestBisectInterleavesBatchesAndReps(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return math.Min(1000*float64(c), 100e3) }}
 	o := searchOpts(t, knob.SearchBisect, knob.Ladder{10, 100}, coarseLadder, "")
-	o.Reps = 2
+	o.Schedule.Reps = 2
 	r, _ := sweepPoints(t, o, cv)
 	checkSearchPath(t, r)
 	var batches []int

@@ -32,7 +32,7 @@ func TestCaptureRecorded(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	p := &pointRun{
-		pr:   &ProcRunner{o: &Plan{Options: knob.Options{ProfileDir: dir, Scenario: "echo"}}},
+		pr:   &ProcRunner{o: planOf(knob.Options{ProfileDir: dir, Scenario: "echo"})},
 		spec: PointSpec{Index: 3, Role: result.RoleSweep, Key: result.PointKey{Batch: 10, Connections: 64, Rep: 1}},
 		target: target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/m", Counts: map[string]string{"echo": "req_total"}},
 			Profile: &target.ProfileSpec{URL: "http://{addr}/p"}},

@@ -42,10 +42,10 @@ type PointSpec struct {
 	// the one target.
 	Arm string
 	// Duration and Warmup are this point's window and warm-up when
-	// Duration > 0 (the compare phase's); else the Options'.
+	// Duration > 0 (the compare phase's); else the plan's.
 	Duration, Warmup time.Duration
 	// Half, in a duet, is the half of the machine the point runs on
-	// (nil: the Options' sets), and Gate starts its load on the same
+	// (nil: the plan's CPUs), and Gate starts its load on the same
 	// instant as its partner's (duet.go).
 	Half *Half
 	Gate *Gate
@@ -65,29 +65,29 @@ type PointRunner interface {
 // has no clean point; r is complete enough to write in every case.
 func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
-	r.Config = ConfigOf(&o.Options)
-	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	r.Config = ConfigOf(o)
+	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
 	total := len(r.Config.Order) + 1 // the A-A repeat
-	if o.Search == knob.SearchBisect {
-		total = schedule.SearchTotal(o.BatchLadder, o.ConnsLadder, o.Reps) + 1 // at most; the order is the search's
+	if o.Schedule.Search == knob.SearchBisect {
+		total = schedule.SearchTotal(o.Schedule.BatchLadder, o.Schedule.ConnsLadder, o.Schedule.Reps) + 1 // at most; the order is the search's
 		r.Config.Order = nil
 	}
-	if o.HeadroomProbe > 0 {
+	if o.Schedule.HeadroomProbe > 0 {
 		total++
 	}
 	n, how, extra := total-1, "on the ladder", "1 A-A repeat"
-	if o.Search == knob.SearchBisect {
+	if o.Schedule.Search == knob.SearchBisect {
 		how = "at most, chosen by bisection"
 	}
-	if o.HeadroomProbe > 0 {
+	if o.Schedule.HeadroomProbe > 0 {
 		n, extra = n-1, extra+", 1 headroom probe"
 	}
 	if !o.Fault.IsZero() {
 		total++
 		extra += ", 1 resilience point (FAULT " + o.Fault.String() + ")"
 	}
-	progress.Plan(w, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Warmup+o.Duration))
+	progress.Plan(w, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Point.Warmup+o.Point.Duration))
 	start := time.Now()
 
 	run := func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool) {
@@ -103,9 +103,9 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 		return p, out, true
 	}
 	s := schedule.NewSweep(schedule.SweepPlan{
-		Batches: o.BatchLadder, Conns: func(b int) []int { return o.ConnsLadder(b) }, Reps: o.Reps,
-		HeadlineBatch: o.HeadlineBatch, Bisect: o.Search == knob.SearchBisect, Objective: r.Config.Objective != "",
-		Headroom: o.HeadroomProbe > 0, Fault: !o.Fault.IsZero(),
+		Batches: o.Schedule.BatchLadder, Conns: func(b int) []int { return o.Schedule.ConnsLadder(b) }, Reps: o.Schedule.Reps,
+		HeadlineBatch: o.Schedule.HeadlineBatch, Bisect: o.Schedule.Search == knob.SearchBisect, Objective: r.Config.Objective != "",
+		Headroom: o.Schedule.HeadroomProbe > 0, Fault: !o.Fault.IsZero(),
 	})
 	// The search's notes go in as it ends, before the points after it.
 	noted := false
@@ -130,7 +130,7 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 		if pt.Role == result.RoleSweep {
 			swept++
 			i = swept // its place in Config.Order
-			if o.Search == knob.SearchBisect {
+			if o.Schedule.Search == knob.SearchBisect {
 				r.Config.Order = append(r.Config.Order, pt.Key)
 			}
 		}
@@ -250,26 +250,27 @@ func admit(r *result.Result, i int, role string, k result.PointKey, arm string, 
 	return p, true
 }
 
-// ConfigOf records the knobs after defaults, with the interleaved order.
-func ConfigOf(o *knob.Options) result.Config {
+// ConfigOf records p's knobs after defaults, with the interleaved order.
+func ConfigOf(p *Plan) result.Config {
+	o, pt := &p.Schedule, p.Point
 	c := result.Config{
-		Scenario:      o.Scenario,
+		Scenario:      pt.Scenario,
 		BatchLadder:   append([]int(nil), o.BatchLadder...),
 		ConnsLadders:  map[string][]int{},
 		HeadlineBatch: o.HeadlineBatch,
-		RecordSize:    o.RecordSize,
+		RecordSize:    pt.RecordSize,
 		Reps:          o.Reps,
-		DurationNs:    int64(o.Duration),
-		WarmupNs:      int64(o.Warmup),
+		DurationNs:    int64(pt.Duration),
+		WarmupNs:      int64(pt.Warmup),
 		Quick:         o.Quick,
 		Search:        o.Search,
 
 		HeadroomProbeFraction: o.HeadroomProbe,
 		Objective:             o.Objective,
-		Agents:                o.Agents,
+		Agents:                p.Agents.Count,
 	}
-	if o.SourceAddrs != load.SourceAuto {
-		c.SourceAddrs = o.SourceAddrs
+	if pt.SourceAddrs != load.SourceAuto {
+		c.SourceAddrs = pt.SourceAddrs
 	}
 	for _, b := range o.BatchLadder {
 		c.ConnsLadders[strconv.Itoa(b)] = append([]int(nil), o.ConnsLadder(b)...)

@@ -13,7 +13,7 @@ import (
 // SCENARIO_FILE replaces its file (TargetDef.WithFile), and a block that
 // brings a connection ladder (a scenario file's "sweep") sets the ladder
 // of every batch the sweep was given none for.
-func (o *Plan) forSweep(t *target.Spec) error {
+func (o *draft) forSweep(t *target.Spec) error {
 	d, ok := load.Lookup(o.Scenario)
 	if !ok || d.Target == nil {
 		return nil
@@ -53,7 +53,7 @@ func (o *Plan) forSweep(t *target.Spec) error {
 // spreads its subscribers over fanout.channels, so every point needs at
 // least that many connections (the generator refuses fewer, after boot).
 func checkTargetFor(t target.Spec, o *knob.Options) error {
-	if err := checkProfileFor(t, o); err != nil {
+	if err := checkProfileFor(t, o.ProfileDir); err != nil {
 		return err
 	}
 	blk, err := t.Block(o.Scenario)

@@ -43,26 +43,26 @@ import (
 // comparison cannot be made: exit 1).
 func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
 	r.SchemaVersion = result.SchemaVersion
-	r.Config = ConfigOf(&o.Options)
-	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.CompareReps, o.Alpha, o.CompareStop
-	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.CompareDuration), int64(o.CompareWarmup)
+	r.Config = ConfigOf(o)
+	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.Compare.Reps, o.Compare.Alpha, o.Compare.Stop
+	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.Compare.Duration), int64(o.Compare.Warmup)
 	r.Config.CompareMode = knob.ModeInterleaved
-	if Halves(&o.Options) != nil {
+	if Halves(o.CPUs, o.Compare.Mode) != nil {
 		r.Config.CompareMode = knob.ModeDuet
 	}
-	r.Regime = result.Regime(o.Scenario, o.HeadlineBatch, o.RecordSize, len(o.ServerCPUs), len(o.GeneratorCPUs))
+	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
-	s := schedule.NewTwoArm(schedule.TwoArmPlan{Batches: o.BatchLadder, Order: r.Config.Order,
-		Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop})
+	s := schedule.NewTwoArm(schedule.TwoArmPlan{Batches: o.Schedule.BatchLadder, Order: r.Config.Order,
+		Reps: o.Compare.Reps, Alpha: o.Compare.Alpha, Stop: o.Compare.Stop})
 	first := s.FirstPass()
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
-	total := first + 2*o.CompareReps*len(o.BatchLadder)
-	load := time.Duration(first)*(o.Warmup+o.Duration) + time.Duration(2*o.CompareReps*len(o.BatchLadder))*(o.CompareWarmup+o.CompareDuration)
-	progress.Plan(w, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.CompareReps), load)
+	total := first + 2*o.Compare.Reps*len(o.Schedule.BatchLadder)
+	load := time.Duration(first)*(o.Point.Warmup+o.Point.Duration) + time.Duration(2*o.Compare.Reps*len(o.Schedule.BatchLadder))*(o.Compare.Warmup+o.Compare.Duration)
+	progress.Plan(w, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.Compare.Reps), load)
 	start := time.Now()
 
-	halves := Halves(&o.Options)
+	halves := Halves(o.CPUs, o.Compare.Mode)
 	// admitted puts a point's outcome in the curve, with its duet half.
 	admitted := func(i int, pt schedule.Point, out verdict.Outcome, half *Half) (result.Point, bool) {
 		p, ok := admit(r, i, pt.Role, pt.Key, pt.Arm, out, th)
@@ -125,7 +125,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			for _, w := range skipped {
 				r.Warn(w)
 			}
-			total = first + 2*o.CompareReps*len(rungs)
+			total = first + 2*o.Compare.Reps*len(rungs)
 		}
 		if !more {
 			break
@@ -133,8 +133,8 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		a, b := blk[0], blk[1]
 		window, warmup := time.Duration(0), time.Duration(0)
 		if a.Role == result.RoleCompare {
-			window, warmup = o.CompareDuration, o.CompareWarmup
-			if a.Key.Rep >= o.CompareReps {
+			window, warmup = o.Compare.Duration, o.Compare.Warmup
+			if a.Key.Rep >= o.Compare.Reps {
 				total += 2 // a block run again
 			}
 		}

@@ -92,13 +92,13 @@ func TestSweepTwoArm(t *testing.T) {
 		switch {
 		case i < 8 && (s.Role != result.RoleSweep || s.Duration != 0):
 			t.Errorf("point %d: %+v, want a first-pass point with the options' window", i, s)
-		case i >= 8 && (s.Role != result.RoleCompare || s.Duration != o.CompareDuration || s.Warmup != o.CompareWarmup):
+		case i >= 8 && (s.Role != result.RoleCompare || s.Duration != o.Compare.Duration || s.Warmup != o.Compare.Warmup):
 			t.Errorf("point %d: %+v, want a compare repeat with COMPARE_DURATION and COMPARE_WARMUP", i, s)
 		case i >= 8 && !(s.Key.Connections == 8 && s.Key.Batch == 10 || s.Key.Connections == 2 && s.Key.Batch == 100):
 			t.Errorf("point %d: compared at %+v, want the ceiling rungs 10x8 and 100x2", i, s.Key)
 		}
 	}
-	if r.Config.CompareReps != 8 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.CompareDuration) || r.Config.DurationNs != int64(knob.FirstPassDuration) {
+	if r.Config.CompareReps != 8 || r.Config.Alpha != 0.05 || r.Config.CompareDurationNs != int64(o.Compare.Duration) || r.Config.DurationNs != int64(knob.FirstPassDuration) {
 		t.Errorf("config %+v", r.Config)
 	}
 	// The head's figures only.
@@ -143,7 +143,7 @@ func TestSweepTwoArm(t *testing.T) {
 // of the looks where each stopped.
 func TestSweepTwoArmSequential(t *testing.T) {
 	o := twoArmOpts(t)
-	o.CompareStop = result.StopPocock
+	o.Compare.Stop = result.StopPocock
 	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0

@@ -110,7 +110,7 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
-		w := p.Target.Warnings(p.Scenario)
+		w := p.Target.Warnings(p.Point.Scenario)
 		if len(w) != 1 || !strings.Contains(w[0], "ws://127.0.0.1:6001/echo") {
 			t.Errorf("%v: warnings %q, want one naming the URL", args, w)
 		}

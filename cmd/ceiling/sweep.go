@@ -67,7 +67,7 @@ func sweepSetup(args []string, stderr io.Writer) (*harness.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := outfile.Check(p.Out); err != nil {
+	if err := outfile.Check(p.Files.Out); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -134,7 +134,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ag, done, err := agentsNetwork(&p.Options, p.Target.External, stderr)
+	ag, done, err := agentsNetwork(p.Agents, p.Target.External, stderr)
 	if done {
 		return err
 	}

@@ -24,12 +24,12 @@ const sweepNetnsEnv = "CEILING_SWEEP_NETNS"
 // status; the copy builds the bridge (agentside.Lab). Where either
 // cannot be done, the Env's Note says why in one line (stderr and the
 // result's warnings) and the agents run on the host's loopback.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
-	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
+func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
+	if o.Count < 1 || o.Listen != "" || !o.Netns {
 		return ag, false, nil
 	}
 	note := func(why string) {
-		ag.Note = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Agents, why)
+		ag.Note = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Count, why)
 		fmt.Fprintf(stderr, "ceiling sweep: %s\n", ag.Note)
 	}
 	if external {
@@ -45,7 +45,7 @@ func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentsi
 			return ag, false, nil
 		}
 		ag.Lab = lab
-		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Agents, agentside.LabHost)
+		fmt.Fprintf(stderr, "ceiling sweep: AGENTS=%d in network namespaces: the server and coordinator on %s (a bridge in a private namespace), agent i from 10.77.(i+1).x\n", o.Count, agentside.LabHost)
 		return ag, false, nil
 	}
 	if os.Geteuid() != 0 {

@@ -12,12 +12,12 @@ import (
 
 // agentsNetwork: network namespaces are Linux only; the agents run on the
 // loopback, said in one line.
-func agentsNetwork(o *knob.Options, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
-	if o.Agents < 1 || o.AgentsListen != "" || !o.AgentsNetns {
+func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside.Env, done bool, err error) {
+	if o.Count < 1 || o.Listen != "" || !o.Netns {
 		return ag, false, nil
 	}
 	_ = external // loopback agents reach it as they are
-	ag.Note = fmt.Sprintf("AGENTS=%d: network namespaces need Linux, so the agents run as processes on the host's loopback", o.Agents)
+	ag.Note = fmt.Sprintf("AGENTS=%d: network namespaces need Linux, so the agents run as processes on the host's loopback", o.Count)
 	fmt.Fprintf(stderr, "ceiling sweep: %s\n", ag.Note)
 	return ag, false, nil
 }

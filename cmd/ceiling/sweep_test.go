@@ -166,8 +166,8 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Duration != tt.duration || o.CompareReps != tt.reps {
-				t.Errorf("duration %s, compare reps %d; want %s, %d", o.Duration, o.CompareReps, tt.duration, tt.reps)
+			if o.Point.Duration != tt.duration || o.Compare.Reps != tt.reps {
+				t.Errorf("duration %s, compare reps %d; want %s, %d", o.Point.Duration, o.Compare.Reps, tt.duration, tt.reps)
 			}
 		})
 	}

@@ -297,11 +297,15 @@ func ParseFraction(s string) (float64, error) {
 // ConnsLadder is the connection ladder of one batch size after defaults.
 // ConnsLadders holds only what the user set, so that a warning about a
 // ladder for a batch outside BATCH_LADDER is never about a default.
-func (o *Options) ConnsLadder(batch int) Ladder {
-	if l, ok := o.ConnsLadders[batch]; ok {
+func (o *Options) ConnsLadder(batch int) Ladder { return o.ConnsLadders.For(batch, o.Quick) }
+
+// For is the ladder of batch: the one set for it, else the default
+// (QUICK's when quick).
+func (c ConnsLadders) For(batch int, quick bool) Ladder {
+	if l, ok := c[batch]; ok {
 		return l
 	}
-	if o.Quick {
+	if quick {
 		return QuickConnsLadder(batch)
 	}
 	return DefaultConnsLadder(batch)

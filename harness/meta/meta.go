@@ -48,20 +48,20 @@ func Generator(cmd string) string {
 // the sets, the overlap allowed, the SMT siblings they share, the duet's
 // second half, and noFile, the RLIMIT_NOFILE the children are asked to
 // get. The run fills in what the kernel granted.
-func Pinning(o *knob.Options, noFile uint64) result.Pinning {
+func Pinning(o knob.CPUs, noFile uint64) result.Pinning {
 	p := result.Pinning{
 		Supported:          pinning.Supported,
-		ServerRequested:    o.ServerCPUs.Ints(),
-		GeneratorRequested: o.GeneratorCPUs.Ints(),
+		ServerRequested:    o.Server.Ints(),
+		GeneratorRequested: o.Generator.Ints(),
 		ServerGranted:      []int{},
 		GeneratorGranted:   []int{},
 		OverlapAllowed:     o.AllowOverlap,
 		SMTSiblings:        [][2]int{},
 		NoFileLimit:        noFile,
-		DuetServer:         o.DuetServerCPUs.Ints(),
-		DuetGenerator:      o.DuetGeneratorCPUs.Ints(),
+		DuetServer:         o.DuetServer.Ints(),
+		DuetGenerator:      o.DuetGenerator.Ints(),
 	}
-	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && pairs != nil {
+	if pairs, err := pinning.SMTSiblings(o.Server, o.Generator); err == nil && pairs != nil {
 		p.SMTSiblings = pairs
 	}
 	return p
@@ -69,15 +69,15 @@ func Pinning(o *knob.Options, noFile uint64) result.Pinning {
 
 // PinningWarnings are the result's warnings about o's sets: no pinning
 // here, sets that overlap, or SMT siblings of one core.
-func PinningWarnings(o *knob.Options) []string {
+func PinningWarnings(o knob.CPUs) []string {
 	var w []string
 	if !pinning.Supported {
 		w = append(w, "CPU pinning is unsupported on this system: server and generator ran unpinned")
 	}
-	if shared := pinning.Overlap(o.ServerCPUs, o.GeneratorCPUs); len(shared) > 0 {
+	if shared := pinning.Overlap(o.Server, o.Generator); len(shared) > 0 {
 		w = append(w, fmt.Sprintf("server and generator share CPUs %s (overlap allowed): the generator steals server CPU and the numbers are not a clean ceiling", shared))
 	}
-	if pairs, err := pinning.SMTSiblings(o.ServerCPUs, o.GeneratorCPUs); err == nil && len(pairs) > 0 {
+	if pairs, err := pinning.SMTSiblings(o.Server, o.Generator); err == nil && len(pairs) > 0 {
 		w = append(w, fmt.Sprintf("server and generator CPUs are SMT siblings of one physical core %v: they compete for its execution units", pairs))
 	}
 	return w

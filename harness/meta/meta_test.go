@@ -43,12 +43,12 @@ func TestRunner(t *testing.T) {
 // later, and a warning for sets that overlap.
 func TestPinning(t *testing.T) {
 	o := knob.Options{ServerCPUs: pinning.CPUSet{1, 2}, GeneratorCPUs: pinning.CPUSet{2}, AllowOverlap: true}
-	p := Pinning(&o, 4096)
+	p := Pinning(o.Groups().CPUs, 4096)
 	if len(p.ServerRequested) != 2 || len(p.GeneratorRequested) != 1 || p.ServerGranted == nil || p.GeneratorGranted == nil ||
 		p.SMTSiblings == nil || p.NoFileLimit != 4096 || !p.OverlapAllowed {
 		t.Errorf("Pinning = %+v", p)
 	}
-	if w := strings.Join(PinningWarnings(&o), "\n"); !strings.Contains(w, "server and generator share CPUs 2 (overlap allowed)") {
+	if w := strings.Join(PinningWarnings(o.Groups().CPUs), "\n"); !strings.Contains(w, "server and generator share CPUs 2 (overlap allowed)") {
 		t.Errorf("warnings %q lack the overlap", w)
 	}
 }

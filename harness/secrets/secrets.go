@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -28,14 +27,14 @@ import (
 // target.Spec.Check): it could not be hidden in a server's log. A short
 // value in environ is not the sweep's to fix; it is skipped and a note
 // (naming the variable, never the value) says it is not redacted.
-func Gather(o *knob.Options, t target.Spec, environ []string) (*redact.Set, []string, error) {
+func Gather(generator string, t target.Spec, environ []string) (*redact.Set, []string, error) {
 	set := redact.New()
 	var errs []error
 	if err := t.CheckSecrets(); err != nil {
 		errs = append(errs, err)
 	}
 	set.Add(t.Secrets()...)
-	for _, v := range redact.FromArgs(strings.Fields(o.Generator)) {
+	for _, v := range redact.FromArgs(strings.Fields(generator)) {
 		if len(v) < redact.MinLen {
 			errs = append(errs, &target.ShortSecretError{Source: "GENERATOR (a secret flag's value)", Len: len(v)})
 		}

@@ -41,7 +41,7 @@ func TestGather(t *testing.T) {
 	o := knob.DefaultOptions(false)
 	o.Generator = "wrap --api-token gen-token-123 --x"
 	tg := target.Spec{Command: []string{"srv", "--secret", "cmd-secret-1"}}
-	set, notes, err := Gather(&o, tg, []string{"GITHUB_TOKEN=ghp_long_value", "CI_TOKEN=1", "PATH=/bin"})
+	set, notes, err := Gather(o.Generator, tg, []string{"GITHUB_TOKEN=ghp_long_value", "CI_TOKEN=1", "PATH=/bin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestGather(t *testing.T) {
 		t.Errorf("notes %q: want one naming CI_TOKEN, not its value", notes)
 	}
 	o.Generator = "wrap --token abc"
-	_, _, err = Gather(&o, tg, nil)
+	_, _, err = Gather(o.Generator, tg, nil)
 	var short *target.ShortSecretError
 	if !errors.As(err, &short) || !strings.HasPrefix(short.Source, "GENERATOR") {
 		t.Errorf("short GENERATOR secret: %v, want a target.ShortSecretError naming GENERATOR", err)
