@@ -14,16 +14,21 @@ import (
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
 
-// stallOnce returns an onMessage hook that sleeps stall once, on the first
-// message after the measure marker appeared: inside the window, whatever
-// connecting and the warm-up took on a busy machine.
+// stallOnce returns an onMessage hook that sleeps stall once, on the
+// second message after the measure marker appeared: inside the window,
+// whatever connecting and the warm-up took on a busy machine. Not the
+// first: that one may have been sent in the warm-up and only reached the
+// server after the marker (on a loaded machine it did, and a closed loop
+// then charged the stall to a warm-up operation); with one connection in
+// a closed loop, the second was sent after the first's answer, inside
+// the window.
 func stallOnce(marker string, stall time.Duration) func() {
-	var done atomic.Bool
+	var seen atomic.Int64
 	return func() {
-		if done.Load() {
+		if seen.Load() >= 2 {
 			return
 		}
-		if _, err := os.Stat(marker); err == nil && done.CompareAndSwap(false, true) {
+		if _, err := os.Stat(marker); err == nil && seen.Add(1) == 2 {
 			time.Sleep(stall)
 		}
 	}
