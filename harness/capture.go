@@ -14,7 +14,7 @@ func (p *pointRun) startCapture(ctx context.Context) *scrape.Window {
 	s := scrape.WindowSpec{Metrics: p.target.Metrics, Profile: p.target.Profile, AllowUnpinnedURL: p.target.AllowUnpinnedURL,
 		Scenario: p.pr.o.Point.Scenario, Addr: p.addr, Marker: p.f.marker, Window: p.window}
 	if dir := p.pr.o.Point.ProfileDir; dir != "" {
-		s.ProfilePath = ProfilePath(dir, p.spec)
+		s.ProfilePath = scrape.ProfilePath(dir, p.spec.Index, p.spec.Key)
 	}
 	return scrape.StartWindow(ctx, s)
 }

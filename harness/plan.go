@@ -10,6 +10,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/runas"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/secrets"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -209,7 +210,7 @@ func (p *draft) resolveBaseTarget(read func(string) (target.Spec, error)) error 
 	if err := t.CheckRunnable(p.Scenario); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
-	if err := checkProfileFor(t, p.ProfileDir); err != nil {
+	if err := scrape.CheckProfile(t, p.ProfileDir); err != nil {
 		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
 	}
 	p.BaseTarget = &t

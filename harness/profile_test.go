@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
 func TestProfilePathAndSeconds(t *testing.T) {
-	spec := PointSpec{Index: 7, Role: result.RoleAARepeat, Key: result.PointKey{Batch: 100, Connections: 256, Rep: 2}}
-	if got, want := ProfilePath("prof", spec), filepath.Join("prof", "point-7-b100-c256-r2.pprof"); got != want {
+	if got, want := scrape.ProfilePath("prof", 7, result.PointKey{Batch: 100, Connections: 256, Rep: 2}), filepath.Join("prof", "point-7-b100-c256-r2.pprof"); got != want {
 		t.Errorf("ProfilePath = %q, want %q", got, want)
 	}
 	for d, want := range map[time.Duration]int{0: 1, 300 * time.Millisecond: 1, time.Second: 1, 2500 * time.Millisecond: 2, 10 * time.Second: 10} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -102,7 +103,7 @@ func TestMetricsMiniSweep(t *testing.T) {
 			t.Errorf("point %d: window opened %s, reads at +%s and +%s: want the first after the marker, the second after the window (%s)",
 				p.Index, opened.Format(time.StampMicro), before.Sub(opened), after.Sub(opened), o.Duration)
 		}
-		want := harness.ProfilePath(o.ProfileDir, harness.PointSpec{Index: p.Index, Key: result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep}})
+		want := scrape.ProfilePath(o.ProfileDir, p.Index, result.PointKey{Batch: p.Batch, Connections: p.Connections, Rep: p.Rep})
 		if p.ProfileFile != want || p.ProfileError != "" {
 			t.Errorf("point %d: profile_file %q, profile_error %q; want %q", p.Index, p.ProfileFile, p.ProfileError, want)
 		} else if b, err := os.ReadFile(want); err != nil || string(b) != "a profile" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/internal/redact"
@@ -42,7 +43,7 @@ func TestCaptureRecorded(t *testing.T) {
 	c.WindowEnded(context.Background())
 	var out verdict.Outcome
 	recordCapture(c, &out)
-	if want := ProfilePath(dir, p.spec); out.ProfileFile != want || out.ProfileError != "" {
+	if want := scrape.ProfilePath(dir, p.spec.Index, p.spec.Key); out.ProfileFile != want || out.ProfileError != "" {
 		t.Errorf("profile %q, error %q; want %q", out.ProfileFile, out.ProfileError, want)
 	}
 	if sm := out.ServerMetrics; sm == nil || sm.Error != "" || len(sm.Series) != 1 || out.CountSeries != "req_total" || out.CountSkip != "" {

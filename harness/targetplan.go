@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/load"
 )
@@ -53,7 +54,7 @@ func (o *draft) forSweep(t *target.Spec) error {
 // spreads its subscribers over fanout.channels, so every point needs at
 // least that many connections (the generator refuses fewer, after boot).
 func checkTargetFor(t target.Spec, o *knob.Options) error {
-	if err := checkProfileFor(t, o.ProfileDir); err != nil {
+	if err := scrape.CheckProfile(t, o.ProfileDir); err != nil {
 		return err
 	}
 	blk, err := t.Block(o.Scenario)
