@@ -19,11 +19,7 @@ import (
 // imports this package, and an import back would be a cycle the compiler
 // refuses.
 func TestFaultIsPure(t *testing.T) {
-	const mod = "github.com/ceiling-bench/ceiling/"
-	testenv.ImportsNone(t, mod+"harness/fault",
-		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/meter",
-		mod+"harness/scrape", mod+"harness/agents", mod+"harness/agentside", mod+"harness/verdict",
-		mod+"harness/schedule", mod+"calibrate", mod+"internal/netlab", "github.com/shirou/gopsutil")
+	testenv.ImportsNone(t, testenv.Module+"harness/fault", testenv.Bans(testenv.Machinery(), testenv.Deciders())...)
 
 	testenv.FilesArePure(t)
 }

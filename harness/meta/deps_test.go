@@ -12,9 +12,5 @@ import (
 // ban: it imports this package, and an import back would be a cycle the
 // compiler refuses.
 func TestMetaLinksNoRunner(t *testing.T) {
-	const mod = "github.com/ceiling-bench/ceiling/"
-	testenv.ImportsNone(t, mod+"harness/meta",
-		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/meter",
-		mod+"harness/scrape", mod+"harness/verdict", mod+"harness/schedule", mod+"harness/agents",
-		mod+"harness/agentside", mod+"calibrate", mod+"internal/netlab", "github.com/shirou/gopsutil")
+	testenv.ImportsNone(t, testenv.Module+"harness/meta", testenv.Bans(testenv.Machinery(), testenv.Deciders())...)
 }

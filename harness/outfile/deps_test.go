@@ -14,11 +14,6 @@ import (
 // them). The harness's top-level package needs no ban: it imports this
 // package, and an import back would be a cycle the compiler refuses.
 func TestOutfileWritesOnly(t *testing.T) {
-	const mod = "github.com/ceiling-bench/ceiling/"
-	testenv.ImportsNone(t, mod+"harness/outfile",
-		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/probe",
-		mod+"harness/scrape", mod+"harness/target", mod+"harness/knob", mod+"harness/agents",
-		mod+"harness/verdict", mod+"harness/schedule", mod+"harness/meter", mod+"pinning",
-		mod+"calibrate", mod+"load", mod+"internal/netlab", mod+"internal/procfs",
-		"github.com/shirou/gopsutil", "os/exec", "net/http")
+	testenv.ImportsNone(t, testenv.Module+"harness/outfile", testenv.Bans(testenv.Machinery(), testenv.Deciders(), testenv.Ours("harness/probe",
+		"harness/target", "harness/knob", "pinning", "load", "internal/procfs"), []string{"os/exec", "net/http"})...)
 }

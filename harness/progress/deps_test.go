@@ -14,12 +14,8 @@ import (
 // it imports this package, and an import back would be a cycle the
 // compiler refuses.
 func TestProgressIsPure(t *testing.T) {
-	const mod = "github.com/ceiling-bench/ceiling/"
-	testenv.ImportsNone(t, mod+"harness/progress",
-		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/meter",
-		mod+"harness/scrape", mod+"harness/target", mod+"harness/knob", mod+"harness/agents",
-		mod+"harness/verdict", mod+"pinning", mod+"calibrate", mod+"load", mod+"internal/netlab",
-		mod+"internal/procfs", "github.com/shirou/gopsutil", "os/exec", "net/http")
+	testenv.ImportsNone(t, testenv.Module+"harness/progress", testenv.Bans(testenv.Machinery(), testenv.Ours("harness/verdict",
+		"harness/target", "harness/knob", "pinning", "load", "internal/procfs"), []string{"os/exec", "net/http"})...)
 
 	testenv.FilesArePure(t)
 }

@@ -13,10 +13,6 @@ import (
 // harness's top-level package needs no ban: it imports this package, and
 // an import back would be a cycle the compiler refuses.
 func TestRunasLinksNoRunner(t *testing.T) {
-	const mod = "github.com/ceiling-bench/ceiling/"
-	testenv.ImportsNone(t, mod+"harness/runas",
-		mod+"harness/supervise", mod+"harness/cpusample", mod+"harness/attrib", mod+"harness/meter",
-		mod+"harness/scrape", mod+"harness/verdict", mod+"harness/schedule", mod+"harness/agents",
-		mod+"harness/agentside", mod+"harness/knob", mod+"harness/target", mod+"load", mod+"calibrate",
-		mod+"internal/netlab", "github.com/shirou/gopsutil")
+	testenv.ImportsNone(t, testenv.Module+"harness/runas",
+		testenv.Bans(testenv.Machinery(), testenv.Deciders(), testenv.Ours("harness/knob", "harness/target", "load"))...)
 }
