@@ -155,37 +155,6 @@ func TestFaultKillsANodeMidWindow(t *testing.T) {
 	}
 }
 
-// A resilience point that fails before its window (here every point's
-// preflight is refused: the nodes know another secret than the fanout
-// block's) ends, is stopped like any other, and cannot conclude: it is
-// never held, and the sweep exits as a sweep without a headline does.
-func TestFaultPointFailedBeforeItsWindow(t *testing.T) {
-	needProcs(t)
-	tg := refClusterTarget(t, "refserver-cluster.json")
-	for i, s := range tg.Servers {
-		for j, a := range s.Command {
-			if a == "app-secret" {
-				tg.Servers[i].Command[j] = "another-secret"
-			}
-		}
-	}
-	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {6}})
-	o.Scenario = fanout.Name
-	o.Fault = knob.Fault{Kind: knob.FaultStop, Server: "node1", Fraction: 0.5}
-	r, _, err := runSweep(t, context.Background(), o, tg)
-	if !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatalf("sweep: %v, want no clean headline", err)
-	}
-	last := r.Curve[len(r.Curve)-1]
-	if last.Role != result.RoleResilience || last.Status != result.StatusFailed || last.Fault == nil ||
-		last.Fault.Verdict != result.ResilienceCannotConclude || !strings.Contains(last.Fault.Reason, "the point failed") || last.Fault.Sent {
-		t.Errorf("resilience point %+v, fault %+v", last, last.Fault)
-	}
-	if left := waitLeftGone(t, 10*time.Second); len(left) > 0 {
-		t.Errorf("left running: %v", left)
-	}
-}
-
 // FAULT is refused, naming the knob, before anything boots: a server the
 // target does not have, a one-server target, a scenario that cannot split
 // its accounting, and a malformed value.

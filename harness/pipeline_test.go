@@ -529,3 +529,42 @@ func TestPipelineClusterNodeExitsMidWindow(t *testing.T) {
 		}
 	}
 }
+
+// A resilience point (FAULT) whose point fails before its window (every
+// generator's preflight refused): it is stopped like any other, its fault
+// never sent, and it cannot conclude, saying the point failed; the sweep
+// ends without a headline.
+func TestPipelineFaultPointFailedBeforeItsWindow(t *testing.T) {
+	target := `{"name": "cluster", "servers": [
+		{"name": "node1", "command": ["/bin/true", "{port}"], "ready": "tcp:{host}:{port}"},
+		{"name": "node2", "command": ["/bin/true", "{port2}"], "ready": "tcp:{host}:{port2}"}],
+		"fanout": {"urls": ["ws://{host}:{port}", "ws://{host}:{port2}"], "app_id": "app-id", "key": "app-key", "secret": "app-secret"}}`
+	st := &fakeStarter{script: map[string]func(supervise.Spec, *supervisetest.Proc){
+		"generator": func(_ supervise.Spec, p *supervisetest.Proc) {
+			p.Log("ceiling load: preflight: the server answered HTTP 401").Exit(errors.New("exit status 1"))
+		},
+	}}
+	plan := pipelinePlan(t, target, func(o *knob.Options) {
+		o.Scenario = "fanout"
+		o.Fault = knob.Fault{Kind: knob.FaultStop, Server: "node2", Fraction: 0.5}
+	})
+	res := runPipeline(t, plan, st, newRecordedMeter(t), newFakeClock(0))
+	if !errors.Is(res.err, ErrNoCleanHeadline) {
+		t.Fatalf("error %v, want ErrNoCleanHeadline", res.err)
+	}
+	last := res.r.Curve[len(res.r.Curve)-1]
+	if last.Role != result.RoleResilience || last.Status != result.StatusFailed || last.Fault == nil {
+		t.Fatalf("last point %+v, want the failed resilience point with its fault", last)
+	}
+	if f := last.Fault; f.Verdict != result.ResilienceCannotConclude || !strings.Contains(f.Reason, "the point failed") || f.Sent {
+		t.Errorf("fault %+v, want cannot_conclude because the point failed, nothing sent", f)
+	}
+	for _, p := range st.started {
+		if len(p.Signals()) > 0 {
+			t.Errorf("%s was signalled %v", p.Name(), p.Signals())
+		}
+		if p.Name() != "generator" && p.Stops() == 0 {
+			t.Errorf("%s was not stopped", p.Name())
+		}
+	}
+}
