@@ -120,8 +120,8 @@ type Reading struct {
 // At is when the read's response came (zero when it failed before one).
 func (r Reading) At() time.Time { return r.at }
 
-// Read reads and parses the endpoint once.
-func Read(ctx context.Context, client *http.Client, rawURL, format string) Reading {
+// Read reads and parses the endpoint once; now stamps its response.
+func Read(ctx context.Context, client *http.Client, rawURL, format string, now func() time.Time) Reading {
 	accept := "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 	if format == target.MetricsJSON {
 		accept = "application/json"
@@ -131,7 +131,7 @@ func Read(ctx context.Context, client *http.Client, rawURL, format string) Readi
 		return Reading{err: err}
 	}
 	defer resp.Body.Close()
-	at := time.Now()
+	at := now()
 	body, err := ReadBounded(resp.Body, MaxMetricsBody, "the body")
 	if err == nil {
 		var s map[string]sample

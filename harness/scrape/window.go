@@ -30,6 +30,11 @@ type WindowSpec struct {
 	// ProfilePath is where --profile saves the point's profile; "": none
 	// is fetched.
 	ProfilePath string
+	// Now stamps each read's response, the interval the rates are over;
+	// nil: the wall clock, as the marker's time that the count's overlap
+	// is measured against. A test's clock decides the interval instead of
+	// a sleep.
+	Now func() time.Time
 }
 
 // Captured is what a Window found: the fields of the point's
@@ -59,6 +64,7 @@ type Window struct {
 	afterOK    bool      // the after read ran
 	windowEnd  time.Time // the generator's: its marker's time plus the window
 	window     time.Duration
+	now        func() time.Time
 	// countSeries is the target's counter for this scenario
 	// (metrics.counts), checked against the generator's count.
 	countSeries string
@@ -70,7 +76,10 @@ type Window struct {
 // StartWindow starts the before read and the profile fetch, at the
 // window's start.
 func StartWindow(ctx context.Context, s WindowSpec) *Window {
-	c := &Window{metrics: s.Metrics, window: s.Window}
+	c := &Window{metrics: s.Metrics, window: s.Window, now: s.Now}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	if c.metrics != nil {
 		c.countSeries = c.metrics.Counts[s.Scenario]
 		if s.AllowUnpinnedURL {
@@ -86,7 +95,7 @@ func StartWindow(ctx context.Context, s WindowSpec) *Window {
 		c.metricsURL = target.Expand(c.metrics.URL, s.Addr)
 		c.before = make(chan Reading, 1)
 		client := NewClient(MetricsTimeout)
-		go func() { c.before <- Read(ctx, client, c.metricsURL, c.metrics.Format) }()
+		go func() { c.before <- Read(ctx, client, c.metricsURL, c.metrics.Format, c.now) }()
 	}
 	if path := s.ProfilePath; path != "" {
 		if s.Profile == nil || s.Profile.URL == "" {
@@ -119,7 +128,7 @@ func (c *Window) WindowEnded(ctx context.Context) {
 		defer c.wg.Done()
 		before := <-c.before
 		c.before <- before
-		c.after, c.afterOK = Read(ctx, NewClient(MetricsTimeout), c.metricsURL, c.metrics.Format), true
+		c.after, c.afterOK = Read(ctx, NewClient(MetricsTimeout), c.metricsURL, c.metrics.Format, c.now), true
 	}()
 }
 

@@ -60,10 +60,21 @@ func captureSpec(t target.Spec, port int, window time.Duration, profileDir strin
 	return s
 }
 
-// runCapture does what the harness's measure does around a window.
+// runCapture does what the harness's measure does around a window, on a
+// clock that moves by window between the two reads' responses (the
+// after read starts once the before read is done): the interval is
+// decided, not slept.
 func runCapture(s WindowSpec, window time.Duration) Captured {
+	var mu sync.Mutex
+	at := time.Date(2026, 12, 3, 6, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t := at
+		at = at.Add(window)
+		return t
+	}
 	c := StartWindow(context.Background(), s)
-	time.Sleep(window)
 	c.WindowEnded(context.Background())
 	return c.Finish()
 }
