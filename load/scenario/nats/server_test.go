@@ -57,14 +57,22 @@ type server struct {
 	conf            string // a config of its own (cluster); "": the shipped nats.conf
 }
 
-func freePort(t *testing.T) int {
+// freePorts returns n distinct loopback ports that were free a moment
+// ago. Every listener stays open until all n are taken, so the kernel
+// cannot hand the same port out twice (two single picks could: the
+// monitor and the WebSocket listener once got one port between them).
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // startServer boots nats-server the way the shipped target does and
@@ -74,9 +82,8 @@ func startServer(t *testing.T) *server {
 	if natsServer == "" {
 		t.Skip("needs Linux and nats-server built from the module (not -short)")
 	}
-	s := &server{t: t, wsPort: freePort(t), store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
-	for s.monPort = freePort(t); s.monPort == s.wsPort; s.monPort = freePort(t) {
-	}
+	ports := freePorts(t, 2)
+	s := &server{t: t, wsPort: ports[0], monPort: ports[1], store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
 	s.start()
 	t.Cleanup(s.stop)
 	return s
@@ -164,15 +171,15 @@ func startCluster(t *testing.T, n int) []*server {
 	if natsServer == "" {
 		t.Skip("needs Linux and nats-server built from the module (not -short)")
 	}
-	routes := make([]int, n)
+	ports := freePorts(t, 3*n) // a route, a WebSocket and a monitor port per node
+	routes := ports[:n]
 	var routeURLs []string
 	for i := range routes {
-		routes[i] = freePort(t)
 		routeURLs = append(routeURLs, fmt.Sprintf("%q", fmt.Sprintf("nats://127.0.0.1:%d", routes[i])))
 	}
 	var nodes []*server
 	for i := 0; i < n; i++ {
-		s := &server{t: t, wsPort: freePort(t), monPort: freePort(t), store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
+		s := &server{t: t, wsPort: ports[n+2*i], monPort: ports[n+2*i+1], store: t.TempDir(), log: filepath.Join(t.TempDir(), "nats.log")}
 		s.conf = filepath.Join(t.TempDir(), "node.conf")
 		conf := fmt.Sprintf(`server_name: n%d
 listen: "127.0.0.1:-1"

@@ -28,7 +28,8 @@ func startTLSServer(t *testing.T) (s *server, ca string) {
 	authority := testpki.NewCA(t, dir, "ca")
 	ca = authority.CertPEM
 	cert, key := authority.Leaf(t, dir, "cert", "127.0.0.1")
-	s = &server{t: t, wsPort: freePort(t), monPort: freePort(t), store: t.TempDir(), log: filepath.Join(dir, "nats.log")}
+	ports := freePorts(t, 2)
+	s = &server{t: t, wsPort: ports[0], monPort: ports[1], store: t.TempDir(), log: filepath.Join(dir, "nats.log")}
 	s.conf = filepath.Join(dir, "tls.conf")
 	conf := fmt.Sprintf(`listen: "127.0.0.1:-1"
 http: "127.0.0.1:%d"
