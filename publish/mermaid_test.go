@@ -44,7 +44,8 @@ func TestMermaidRendersCharts(t *testing.T) {
 	for _, theme := range []struct{ name, background string }{{"default", "white"}, {"dark", "#0d1117"}} {
 		out := filepath.Join(dir, theme.name+".md")
 		cmd := exec.Command(mmdc, "--quiet", "-p", config, "-t", theme.name, "-b", theme.background, "-i", in, "-o", out)
-		cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1")
+		// TMPDIR: the browser's scratch is removed with the test's dir.
+		cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1", "TMPDIR="+t.TempDir())
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("mmdc (%s theme): %v\n%s", theme.name, err, b)
 		}

@@ -149,8 +149,8 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 		t.Fatalf("ceiling init: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Logf("ceiling init:\n%s", stdout)
-	if check && !strings.Contains(stdout, "headline") {
-		t.Errorf("init's quick sweep printed no headline:\n%s", stdout)
+	if check && (!strings.Contains(stdout, "headline") || !strings.Contains(stdout, "the target boots and answers")) {
+		t.Errorf("init's quick sweep printed no headline, or did not say the target works:\n%s", stdout)
 	}
 	lines := 0
 	for _, f := range []string{".github/workflows/ceiling.yml", ".github/workflows/ceiling-comment.yml"} {
@@ -165,6 +165,39 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 	e.base = e.git("rev-parse", "HEAD")
 	e.git("checkout", "-q", "-b", "pr")
 	return e
+}
+
+// TestInitDeadServer is issue 33's server that cannot start (a missing
+// module): init must fail, say the target does not work, show the cause
+// from the server's log, and keep the sweep's folder it names.
+func TestInitDeadServer(t *testing.T) {
+	needEndToEnd(t)
+	dir := t.TempDir()
+	server := "echo \"Error: Cannot find module 'ws'\" >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "server.sh"), []byte(server), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CEILING_TEST_AS_CEILING", "1")
+	stdout, stderr, code := runCLI(t, "", "init", "--dir", dir, "--server-cmd", "sh server.sh {addr}", "--branch", "main")
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"the target does not work", "never became ready", "Cannot find module 'ws'", "logs are kept in "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("init's error lacks %q", want)
+		}
+	}
+	if strings.Contains(stdout+stderr, "boots and answers") {
+		t.Error("init said a dead server boots and answers")
+	}
+	if i := strings.Index(stderr, "logs are kept in "); i >= 0 {
+		kept := strings.TrimSpace(strings.SplitN(stderr[i+len("logs are kept in "):], "\n", 2)[0])
+		if _, err := os.Stat(filepath.Join(kept, "result.json")); err != nil {
+			t.Errorf("the folder init named is gone: %v", err)
+		}
+		os.RemoveAll(kept)
+	}
 }
 
 func (e *userRepo) git(args ...string) string {

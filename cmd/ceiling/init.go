@@ -15,6 +15,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
+	"github.com/ceiling-bench/ceiling/publish"
 )
 
 // `ceiling init` sets a user's repository up for the action: a target
@@ -295,7 +296,9 @@ jobs:
 `
 
 // checkSweep builds the server and runs one quick sweep of it, from this
-// binary, printing the headline.
+// binary, and says whether the target boots and answers (initcheck.go).
+// The sweep's folder is removed when it does, and kept, and named, when
+// it does not.
 func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	if c.build != "" {
 		fmt.Fprintf(stdout, "building: %s\n", c.build)
@@ -311,17 +314,25 @@ func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "result.json")
 	fmt.Fprintln(stdout, "one quick sweep of your server (QUICK=1; about a minute):")
-	sw := exec.Command(exe, "sweep", "--target", "bench/target.json", "--quick", "--out", out)
+	sw := exec.Command(exe, "sweep", "--target", "bench/target.json", "--quick", "--out", out, "--work-dir", filepath.Join(tmp, "logs"))
 	sw.Dir, sw.Stdout, sw.Stderr = c.dir, stdout, stderr
 	sweepErr := sw.Run()
-	if _, err := os.Stat(out); err != nil {
+	data, err := os.ReadFile(out)
+	if err != nil {
+		os.RemoveAll(tmp)
 		return fmt.Errorf("the quick sweep of your server wrote no result (%v): fix bench/target.json (docs/targets.md) and run init again with --force", sweepErr)
 	}
-	if sweepErr != nil {
-		return exitStatus{1, fmt.Errorf("the quick sweep ran but found no clean headline (above): the target boots and answers; see the table for why")}
+	r, err := publish.Read(data, out)
+	if err != nil {
+		return fmt.Errorf("the quick sweep's result %s does not read: %w", out, err)
 	}
-	return nil
+	ok, msg := judgeCheck(r, sweepErr != nil)
+	if ok {
+		os.RemoveAll(tmp)
+		fmt.Fprintln(stdout, msg)
+		return nil
+	}
+	return exitStatus{1, fmt.Errorf("%s\nthe quick sweep's result and logs are kept in %s", msg, tmp)}
 }

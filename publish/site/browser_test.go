@@ -39,8 +39,8 @@ func browserPath(t *testing.T) string {
 	return ""
 }
 
-// browser starts a headless Chromium with a fresh profile and nothing
-// that reaches the network by itself.
+// browser starts a headless Chromium with a fresh profile, a temp dir of
+// its own and nothing that reaches the network by itself.
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	exe := browserPath(t)
@@ -56,6 +56,9 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("no-default-browser-check", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium's own scratch (org.chromium.Chromium.*) goes where the
+		// test's temp dir is removed, not into /tmp for good.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
 	t.Cleanup(acancel)
