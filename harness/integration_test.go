@@ -269,14 +269,24 @@ nice -n 19 %s/ceiling load "$@"
 	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
 	}
+	capped := 0
 	for _, p := range r.Curve {
+		// A generator starved this hard can also miss its own window's
+		// edges by more than the count check allows; that check then
+		// fails the point, which is as honest: no ceiling either way.
 		if p.Status != result.StatusOK {
-			t.Errorf("point %d failed: %s", p.Index, p.FailReason)
+			if !strings.HasPrefix(p.FailReason, "counts disagree") {
+				t.Errorf("point %d failed: %s", p.Index, p.FailReason)
+			}
 			continue
 		}
 		if p.Verdict != result.VerdictGeneratorCapped && p.Verdict != result.VerdictBoth || !p.LowerBound {
 			t.Errorf("point %d: verdict %s (%s), lower bound %v; want generator-capped", p.Index, p.Verdict, p.VerdictReason, p.LowerBound)
 		}
+		capped++
+	}
+	if capped == 0 {
+		t.Errorf("no point ran to be judged: %s", table)
 	}
 	if !strings.Contains(table, "(lower bound)") || !strings.Contains(table, ">=") {
 		t.Errorf("table does not mark the lower bound:\n%s", table)

@@ -96,6 +96,26 @@ func skipIfContended(t *testing.T, r *result.Result, err error) {
 	notQuiet(t, "the machine was not quiet, no uncontended headline (%v):\n%s", err, strings.Join(why, "\n"))
 }
 
+// contentionIsNotTheSubject is for the tests of a mechanism (a
+// placeholder, a scenario's blocks, a third party's process tree) that
+// every point shows, clean or not: a sweep that found its CPUs contended
+// ran all its points all the same, so it is no failure, and no reason to
+// run again. It logs who took the CPUs and returns err without
+// ErrContended. Tests of a verdict, a ceiling or a comparison need clean
+// points and use retryContended and skipIfContended instead.
+func contentionIsNotTheSubject(t *testing.T, r *result.Result, err error) error {
+	t.Helper()
+	if !errors.Is(err, harness.ErrContended) {
+		return err
+	}
+	for _, p := range r.Curve {
+		if p.Contended {
+			t.Logf("point %d ran on contended CPUs (not this test's subject): %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU))
+		}
+	}
+	return nil
+}
+
 // notQuiet ends a test that found the machine busy: outside CI it skips,
 // saying why; under CI=true it fails, saying why (the reasons name the
 // foreign processes that took the pinned CPUs), since CI's machine runs
