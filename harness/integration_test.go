@@ -349,9 +349,9 @@ func TestFanoutMiniSweep(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {8}})
 	o.Scenario = "fanout"
-	r, _, err := runSweep(t, context.Background(), o, refTarget(t))
-	skipIfContended(t, r, err)
-	if err != nil {
+	r, _, err := runSweepOnce(t, context.Background(), o, refTarget(t))
+	contended := errors.Is(err, harness.ErrContended)
+	if err := contentionIsNotTheSubject(t, r, err); err != nil {
 		t.Fatal(err)
 	}
 	if r.Config.Scenario != "fanout" || !strings.HasPrefix(r.Regime, "fanout, batch 10") {
@@ -363,9 +363,13 @@ func TestFanoutMiniSweep(t *testing.T) {
 		}
 	}
 	// The headline exists, so some point delivered (a starved repeat on a
-	// busy machine may deliver nothing, and is then not clean).
-	if !r.Headline.Clean || r.Headline.ThroughputPerS <= 0 {
+	// busy machine may deliver nothing, and is then not clean). On
+	// contended CPUs there is no headline: the first point delivered.
+	if !contended && (!r.Headline.Clean || r.Headline.ThroughputPerS <= 0) {
 		t.Errorf("headline %+v", r.Headline)
+	}
+	if contended && r.Curve[0].ThroughputPerS <= 0 {
+		t.Errorf("the first point delivered nothing: %+v", r.Curve[0])
 	}
 	data, _ := os.ReadFile(o.Out)
 	if strings.Contains(string(data), "app-secret") {
