@@ -100,8 +100,14 @@ func (c *actionConfig) check() error {
 	return nil
 }
 
-// resolve is mode auto from the event's name.
+// resolve is mode auto from the event's name. pull_request_target is
+// refused in every mode, an explicit one too: it runs with the base
+// repository's secrets and write token, and every mode would run or read
+// what a pull request wrote.
 func (c *actionConfig) resolve(event string) error {
+	if event == "pull_request_target" {
+		return fmt.Errorf("input mode (--mode): %s on pull_request_target: never, in any mode; run compare on pull_request and comment on workflow_run (docs/action.md)", c.mode)
+	}
 	if c.mode != modeAuto {
 		return nil
 	}
@@ -112,8 +118,6 @@ func (c *actionConfig) resolve(event string) error {
 		c.mode = modeCompare
 	case "workflow_run":
 		c.mode = modeComment
-	case "pull_request_target":
-		return errors.New("input mode (--mode): auto on pull_request_target: never; run compare on pull_request and comment on workflow_run (docs/action.md)")
 	default:
 		return fmt.Errorf("input mode (--mode): auto has no mode for the event %q (GITHUB_EVENT_NAME); set sweep, compare or comment", event)
 	}

@@ -26,7 +26,13 @@ func TestActionInputErrors(t *testing.T) {
 		want  string
 	}{
 		{"push", []string{"--mode", "deploy"}, `input mode (--mode): "deploy" is none of auto, sweep, compare, comment, publish`},
-		{"pull_request_target", nil, "pull_request_target: never"},
+		{"pull_request_target", nil, "auto on pull_request_target: never"},
+		// Explicit modes too (issue 35): each would run or read what the
+		// pull request wrote, with the base repository's secrets.
+		{"pull_request_target", []string{"--mode", "compare"}, "compare on pull_request_target: never"},
+		{"pull_request_target", []string{"--mode", "sweep"}, "sweep on pull_request_target: never"},
+		{"pull_request_target", []string{"--mode", "comment"}, "comment on pull_request_target: never"},
+		{"pull_request_target", []string{"--mode", "publish"}, "publish on pull_request_target: never"},
 		{"issue_comment", nil, `auto has no mode for the event "issue_comment"`},
 		{"push", []string{"--name", "a b"}, `input name (--name): "a b"`},
 		{"push", []string{"--fail-on", "faster"}, "input fail-on (--fail-on)"},
