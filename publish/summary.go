@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/result"
@@ -27,8 +28,18 @@ func Summary(r *result.Result, heading string) (string, error) {
 	return "### " + text(heading) + "\n\n" + Render(c, RenderOptions{Marker: SummaryMarker}), nil
 }
 
+// MaxSummaryBytes is GitHub's limit on one step's job summary: a larger
+// one is not shown at all. Appends are cut to fit it, as a comment is cut
+// to MaxCommentLen.
+const MaxSummaryBytes = 1 << 20
+
+// summaryCut ends a summary that was cut to fit MaxSummaryBytes.
+const summaryCut = "\n\n*(cut here: the job summary reached GitHub's 1 MiB limit; the result file has the whole run)*\n"
+
 // AppendSummary appends md to the job summary file (GITHUB_STEP_SUMMARY);
-// nothing when path is empty.
+// nothing when path is empty. What would take the file past
+// MaxSummaryBytes is cut at a line's end and says so; an append that
+// finds no room for that note writes nothing.
 func AppendSummary(path, md string) error {
 	if path == "" {
 		return nil
@@ -37,8 +48,32 @@ func AppendSummary(path, md string) error {
 	if err != nil {
 		return err
 	}
-	_, werr := io.WriteString(f, md+"\n")
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	_, werr := io.WriteString(f, fitSummary(md+"\n", MaxSummaryBytes-size))
 	return errors.Join(werr, f.Close())
+}
+
+// fitSummary is md if it fits in room bytes, else its first lines that
+// fit beside the note that it was cut, and the note ("" when not even the
+// note fits).
+func fitSummary(md string, room int64) string {
+	if int64(len(md)) <= room {
+		return md
+	}
+	keep := room - int64(len(summaryCut))
+	if keep < 0 {
+		return ""
+	}
+	head := md[:keep]
+	if i := strings.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	} else {
+		head = ""
+	}
+	return head + summaryCut
 }
 
 // WriteSummary renders r's summary and appends it to path, for a command

@@ -497,15 +497,8 @@ func writeMarkdown(o publishCommentOptions, md, gate string) error {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	if o.summary != "" {
-		f, err := os.OpenFile(o.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("--summary-file: %w", err)
-		}
-		_, werr := io.WriteString(f, gate+md+"\n")
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return fmt.Errorf("--summary-file: %w", err)
-		}
+	if err := publish.AppendSummary(o.summary, gate+md); err != nil {
+		return fmt.Errorf("--summary-file: %w", err)
 	}
 	return nil
 }
