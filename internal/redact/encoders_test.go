@@ -78,8 +78,8 @@ print("\n".join([j(s), j(j(s)), j(s, False), j(j(s, False), False), u.quote(s, s
 func TestFormsByHand(t *testing.T) {
 	s := New(hostile)
 	for _, form := range []string{
-		`Sx9\/q+Z&w<\"e\">\\ \u00e9=1 ?end\ud83d\udd11`, // PHP json_encode
-		`Sx9/q+Z&w<\"e\">\\ \u00E9=1 ?end\uD83D\uDD11`,  // upper-case hex
+		`Sx9\/q+Z&w<\"e\">\\ \u00e9=1 ?end\ud83d\udd11`,                     // PHP json_encode
+		`Sx9/q+Z&w<\"e\">\\ \u00E9=1 ?end\uD83D\uDD11`,                      // upper-case hex
 		`Sx9%2fq%2bZ%26w%3c%22e%22%3e%5c%20%c3%a9%3d1%20%3fend%f0%9f%94%91`, // lower-case %xx
 	} {
 		if got := s.String("x " + form + " y"); strings.Contains(got, form) {

@@ -117,29 +117,39 @@ var (
 	quietBudget = 8 * time.Minute
 )
 
-// WaitForSteal waits, before an end-to-end run is tried again, while the
-// hypervisor steals more than maxPct of the CPUs' time over 5 s: its
-// steal comes in bursts, often of minutes, on a shared VM, and a sweep
-// started inside one measures the neighbour. It waits at most what is
-// left of a budget shared by the whole test binary (8 minutes), logging
-// each wait, then returns: the run that follows judges its own window
-// and fails naming the contention.
+// calmSamples is how many 5-s reads in a row WaitForSteal wants at or
+// below its bound: a burst comes and goes within minutes, and one calm
+// read between two of its spells let three attempts run into it.
+const calmSamples = 4
+
+// WaitForSteal waits, before an end-to-end run is tried again, until the
+// hypervisor has stolen at most maxPct of the CPUs' time over calmSamples
+// reads of 5 s in a row: its steal comes in bursts, often of minutes, on
+// a shared VM, and a sweep started inside one measures the neighbour. It
+// waits at most what is left of a budget shared by the whole test binary
+// (8 minutes), logging each wait, then returns: the run that follows
+// judges its own window and fails naming the contention.
 func WaitForSteal(t testing.TB, maxPct float64) {
 	t.Helper()
 	quietMu.Lock()
 	defer quietMu.Unlock()
-	for {
+	for calm := 0; calm < calmSamples; {
 		start := time.Now()
 		pct, ok := Steal(5 * time.Second)
 		quietBudget -= time.Since(start)
-		if !ok || pct <= maxPct {
+		if !ok {
 			return
 		}
+		if pct <= maxPct {
+			calm++
+			continue
+		}
+		calm = 0
 		if quietBudget <= 0 {
 			t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; the wait budget is spent, running anyway", pct)
 			return
 		}
-		t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; waiting (%s of waiting left)", pct, quietBudget.Round(time.Second))
+		t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; waiting for %d calm reads in a row (%s of waiting left)", pct, calmSamples, quietBudget.Round(time.Second))
 	}
 }
 
