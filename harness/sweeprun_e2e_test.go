@@ -29,7 +29,7 @@ import (
 // (testenv.WaitForSteal, bounded for the whole package), as its steal
 // on a shared VM comes in bursts of minutes.
 const (
-	quietAttempts = 3
+	quietAttempts = 4
 	quietStealPct = 3
 )
 
