@@ -29,7 +29,7 @@ func TestPointPort2AndWorkdir(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _, err := runSweepOnce(t, context.Background(), o, tg)
-	if err := contentionIsNotTheSubject(t, r, err); err != nil {
+	if _, err := contentionIsNotTheSubject(t, r, err); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-*", "ports"))

@@ -25,7 +25,7 @@ func TestRoomsMiniSweep(t *testing.T) {
 		t.Fatalf("scenario %q headline batch %d", p.Point.Scenario, p.Schedule.HeadlineBatch)
 	}
 	r, _, err := runSweepOnce(t, context.Background(), o, tg)
-	if err := contentionIsNotTheSubject(t, r, err); err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
+	if _, err := contentionIsNotTheSubject(t, r, err); err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
 		t.Fatal(err)
 	}
 	if r.Config.Objective == "" {

@@ -95,7 +95,7 @@ shift; exec "$@"`
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	r, _, err := runSweepOnce(t, ctx, o, tg)
-	if err := contentionIsNotTheSubject(t, r, err); err != nil {
+	if _, err := contentionIsNotTheSubject(t, r, err); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	logs, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-*", "server.log"))

@@ -100,20 +100,21 @@ func skipIfContended(t *testing.T, r *result.Result, err error) {
 // placeholder, a scenario's blocks, a third party's process tree) that
 // every point shows, clean or not: a sweep that found its CPUs contended
 // ran all its points all the same, so it is no failure, and no reason to
-// run again. It logs who took the CPUs and returns err without
-// ErrContended. Tests of a verdict, a ceiling or a comparison need clean
-// points and use retryContended and skipIfContended instead.
-func contentionIsNotTheSubject(t *testing.T, r *result.Result, err error) error {
+// run again. It logs who took the CPUs and says whether the sweep was
+// contended; the error it returns is err without ErrContended. Tests of
+// a verdict, a ceiling or a comparison need clean points and use
+// retryContended and skipIfContended instead.
+func contentionIsNotTheSubject(t *testing.T, r *result.Result, err error) (contended bool, rest error) {
 	t.Helper()
 	if !errors.Is(err, harness.ErrContended) {
-		return err
+		return false, err
 	}
 	for _, p := range r.Curve {
 		if p.Contended {
 			t.Logf("point %d ran on contended CPUs (not this test's subject): %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU))
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // notQuiet ends a test that found the machine busy: outside CI it skips,

@@ -24,7 +24,8 @@ import (
 //
 // failed is whether the sweep exited non-zero.
 func judgeCheck(r *result.Result, failed bool) (ok bool, msg string) {
-	var ran, withErrors, contended []result.Point
+	var ran, withErrors []result.Point
+	contended := 0
 	var firstFail *result.Point
 	for i, p := range r.Curve {
 		switch {
@@ -37,7 +38,7 @@ func judgeCheck(r *result.Result, failed bool) (ok bool, msg string) {
 		default:
 			ran = append(ran, p)
 			if p.Contended {
-				contended = append(contended, p)
+				contended++
 			}
 		}
 	}
@@ -65,8 +66,8 @@ func judgeCheck(r *result.Result, failed bool) (ok bool, msg string) {
 	switch {
 	case !failed:
 		return true, works
-	case len(contended) > 0:
-		return true, fmt.Sprintf("%s; %d ran on CPUs that other work or the hypervisor took, so this machine gave no clean figure (a busy machine, not the target)", works, len(contended))
+	case contended > 0:
+		return true, fmt.Sprintf("%s; %d ran on CPUs that other work or the hypervisor took, so this machine gave no clean figure (a busy machine, not the target)", works, contended)
 	default:
 		return true, works + "; the quick sweep found no clean headline (the table above says why)"
 	}

@@ -142,6 +142,9 @@ func WaitForSteal(t testing.TB, maxPct float64) {
 		}
 		if pct <= maxPct {
 			calm++
+			if quietBudget <= 0 {
+				return // calm now, and no more waiting to spend
+			}
 			continue
 		}
 		calm = 0
