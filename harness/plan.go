@@ -99,7 +99,11 @@ func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 	if err := d.resolveKnobs(available); err != nil {
 		return nil, err
 	}
-	return d.plan(redact.New()), nil
+	plan := d.plan(redact.New())
+	if err := checkPlanned(plan, o.AllowLong); err != nil {
+		return nil, err
+	}
+	return plan, nil
 }
 
 // Resolve is ResolveKnobs, then the target files: TARGET (and BASE_TARGET
@@ -154,6 +158,10 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	}
 	plan := p.plan(set)
 	plan.targeted = true
+	// Last: the target's scenario may have set the connection ladders.
+	if err := checkPlanned(plan, o.AllowLong); err != nil {
+		return nil, err
+	}
 	return plan, nil
 }
 

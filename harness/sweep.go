@@ -68,26 +68,12 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 	r.Config = ConfigOf(o)
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
-	total := len(r.Config.Order) + 1 // the A-A repeat
 	if o.Schedule.Search == knob.SearchBisect {
-		total = schedule.SearchTotal(o.Schedule.BatchLadder, o.Schedule.ConnsLadder, o.Schedule.Reps) + 1 // at most; the order is the search's
-		r.Config.Order = nil
+		r.Config.Order = nil // the order is the search's
 	}
-	if o.Schedule.HeadroomProbe > 0 {
-		total++
-	}
-	n, how, extra := total-1, "on the ladder", "1 A-A repeat"
-	if o.Schedule.Search == knob.SearchBisect {
-		how = "at most, chosen by bisection"
-	}
-	if o.Schedule.HeadroomProbe > 0 {
-		n, extra = n-1, extra+", 1 headroom probe"
-	}
-	if !o.Fault.IsZero() {
-		total++
-		extra += ", 1 resilience point (FAULT " + o.Fault.String() + ")"
-	}
-	progress.Plan(w, total, fmt.Sprintf("%d %s, %s", n, how, extra), time.Duration(total)*(o.Point.Warmup+o.Point.Duration))
+	planned := o.Planned()
+	total := planned.Points
+	progress.Plan(w, total, planned.Parts, planned.Load)
 	start := time.Now()
 
 	run := func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool) {

@@ -57,9 +57,9 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	first := s.FirstPass()
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
-	total := first + 2*o.Compare.Reps*len(o.Schedule.BatchLadder)
-	load := time.Duration(first)*(o.Point.Warmup+o.Point.Duration) + time.Duration(2*o.Compare.Reps*len(o.Schedule.BatchLadder))*(o.Compare.Warmup+o.Compare.Duration)
-	progress.Plan(w, total, fmt.Sprintf("a first pass of %d, both arms; then %d repeats per arm at one compared point per batch", first, o.Compare.Reps), load)
+	planned := o.Planned()
+	total := planned.Points
+	progress.Plan(w, total, planned.Parts, planned.Load)
 	start := time.Now()
 
 	halves := Halves(o.CPUs, o.Compare.Mode)

@@ -13,8 +13,8 @@ import (
 // Options, under the same name less the group's (CompareReps is
 // Compare.Reps, AgentsListen Agents.Listen, ServerCPUs CPUs.Server); the
 // knobs that only shape the target (ServerCmd, URL, Ready,
-// AllowUnpinnedURL) or name a user Resolve looks up (ServerUser) stay
-// behind in Options.
+// AllowUnpinnedURL), name a user Resolve looks up (ServerUser) or lift
+// the plan's bound that Resolve checks (AllowLong) stay behind in Options.
 
 // Groups is Options split by reader.
 type Groups struct {

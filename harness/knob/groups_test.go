@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// targetOnly are the knobs Resolve spends on the target and SRV_USER:
-// no group carries them past it.
-var targetOnly = []string{"ServerUser", "ServerCmd", "URL", "Ready", "AllowUnpinnedURL"}
+// targetOnly are the knobs Resolve spends on the target, SRV_USER and
+// the plan's bound (ALLOW_LONG): no group carries them past it.
+var targetOnly = []string{"ServerUser", "ServerCmd", "URL", "Ready", "AllowUnpinnedURL", "AllowLong"}
 
 // renamed are the group fields named other than their knob's field of
 // Options (the group's name dropped); every other one keeps it.

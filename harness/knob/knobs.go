@@ -3,10 +3,12 @@ package knob
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +61,8 @@ var Knobs = []Knob{
 			}
 			return err
 		},
-		Get: func(o *Options) string { return o.BatchLadder.String() },
+		Check: func(o *Options) error { return o.BatchLadder.checkRungs() },
+		Get:   func(o *Options) string { return o.BatchLadder.String() },
 	},
 	{
 		Env: "CONNS_LADDER_<batch>", Flag: "conns-ladder", Arg: "BATCH=LADDER", Default: "by batch size (see the default ladders)",
@@ -77,6 +80,14 @@ var Knobs = []Knob{
 				o.ConnsLadders = ConnsLadders{}
 			}
 			o.ConnsLadders[b] = l
+			return nil
+		},
+		Check: func(o *Options) error {
+			for _, b := range slices.Sorted(maps.Keys(o.ConnsLadders)) {
+				if err := o.ConnsLadders[b].checkRungs(); err != nil {
+					return fmt.Errorf("batch %d: %w", b, err)
+				}
+			}
 			return nil
 		},
 		Get: func(o *Options) string { return o.ConnsLadders.String() },
@@ -129,6 +140,8 @@ var Knobs = []Knob{
 		func(o *Options) *time.Duration { return &o.Duration }, true),
 	durationKnob("WARMUP", "warmup", "`3s` (quick: `1s`)", "warm-up before the window, excluded from every figure",
 		func(o *Options) *time.Duration { return &o.Warmup }, false),
+	boolKnob("ALLOW_LONG", "allow-long", "run a plan of more than 24 hours of load (its points' warm-ups and windows, re-run blocks included), refused otherwise; every ladder has at most 64 rungs and every duration knob is at most `1h` in any case",
+		func(o *Options) *bool { return &o.AllowLong }),
 	{
 		Env: "SCENARIO", Flag: "scenario", Arg: "NAME", Default: "`echo`",
 		Help:  "a scenario the generator registers ({scenarios}), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` describes each",

@@ -29,6 +29,9 @@ func parseLadder(s string) (Ladder, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("empty ladder %q (want positive integers such as \"10 100 512\")", s)
 	}
+	if err := checkRungCount(len(fields)); err != nil {
+		return nil, err
+	}
 	l := make(Ladder, 0, len(fields))
 	for _, f := range fields {
 		n, err := strconv.Atoi(f)
@@ -139,4 +142,14 @@ var QuickBatchLadder = Ladder{10, 1024}
 // gets one.
 func QuickConnsLadder(batch int) Ladder {
 	return slices.Clone(DefaultConnsLadder(batch)[:2])
+}
+
+// checkRungs is the ladder's bound (MaxRungs), whichever layer set it.
+func (l Ladder) checkRungs() error { return checkRungCount(len(l)) }
+
+func checkRungCount(n int) error {
+	if n > MaxRungs {
+		return fmt.Errorf("%d rungs, at most %d: every rung is at least one point", n, MaxRungs)
+	}
+	return nil
 }

@@ -44,6 +44,21 @@ const (
 	MaxCompareReps = 100
 )
 
+// The upper bounds of the other knobs, refused before anything boots
+// (exit 2, naming the knob): a value past them is a typo, or a run that
+// only a CI job's timeout would end.
+const (
+	// MaxRungs bounds every ladder (BATCH_LADDER, CONNS_LADDER_<batch>).
+	MaxRungs = 64
+	// MaxDuration bounds every duration knob (DURATION, WARMUP,
+	// COMPARE_DURATION, COMPARE_WARMUP, AGENTS_JOIN_TIMEOUT,
+	// --ready-timeout).
+	MaxDuration = time.Hour
+	// MaxPlannedLoad bounds the load a plan can hold at most (its points'
+	// warm-ups and windows, re-run blocks included), unless ALLOW_LONG.
+	MaxPlannedLoad = 24 * time.Hour
+)
+
 // Options is every knob of a sweep, as the user gave it. The CLI fills it
 // in three layers: DefaultOptions(quick), then ApplyEnv (the make
 // variables), then its flags; Resolve turns it into a Plan, filling what
@@ -56,6 +71,7 @@ type Options struct {
 	Fault         Fault          // FAULT: a resilience point; zero: none
 	GeneratorCPUs pinning.CPUSet // LT_CPUSET
 	AllowOverlap  bool
+	AllowLong     bool // ALLOW_LONG: a plan past MaxPlannedLoad; Resolve spends it
 
 	BatchLadder   Ladder       // BATCH_LADDER
 	ConnsLadders  ConnsLadders // CONNS_LADDER_<batch>; batches not listed get DefaultConnsLadder

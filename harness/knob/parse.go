@@ -30,8 +30,8 @@ func boolKnob(env, flag, help string, field func(*Options) *bool) Knob {
 	}
 }
 
-// durationKnob: a Go duration or bare seconds, never negative (ParseSeconds);
-// a window must also be above zero.
+// durationKnob: a Go duration or bare seconds, never negative (ParseSeconds)
+// nor above MaxDuration; a window must also be above zero.
 func durationKnob(env, flag, def, help string, field func(*Options) *time.Duration, window bool) Knob {
 	k := Knob{
 		Env: env, Flag: flag, Arg: "DURATION", Default: def, Help: help,
@@ -43,20 +43,17 @@ func durationKnob(env, flag, def, help string, field func(*Options) *time.Durati
 			return err
 		},
 		Check: func(o *Options) error {
-			if d := *field(o); d < 0 {
+			switch d := *field(o); {
+			case d < 0:
 				return fmt.Errorf("%s is negative", d)
+			case window && d == 0:
+				return fmt.Errorf("%s is not a positive duration", d)
+			case d > MaxDuration:
+				return fmt.Errorf("%s is above the limit of %s", d, MaxDuration)
 			}
 			return nil
 		},
 		Get: func(o *Options) string { return field(o).String() },
-	}
-	if window {
-		k.Check = func(o *Options) error {
-			if d := *field(o); d <= 0 {
-				return fmt.Errorf("%s is not a positive duration", d)
-			}
-			return nil
-		}
 	}
 	return k
 }

@@ -1,0 +1,165 @@
+package harness
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/progress"
+	"github.com/ceiling-bench/ceiling/pinning"
+)
+
+// A plan of more than 24 hours of load is refused before anything boots,
+// naming ALLOW_LONG and the knobs that make it long; ALLOW_LONG=1 runs
+// it; the default plans pass.
+func TestResolveRefusesALongPlan(t *testing.T) {
+	long := func() knob.Options {
+		o := knob.DefaultOptions(false)
+		o.Reps = knob.MaxReps
+		o.Duration, o.Warmup = knob.MaxDuration, knob.MaxDuration
+		return o
+	}
+	o := long()
+	_, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err == nil || !strings.Contains(err.Error(), "ALLOW_LONG (--allow-long): the plan holds up to") || !strings.Contains(err.Error(), "above the limit of 24 hours") {
+		t.Fatalf("a plan of %d reps of 2 h points: %v, want it refused naming ALLOW_LONG", o.Reps, err)
+	}
+	o.AllowLong = true
+	if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil {
+		t.Fatalf("ALLOW_LONG=1: %v", err)
+	}
+	// Two-arm: the re-run blocks count (twice COMPARE_REPS per batch).
+	o = knob.DefaultOptions(false)
+	o.BaseTargetFile = "base.json"
+	o.CompareReps = knob.MaxCompareReps
+	o.CompareDuration, o.CompareWarmup = knob.MaxDuration, knob.MaxDuration
+	if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "ALLOW_LONG") {
+		t.Fatalf("a two-arm plan of 100 blocks of 2 h repeats: %v, want it refused", err)
+	}
+	for _, quick := range []bool{false, true} {
+		o := knob.DefaultOptions(quick)
+		if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil {
+			t.Errorf("default plan (quick %v): %v", quick, err)
+		}
+		o.BaseTargetFile = "base.json"
+		if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil {
+			t.Errorf("default two-arm plan (quick %v): %v", quick, err)
+		}
+	}
+}
+
+// Planned counts what the plan line states: the default sweep's points
+// and load, by hand.
+func TestPlannedDefault(t *testing.T) {
+	o := knob.DefaultOptions(false)
+	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, b := range p.Schedule.BatchLadder {
+		n += len(p.Schedule.ConnsLadder(b))
+	}
+	pl := p.Planned()
+	want := n + 1 // the A-A repeat
+	if pl.Points != want || pl.MaxPoints != want || pl.Load != time.Duration(want)*(o.Warmup+o.Duration) || pl.MaxLoad != pl.Load {
+		t.Errorf("Planned %+v, want %d points of %s each", pl, want, o.Warmup+o.Duration)
+	}
+}
+
+// FuzzPlanned: whatever the knobs, a plan that resolves states its points
+// and load exactly (checked in arbitrary precision) or saturated, never
+// wrapped; one past the bound resolves only with ALLOW_LONG; and the plan
+// line never shows a negative figure.
+func FuzzPlanned(f *testing.F) {
+	f.Add(uint8(5), uint8(6), uint8(1), uint32(10), uint32(3), uint8(8), false, false, false)
+	f.Add(uint8(64), uint8(64), uint8(100), uint32(3600), uint32(3600), uint8(100), true, false, true)
+	f.Add(uint8(64), uint8(64), uint8(100), uint32(3600), uint32(3600), uint8(100), false, true, true)
+	f.Add(uint8(200), uint8(1), uint8(1), uint32(1), uint32(0), uint8(8), false, false, false)
+	f.Fuzz(func(t *testing.T, batches, conns, reps uint8, durS, warmS uint32, compareReps uint8, twoArm, bisect, allowLong bool) {
+		o := knob.DefaultOptions(false)
+		o.BatchLadder, o.ConnsLadders = nil, knob.ConnsLadders{}
+		for b := 1; b <= int(batches); b++ {
+			o.BatchLadder = append(o.BatchLadder, b)
+			var l knob.Ladder
+			for c := 1; c <= int(conns); c++ {
+				l = append(l, c)
+			}
+			o.ConnsLadders[b] = l
+		}
+		o.HeadlineBatch = 1
+		o.Reps = int(reps)
+		o.Duration, o.Warmup = time.Duration(durS)*time.Second, time.Duration(warmS)*time.Second
+		o.CompareDuration, o.CompareWarmup = o.Duration, o.Warmup
+		o.CompareReps = int(compareReps)
+		if twoArm {
+			o.BaseTargetFile = "base.json"
+		}
+		if bisect {
+			o.Search = knob.SearchBisect
+		}
+		o.AllowLong = allowLong
+		p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+		if err != nil {
+			return // refused before boot: what the knob tests check
+		}
+		pl := p.Planned()
+		if pl.Points <= 0 || pl.MaxPoints < pl.Points || pl.Load < 0 || pl.MaxLoad < pl.Load {
+			t.Fatalf("Planned %+v", pl)
+		}
+		exact := func(points int, per time.Duration) *big.Int {
+			return new(big.Int).Mul(big.NewInt(int64(points)), big.NewInt(int64(per)))
+		}
+		per := o.Warmup + o.Duration
+		var want, wantMax *big.Int
+		if twoArm {
+			compared := 2 * o.CompareReps * len(o.BatchLadder)
+			first := pl.Points - compared
+			want = new(big.Int).Add(exact(first, per), exact(compared, per))
+			wantMax = new(big.Int).Add(exact(first, per), exact(2*compared, per))
+		} else {
+			want = exact(pl.Points, per)
+			wantMax = want
+		}
+		for _, c := range []struct {
+			got  time.Duration
+			want *big.Int
+		}{{pl.Load, want}, {pl.MaxLoad, wantMax}} {
+			if c.want.IsInt64() && big.NewInt(int64(c.got)).Cmp(c.want) != 0 || !c.want.IsInt64() && c.got != math.MaxInt64 {
+				t.Fatalf("load %d, exact %s", c.got, c.want)
+			}
+		}
+		if !allowLong && pl.MaxLoad > knob.MaxPlannedLoad {
+			t.Fatalf("a plan of %s at most resolved without ALLOW_LONG", pl.MaxLoad)
+		}
+		var line bytes.Buffer
+		progress.Plan(&line, pl.Points, pl.Parts, pl.Load)
+		if regexp.MustCompile(`-[0-9]`).MatchString(line.String()) {
+			t.Fatalf("plan line %q", line.String())
+		}
+	})
+}
+
+// mulDur and addDur saturate at math.MaxInt64 instead of wrapping.
+func TestSaturatingDurations(t *testing.T) {
+	const max = time.Duration(math.MaxInt64)
+	for _, c := range []struct{ got, want time.Duration }{
+		{mulDur(3, time.Second), 3 * time.Second},
+		{mulDur(0, max), 0},
+		{mulDur(2, max/2), max - 1},
+		{mulDur(2, max/2+1), max},
+		{mulDur(math.MaxInt, time.Hour), max},
+		{addDur(max-1, 1), max},
+		{addDur(max, 1), max},
+		{addDur(max/2, max/2+2), max},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %d, want %d", c.got, c.want)
+		}
+	}
+}
