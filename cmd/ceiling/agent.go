@@ -46,7 +46,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&tlsFiles.Key, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
 	fs.StringVar(&tlsFiles.CA, "tls-ca", "", "the CA that signed the coordinator's certificate, PEM `FILE`: the agent talks to no other")
 	tokenFile := fs.String("token-file", "", "the coordinator's token (AGENTS_TOKEN_FILE there), from `FILE` (mode 600 or stricter); default: the variable AGENTS_TOKEN")
-	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first")
+	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first. A connection that ends before the coordinator's challenge does not count: it is redialed with a doubling wait for up to --dial-timeout")
 	// Test only: shifts this agent's wall clock, to show the measured
 	// offset keeps the common window lined up. Not in the usage.
 	skew := fs.Duration("wall-skew", 0, "")

@@ -89,6 +89,12 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 	lost := 0 // connections lost in a row (a measured point resets it)
 	points := 0
 	var lastPoint error // the last point's own failure
+	// Connections closed before the coordinator's challenge, in a row:
+	// not counted in lost (UnchallengedError); retried with a wait that
+	// doubles from RejoinWait to beyond the hub's handshake timeout, for
+	// as long as a dial is (DialTimeout from the first of them).
+	unchallenged, wait := 0, ac.RejoinWait
+	var since time.Time
 	for {
 		nc, err := dialRetry(ctx, ac.Coordinator, ac.DialTimeout, ac.TLS)
 		if err != nil {
@@ -112,6 +118,26 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		if errors.As(err, &refused) || errors.As(err, &auth) || ctx.Err() != nil {
 			return err
 		}
+		var early *UnchallengedError
+		if errors.As(err, &early) && !measured {
+			if unchallenged == 0 {
+				since, wait = time.Now(), ac.RejoinWait
+			}
+			unchallenged++
+			if time.Since(since)+wait > ac.DialTimeout {
+				return fmt.Errorf("%d connections in a row ended before the coordinator's challenge, over %v (--dial-timeout %v): %w",
+					unchallenged, time.Since(since).Round(time.Millisecond), ac.DialTimeout, err)
+			}
+			fmt.Fprintf(logw, "agent %d: connection %v; trying again in %v (not counted against --rejoin)\n", ac.Index, err, wait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, MaxUnchallengedWait)
+			continue
+		}
+		unchallenged = 0
 		if measured {
 			lost = 0
 		}
@@ -133,6 +159,11 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		}
 	}
 }
+
+// MaxUnchallengedWait is the longest wait before a redial after a
+// connection that ended before its challenge: twice the hub's handshake
+// timeout, so that the peers that held its places have been dropped.
+const MaxUnchallengedWait = 2 * AuthTimeout
 
 // RefusedError is the coordinator refusing this agent's hello for good
 // (an index it has no segment for).

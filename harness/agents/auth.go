@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/agenttoken"
@@ -33,8 +34,9 @@ const MinTokenBytes = agenttoken.MinBytes
 // auth): an idle unauthenticated peer is dropped after it.
 const AuthTimeout = 10 * time.Second
 
-// MaxPending is how many connections may be unauthenticated at once; one
-// more is closed as it is accepted.
+// MaxPending is how many connections may be unauthenticated at once. One
+// more takes the place of the oldest that has not sent its hello, or is
+// closed as it is accepted when each one has (Hub.accept).
 const MaxPending = 16
 
 // maxAuthLine bounds a handshake message (a hello or auth is about 150
@@ -147,7 +149,7 @@ var errAuth = errors.New("auth: authentication failed")
 // connection: it returns the agent's index once the agent proved the
 // token. The error is for the coordinator's log; the peer is only ever
 // told errAuth.
-func (h *Hub) authenticate(c *conn) (int, error) {
+func (h *Hub) authenticate(c *conn, spoke *atomic.Bool) (int, error) {
 	_ = c.c.SetDeadline(time.Now().Add(AuthTimeout))
 	defer c.c.SetDeadline(time.Time{})
 	c.limit = maxAuthLine
@@ -157,6 +159,7 @@ func (h *Hub) authenticate(c *conn) (int, error) {
 		return 0, err
 	}
 	hello := b.(*Hello)
+	spoke.Store(true) // from now on it keeps its place (Hub.accept)
 	nc := newNonce()
 	if err := c.send(tChallenge, &Challenge{Nonce: nc, Proof: h.token.proof(roleCoordinator, hello.Index, hello.Nonce, nc)}); err != nil {
 		return 0, err
@@ -179,6 +182,17 @@ type CoordinatorAuthError struct{ Reason string }
 
 func (e *CoordinatorAuthError) Error() string { return "authentication: " + e.Reason }
 
+// UnchallengedError is a connection that ended before the coordinator's
+// challenge came: the coordinator never looked at this agent (its
+// handshake places were full, or it was restarting). It says nothing
+// about the agent, so it does not count against --rejoin (RunAgent).
+type UnchallengedError struct{ Err error }
+
+func (e *UnchallengedError) Error() string {
+	return "closed before the coordinator's challenge: " + e.Err.Error()
+}
+func (e *UnchallengedError) Unwrap() error { return e.Err }
+
 // authenticateTo is the agent's side of the handshake: it proves the
 // token to the coordinator only after the coordinator proved it.
 func authenticateTo(c *conn, token Token, index int) error {
@@ -186,13 +200,16 @@ func authenticateTo(c *conn, token Token, index int) error {
 	defer func() { c.limit = 0 }()
 	na := newNonce()
 	if err := c.send(tHello, &Hello{Index: index, Nonce: na}); err != nil {
-		return fmt.Errorf("hello: %w", err)
+		return &UnchallengedError{Err: fmt.Errorf("hello: %w", err)}
 	}
 	b, err := c.expect(tChallenge)
 	if err != nil {
 		var ab *AbortError
 		if errors.As(err, &ab) && strings.HasPrefix(ab.Reason, "auth") {
 			return &CoordinatorAuthError{Reason: "the coordinator refused this agent's token"}
+		}
+		if ab == nil {
+			return &UnchallengedError{Err: fmt.Errorf("challenge: %w", err)}
 		}
 		return fmt.Errorf("challenge: %w", err)
 	}

@@ -143,10 +143,13 @@ func TestAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
 	}
 }
 
-// At most MaxPending connections are unauthenticated at once, and each
-// holds at most maxAuthLine bytes: a flood of long lines without a
-// newline is cut off at once, not buffered (it once took the harness
-// from 17 MB to 1 GB), and a connection over the cap is closed unread.
+// At most MaxPending connections are in their handshake at once. A
+// newcomer takes the place of the oldest that has sent nothing (an idle
+// peer cannot hold a place against an agent, which sends its hello as it
+// connects); when every place is a peer that has sent its hello, the
+// newcomer is closed unread. A long line without a newline is cut at
+// maxAuthLine, well before the handshake's timeout, not buffered (a
+// flood of them once took the harness from 17 MB to 1 GB).
 func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 	var log syncBuf
 	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
@@ -154,27 +157,38 @@ func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
+	waitPending := func(n int) {
+		t.Helper()
+		// The hub counts a connection as it accepts it: wait for all of them.
+		deadline := time.Now().Add(10 * time.Second)
+		for h.authenticating() < n && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := h.authenticating(); got != n {
+			t.Fatalf("%d connections authenticating, want %d", got, n)
+		}
+	}
 	silent := make([]*rawPeer, MaxPending)
 	for i := range silent {
 		silent[i] = dialRaw(t, h.Addr())
+		waitPending(i + 1) // in order: silent[0] is the oldest
 	}
-	// The hub counts a connection as it accepts it: wait for all of them.
-	deadline := time.Now().Add(10 * time.Second)
-	for h.authenticating() < MaxPending && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// One more: the oldest silent peer gives its place; the newcomer is
+	// served (its hello is answered with a challenge).
 	over := dialRaw(t, h.Addr())
 	start := time.Now()
-	if b, err := io.ReadAll(over.r); len(b) != 0 || err != nil || time.Since(start) > 5*time.Second {
-		t.Errorf("connection %d: read %q, %v after %v; want closed unread at once", MaxPending+1, b, err, time.Since(start))
+	if b, err := io.ReadAll(silent[0].r); len(b) != 0 || err != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("the oldest silent peer: read %q, %v after %v; want closed unread at once", b, err, time.Since(start))
 	}
-	if !strings.Contains(log.String(), "connections closed unread") {
-		t.Errorf("hub log does not say it closed one:\n%s", log.String())
+	over.hello(t, 0)
+	waitPending(MaxPending)
+	if !strings.Contains(log.String(), "silent connections closed so far for newer ones") {
+		t.Errorf("hub log does not say it closed a silent peer:\n%s", log.String())
 	}
-	// Each silent peer now sends a long line without a newline.
+	// Each other silent peer now sends a long line without a newline.
 	long := strings.Repeat("x", 64<<10)
 	var wg sync.WaitGroup
-	for i, p := range silent {
+	for i, p := range silent[1:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -182,12 +196,26 @@ func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 			start := time.Now()
 			rest := p.rest()
 			if !strings.Contains(rest, "authentication failed") || time.Since(start) > AuthTimeout/2 {
-				t.Errorf("peer %d: %q after %v, want the abort well before the handshake's timeout", i, rest, time.Since(start))
+				t.Errorf("peer %d: %q after %v, want the abort well before the handshake's timeout", i+1, rest, time.Since(start))
 			}
 		}()
 	}
 	wg.Wait()
 	if !strings.Contains(log.String(), fmt.Sprintf("message longer than %d bytes", maxAuthLine)) {
 		t.Errorf("hub log does not name the cut:\n%s", log.String())
+	}
+	// Every place taken by a peer that sent its hello (and then nothing):
+	// a newcomer is closed unread.
+	for i := 1; i < MaxPending; i++ {
+		dialRaw(t, h.Addr()).hello(t, 0)
+	}
+	waitPending(MaxPending)
+	last := dialRaw(t, h.Addr())
+	start = time.Now()
+	if b, err := io.ReadAll(last.r); len(b) != 0 || err != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("connection %d: read %q, %v after %v; want closed unread at once", MaxPending+1, b, err, time.Since(start))
+	}
+	if !strings.Contains(log.String(), "connections closed unread so far") {
+		t.Errorf("hub log does not say it closed one:\n%s", log.String())
 	}
 }

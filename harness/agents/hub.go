@@ -18,21 +18,24 @@ import (
 // agents, and gives them back when the point was measured. A failed point
 // keeps them too (the agents were told abort and wait). Close says
 // done to every idle agent: they exit. Every connection must prove the
-// hub's token first (auth.go); at most MaxPending may be trying at once.
+// hub's token first (auth.go); at most MaxPending may be trying at once,
+// and a newcomer takes the place of the oldest that has not said hello.
 type Hub struct {
 	ln    net.Listener
 	n     int // agents the sweep has: hello.index must be below
 	token Token
 	log   io.Writer
 
-	turned atomic.Int64 // connections closed because MaxPending were authenticating
+	turned  atomic.Int64 // connections closed because MaxPending were authenticating
+	evicted atomic.Int64 // silent connections closed for a newer one
 
 	mu      sync.Mutex
 	idle    map[int]*idleSession
 	busy    map[int]bool
-	joining map[*conn]bool // connections authenticating, closed by Close
-	peers   map[int]string // each agent's latest session, as the coordinator saw it come from
-	arrived chan struct{}  // a token when idle gained a session
+	joining map[*conn]*pending // connections authenticating, closed by Close
+	accepts uint64             // connections accepted so far: each pending's order
+	peers   map[int]string     // each agent's latest session, as the coordinator saw it come from
+	arrived chan struct{}      // a token when idle gained a session
 	closed  bool
 	wg      sync.WaitGroup
 
@@ -40,6 +43,13 @@ type Hub struct {
 	// goroutine just before it welcomes agent index: a test orders the
 	// point's abort against the welcome with it.
 	beforeWelcome func(ctx context.Context, index int)
+}
+
+// pending is a connection in its handshake: the order it was accepted
+// in, and whether it has sent its hello (a whole one).
+type pending struct {
+	order uint64
+	hello atomic.Bool
 }
 
 // idleSession is a joined agent between points; its watcher reads the
@@ -127,15 +137,32 @@ func (h *Hub) accept() {
 			return
 		}
 		if len(h.joining) >= MaxPending {
-			h.mu.Unlock()
-			// One line for the first and then every 1000th: a flood must
-			// not fill the log. Logged before the close, so that the log
-			// says it by the time the peer sees the connection end.
-			if n := h.turned.Add(1); n%1000 == 1 {
-				h.logf("%d connections closed unread so far: %d were already authenticating (from %s)", n, MaxPending, nc.RemoteAddr())
+			// Full. A peer that has not sent its hello yet gives its
+			// place to the newcomer, the oldest such first: idle peers
+			// that are reopened as the handshake's timeout drops them
+			// would otherwise hold every place and lock a real agent out
+			// (an agent sends its hello as it connects). Only when every
+			// place is a peer that spoke is the newcomer closed unread.
+			if old := h.oldestSilent(); old != nil {
+				delete(h.joining, old)
+				h.mu.Unlock()
+				if n := h.evicted.Add(1); n%1000 == 1 {
+					h.logf("%d silent connections closed so far for newer ones: %d were authenticating, none of them had sent a hello (the last from %s)", n, MaxPending, old.c.RemoteAddr())
+				}
+				old.c.Close() // its join fails and logs it
+				h.mu.Lock()
+			} else {
+				h.mu.Unlock()
+				// One line for the first and then every 1000th: a flood
+				// must not fill the log. Logged before the close, so that
+				// the log says it by the time the peer sees the
+				// connection end.
+				if n := h.turned.Add(1); n%1000 == 1 {
+					h.logf("%d connections closed unread so far: %d were already authenticating, each had sent its hello (from %s)", n, MaxPending, nc.RemoteAddr())
+				}
+				nc.Close()
+				continue
 			}
-			nc.Close()
-			continue
 		}
 		raw := nc
 		if tc, ok := nc.(*tls.Conn); ok {
@@ -146,16 +173,32 @@ func (h *Hub) accept() {
 		}
 		c := newConn(nc)
 		if h.joining == nil {
-			h.joining = map[*conn]bool{}
+			h.joining = map[*conn]*pending{}
 		}
-		h.joining[c] = true
+		h.accepts++
+		pd := &pending{order: h.accepts}
+		h.joining[c] = pd
 		h.wg.Add(1)
 		h.mu.Unlock()
 		go func() {
 			defer h.wg.Done()
-			h.join(c)
+			h.join(c, pd)
 		}()
 	}
+}
+
+// oldestSilent is the connection in its handshake that was accepted
+// first of those that have not sent a hello; nil when each one has.
+// h.mu is held.
+func (h *Hub) oldestSilent() *conn {
+	var c *conn
+	var first uint64
+	for k, pd := range h.joining {
+		if !pd.hello.Load() && (c == nil || pd.order < first) {
+			c, first = k, pd.order
+		}
+	}
+	return c
 }
 
 // authenticating is how many connections are in their handshake.
@@ -168,9 +211,9 @@ func (h *Hub) authenticating() int {
 // join authenticates a new connection and parks the session as idle. A
 // rejoining agent replaces its idle session; one whose index is in a
 // point is refused (it retries: the point fails on the lost session).
-func (h *Hub) join(c *conn) {
+func (h *Hub) join(c *conn, pd *pending) {
 	who := "agent at " + c.c.RemoteAddr().String()
-	idx, err := h.authenticate(c)
+	idx, err := h.authenticate(c, &pd.hello)
 	h.mu.Lock()
 	delete(h.joining, c)
 	h.mu.Unlock()
