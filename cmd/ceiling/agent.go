@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/internal/agenttoken"
 	"github.com/ceiling-bench/ceiling/load"
 )
 
@@ -26,7 +27,8 @@ out: it needs no inbound port. The points' load flags come from the
 coordinator (docs/agents.md).
 
 The agent and the coordinator first prove to each other that they hold
-the same token (--token-file, or the variable AGENTS_TOKEN): the agent
+the same token (--token-file, or the variable AGENTS_TOKEN; make one with
+--new-token): the agent
 says nothing more to a coordinator that cannot, and exits 1. With
 --tls-*, that proof runs inside mutual TLS: each side's certificate must
 be signed by the CA the other trusts.
@@ -46,6 +48,7 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&tlsFiles.Key, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
 	fs.StringVar(&tlsFiles.CA, "tls-ca", "", "the CA that signed the coordinator's certificate, PEM `FILE`: the agent talks to no other")
 	tokenFile := fs.String("token-file", "", "the coordinator's token (AGENTS_TOKEN_FILE there), from `FILE` (mode 600 or stricter); default: the variable AGENTS_TOKEN")
+	newToken := fs.Bool("new-token", false, "print a fresh random token (32 bytes, URL-safe base64) for AGENTS_TOKEN or a token file, and exit")
 	rejoin := fs.Int("rejoin", 5, "times in a row to redial the coordinator when the connection ends between points (each bounded by --dial-timeout); 0: exit on the first. A connection that ends before the coordinator's challenge does not count: it is redialed with a doubling wait for up to --dial-timeout")
 	// Test only: shifts this agent's wall clock, to show the measured
 	// offset keeps the common window lined up. Not in the usage.
@@ -61,6 +64,10 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 		})
 	}
 	if done, err := parseOnlyFlags(fs, args); done {
+		return err
+	}
+	if *newToken {
+		_, err := fmt.Fprintln(stdout, agenttoken.New())
 		return err
 	}
 	if *coord == "" {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/harness/agents"
 )
 
 // TestAgentBadInput: bad flags exit 2 naming the flag, before dialing.
@@ -23,7 +25,7 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"--coordinator", "127.0.0.1:1", "--index", "0", "--token-file", "/nonexistent/token"}, "", "--token-file: stat /nonexistent/token"},
 	} {
 		t.Setenv("JOB_COMPLETION_INDEX", tc.env)
-		t.Setenv("AGENTS_TOKEN", "0123456789abcdef")
+		t.Setenv("AGENTS_TOKEN", "kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA")
 		var out, errb bytes.Buffer
 		err := run(append([]string{"agent"}, tc.args...), &out, &errb)
 		if exitCode(err) != 2 || !strings.Contains(err.Error()+errb.String(), tc.want) {
@@ -49,6 +51,7 @@ func TestAgentNeedsAToken(t *testing.T) {
 	for _, tc := range []struct{ env, want string }{
 		{"", "no token: give --token-file FILE or set AGENTS_TOKEN"},
 		{"short", "AGENTS_TOKEN: the token is 5 bytes, want at least 16"},
+		{"aaaaaaaaaaaaaaaa", "AGENTS_TOKEN: the token shows about 8 bits of entropy, want at least 128"},
 	} {
 		t.Setenv("AGENTS_TOKEN", tc.env)
 		var out, errb bytes.Buffer
@@ -56,5 +59,25 @@ func TestAgentNeedsAToken(t *testing.T) {
 		if exitCode(err) != 2 || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AGENTS_TOKEN=%q: exit %d, %v; want 2 with %q", tc.env, exitCode(err), err, tc.want)
 		}
+	}
+}
+
+// TestAgentNewToken: --new-token prints a fresh token that the agents'
+// own rule accepts, and another each time.
+func TestAgentNewToken(t *testing.T) {
+	var tokens []string
+	for range 2 {
+		var out, errb bytes.Buffer
+		if err := run([]string{"agent", "--new-token"}, &out, &errb); err != nil {
+			t.Fatalf("%v: %s", err, errb.String())
+		}
+		tok := strings.TrimSpace(out.String())
+		if _, err := agents.ParseToken("--new-token", out.String()); err != nil || len(tok) != 43 {
+			t.Errorf("--new-token printed %d bytes: %v", len(tok), err)
+		}
+		tokens = append(tokens, tok)
+	}
+	if tokens[0] == tokens[1] {
+		t.Error("--new-token printed the same token twice")
 	}
 }

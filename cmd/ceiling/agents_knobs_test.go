@@ -25,10 +25,10 @@ func TestAgentsKnobsBadInput(t *testing.T) {
 		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "short"}, "AGENTS_TOKEN: the value: the token is 5 bytes"},
 		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN_FILE", "/nonexistent/t"}, "AGENTS_TOKEN_FILE (--agents-token-file): stat /nonexistent/t"},
 		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN_FILE", worldReadable(t)}, "lets other users read the token: chmod 600"},
-		{[]string{"AGENTS", "2", "AGENTS_TOKEN", "0123456789abcdef"}, "only AGENTS_LISTEN's remote agents take a token"},
+		{[]string{"AGENTS", "2", "AGENTS_TOKEN", "kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA"}, "only AGENTS_LISTEN's remote agents take a token"},
 		{[]string{"AGENTS", "2", "AGENTS_TLS_CERT", "/x.pem"}, "only AGENTS_LISTEN's remote agents use TLS"},
-		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "0123456789abcdef0123", "AGENTS_TLS_CERT", "/x.pem", "AGENTS_TLS_CA", "/ca.pem"}, "AGENTS_TLS_KEY (--agents-tls-key): key: not given: mutual TLS needs the certificate, its key and the CA"},
-		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "0123456789abcdef0123", "AGENTS_TLS_CERT", "/nonexistent/c.pem", "AGENTS_TLS_KEY", "/nonexistent/k.pem", "AGENTS_TLS_CA", "/nonexistent/ca.pem"}, "AGENTS_TLS_CERT (--agents-tls-cert): cert /nonexistent/c.pem"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA", "AGENTS_TLS_CERT", "/x.pem", "AGENTS_TLS_CA", "/ca.pem"}, "AGENTS_TLS_KEY (--agents-tls-key): key: not given: mutual TLS needs the certificate, its key and the CA"},
+		{[]string{"AGENTS", "2", "AGENTS_LISTEN", "127.0.0.1:7000", "AGENTS_TOKEN", "kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA", "AGENTS_TLS_CERT", "/nonexistent/c.pem", "AGENTS_TLS_KEY", "/nonexistent/k.pem", "AGENTS_TLS_CA", "/nonexistent/ca.pem"}, "AGENTS_TLS_CERT (--agents-tls-cert): cert /nonexistent/c.pem"},
 	} {
 		t.Run(strings.Join(tc.env, "="), func(t *testing.T) {
 			sweepEnv(t, tc.env...)
@@ -50,7 +50,7 @@ func TestAgentsKnobsBadInput(t *testing.T) {
 // worldReadable is a token file of mode 644.
 func worldReadable(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(p, []byte("0123456789abcdef0123"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/agenttoken"
@@ -61,21 +63,48 @@ func ParseToken(source, text string) (Token, error) {
 	return Token{b: []byte(t)}, nil
 }
 
-// ReadTokenFile reads a token file. One that other users may read is
-// refused, as ssh refuses such a key.
+// ReadTokenFile reads a token file, refused unless only its reader may
+// read it (TokenFileMode).
 func ReadTokenFile(path string) (Token, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return Token{}, err
 	}
-	if fi.Mode().Perm()&0o007 != 0 {
-		return Token{}, fmt.Errorf("%s: mode %v lets other users read the token: chmod 600 it", path, fi.Mode().Perm())
+	owner, group := -1, -1
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		owner, group = int(st.Uid), int(st.Gid)
+	}
+	groups, _ := os.Getgroups()
+	if err := TokenFileMode(fi.Mode().Perm(), owner, group, os.Getuid(), os.Getgid(), groups); err != nil {
+		return Token{}, fmt.Errorf("%s: %w", path, err)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Token{}, err
 	}
 	return ParseToken(path, string(b))
+}
+
+// TokenFileMode is the rule for a token file of mode perm, owned by
+// owner and group, read by a process of uid, gid and supplementary
+// groups: as ssh keeps a private key, no bits for other users, and no
+// group bits on a file of one's own (chmod 600). One exception, read
+// only: a file owned by root that this process (not root) reads through
+// one of its groups, mode 0440 or 0040: a Kubernetes Secret mounted with
+// an fsGroup (deploy/k8s), or an administrator's deliberate root:group
+// file. A group-writable file is never accepted.
+func TokenFileMode(perm os.FileMode, owner, group, uid, gid int, groups []int) error {
+	switch {
+	case perm&0o007 != 0:
+		return fmt.Errorf("mode %v lets other users read the token: chmod 600 it", perm)
+	case perm&0o070 == 0:
+		return nil
+	case perm&0o030 != 0:
+		return fmt.Errorf("mode %v lets its group write or run the token file: chmod 600 it", perm)
+	case owner == 0 && uid != 0 && (group == gid || slices.Contains(groups, group)):
+		return nil // root's, read through the process's group (fsGroup)
+	}
+	return fmt.Errorf("mode %v lets its group read the token: chmod 600 it (only a root-owned file read through one of the reader's groups, as Kubernetes mounts a Secret with an fsGroup, may be group-readable)", perm)
 }
 
 // NewToken is a fresh random token (hex, so that it can go in an

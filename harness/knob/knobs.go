@@ -225,7 +225,7 @@ var Knobs = []Knob{
 	},
 	{
 		Env: "AGENTS_TOKEN", Arg: "TOKEN", Default: "unset",
-		Help: "with AGENTS_LISTEN, the token every agent must prove (a mutual HMAC challenge; it never crosses the wire): at least 16 bytes, e.g. `head -c 32 /dev/urandom | base64`; agents read it from their own `AGENTS_TOKEN` or `--token-file` (docs/agents.md, \"Authentication\"). The harness's own agents get a fresh one per point",
+		Help: "with AGENTS_LISTEN, the token every agent must prove (a mutual HMAC challenge; it never crosses the wire): at least 16 bytes and 128 bits of estimated entropy, e.g. from `ceiling agent --new-token`; agents read it from their own `AGENTS_TOKEN` or `--token-file` (docs/agents.md, \"Authentication\"). The harness's own agents get a fresh one per point",
 		Parse: func(o *Options, _, v string) error {
 			t, err := agenttoken.Check("the value", v)
 			if err == nil {
