@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,7 +65,8 @@ func copyExec(t *testing.T, from, dir string) string {
 // TestServerRunsAsSrvUser: with SRV_USER the server under test runs as
 // that user, with its HOME, and cannot write the harness's evidence (the
 // point's load.json, marker, OUT's directory), while its own {workdir}
-// is writable. The harness still samples its CPU and stops its whole
+// is writable. It carries the containment marker as every child does.
+// The harness still samples its CPU and stops its whole
 // tree, and the result says who it ran as.
 func TestServerRunsAsSrvUser(t *testing.T) {
 	needProcs(t)
@@ -80,7 +82,7 @@ func TestServerRunsAsSrvUser(t *testing.T) {
 	tg.Dir = dir
 	// A background child of its own, to be stopped with it; then an
 	// attempt at each file it must not write.
-	script := `echo "uid=$(id -u) home=$HOME user=$USER"; sleep 300 &
+	script := `echo "uid=$(id -u) home=$HOME user=$USER marker=$CEILING_SUPERVISED."; sleep 300 &
 touch "$0/server/state" && echo STATE_WRITTEN
 for f in "$0/load.json" "$0/measure.marker" "$0/forged" "$1/forged"; do
   if (: > "$f") 2>/dev/null; then echo "FORGED $f"; fi
@@ -107,6 +109,11 @@ shift; exec "$@"`
 		log := string(b)
 		if want := "uid=" + nobody.Uid + " home=" + nobody.HomeDir + " user=nobody"; !strings.Contains(log, want) {
 			t.Errorf("%s: %q lacks %q", l, log, want)
+		}
+		// The containment marker (supervise.MarkerEnv) reaches it as it
+		// reaches every child: found by it, an escaped process is killed.
+		if !regexp.MustCompile(`marker=[0-9]+(\.[0-9]+)?/[0-9]+\.`).MatchString(log) {
+			t.Errorf("%s: the server under SRV_USER lacks %s: %q", l, supervise.MarkerEnv, log)
 		}
 		if !strings.Contains(log, "STATE_WRITTEN") {
 			t.Errorf("%s: the server could not write its {workdir}: %q", l, log)
