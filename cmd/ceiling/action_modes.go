@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -125,10 +126,11 @@ func (a *actionRun) compare() error {
 	if err != nil {
 		return err
 	}
-	asRoot, err := a.isolateHead(head)
+	asRoot, restore, err := a.isolateHead(head)
 	if err != nil {
 		return err
 	}
+	defer restore()
 	if a.c.serverUser != "" {
 		args = append(args, "--srv-user", a.c.serverUser)
 	}
@@ -136,6 +138,7 @@ func (a *actionRun) compare() error {
 	// The comment's Markdown is the job summary, not the sweep's table.
 	sweepErr := a.selfAs(asRoot, head, append([]string{"GITHUB_STEP_SUMMARY="}, noToken...),
 		append([]string{"sweep", "--base-target", baseT, "--target", headT, "--out", res}, args...)...)
+	restore() // the pull request's server is stopped: no one needs the path now
 	if _, err := os.Stat(res); err != nil {
 		// Never a pass without a result, whatever the sweep's status.
 		if sweepErr == nil {
@@ -157,43 +160,65 @@ func (a *actionRun) compare() error {
 // returned runs it through passwordless sudo (GitHub's runners have it).
 // The user must reach the head's checkout: each directory above it that
 // others may not search is made searchable (o+x, not readable), and the
-// log says which.
-func (a *actionRun) isolateHead(head string) ([]string, error) {
+// log says which; restore puts their modes back (the sweep is over: a
+// self-hosted runner keeps its directories), and logs each one.
+func (a *actionRun) isolateHead(head string) (prefix []string, restore func(), err error) {
+	restore = func() {}
 	if a.c.serverUser == "" {
 		fmt.Fprintln(a.stderr, "ceiling action: input server-user is empty: the pull request's server runs as the runner's user, and could rewrite the verdict (docs/publish.md, \"What a pull request can still do\")")
-		return nil, nil
+		return nil, restore, nil
 	}
 	bad := func(err error) error {
 		return fmt.Errorf("input server-user (--server-user) %s: %w", a.c.serverUser, err)
 	}
-	var prefix []string
 	if os.Geteuid() != 0 {
 		if out, err := exec.Command("sudo", "-n", "true").CombinedOutput(); err != nil {
-			return nil, bad(fmt.Errorf("the action does not run as root, and `sudo -n true` failed (%v: %s): this runner cannot start the server as another user; set server-user to '' to run it as the runner's (docs/action.md)", err, strings.TrimSpace(string(out))))
+			return nil, restore, bad(fmt.Errorf("the action does not run as root, and `sudo -n true` failed (%v: %s): this runner cannot start the server as another user; set server-user to '' to run it as the runner's (docs/action.md)", err, strings.TrimSpace(string(out))))
 		}
 		// sudo resets PATH (secure_path): the harness gets the job's.
 		prefix = []string{"sudo", "-n", "--preserve-env", "--", "env", "PATH=" + os.Getenv("PATH")}
 	}
 	abs, err := filepath.Abs(head)
 	if err != nil {
-		return nil, bad(err)
+		return nil, restore, bad(err)
+	}
+	chmod := func(d string, mode os.FileMode) error {
+		if prefix == nil {
+			return os.Chmod(d, mode)
+		}
+		if out, err := exec.Command("sudo", "-n", "--", "chmod", fmt.Sprintf("%o", mode), d).CombinedOutput(); err != nil {
+			return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	type opened struct {
+		dir  string
+		mode os.FileMode
+	}
+	var done []opened
+	restore = func() {
+		for _, o := range slices.Backward(done) {
+			if err := chmod(o.dir, o.mode); err != nil {
+				fmt.Fprintf(a.stderr, "ceiling action: could not put back the mode of %s (%o): %v\n", o.dir, o.mode, err)
+				continue
+			}
+			fmt.Fprintf(a.stderr, "ceiling action: %s put back to mode %o\n", o.dir, o.mode)
+		}
+		done = nil
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		st, err := os.Stat(d)
 		if err != nil {
-			return nil, bad(err)
+			restore()
+			return nil, func() {}, bad(err)
 		}
-		if st.Mode().Perm()&0o001 == 0 {
-			mode := fmt.Sprintf("%o", st.Mode().Perm()|0o001)
-			if prefix == nil {
-				err = os.Chmod(d, st.Mode().Perm()|0o001)
-			} else if out, cerr := exec.Command("sudo", "-n", "--", "chmod", mode, d).CombinedOutput(); cerr != nil {
-				err = fmt.Errorf("%v: %s", cerr, strings.TrimSpace(string(out)))
+		if was := st.Mode().Perm(); was&0o001 == 0 {
+			if err := chmod(d, was|0o001); err != nil {
+				restore()
+				return nil, func() {}, bad(fmt.Errorf("make %s searchable by others, to reach the head's checkout: %w", d, err))
 			}
-			if err != nil {
-				return nil, bad(fmt.Errorf("make %s searchable by others, to reach the head's checkout: %w", d, err))
-			}
-			fmt.Fprintf(a.stderr, "ceiling action: server-user %s: %s made searchable by others (mode %s), to reach the head's checkout\n", a.c.serverUser, d, mode)
+			done = append(done, opened{d, was})
+			fmt.Fprintf(a.stderr, "ceiling action: server-user %s: %s made searchable by others (mode %o) until the sweep ends, to reach the head's checkout\n", a.c.serverUser, d, was|0o001)
 		}
 		if d == filepath.Dir(d) {
 			break
@@ -202,7 +227,7 @@ func (a *actionRun) isolateHead(head string) ([]string, error) {
 	if prefix != nil {
 		fmt.Fprintf(a.stderr, "ceiling action: the sweep runs as root (sudo), the pull request's server as %s\n", a.c.serverUser)
 	}
-	return prefix, nil
+	return prefix, restore, nil
 }
 
 // baseWorktree checks sha out, detached, at wt: from the checkout's

@@ -303,7 +303,8 @@ func TestPushRemote(t *testing.T) {
 // TestIsolateHeadReachesTheCheckout: with input server-user, compare mode
 // makes every directory above the head's checkout searchable by others
 // (not readable), so that the pull request's server, run as that user,
-// can exec its program; it logs each one. Empty, it warns instead.
+// can exec its program; it logs each one, and puts each mode back when
+// the sweep is over. Empty, it warns instead.
 func TestIsolateHeadReachesTheCheckout(t *testing.T) {
 	testenv.NeedRoot(t, "the directories made for the test belong to root and are made searchable by nobody")
 	top := t.TempDir()
@@ -318,7 +319,7 @@ func TestIsolateHeadReachesTheCheckout(t *testing.T) {
 	}
 	var log strings.Builder
 	a := &actionRun{c: actionConfig{serverUser: "nobody"}, stderr: &log}
-	prefix, err := a.isolateHead(head)
+	prefix, restore, err := a.isolateHead(head)
 	if err != nil || prefix != nil {
 		t.Fatalf("isolateHead = %v, %v; want no prefix as root", prefix, err)
 	}
@@ -327,7 +328,7 @@ func TestIsolateHeadReachesTheCheckout(t *testing.T) {
 		if err != nil || st.Mode().Perm() != 0o701 {
 			t.Errorf("%s: mode %v, %v; want 0701 (searchable, not readable, by others)", d, st.Mode().Perm(), err)
 		}
-		if !strings.Contains(log.String(), d+" made searchable by others (mode 701)") {
+		if !strings.Contains(log.String(), d+" made searchable by others (mode 701) until the sweep ends") {
 			t.Errorf("the log does not name %s: %q", d, log.String())
 		}
 	}
@@ -336,9 +337,19 @@ func TestIsolateHeadReachesTheCheckout(t *testing.T) {
 	if out, err := probe.CombinedOutput(); err != nil {
 		t.Errorf("nobody cannot reach %s: %v %s", head, err, out)
 	}
+	// When the sweep is over, each directory has its mode back.
+	restore()
+	for _, d := range []string{top, filepath.Join(top, "work")} {
+		if st, err := os.Stat(d); err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s after restore: mode %v, %v; want 0700 again", d, st.Mode().Perm(), err)
+		}
+		if !strings.Contains(log.String(), d+" put back to mode 700") {
+			t.Errorf("the log does not say %s was put back: %q", d, log.String())
+		}
+	}
 	log.Reset()
 	a.c.serverUser = ""
-	if prefix, err := a.isolateHead(head); err != nil || prefix != nil || !strings.Contains(log.String(), "runs as the runner's user, and could rewrite the verdict") {
+	if prefix, _, err := a.isolateHead(head); err != nil || prefix != nil || !strings.Contains(log.String(), "runs as the runner's user, and could rewrite the verdict") {
 		t.Errorf("server-user empty: %v, %v, %q; want a warning", prefix, err, log.String())
 	}
 }
