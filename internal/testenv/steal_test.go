@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -22,5 +23,16 @@ func TestSteal(t *testing.T) {
 	s, total, ok := stealTicks()
 	if !ok || total == 0 || s > total {
 		t.Errorf("stealTicks = %d of %d, %v", s, total, ok)
+	}
+}
+
+// The load Steal reads under makes round trips between pinned threads
+// where there are two CPUs or more, and stop ends every thread of it.
+func TestWakeLoad(t *testing.T) {
+	stop := wakeLoad()
+	time.Sleep(50 * time.Millisecond)
+	trips := stop()
+	if runtime.GOOS == "linux" && runtime.NumCPU() >= 2 && trips == 0 {
+		t.Errorf("no round trip in 50 ms on %d CPUs", runtime.NumCPU())
 	}
 }

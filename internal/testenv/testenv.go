@@ -59,32 +59,37 @@ func ImportsNone(t testing.TB, pkgs string, banned ...string) {
 
 // Steal is the share of the CPUs' time the hypervisor stole over d, read
 // from /proc/stat's cpu line (ok false where there is none to read),
-// with every CPU kept busy meanwhile: a vCPU that is idle is not waiting
-// for the host, so an idle machine reads no steal even inside a burst
-// that takes a fifth of every busy point's CPU (CI saw 0-3% idle between
-// sweeps whose points lost 5-40%).
+// while threads pinned to neighbouring CPUs pass a byte back and forth
+// (a round trip each time, each side blocking in between), as a sweep's
+// server and generator do: much of the steal a sweep meets is the host's
+// delay in running a vCPU that was woken, which a busy loop that never
+// sleeps does not see (docs/ARCHITECTURE.md, "Testing": busy loops read
+// 0-0.3% where this read 1-15% in the same minute). One CPU: a busy loop.
 func Steal(d time.Duration) (pct float64, ok bool) {
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			for !stop.Load() {
-			}
-		}()
-	}
+	stop := wakeLoad()
 	s0, t0, ok0 := stealTicks()
 	time.Sleep(d)
 	s1, t1, ok1 := stealTicks()
-	stop.Store(true)
-	wg.Wait()
+	stop()
 	if !ok0 || !ok1 || t1 <= t0 {
 		return 0, false
 	}
 	return 100 * float64(s1-s0) / float64(t1-t0), true
+}
+
+// busyLoad keeps one thread busy until stop (which says 0 round trips).
+func busyLoad() (stop func() int64) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for !done.Load() {
+		}
+	}()
+	return func() int64 { done.Store(true); wg.Wait(); return 0 }
 }
 
 func stealTicks() (steal, total uint64, ok bool) {
