@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -40,7 +41,7 @@ func initFlags(c *initConfig, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.url, "url", "", "the scenario's URL (default ws://{addr}/echo for echo, ws://{addr} otherwise)")
 	fs.StringVar(&c.ready, "ready", "tcp:{addr}", "how the harness knows the server is up: tcp:{addr}, or an http:// URL that answers 200")
 	fs.StringVar(&c.branch, "branch", "", "the branch whose pushes publish the ceiling (default: the repository's current branch, else main)")
-	fs.StringVar(&c.ref, "action-ref", "", "the action's ref the workflows use (default: this ceiling's release tag, else main)")
+	fs.StringVar(&c.ref, "action-ref", "", "the action's ref the workflows use: a release tag (v1.2.3) or a commit SHA (default: this ceiling's release tag, or the commit it was built from; main only when it knows neither)")
 	fs.StringVar(&c.appID, "app-id", "", "fanout: the Pusher app id your server accepts")
 	fs.StringVar(&c.key, "key", "", "fanout: the Pusher app key")
 	fs.StringVar(&c.secret, "secret", "", "fanout: the Pusher app secret (listed in the target's secrets: never in a result)")
@@ -111,10 +112,10 @@ func runInit(args []string, stdout, stderr io.Writer) error {
 		c.branch = currentBranch(c.dir)
 	}
 	if c.ref == "" {
-		c.ref = "main"
-		if releaseTag.MatchString(version) {
-			c.ref = version
-		}
+		bi, _ := debug.ReadBuildInfo()
+		var why string
+		c.ref, why = defaultActionRef(version, bi)
+		fmt.Fprintf(stdout, "action ref: %s (%s; --action-ref sets another)\n", c.ref, why)
 	}
 	files, err := c.render()
 	if err != nil {
@@ -336,3 +337,37 @@ func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	}
 	return exitStatus{1, fmt.Errorf("%s\nthe quick sweep's result and logs are kept in %s", msg, tmp)}
 }
+
+// defaultActionRef is the action's ref init's workflows pin when
+// --action-ref is not given, and why: the release tag this binary is
+// (version vX.Y.Z), else the full commit it was built from (the build
+// info's vcs.revision, with local changes said), else main, said as the
+// last resort it is: a moving branch, which docs/action.md advises
+// against.
+func defaultActionRef(version string, bi *debug.BuildInfo) (ref, why string) {
+	if releaseTag.MatchString(version) {
+		return version, "this ceiling's release"
+	}
+	var rev string
+	var dirty bool
+	if bi != nil {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if commitSHA.MatchString(rev) {
+		if dirty {
+			return rev, "the commit this ceiling was built from, which had local changes: the workflows run the commit, without them"
+		}
+		return rev, "the commit this ceiling was built from"
+	}
+	return "main", "this ceiling knows neither its release nor its commit: main moves, pin a release tag or a commit SHA"
+}
+
+// commitSHA is a full git commit name.
+var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,37 @@ func TestInitWrites(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(dir, "bench/target.json"))
 	if !strings.Contains(string(b), `"secrets": [`) || !strings.Contains(string(b), `"fanout": {`) {
 		t.Errorf("fanout target: %s", b)
+	}
+}
+
+// defaultActionRef pins the release this binary is, else the commit it
+// was built from (saying when it had local changes), and main only when
+// it knows neither, saying so.
+func TestDefaultActionRef(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	built := func(kv ...string) *debug.BuildInfo {
+		bi := &debug.BuildInfo{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return bi
+	}
+	tests := []struct {
+		version string
+		bi      *debug.BuildInfo
+		ref     string
+		why     string
+	}{
+		{"v1.4.2", built("vcs.revision", sha), "v1.4.2", "release"},
+		{"v0.0.0-20261203120000-0123456789ab", built("vcs.revision", sha, "vcs.modified", "false"), sha, "the commit this ceiling was built from"},
+		{"dev (0123456789ab-dirty)", built("vcs.revision", sha, "vcs.modified", "true"), sha, "had local changes"},
+		{"v1.4.2-3-gabcdef0", built("vcs.revision", "abcdef0"), "main", "knows neither"}, // not a full SHA
+		{"dev", nil, "main", "pin a release tag or a commit SHA"},
+	}
+	for _, tt := range tests {
+		ref, why := defaultActionRef(tt.version, tt.bi)
+		if ref != tt.ref || !strings.Contains(why, tt.why) {
+			t.Errorf("defaultActionRef(%q) = %q (%s), want %q (%s)", tt.version, ref, why, tt.ref, tt.why)
+		}
 	}
 }
