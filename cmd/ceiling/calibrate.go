@@ -112,11 +112,8 @@ func parseCalibrateFlags(args []string, o *knob.Options, stderr io.Writer) (*cal
 	out := fs.String("out", "calibration.json", "write the JSON document here (- : stdout, and no table)")
 	sinkWrites := fs.String("sink-writes", calibrate.WritesBatched, "how the null sink writes its replies: batched (one write per read: the server side costs least) | per-message (one write per reply, as most servers write)")
 	serveSink := fs.Bool("serve-sink", false, "internal: be the null sink process (prints ready ADDR)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil
-		}
-		return nil, usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return nil, err // nil, nil: -h, its usage printed
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("ceiling calibrate: unexpected argument %q", fs.Arg(0))

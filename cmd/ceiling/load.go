@@ -183,11 +183,8 @@ func parseLoad(args []string, stderr io.Writer) (o loadOptions, help bool, err e
 	if err := otherScenarioFlag(fs, o.cfg.Scenario, args); err != nil {
 		return o, false, usageError{err}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, true, nil
-		}
-		return o, false, usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return o, err == nil, err // -h: its usage printed
 	}
 	if fs.NArg() > 0 {
 		return o, false, usagef("ceiling load: unexpected argument %q", fs.Arg(0))

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // every scenario ceiling ships
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -138,6 +139,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, topUsage)
 		return nil
 	}
-	fmt.Fprint(stderr, topUsage)
-	return usagef("unknown command %q", cmd)
+	var hint string
+	if s := closest(cmd, commands); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usagef("unknown command %q%s (ceiling help lists the commands)", cmd, hint)
 }
+
+// commands are the commands run knows, for "did you mean".
+var commands = []string{"load", "agent", "sweep", "publish", "report", "history", "calibrate", "init", "action", "k8s", "version", "help"}

@@ -71,7 +71,7 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 		{"--url override without the point's address", nil, []string{"--target", hostOnly, "--url", "ws://127.0.0.1:9/echo"}, "echo_url"},
 		{"duration NaN", []string{"DURATION", "NaN"}, nil, "DURATION"},
 		{"fault malformed", []string{"FAULT", "kill:node2"}, nil, "FAULT: \"kill:node2\": want KIND:SERVER@FRACTION"},
-		{"fault flag fraction", nil, []string{"--fault", "kill:node2@1.5"}, "flag -fault: \"kill:node2@1.5\": fraction \"1.5\" of the window: want 0 < f < 1"},
+		{"fault flag fraction", nil, []string{"--fault", "kill:node2@1.5"}, "flag --fault: \"kill:node2@1.5\": fraction \"1.5\" of the window: want 0 < f < 1"},
 		{"fault on a one-server target", []string{"SCENARIO", "fanout", "FAULT", "kill:server@0.5"}, []string{"--target", channels, "--conns-ladder", "10=16"}, "needs a target that boots several servers"},
 		{"SRV_CPUSET with an external target", []string{"SRV_CPUSET", "1"}, []string{"--target", external}, "SRV_CPUSET: does not apply to an external target"},
 		{"external target with a command", nil, []string{"--target", extCommand}, "command: an external target boots nothing"},

@@ -87,11 +87,26 @@ func signalContext() (context.Context, context.CancelFunc) {
 // parseFlags parses args into fs: done after -h (nil error) or on a bad
 // flag (a usageError, exit 2).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints the whole usage on any error, before the
+	// error that main prints last: the usage is printed only when asked
+	// for (-h), and an error says what was wrong first (flagError).
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err = fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			if usage != nil {
+				usage()
+			} else {
+				fmt.Fprintf(out, "usage of %s:\n", fs.Name())
+				fs.PrintDefaults()
+			}
 			return true, nil
 		}
-		return true, usageError{err}
+		return true, usageError{flagError(fs, err)}
 	}
 	return false, nil
 }

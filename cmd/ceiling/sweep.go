@@ -81,12 +81,13 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 	// chooses the defaults the other knobs override.
 	// Errors are printed once, by main; usage only on -h.
 	scratch := knob.DefaultOptions(false)
-	if err := sweepFlags(&scratch, io.Discard).Parse(args); err != nil {
+	first := sweepFlags(&scratch, io.Discard)
+	if err := first.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			sweepFlags(&scratch, stderr).Usage()
 			return nil, errHelp
 		}
-		return nil, usageError{err}
+		return nil, usageError{flagError(first, err)}
 	}
 	quick, err := knob.QuickFromEnv(os.LookupEnv)
 	if err != nil {
@@ -105,7 +106,7 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 	}
 	fs := sweepFlags(&o, io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("ceiling sweep: unexpected argument %q", fs.Arg(0))
