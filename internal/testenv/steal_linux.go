@@ -32,35 +32,33 @@ func wakeLoad() (stop func() int64) {
 		wg.Add(2)
 		go func() { // the sender, on CPU i: ends the pair when done
 			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			pinTo(i)
-			b := make([]byte, 1)
-			for !done.Load() {
-				if _, err := unix.Write(pair[0], b); err != nil {
-					break
+			pinned(i, func() {
+				b := make([]byte, 1)
+				for !done.Load() {
+					if _, err := unix.Write(pair[0], b); err != nil {
+						break
+					}
+					if k, err := unix.Read(pair[0], b); k <= 0 || err != nil {
+						break
+					}
+					trips.Add(1)
 				}
-				if k, err := unix.Read(pair[0], b); k <= 0 || err != nil {
-					break
-				}
-				trips.Add(1)
-			}
-			_ = unix.Shutdown(pair[0], unix.SHUT_WR)
+				_ = unix.Shutdown(pair[0], unix.SHUT_WR)
+			})
 		}()
 		go func() { // the echo, on CPU i+1
 			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			pinTo((i + 1) % n)
-			b := make([]byte, 1)
-			for {
-				if k, err := unix.Read(pair[1], b); k <= 0 || err != nil {
-					return
+			pinned((i+1)%n, func() {
+				b := make([]byte, 1)
+				for {
+					if k, err := unix.Read(pair[1], b); k <= 0 || err != nil {
+						return
+					}
+					if _, err := unix.Write(pair[1], b); err != nil {
+						return
+					}
 				}
-				if _, err := unix.Write(pair[1], b); err != nil {
-					return
-				}
-			}
+			})
 		}()
 	}
 	return func() int64 {
@@ -74,10 +72,26 @@ func wakeLoad() (stop func() int64) {
 	}
 }
 
-// pinTo pins the calling OS thread to cpu (best effort: an unpinned
-// thread still sleeps and wakes).
-func pinTo(cpu int) {
+// pinned runs f on an OS thread of its own pinned to cpu (best effort:
+// an unpinned thread still sleeps and wakes), then gives the thread its
+// CPUs back before the runtime may reuse it: a thread left pinned would
+// run later goroutines on one CPU, and hand that CPU set to every child
+// forked from it (a sweep then saw "this runner has 1 CPU"). Where the
+// CPUs cannot be given back, the goroutine ends locked and the runtime
+// ends the thread with it.
+func pinned(cpu int, f func()) {
+	runtime.LockOSThread()
+	var was unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		f() // not pinned: the thread keeps its CPUs
+		runtime.UnlockOSThread()
+		return
+	}
 	var set unix.CPUSet
 	set.Set(cpu)
 	_ = unix.SchedSetaffinity(0, &set)
+	f()
+	if unix.SchedSetaffinity(0, &was) == nil {
+		runtime.UnlockOSThread()
+	}
 }

@@ -3,6 +3,8 @@ package testenv
 import (
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,12 +29,48 @@ func TestSteal(t *testing.T) {
 }
 
 // The load Steal reads under makes round trips between pinned threads
-// where there are two CPUs or more, and stop ends every thread of it.
+// where there are two CPUs or more, stop ends every thread of it, and no
+// thread of this process is left pinned: each thread's CPU set is what
+// it was (a thread left on one CPU made a sweep of the same process see
+// one CPU, and gave it to the children forked from it).
 func TestWakeLoad(t *testing.T) {
+	before := threadAffinities(t)
 	stop := wakeLoad()
 	time.Sleep(50 * time.Millisecond)
 	trips := stop()
 	if runtime.GOOS == "linux" && runtime.NumCPU() >= 2 && trips == 0 {
 		t.Errorf("no round trip in 50 ms on %d CPUs", runtime.NumCPU())
 	}
+	for tid, cpus := range threadAffinities(t) {
+		if was, ok := before[tid]; ok && was != cpus || !ok && cpus != before[os.Getpid()] {
+			t.Errorf("thread %d is on CPUs %s after the load, was %q (the process: %s)", tid, cpus, was, before[os.Getpid()])
+		}
+	}
+}
+
+// threadAffinities is each live thread's allowed CPUs, from
+// /proc/self/task/TID/status (Cpus_allowed_list); none off Linux.
+func threadAffinities(t *testing.T) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return out
+	}
+	for _, e := range tasks {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/status")
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				out[tid] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return out
 }
