@@ -9,13 +9,13 @@ import (
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
-const historyUsage = `usage: ceiling history [--file FILE] [--last N]
+const historyUsage = `usage: ceiling history [--file FILE] [--last N | --changes]
 
 Prints the published history (the JSON Lines file 'ceiling publish commit'
 appends to) as a trend table, oldest first: commit, date, the headline,
 every batch size's ceiling, the A-A noise floor and the verdict. Lower
 bounds are marked ≥, regime changes ▲ (the legend under the table says
-from what to what).
+from what to what). --changes lists where the level changed instead.
 
 flags:
 `
@@ -30,6 +30,7 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, historyUsage); fs.PrintDefaults() }
 	file := fs.String("file", defaultHistoryFile, "history file, JSON Lines")
 	last := fs.Int("last", 20, "print the newest `N` entries (0: all)")
+	changes := fs.Bool("changes", false, "list the change points of the whole history instead: per series, regime and measure, where its level changed (E-divisive means, Welch's t-test, at least the A-A floor; docs/report.md)")
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
@@ -42,6 +43,9 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	h, err := readHistory("--file", *file)
 	if err != nil {
 		return err
+	}
+	if *changes {
+		return publish.WriteChanges(stdout, h, publish.Changes(h))
 	}
 	return publish.WriteHistoryTable(stdout, h, *last)
 }

@@ -87,6 +87,20 @@ func TestHistoryCommand(t *testing.T) {
 	}
 }
 
+// history --changes lists the fixture's one change point and the
+// commits it lies between.
+func TestHistoryChanges(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "history", "--file", publishFixtures+"history_change.jsonl", "--changes")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	for _, want := range []string{"1 change point in 24 entries", "headline", "9e8adf58ef5b", "2e5f2917a754"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+}
+
 func TestReportSite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "site")
 	stdout, stderr, code := runCLI(t, "", "report", "--out", out, "--history", publishFixtures+"history.jsonl",
