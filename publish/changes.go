@@ -49,17 +49,21 @@ func Changes(h []HistoryEntry) []Change {
 			minPct := medianFloor(run)
 			o := changepoint.Defaults
 			o.MinMagnitude = minPct / 100
-			measures := []string{"headline"}
+			batches := []int{0} // 0: the headline, then each other batch
 			for _, b := range TrendBatches(run) {
 				if b != run[0].Batch { // the headline is its batch's ceiling
-					measures = append(measures, fmt.Sprintf("batch %d", b))
+					batches = append(batches, b)
 				}
 			}
-			for _, m := range measures {
-				xs, at := valuesOf(run, m)
+			for _, batch := range batches {
+				xs, at := valuesOf(run, batch)
+				measure := "headline"
+				if batch != 0 {
+					measure = fmt.Sprintf("batch %d", batch)
+				}
 				for _, cp := range changepoint.Detect(xs, o) {
 					out = append(out, Change{
-						Series: run[0].Series(), Measure: m,
+						Series: run[0].Series(), Measure: measure,
 						Before: run[at[cp.Index-1]].HistoryEntry, After: run[at[cp.Index]].HistoryEntry,
 						MeanBefore: cp.MeanBefore, MeanAfter: cp.MeanAfter, NBefore: cp.NBefore, NAfter: cp.NAfter,
 						ChangePct: cp.Change * 100, P: cp.P, MinChangePct: minPct,
@@ -83,18 +87,17 @@ func regimeRuns(rows []TrendRow) [][]TrendRow {
 	return runs
 }
 
-// valuesOf is measure m along run, the values that are points (no lower
-// bound, no partial run, a clean point found), and the row of each.
-func valuesOf(run []TrendRow, m string) (xs []float64, at []int) {
+// valuesOf is batch's ceiling along run (0: the headline), the values
+// that are points (no lower bound, no partial run, a clean point found),
+// and the row of each.
+func valuesOf(run []TrendRow, batch int) (xs []float64, at []int) {
 	for i, r := range run {
 		if r.Partial {
 			continue
 		}
 		v, lower, ok := r.ThroughputPerS, r.LowerBound, true
-		if m != "headline" {
-			var b int
-			fmt.Sscanf(m, "batch %d", &b)
-			c, has := r.Ceiling(b)
+		if batch != 0 {
+			c, has := r.Ceiling(batch)
 			v, lower, ok = c.ThroughputPerS, c.LowerBound, has && c.Found
 		}
 		if !ok || lower || !(v > 0) {
@@ -119,11 +122,8 @@ func medianFloor(run []TrendRow) float64 {
 		return DefaultMinChangePct
 	}
 	slices.Sort(fs)
-	if n := len(fs); n%2 == 1 {
-		return fs[n/2]
-	} else {
-		return (fs[n/2-1] + fs[n/2]) / 2
-	}
+	n := len(fs)
+	return (fs[(n-1)/2] + fs[n/2]) / 2
 }
 
 // WriteChanges prints the change points of a history for a terminal

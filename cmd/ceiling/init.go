@@ -348,18 +348,7 @@ func defaultActionRef(version string, bi *debug.BuildInfo) (ref, why string) {
 	if releaseTag.MatchString(version) {
 		return version, "this ceiling's release"
 	}
-	var rev string
-	var dirty bool
-	if bi != nil {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
+	rev, dirty := vcsRevision(bi)
 	if commitSHA.MatchString(rev) {
 		if dirty {
 			return rev, "the commit this ceiling was built from, which had local changes: the workflows run the commit, without them"

@@ -23,16 +23,7 @@ func buildVersion(ldflags string, bi *debug.BuildInfo, ok bool) string {
 	if v == "" || v == "(devel)" {
 		v = "dev"
 	}
-	var rev string
-	var dirty bool
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
+	rev, dirty := vcsRevision(bi)
 	if rev == "" {
 		return v
 	}
@@ -48,6 +39,23 @@ func buildVersion(ldflags string, bi *debug.BuildInfo, ok bool) string {
 		rev += "-dirty"
 	}
 	return v + " (" + rev + ")"
+}
+
+// vcsRevision is the commit the build info records (vcs.revision, "" for
+// none) and whether the checkout had changes (vcs.modified).
+func vcsRevision(bi *debug.BuildInfo) (rev string, dirty bool) {
+	if bi == nil {
+		return "", false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return rev, dirty
 }
 
 func init() {

@@ -93,8 +93,8 @@ const MinRepeat = 4
 // random bytes in base64 about 43 of 6 bits each. It knows no words:
 // English text scores as random printable text; New's tokens need no
 // such trust. Sixteen random bytes in hex (32 characters of 4 bits) sit
-// at MinBits exactly, and fall below it in the rare draw (about 1 in 150)
-// that repeats 4 characters: write 32 bytes.
+// at MinBits exactly, and fall below it in the rare draw that repeats 4
+// characters (about 1 in 160, by calculation): write 32 bytes.
 func EstimateBits(t string) float64 {
 	rs := []rune(t)
 	size := 95

@@ -12,8 +12,8 @@ import (
 
 // wakeLoad starts the load Steal reads under: for each CPU i a thread
 // pinned to it sends a byte to one pinned to CPU i+1 (mod n) over a
-// socket pair and waits for it back; stop ends and joins them all, and
-// says how many round trips they made.
+// socket pair and waits for it back, once at least; stop ends and joins
+// them all, and says how many round trips they made.
 func wakeLoad() (stop func() int64) {
 	n := runtime.NumCPU()
 	var done atomic.Bool
@@ -34,7 +34,7 @@ func wakeLoad() (stop func() int64) {
 			defer wg.Done()
 			pinned(i, func() {
 				b := make([]byte, 1)
-				for !done.Load() {
+				for { // one round trip at least, then until done
 					if _, err := unix.Write(pair[0], b); err != nil {
 						break
 					}
@@ -42,6 +42,9 @@ func wakeLoad() (stop func() int64) {
 						break
 					}
 					trips.Add(1)
+					if done.Load() {
+						break
+					}
 				}
 				_ = unix.Shutdown(pair[0], unix.SHUT_WR)
 			})
