@@ -44,7 +44,9 @@ func Run(t *testing.T, name string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+name+"$", "-test.v", "-test.count=1")
+	// Its own timeout, inside ours: the child's tests know their deadline
+	// (testenv.WaitForSteal waits no longer than it allows).
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+name+"$", "-test.v", "-test.count=1", "-test.timeout=55s")
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.CombinedOutput()

@@ -138,28 +138,43 @@ func WaitForSteal(t testing.TB, maxPct float64) {
 	t.Helper()
 	quietMu.Lock()
 	defer quietMu.Unlock()
+	// Never past the test's own deadline, less what the run after the
+	// wait needs: a wait that outlived a child test binary's timeout got
+	// it killed, unexplained, instead of failing naming the steal.
+	budget := quietBudget
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := d.Deadline(); ok {
+			budget = min(budget, time.Until(dl)-runReserve)
+		}
+	}
 	for calm := 0; calm < calmSamples; {
 		start := time.Now()
 		pct, ok := Steal(5 * time.Second)
-		quietBudget -= time.Since(start)
+		spent := time.Since(start)
+		quietBudget -= spent
+		budget -= spent
 		if !ok {
 			return
 		}
 		if pct <= maxPct {
 			calm++
-			if quietBudget <= 0 {
+			if budget <= 0 {
 				return // calm now, and no more waiting to spend
 			}
 			continue
 		}
 		calm = 0
-		if quietBudget <= 0 {
-			t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; the wait budget is spent, running anyway", pct)
+		if budget <= 0 {
+			t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; the wait budget (or the test's time) is spent, running anyway", pct)
 			return
 		}
-		t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; waiting for %d calm reads in a row (%s of waiting left)", pct, calmSamples, quietBudget.Round(time.Second))
+		t.Logf("the hypervisor stole %.1f%% of the CPUs' time over 5 s; waiting for %d calm reads in a row (%s of waiting left)", pct, calmSamples, budget.Round(time.Second))
 	}
 }
+
+// runReserve is the time WaitForSteal leaves before its test's deadline
+// for the run that follows the wait.
+const runReserve = 2 * time.Minute
 
 // FilesArePure fails t for every import of the package in the current
 // directory (its non-test files) that does I/O, starts a process or draws
