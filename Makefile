@@ -22,7 +22,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
 export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP ALLOW_LONG HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS AGENTS_LISTEN AGENTS_TOKEN AGENTS_TOKEN_FILE AGENTS_JOIN_TIMEOUT AGENTS_NETNS AGENTS_PORT_RANGE SRV_USER AGENTS_TLS_CERT AGENTS_TLS_KEY AGENTS_TLS_CA FAULT
 # Two-arm sweep knobs (docs/compare.md).
-export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_MODE DUET_CPUSETS COMPARE_DURATION COMPARE_WARMUP
+export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER COMPARE_BUDGET FAIL_ON COMPARE_MODE DUET_CPUSETS COMPARE_DURATION COMPARE_WARMUP
 # CONNS_LADDER_<batch> (from the command line or the environment) reach
 # `ceiling sweep` through the environment as well, never pasted into a
 # shell command line, where a quote in a value would end the quoting and
@@ -95,7 +95,7 @@ ceiling-quick: build
 
 ceiling-compare: build
 	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }
-	$(BIN)/ceiling sweep
+	@$(BIN)/ceiling sweep || { rc=$$?; echo "make ceiling-compare: ceiling sweep exited $$rc (1: no comparison to publish, or FAIL_ON's verdict; 2: bad input); make reports any failure as 2, so run bin/ceiling sweep for the status itself" >&2; exit $$rc; }
 
 # The second generator (GENERATOR="node benchmark/generators/node/gen.js"):
 # ws and hdr-histogram-js at the versions in its package-lock.json, into its

@@ -27,7 +27,7 @@ import (
 )
 
 // twoArmOptions is a QUICK-sized two-arm sweep: one rung per batch, 1 s
-// points, 8 blocks per compared point (the default).
+// points, 6 blocks per compared point.
 func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *testSweep {
 	t.Helper()
 	o := miniOptions(t, batches, conns)
@@ -37,6 +37,11 @@ func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *
 	// point costs 9 s of boot and stop.
 	o.Alpha = result.DefaultAlpha
 	o.CompareReps = stats.MinPairs(o.Alpha)
+	// Every batch's rung, COMPARE_REPS blocks: these tests compare
+	// several batch sizes. The default scope (the headline's rung under
+	// a budget) is the action's end-to-end test's
+	// (cmd/ceiling/action_e2e_test.go).
+	o.CompareScope = result.ScopeCurve
 	o.CompareDuration, o.CompareWarmup = time.Second, 300*time.Millisecond
 	return o
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // resolveCompare checks what the two-arm knobs mean together (each
@@ -22,6 +23,9 @@ func (o *draft) resolveCompare() error {
 	}
 	if o.TwoArm() && o.Search == knob.SearchBisect {
 		bad("SEARCH (--search): bisect is not available in a two-arm sweep (BASE_TARGET %s): its first pass runs the ladder", o.BaseTargetFile)
+	}
+	if o.FailOn != "" && o.FailOn != result.FailOnNever && !o.TwoArm() {
+		bad("FAIL_ON (--fail-on): %q gates a comparison, and a sweep without BASE_TARGET has none", o.FailOn)
 	}
 	if o.TwoArm() && o.HeadroomProbe > 0 {
 		bad("HEADROOM_PROBE (--headroom-probe): not available in a two-arm sweep (BASE_TARGET %s): run the probe in a single-arm sweep", o.BaseTargetFile)

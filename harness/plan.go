@@ -100,6 +100,9 @@ func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 		return nil, err
 	}
 	plan := d.plan(redact.New())
+	if err := settleBudget(plan); err != nil {
+		return nil, err
+	}
 	if err := checkPlanned(plan, o.AllowLong); err != nil {
 		return nil, err
 	}
@@ -159,6 +162,9 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	plan := p.plan(set)
 	plan.targeted = true
 	// Last: the target's scenario may have set the connection ladders.
+	if err := settleBudget(plan); err != nil {
+		return nil, err
+	}
 	if err := checkPlanned(plan, o.AllowLong); err != nil {
 		return nil, err
 	}

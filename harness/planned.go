@@ -8,6 +8,8 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
+	"github.com/ceiling-bench/ceiling/internal/stats"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Planned is what a plan holds before it runs, as its plan line states it
@@ -29,8 +31,18 @@ func (p *Plan) Planned() Planned {
 	per := addDur(p.Point.Warmup, p.Point.Duration)
 	order := len(schedule.Order(o.BatchLadder, o.ConnsLadder, o.Reps))
 	if p.TwoArm() {
-		first := schedule.NewTwoArm(schedule.TwoArmPlan{Order: ConfigOf(p).Order}).FirstPass()
+		first := schedule.NewTwoArm(p.twoArmPlan(ConfigOf(p).Order)).FirstPass()
 		compared := 2 * p.Compare.Reps * len(o.BatchLadder)
+		if p.Headline() {
+			compared = 2 * p.Compare.Reps
+			most := addDur(mulDur(first, per), mulDur(compared, addDur(p.Compare.Warmup, p.Compare.Duration)))
+			parts := fmt.Sprintf("a first pass of %d at most, both arms (batch %d's rungs searched, every other batch once at the rung found); then up to %d blocks at that rung",
+				first, o.HeadlineBatch, p.Compare.Reps)
+			if p.Compare.Budget > 0 {
+				parts += fmt.Sprintf(", within COMPARE_BUDGET %s", p.Compare.Budget)
+			}
+			return Planned{Points: first + compared, MaxPoints: first + compared, Load: most, MaxLoad: most, Parts: parts}
+		}
 		perCompare := addDur(p.Compare.Warmup, p.Compare.Duration)
 		return Planned{
 			Points: first + compared, MaxPoints: first + 2*compared,
@@ -55,6 +67,73 @@ func (p *Plan) Planned() Planned {
 	load := mulDur(total, per)
 	return Planned{Points: total, MaxPoints: total, Load: load, MaxLoad: load,
 		Parts: fmt.Sprintf("%d %s, %s", n, how, extra)}
+}
+
+// twoArmPlan is the schedule of p's two-arm sweep, order its first
+// pass's keys (COMPARE_SCOPE=curve).
+func (p *Plan) twoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
+	c, o := p.Compare, &p.Schedule
+	tp := schedule.TwoArmPlan{Batches: o.BatchLadder, Order: order, Reps: c.Reps, Alpha: c.Alpha, Stop: c.Stop,
+		Scope: c.Scope, HeadlineBatch: o.HeadlineBatch, Ladder: o.ConnsLadder(o.HeadlineBatch), Prefer: c.Prefer}
+	if p.Headline() && c.Budget > 0 {
+		tp.MaxBlocks, tp.Budget, tp.BlockCost = c.Reps, c.Budget, p.blockCost()
+	}
+	return tp
+}
+
+// Headline reports whether the plan is a two-arm sweep that compares the
+// headline rung only (COMPARE_SCOPE=headline).
+func (p *Plan) Headline() bool { return p.TwoArm() && p.Compare.Scope == result.ScopeHeadline }
+
+// PointOverhead is a point's time beside its warm-up and window: boot,
+// connect, collect and stop (docs/sweep.md, "How long it takes"), what a
+// budget plans with.
+const PointOverhead = 700 * time.Millisecond
+
+// pointCost is one point's planned time with its warm-up and window.
+func pointCost(warmup, window time.Duration) time.Duration {
+	return addDur(addDur(warmup, window), PointOverhead)
+}
+
+// blockCost is a compare block's planned time: its two repeats, or one
+// in a duet (both at once).
+func (p *Plan) blockCost() time.Duration {
+	c := pointCost(p.Compare.Warmup, p.Compare.Duration)
+	if Halves(p.CPUs, p.Compare.Mode) != nil {
+		return c
+	}
+	return mulDur(2, c)
+}
+
+// settleBudget plans a COMPARE_SCOPE=headline sweep's blocks from
+// COMPARE_BUDGET: the blocks that fit once the first pass (at its most
+// points) is over become COMPARE_REPS, the most the compare phase runs,
+// lost ones included. A budget that cannot fit the first pass and the
+// blocks the paired test needs (stats.MinPairs) is refused, saying what
+// it would need.
+func settleBudget(p *Plan) error {
+	c := &p.Compare
+	if !p.Headline() || c.Budget <= 0 {
+		return nil
+	}
+	points := schedule.NewTwoArm(p.twoArmPlan(nil)).FirstPass()
+	per := pointCost(p.Point.Warmup, p.Point.Duration)
+	if Halves(p.CPUs, c.Mode) != nil {
+		points = (points + 1) / 2 // a duet runs a block's two points at once
+	}
+	first, block := mulDur(points, per), p.blockCost()
+	need := stats.MinPairs(c.Alpha)
+	blocks := 0
+	if c.Budget > first {
+		blocks = int((c.Budget - first) / block)
+	}
+	if blocks < need {
+		return fmt.Errorf("COMPARE_BUDGET (--compare-budget) %s: the first pass (up to %d points of %s) and the %d blocks the paired test needs at ALPHA %g (%s each) take %s; "+
+			"raise COMPARE_BUDGET, shorten DURATION, WARMUP, COMPARE_DURATION or COMPARE_WARMUP, or set COMPARE_BUDGET=0 to run COMPARE_REPS blocks",
+			c.Budget, points, per, need, c.Alpha, block, addDur(first, mulDur(need, block)).Round(time.Second))
+	}
+	c.Reps = min(blocks, knob.MaxCompareReps)
+	return nil
 }
 
 // TwoArm reports whether the plan is a two-arm sweep (BASE_TARGET).

@@ -12,6 +12,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/progress"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // A plan of more than 24 hours of load is refused before anything boots,
@@ -35,7 +36,7 @@ func TestResolveRefusesALongPlan(t *testing.T) {
 	}
 	// Two-arm: the re-run blocks count (twice COMPARE_REPS per batch).
 	o = knob.DefaultOptions(false)
-	o.BaseTargetFile = "base.json"
+	o.BaseTargetFile, o.CompareScope = "base.json", result.ScopeCurve
 	o.CompareReps = knob.MaxCompareReps
 	o.CompareDuration, o.CompareWarmup = knob.MaxDuration, knob.MaxDuration
 	if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "ALLOW_LONG") {
@@ -47,8 +48,34 @@ func TestResolveRefusesALongPlan(t *testing.T) {
 			t.Errorf("default plan (quick %v): %v", quick, err)
 		}
 		o.BaseTargetFile = "base.json"
-		if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil {
-			t.Errorf("default two-arm plan (quick %v): %v", quick, err)
+		o.SetTwoArmDefaults() // as the CLI does
+		p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+		if err != nil {
+			t.Fatalf("default two-arm plan (quick %v): %v", quick, err)
+		}
+		// The budget's blocks, by hand: the first pass at its most (the
+		// headline batch's rungs and one point per other batch, both
+		// arms), each point its warm-up, window and PointOverhead, then
+		// blocks of two compare repeats.
+		first := 2 * (len(o.ConnsLadders.For(o.HeadlineBatch, quick)) + len(o.BatchLadder) - 1)
+		per := o.Warmup + o.Duration + PointOverhead
+		block := 2 * (o.CompareWarmup + o.CompareDuration + PointOverhead)
+		want := int((o.CompareBudget - time.Duration(first)*per) / block)
+		if p.Compare.Reps != want || p.Compare.Scope != result.ScopeHeadline || p.Compare.Stop != result.StopOBF {
+			t.Errorf("quick %v: %d blocks under %s, scope %s, stop %s; want %d, headline, obf", quick, p.Compare.Reps, o.CompareBudget, p.Compare.Scope, p.Compare.Stop, want)
+		}
+		if pl := p.Planned(); pl.Load > o.CompareBudget {
+			t.Errorf("quick %v: planned load %s beyond the budget %s", quick, pl.Load, o.CompareBudget)
+		}
+		// One second less than the first pass and 6 blocks: refused
+		// before anything boots, saying what it needs.
+		o.CompareBudget = time.Duration(first)*per + 6*block - time.Second
+		if _, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_BUDGET (--compare-budget)") || !strings.Contains(err.Error(), "the 6 blocks the paired test needs") {
+			t.Errorf("quick %v: a budget short of 6 blocks: %v", quick, err)
+		}
+		o.CompareBudget += time.Second
+		if p, err := ResolveKnobs(o, pinning.CPUSet{0, 1}); err != nil || p.Compare.Reps != 6 {
+			t.Errorf("quick %v: a budget of exactly 6 blocks: %v", quick, err)
 		}
 	}
 }

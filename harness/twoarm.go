@@ -52,9 +52,14 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	}
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
-	s := schedule.NewTwoArm(schedule.TwoArmPlan{Batches: o.Schedule.BatchLadder, Order: r.Config.Order,
-		Reps: o.Compare.Reps, Alpha: o.Compare.Alpha, Stop: o.Compare.Stop})
-	first := s.FirstPass()
+	r.Config.CompareScope = o.Compare.Scope
+	s := schedule.NewTwoArm(o.twoArmPlan(r.Config.Order))
+	if o.Headline() {
+		r.Config.Order = nil // the first pass's keys, as the search runs them
+		if o.Compare.Budget > 0 {
+			r.Config.CompareBudgetNs = int64(o.Compare.Budget)
+		}
+	}
 	// The compare phase's size is known after the first pass; until
 	// then count one compared rung per batch.
 	planned := o.Planned()
@@ -125,12 +130,15 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			for _, w := range skipped {
 				r.Warn(w)
 			}
-			total = first + 2*o.Compare.Reps*len(rungs)
+			total = len(r.Curve) + 2*o.Compare.Reps*len(rungs)
 		}
 		if !more {
 			break
 		}
 		a, b := blk[0], blk[1]
+		if a.Role == result.RoleSweep && o.Headline() {
+			r.Config.Order = append(r.Config.Order, a.Key)
+		}
 		window, warmup := time.Duration(0), time.Duration(0)
 		if a.Role == result.RoleCompare {
 			window, warmup = o.Compare.Duration, o.Compare.Warmup
@@ -142,8 +150,23 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		if ctx.Err() != nil {
 			break
 		}
-		last = []schedule.Observed{observe(a, p1, ok1, r.Headline), observe(b, p2, ok2, r.Headline)}
+		at := time.Since(start)
+		last = nil
+		for k, pt := range []schedule.Point{a, b} {
+			p, ok := []result.Point{p1, p2}[k], []bool{ok1, ok2}[k]
+			if ok && pt.Step > 0 {
+				cp := &r.Curve[len(r.Curve)-2+k]
+				cp.SearchStep, cp.SearchPhase, cp.SearchReason = pt.Step, pt.Phase, pt.Reason
+			}
+			ob := observe(pt, p, ok, r.Headline)
+			// What the search reads (as observeSearch): measured without errors;
+			// contention left out.
+			ob.Good = ok && p.Status == result.StatusOK && p.Errors == 0 && !p.Saturated && p.ThroughputPerS > 0
+			ob.Elapsed = at
+			last = append(last, ob)
+		}
 	}
+	r.Notes = append(r.Notes, s.Notes()...)
 	r.Summarize()
 	return finish(ctx, r, total)
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -51,7 +53,7 @@ func twoArmOpts(t *testing.T) *Plan {
 	o.SetTwoArmDefaults()
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}}
-	o.CompareReps, o.CompareStop = 8, result.StopFixed
+	o.CompareReps, o.CompareStop, o.CompareScope = 8, result.StopFixed, result.ScopeCurve
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
 		t.Fatal(err)
@@ -302,5 +304,95 @@ func TestCompareOptions(t *testing.T) {
 	q.SetTwoArmDefaults()
 	if q.Duration != knob.QuickFirstPassDuration || q.CompareDuration != knob.QuickCompareDuration {
 		t.Errorf("quick two-arm %s/%s", q.Duration, q.CompareDuration)
+	}
+}
+
+// COMPARE_SCOPE=headline under COMPARE_BUDGET, the default: the first
+// pass searches the headline batch's rungs and runs the other batch once
+// per arm at the rung found; the blocks (what the budget bought, OBF
+// looks) are at that rung only, and a clear change stops them early; config.order lists the first pass as run, the search's
+// points carry their step, and the notes say how each part ended.
+func TestSweepTwoArmHeadlineScope(t *testing.T) {
+	o := knob.DefaultOptions(false)
+	o.SetTwoArmDefaults()
+	o.BaseTargetFile = "base.json"
+	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {8, 16, 32, 64, 128}, 100: {2, 4}}
+	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (300 s - 12 first-pass points x 4.7 s) / 15.4 s per block.
+	if p.Compare.Reps != 15 || p.Compare.Stop != result.StopOBF {
+		t.Fatalf("the budget bought %d blocks, stop %s; want 15, obf", p.Compare.Reps, p.Compare.Stop)
+	}
+	thr := map[schedule.ArmPoint]float64{}
+	for _, arm := range []string{result.ArmBase, result.ArmHead} {
+		f := 1.0
+		if arm == result.ArmHead {
+			f = 0.8
+		}
+		for c, v := range map[int]float64{8: 50_000, 16: 90_000, 32: 140_000, 64: 150_000, 128: 120_000} {
+			thr[ap(arm, 10, c)] = v * f
+		}
+		thr[ap(arm, 100, 64)] = 70_000 * f
+	}
+	run := &armScripted{thr: thr}
+	r := &result.Result{}
+	var progress bytes.Buffer
+	if err := SweepTwoArm(context.Background(), p, run, r, &progress, verdict.DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	var first []result.PointKey
+	for i, s := range run.asked {
+		if s.Role == result.RoleSweep {
+			if i%2 == 0 {
+				first = append(first, s.Key)
+			}
+			continue
+		}
+		if s.Key.Batch != 10 || s.Key.Connections != 64 {
+			t.Errorf("point %d compared at %+v, want batch 10 at 64 only", i, s.Key)
+		}
+	}
+	if len(first) != len(r.Config.Order) || first[len(first)-1] != (result.PointKey{Batch: 100, Connections: 64}) {
+		t.Errorf("first pass %v, config.order %v; want the search's rungs, then batch 100 at 64", first, r.Config.Order)
+	}
+	for i, k := range first {
+		if r.Config.Order[i] != k {
+			t.Errorf("config.order[%d] %v, ran %v", i, r.Config.Order[i], k)
+		}
+		if p := r.Curve[2*i]; k.Batch == 10 && (p.SearchStep == 0 || p.SearchReason == "") {
+			t.Errorf("search point %+v has no step or reason", p)
+		}
+	}
+	c := r.Comparison
+	if c == nil || len(c.Points) != 1 || c.Headline.Connections != 64 || c.Headline.Verdict != result.CompareSlower || c.Headline.NPairs != 9 {
+		// 9: the first of the looks 6..15 whose O'Brien-Fleming level
+		// the smallest p of n pairs (2/2^n) is below.
+		t.Fatalf("comparison %+v, want batch 10 at 64 slower at look 9", c)
+	}
+	if r.Config.CompareScope != result.ScopeHeadline || r.Config.CompareBudgetNs != int64(5*time.Minute) || r.Config.CompareReps != 15 {
+		t.Errorf("config %+v", r.Config)
+	}
+	var table bytes.Buffer
+	if err := result.WriteTable(&table, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "budget: COMPARE_BUDGET 5m0s bought 9 of 15 blocks planned at the headline's rung, which could detect ±") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	// The publisher reads it back: its checks (the comparison re-derived
+	// from the curve, the config against the points) hold.
+	r.Meta.Generator, r.Meta.GitRef = "ceiling-load", "0123456789abcdef"
+	if data, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	} else if _, err := publish.Read(data, "headline.json"); err != nil {
+		t.Errorf("publish cannot read the document: %v", err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", "comparison at batch 10, 64 connections: decided at block 9"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -503,9 +502,9 @@ func sameCommit(ref, commit string) bool {
 // Fail-on policies of `ceiling publish comment --fail-on`; slower and
 // inconclusive combine as "slower,inconclusive".
 const (
-	FailOnNever        = "never"        // the comment informs; the step never fails on a verdict
-	FailOnSlower       = "slower"       // a significant headline regression fails the step
-	FailOnInconclusive = "inconclusive" // a headline that could not be concluded fails the step
+	FailOnNever        = result.FailOnNever        // the comment informs; the step never fails on a verdict
+	FailOnSlower       = result.FailOnSlower       // a significant headline regression fails the step
+	FailOnInconclusive = result.FailOnInconclusive // a headline that could not be concluded fails the step
 )
 
 // RegressionError is a significant headline regression under
@@ -540,23 +539,14 @@ func (e *InconclusiveError) Error() string {
 }
 
 // ErrFailOn is a --fail-on value that is not a policy.
-var ErrFailOn = errors.New("want never, slower, inconclusive or slower,inconclusive")
+var ErrFailOn = result.ErrFailOn
 
 // ParseFailOn checks a --fail-on value: never, or slower and/or
 // inconclusive, comma separated.
 func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
-	if policy == "" || policy == FailOnNever {
-		return false, false, nil
-	}
-	for _, part := range strings.Split(policy, ",") {
-		switch strings.TrimSpace(part) {
-		case FailOnSlower:
-			slower = true
-		case FailOnInconclusive:
-			inconclusive = true
-		default:
-			return false, false, &OptionError{fmt.Errorf("--fail-on: %q, %w", policy, ErrFailOn)}
-		}
+	slower, inconclusive, err = result.ParseFailOn(policy)
+	if err != nil {
+		return false, false, &OptionError{fmt.Errorf("--fail-on: %w", err)}
 	}
 	return slower, inconclusive, nil
 }

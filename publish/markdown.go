@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -379,8 +380,13 @@ func subtitle(c *Comparison) string {
 		if h.Meta.BaseTarget != nil {
 			base = text(h.Meta.BaseTarget.Name)
 		}
-		return fmt.Sprintf("Two arms in one job at %s: base %s vs head %s, %s, %d repeats per arm per compared point, interleaved. Regime: %s.",
-			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), alphaWords(c.Stats), c.Stats.Reps, text(h.Regime))
+		design := fmt.Sprintf("%d repeats per arm per compared point", c.Stats.Reps)
+		if h.Config.CompareBudgetNs > 0 {
+			design = fmt.Sprintf("blocks at the headline's rung until the paired test decided (%s) or the %s budget was spent: %d run of %d planned%s",
+				stopWords(c.Stats.Stop), time.Duration(h.Config.CompareBudgetNs), c.Stats.Headline.Blocks, c.Stats.Reps, took(h))
+		}
+		return fmt.Sprintf("Two arms in one job at %s: base %s vs head %s, %s, %s, interleaved. Regime: %s.",
+			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), alphaWords(c.Stats), design, text(h.Regime))
 	case ModeCrossRun:
 		return fmt.Sprintf("Head %s vs base %s, two separate runs. Regime: %s.",
 			text(shortRef(h.Meta.GitRef)), text(shortRef(c.Base.Meta.GitRef)), text(h.Regime))
@@ -389,6 +395,26 @@ func subtitle(c *Comparison) string {
 		return fmt.Sprintf("Run at %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
 	}
 	return fmt.Sprintf("Head %s. Regime: %s.", text(shortRef(h.Meta.GitRef)), text(h.Regime))
+}
+
+// stopWords names a stopping rule (COMPARE_STOP).
+func stopWords(stop string) string {
+	switch stop {
+	case result.StopOBF:
+		return "O'Brien-Fleming looks"
+	case result.StopPocock:
+		return "Pocock looks"
+	}
+	return "one look at the end"
+}
+
+// took is "; the run took 4m51s", from the document's start and finish;
+// "" when either is missing.
+func took(r *result.Result) string {
+	if r.Meta.StartedAt.IsZero() || r.Meta.FinishedAt.Before(r.Meta.StartedAt) {
+		return ""
+	}
+	return "; the run took " + r.Meta.FinishedAt.Sub(r.Meta.StartedAt).Round(time.Second).String()
 }
 
 func alphaWords(s *result.Comparison) string {

@@ -3,9 +3,12 @@ package publish
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -149,5 +152,24 @@ func TestTwoArmFixtures(t *testing.T) {
 		if want, err := os.ReadFile(path); err != nil || !bytes.Equal(want, data) {
 			t.Errorf("%s is not the built document (err %v); refresh with go test ./publish -update", path, err)
 		}
+	}
+}
+
+// A run whose blocks a COMPARE_BUDGET planned says so under the title:
+// the blocks run of those planned, the stopping rule, and how long the
+// run took.
+func TestTwoArmBudgetSubtitle(t *testing.T) {
+	r := twoArmSlower(t)
+	r.Config.CompareBudgetNs = int64(5 * time.Minute)
+	r.Meta.StartedAt = time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	r.Meta.FinishedAt = r.Meta.StartedAt.Add(4*time.Minute + 12*time.Second)
+	c, err := Compare(nil, r, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Render(c, RenderOptions{})
+	want := fmt.Sprintf("blocks at the headline's rung until the paired test decided (one look at the end) or the 5m0s budget was spent: %d run of %d planned; the run took 4m12s", c.Stats.Headline.Blocks, c.Stats.Reps)
+	if !strings.Contains(md, want) {
+		t.Errorf("the comment lacks %q:\n%s", want, md)
 	}
 }

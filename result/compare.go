@@ -2,6 +2,7 @@ package result
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -67,7 +68,15 @@ const (
 	StopPocock         = "pocock"
 	StopOBF            = "obf"
 	StopFixed          = "fixed"
-	DefaultCompareStop = StopFixed
+	DefaultCompareStop = StopOBF
+)
+
+// The comparison's scopes (COMPARE_SCOPE, docs/compare.md): blocks at the
+// headline batch's rung only, or at every batch size's rung.
+const (
+	ScopeHeadline       = "headline"
+	ScopeCurve          = "curve"
+	DefaultCompareScope = ScopeHeadline
 )
 
 // SequentialLevel is the nominal level a paired test over n clean blocks
@@ -445,3 +454,33 @@ func cappedArms(b, h ArmStats) string {
 }
 
 func fptr[T any](v T) *T { return &v }
+
+// The gate's policies (FAIL_ON, ceiling publish comment --fail-on): the
+// headline verdicts that fail a check.
+const (
+	FailOnNever        = "never"        // the verdict informs; nothing fails on it
+	FailOnSlower       = "slower"       // a significant headline regression fails
+	FailOnInconclusive = "inconclusive" // a headline that could not be concluded fails
+)
+
+// ErrFailOn is a policy that is none of them.
+var ErrFailOn = errors.New("want never, slower, inconclusive or slower,inconclusive")
+
+// ParseFailOn reads a policy: slower, inconclusive, both comma-separated,
+// or never (or empty).
+func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
+	if policy == "" || policy == FailOnNever {
+		return false, false, nil
+	}
+	for _, part := range strings.Split(policy, ",") {
+		switch strings.TrimSpace(part) {
+		case FailOnSlower:
+			slower = true
+		case FailOnInconclusive:
+			inconclusive = true
+		default:
+			return false, false, fmt.Errorf("%q, %w", policy, ErrFailOn)
+		}
+	}
+	return slower, inconclusive, nil
+}

@@ -193,6 +193,13 @@ type Config struct {
 	CompareMode       string `json:"compare_mode,omitempty"`
 	CompareDurationNs int64  `json:"compare_duration_ns,omitempty"`
 	CompareWarmupNs   int64  `json:"compare_warmup_ns,omitempty"`
+	// CompareScope is COMPARE_SCOPE: headline (the headline batch's rung
+	// compared, found by a search on its ladder; order then lists the
+	// first pass's keys as run) or curve; empty: curve (a document from
+	// before it). CompareBudgetNs is COMPARE_BUDGET when it planned the
+	// blocks (compare_reps is then what it bought); 0: none.
+	CompareScope    string `json:"compare_scope,omitempty"`
+	CompareBudgetNs int64  `json:"compare_budget_ns,omitempty"`
 }
 
 // PointKey names one point of the sweep.

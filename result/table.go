@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/wire"
 )
@@ -32,6 +33,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if err := WriteComparison(&b, r.Comparison); err != nil {
 		return err
 	}
+	writeBudget(&b, r)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
@@ -375,4 +377,25 @@ func sharesText(shares []wire.ServerShare, named []NamedCPU) string {
 		parts = append(parts, t)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeBudget says what a COMPARE_BUDGET bought: the blocks run at the
+// headline's rung of those planned, the change they could detect, and
+// how long the run took.
+func writeBudget(b *strings.Builder, r *Result) {
+	c := r.Comparison
+	if c == nil || r.Config.CompareBudgetNs <= 0 {
+		return
+	}
+	h := c.Headline
+	fmt.Fprintf(b, "  budget: COMPARE_BUDGET %s bought %d of %d blocks planned at the headline's rung", time.Duration(r.Config.CompareBudgetNs), h.Blocks, c.Reps)
+	if h.MDCPct != nil {
+		fmt.Fprintf(b, ", which could detect ±%.1f%%", *h.MDCPct)
+	} else {
+		b.WriteString(", too few to detect any change")
+	}
+	if !r.Meta.StartedAt.IsZero() && !r.Meta.FinishedAt.Before(r.Meta.StartedAt) {
+		fmt.Fprintf(b, "; the run took %s", r.Meta.FinishedAt.Sub(r.Meta.StartedAt).Round(time.Second))
+	}
+	b.WriteString("\n")
 }

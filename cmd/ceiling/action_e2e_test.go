@@ -81,6 +81,11 @@ func TestActionEndToEnd(t *testing.T) {
 			if first := firstContentLines(summary, 3); lead == "" || !strings.Contains(first, lead) || !strings.HasPrefix(first, "**The check ") {
 				t.Errorf("the job summary does not lead with the check and the headline's outcome %q: %q", verdict, first)
 			}
+			// The default scope: blocks at the headline's rung, what the
+			// budget bought and how long it took said in the comment.
+			if !strings.Contains(summary, "blocks at the headline's rung until the paired test decided (O'Brien-Fleming looks) or the 1m15s budget was spent") || !strings.Contains(summary, "the run took ") {
+				t.Errorf("the comment does not say what the budget bought:\n%s", summary)
+			}
 			if c.slow {
 				change, err := strconv.ParseFloat(out["change-pct"], 64)
 				if verdict != "slower" || err != nil || change >= 0 || code != 1 {
@@ -246,7 +251,10 @@ func (e *userRepo) action() (map[string]string, int) {
 	// set it): only its compared point gates, and the quick ladder's
 	// other batch size would add a minute of points that are information
 	// only, here as for a user's pull request.
-	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare", "BATCH_LADDER=10")
+	// The default scope, the headline's rung under a budget: 75 s
+	// plans 8 blocks after the quick first pass (2 rungs x 2 arms x
+	// 3.7 s, then blocks of 7.4 s), as many as before the budget.
+	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare", "BATCH_LADDER=10", "COMPARE_BUDGET=75s")
 	return out, code
 }
 

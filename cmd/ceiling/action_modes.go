@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
 )
 
 // prEvent is what compare mode reads of a pull_request event's payload.
@@ -133,6 +135,10 @@ func (a *actionRun) compare() error {
 	defer restore()
 	if a.c.serverUser != "" {
 		args = append(args, "--srv-user", a.c.serverUser)
+	}
+	if n := publishedRung(head, a.c.dataBranch, a.c.name, os.LookupEnv); n > 0 {
+		fmt.Fprintf(a.stderr, "ceiling action: the last published headline on %s was measured at %d connections: compared there if the arms' ceiling rungs differ (COMPARE_PREFER)\n", a.c.dataBranch, n)
+		args = append(args, "--compare-prefer", strconv.Itoa(n))
 	}
 	res := filepath.Join(art, "result.json")
 	// The comment's Markdown is the job summary, not the sweep's table.
@@ -336,4 +342,41 @@ func pushRemote(server, repository, token string) (string, error) {
 		u.User = url.UserPassword("x-access-token", token)
 	}
 	return u.String(), nil
+}
+
+// publishedRung is the connections of the headline last published for
+// name on the data branch (origin/<branch>, as the checkout has it), so
+// that pull requests are compared at one rung when their arms disagree
+// (COMPARE_PREFER); 0 when there is none, when its headline batch is not
+// this run's (HEADLINE_BATCH), or when COMPARE_PREFER is set already.
+func publishedRung(checkout, branch, name string, lookup func(string) (string, bool)) int {
+	if _, set := lookup("COMPARE_PREFER"); set || branch == "" {
+		return 0
+	}
+	show := exec.Command("git", "show", "origin/"+branch+":benchmark/published/"+name+".json")
+	show.Dir = checkout
+	out, err := show.Output()
+	if err != nil {
+		return 0
+	}
+	var doc struct {
+		Headline struct {
+			Clean       bool `json:"clean"`
+			Batch       int  `json:"batch"`
+			Connections int  `json:"connections"`
+		} `json:"headline"`
+	}
+	if json.Unmarshal(out, &doc) != nil || !doc.Headline.Clean {
+		return 0
+	}
+	batch := knob.DefaultOptions(false).HeadlineBatch
+	if v, ok := lookup("HEADLINE_BATCH"); ok {
+		if batch, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+			return 0
+		}
+	}
+	if doc.Headline.Batch != batch || doc.Headline.Connections <= 0 || doc.Headline.Connections > knob.MaxConnections {
+		return 0
+	}
+	return doc.Headline.Connections
 }

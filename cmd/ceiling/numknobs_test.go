@@ -44,6 +44,8 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},
 		{env: "COMPARE_DURATION", flag: "--compare-duration", want: "COMPARE_DURATION"},
 		{env: "COMPARE_WARMUP", flag: "--compare-warmup", want: "COMPARE_WARMUP"},
+		{env: "COMPARE_PREFER", flag: "--compare-prefer", want: "COMPARE_PREFER"},
+		{env: "COMPARE_BUDGET", flag: "--compare-budget", want: "COMPARE_BUDGET"},
 	}
 	// Every number knob of the knob table is in the list above, so a new
 	// one is not left out of this test.

@@ -154,11 +154,27 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	sweepSummary(os.Getenv("GITHUB_STEP_SUMMARY"), stderr, r, p.Secrets)
 	switch {
 	case err == nil:
-		return nil
+		return sweepGate(r, p.Compare.FailOn)
 	case errors.Is(err, harness.ErrNoCleanHeadline), errors.Is(err, harness.ErrInterrupted), errors.Is(err, harness.ErrResilience):
 		return exitStatus{1, err}
 	}
 	return err
+}
+
+// sweepGate applies FAIL_ON to a finished two-arm sweep: exit 1 when
+// the headline's verdict is one the policy names, saying so after the
+// result was written (the reason stays with the reviewer).
+func sweepGate(r *result.Result, policy string) error {
+	slower, inconclusive, _ := result.ParseFailOn(policy) // checked before anything booted
+	if r == nil || r.Comparison == nil || !slower && !inconclusive {
+		return nil
+	}
+	h := r.Comparison.Headline
+	switch {
+	case slower && h.Verdict == result.CompareSlower, inconclusive && h.Verdict == result.CompareCannotConclude:
+		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: the headline is %s: %s", policy, h.Verdict, h.Reason)}
+	}
+	return nil
 }
 
 // sweepSummary writes the sweep's table and chart to the job summary when

@@ -153,11 +153,14 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 		reps     int
 	}{
 		{"single arm", nil, nil, knob.DefaultDuration, result.DefaultCompareReps},
-		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, result.DefaultCompareReps},
-		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, result.DefaultCompareReps},
-		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, result.DefaultCompareReps},
-		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9"}, nil, 7 * time.Second, 9},
-		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6"}, 4 * time.Second, 6},
+		// COMPARE_BUDGET's blocks: (5m - 18 first-pass points x 4.7 s)
+		// / 15.4 s; quick (2m - 6 x 3.7 s) / 7.4 s.
+		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, 13},
+		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, 13},
+		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, 13},
+		{"curve", []string{"BASE_TARGET", ok, "COMPARE_SCOPE", "curve"}, nil, knob.FirstPassDuration, result.DefaultCompareReps},
+		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9", "COMPARE_BUDGET", "0"}, nil, 7 * time.Second, 9},
+		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6", "--compare-budget", "0"}, 4 * time.Second, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,5 +173,38 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 				t.Errorf("duration %s, compare reps %d; want %s, %d", o.Point.Duration, o.Compare.Reps, tt.duration, tt.reps)
 			}
 		})
+	}
+}
+
+// FAIL_ON gates a finished two-arm sweep as publish comment's --fail-on
+// does: exit 1 on the verdicts it names, after the result was written.
+func TestSweepGate(t *testing.T) {
+	doc := func(verdict string) *result.Result {
+		return &result.Result{Comparison: &result.Comparison{Headline: result.ComparedPoint{Verdict: verdict, Reason: verdict + ": why"}}}
+	}
+	for _, tc := range []struct {
+		policy, verdict string
+		code            int
+	}{
+		{"", result.CompareSlower, 0},
+		{"never", result.CompareSlower, 0},
+		{"slower", result.CompareSlower, 1},
+		{"slower", result.CompareCannotConclude, 0},
+		{"inconclusive", result.CompareCannotConclude, 1},
+		{"slower,inconclusive", result.CompareCannotConclude, 1},
+		{"slower,inconclusive", result.CompareWithinNoise, 0},
+		{"slower,inconclusive", result.CompareFaster, 0},
+	} {
+		err := sweepGate(doc(tc.verdict), tc.policy)
+		got := 0
+		if err != nil {
+			got = exitCode(err)
+		}
+		if got != tc.code || tc.code == 1 && !strings.Contains(err.Error(), "FAIL_ON (--fail-on) "+tc.policy+": the headline is "+tc.verdict) {
+			t.Errorf("FAIL_ON %q on %s: exit %d (%v), want %d", tc.policy, tc.verdict, got, err, tc.code)
+		}
+	}
+	if err := sweepGate(&result.Result{}, "slower"); err != nil {
+		t.Errorf("no comparison: %v", err)
 	}
 }

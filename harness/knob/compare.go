@@ -26,14 +26,18 @@ const (
 	DefaultCompareWarmup   = 2 * time.Second
 	QuickCompareDuration   = 2 * time.Second
 	QuickCompareWarmup     = 1 * time.Second
+
+	// The two-arm run's budget (COMPARE_BUDGET, COMPARE_SCOPE=headline).
+	DefaultCompareBudget = 5 * time.Minute
+	QuickCompareBudget   = 2 * time.Minute
 )
 
 func (o *Options) setCompareDefaults(quick bool) {
 	o.CompareReps, o.Alpha, o.CompareStop = result.DefaultCompareReps, result.DefaultAlpha, result.DefaultCompareStop
-	o.CompareMode = ModeAuto
-	o.CompareDuration, o.CompareWarmup = DefaultCompareDuration, DefaultCompareWarmup
+	o.CompareMode, o.CompareScope, o.FailOn = ModeAuto, result.DefaultCompareScope, result.FailOnNever
+	o.CompareDuration, o.CompareWarmup, o.CompareBudget = DefaultCompareDuration, DefaultCompareWarmup, DefaultCompareBudget
 	if quick {
-		o.CompareDuration, o.CompareWarmup = QuickCompareDuration, QuickCompareWarmup
+		o.CompareDuration, o.CompareWarmup, o.CompareBudget = QuickCompareDuration, QuickCompareWarmup, QuickCompareBudget
 	}
 }
 

@@ -68,6 +68,10 @@ type Compare struct {
 	Alpha            float64
 	Stop, Mode       string
 	Duration, Warmup time.Duration
+	Scope            string
+	Budget           time.Duration
+	Prefer           int
+	FailOn           string // read by the CLI once the run is over
 }
 
 // Agents is AGENTS and the AGENTS_* knobs.
@@ -99,7 +103,8 @@ func (o *Options) Groups() Groups {
 			Duration: o.Duration, Warmup: o.Warmup, ReadyTimeout: o.ReadyTimeout, Generator: o.Generator,
 			SourceAddrs: o.SourceAddrs, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
-			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup},
+			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
+			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn},
 		Fault: o.Fault,
 		Agents: Agents{Count: o.Agents, Listen: o.AgentsListen, TokenFile: o.AgentsTokenFile, Token: o.AgentsToken,
 			TLSCert: o.AgentsTLSCert, TLSKey: o.AgentsTLSKey, TLSCA: o.AgentsTLSCA,

@@ -50,6 +50,8 @@ const (
 const (
 	// MaxRungs bounds every ladder (BATCH_LADDER, CONNS_LADDER_<batch>).
 	MaxRungs = 64
+	// MaxConnections bounds COMPARE_PREFER: a count past it is a typo.
+	MaxConnections = 1_000_000
 	// MaxDuration bounds every duration knob (DURATION, WARMUP,
 	// COMPARE_DURATION, COMPARE_WARMUP, AGENTS_JOIN_TIMEOUT,
 	// --ready-timeout).
@@ -125,6 +127,10 @@ type Options struct {
 	CompareStop     string        // COMPARE_STOP: pocock | obf | fixed (sequential stopping, compare.go)
 	CompareDuration time.Duration // COMPARE_DURATION: window of each compare repeat
 	CompareWarmup   time.Duration // COMPARE_WARMUP: warm-up of each compare repeat
+	CompareScope    string        // COMPARE_SCOPE: headline | curve
+	CompareBudget   time.Duration // COMPARE_BUDGET: the two-arm run's time (headline scope); 0: none
+	ComparePrefer   int           // COMPARE_PREFER: the rung to compare at when the arms differ; 0: none
+	FailOn          string        // FAIL_ON: the headline verdicts that make a two-arm sweep exit 1
 	// CompareMode is COMPARE_MODE as asked (auto | interleaved | duet);
 	// Resolve turns auto into one of the others. A duet's second half is
 	// DuetServerCPUs and DuetGeneratorCPUs (DUET_CPUSETS, or derived).

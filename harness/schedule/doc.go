@@ -46,6 +46,23 @@
 // Next gives blocks (Block): the two arms at one key, in the order they
 // run, or in a duet on the two halves at once.
 //
+// With Scope result.ScopeHeadline (COMPARE_SCOPE's default):
+//
+//  1. First pass: a search on the headline batch's ladder restricted to
+//     its rungs (newRungSearcher: bracket, then bisection, as SEARCH=
+//     bisect, reading the mean of both arms), both arms at each rung it
+//     picks, the arm that goes first alternating; then HeadlineRung
+//     picks the rung (the arms' ceiling rung when they agree, else
+//     Prefer, else the highest mean where both ran clean), and every
+//     other batch runs once per arm there.
+//  2. Compare blocks at that rung only, as below, up to MaxBlocks, and
+//     none that would end past Budget: the blocks' mean time so far
+//     (BlockCost before one has ended) added to the latest
+//     Observed.Elapsed. Elapsed is data the harness hands in, so the
+//     rule is tested with made-up times.
+//
+// With Scope result.ScopeCurve:
+//
 //  1. First pass: every key of Order once per arm (FirstPassOrder), the
 //     arm that goes first alternating.
 //  2. The compared rungs: per batch, the rung where both arms ran clean

@@ -1,6 +1,10 @@
 package schedule
 
-import "github.com/ceiling-bench/ceiling/result"
+import (
+	"time"
+
+	"github.com/ceiling-bench/ceiling/result"
+)
 
 // Point is one point a schedule asks the sweep to measure.
 type Point struct {
@@ -48,6 +52,9 @@ type Observed struct {
 	// result.Result.Summarize gives it): where the A-A repeat, the
 	// headroom probe and the resilience point go.
 	Headline result.Headline
+	// Elapsed is the run's time when the point ended (the harness's
+	// clock): what a budget (TwoArmPlan.Budget) is held to.
+	Elapsed time.Duration
 }
 
 // Order is the sequence the sweep runs its points in. It interleaves the

@@ -103,11 +103,25 @@ type searcher struct {
 	probes     []probe // in the order run
 	bracketing bool
 	end        string // set when the search is over: how it ended
+	// rungs, when set, are the only counts the search may measure (the
+	// ladder's): a bracket step or a midpoint is the rung nearest it, so
+	// that the rung it ends on is one every run can reach.
+	rungs []int
 }
 
 func newSearcher(batch, rep int, l []int, objective bool) *searcher {
 	return &searcher{batch: batch, rep: rep, lo: l[0], hi: top(l), objective: objective,
 		budget: SearchBudget(l), bracketing: true}
+}
+
+// newRungSearcher is a search that measures only the ladder's rungs
+// (COMPARE_SCOPE=headline's first pass: two pull requests' runs must be
+// able to end on the same rung). Its budget is the ladder.
+func newRungSearcher(batch int, l []int) *searcher {
+	s := newSearcher(batch, 0, l, false)
+	s.rungs, s.budget = slices.Clone(l), len(l)
+	slices.Sort(s.rungs)
+	return s
 }
 
 // Record adds a measured point.
@@ -159,6 +173,9 @@ func (s *searcher) next() (conns int, phase, why string, ok bool) {
 func (s *searcher) bracketNext() (c int, why string, more bool) {
 	last := s.probes[len(s.probes)-1]
 	next := min(last.conns*BracketFactor, s.hi)
+	if s.rungs != nil {
+		next = s.rungAbove(last.conns, next)
+	}
 	switch {
 	case last.failed:
 		if last.conns >= s.hi {
@@ -209,6 +226,9 @@ func (s *searcher) byConns() []probe {
 // asks again), a count next to it is taken instead.
 func (s *searcher) midpoint(a, b int) (int, bool) {
 	m := int(math.Round(math.Sqrt(float64(a) * float64(b))))
+	if s.rungs != nil {
+		return s.rungBetween(a, b, math.Sqrt(float64(a)*float64(b)))
+	}
 	for _, c := range []int{m, m + 1, m - 1} {
 		if c > a && c < b && !s.measured(c) {
 			return c, true
@@ -298,4 +318,37 @@ func (s *searcher) bisectObjective() (int, string, string, bool) {
 		return 0, "", fmt.Sprintf("%d connections met the objective and %d did not: within ±%.0f%%", g.conns, b.conns, SearchTolerance*100), false
 	}
 	return m, PhaseBisect, fmt.Sprintf("midpoint of %d (met the objective) and %d (did not)", g.conns, b.conns), true
+}
+
+// rungAbove is the rung above c nearest want in log space (the lower
+// on a tie); the top rung when none is above c.
+func (s *searcher) rungAbove(c, want int) int {
+	best := 0
+	for _, r := range s.rungs {
+		if r <= c {
+			continue
+		}
+		if best == 0 || math.Abs(math.Log(float64(r)/float64(want))) < math.Abs(math.Log(float64(best)/float64(want))) {
+			best = r
+		}
+	}
+	if best == 0 {
+		return s.hi
+	}
+	return best
+}
+
+// rungBetween is the rung strictly between a and b nearest mid in log
+// space that is not measured yet, and whether there is one.
+func (s *searcher) rungBetween(a, b int, mid float64) (int, bool) {
+	best := 0
+	for _, r := range s.rungs {
+		if r <= a || r >= b || s.measured(r) {
+			continue
+		}
+		if best == 0 || math.Abs(math.Log(float64(r)/mid)) < math.Abs(math.Log(float64(best)/mid)) {
+			best = r
+		}
+	}
+	return best, best != 0
 }

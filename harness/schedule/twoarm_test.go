@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"testing"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
@@ -14,6 +15,10 @@ type armServer struct {
 	thr  map[ArmPoint]float64
 	lose map[int]bool
 	n    int // compare blocks so far
+	// cost is each point's time on the run's clock (Observed.Elapsed),
+	// and cmpCost a compare point's when set.
+	cost, cmpCost time.Duration
+	now           time.Duration
 }
 
 func (sv *armServer) measure(b Block) []Observed {
@@ -27,9 +32,13 @@ func (sv *armServer) measure(b Block) []Observed {
 		k := p.Key
 		k.Rep = 0
 		v := sv.thr[ArmPoint{Arm: p.Arm, Key: k}]
-		o := Observed{Point: p, Failed: v == 0, Clean: v > 0, ThroughputPerS: v}
+		sv.now += sv.cost
+		if p.Role == result.RoleCompare && sv.cmpCost > 0 {
+			sv.now += sv.cmpCost - sv.cost
+		}
+		o := Observed{Point: p, Failed: v == 0, Good: v > 0, Clean: v > 0, ThroughputPerS: v, Elapsed: sv.now}
 		if lost && p.Arm == result.ArmHead {
-			o = Observed{Point: p, Failed: true}
+			o = Observed{Point: p, Failed: true, Elapsed: sv.now}
 		}
 		out = append(out, o)
 	}

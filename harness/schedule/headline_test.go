@@ -1,0 +1,237 @@
+package schedule
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/result"
+	"github.com/google/go-cmp/cmp"
+)
+
+// curveAt gives both arms a throughput at every rung of batch b: rising
+// to peak, then falling; the head's peak may sit elsewhere (headPeak).
+func curveAt(m map[ArmPoint]float64, b int, rungs []int, peak, headPeak int) {
+	at := func(c, pk int) float64 {
+		if c <= pk {
+			return 1000 * float64(c) / float64(pk)
+		}
+		return 1000 * float64(pk) / float64(c) * 0.9
+	}
+	for _, c := range rungs {
+		m[ap(result.ArmBase, b, c)] = at(c, peak)
+		m[ap(result.ArmHead, b, c)] = at(c, headPeak)
+	}
+}
+
+func headlinePlan(ladder []int) TwoArmPlan {
+	return TwoArmPlan{Batches: []int{1, 10, 100}, HeadlineBatch: 10, Ladder: ladder, Scope: result.ScopeHeadline,
+		Reps: 8, Alpha: 0.05, Stop: result.StopFixed}
+}
+
+// COMPARE_SCOPE=headline: the first pass searches the headline batch's
+// rungs (both arms at each, the first arm alternating), runs every other
+// batch once per arm at the rung found, and the compare phase's blocks
+// are at that rung only, in ABBA order.
+func TestTwoArmHeadlineScope(t *testing.T) {
+	ladder := []int{8, 16, 32, 64, 128}
+	thr := map[ArmPoint]float64{}
+	curveAt(thr, 10, ladder, 64, 64)
+	both(thr, 1, 64, 500, 1)
+	both(thr, 100, 64, 300, 1)
+	s := NewTwoArm(headlinePlan(ladder))
+	if s.FirstPass() != 2*(5+2) {
+		t.Errorf("first pass at most %d points, want 14", s.FirstPass())
+	}
+	got := driveArms(t, s, &armServer{thr: thr})
+	first := armsOf(got, result.RoleSweep)
+	var searched []int
+	for i, p := range first {
+		want := result.ArmBase // the first of every other block
+		if (i/2)%2 == 1 != (i%2 == 1) {
+			want = result.ArmHead
+		}
+		if p.Arm != want {
+			t.Errorf("first-pass point %d is the %s's, want the %s's first in its block", i, p.Arm, want)
+		}
+		if p.Key.Batch == 10 && i%2 == 0 {
+			searched = append(searched, p.Key.Connections)
+		}
+		if !slices.Contains(ladder, p.Key.Connections) {
+			t.Errorf("point %+v is not on the ladder", p)
+		}
+	}
+	if !slices.Contains(searched, 64) || len(searched) >= len(ladder)+1 {
+		t.Errorf("searched %v: want the peak, 64, and no rung twice", searched)
+	}
+	tail := first[len(first)-4:]
+	want := []ArmPoint{ap(result.ArmBase, 1, 64), ap(result.ArmHead, 1, 64), ap(result.ArmHead, 100, 64), ap(result.ArmBase, 100, 64)}
+	if len(searched)%2 == 1 {
+		want[0], want[1], want[2], want[3] = want[1], want[0], want[3], want[2]
+	}
+	if diff := cmp.Diff(want, tail); diff != "" {
+		t.Errorf("the other batches (-want +got):\n%s", diff)
+	}
+	rungs, skipped, _ := s.Rungs()
+	if !cmp.Equal(rungs, []result.PointKey{{Batch: 10, Connections: 64}}) || len(skipped) != 0 {
+		t.Fatalf("rungs %v, skipped %q", rungs, skipped)
+	}
+	if diff := cmp.Diff(CompareSchedule(rungs, 8), armsOf(got, result.RoleCompare)); diff != "" {
+		t.Errorf("compare phase (-want +got):\n%s", diff)
+	}
+	for _, b := range got {
+		if b[0].Key.Batch == 10 && b[0].Role == result.RoleSweep && (b[0].Step == 0 || b[0].Phase == "" || b[0].Reason == "") {
+			t.Errorf("search block %+v has no step, phase or reason", b[0])
+		}
+	}
+	notes := strings.Join(s.Notes(), "\n")
+	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", "8 blocks with both arms clean"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+}
+
+// The rung compared is the arms' ceiling rung when they agree; where
+// they do not, the last published headline's rung when both ran clean
+// there, else the highest mean where both ran clean, with a note.
+func TestHeadlineRung(t *testing.T) {
+	ladder := []int{8, 16, 32, 64, 128}
+	seen := func(basePeak, headPeak int) []Observed {
+		thr := map[ArmPoint]float64{}
+		curveAt(thr, 10, ladder, basePeak, headPeak)
+		var out []Observed
+		for _, c := range ladder {
+			for _, arm := range []string{result.ArmBase, result.ArmHead} {
+				v := thr[ap(arm, 10, c)]
+				out = append(out, Observed{Point: Point{Role: result.RoleSweep, Arm: arm, Key: result.PointKey{Batch: 10, Connections: c}}, Clean: true, Good: true, ThroughputPerS: v})
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name               string
+		base, head, prefer int
+		want               int
+		note               string
+	}{
+		{"agree", 64, 64, 32, 64, ""},
+		{"agree, prefer ignored", 32, 32, 64, 32, ""},
+		{"differ, prefer", 32, 64, 32, 32, "the arms' ceiling rungs differ (base 32, head 64): compared at 32 connections, the last published headline's rung"},
+		// At 32 the arms make 1000 and 500, at 64 450 and 1000.
+		{"differ, prefer off the ladder", 32, 64, 40, 32, "where both ran clean with the highest mean"},
+		{"differ, no prefer", 32, 64, 0, 32, "differ (base 32, head 64): compared at 32 connections, where both ran clean with the highest mean"},
+		{"differ, prefer", 64, 32, 64, 64, "(base 64, head 32): compared at 64 connections, the last published"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, note := HeadlineRung(seen(tc.base, tc.head), 10, tc.prefer)
+			if got != tc.want || !strings.Contains(note, tc.note) || (tc.note == "") != (note == "") {
+				t.Errorf("rung %d, note %q; want %d, %q", got, note, tc.want, tc.note)
+			}
+		})
+	}
+	if got, _ := HeadlineRung(nil, 10, 32); got != 0 {
+		t.Errorf("nothing clean: rung %d, want none", got)
+	}
+}
+
+// Nothing clean at the headline batch: no other batch is run and nothing
+// is compared, and the skipped list says so.
+func TestTwoArmHeadlineNothingClean(t *testing.T) {
+	s := NewTwoArm(headlinePlan([]int{8, 16, 32, 64, 128}))
+	got := driveArms(t, s, &armServer{thr: map[ArmPoint]float64{}})
+	if n := len(armsOf(got, result.RoleCompare)); n != 0 {
+		t.Errorf("%d compare points", n)
+	}
+	for _, p := range armsOf(got, result.RoleSweep) {
+		if p.Key.Batch != 10 {
+			t.Errorf("batch %d run with no rung found", p.Key.Batch)
+		}
+	}
+	rungs, skipped, ok := s.Rungs()
+	if !ok || len(rungs) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0], "batch 10 not compared") {
+		t.Errorf("rungs %v, skipped %q", rungs, skipped)
+	}
+}
+
+// COMPARE_BUDGET: no block is given that would end past the budget, by
+// the blocks' mean time so far (the planned cost before one ended), and
+// the notes say the budget ended the blocks.
+func TestTwoArmBudget(t *testing.T) {
+	ladder := []int{8, 16, 32, 64, 128}
+	thr := map[ArmPoint]float64{}
+	curveAt(thr, 10, ladder, 64, 64)
+	both(thr, 1, 64, 500, 1)
+	both(thr, 100, 64, 300, 1)
+	for _, tc := range []struct {
+		name                string
+		budget, cost, block time.Duration
+		cmpCost             time.Duration
+		blocks              int
+	}{
+		// The first pass here is 12 points of 1 s: 4 rungs searched
+		// and 2 other batches, both arms.
+		{"planned cost", 20 * time.Second, time.Second, 10 * time.Second, 0, 0},
+		{"measured cost", 100 * time.Second, time.Second, 2 * time.Second, 5 * time.Second, 8},
+		{"no budget", 0, time.Second, time.Second, time.Second, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := headlinePlan(ladder)
+			p.Reps, p.MaxBlocks, p.Budget, p.BlockCost = 20, 20, tc.budget, tc.block
+			s := NewTwoArm(p)
+			sv := &armServer{thr: thr, cost: tc.cost, cmpCost: tc.cmpCost}
+			got := driveArms(t, s, sv)
+			n := len(armsOf(got, result.RoleCompare)) / 2
+			first := len(armsOf(got, result.RoleSweep))
+			if tc.budget == 0 {
+				if n != tc.blocks || s.Budgeted() {
+					t.Errorf("%d blocks, budgeted %v; want %d", n, s.Budgeted(), tc.blocks)
+				}
+				return
+			}
+			per := 2 * tc.cmpCost
+			if n == 0 {
+				per = tc.block
+			}
+			// Every block given ended within the budget, and one more
+			// would not have.
+			end := time.Duration(first)*tc.cost + time.Duration(n)*2*tc.cmpCost
+			if n != tc.blocks || end > tc.budget || end+per <= tc.budget || sv.now != end || !s.Budgeted() {
+				t.Errorf("%d first-pass points and %d blocks end at %s (clock %s), budget %s, block %s, budgeted %v", first, n, end, sv.now, tc.budget, per, s.Budgeted())
+			}
+			if notes := strings.Join(s.Notes(), "\n"); !strings.Contains(notes, "COMPARE_BUDGET "+tc.budget.String()+" spent after") {
+				t.Errorf("notes %q", notes)
+			}
+		})
+	}
+}
+
+// The headline search measures only the ladder's rungs, whatever the
+// ladder's spacing, and none twice.
+func TestRungSearchStaysOnTheLadder(t *testing.T) {
+	for _, l := range [][]int{{8, 16, 32, 64, 128}, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, {1, 10, 100, 1000}, {5, 6, 7}, {50}} {
+		for peak := range l {
+			s := newRungSearcher(10, l)
+			var seen []int
+			for {
+				c, _, _, ok := s.Next()
+				if !ok {
+					break
+				}
+				if !slices.Contains(l, c) || slices.Contains(seen, c) {
+					t.Fatalf("ladder %v, peak %d: %d after %v", l, l[peak], c, seen)
+				}
+				seen = append(seen, c)
+				thr := float64(c)
+				if c > l[peak] {
+					thr = float64(l[peak]) * 0.8
+				}
+				s.Record(probe{conns: c, thr: thr, good: true})
+			}
+			if len(seen) == 0 {
+				t.Fatalf("ladder %v: nothing searched", l)
+			}
+		}
+	}
+}
