@@ -111,6 +111,35 @@ func SequentialLevel(stop string, n, reps int, alpha float64) float64 {
 	return levels[n-first]
 }
 
+// FinalLevel is the level a comparison's test over n clean blocks is
+// held to once the run is over, when at most reps were planned under the
+// stopping rule stop: SequentialLevel's when n reached reps (or for a
+// fixed design); when the run ended short of reps, with no look left to
+// take (blocks lost, the budget spent), its last look spends the alpha
+// its earlier looks left (stats.FinalLevels), instead of being held to
+// an interim look's level. A look that stopped the run early had p below
+// its interim level, which is never above this one: the verdict is the
+// same. 0: n is too few to stop.
+func FinalLevel(stop string, n, reps int, alpha float64) float64 {
+	first := stats.MinPairs(alpha)
+	if stop == StopFixed || stop == "" || reps <= first || n >= reps || n < first {
+		return SequentialLevel(stop, n, reps, alpha)
+	}
+	spend := stats.SpendPocock
+	if stop == StopOBF {
+		spend = stats.SpendOBF
+	}
+	var looks []int
+	for k := first; k <= n; k++ {
+		looks = append(looks, k)
+	}
+	levels := stats.FinalLevels(looks, reps, alpha, spend)
+	if levels == nil {
+		return alpha
+	}
+	return levels[len(levels)-1]
+}
+
 // DefaultAlpha and DefaultCompareReps are the two-arm sweep's defaults:
 // 8 blocks, the fewest with which a paired test can say something at
 // 0.05 despite one lost block (6 is the least that can reach it at all).
@@ -266,7 +295,7 @@ func decidePoint(batch, conns int, ps []Point, alpha float64, stop string, reps 
 			cp.CILowPct, cp.CIHighPct = fptr((math.Exp(lo)-1)*100), fptr((math.Exp(hi)-1)*100)
 		}
 		cp.PValue = fptr(stats.SignedRank(d))
-		cp.Level = SequentialLevel(stop, len(d), reps, alpha)
+		cp.Level = FinalLevel(stop, len(d), reps, alpha)
 		cp.MDCPct = mdcPct(stats.PairedMDC(d, cp.Level, MDCPower))
 	}
 	if minN := stats.MinPairs(alpha); len(d) < minN {

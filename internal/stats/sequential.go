@@ -119,12 +119,53 @@ func SequentialLevels(looks []int, alpha float64, spend func(t, alpha float64) f
 	nmax := looks[len(looks)-1]
 	spent := make([]float64, len(looks))
 	for k, n := range looks {
-		s := spend(float64(n)/float64(nmax), alpha)
-		if !(s > 0) {
-			s = 0
-		}
-		spent[k] = min(s, alpha)
+		spent[k] = spendAt(spend, float64(n)/float64(nmax), alpha)
 	}
+	return levelsSpent(looks, spent)
+}
+
+// spendAt is spend(t, alpha) clamped to [0, alpha], a NaN as 0.
+func spendAt(spend func(t, alpha float64) float64, t, alpha float64) float64 {
+	s := spend(t, alpha)
+	if !(s > 0) {
+		s = 0
+	}
+	return min(s, alpha)
+}
+
+// FinalLevels are SequentialLevels for a run that planned planned pairs
+// at most but ends at looks' last, fewer: every look but the last keeps
+// the level it had in the planned design (spend(look/planned)), and the
+// last spends what alpha is left (Lan-DeMets: the final analysis spends
+// the rest). A run that ends short because blocks were lost or its time
+// budget ran out, not because of what its tests said, thus keeps alpha
+// over the whole run without holding its last look to an interim look's
+// stricter level. With planned at or below the last look it is
+// SequentialLevels. Nil on the inputs SequentialLevels refuses.
+func FinalLevels(looks []int, planned int, alpha float64, spend func(t, alpha float64) float64) []float64 {
+	if len(looks) == 0 || spend == nil || !validLevel(alpha) || looks[0] < 1 {
+		return nil
+	}
+	last := looks[len(looks)-1]
+	if planned <= last {
+		return SequentialLevels(looks, alpha, spend)
+	}
+	for k := 1; k < len(looks); k++ {
+		if looks[k] <= looks[k-1] {
+			return nil
+		}
+	}
+	spent := make([]float64, len(looks))
+	for k, n := range looks {
+		spent[k] = spendAt(spend, float64(n)/float64(planned), alpha)
+	}
+	spent[len(looks)-1] = alpha
+	return levelsSpent(looks, spent)
+}
+
+// levelsSpent are the looks' levels given the alpha spent by each (non-
+// decreasing, at most alpha): SequentialLevels' computation.
+func levelsSpent(looks []int, spent []float64) []float64 {
 	// The levels depend on nothing else, so this key is exact whatever
 	// spend is (two closures sharing code can spend differently).
 	key := fmt.Sprint(looks, spent)

@@ -337,3 +337,65 @@ func replaySimulation(t *testing.T, looks []int) {
 		}
 	}
 }
+
+// A run that ends at fewer pairs than it planned (blocks lost, its time
+// budget spent) keeps every look but the last as planned, and its last
+// look spends the alpha left: at least as lenient as the planned design's
+// level at that look, and the false alarms over the whole run, by
+// simulation with data that never differ, stay within alpha.
+func TestFinalLevels(t *testing.T) {
+	const alpha = 0.05
+	if got, want := FinalLevels([]int{6, 7, 8}, 8, alpha, SpendOBF), SequentialLevels([]int{6, 7, 8}, alpha, SpendOBF); !slices.Equal(got, want) {
+		t.Errorf("ending as planned: %v, want SequentialLevels' %v", got, want)
+	}
+	if FinalLevels(nil, 8, alpha, SpendOBF) != nil || FinalLevels([]int{7, 6}, 8, alpha, SpendOBF) != nil {
+		t.Error("bad looks give levels")
+	}
+	r := rand.New(rand.NewPCG(51, 52))
+	for _, c := range []struct {
+		name    string
+		planned int
+		looks   []int
+		spend   func(t, alpha float64) float64
+	}{
+		{"OBF", 13, []int{6, 7}, SpendOBF},
+		{"OBF", 13, []int{6, 7, 8, 9, 10}, SpendOBF},
+		{"Pocock", 13, []int{6, 7, 8, 9}, SpendPocock},
+		{"OBF, one look", 13, []int{6}, SpendOBF},
+	} {
+		var full []int
+		for n := c.looks[0]; n <= c.planned; n++ {
+			full = append(full, n)
+		}
+		planned := SequentialLevels(full, alpha, c.spend)
+		got := FinalLevels(c.looks, c.planned, alpha, c.spend)
+		last := len(c.looks) - 1
+		for k := range last {
+			if got[k] != planned[k] {
+				t.Errorf("%s %v of %d: look %d's level %v, the planned design's %v", c.name, c.looks, c.planned, c.looks[k], got[k], planned[k])
+			}
+		}
+		if got[last] < planned[last] || got[last] > math.Nextafter(alpha, 1) {
+			t.Errorf("%s %v of %d: last level %v, planned %v: want between it and alpha", c.name, c.looks, c.planned, got[last], planned[last])
+		}
+		const sims = 10000
+		stopped := 0
+		d := make([]float64, c.looks[last])
+		for range sims {
+			for i := range d {
+				d[i] = r.NormFloat64() * 0.05
+			}
+			for k, n := range c.looks {
+				if SignedRank(d[:n]) < got[k] {
+					stopped++
+					break
+				}
+			}
+		}
+		rate := float64(stopped) / sims
+		if se := math.Sqrt(alpha * (1 - alpha) / sims); rate > alpha+3*se {
+			t.Errorf("%s %v of %d: false alarms %v over the run, above alpha %v (+3 SE %v)", c.name, c.looks, c.planned, rate, alpha, 3*se)
+		}
+		t.Logf("%s %v of %d: levels %.4f (planned %.4f), false alarms %v", c.name, c.looks, c.planned, got, planned[:len(c.looks)], rate)
+	}
+}
