@@ -41,7 +41,7 @@ func (p *Plan) Planned() Planned {
 			if p.Compare.Budget > 0 {
 				parts += fmt.Sprintf(", within COMPARE_BUDGET %s", p.Compare.Budget)
 			}
-			return Planned{Points: first + compared, MaxPoints: first + compared, Load: most, MaxLoad: most, Parts: parts}
+			return Planned{Points: first + compared, MaxPoints: first + 2*compared, Load: most, MaxLoad: most, Parts: parts}
 		}
 		perCompare := addDur(p.Compare.Warmup, p.Compare.Duration)
 		return Planned{
@@ -76,7 +76,9 @@ func (p *Plan) twoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
 	tp := schedule.TwoArmPlan{Batches: o.BatchLadder, Order: order, Reps: c.Reps, Alpha: c.Alpha, Stop: c.Stop,
 		Scope: c.Scope, HeadlineBatch: o.HeadlineBatch, Ladder: o.ConnsLadder(o.HeadlineBatch), Prefer: c.Prefer}
 	if p.Headline() && c.Budget > 0 {
-		tp.MaxBlocks, tp.Budget, tp.BlockCost = c.Reps, c.Budget, p.blockCost()
+		// Lost blocks are run again while the budget lasts (up to
+		// MaxBlocks(Reps)): the budget, not a count, ends them.
+		tp.Budget, tp.BlockCost = c.Budget, p.blockCost()
 	}
 	return tp
 }
@@ -107,8 +109,9 @@ func (p *Plan) blockCost() time.Duration {
 
 // settleBudget plans a COMPARE_SCOPE=headline sweep's blocks from
 // COMPARE_BUDGET: the blocks that fit once the first pass (at its most
-// points) is over become COMPARE_REPS, the most the compare phase runs,
-// lost ones included. A budget that cannot fit the first pass and the
+// points) is over become COMPARE_REPS, the clean blocks planned (the
+// sequential design's last look); a lost block is run again while the
+// budget lasts. A budget that cannot fit the first pass and the
 // blocks the paired test needs (stats.MinPairs) is refused, saying what
 // it would need.
 func settleBudget(p *Plan) error {

@@ -325,6 +325,11 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	if p.Compare.Reps != 15 || p.Compare.Stop != result.StopOBF {
 		t.Fatalf("the budget bought %d blocks, stop %s; want 15, obf", p.Compare.Reps, p.Compare.Stop)
 	}
+	// Lost blocks are run again while the budget lasts: no count caps
+	// them at the blocks planned.
+	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(7*time.Second+PointOverhead) {
+		t.Errorf("schedule plan: budget %s, most blocks %d, block %s", tp.Budget, tp.MaxBlocks, tp.BlockCost)
+	}
 	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
 		f := 1.0

@@ -235,3 +235,21 @@ func TestRungSearchStaysOnTheLadder(t *testing.T) {
 		}
 	}
 }
+
+// Under a budget lost blocks are run again while it lasts (up to
+// MaxBlocks(Reps)): a rung that lost its first blocks to contention still
+// reaches its planned clean blocks when the time allows.
+func TestTwoArmBudgetReruns(t *testing.T) {
+	ladder := []int{8, 16, 32, 64, 128}
+	thr := map[ArmPoint]float64{}
+	curveAt(thr, 10, ladder, 64, 64)
+	both(thr, 1, 64, 500, 1)
+	both(thr, 100, 64, 300, 1)
+	p := headlinePlan(ladder)
+	p.Reps, p.Budget, p.BlockCost = 6, time.Hour, 2*time.Second
+	s := NewTwoArm(p)
+	got := driveArms(t, s, &armServer{thr: thr, cost: time.Second, lose: map[int]bool{0: true, 1: true, 2: true, 3: true}})
+	if n := len(armsOf(got, result.RoleCompare)) / 2; n != 10 || s.Budgeted() {
+		t.Errorf("%d blocks, budgeted %v; want 4 lost and 6 clean", n, s.Budgeted())
+	}
+}
