@@ -91,15 +91,7 @@ func SequentialLevel(stop string, n, reps int, alpha float64) float64 {
 	if stop == StopFixed || stop == "" || reps <= first {
 		return alpha
 	}
-	spend := stats.SpendPocock
-	if stop == StopOBF {
-		spend = stats.SpendOBF
-	}
-	var looks []int
-	for k := first; k <= reps; k++ {
-		looks = append(looks, k)
-	}
-	levels := stats.SequentialLevels(looks, alpha, spend)
+	levels := stats.SequentialLevels(looksTo(first, reps), alpha, spending(stop))
 	switch {
 	case levels == nil:
 		return alpha
@@ -109,6 +101,23 @@ func SequentialLevel(stop string, n, reps int, alpha float64) float64 {
 		n = reps
 	}
 	return levels[n-first]
+}
+
+// spending is a sequential rule's alpha-spending function.
+func spending(stop string) func(t, alpha float64) float64 {
+	if stop == StopOBF {
+		return stats.SpendOBF
+	}
+	return stats.SpendPocock
+}
+
+// looksTo are the looks first, first+1, ..., last.
+func looksTo(first, last int) []int {
+	var looks []int
+	for k := first; k <= last; k++ {
+		looks = append(looks, k)
+	}
+	return looks
 }
 
 // FinalLevel is the level a comparison's test over n clean blocks is
@@ -125,15 +134,7 @@ func FinalLevel(stop string, n, reps int, alpha float64) float64 {
 	if stop == StopFixed || stop == "" || reps <= first || n >= reps || n < first {
 		return SequentialLevel(stop, n, reps, alpha)
 	}
-	spend := stats.SpendPocock
-	if stop == StopOBF {
-		spend = stats.SpendOBF
-	}
-	var looks []int
-	for k := first; k <= n; k++ {
-		looks = append(looks, k)
-	}
-	levels := stats.FinalLevels(looks, reps, alpha, spend)
+	levels := stats.FinalLevels(looksTo(first, n), reps, alpha, spending(stop))
 	if levels == nil {
 		return alpha
 	}
