@@ -78,6 +78,10 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			p.Half = half.Name
 			r.Curve[len(r.Curve)-1].Half = half.Name
 		}
+		if pt.Step > 0 { // a search point (COMPARE_SCOPE=headline's first pass)
+			p.SearchStep, p.SearchPhase, p.SearchReason = pt.Step, pt.Phase, pt.Reason
+			r.Curve[len(r.Curve)-1] = p
+		}
 		if p.Status != result.StatusOK {
 			fmt.Fprintf(w, "point %d/%d (%s) failed: %s\n", i, total, pt.Arm, p.FailReason)
 		}
@@ -87,37 +91,51 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		return PointSpec{Index: i, Role: pt.Role, Key: pt.Key, Arm: pt.Arm, Duration: window, Warmup: warmup}
 	}
 	// pair runs a block: a then b, or in a duet a on half a and b on
-	// half b at the same time.
-	pair := func(a, b schedule.Point, window, warmup time.Duration) (p1, p2 result.Point, ok1, ok2 bool) {
+	// half b at the same time; what each measured, as the schedule reads
+	// it (observeSearch), and whether the context ended.
+	pair := func(a, b schedule.Point, window, warmup time.Duration) (obs []schedule.Observed, ended bool) {
+		pts := [2]schedule.Point{a, b}
+		var outs [2]verdict.Outcome
+		var ps [2]result.Point
+		var oks [2]bool
 		i := len(r.Curve) + 1
 		if halves == nil {
-			progress.Arm(w, i, total, a, "", time.Since(start))
-			p1, ok1 = admitted(i, a, runner.RunPoint(ctx, spec(i, a, window, warmup)), nil)
-			if ctx.Err() != nil {
-				return p1, p2, ok1, false
+			for k, pt := range pts {
+				if k == 1 && ctx.Err() != nil {
+					return nil, true
+				}
+				i = len(r.Curve) + 1
+				progress.Arm(w, i, total, pt, "", time.Since(start))
+				outs[k] = runner.RunPoint(ctx, spec(i, pt, window, warmup))
+				ps[k], oks[k] = admitted(i, pt, outs[k], nil)
 			}
-			i = len(r.Curve) + 1
-			progress.Arm(w, i, total, b, "", time.Since(start))
-			p2, ok2 = admitted(i, b, runner.RunPoint(ctx, spec(i, b, window, warmup)), nil)
-			return p1, p2, ok1, ok2
+		} else {
+			gate := NewGate()
+			specs := [2]PointSpec{spec(i, a, window, warmup), spec(i+1, b, window, warmup)}
+			var wg sync.WaitGroup
+			for k := range specs {
+				specs[k].Half, specs[k].Gate = halves[k], gate
+				progress.Arm(w, i+k, total, pts[k], halves[k].Name, time.Since(start))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					outs[k] = runner.RunPoint(ctx, specs[k])
+				}()
+			}
+			wg.Wait()
+			ps[0], oks[0] = admitted(i, a, outs[0], halves[0])
+			ps[1], oks[1] = admitted(len(r.Curve)+1, b, outs[1], halves[1])
 		}
-		gate := NewGate()
-		specs := [2]PointSpec{spec(i, a, window, warmup), spec(i+1, b, window, warmup)}
-		var outs [2]verdict.Outcome
-		var wg sync.WaitGroup
-		for k := range specs {
-			specs[k].Half, specs[k].Gate = halves[k], gate
-			progress.Arm(w, i+k, total, []schedule.Point{a, b}[k], halves[k].Name, time.Since(start))
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				outs[k] = runner.RunPoint(ctx, specs[k])
-			}()
+		if ctx.Err() != nil {
+			return nil, true
 		}
-		wg.Wait()
-		p1, ok1 = admitted(i, a, outs[0], halves[0])
-		p2, ok2 = admitted(len(r.Curve)+1, b, outs[1], halves[1])
-		return p1, p2, ok1, ok2
+		at := time.Since(start)
+		for k, pt := range pts {
+			ob := observeSearch(pt, ps[k], outs[k], oks[k], r.Headline)
+			ob.Elapsed = at
+			obs = append(obs, ob)
+		}
+		return obs, false
 	}
 	var last []schedule.Observed
 	announced := false
@@ -146,24 +164,9 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 				total += 2 // a block run again
 			}
 		}
-		p1, p2, ok1, ok2 := pair(a, b, window, warmup)
-		if ctx.Err() != nil {
+		var ended bool
+		if last, ended = pair(a, b, window, warmup); ended {
 			break
-		}
-		at := time.Since(start)
-		last = nil
-		for k, pt := range []schedule.Point{a, b} {
-			p, ok := []result.Point{p1, p2}[k], []bool{ok1, ok2}[k]
-			if ok && pt.Step > 0 {
-				cp := &r.Curve[len(r.Curve)-2+k]
-				cp.SearchStep, cp.SearchPhase, cp.SearchReason = pt.Step, pt.Phase, pt.Reason
-			}
-			ob := observe(pt, p, ok, r.Headline)
-			// What the search reads (as observeSearch): measured without errors;
-			// contention left out.
-			ob.Good = ok && p.Status == result.StatusOK && p.Errors == 0 && !p.Saturated && p.ThroughputPerS > 0
-			ob.Elapsed = at
-			last = append(last, ob)
 		}
 	}
 	r.Notes = append(r.Notes, s.Notes()...)

@@ -411,10 +411,10 @@ func stopWords(stop string) string {
 // took is "; the run took 4m51s", from the document's start and finish;
 // "" when either is missing.
 func took(r *result.Result) string {
-	if r.Meta.StartedAt.IsZero() || r.Meta.FinishedAt.Before(r.Meta.StartedAt) {
-		return ""
+	if d, ok := r.Took(); ok {
+		return "; the run took " + d.String()
 	}
-	return "; the run took " + r.Meta.FinishedAt.Sub(r.Meta.StartedAt).Round(time.Second).String()
+	return ""
 }
 
 func alphaWords(s *result.Comparison) string {

@@ -394,8 +394,17 @@ func writeBudget(b *strings.Builder, r *Result) {
 	} else {
 		b.WriteString(", too few to detect any change")
 	}
-	if !r.Meta.StartedAt.IsZero() && !r.Meta.FinishedAt.Before(r.Meta.StartedAt) {
-		fmt.Fprintf(b, "; the run took %s", r.Meta.FinishedAt.Sub(r.Meta.StartedAt).Round(time.Second))
+	if d, ok := r.Took(); ok {
+		fmt.Fprintf(b, "; the run took %s", d)
 	}
 	b.WriteString("\n")
+}
+
+// Took is how long the run took, from meta's start to its finish, to
+// the second; false when either is missing or they are out of order.
+func (r *Result) Took() (time.Duration, bool) {
+	if r.Meta.StartedAt.IsZero() || r.Meta.FinishedAt.Before(r.Meta.StartedAt) {
+		return 0, false
+	}
+	return r.Meta.FinishedAt.Sub(r.Meta.StartedAt).Round(time.Second), true
 }

@@ -25,6 +25,17 @@ func curveAt(m map[ArmPoint]float64, b int, rungs []int, peak, headPeak int) {
 	}
 }
 
+// peakAt64 is the servers most tests here measure: both arms peak at 64
+// connections of batch 10's ladder, and batches 1 and 100 answer at 64.
+func peakAt64() ([]int, map[ArmPoint]float64) {
+	ladder := []int{8, 16, 32, 64, 128}
+	thr := map[ArmPoint]float64{}
+	curveAt(thr, 10, ladder, 64, 64)
+	both(thr, 1, 64, 500, 1)
+	both(thr, 100, 64, 300, 1)
+	return ladder, thr
+}
+
 func headlinePlan(ladder []int) TwoArmPlan {
 	return TwoArmPlan{Batches: []int{1, 10, 100}, HeadlineBatch: 10, Ladder: ladder, Scope: result.ScopeHeadline,
 		Reps: 8, Alpha: 0.05, Stop: result.StopFixed}
@@ -35,11 +46,7 @@ func headlinePlan(ladder []int) TwoArmPlan {
 // batch once per arm at the rung found, and the compare phase's blocks
 // are at that rung only, in ABBA order.
 func TestTwoArmHeadlineScope(t *testing.T) {
-	ladder := []int{8, 16, 32, 64, 128}
-	thr := map[ArmPoint]float64{}
-	curveAt(thr, 10, ladder, 64, 64)
-	both(thr, 1, 64, 500, 1)
-	both(thr, 100, 64, 300, 1)
+	ladder, thr := peakAt64()
 	s := NewTwoArm(headlinePlan(ladder))
 	if s.FirstPass() != 2*(5+2) {
 		t.Errorf("first pass at most %d points, want 14", s.FirstPass())
@@ -159,11 +166,7 @@ func TestTwoArmHeadlineNothingClean(t *testing.T) {
 // the blocks' mean time so far (the planned cost before one ended), and
 // the notes say the budget ended the blocks.
 func TestTwoArmBudget(t *testing.T) {
-	ladder := []int{8, 16, 32, 64, 128}
-	thr := map[ArmPoint]float64{}
-	curveAt(thr, 10, ladder, 64, 64)
-	both(thr, 1, 64, 500, 1)
-	both(thr, 100, 64, 300, 1)
+	ladder, thr := peakAt64()
 	for _, tc := range []struct {
 		name                string
 		budget, cost, block time.Duration
@@ -240,11 +243,7 @@ func TestRungSearchStaysOnTheLadder(t *testing.T) {
 // MaxBlocks(Reps)): a rung that lost its first blocks to contention still
 // reaches its planned clean blocks when the time allows.
 func TestTwoArmBudgetReruns(t *testing.T) {
-	ladder := []int{8, 16, 32, 64, 128}
-	thr := map[ArmPoint]float64{}
-	curveAt(thr, 10, ladder, 64, 64)
-	both(thr, 1, 64, 500, 1)
-	both(thr, 100, 64, 300, 1)
+	ladder, thr := peakAt64()
 	p := headlinePlan(ladder)
 	p.Reps, p.Budget, p.BlockCost = 6, time.Hour, 2*time.Second
 	s := NewTwoArm(p)
