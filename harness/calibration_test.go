@@ -79,7 +79,7 @@ func TestFlagNearCap(t *testing.T) {
 	if err := result.WriteTable(tbl, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(tbl.String(), result.NearCapMark) || !strings.Contains(tbl.String(), "(88% of the generator's cap)") {
+	if !strings.Contains(tbl.String(), result.NearCapMark) || !strings.Contains(tbl.String(), "88% of the generator's cap") {
 		t.Errorf("the table does not say a point is near the cap:\n%s", tbl)
 	}
 }

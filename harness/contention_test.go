@@ -104,7 +104,7 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 		if err := result.WriteTable(&b, r); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"CONTENDED: 3 of 3 points", "(contended)", "headline: none", "warning: contended: in 3 of 3 points"} {
+		for _, want := range []string{"CONTENDED: 3 of 3 points", "[3] point 3: contended: ", "headline: none", "warning: contended: in 3 of 3 points"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("steal %v: table lacks %q:\n%s", run.steal, want, b.String())
 			}

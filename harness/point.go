@@ -167,6 +167,11 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 			return p.fail(PhaseMarker, p.srvs[i], "%s exited before the measured window (%s)", p.label(i), exitText(p.srvs[i]))
 		}
 		if why, tail := side.NoMarker(clock.Now().After(markerBy), markerWait); why != "" {
+			if rf := p.refusal(); rf != "" {
+				e := p.fail(PhaseMarker, tail, "%s", rf).(*PointError)
+				e.Refused = true
+				return e
+			}
 			return p.fail(PhaseMarker, tail, "%s", why)
 		}
 		clock.Sleep(20 * time.Millisecond)
@@ -175,6 +180,18 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 		p.noteGranted(&pr.generatorGranted, p.genCPUs, "generator", procs[0].Pid())
 	}
 	return nil
+}
+
+// refusal is the whole reason of a generator that stopped at its
+// preflight on a refusal every point would meet (load.Refused), as its
+// JSON says it, uncut; "" for any other failure, or without the file
+// (agents report elsewhere).
+func (p *pointRun) refusal() string {
+	res, err := readLoad(p.f.json)
+	if err != nil || !res.Summary.Refused {
+		return ""
+	}
+	return "the generator's preflight was refused, as it would be at every point: " + res.Summary.Failure
 }
 
 // measure samples both sides over the measured window, as process trees:

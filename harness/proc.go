@@ -237,6 +237,9 @@ type PointError struct {
 	Phase string
 	Err   error
 	Tail  string
+	// Refused: the generator's preflight was refused as every point's
+	// would be (load.Refused): the sweep stops.
+	Refused bool
 }
 
 func (e *PointError) Error() string { return e.Err.Error() }
@@ -307,11 +310,13 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 		out.FailReason = err.Error()
 		out.Load = nil
 		var pe *PointError
-		if errors.As(err, &pe) && pe.Tail != "" {
+		isPE := errors.As(err, &pe)
+		if isPE && pe.Tail != "" {
 			out.LogTail = pe.Tail
 		} else if len(p.srvs) > 0 {
 			out.LogTail = p.srvs[0].Tail(tailLines)
 		}
+		out.Refused = isPE && pe.Refused
 	}
 	p.scrub()
 	out.Wall = pr.clock().Now().Sub(out.StartedAt)

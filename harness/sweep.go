@@ -33,6 +33,23 @@ var ErrContended = fmt.Errorf("the headline batch's points ran on contended CPUs
 // result is marked so.
 var ErrInterrupted = errors.New("sweep interrupted: partial result written")
 
+// ErrRefused is returned (with a written result, marked partial) when a
+// point's preflight was refused in a way every point would be (a wrong
+// secret, servers that are not one cluster: load.Refused): the sweep
+// stopped there instead of booting the server again to be refused again.
+// Exit status 1.
+var ErrRefused = errors.New("the sweep stopped at a refusal every point would meet: result written")
+
+// refusedStop ends a sweep at point p, whose preflight was refused
+// (verdict.Outcome.Refused): r says where and why, in full.
+func refusedStop(r *result.Result, p result.Point) error {
+	r.Partial = true
+	r.PartialReason = fmt.Sprintf("stopped after point %d: %s", p.Index, p.FailReason)
+	r.Warn(r.PartialReason)
+	r.Summarize()
+	return ErrRefused
+}
+
 // PointSpec is what a PointRunner is asked to measure.
 type PointSpec struct {
 	Index int // 1-based position in the run
@@ -121,6 +138,10 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 			}
 		}
 		p, out, ok := run(i, pt.Role, pt.Key)
+		if ok && out.Refused {
+			note()
+			return refusedStop(r, p)
+		}
 		if ok && pt.Step > 0 {
 			cp := &r.Curve[len(r.Curve)-1]
 			cp.SearchStep, cp.SearchPhase, cp.SearchReason = pt.Step, pt.Phase, pt.Reason

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -116,5 +117,38 @@ func TestSweepInterrupted(t *testing.T) {
 	}
 	if r.NoiseFloorPct != nil || !r.Headline.Clean {
 		t.Errorf("headline %+v noise %v: the partial curve still has its ceiling, no repeat", r.Headline, r.NoiseFloorPct)
+	}
+}
+
+// refusing is a PointRunner whose every point's preflight is refused as
+// every point's would be (a wrong secret): its reason is long, and its
+// hint is at the end.
+type refusing struct{ asked int }
+
+const refusedWhy = "the generator's preflight was refused, as it would be at every point: "
+
+func (r *refusing) RunPoint(context.Context, PointSpec) verdict.Outcome {
+	r.asked++
+	return verdict.Outcome{FailReason: refusedWhy + strings.Repeat("x", 400) + " are the --url servers nodes of one cluster?", Refused: true}
+}
+
+// TestSweepStopsAtARefusal is issue 33's fail-fast: a refusal every point
+// would meet stops both sweeps after the first point, with ErrRefused, a
+// partial result that says why in full, and no second boot.
+func TestSweepStopsAtARefusal(t *testing.T) {
+	for _, two := range []bool{false, true} {
+		run, r := &refusing{}, &result.Result{}
+		var err error
+		if two {
+			err = SweepTwoArm(context.Background(), twoArmOpts(t), run, r, io.Discard, verdict.DefaultThresholds)
+		} else {
+			err = Sweep(context.Background(), sweepOpts(t), run, r, io.Discard, verdict.DefaultThresholds)
+		}
+		if !errors.Is(err, ErrRefused) || run.asked != 1 || len(r.Curve) != 1 {
+			t.Fatalf("two-arm %v: err %v, %d points asked, %d in the curve; want ErrRefused after 1", two, err, run.asked, len(r.Curve))
+		}
+		if !r.Partial || !strings.HasPrefix(r.PartialReason, "stopped after point 1: "+refusedWhy) || !strings.HasSuffix(r.PartialReason, "one cluster?") {
+			t.Errorf("two-arm %v: partial %v, reason %q", two, r.Partial, r.PartialReason)
+		}
 	}
 }

@@ -93,6 +93,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	// pair runs a block: a then b, or in a duet a on half a and b on
 	// half b at the same time; what each measured, as the schedule reads
 	// it (observeSearch), and whether the context ended.
+	var refused *result.Point // a point whose preflight was refused: the sweep stops
 	pair := func(a, b schedule.Point, window, warmup time.Duration) (obs []schedule.Observed, ended bool) {
 		pts := [2]schedule.Point{a, b}
 		var outs [2]verdict.Outcome
@@ -108,6 +109,10 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 				progress.Arm(w, i, total, pt, "", time.Since(start))
 				outs[k] = runner.RunPoint(ctx, spec(i, pt, window, warmup))
 				ps[k], oks[k] = admitted(i, pt, outs[k], nil)
+				if oks[k] && outs[k].Refused {
+					refused = &ps[k] // its partner would be refused too
+					return nil, true
+				}
 			}
 		} else {
 			gate := NewGate()
@@ -126,7 +131,12 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			ps[0], oks[0] = admitted(i, a, outs[0], halves[0])
 			ps[1], oks[1] = admitted(len(r.Curve)+1, b, outs[1], halves[1])
 		}
-		if ctx.Err() != nil {
+		for k := range outs {
+			if oks[k] && outs[k].Refused && refused == nil {
+				refused = &ps[k]
+			}
+		}
+		if ctx.Err() != nil || refused != nil {
 			return nil, true
 		}
 		at := time.Since(start)
@@ -170,6 +180,9 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 		}
 	}
 	r.Notes = append(r.Notes, s.Notes()...)
+	if refused != nil {
+		return refusedStop(r, *refused)
+	}
 	r.Summarize()
 	return finish(ctx, r, total)
 }

@@ -127,7 +127,7 @@ func TestSweepTwoArm(t *testing.T) {
 	}
 	golden(t, "table_twoarm.txt", table.Bytes())
 	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.008, 8 pairs); could have detected ±", " cmp head", "gate: headline", "head's headline: ", "no A-A repeat in a two-arm sweep"} {
-		if !strings.Contains(table.String(), want) {
+		if !strings.Contains(flat(table.String()), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
 	}
@@ -383,7 +383,7 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	if err := result.WriteTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "budget: COMPARE_BUDGET 5m0s bought 9 of 15 blocks planned at the headline's rung, which could detect ±") {
+	if !strings.Contains(flat(table.String()), "budget: COMPARE_BUDGET 5m0s bought 9 of 15 blocks planned at the headline's rung, which could detect ±") {
 		t.Errorf("table:\n%s", table.String())
 	}
 	// The publisher reads it back: its checks (the comparison re-derived

@@ -56,6 +56,9 @@ type Summary struct {
 	// Failure says why the run could not measure (preflight failed, no
 	// connection opened, interrupted); empty when it ran its window.
 	Failure string `json:"failure,omitempty"`
+	// Refused says the failure was a preflight refusal that every point
+	// would meet again (load.Refused): a sweep stops there.
+	Refused bool `json:"refused,omitempty"`
 	// Dropped counts connections lost during the window, Reconnects the
 	// ones re-established. Null where the scenario counts a lost
 	// connection in errors instead.

@@ -45,6 +45,8 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	res, err := run(ctx, cfg, opts)
 	if res != nil && err != nil {
 		res.Summary.Failure = err.Error()
+		var rf *Refused
+		res.Summary.Refused = errors.As(err, &rf)
 	}
 	return res, err
 }

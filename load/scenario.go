@@ -26,6 +26,18 @@ type Scenario interface {
 	Finish(res *Result, merged *Recorder)
 }
 
+// Refused is a preflight failure that every point would meet again: the
+// server refused the scenario's credentials, its servers are not one
+// cluster, or it answered what the scenario cannot use. The run records
+// it (Summary.Refused), and a sweep stops at the first such point rather
+// than boot the server again to be refused again (docs/sweep.md,
+// "Failures that repeat"). A connection refused or a timeout is not one:
+// the next point may well get through.
+type Refused struct{ Err error }
+
+func (r *Refused) Error() string { return r.Err.Error() }
+func (r *Refused) Unwrap() error { return r.Err }
+
 // connCounters sums read syscalls and messages over a scenario's
 // connections (nil where a connection never opened).
 func ConnCounters(conns []*wsconn.Conn) (reads, messages int64) {

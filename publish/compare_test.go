@@ -168,7 +168,7 @@ func TestTwoArmHeadlineWithoutSamples(t *testing.T) {
 	}
 	md := Render(c, RenderOptions{})
 	_, line := titleAndVerdict(md)
-	if !strings.Contains(line, "headline *cannot conclude*, n/a (0\u00a0pairs); could have detected no change") {
+	if !strings.Contains(line, "headline *cannot conclude*, n/a (0\u00a0pairs); too few clean pairs to detect any change") {
 		t.Errorf("verdict line %q", line)
 	}
 	if !strings.Contains(md, "Too few samples at batch 10, 64 connections: n = 8 + 0 of the 8 per arm asked for (8 repeats failed or were not clean).") {

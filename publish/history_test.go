@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -157,6 +159,12 @@ func TestHistoryTable(t *testing.T) {
 	}
 	goldenFile(t, "history_table.golden.txt", b.String())
 	out := b.String()
+	// Issue 33: 4 batch sizes and 3 series once needed 228 columns.
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > result.TableWidth {
+			t.Errorf("line %d is %d columns, want at most %d: %q", i+1, n, result.TableWidth, line)
+		}
+	}
 	for _, want := range []string{"▲", "≥", "0f0f0f0f0f0f", "batch 1024", "regime changed",
 		// The change column: against the series' entry before; past
 		// both floors (4.0% and 4.0%) marked, within them (2.5%) not.

@@ -205,7 +205,7 @@ func outcomeTitle(c *Comparison) string {
 	case Faster:
 		return fmt.Sprintf("> [!TIP]\n> **%s %s: %s faster %s**%s", iconFaster, name, change, at, p)
 	case WithinNoise:
-		detect := "could have detected no change"
+		detect := "too few clean pairs to detect any change"
 		switch {
 		case h.MDCPct != nil:
 			detect = "could have detected ±" + pctAbs(*h.MDCPct)
@@ -272,7 +272,7 @@ func verdictLine(c *Comparison) string {
 	if len(c.Rows) != len(distinctBatches(c.Rows)) {
 		unit = "compared points"
 	}
-	detect := "could have detected no change"
+	detect := "too few clean pairs to detect any change"
 	if h.MDCPct != nil {
 		detect = "could have detected ±" + pctAbs(*h.MDCPct)
 	}

@@ -100,24 +100,47 @@ const (
 	markMove       = "*"
 )
 
-// historyChange is an entry's headline against its series' entry before
-// it, and whether the move is beyond both entries' A-A noise floors; "—"
-// when there is nothing to compare with: the first of its series, a regime
-// change, a figure not measured, or a lower bound on either side (its
-// change says nothing about the server). It records r as its series' last.
-func historyChange(prev map[string]TrendRow, r TrendRow) (string, bool) {
+// RowChange is a trend row's headline against its series' row before it,
+// as `ceiling history` and the site show it.
+type RowChange struct {
+	// Text is the cell: "+3.1%", "+3.1% *" when Moved, "—" when there is
+	// nothing to compare with: the first of its series, a regime change,
+	// a figure not measured, or a lower bound on either side (its change
+	// says nothing about the server).
+	Text string
+	// Pct is the change in percent (0 with "—").
+	Pct float64
+	// Moved: beyond both rows' A-A noise floors. Worth a look; one A-A
+	// figure per run is no test.
+	Moved bool
+}
+
+// RowChanges are rows' changes, each against its series' row before it
+// (rows oldest first, as Trend gives them).
+func RowChanges(rows []TrendRow) []RowChange {
+	prev := map[string]TrendRow{}
+	out := make([]RowChange, len(rows))
+	for i, r := range rows {
+		out[i] = historyChange(prev, r)
+	}
+	return out
+}
+
+// historyChange is r's RowChange; it records r as its series' last.
+func historyChange(prev map[string]TrendRow, r TrendRow) RowChange {
 	key := r.Series()
 	p, ok := prev[key]
 	prev[key] = r
 	if !ok || r.RegimeChanged || p.Regime != r.Regime || p.ThroughputPerS <= 0 || r.ThroughputPerS <= 0 || p.LowerBound || r.LowerBound {
-		return "—", false
+		return RowChange{Text: "—"}
 	}
 	pct := (r.ThroughputPerS/p.ThroughputPerS - 1) * 100
-	cell := fmt.Sprintf("%+.1f%%", pct)
+	c := RowChange{Text: fmt.Sprintf("%+.1f%%", pct), Pct: pct}
 	if p.NoiseFloorPct != nil && r.NoiseFloorPct != nil && math.Abs(pct) > math.Max(*p.NoiseFloorPct, *r.NoiseFloorPct) {
-		return cell + " " + markMove, true
+		c.Text += " " + markMove
+		c.Moved = true
 	}
-	return cell, false
+	return c
 }
 
 // WriteHistoryTable writes the trend as a table for a terminal, oldest
@@ -126,40 +149,60 @@ func historyChange(prev map[string]TrendRow, r TrendRow) (string, bool) {
 // Lower bounds carry ≥ and a regime change ▲; a legend says so. Every
 // string from the file is flattened to one line of printable characters,
 // so a hostile entry cannot move the cursor or colour the terminal.
+//
+// The output keeps within result.TableWidth columns: each batch size's
+// ceiling is in a second table, and a longer line of the legend is
+// wrapped.
 func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
+	var b strings.Builder
+	if err := writeHistoryTable(&b, h, last); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, result.Wrap(b.String(), result.TableWidth))
+	return err
+}
+
+func writeHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 	rows := Trend(h)
 	// The change is against each series' entry before, also one that
 	// --last leaves out.
-	changes, moved := make([]string, len(rows)), make([]bool, len(rows))
-	prev := map[string]TrendRow{}
-	for i, r := range rows {
-		changes[i], moved[i] = historyChange(prev, r)
-	}
+	changes := RowChanges(rows)
 	if last > 0 && len(rows) > last {
 		cut := len(rows) - last
-		rows, changes, moved = rows[cut:], changes[cut:], moved[cut:]
+		rows, changes = rows[cut:], changes[cut:]
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no history entries")
 		return err
 	}
-	batches := TrendBatches(rows)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"commit", "date", "series", "headline msg/s", "change", "conns", "p99"}
-	for _, b := range batches {
-		head = append(head, fmt.Sprintf("batch %d", b))
+	// Within 100 columns: the headline's table, then each batch size's
+	// ceiling in a table of its own; the series only when there are
+	// several.
+	// Several series: each a letter, named under the table.
+	series := map[string]string{}
+	var seriesOrder []string
+	for _, r := range rows {
+		if _, ok := series[r.Series()]; !ok {
+			series[r.Series()] = string(rune('A' + len(seriesOrder)%26))
+			seriesOrder = append(seriesOrder, r.Series())
+		}
 	}
-	head = append(head, "floor", "verdict", "")
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"commit", "date"}
+	if len(series) > 1 {
+		head = append(head, "s") // the series' letter
+	}
+	head = append(head, "headline", "change", "conns", "p99", "floor")
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t  verdict")
 	var anyLB, anyRegime, anyPartial, anyMove bool
 	for i, r := range rows {
 		mark := ""
 		if r.RegimeChanged {
-			mark += markRegime + " "
+			mark += " " + markRegime
 			anyRegime = true
 		}
 		if r.Partial {
-			mark += markPartial
+			mark += " " + markPartial
 			anyPartial = true
 		}
 		// A figure that was not measured (no clean headline, a scenario
@@ -171,26 +214,11 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 		if r.P99Ns <= 0 {
 			p99 = "—"
 		}
-		change := changes[i]
-		anyMove = anyMove || moved[i]
-		cells := []string{
-			termText(shortRef(r.GitRef)),
-			r.FinishedAt.UTC().Format("2006-01-02 15:04"),
-			termText(r.Series()),
-			headline, change, conns, p99,
-		}
+		anyMove = anyMove || changes[i].Moved
 		anyLB = anyLB || r.LowerBound
-		for _, b := range batches {
-			c, ok := r.Ceiling(b)
-			switch {
-			case !ok:
-				cells = append(cells, "")
-			case !c.Found:
-				cells = append(cells, "none")
-			default:
-				cells = append(cells, fmt.Sprintf("%s @%d", boundRate(c.ThroughputPerS, c.LowerBound), c.Connections))
-				anyLB = anyLB || c.LowerBound
-			}
+		cells := []string{termText(shortRef(r.GitRef)), r.FinishedAt.UTC().Format("2006-01-02")}
+		if len(series) > 1 {
+			cells = append(cells, series[r.Series()])
 		}
 		floor := "n/a"
 		if r.NoiseFloorPct != nil {
@@ -198,13 +226,48 @@ func WriteHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 		}
 		verdict := termText(r.Verdict)
 		if r.Comparison != "" {
-			verdict += ", " + termText(words(r.Comparison))
+			// A two-arm run's head (its series says so): its verdict
+			// is the comparison's.
+			verdict = termText(words(r.Comparison))
 		}
-		cells = append(cells, floor, verdict, mark)
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		cells = append(cells, headline, changes[i].Text, conns, p99, floor)
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t  "+verdict+mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if batches := TrendBatches(rows); len(batches) > 0 {
+		fmt.Fprintln(w, "\nceilings per batch size (msg/s @ connections):")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head = []string{"commit"}
+		for _, b := range batches {
+			head = append(head, fmt.Sprintf("batch %d", b))
+		}
+		fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+		for _, r := range rows {
+			cells := []string{termText(shortRef(r.GitRef))}
+			for _, b := range batches {
+				c, ok := r.Ceiling(b)
+				switch {
+				case !ok:
+					cells = append(cells, "")
+				case !c.Found:
+					cells = append(cells, "none")
+				default:
+					cells = append(cells, fmt.Sprintf("%s @%d", boundRate(c.ThroughputPerS, c.LowerBound), c.Connections))
+					anyLB = anyLB || c.LowerBound
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(series) > 1 {
+		for _, name := range seriesOrder {
+			fmt.Fprintf(w, "s %s: %s\n", series[name], termText(name))
+		}
 	}
 	regime := termText(rows[len(rows)-1].Regime)
 	fmt.Fprintf(w, "\nregime (newest): %s\n", regime)

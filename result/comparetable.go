@@ -17,15 +17,26 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "\ncomparison, head against base: %s\n", ComparedLine(c.Headline, c.Confidence))
 	fmt.Fprintf(w, "  gate: %s\n", c.Gate)
 	fmt.Fprintf(w, "  method: %s; alpha %g, %d repeats per arm asked\n", c.Method, c.Alpha, c.Reps)
+	// Within TableWidth: the p99's verdict and the unpaired test go on a
+	// line of their own under the table.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "batch\tconns\tbase median/s\thead median/s\tchange\t%.0f%% CI\tp\tpairs\tdetectable\tverdict\tp99\tunpaired p\t\n", c.Confidence*100)
+	fmt.Fprintf(tw, "batch\tconns\tbase/s\thead/s\tchange\t%.0f%% CI\tp\tpairs\tMDC\t  verdict\n", c.Confidence*100)
 	for _, p := range c.Points {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t  %s\n",
 			p.Batch, p.Connections, armMedian(p.Base), armMedian(p.Head), pctOr(p.ChangePct),
-			ciText(p.CILowPct, p.CIHighPct), pOr(p.PValue), p.NPairs, p.Blocks, mdcText(p.MDCPct), verdictWords(p), p.P99Verdict, pOr(p.Unpaired.PValue))
+			ciCell(p.CILowPct, p.CIHighPct), pPeople(p.PValue), p.NPairs, p.Blocks, mdcText(p.MDCPct), verdictWords(p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	fmt.Fprintln(w, "  base/s, head/s: each arm's median; pairs: blocks with both arms clean / blocks run;")
+	fmt.Fprintln(w, "  MDC: the smallest change the paired test could have detected (80% power)")
+	for _, p := range c.Points {
+		p99 := p.P99Verdict
+		if p.P99ChangePct != nil {
+			p99 += " (" + pctOr(p.P99ChangePct) + ")"
+		}
+		fmt.Fprintf(w, "  batch %d: p99 %s; unpaired (Mann-Whitney) p = %s, which decides nothing\n", p.Batch, p99, pOr(p.Unpaired.PValue))
 	}
 	for _, p := range c.Points {
 		if p.Verdict == CompareCannotConclude || p.Base.Failed+p.Head.Failed > 0 {
@@ -51,7 +62,7 @@ func mdcText(m *float64) string {
 // p99 within_noise".
 func ComparedLine(p ComparedPoint, confidence float64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "batch %d at %d connections: %s", p.Batch, p.Connections, verdictWords(p))
+	fmt.Fprintf(&b, "%s: %s", rungWords(p.Batch, p.Connections, " at"), verdictWords(p))
 	if p.ChangePct != nil {
 		fmt.Fprintf(&b, ", %s", pctOr(p.ChangePct))
 		if p.CILowPct != nil && p.CIHighPct != nil {
@@ -65,7 +76,7 @@ func ComparedLine(p ComparedPoint, confidence float64) string {
 	if p.MDCPct != nil {
 		fmt.Fprintf(&b, "; could have detected ±%.1f%%", *p.MDCPct)
 	} else {
-		b.WriteString("; could have detected no change")
+		b.WriteString("; too few clean pairs to detect any change")
 	}
 	fmt.Fprintf(&b, "; p99 %s", p.P99Verdict)
 	if p.P99ChangePct != nil {
@@ -95,6 +106,11 @@ func pctOr(v *float64) string {
 	return fmt.Sprintf("%+.1f%%", *v)
 }
 
+// ciCell is an interval for a table cell: ciText without its spaces.
+func ciCell(lo, hi *float64) string {
+	return strings.ReplaceAll(ciText(lo, hi), " ", "")
+}
+
 func ciText(lo, hi *float64) string {
 	if lo == nil || hi == nil {
 		return "-"
@@ -121,4 +137,14 @@ func pPeople(v *float64) string {
 		return "<0.001"
 	}
 	return fmt.Sprintf("%.3f", *v)
+}
+
+// rungWords names a compared point, "batch 10 at 64 connections", or
+// "batch 10 (no rung chosen)" when the first pass chose none (connections
+// 0): never "at 0 connections".
+func rungWords(batch, conns int, sep string) string {
+	if conns <= 0 {
+		return fmt.Sprintf("batch %d (no rung chosen)", batch)
+	}
+	return fmt.Sprintf("batch %d%s %d connections", batch, sep, conns)
 }

@@ -18,3 +18,20 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// Wrap keeps short lines, breaks a long one at its last space within the
+// width with the spacing of what it keeps, indents the rest two more,
+// and leaves a word longer than the width whole.
+func TestWrap(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"short\n", "short\n"},
+		{"aaa  bbb ccc ddd\n", "aaa  bbb\n  ccc ddd\n"},
+		{"  x   yy zz\n", "  x   yy\n    zz\n"},
+		{"abcdefghijklmn\n", "abcdefghijklmn\n"},
+		{"a abcdefghijklmn b", "a\n  abcdefghijklmn\n  b"},
+	} {
+		if got := Wrap(c.in, 9); got != c.want {
+			t.Errorf("Wrap(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

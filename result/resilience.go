@@ -1,7 +1,10 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -157,7 +160,36 @@ func WriteResilience(b *strings.Builder, r *Result) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		// What the shares' table cannot show: every failure by its class,
+		// and deliveries beyond those owed (which a delivered percentage
+		// hides, capped at 100%).
+		if p.Errors > 0 {
+			fmt.Fprintf(b, "errors: %d (%s)\n", p.Errors, reasonsText(p.ErrorsByReason))
+		}
+		if d := wire.DuplicatesOf(p.Scenario); d > 0 {
+			fmt.Fprintf(b, "duplicates: %d deliveries beyond those owed (an event delivered twice, or one whose publish was counted as failed)\n", d)
+		}
 		fmt.Fprintf(b, "resilience: %s: %s\n", f.Verdict, f.Reason)
 	}
 	return nil
+}
+
+// reasonsText is errors by reason, most first (then by name): "publish
+// 3, other 1"; "by reason unknown" for a document without them.
+func reasonsText(by map[string]int64) string {
+	if len(by) == 0 {
+		return "by reason unknown"
+	}
+	keys := slices.Collect(maps.Keys(by))
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(by[b], by[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -48,5 +49,34 @@ func TestFaultJudge(t *testing.T) {
 				t.Errorf("%s: %s, want %s containing %q", f.Verdict, f.Reason, tc.verdict, tc.in)
 			}
 		})
+	}
+}
+
+// TestWriteResilienceShowsWhatWentWrong is issue 33's resilience section:
+// after a node kill, the duplicate deliveries and every failure class are
+// on the terminal, not only in the JSON (the shares' table read 100.00%).
+func TestWriteResilienceShowsWhatWentWrong(t *testing.T) {
+	d := wire.Delivery{Expected: 1000, Delivered: 1000}
+	d.SetPct()
+	p := Point{Index: 9, Role: RoleResilience, Batch: 10, Connections: 8, Status: StatusOK, Errors: 4,
+		ErrorsByReason: map[string]int64{"publish_failed": 3, "other": 1},
+		Scenario:       map[string]json.RawMessage{"fanout": json.RawMessage(`{"duplicates": 86, "servers": [{"url": "ws://x"}]}`)},
+		Fault: &Fault{Kind: "kill", Server: "node2", Sent: true, Verdict: ResilienceHeld, Reason: "every survivor delivered",
+			Servers: []FaultServer{{Name: "node1", Up: true, Share: &wire.ServerShare{Connections: 4, After: &d}}}}}
+	var b strings.Builder
+	if err := WriteResilience(&b, &Result{Curve: []Point{p}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"errors: 4 (publish_failed 3, other 1)", "duplicates: 86 deliveries beyond those owed", "resilience: held"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the section lacks %q:\n%s", want, b.String())
+		}
+	}
+	// A document from before errors_by_reason still says how many.
+	p.ErrorsByReason = nil
+	b.Reset()
+	_ = WriteResilience(&b, &Result{Curve: []Point{p}})
+	if !strings.Contains(b.String(), "errors: 4 (by reason unknown)") {
+		t.Errorf("without reasons:\n%s", b.String())
 	}
 }

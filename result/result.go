@@ -317,8 +317,11 @@ type Point struct {
 	ThroughputPerS float64      `json:"throughput_per_s"`
 	LatencyNs      wire.Latency `json:"latency_ns"`
 	Errors         int64        `json:"errors"`
-	Saturated      bool         `json:"saturated"`
-	Clean          bool         `json:"clean"` // no errors, not failed, not saturated, not contended
+	// ErrorsByReason is Errors by the generator's reason (optional:
+	// absent in documents before it, and when there was none).
+	ErrorsByReason map[string]int64 `json:"errors_by_reason,omitempty"`
+	Saturated      bool             `json:"saturated"`
+	Clean          bool             `json:"clean"` // no errors, not failed, not saturated, not contended
 	// Contended: the pinned CPUs of either side were busy with other work
 	// beyond SharedMargin, or the hypervisor stole more than StealMax of
 	// them (see Contention). Such a point is never clean.

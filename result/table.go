@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ceiling-bench/ceiling/internal/wire"
 )
@@ -16,6 +17,11 @@ import (
 // ceilings, the headline with its regime and the A-A noise floor beside it,
 // and the warnings. A lower-bound figure is written ">=N" wherever it
 // appears.
+//
+// The output keeps within TableWidth columns: the tables are laid out to
+// fit, a point's qualifiers (contended, not clean, near the generator's
+// cap, a drop, a missed objective) are numbered notes under its table,
+// and a longer line of prose is wrapped.
 func WriteTable(w io.Writer, r *Result) error {
 	var b strings.Builder
 	writeCounts(&b, r)
@@ -37,8 +43,51 @@ func WriteTable(w io.Writer, r *Result) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, Wrap(b.String(), TableWidth))
 	return err
+}
+
+// TableWidth is the width a terminal needs for WriteTable's output.
+const TableWidth = 100
+
+// Wrap breaks every line of s longer than width (in runes) at its last
+// space within width, keeping the line's own spacing (a table row's
+// columns stay where they were); a continuation line is indented two
+// more than its line. A word longer than width stands alone. Lines that
+// fit are kept as they are.
+func Wrap(s string, width int) string {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		indent := body[:len(body)-len(strings.TrimLeft(body, " "))]
+		cont := indent + "  "
+		for utf8.RuneCountInString(body) > width {
+			r := []rune(body)
+			cut := -1
+			for k := width; k > len(indent); k-- {
+				if r[k] == ' ' {
+					cut = k
+					break
+				}
+			}
+			if cut < 0 { // one long word: up to the next space
+				cut = strings.IndexByte(string(r[len(indent):]), ' ')
+				if cut < 0 {
+					break
+				}
+				cut = len([]rune(string(r[len(indent):])[:cut])) + len(indent)
+			}
+			head := strings.TrimRight(string(r[:cut]), " ")
+			rest := strings.TrimLeft(string(r[cut:]), " ")
+			out.WriteString(head + "\n")
+			body, indent = cont+rest, cont
+		}
+		out.WriteString(body)
+		if nl {
+			out.WriteString("\n")
+		}
+	}
+	return out.String()
 }
 
 // writeCounts leads with what went wrong: failed points and errors, then
@@ -86,21 +135,53 @@ func writeCounts(b *strings.Builder, r *Result) {
 	b.WriteString("\n")
 }
 
-// writePoints is the table of every point, in the order run.
+// writePoints is the table of every point, in the order run, with each
+// point's qualifiers as numbered notes under it.
 func writePoints(b *strings.Builder, curve []Point) error {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tthroughput/s\tp99\terrors\tserver cpu\tgen cpu\tverdict\t")
+	fmt.Fprintln(tw, "#\tbatch\tconns\trep\tmsg/s\tp99\terr\tsrv%\tgen%\t  verdict")
+	var notes []string
+	lowerBound, objective := false, false
 	for _, p := range curve {
+		objective = objective || p.Objective != nil
 		thr, p99, srv, gen := "-", "-", "-", "-"
 		if p.Status == StatusOK {
 			thr = Rate(p.ThroughputPerS, p.LowerBound)
 			p99 = FormatLatency(p.LatencyNs.P99)
-			srv, gen = cpuCell(p.ServerCPU), cpuCell(p.GeneratorCPU)
+			srv, gen = cpuPct(p.ServerCPU), cpuPct(p.GeneratorCPU)
+			lowerBound = lowerBound || p.LowerBound
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
-			pointLabel(p), p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, pointVerdict(p))
+		verdict := pointVerdict(p)
+		for _, n := range pointNotes(p) {
+			notes = append(notes, fmt.Sprintf("[%d] point %s: %s", len(notes)+1, pointLabel(p), n))
+			verdict += fmt.Sprintf(" [%d]", len(notes))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t  %s\n",
+			pointLabel(p), p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdict)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	legend := "err: errors; srv%, gen%: each side's mean CPU, as a share of its pinned cores"
+	if lowerBound {
+		legend += "; >=: a lower bound (the generator was a limit, the server may do more)"
+	}
+	if objective {
+		legend += "; met: the point meets the objective"
+	}
+	fmt.Fprintf(b, "%s\n", legend)
+	for _, n := range notes {
+		fmt.Fprintf(b, "%s\n", n)
+	}
+	return nil
+}
+
+// cpuPct is a side's mean CPU as a share of its pinned cores.
+func cpuPct(c CPUStats) string {
+	if c.Samples == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", c.FractionMean*100)
 }
 
 // pointLabel is a point's index with its role, arm and duet half.
@@ -125,32 +206,48 @@ func pointLabel(p Point) string {
 	return idx
 }
 
-// pointVerdict is a point's verdict cell with what qualifies it.
+// pointVerdict is a point's verdict cell: the verdict alone (a lower
+// bound is the throughput's >=), or its resilience outcome.
 func pointVerdict(p Point) string {
-	verdict := verdictText(p.Verdict, p.LowerBound)
 	if f := p.Fault; f != nil {
 		return "resilience " + f.Verdict // its section says why
 	}
+	if o := p.Objective; o != nil && o.Met {
+		return p.Verdict + ", met" // the objective (the legend says so)
+	}
+	return p.Verdict
+}
+
+// pointNotes are what qualifies a point's verdict, each a note under
+// the table: contention (and who), not clean, near the generator's cap,
+// a drop's outcome, the objective.
+func pointNotes(p Point) []string {
+	var notes []string
+	if p.Fault != nil {
+		return nil
+	}
 	switch {
 	case p.Status == StatusOK && p.Contended:
-		verdict += " (contended)"
-	case p.Status == StatusOK && !p.Clean:
-		verdict += " (not clean)"
+		why := Contention(p.ServerCPU, p.GeneratorCPU)
+		if why == "" {
+			why = "pinned CPUs shared with other work"
+		}
+		notes = append(notes, "contended: "+why+" (not clean, not a ceiling)")
+	case p.Status == StatusOK && !p.Clean && p.Saturated:
+		notes = append(notes, "not clean: the generator fell behind its schedule")
+	case p.Status == StatusOK && !p.Clean && p.Errors == 0:
+		notes = append(notes, "not clean: short of connections, lost some, or measured nothing")
 	}
 	if c := p.NearCap; c != nil {
-		verdict += fmt.Sprintf(" (%.0f%% of the generator's cap)", c.PctOfCap)
+		notes = append(notes, fmt.Sprintf("%.0f%% of the generator's cap", c.PctOfCap))
 	}
 	if d := p.Drop; d != nil {
-		verdict += dropText(d)
+		notes = append(notes, strings.TrimPrefix(dropText(d), "; "))
 	}
-	if o := p.Objective; o != nil {
-		if o.Met {
-			verdict += ", objective met"
-		} else {
-			verdict += ", objective missed: " + o.Reasons()
-		}
+	if o := p.Objective; o != nil && !o.Met {
+		notes = append(notes, "objective missed: "+o.Reasons())
 	}
-	return verdict
+	return notes
 }
 
 // writePointNotes are the lines under the points' table: each server's
@@ -237,20 +334,6 @@ func writeHeadline(b *strings.Builder, r *Result) {
 	}
 }
 
-func cpuCell(c CPUStats) string {
-	if c.Samples == 0 {
-		return "-"
-	}
-	s := fmt.Sprintf("%.2f/%d (%.0f%%)", c.MeanCores, c.PinnedCores, c.FractionMean*100)
-	if Shared(c) {
-		s += fmt.Sprintf(" cpus %.0f%% busy", c.PinnedBusy*100)
-	}
-	if Stolen(c) {
-		s += fmt.Sprintf(" steal %.0f%%", c.StealFraction*100)
-	}
-	return s
-}
-
 func verdictText(v string, lowerBound bool) string {
 	if lowerBound {
 		return v + " (lower bound)"
@@ -322,7 +405,7 @@ func OutcomeLine(c *Comparison) string {
 		return ""
 	}
 	h := c.Headline
-	at := fmt.Sprintf("at batch %d, %d connections", h.Batch, h.Connections)
+	at := "at " + rungWords(h.Batch, h.Connections, ",")
 	figs := "change " + pctOr(h.ChangePct)
 	if h.CILowPct != nil && h.CIHighPct != nil {
 		figs += fmt.Sprintf(", %.0f%% CI %s", c.Confidence*100, ciText(h.CILowPct, h.CIHighPct))

@@ -46,6 +46,10 @@ const (
 func actionFlags(c *actionConfig, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling action", flag.ContinueOnError)
 	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: ceiling action [flags]\n\nThe GitHub Action's step (action.yml maps its inputs to these flags; docs/action.md).\n\nflags:")
+		printFlags(fs, out)
+	}
 	fs.StringVar(&c.mode, "mode", modeAuto, "input mode: auto (from GITHUB_EVENT_NAME), sweep, compare, comment or publish")
 	fs.StringVar(&c.path, "path", ".", "input path: the checkout, relative to GITHUB_WORKSPACE")
 	fs.StringVar(&c.target, "target", "bench/target.json", "input target: the target file, relative to --path")
@@ -368,36 +372,49 @@ func ciSplit(cpus []int, compare bool) (srv, gen, how string, err error) {
 	return list(cpus[m-s : m]), list(cpus[:m-s]), how, nil
 }
 
-// withDir writes the target file src as dst with its "dir" made absolute
-// under side: the same file, fields it does not know included, for a
-// build in another directory (a relative command[0] is taken from dir).
-func withDir(src, dst, side string) error {
+// armTarget writes the target file src as dst for one arm: its "dir"
+// made absolute under side (a relative command[0] is taken from dir), so
+// that each arm runs its own checkout's build, and its "name" set to name
+// when that is not empty (the arm's ref). Fields it does not know are
+// kept. Errors name src, for the caller to say which flag gave it.
+func armTarget(src, dst, side, name string) error {
 	b, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("input target: %w", err)
+		return err
 	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return fmt.Errorf("input target: %s: %v", src, err)
+		return fmt.Errorf("%s: %v", src, err)
 	}
 	dir := side
 	if raw, ok := doc["dir"]; ok {
 		var d string
 		if err := json.Unmarshal(raw, &d); err != nil {
-			return fmt.Errorf("input target: %s: dir: %v", src, err)
+			return fmt.Errorf("%s: dir: %v", src, err)
 		}
 		if filepath.IsAbs(d) {
-			return fmt.Errorf("input target: %s: dir %q is absolute: both arms would run the same build; make it relative to the checkout", src, d)
+			return fmt.Errorf("%s: dir %q is absolute: both arms would run the same build; make it relative to the checkout", src, d)
 		}
 		dir = filepath.Join(side, d)
 	}
 	raw, _ := json.Marshal(dir)
 	doc["dir"] = raw
+	if name != "" {
+		doc["name"], _ = json.Marshal(name)
+	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(dst, append(out, '\n'), 0o644)
+}
+
+// withDir is armTarget for the action's input target.
+func withDir(src, dst, side, name string) error {
+	if err := armTarget(src, dst, side, name); err != nil {
+		return fmt.Errorf("input target: %w", err)
+	}
+	return nil
 }
 
 // outputs sets result, headline and, with a comparison, verdict,

@@ -32,6 +32,14 @@ type prEvent struct {
 
 var shaOK = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// shortSHA is a commit's first 7 digits, or "unknown" when it is not one.
+func shortSHA(sha string) string {
+	if !shaOK.MatchString(sha) {
+		return "unknown"
+	}
+	return sha[:7]
+}
+
 // readEvent decodes GITHUB_EVENT_PATH into v.
 func readEvent(path string, v any) error {
 	if path == "" {
@@ -96,7 +104,7 @@ func (a *actionRun) compare() error {
 		if !filepath.IsAbs(baseT) {
 			baseT = filepath.Join(head, baseT)
 		}
-		if err := withDir(filepath.Join(head, a.c.target), headT, head); err != nil {
+		if err := withDir(filepath.Join(head, a.c.target), headT, head, ""); err != nil {
 			return err
 		}
 	} else {
@@ -114,10 +122,12 @@ func (a *actionRun) compare() error {
 		// The base's target file for both arms: a pull request cannot
 		// change how it is measured by editing its own.
 		tmpl := filepath.Join(wt, a.c.target)
-		if err := withDir(tmpl, baseT, wt); err != nil {
+		// Each arm named by its commit: one repository's two arms would
+		// otherwise both bear the target's name.
+		if err := withDir(tmpl, baseT, wt, "base@"+shortSHA(ev.PullRequest.Base.SHA)); err != nil {
 			return err
 		}
-		if err := withDir(tmpl, headT, head); err != nil {
+		if err := withDir(tmpl, headT, head, "head@"+shortSHA(ev.PullRequest.Head.SHA)); err != nil {
 			return err
 		}
 	}

@@ -132,17 +132,26 @@ func TestWithDir(t *testing.T) {
 		}
 	}
 	write(`{"name": "s", "command": ["bin/server", "{addr}"], "echo_url": "ws://{addr}/echo", "future_field": {"x": 1}}`)
-	if err := withDir(src, dst, "/w/head"); err != nil {
+	if err := withDir(src, dst, "/w/head", ""); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
 	b, _ := os.ReadFile(dst)
 	_ = json.Unmarshal(b, &got)
-	if got["dir"] != "/w/head" || got["echo_url"] != "ws://{addr}/echo" || got["future_field"] == nil {
+	if got["dir"] != "/w/head" || got["echo_url"] != "ws://{addr}/echo" || got["future_field"] == nil || got["name"] != "s" {
 		t.Errorf("got %s", b)
 	}
+	// An arm named by its ref: one repository's two arms would
+	// otherwise both bear the target's name.
+	if err := withDir(src, dst, "/w/head", "head@0123456"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(dst)
+	if !strings.Contains(string(b), `"name": "head@0123456"`) {
+		t.Errorf("named arm: %s", b)
+	}
 	write(`{"name": "s", "dir": "server", "command": ["bin/server", "{addr}"]}`)
-	if err := withDir(src, dst, "/w/base"); err != nil {
+	if err := withDir(src, dst, "/w/base", ""); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(dst)
@@ -150,7 +159,7 @@ func TestWithDir(t *testing.T) {
 		t.Errorf("relative dir: %s", b)
 	}
 	write(`{"name": "s", "dir": "/opt/server", "command": ["bin/server", "{addr}"]}`)
-	if err := withDir(src, dst, "/w/base"); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if err := withDir(src, dst, "/w/base", ""); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("absolute dir: %v", err)
 	}
 }

@@ -17,7 +17,8 @@ import (
 	"github.com/ceiling-bench/ceiling/load"
 )
 
-const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [--token-file FILE] [--tls-cert F --tls-key F --tls-ca F] [flags]
+const agentUsage = `usage: ceiling agent --coordinator HOST:PORT [--index I] [--token-file FILE]
+                     [--tls-cert F --tls-key F --tls-ca F] [flags]
 
 Join a coordinator (the harness with AGENTS=N or AGENTS_LISTEN, or a pod)
 and run this agent's segment of each point on the common window, point
@@ -55,13 +56,13 @@ func runAgent(args []string, stdout, stderr io.Writer) error {
 	skew := fs.Duration("wall-skew", 0, "")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, agentUsage)
+		shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
 		fs.VisitAll(func(f *flag.Flag) {
-			if f.Name == "wall-skew" {
-				return
+			if f.Name != "wall-skew" {
+				shown.Var(f.Value, f.Name, f.Usage)
 			}
-			name, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(stderr, "  -%s %s\n    \t%s\n", f.Name, name, usage)
 		})
+		printFlags(shown, stderr)
 	}
 	if done, err := parseOnlyFlags(fs, args); done {
 		return err

@@ -95,7 +95,7 @@ type calibrateFlags struct {
 func parseCalibrateFlags(args []string, o *knob.Options, stderr io.Writer) (*calibrateFlags, error) {
 	fs := flag.NewFlagSet("ceiling calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage); printFlags(fs, stderr) }
 	// The sweep's own knobs, from its table (the null sink stands on the
 	// server's CPUs): the same flags, variables, help and checks.
 	for _, env := range calibrateKnobs {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/ceiling-bench/ceiling/publish"
@@ -25,29 +27,34 @@ flags:
 const defaultHistoryFile = publish.DefaultDir + "/ceiling-load.history.jsonl"
 
 func runHistory(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ceiling history", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, historyUsage); fs.PrintDefaults() }
-	file := fs.String("file", defaultHistoryFile, "history file, JSON Lines")
-	last := fs.Int("last", 20, "print the newest `N` entries (0: all)")
-	changes := fs.Bool("changes", false, "list the change points of the whole history instead: per series, regime and measure, where its level changed (E-divisive means, Welch's t-test, at least the A-A floor; docs/report.md)")
-	if done, err := parseFlags(fs, args); done {
+	flags := flag.NewFlagSet("ceiling history", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() { fmt.Fprint(stderr, historyUsage); printFlags(flags, stderr) }
+	file := flags.String("file", defaultHistoryFile, "history file, JSON Lines")
+	last := flags.Int("last", 20, "print the newest `N` entries (0: all)")
+	changes := flags.Bool("changes", false, "list the change points of the whole history instead: per series, regime and measure, where its level changed (E-divisive means, Welch's t-test, at least the A-A floor; docs/report.md)")
+	if done, err := parseFlags(flags, args); done {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("ceiling history: unexpected argument %q (the file goes in --file)", fs.Arg(0))
+	if flags.NArg() > 0 {
+		return usagef("ceiling history: unexpected argument %q (the file goes in --file)", flags.Arg(0))
 	}
 	if *last < 0 {
 		return usagef("--last: %d is negative", *last)
 	}
 	h, err := readHistory("--file", *file)
+	if errors.Is(err, fs.ErrNotExist) && *file == defaultHistoryFile {
+		// A user's repository keeps its history on the results branch.
+		return usagef("%v: the history is on the branch the results are published to (data-branch); read it with git show origin/BRANCH:%s > history.jsonl and ceiling history --file history.jsonl", err, defaultHistoryFile)
+	}
 	if err != nil {
 		return err
 	}
+	out := colourIfTerminal(stdout, os.Getenv)
 	if *changes {
-		return publish.WriteChanges(stdout, h, publish.Changes(h))
+		return publish.WriteChanges(out, h, publish.Changes(h))
 	}
-	return publish.WriteHistoryTable(stdout, h, *last)
+	return publish.WriteHistoryTable(out, h, *last)
 }
 
 // readHistory reads a history file; a missing or malformed one is bad

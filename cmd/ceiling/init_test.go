@@ -55,7 +55,7 @@ func TestInitWrites(t *testing.T) {
 	}
 	var tgt map[string]any
 	b, _ := os.ReadFile(filepath.Join(dir, "bench/target.json"))
-	if err := json.Unmarshal(b, &tgt); err != nil || tgt["echo_url"] != "ws://{addr}/echo" || tgt["ready"] != "tcp:{addr}" {
+	if err := json.Unmarshal(b, &tgt); err != nil || tgt["echo_url"] != "ws://{addr}/echo" || tgt["ready"] != "tcp:{addr}" || tgt["build"] != `make "server"` {
 		t.Errorf("target %s (%v)", b, err)
 	}
 	wf, _ := os.ReadFile(filepath.Join(dir, ".github/workflows/ceiling.yml"))

@@ -134,15 +134,15 @@ func loadHelp(fs *flag.FlagSet, w io.Writer) {
 		}
 	})
 	common.SetOutput(w)
-	common.PrintDefaults()
+	printFlags(common, w)
 	shared := map[string]*flag.FlagSet{} // "a, b" -> the flags exactly they share
 	var groups []string
 	for _, d := range load.Scenarios() {
-		fmt.Fprintf(w, "\n--scenario %s: %s", d.Name, d.Help)
+		head := fmt.Sprintf("--scenario %s: %s", d.Name, d.Help)
 		if d.DefaultURL != "" {
-			fmt.Fprintf(w, " (default --url %s)", d.DefaultURL)
+			head += fmt.Sprintf(" (default --url %s)", d.DefaultURL)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n%s\n", strings.Join(wrapWords(head, 96), "\n    "))
 		own := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 		sets[d.Name].VisitAll(func(f *flag.Flag) {
 			if len(users[f.Name]) == 1 {
@@ -159,7 +159,7 @@ func loadHelp(fs *flag.FlagSet, w io.Writer) {
 			}
 		})
 		own.SetOutput(w)
-		own.PrintDefaults()
+		printFlags(own, w)
 		for _, key := range groups {
 			if strings.Contains(", "+key+", ", ", "+d.Name+", ") {
 				fmt.Fprintf(w, "  (and the flags shared by --scenario %s, listed below)\n", key)
@@ -169,7 +169,7 @@ func loadHelp(fs *flag.FlagSet, w io.Writer) {
 	for _, key := range groups {
 		fmt.Fprintf(w, "\nflags shared by --scenario %s:\n", key)
 		shared[key].SetOutput(w)
-		shared[key].PrintDefaults()
+		printFlags(shared[key], w)
 	}
 }
 

@@ -82,14 +82,18 @@ func TestLoadFanoutPreflightErrorIn200Body(t *testing.T) {
 	if r.Summary.ConnectionsOpen != 0 {
 		t.Errorf("%d subscribers connected after a failed preflight", r.Summary.ConnectionsOpen)
 	}
+	// Every point would be refused the same: a sweep stops at the first.
+	if !r.Summary.Refused {
+		t.Error("summary.refused is false for a refused signature")
+	}
 }
 
 // The server accepts the preflight publish (200 {}) but never delivers it.
 func TestLoadFanoutPreflightNotDelivered(t *testing.T) {
 	url := fakePusher(t, func(int64) string { return "{}" })
 	err, _, r := runLoadFailing(t, "--scenario", "fanout", "--url", url, "--connections", "4", "--duration", "1s", "--warmup", "100ms")
-	if !strings.Contains(err.Error(), "did not reach its subscriber") || !strings.Contains(r.Summary.Failure, "nothing delivered") {
-		t.Errorf("error %q, failure %q", err, r.Summary.Failure)
+	if !strings.Contains(err.Error(), "did not reach its subscriber") || !strings.Contains(r.Summary.Failure, "nothing delivered") || !r.Summary.Refused {
+		t.Errorf("error %q, failure %q, refused %v (want true)", err, r.Summary.Failure, r.Summary.Refused)
 	}
 }
 

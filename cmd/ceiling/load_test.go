@@ -146,7 +146,7 @@ func TestLoadHelpOnce(t *testing.T) {
 		}
 		seen := map[string]int{}
 		for _, line := range strings.Split(help, "\n") {
-			if f, ok := strings.CutPrefix(line, "  -"); ok {
+			if f, ok := strings.CutPrefix(line, "  --"); ok {
 				seen[strings.Fields(f)[0]]++
 			}
 		}

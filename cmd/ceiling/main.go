@@ -4,6 +4,7 @@
 //	ceiling load     one measured point against a running server
 //	ceiling agent    one segment of a point, started together with other agents (docs/agents.md)
 //	ceiling sweep    boot the server pinned, sweep batch x connections, A-A repeat
+//	ceiling compare  two git refs of a repository, built and swept as two arms, one verdict
 //	ceiling publish  commit a sweep result, or post a pull-request comparison
 //	ceiling report   a static results site, or the Go benchmark format for benchstat
 //	ceiling history  the published history as a trend table
@@ -93,6 +94,7 @@ commands:
   load      drive one point of load against a running server and report it
   agent     run one segment of a point for a coordinator (docs/agents.md)
   sweep     boot the server pinned, sweep batch x connections, repeat the headline
+  compare   two git refs of your repository in one command: ceiling compare --base main
   publish   commit a sweep result (publish commit) or post a PR comparison (publish comment)
   report    a static results site (--out DIR), or benchstat text (--format benchstat)
   history   print the published history as a trend table
@@ -132,6 +134,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runAction(rest, stdout, stderr)
 	case "init":
 		return runInit(rest, stdout, stderr)
+	case "compare":
+		return runCompare(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -147,4 +151,4 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // commands are the commands run knows, for "did you mean".
-var commands = []string{"load", "agent", "sweep", "publish", "report", "history", "calibrate", "init", "action", "k8s", "version", "help"}
+var commands = []string{"load", "agent", "sweep", "compare", "publish", "report", "history", "calibrate", "init", "action", "k8s", "version", "help"}

@@ -102,7 +102,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 				usage()
 			} else {
 				fmt.Fprintf(out, "usage of %s:\n", fs.Name())
-				fs.PrintDefaults()
+				printFlags(fs, out)
 			}
 			return true, nil
 		}
@@ -175,7 +175,7 @@ func secretRefusal(err error) error {
 func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling publish commit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, publishCommitUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, publishCommitUsage); printFlags(fs, stderr) }
 	c := &o.opts
 	fs.StringVar(&c.Repo, "repo", ".", "the git checkout to publish from (the workflow's checkout)")
 	fs.StringVar(&c.Path, "path", "", "published file inside the repository (default "+publish.DefaultDir+"/<generator>.json)")
@@ -303,7 +303,7 @@ type publishCommentOptions struct {
 func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling publish comment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, publishCommentUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, publishCommentUsage); printFlags(fs, stderr) }
 	apiURL := os.Getenv("GITHUB_API_URL")
 	if apiURL == "" {
 		apiURL = publish.DefaultAPIURL

@@ -46,7 +46,7 @@ const defaultGenerator = "ceiling-load"
 func newPublishStaleFlags(o *publishStaleOptions, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ceiling publish stale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, publishStaleUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, publishStaleUsage); printFlags(fs, stderr) }
 	apiURL := os.Getenv("GITHUB_API_URL")
 	if apiURL == "" {
 		apiURL = publish.DefaultAPIURL

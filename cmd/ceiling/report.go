@@ -43,7 +43,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var o reportOptions
 	fs := flag.NewFlagSet("ceiling report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); printFlags(fs, stderr) }
 	fs.StringVar(&o.format, "format", formatHTML, "html (a site in --out) or benchstat (Go benchmark format on stdout)")
 	fs.StringVar(&o.out, "out", "", "directory to write the site to (html)")
 	fs.StringVar(&o.history, "history", "", "history file, JSON Lines (html): the trend on the index page")

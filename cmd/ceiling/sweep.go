@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
@@ -26,11 +27,27 @@ with the generator pinned to its own CPUs, sweep batch sizes x connections in
 an interleaved order, repeat the headline peak (A-A noise floor) and give each
 point a verdict: server-saturated, generator-capped, both, neither or failed.
 
-A flag with a make variable (env) names it in its help below; the flag
-overrides the variable. See docs/sweep.md.
+  ceiling sweep --target bench/target.json --srv-cpuset 1-3 --lt-cpuset 0
+  ceiling sweep --quick --out /tmp/quick.json              # a smoke test: about a minute
+  ceiling sweep --base-target base.json --target head.json # two arms, one verdict
 
-flags:
+A flag with a make variable names it in its help; the flag overrides the
+variable. docs/sweep.md has every knob, docs/compare.md the comparison's.
 `
+
+// sweepSections are the sections of sweep's help, each with its flags in
+// order. Every flag of the knob table is in one (TestSweepHelpSections).
+var sweepSections = []struct {
+	title string
+	flags []string
+}{
+	{"the server and the CPUs", []string{"target", "srv-cpuset", "lt-cpuset", "quick", "reps", "duration", "warmup", "allow-long", "server-cmd", "url", "ready", "ready-timeout", "allow-unpinned-url", "srv-user", "allow-overlap"}},
+	{"ladders and the search", []string{"batch-ladder", "conns-ladder", "search", "headline-batch", "record-size", "objective", "headroom-probe"}},
+	{"comparing two servers (docs/compare.md)", []string{"base-target", "compare-budget", "compare-scope", "compare-stop", "compare-reps", "alpha", "fail-on", "compare-prefer", "compare-mode", "duet-cpusets", "compare-duration", "compare-warmup"}},
+	{"the workload and the generator", []string{"scenario", "scenario-file", "generator", "calibrate", "calibration", "source-addrs", "fault", "drop"}},
+	{"generator agents (docs/agents.md)", []string{"agents", "agents-listen", "agents-token-file", "agents-tls-cert", "agents-tls-key", "agents-tls-ca", "agents-join-timeout", "agents-netns", "agents-port-range"}},
+	{"output", []string{"out", "work-dir", "keep-work-dir", "profile"}},
+}
 
 // sweepFlags binds one flag per row of the knob table (knob.Knobs) to o;
 // the usage is printed from the same rows, each flag with its variable and
@@ -40,15 +57,23 @@ func sweepFlags(o *knob.Options, out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprint(out, sweepUsage)
+		byFlag := map[string]knob.Knob{}
 		for _, k := range knob.Knobs {
-			if k.Flag == "" {
-				continue
+			byFlag[k.Flag] = k
+		}
+		for _, sec := range sweepSections {
+			fmt.Fprintf(out, "\n%s:\n", sec.title)
+			for _, f := range sec.flags {
+				k := byFlag[f]
+				name := "--" + k.Flag
+				if k.Arg != "" {
+					name += " " + k.Arg
+				}
+				fmt.Fprintf(out, "  %s\n", name)
+				for _, line := range wrapWords(k.FlagUsage(), 100-6) {
+					fmt.Fprintf(out, "      %s\n", line)
+				}
 			}
-			name := "--" + k.Flag
-			if k.Arg != "" {
-				name += " " + k.Arg
-			}
-			fmt.Fprintf(out, "  %s\n    \t%s\n", name, k.FlagUsage())
 		}
 	}
 	for _, k := range knob.Knobs {
@@ -70,6 +95,12 @@ func sweepSetup(args []string, stderr io.Writer) (*harness.Plan, error) {
 	if err := outfile.Check(p.Files.Out); err != nil {
 		return nil, usageError{err}
 	}
+	if dir := filepath.Dir(p.Files.Out); dir != "" {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			// Made when the result is written: said now, not silently.
+			fmt.Fprintf(stderr, "ceiling sweep: OUT %s: the directory %s does not exist; it will be made for the result\n", p.Files.Out, dir)
+		}
+	}
 	return p, nil
 }
 
@@ -77,6 +108,25 @@ func sweepSetup(args []string, stderr io.Writer) (*harness.Plan, error) {
 // the plan, reading each target file once: any error here is a usage
 // error (exit 2) and nothing has booted yet.
 func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
+	o, err := sweepKnobs(args, stderr)
+	if err != nil {
+		return nil, err
+	}
+	available, err := pinning.Granted(os.Getpid())
+	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
+		return nil, fmt.Errorf("read this process's CPU affinity: %w", err)
+	}
+	p, err := harness.Resolve(o, harness.Env{Available: available, Environ: os.Environ()})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return p, nil
+}
+
+// sweepKnobs layers the defaults, the environment and the flags args
+// into the sweep's options, reading no file (ceiling compare checks a
+// sweep's flags with it before it builds anything).
+func sweepKnobs(args []string, stderr io.Writer) (knob.Options, error) {
 	// First pass: only to learn whether --quick was given, since QUICK
 	// chooses the defaults the other knobs override.
 	// Errors are printed once, by main; usage only on -h.
@@ -85,13 +135,13 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 	if err := first.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			sweepFlags(&scratch, stderr).Usage()
-			return nil, errHelp
+			return scratch, errHelp
 		}
-		return nil, usageError{flagError(first, err)}
+		return scratch, usageError{flagError(first, err)}
 	}
 	quick, err := knob.QuickFromEnv(os.LookupEnv)
 	if err != nil {
-		return nil, usageError{err}
+		return scratch, usageError{err}
 	}
 	quick = quick || scratch.Quick
 
@@ -102,26 +152,17 @@ func sweepOptions(args []string, stderr io.Writer) (*harness.Plan, error) {
 		o.SetTwoArmDefaults()
 	}
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
-		return nil, usageError{err}
+		return o, usageError{err}
 	}
 	fs := sweepFlags(&o, io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return nil, usageError{flagError(fs, err)}
+		return o, usageError{flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("ceiling sweep: unexpected argument %q", fs.Arg(0))
+		return o, usagef("ceiling sweep: unexpected argument %q", fs.Arg(0))
 	}
 	o.Command = append([]string{"ceiling", "sweep"}, args...)
-
-	available, err := pinning.Granted(os.Getpid())
-	if err != nil && !errors.Is(err, pinning.ErrUnsupported) {
-		return nil, fmt.Errorf("read this process's CPU affinity: %w", err)
-	}
-	p, err := harness.Resolve(o, harness.Env{Available: available, Environ: os.Environ()})
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return p, nil
+	return o, nil
 }
 
 // errHelp: -h was given and the usage printed; exit 0.
@@ -146,7 +187,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	r, err := harness.Run(ctx, p, harness.RunConfig{
 		Version:    version,
-		Stdout:     stdout,
+		Stdout:     colourIfTerminal(stdout, os.Getenv),
 		Stderr:     stderr,
 		Thresholds: verdict.DefaultThresholds,
 		Agents:     ag,
@@ -155,7 +196,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case err == nil:
 		return sweepGate(r, p.Compare.FailOn)
-	case errors.Is(err, harness.ErrNoCleanHeadline), errors.Is(err, harness.ErrInterrupted), errors.Is(err, harness.ErrResilience):
+	case errors.Is(err, harness.ErrNoCleanHeadline), errors.Is(err, harness.ErrInterrupted), errors.Is(err, harness.ErrResilience), errors.Is(err, harness.ErrRefused):
 		return exitStatus{1, err}
 	}
 	return err

@@ -30,6 +30,10 @@ type Spec struct {
 	// rest: docs/targets.md, "Environment").
 	PassEnv []string `json:"pass_env,omitempty"`
 	Dir     string   `json:"dir,omitempty"` // working directory; relative to the harness's
+	// Build is the command that builds the server, run with bash in the
+	// checkout by `ceiling compare` (once per ref) and `ceiling init`.
+	// The sweep never runs it: it measures what is built.
+	Build string `json:"build,omitempty"`
 	// Blocks are the scenarios' blocks, by their top-level key
 	// ("echo_url", "fanout", ...: load.TargetDef.Key). The harness keeps
 	// them raw and hands them to the scenario (Block); it does not know

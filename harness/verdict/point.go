@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,10 +22,13 @@ type Outcome struct {
 	Servers      []result.NamedCPU // each server's, of several (ServerCPU is their sum)
 	GeneratorCPU result.CPUStats
 	FailReason   string
-	LogTail      string // server log tail, or the generator's stderr tail
-	Escaped      []result.EscapedProcess
-	StartedAt    time.Time
-	Wall         time.Duration
+	// Refused: the generator stopped at its preflight on a refusal every
+	// point would meet (load.Refused); the sweep stops (harness.ErrRefused).
+	Refused   bool
+	LogTail   string // server log tail, or the generator's stderr tail
+	Escaped   []result.EscapedProcess
+	StartedAt time.Time
+	Wall      time.Duration
 	// Interrupted: the sweep's context ended before the point finished;
 	// the point is no measurement and the harness's sweep leaves it out
 	// of the curve (it never asks Point).
@@ -86,6 +90,9 @@ func Point(i int, role string, k result.PointKey, out Outcome, th Thresholds) re
 	p.ThroughputPerS = s.ThroughputPerS
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors
+	if len(s.ErrorsByReason) > 0 {
+		p.ErrorsByReason = maps.Clone(s.ErrorsByReason)
+	}
 	p.Saturated = s.Saturated
 	p.Clean = MeasuredClean(s)
 	// And its pinned CPUs to itself: a point measured on cores shared

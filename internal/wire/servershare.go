@@ -60,11 +60,18 @@ func SharesOf(blocks map[string]json.RawMessage) []ServerShare { return serversO
 // window's start, as it says under "split_at_ns"; 0 when not split.
 func SplitAtOf(blocks map[string]json.RawMessage) int64 { return serversOf(blocks).SplitAtNs }
 
+// DuplicatesOf is the deliveries beyond those owed, as the block that
+// lists the servers (SharesOf) counts them under "duplicates": an event
+// delivered twice, or one whose publish was counted as failed; 0 when it
+// says none.
+func DuplicatesOf(blocks map[string]json.RawMessage) int64 { return serversOf(blocks).Duplicates }
+
 // serversBlock is what a scenario's summary block that lists servers
 // holds beside its own figures.
 type serversBlock struct {
-	Servers   []ServerShare `json:"servers"`
-	SplitAtNs int64         `json:"split_at_ns"`
+	Servers    []ServerShare `json:"servers"`
+	SplitAtNs  int64         `json:"split_at_ns"`
+	Duplicates int64         `json:"duplicates"`
 }
 
 // serversOf is the first block (by key) that lists servers.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -354,5 +355,94 @@ func TestSiteTrendOrderInBrowser(t *testing.T) {
 	// the two-arm run's head.
 	if facts.Rows != 4 {
 		t.Errorf("%d history rows, want 4 (3 sweeps and the two-arm run)", facts.Rows)
+	}
+}
+
+// phoneJS is what a 390-pixel-wide page must hold: how wide the document
+// is, the smallest chart text as drawn, and what marks a change.
+const phoneJS = `(() => {
+  const texts = [...document.querySelectorAll('svg.chart text')].map(t => t.getBoundingClientRect().height).filter(h => h > 0);
+  const first = document.querySelector('main > *');
+  return {scrollWidth: document.documentElement.scrollWidth,
+    minText: texts.length ? Math.min(...texts) : 0,
+    movedDown: [...document.querySelectorAll('table.trend td.moved.down')].map(td => td.textContent),
+    changeHeader: [...document.querySelectorAll('table.trend th')].some(th => th.textContent === 'change'),
+    chartMoves: document.querySelectorAll('svg.chart g.panel g.move.down').length,
+    first: first ? first.id + '|' + first.className + '|' + first.textContent : ''};
+})()`
+
+type phoneFacts struct {
+	ScrollWidth  float64  `json:"scrollWidth"`
+	MinText      float64  `json:"minText"`
+	MovedDown    []string `json:"movedDown"`
+	ChangeHeader bool     `json:"changeHeader"`
+	ChartMoves   int      `json:"chartMoves"`
+	First        string   `json:"first"`
+}
+
+// TestSiteAtPhoneWidth is issue 33's site that hides no regression, at
+// 390 px: three sweeps of one series, the last 83% below the one before
+// (beyond both A-A floors), and a two-arm run. The History table has a
+// change column with that entry coloured, the trend marks it, the
+// compare run page opens with its verdict in the alert style, and no page
+// scrolls sideways (tables and charts scroll in their own box) while the
+// chart text stays at least 10 px high.
+func TestSiteAtPhoneWidth(t *testing.T) {
+	ctx := browser(t)
+	base := readRun(t, "sweep_real.json")
+	var runs []Run
+	for i, thr := range []float64{200_000, 202_000, 34_000} {
+		r := *base.Result
+		r.Meta.GitRef = fmt.Sprintf("%012d", i+1)
+		r.Meta.FinishedAt = base.Result.Meta.FinishedAt.Add(time.Duration(i) * time.Hour)
+		r.Headline.ThroughputPerS = thr
+		// A server's ceiling (not a lower bound, whose change says
+		// nothing about the server).
+		r.Headline.LowerBound, r.Headline.Verdict = false, result.VerdictServerSaturated
+		floor := 2.0
+		r.NoiseFloorPct = &floor
+		runs = append(runs, Run{Name: r.Meta.GitRef + ".json", Result: &r})
+	}
+	two := readRun(t, "two_arm_real.json")
+	runs = append(runs, two)
+	dir := t.TempDir()
+	if _, err := Write(dir, runs, Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	look := func(page string) phoneFacts {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+page)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := chromedp.Run(ctx, chromedp.Evaluate[phoneFacts](phoneJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %+v", page, f)
+		if f.ScrollWidth > 390 {
+			t.Errorf("%s: the page is %v px wide at a 390 px viewport: it scrolls sideways", page, f.ScrollWidth)
+		}
+		if f.MinText < 10 {
+			t.Errorf("%s: chart text drawn %.1f px high, want at least 10", page, f.MinText)
+		}
+		return f
+	}
+	index := look(IndexFile)
+	if !index.ChangeHeader || len(index.MovedDown) != 1 || !strings.HasPrefix(index.MovedDown[0], "-83.2%") {
+		t.Errorf("History: change column %v, cells marked down %q; want one, -83.2%%", index.ChangeHeader, index.MovedDown)
+	}
+	if index.ChartMoves != 1 {
+		t.Errorf("the trend marks %d changes, want the one the table marks", index.ChartMoves)
+	}
+	run := look(pageName(two.Result))
+	v := two.Result.Comparison.Headline.Verdict
+	class := map[string]string{"slower": "alert", "cannot_conclude": "warn", "faster": "ok", "within_noise": "note"}[v]
+	if !strings.HasPrefix(run.First, "verdict|verdict "+class+"|Head against base: ") {
+		t.Errorf("the compare run page opens with %q, want its verdict (%s) in the %s style", run.First, v, class)
 	}
 }

@@ -31,6 +31,7 @@ type legendItem struct {
 	LowerBound bool // a hollow marker, not a line
 	Band       bool // the noise band's swatch
 	Regime     bool // the regime-change line
+	Move       bool // a moved entry's ring
 }
 
 type panel struct {
@@ -42,6 +43,20 @@ type panel struct {
 	VLines         []vline
 	Series         []*series
 	Rings          []mark // the ceilings, a ring around their point
+	// Moves mark the trend's entries whose headline moved beyond both
+	// runs' A-A floors (publish.RowChange.Moved), as the History table's
+	// change column does.
+	Moves []move
+}
+
+// move is a marked change on the trend: a ring around the headline's
+// point and its change as a label.
+type move struct {
+	X, Y   float64
+	Label  string // "-83.0%"
+	Title  string
+	Down   bool
+	LabelY float64
 }
 
 type tick struct {
@@ -465,6 +480,18 @@ func trendChart(rows []publish.TrendRow) *chart {
 	}
 	head := &series{Name: "headline", Color: "#6e7781", Wide: true}
 	var line []mark
+	changes := publish.RowChanges(rows)
+	for i, r := range rows {
+		if ch := changes[i]; ch.Moved {
+			x, y := xs.at(p, float64(i)), p.y(r.ThroughputPerS, top)
+			ly := y - 14
+			if ly < p.Y+10 {
+				ly = y + 22 // no room above: below the point
+			}
+			p.Moves = append(p.Moves, move{X: x, Y: y, LabelY: ly, Label: fmt.Sprintf("%+.1f%%", ch.Pct), Down: ch.Pct < 0,
+				Title: fmt.Sprintf("%s: the headline moved %+.1f%% from the entry before, beyond both runs' A-A noise floors", shortRef(r.GitRef), ch.Pct)})
+		}
+	}
 	for i, r := range rows {
 		if r.RegimeChanged && len(line) > 0 {
 			head.addSegment(line)
@@ -501,6 +528,9 @@ func trendChart(rows []publish.TrendRow) *chart {
 	}
 	if len(p.VLines) > 0 {
 		c.Legend = append(c.Legend, legendItem{Name: "regime change", Regime: true})
+	}
+	if len(p.Moves) > 0 {
+		c.Legend = append(c.Legend, legendItem{Name: "moved beyond the A-A floors", Move: true})
 	}
 	if anyMark(p.Series, func(m mark) bool { return m.LowerBound }) {
 		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})

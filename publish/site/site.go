@@ -97,6 +97,19 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return fmt.Sprintf("%.3f", *v)
 	},
 	"join": strings.Join,
+	// verdictClass is the style of a comparison's verdict: red for
+	// slower, yellow for cannot conclude, green for faster.
+	"verdictClass": func(v string) string {
+		switch v {
+		case result.CompareSlower:
+			return "alert"
+		case result.CompareCannotConclude:
+			return "warn"
+		case result.CompareFaster:
+			return "ok"
+		}
+		return "note"
+	},
 	"add":  func(a, b float64) float64 { return a + b },
 	"sub":  func(a, b float64) float64 { return a - b },
 	"half": func(a float64) float64 { return a / 2 },
@@ -122,8 +135,9 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 	// The history's own order, whatever the order of the runs given.
 	rows := publish.Trend(publish.MergeHistory(opts.History, entries))
 	idx := &indexView{Built: opts.Now, Runs: runViews, Batches: publish.TrendBatches(rows)}
-	for _, row := range rows {
-		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Page: pageOf[row.Series()+"\x00"+row.GitRef]})
+	changes := publish.RowChanges(rows)
+	for i, row := range rows {
+		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Change: changes[i], Page: pageOf[row.Series()+"\x00"+row.GitRef]})
 	}
 	for _, series := range publish.TrendSeries(rows) {
 		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series)})
@@ -216,7 +230,8 @@ type trendView struct {
 
 type trendRowView struct {
 	publish.TrendRow
-	Page string // its run page, when the run was given
+	Change publish.RowChange // against its series' row before
+	Page   string            // its run page, when the run was given
 }
 
 // Cell is the trend table's cell of a batch.

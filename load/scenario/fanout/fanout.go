@@ -162,9 +162,9 @@ func (f *fanout) Preflight(ctx context.Context) error {
 		var be *pusherclient.BodyError
 		switch {
 		case errors.As(err, &be):
-			return fmt.Errorf("%w%s (check --app-id, --key and --secret)", err, f.on(via))
+			return &load.Refused{Err: fmt.Errorf("%w%s (check --app-id, --key and --secret)", err, f.on(via))}
 		case errors.As(err, &he) && (he.Status == 401 || he.Status == 403 || he.Status == 404):
-			return fmt.Errorf("%w%s (check --app-id, --key and --secret)", err, f.on(via))
+			return &load.Refused{Err: fmt.Errorf("%w%s (check --app-id, --key and --secret)", err, f.on(via))}
 		case err != nil:
 			return fmt.Errorf("%w%s", err, f.on(via))
 		}
@@ -174,8 +174,10 @@ func (f *fanout) Preflight(ctx context.Context) error {
 				if len(f.urls) > 1 {
 					hint = fmt.Sprintf("published through %s, not heard by the subscriber on %s: are the --url servers nodes of one cluster? (check --app-id too)", f.urls[via], f.urls[s])
 				}
-				return fmt.Errorf("%w: the signed publish to %s was accepted, but the event did not reach its subscriber within %v (%v): %s",
-					ErrNotDelivered, ch, preflightDeliveryTimeout, load.Reason(err), hint)
+				// Accepted and not delivered: the next point's server
+				// will do the same.
+				return &load.Refused{Err: fmt.Errorf("%w: the signed publish to %s was accepted, but the event did not reach its subscriber within %v (%v): %s",
+					ErrNotDelivered, ch, preflightDeliveryTimeout, load.Reason(err), hint)}
 			}
 		}
 	}

@@ -529,7 +529,7 @@ func (c *conn) post(sd *sendSpec) error {
 		return err
 	}
 	var body []byte
-	if h.Errors != nil {
+	if h.Errors != nil || h.BodyCode {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
@@ -537,7 +537,26 @@ func (c *conn) post(sd *sendSpec) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return statusError{resp.StatusCode}
 	}
-	return c.s.spec.bodyFailed(h.Errors, body)
+	if err := c.s.spec.bodyFailed(h.Errors, body); err != nil || !h.BodyCode {
+		return err
+	}
+	return bodyCodeFailed(body)
+}
+
+// bodyCodeFailed is http.body_code's rule: a JSON object whose top-level
+// "code" is a number of 400 or more (an integer up to 999) is a refusal,
+// an error server_<code>; anything else (no code, a string, a body that
+// is not JSON) is not.
+func bodyCodeFailed(body []byte) error {
+	v, ok := jsonscan.Lookup(body, []string{"code"})
+	if !ok {
+		return nil
+	}
+	code, err := strconv.Atoi(string(v))
+	if err != nil || code < 400 || code > 999 {
+		return nil
+	}
+	return bodyError{"server_" + strconv.Itoa(code)}
 }
 
 // render is an HTTP send's URL for body at the Unix second unixS, with

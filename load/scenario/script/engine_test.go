@@ -253,9 +253,20 @@ func TestChatHTTPPublish(t *testing.T) {
 	if k["say"].Sent == 0 || k["say"].ErrorsByReason["server_401"] != k["say"].Sent || k["heard"].Received != 0 {
 		t.Errorf("200 with an error body: say %+v, want every send an error server_401", k["say"])
 	}
+	// Without http.errors, the default http.body_code sees a JSON body's
+	// code of 400 or more as the refusal it is (issue 33); a file that
+	// means otherwise says "body_code": false, and then the refusals
+	// pass unseen.
 	s, _ = run(t, chatFile, lenient.url, publisher, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
+	if say := s.Kinds()["say"]; say.Sent == 0 || say.ErrorsByReason["server_401"] != say.Sent {
+		t.Errorf("without http.errors: say %+v, want every send an error server_401 (body_code's default)", say)
+	}
+	optOut := func(f string) string {
+		return strings.Replace(publisher(f), `"prefix": "sha256="}},`, `"prefix": "sha256="}, "body_code": false},`, 1)
+	}
+	s, _ = run(t, chatFile, lenient.url, optOut, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
 	if say := s.Kinds()["say"]; say.Sent == 0 || len(say.ErrorsByReason) != 0 {
-		t.Errorf("without http.errors: say %+v, want the refusals unseen (what http.errors is for)", say)
+		t.Errorf("body_code false: say %+v, want the refusals unseen", say)
 	}
 	t.Setenv("CHAT_TEST_KEY", "k3y")
 	s, _ = run(t, chatFile, lenient.url, withErrors, 5, 100*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond)
@@ -382,5 +393,31 @@ func TestChatJoinedFrames(t *testing.T) {
 		t.Errorf("without split: heard %d of %d expected, though %d were hidden in joined frames within the window; want fewer", h.Received, *h.Expected, inWindow)
 	} else {
 		t.Logf("without split: heard %d of %d expected; %d hidden within the window, %d in all", h.Received, *h.Expected, inWindow, cs2.hidden.Load())
+	}
+}
+
+// TestBodyCodeFailed is http.body_code's rule on its own: a top-level
+// numeric code from 400 fails the send; a success code, a nested or
+// string code, and a body that is not JSON do not.
+func TestBodyCodeFailed(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"code":401,"message":"bad signature"}`: "server_401",
+		`{"error":"x","code": 503}`:              "server_503",
+		`{"code":200}`:                           "",
+		`{"code":"401"}`:                         "",
+		`{"data":{"code":401}}`:                  "",
+		`{"code":401.5}`:                         "",
+		`{"code":4010}`:                          "",
+		`ok`:                                     "",
+		``:                                       "",
+	} {
+		err := bodyCodeFailed([]byte(body))
+		got := ""
+		if err != nil {
+			got = httpReason(err)
+		}
+		if got != want {
+			t.Errorf("%q: %q, want %q", body, got, want)
+		}
 	}
 }

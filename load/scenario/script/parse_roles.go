@@ -204,11 +204,14 @@ func (p *parser) closedLoop(sd *sendSpec, cn node) error {
 }
 
 func (p *parser) http(n node, allowed []int) (*httpSpec, error) {
-	ho, err := n.object("method", "url", "headers", "sign", "errors")
+	ho, err := n.object("method", "url", "headers", "sign", "errors", "body_code")
 	if err != nil {
 		return nil, err
 	}
 	h := &httpSpec{}
+	if h.BodyCode, err = ho.boolean("body_code", true); err != nil {
+		return nil, err
+	}
 	if h.Method, err = ho.str("method", "POST", false); err != nil {
 		return nil, err
 	}

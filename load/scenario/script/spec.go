@@ -98,6 +98,12 @@ type httpSpec struct {
 	// Errors are response bodies that mean the send failed, whatever
 	// the status: a server that answers 200 with {"code":401} refused it.
 	Errors *errorSpec
+	// BodyCode (http.body_code, default true): a 2xx response whose
+	// JSON body has a top-level numeric "code" of 400 or more failed, as
+	// an error server_<code>: APIs that answer every request 200 say a
+	// refusal there (a Pusher server's {"code":401}). Errors is checked
+	// first.
+	BodyCode bool
 	// uses are the variables its URL, headers and signing string name.
 	uses [numVars]bool
 }
