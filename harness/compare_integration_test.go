@@ -182,7 +182,7 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 		if c == nil || len(c.Points) != 2 || c.Headline.Batch != 10 || c.Headline.Connections != 32 {
 			t.Fatalf("A/A run %d: comparison %+v", run+1, c)
 		}
-		if !strings.Contains(table, "comparison, head against base: batch 10 at 32 connections: ") {
+		if !strings.Contains(flatText(table), "comparison, head against base: batch 10 at 32 connections: ") {
 			t.Errorf("table lacks the comparison line:\n%s", table)
 		}
 		for _, p := range c.Points {
@@ -255,7 +255,7 @@ func TestTwoArmAAThenPlantedSpin(t *testing.T) {
 	if h.Verdict != result.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 || h.CILowPct == nil || h.PValue == nil {
 		t.Errorf("a spin costing %.0f%% of the headline was called %s: %s", cost*100, h.Verdict, h.Reason)
 	}
-	if !strings.Contains(table, ": slower, -") {
+	if !strings.Contains(flatText(table), ": slower, -") {
 		t.Errorf("table does not say slower:\n%s", table)
 	}
 }

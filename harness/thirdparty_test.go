@@ -202,7 +202,7 @@ func TestThirdPartyWebsocketd(t *testing.T) {
 		if !r.Headline.Clean || r.Headline.Batch != 10 || r.Headline.ThroughputPerS <= 0 {
 			t.Errorf("headline %+v", r.Headline)
 		}
-		if !strings.Contains(table, "errors: none") || !strings.Contains(table, "noise floor (A-A)") {
+		if !strings.Contains(table, "errors: none") || !strings.Contains(flatText(table), "noise floor (A-A)") {
 			t.Errorf("table lacks the errors line or the noise floor:\n%s", table)
 		}
 	}

@@ -27,10 +27,13 @@ func TestCompareEndToEnd(t *testing.T) {
 	e.edit("main.go", "const rounds = 0", "const rounds = 500")
 	e.commit("slower")
 	t.Setenv("CEILING_TEST_AS_CEILING", "1")
-	// The headline batch alone, the default scope under a short budget,
-	// as the action's end-to-end test runs it.
+	// The headline batch alone, the default scope under a budget of
+	// 2 minutes: a fresh-clone CI run bought only 4 of the 8 blocks 75 s
+	// planned (each point's boot and stop took longer than the plan's
+	// 700 ms), too few for the paired test; the budget is not what this
+	// test is about.
 	t.Setenv("BATCH_LADDER", "10")
-	t.Setenv("COMPARE_BUDGET", "75s")
+	t.Setenv("COMPARE_BUDGET", "2m")
 	out := filepath.Join(t.TempDir(), "compare.json")
 	var stdout, stderr string
 	var code int
