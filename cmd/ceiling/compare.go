@@ -237,7 +237,12 @@ func (r *compareRun) run() error {
 	args = append(args, r.c.sweep...)
 	r.logf("base %s, head %s: ceiling %s", base.label, head.label, strings.Join(args, " "))
 	sweepErr := r.sweep(head.dir, args)
-	r.verdict(out, base, head)
+	compared := r.verdict(out, base, head)
+	if sweepErr == nil && !compared {
+		// Never a pass without a verdict, whatever the sweep's status
+		// (as the action's compare mode).
+		return exitStatus{1, fmt.Errorf("the sweep exited 0 but %s holds no comparison", out)}
+	}
 	var ee *exec.ExitError
 	if errors.As(sweepErr, &ee) && ee.ExitCode() > 0 {
 		// The sweep said why; its status is compare's.
@@ -275,8 +280,8 @@ func (r *compareRun) template(base, head arm) (path, build string, err error) {
 }
 
 // verdict says the headline's verdict in one line, after the sweep's
-// table, or that there is none.
-func (r *compareRun) verdict(out string, base, head arm) {
+// table, or that there is none (false).
+func (r *compareRun) verdict(out string, base, head arm) bool {
 	b, err := os.ReadFile(out)
 	var res result.Result
 	if err == nil {
@@ -284,7 +289,7 @@ func (r *compareRun) verdict(out string, base, head arm) {
 	}
 	if err != nil || res.Comparison == nil {
 		r.logf("base %s, head %s: no comparison (the sweep's output above says why)", base.label, head.label)
-		return
+		return false
 	}
 	h := res.Comparison.Headline
 	figs := ""
@@ -295,6 +300,7 @@ func (r *compareRun) verdict(out string, base, head arm) {
 		figs += fmt.Sprintf(" (p = %s)", strconv.FormatFloat(*h.PValue, 'g', 2, 64))
 	}
 	fmt.Fprintf(colourIfTerminal(r.stdout, os.Getenv), "\nceiling compare: head %s against base %s: %s%s; the result is %s\n", head.label, base.label, h.Verdict, figs, out)
+	return true
 }
 
 // cleanup removes the worktrees compare made (or says where they are,
@@ -328,6 +334,10 @@ func (r *compareRun) selfSweep(dir string, args []string) error {
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, r.stdout, r.stderr
 	return runForwarding(cmd)
 }
+
+// started reports whether cmd's process was started (runForwarding's
+// error is then the wait's, not the start's).
+func started(cmd *exec.Cmd) bool { return cmd.Process != nil }
 
 // runForwarding starts cmd and waits for it, passing SIGINT and SIGTERM
 // on to it instead of dying first, so the caller outlives its child.

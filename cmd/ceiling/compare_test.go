@@ -22,6 +22,7 @@ type compareRepo struct {
 	calls     []fakeSweep
 	verdict   string
 	sweepCode int
+	noCompare bool // the stand-in writes a result without a comparison
 }
 
 type fakeSweep struct {
@@ -115,6 +116,9 @@ func (r *compareRepo) run(args ...string) (stdout, stderr string, code int) {
 		call.head, call.headServer = read(flag("--target"))
 		r.calls = append(r.calls, call)
 		res := result.Result{Comparison: &result.Comparison{Headline: result.ComparedPoint{Verdict: r.verdict, ChangePct: fptrTest(-23.4), PValue: fptrTest(0.0078)}}}
+		if r.noCompare {
+			res.Comparison = nil
+		}
 		b, _ := json.Marshal(res)
 		if err := os.WriteFile(flag("--out"), b, 0o644); err != nil {
 			r.t.Fatal(err)
@@ -284,6 +288,21 @@ func TestCompareFailedBuild(t *testing.T) {
 	_, stderr, code := r.run("--base", "main", "--build", "false", "--out", filepath.Join(t.TempDir(), "c.json"))
 	if code != 1 || !strings.Contains(stderr, "the build of main@"+r.main[:7]+" (false) failed") || len(r.calls) != 0 {
 		t.Errorf("exit %d, %d sweeps:\n%s", code, len(r.calls), stderr)
+	}
+	if wt := r.worktrees(); len(wt) != 0 {
+		t.Errorf("worktrees left: %q", wt)
+	}
+}
+
+// TestCompareNeverPassesWithoutAVerdict: a sweep that exits 0 but wrote
+// no comparison fails compare (exit 1), as the action's compare mode
+// does: a gate never passes on lost evidence.
+func TestCompareNeverPassesWithoutAVerdict(t *testing.T) {
+	r := newCompareRepo(t)
+	r.noCompare = true
+	_, stderr, code := r.run("--base", "main", "--out", filepath.Join(t.TempDir(), "c.json"))
+	if code != 1 || !strings.Contains(stderr, "holds no comparison") {
+		t.Errorf("exit %d, want 1 saying there is no comparison:\n%s", code, stderr)
 	}
 	if wt := r.worktrees(); len(wt) != 0 {
 		t.Errorf("worktrees left: %q", wt)

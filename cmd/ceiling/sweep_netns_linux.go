@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
 
 	"github.com/ceiling-bench/ceiling/harness/agentside"
@@ -56,28 +55,19 @@ func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside
 	cmd.Env = append(os.Environ(), sweepNetnsEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	// An interrupt reaches the copy, which stops its children and writes
+	// what it has.
+	err = runForwarding(cmd)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ag, true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
+	case err != nil && !started(cmd):
 		if os.Getenv("CI") == "true" {
 			return ag, true, fmt.Errorf("ceiling sweep: AGENTS_NETNS: cannot start the sweep in a network namespace as root: %w", err)
 		}
 		note(fmt.Sprintf("no network namespace could be made (%v)", err))
 		return ag, false, nil
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	for {
-		select {
-		case s := <-sigs: // the copy stops its children and writes what it has
-			_ = cmd.Process.Signal(s)
-		case err := <-waited:
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return ag, true, quietExit{exitStatus{ee.ExitCode(), fmt.Errorf("ceiling sweep: the sweep in its network namespace exited with status %d", ee.ExitCode())}}
-			}
-			return ag, true, err
-		}
-	}
+	return ag, true, err
 }
