@@ -58,9 +58,15 @@ func TestHubServesPoints(t *testing.T) {
 	}
 	h.Close()
 	wg.Wait()
+	// Both agents served both good points. The failed point between them
+	// reaches an agent only if the hub claimed it before the other agent's
+	// refusal aborted the point (a fresh-clone run saw agent 0 idle too
+	// late): 2 or 3 points, never a rejoin.
 	for i, err := range errs {
-		if err != nil || !strings.Contains(logs[i].String(), "done after 3 points") || strings.Contains(logs[i].String(), "rejoining") {
-			t.Errorf("agent %d: %v\n%s", i, err, logs[i].String())
+		l := logs[i].String()
+		served := strings.Contains(l, "done after 3 points") || strings.Contains(l, "done after 2 points")
+		if err != nil || !served || strings.Contains(l, "rejoining") {
+			t.Errorf("agent %d: %v\n%s", i, err, l)
 		}
 	}
 	if strings.Count(log.String(), "joined from") != 2 {
