@@ -32,6 +32,8 @@ type legendItem struct {
 	Band       bool // the noise band's swatch
 	Regime     bool // the regime-change line
 	Move       bool // a moved entry's ring
+	// ChangePoint is the change point marker's swatch, Down its colour.
+	ChangePoint, Down bool
 }
 
 type panel struct {
@@ -47,6 +49,8 @@ type panel struct {
 	// runs' A-A floors (publish.RowChange.Moved), as the History table's
 	// change column does.
 	Moves []move
+	// ChangePoints mark the trend's change points (changepoints.go).
+	ChangePoints []changeMark
 }
 
 // move is a marked change on the trend: a ring around the headline's
@@ -446,8 +450,9 @@ var trendPalette = []string{publish.ColorBase, publish.ColorHead, publish.ColorB
 
 // trendChart is the headline and every batch size's ceiling over the
 // history, oldest left; a dashed vertical line before each regime change,
-// lower bounds hollow.
-func trendChart(rows []publish.TrendRow) *chart {
+// lower bounds hollow, and a marker at each change point of cs (placed
+// on rows).
+func trendChart(rows []publish.TrendRow, cs []placed) *chart {
 	c := &chart{Kind: "trend", Label: "the headline and each batch size's ceiling over commits"}
 	p := newPanel(0, "ceilings over commits", "commit (oldest left)", "msg/s")
 	p.W = max(panelW, min(float64(len(rows))*70, 1100))
@@ -532,6 +537,8 @@ func trendChart(rows []publish.TrendRow) *chart {
 	if len(p.Moves) > 0 {
 		c.Legend = append(c.Legend, legendItem{Name: "moved beyond the A-A floors", Move: true})
 	}
+	p.ChangePoints = changeMarks(p, func(i int) float64 { return xs.at(p, float64(i)) }, cs)
+	c.Legend = append(c.Legend, changeLegend(p.ChangePoints)...)
 	if anyMark(p.Series, func(m mark) bool { return m.LowerBound }) {
 		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
 	}

@@ -18,7 +18,10 @@
 //   - What the comment says in words, the page shows: lower bounds are
 //     hollow, dashed markers (and ≥ in tables), the A-A noise band is a
 //     shaded band around the headline, a regime change is a dashed
-//     vertical line in the trend, failed points are crosses on the axis.
+//     vertical line in the trend, failed points are crosses on the axis,
+//     and a change point (publish.Changes) is marked on the trend, on its
+//     History row and atop the run pages of the segment it began
+//     (changepoints.go).
 //   - The DOM carries what tests count: each chart is <svg class="chart"
 //     data-kind=...>, each series a <g class="series">, each lower-bound
 //     marker has the class lower-bound (site_test.go and the browser test
@@ -133,14 +136,17 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 		runViews = append(runViews, newRunView(r, page, opts.Now))
 	}
 	// The history's own order, whatever the order of the runs given.
-	rows := publish.Trend(publish.MergeHistory(opts.History, entries))
+	hist := publish.MergeHistory(opts.History, entries)
+	rows := publish.Trend(hist)
 	idx := &indexView{Built: opts.Now, Runs: runViews, Batches: publish.TrendBatches(rows)}
-	changes := publish.RowChanges(rows)
-	for i, row := range rows {
-		idx.Rows = append(idx.Rows, trendRowView{TrendRow: row, Change: changes[i], Page: pageOf[row.Series()+"\x00"+row.GitRef]})
+	points := publish.Changes(hist)
+	var notes map[string]*runChange
+	idx.Rows, notes = historyRows(rows, points, pageOf)
+	for i, rv := range runViews {
+		rv.ChangePoint = notes[entries[i].Series()+"\x00"+entries[i].GitRef]
 	}
 	for _, series := range publish.TrendSeries(rows) {
-		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series)})
+		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placeChanges(series, points))})
 	}
 	for _, rv := range runViews {
 		b, err := render("run.tmpl", rv)
@@ -155,6 +161,26 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 	}
 	out[IndexFile] = b
 	return out, nil
+}
+
+// historyRows are the History table's rows, and the change point line of
+// each entry's run page (by series + "\x00" + git ref, as pageOf).
+func historyRows(rows []publish.TrendRow, points []publish.Change, pageOf map[string]string) ([]trendRowView, map[string]*runChange) {
+	changes := publish.RowChanges(rows)
+	ids, marks := rowIDs(rows), rowChanges(rows, points)
+	out := make([]trendRowView, len(rows))
+	notes := map[string]*runChange{}
+	for i, row := range rows {
+		key := row.Series() + "\x00" + row.GitRef
+		out[i] = trendRowView{TrendRow: row, Change: changes[i], Page: pageOf[key], ID: ids[i]}
+		if m := marks[i]; m.Starts != nil {
+			out[i].ChangePoint = newChangeCell(*m.Starts)
+		}
+		if m := marks[i]; m.In != nil {
+			notes[key] = newRunChange(*m.In, m.Ago, ids[m.From])
+		}
+	}
+	return out, notes
 }
 
 // Write builds the site and writes it into dir (created if missing),
@@ -232,6 +258,9 @@ type trendRowView struct {
 	publish.TrendRow
 	Change publish.RowChange // against its series' row before
 	Page   string            // its run page, when the run was given
+	ID     string            // its anchor, which run pages link
+	// ChangePoint: this entry is the first after a headline change point.
+	ChangePoint *changeCell
 }
 
 // Cell is the trend table's cell of a batch.
@@ -264,6 +293,9 @@ type runView struct {
 	Charts  []*chart
 	Points  []result.Point
 	Ceiling []result.BatchCeiling
+	// ChangePoint: the run's entry is in the segment a headline change
+	// point began.
+	ChangePoint *runChange
 }
 
 func newRunView(r Run, page string, now time.Time) *runView {

@@ -254,7 +254,7 @@ func TestTrendBreaksAtRegimeChange(t *testing.T) {
 		{GitRef: "c", Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Batch: 10, ThroughputPerS: 40},
 		{GitRef: "d", Regime: "echo, batch 10, 256 B, 1 server core, 1 generator core", Batch: 10, ThroughputPerS: 45},
 	}
-	c := trendChart(publish.Trend(h))
+	c := trendChart(publish.Trend(h), nil)
 	head := c.Panels[0].Series[0]
 	if got := strings.Count(head.Points, ",") + strings.Count(strings.Join(head.Breaks, " "), ","); got != 4 {
 		t.Fatalf("headline marks in lines: %d, want 4", got)
