@@ -94,6 +94,10 @@ type CommitOptions struct {
 	// check.
 	Secrets *redact.Set
 
+	// Skipped, when set, is told of each line of the branch's history
+	// that is not an entry: skipped, and kept in the file as it is.
+	Skipped func(BadLine)
+
 	// beforePush runs after the commit is built and before it is pushed;
 	// tests use it to land a concurrent push in exactly that window.
 	beforePush func(attempt int) error
@@ -110,6 +114,10 @@ type CommitOutcome struct {
 	LogTailsCut int // log tails left out (CommitOptions.LogTails)
 	Path        string
 	HistoryPath string
+	// History is the history as pushed (or as the branch already held
+	// it), this result's entry last: what change points are found on
+	// (NewChanges). Nil when Commit failed before reading it.
+	History []HistoryEntry
 }
 
 func (o *CommitOptions) fill(r *result.Result) error {
@@ -236,11 +244,11 @@ func Commit(ctx context.Context, r *result.Result, raw []byte, opts CommitOption
 		if err != nil {
 			return out, fmt.Errorf("fetch %s %s: %w", RedactURLs(opts.Remote), opts.Branch, err)
 		}
-		files, keptNewer, err := publishedFiles(ctx, g, tip, r, raw, opts)
+		files, hist, keptNewer, err := publishedFiles(ctx, g, tip, r, raw, opts)
 		if err != nil {
 			return out, err
 		}
-		out.KeptNewer = keptNewer
+		out.KeptNewer, out.History = keptNewer, hist
 		commit, err := g.commitFiles(ctx, tip, files, []string{opts.Path, opts.HistoryPath}, opts.Message, author)
 		if err != nil {
 			return out, fmt.Errorf("commit: %w", err)
@@ -279,18 +287,24 @@ func Commit(ctx context.Context, r *result.Result, raw []byte, opts CommitOption
 	}
 }
 
-// publishedFiles computes the two files' new content on top of tip.
-func publishedFiles(ctx context.Context, g *git, tip string, r *result.Result, raw []byte, opts CommitOptions) (map[string][]byte, bool, error) {
+// publishedFiles computes the two files' new content on top of tip, and
+// the history it holds.
+func publishedFiles(ctx context.Context, g *git, tip string, r *result.Result, raw []byte, opts CommitOptions) (map[string][]byte, []HistoryEntry, bool, error) {
 	oldHist, _, err := g.show(ctx, tip, opts.HistoryPath)
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", opts.HistoryPath, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", opts.HistoryPath, err)
 	}
-	hist, err := ParseHistory(oldHist, opts.HistoryPath)
+	f, err := ReadHistory(oldHist, opts.HistoryPath)
 	if err != nil {
-		return nil, false, fmt.Errorf("the history on %s is damaged, not overwriting it: %w", opts.Branch, err)
+		return nil, nil, false, fmt.Errorf("the history on %s is unreadable, not overwriting it: %w", opts.Branch, err)
 	}
-	hist = AppendHistory(hist, EntryOf(r), opts.HistoryMax)
-	files := map[string][]byte{opts.HistoryPath: FormatHistory(hist)}
+	for _, b := range f.Bad {
+		if opts.Skipped != nil {
+			opts.Skipped(b)
+		}
+	}
+	hist := AppendHistory(f.Entries, EntryOf(r), opts.HistoryMax)
+	files := map[string][]byte{opts.HistoryPath: f.Format(hist)}
 
 	// Keep a published result of a newer commit: a slow run for an older
 	// push must not replace it (pushes to main can finish out of order).
@@ -307,5 +321,5 @@ func publishedFiles(ctx context.Context, g *git, tip string, r *result.Result, r
 		content = append(append([]byte(nil), content...), '\n')
 	}
 	files[opts.Path] = content
-	return files, keptNewer, nil
+	return files, hist, keptNewer, nil
 }

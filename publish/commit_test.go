@@ -326,10 +326,21 @@ func TestCommitDamagedHistory(t *testing.T) {
 	gitT(t, work, "add", ".")
 	gitT(t, work, "commit", "--quiet", "-m", "hand edit")
 	gitT(t, work, "push", "--quiet", "origin", "main")
-	r, raw := resultAt(t, refT(t, checkout, "ffff"), 1)
-	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout})
-	if err == nil || !strings.Contains(err.Error(), "ceiling-load.history.jsonl:2:") {
-		t.Errorf("Commit = %v, want an error naming line 2 of the history", err)
+	ref := refT(t, checkout, "ffff")
+	r, raw := resultAt(t, ref, 1)
+	var skipped []string
+	_, err := Commit(context.Background(), r, raw, CommitOptions{Repo: checkout, Skipped: func(b BadLine) { skipped = append(skipped, b.Error()) }})
+	if err != nil {
+		t.Fatalf("Commit = %v: a damaged line is skipped, never fatal", err)
+	}
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "benchmark/published/ceiling-load.history.jsonl:2:") {
+		t.Errorf("skipped %q, want line 2 of the history named", skipped)
+	}
+	// The damaged line is kept as it was, the new entry after it.
+	got := remoteFile(t, remote, "benchmark/published/ceiling-load.history.jsonl")
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 || lines[1] != "not json" || !strings.Contains(lines[2], ref) {
+		t.Errorf("history after the publish:\n%s", got)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -128,11 +129,46 @@ func (e HistoryEntry) CeilingsOf() []HistoryCeiling {
 	}}
 }
 
-// ParseHistory reads a history file. Blank lines are skipped; a line that
-// is not an entry is an error naming its line number, since silently
-// dropping it would lose history on the next write.
+// ParseHistory reads a history file strictly: a line that is not an
+// entry is an error naming its line number. Readers that must go on past
+// a damaged line use ReadHistory.
 func ParseHistory(data []byte, name string) ([]HistoryEntry, error) {
-	var out []HistoryEntry
+	f, err := ReadHistory(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Bad) > 0 {
+		return nil, f.Bad[0]
+	}
+	return f.Entries, nil
+}
+
+// HistoryFile is a history file as read: its entries, and the lines that
+// are not entries (a corrupt or truncated line), each kept verbatim.
+type HistoryFile struct {
+	Entries []HistoryEntry
+	Bad     []BadLine
+}
+
+// BadLine is a line of a history file that is not an entry. It is
+// reported and skipped, never fatal, and a publish keeps it as it is
+// (the results branch is append-only: nothing in it is rewritten).
+type BadLine struct {
+	Name string
+	Line int    // 1-based
+	Raw  []byte // the line as it is in the file
+	Err  error
+	// After is the index in Entries of the entry before it (-1: none).
+	After int
+}
+
+func (b BadLine) Error() string { return fmt.Sprintf("%s:%d: %v", b.Name, b.Line, b.Err) }
+
+// ReadHistory reads a history file. Blank lines are skipped; a line that
+// is not an entry goes to Bad. The error is the file's own (a line over
+// 1 MiB), not a line's.
+func ReadHistory(data []byte, name string) (HistoryFile, error) {
+	var f HistoryFile
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -141,18 +177,62 @@ func ParseHistory(data []byte, name string) ([]HistoryEntry, error) {
 			continue
 		}
 		var e HistoryEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		err := json.Unmarshal(line, &e)
+		if err == nil && e.GitRef == "" {
+			err = errors.New("git_ref: missing")
 		}
-		if e.GitRef == "" {
-			return nil, fmt.Errorf("%s:%d: git_ref: missing", name, n)
+		if err != nil {
+			f.Bad = append(f.Bad, BadLine{Name: name, Line: n, Raw: bytes.Clone(line), Err: err, After: len(f.Entries) - 1})
+			continue
 		}
-		out = append(out, e)
+		f.Entries = append(f.Entries, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return HistoryFile{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return out, nil
+	return f, nil
+}
+
+// Format writes entries (the file's after an append) as JSON Lines with
+// the file's bad lines kept verbatim, each after the entry it followed,
+// or the nearest older one still there (at the start when none is).
+func (f HistoryFile) Format(entries []HistoryEntry) []byte {
+	if len(f.Bad) == 0 {
+		return FormatHistory(entries)
+	}
+	type key struct {
+		ref, gen string
+		at       time.Time
+	}
+	keyOf := func(e HistoryEntry) key { return key{e.GitRef, e.Generator, e.FinishedAt} }
+	pos := map[key]int{}
+	for i, e := range entries {
+		pos[keyOf(e)] = i
+	}
+	after := map[int][][]byte{} // index in entries (-1: the start) -> bad lines
+	for _, b := range f.Bad {
+		at := -1
+		for i := b.After; i >= 0; i-- {
+			if j, ok := pos[keyOf(f.Entries[i])]; ok {
+				at = j
+				break
+			}
+		}
+		after[at] = append(after[at], b.Raw)
+	}
+	var out bytes.Buffer
+	for _, raw := range after[-1] {
+		out.Write(raw)
+		out.WriteByte('\n')
+	}
+	for i, e := range entries {
+		out.Write(FormatHistory([]HistoryEntry{e}))
+		for _, raw := range after[i] {
+			out.Write(raw)
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes()
 }
 
 // AppendHistory adds e and keeps the newest max entries. An entry for the

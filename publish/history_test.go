@@ -245,3 +245,39 @@ func TestMergeHistoryOrder(t *testing.T) {
 		t.Errorf("another server: %+v, want a regime change naming refserver", rows[1])
 	}
 }
+
+// TestHistoryKeepsBadLines: a corrupt or truncated line is skipped on
+// reading, named by its line, and written back as it was, after the
+// entry it followed (or the nearest older one still there).
+func TestHistoryKeepsBadLines(t *testing.T) {
+	entry := func(ref string, tp float64) HistoryEntry {
+		return HistoryEntry{GitRef: ref, Generator: "g", ThroughputPerS: tp, FinishedAt: time.Unix(int64(tp), 0).UTC()}
+	}
+	h := []HistoryEntry{entry("a", 1), entry("b", 2), entry("c", 3)}
+	lines := strings.Split(strings.TrimSpace(string(FormatHistory(h))), "\n")
+	data := "not json\n" + lines[0] + "\n" + lines[1] + "\n{\"git_ref\":\"tru\n" + lines[2] + "\n{\"batch\":1}\n"
+	f, err := ReadHistory([]byte(data), "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 3 || len(f.Bad) != 3 {
+		t.Fatalf("%d entries, %d bad lines; want 3 and 3", len(f.Entries), len(f.Bad))
+	}
+	for i, want := range []string{"h.jsonl:1: invalid character", "h.jsonl:4: unexpected end", "h.jsonl:6: git_ref: missing"} {
+		if !strings.HasPrefix(f.Bad[i].Error(), want) {
+			t.Errorf("bad line %d: %v, want %q", i, f.Bad[i], want)
+		}
+	}
+	if _, err := ParseHistory([]byte(data), "h.jsonl"); err == nil || !strings.HasPrefix(err.Error(), "h.jsonl:1:") {
+		t.Errorf("ParseHistory is strict: %v", err)
+	}
+	// Append d and keep 3: a goes; b is republished (moves to the end).
+	next := AppendHistory(AppendHistory(f.Entries, entry("d", 4), 3), entry("b", 5), 3)
+	got := string(f.Format(next))
+	// "{git_ref tru" followed b, which moved: it goes after the nearest
+	// older entry still there (none: the start).
+	want := "not json\n{\"git_ref\":\"tru\n" + lines[2] + "\n{\"batch\":1}\n" + string(FormatHistory(next[1:]))
+	if got != want {
+		t.Errorf("written back:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -82,6 +82,12 @@ func fitSummary(md string, room int64) string {
 // Markdown escapes punctuation, so a secret could no longer be found in
 // it afterwards), and the Markdown passes through them again.
 func WriteSummary(w io.Writer, path string, r *result.Result, heading string, secrets *redact.Set) {
+	WriteSummaryLed(w, path, "", r, heading, secrets)
+}
+
+// WriteSummaryLed is WriteSummary with lead (Markdown of ours, e.g.
+// ChangeSummary) before the run: what the summary must open with.
+func WriteSummaryLed(w io.Writer, path, lead string, r *result.Result, heading string, secrets *redact.Set) {
 	if path == "" || r == nil {
 		return
 	}
@@ -89,6 +95,7 @@ func WriteSummary(w io.Writer, path string, r *result.Result, heading string, se
 		result.RedactResult(r, secrets)
 	}
 	md, err := Summary(r, heading)
+	md = lead + md
 	if err == nil && secrets != nil {
 		md = secrets.String(md)
 	}

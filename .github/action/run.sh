@@ -27,6 +27,7 @@ run)
 		--generator "${INPUT_GENERATOR:-}" --name "${INPUT_NAME:-ceiling-load}" --fail-on "${INPUT_FAIL_ON:-slower,inconclusive}"
 		--data-branch "${INPUT_DATA_BRANCH:-}" --publish="${INPUT_PUBLISH:-true}" --cpus "${INPUT_CPUS:-auto}"
 		--site-url "${INPUT_SITE_URL:-}" --server-user "${INPUT_SERVER_USER-nobody}"
+		--change-comment "${INPUT_CHANGE_COMMENT:-none}"
 	)
 	# The token is an environment variable of ceiling's, never an argument;
 	# compare mode, which runs the pull request's code, never gets it.

@@ -30,7 +30,7 @@ import (
 type actionConfig struct {
 	mode, path, target, build, baseBuild, baseTarget string
 	scenario, generator, name, failOn, dataBranch    string
-	cpus, siteURL, serverUser                        string
+	cpus, siteURL, serverUser, changeComment         string
 	quick, calibrate, publish, resolveMode           bool
 }
 
@@ -66,6 +66,7 @@ func actionFlags(c *actionConfig, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.publish, "publish", true, "input publish (sweep mode)")
 	fs.StringVar(&c.cpus, "cpus", "auto", "input cpus: SERVER/GENERATOR CPU sets, or auto")
 	fs.StringVar(&c.siteURL, "site-url", "", "input site-url: the results site, linked from the comment (comment mode)")
+	fs.StringVar(&c.changeComment, "change-comment", publish.ChangeCommentNone, "input change-comment (sweep and publish modes): none, commit or issue")
 	fs.StringVar(&c.serverUser, "server-user", "nobody", "input server-user (compare mode): the user the pull request's server runs as (SRV_USER); empty: the runner's own")
 	fs.BoolVar(&c.resolveMode, "resolve-mode", false, "print mode=MODE (the mode auto resolves to) and exit")
 	return fs
@@ -89,6 +90,9 @@ func (c *actionConfig) check() error {
 	}
 	if _, _, err := publish.ParseFailOn(c.failOn); err != nil {
 		return fmt.Errorf("input fail-on (--fail-on): %v", err)
+	}
+	if err := publish.CheckChangeComment(c.changeComment); err != nil {
+		return fmt.Errorf("input change-comment: %v", err)
 	}
 	if c.cpus != "auto" {
 		if _, _, err := splitCPUs(c.cpus); err != nil {

@@ -273,6 +273,14 @@ func (c *commenter) baseline(name string, p *github.PullRequest) []string {
 		return nil
 	}
 	flags := []string{"--base", path, "--base-source", source}
+	// The history as main has it now: a recent change point is news to
+	// the pull request whatever its base.
+	if hist, err := exec.Command("git", "-C", c.checkout(), "show", data+":benchmark/published/"+name+".history.jsonl").Output(); err == nil {
+		hpath := c.env.dir("published-" + name + ".history.jsonl")
+		if os.WriteFile(hpath, hist, 0o644) == nil {
+			flags = append(flags, "--history", hpath)
+		}
+	}
 	if codeBase != "" {
 		flags = append(flags, "--merge-base", codeBase)
 	}

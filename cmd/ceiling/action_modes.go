@@ -311,7 +311,8 @@ func (a *actionRun) commitResult(head, res string) error {
 		return err
 	}
 	return exitOf(a.self(head, nil, "publish", "commit", "--repo", head, "--remote", remote,
-		"--branch", a.c.dataBranch, "--path", "benchmark/published/"+a.c.name+".json", res), "publish commit")
+		"--branch", a.c.dataBranch, "--path", "benchmark/published/"+a.c.name+".json",
+		"--change-comment", a.c.changeComment, "--github-repo", a.env.repository, res), "publish commit")
 }
 
 // publishOnly is mode publish: the job that holds contents: write commits

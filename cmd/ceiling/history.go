@@ -42,7 +42,7 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	if *last < 0 {
 		return usagef("--last: %d is negative", *last)
 	}
-	h, err := readHistory("--file", *file)
+	h, err := readHistory("--file", *file, stderr)
 	if errors.Is(err, fs.ErrNotExist) && *file == defaultHistoryFile {
 		// A user's repository keeps its history on the results branch.
 		return usagef("%v: the history is on the branch the results are published to (data-branch); read it with git show origin/BRANCH:%s > history.jsonl and ceiling history --file history.jsonl", err, defaultHistoryFile)
@@ -57,16 +57,21 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	return publish.WriteHistoryTable(out, h, *last)
 }
 
-// readHistory reads a history file; a missing or malformed one is bad
-// input (exit 2) naming the flag, or the file and line.
-func readHistory(flagName, path string) ([]publish.HistoryEntry, error) {
+// readHistory reads a history file; a missing or unreadable one is bad
+// input (exit 2) naming the flag. A line that is not an entry (corrupt,
+// truncated) is said on stderr, naming the file and line, and skipped:
+// one damaged line must not hide the rest of the history.
+func readHistory(flagName, path string, stderr io.Writer) ([]publish.HistoryEntry, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usagef("%s: %w", flagName, err)
 	}
-	h, err := publish.ParseHistory(data, path)
+	f, err := publish.ReadHistory(data, path)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{fmt.Errorf("%s: %w", flagName, err)}
 	}
-	return h, nil
+	for _, b := range f.Bad {
+		fmt.Fprintf(stderr, "ceiling: %s: skipped a line that is not a history entry: %v\n", flagName, b)
+	}
+	return f.Entries, nil
 }

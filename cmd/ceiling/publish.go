@@ -139,6 +139,12 @@ type publishCommitOptions struct {
 	verbose bool
 	targets stringList
 	summary string
+
+	// Where a change point the push completes is posted, and how.
+	changeComment string
+	githubRepo    string
+	apiURL        string
+	tokenEnv      string
 }
 
 // stringList is a repeatable string flag.
@@ -189,8 +195,39 @@ func newPublishCommitFlags(o *publishCommitOptions, stderr io.Writer) *flag.Flag
 	fs.BoolVar(&o.opts.LogTails, "log-tails", false, "publish the failed points' server log tails (curve[].log_tail); by default they are left out of the published file, and kept in the sweep's own result and work dir")
 	fs.BoolVar(&o.verbose, "verbose", false, "print every git command on stderr")
 	fs.Var(&o.targets, "target", "target `FILE` the sweep ran (repeatable): a document holding any of its secrets is refused, as one holding a secret-named environment variable's value is")
-	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "after publishing, append the run's table and chart (Markdown) to this file (the job summary)")
+	fs.StringVar(&o.summary, "summary-file", os.Getenv("GITHUB_STEP_SUMMARY"), "after publishing, append the run's table and chart (Markdown) to this file (the job summary); it leads with any change point the new entry completes")
+	fs.StringVar(&o.changeComment, "change-comment", publish.ChangeCommentNone, "post a change point the new entry completes, once: none, commit (a comment on the first commit after the change) or issue (a comment on the oldest open issue labelled "+publish.PerformanceLabel+", opened if none); needs a token that may write them")
+	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "owner/name of the repository to comment on (--change-comment)")
+	fs.StringVar(&o.apiURL, "api-url", apiURLDefault(), "GitHub REST API base URL (--change-comment)")
+	fs.StringVar(&o.tokenEnv, "token-env", "GITHUB_TOKEN", "environment variable holding the token for --change-comment (never printed)")
 	return fs
+}
+
+// apiURLDefault is $GITHUB_API_URL, else GitHub's.
+func apiURLDefault() string {
+	if u := os.Getenv("GITHUB_API_URL"); u != "" {
+		return u
+	}
+	return publish.DefaultAPIURL
+}
+
+// checkChangeComment checks the --change-comment flags before anything is
+// published: owner/name and the API URL are needed to post.
+func (o *publishCommitOptions) checkChangeComment() (owner, name string, err error) {
+	if err := publish.CheckChangeComment(o.changeComment); err != nil {
+		return "", "", usageError{err}
+	}
+	if o.changeComment == publish.ChangeCommentNone {
+		return "", "", nil
+	}
+	owner, name, ok := strings.Cut(o.githubRepo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", usagef("--github-repo: %q, want owner/name (default $GITHUB_REPOSITORY), for --change-comment %s", o.githubRepo, o.changeComment)
+	}
+	if _, err := publish.NewClient(o.apiURL, "", nil); err != nil {
+		return "", "", usageError{err}
+	}
+	return owner, name, nil
 }
 
 func runPublishCommit(args []string, stdout, stderr io.Writer) error {
@@ -215,7 +252,11 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	if st, err := os.Stat(o.opts.Repo); err != nil || !st.IsDir() {
 		return usagef("--repo: %q is not a directory", o.opts.Repo)
 	}
-	secrets, err := publishSecrets(o.targets)
+	owner, name, err := o.checkChangeComment()
+	if err != nil {
+		return err
+	}
+	secrets, err := publishSecrets(o.targets, os.Getenv(o.tokenEnv))
 	if err != nil {
 		return err
 	}
@@ -226,6 +267,13 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.verbose {
 		o.opts.Trace = stderr
+	}
+	said := map[int]bool{} // each bad line once, though every retry reads it
+	o.opts.Skipped = func(b publish.BadLine) {
+		if !said[b.Line] {
+			said[b.Line] = true
+			fmt.Fprintf(stderr, "ceiling publish commit: skipped a line of the history on %s that is not an entry, and kept it as it is: %v\n", o.opts.Branch, b)
+		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -254,8 +302,47 @@ func runPublishCommit(args []string, stdout, stderr io.Writer) error {
 	if out.LogTailsCut > 0 {
 		fmt.Fprintf(stdout, "left %d failed points' log tails out of the published file (--log-tails publishes them)\n", out.LogTailsCut)
 	}
-	publish.WriteSummary(stderr, o.summary, r, fmt.Sprintf("ceiling publish commit: %s measured at %s, on %s", r.Meta.Generator, r.Meta.GitRef, o.opts.Branch), secrets)
-	return nil
+	changes := publish.NewChanges(out.History, publish.EntryOf(r))
+	for _, c := range changes {
+		fmt.Fprintln(stdout, secrets.String(publish.ChangeLine(c)))
+	}
+	publish.WriteSummaryLed(stderr, o.summary, secrets.String(publish.ChangeSummary(changes)), r,
+		fmt.Sprintf("ceiling publish commit: %s measured at %s, on %s", r.Meta.Generator, r.Meta.GitRef, o.opts.Branch), secrets)
+	if len(changes) == 0 || o.changeComment == publish.ChangeCommentNone {
+		return nil
+	}
+	return postChanges(ctx, o, owner, name, changes, secrets, stdout, stderr)
+}
+
+// postChanges posts each change point where --change-comment says, once.
+// The result is published already: a failure here is exit 1 that says
+// so, and the job summary still leads with the change.
+func postChanges(ctx context.Context, o publishCommitOptions, owner, name string, changes []publish.Change, secrets *redact.Set, stdout, stderr io.Writer) error {
+	token := os.Getenv(o.tokenEnv)
+	if token == "" {
+		fmt.Fprintf(stderr, "ceiling publish commit: $%s is empty, so the change point is not posted (--change-comment %s); the job summary leads with it\n", o.tokenEnv, o.changeComment)
+		return nil
+	}
+	client, err := publish.NewClient(o.apiURL, token, nil)
+	if err != nil {
+		return usageError{err}
+	}
+	p := &publish.Poster{Client: client, Owner: owner, Repo: name, Token: token, Wait: func(op string, d time.Duration) {
+		fmt.Fprintf(stderr, "ceiling publish commit: %s rate limited; waiting %s\n", op, d)
+	}}
+	var errs []error
+	for _, c := range changes {
+		posted, err := p.PostChange(ctx, o.changeComment, c)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("published, but the change point was not posted (--change-comment %s): %s", o.changeComment, secrets.String(err.Error())))
+		case posted.Created:
+			fmt.Fprintf(stdout, "posted the change point as comment %d: %s\n", posted.ID, posted.URL)
+		default:
+			fmt.Fprintf(stdout, "the change point was posted before (comment %d): not posted again\n", posted.ID)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ---- publish comment
@@ -297,6 +384,7 @@ type publishCommentOptions struct {
 	targets       stringList
 	failOn        string
 	siteURL       string
+	history       string
 	commentTarget [2]string // owner, name
 }
 
@@ -326,6 +414,7 @@ func newPublishCommentFlags(o *publishCommentOptions, stderr io.Writer) *flag.Fl
 	fs.Var(&o.targets, "target", "target `FILE` the sweeps ran (repeatable): a --head holding any of its secrets is refused, as one holding the token or a secret-named environment variable's value is")
 	fs.StringVar(&o.failOn, "fail-on", publish.FailOnNever, "exit 1 when the headline verdict is this: slower (a significant regression), inconclusive (cannot_conclude, or no two-arm comparison), both as slower,inconclusive (what a CI gate should use), or never")
 	fs.StringVar(&o.siteURL, "site-url", "", "the results site's base URL (ceiling report, deployed): the comment links the baseline run's page and the trend")
+	fs.StringVar(&o.history, "history", "", "the published history (JSON Lines, from the data branch): when the pull request's base (--merge-base, else the newest entry) was measured after a recent change point of main, the comment says so in one line")
 	return fs
 }
 
@@ -411,6 +500,9 @@ func runPublishComment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err} // a comparison that does not follow from its samples
 	}
+	if n, ok := mainChange(o, head, stderr); ok {
+		c.Alerts = append(c.Alerts, publish.Alert{Level: publish.AlertNote, Note: n})
+	}
 	// The verdict gates after the comparison was written and posted: a
 	// failing check must still leave the reviewer the reason.
 	gate := publish.FailOn(c, o.failOn)
@@ -493,6 +585,24 @@ func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set
 		return nil, copts
 	}
 	return r, copts
+}
+
+// mainChange is the comment's line on a recent change point of main's
+// published series (the head's generator and scenario, as a sweep), from
+// --history. A history that cannot be read costs the line only: said on
+// stderr.
+func mainChange(o publishCommentOptions, head *result.Result, stderr io.Writer) (publish.Note, bool) {
+	if o.history == "" {
+		return publish.Note{}, false
+	}
+	h, err := readHistory("--history", o.history, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ceiling publish comment: %v; the comment does not look for change points of main\n", err)
+		return publish.Note{}, false
+	}
+	main := publish.EntryOf(head)
+	main.Comparison = "" // main publishes sweeps: the series of a sweep
+	return publish.MainChangeNote(h, main.Series(), o.mergeBase)
 }
 
 // gateLine is the job summary's first line: whether the check passes,

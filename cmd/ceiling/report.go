@@ -81,7 +81,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		return w.Flush()
 	}
-	return writeSite(o, fs.Args(), results, stdout)
+	return writeSite(o, fs.Args(), results, stdout, stderr)
 }
 
 // readResults reads and validates every RESULT.json before anything is
@@ -98,10 +98,10 @@ func readResults(paths []string) ([]*result.Result, error) {
 	return out, nil
 }
 
-func writeSite(o reportOptions, names []string, results []*result.Result, stdout io.Writer) error {
+func writeSite(o reportOptions, names []string, results []*result.Result, stdout, stderr io.Writer) error {
 	var opts site.Options
 	if o.history != "" {
-		h, err := readHistory("--history", o.history)
+		h, err := readHistory("--history", o.history, stderr)
 		if err != nil {
 			return err
 		}

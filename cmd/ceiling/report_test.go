@@ -62,7 +62,7 @@ func TestHistoryCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"history", "--file", filepath.Join(dir, "absent.jsonl")}, 2, "--file: open"},
-		{[]string{"history", "--file", bad}, 2, "bad.jsonl:2: "},
+		{[]string{"history", "--file", bad}, 0, "skipped a line that is not a history entry: " + bad + ":2: "},
 		{[]string{"history", "--file", hist, "--last", "-1"}, 2, "--last: -1 is negative"},
 		{[]string{"history", "--file", hist, "extra"}, 2, `unexpected argument "extra"`},
 	} {

@@ -1,0 +1,162 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Where a change point found on a push is posted (ceiling publish commit
+// --change-comment): nowhere (the default: the job summary leads with
+// it), as a comment on the first commit after the change, or as a
+// comment on the one open issue labelled PerformanceLabel.
+const (
+	ChangeCommentNone   = "none"
+	ChangeCommentCommit = "commit"
+	ChangeCommentIssue  = "issue"
+)
+
+// shaRE is a full commit id: what a commit comment can be posted on.
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// PerformanceLabel labels the issue that change points are posted on.
+const PerformanceLabel = "performance"
+
+// PerformanceIssueTitle is the title of that issue when none is open.
+const PerformanceIssueTitle = "Performance: change points on the published history"
+
+// CheckChangeComment refuses a --change-comment value that is not one of
+// the three.
+func CheckChangeComment(v string) error {
+	switch v {
+	case ChangeCommentNone, ChangeCommentCommit, ChangeCommentIssue:
+		return nil
+	}
+	return &OptionError{fmt.Errorf("--change-comment: %q, want none, commit or issue", v)}
+}
+
+// PostChange posts c's comment where says, once: a comment already
+// carrying its marker (a re-run of the same push, a retried job) is left
+// as it is. p's PR is not used; for ChangeCommentIssue it is set to the
+// issue's number.
+func (p *Poster) PostChange(ctx context.Context, where string, c Change) (Posted, error) {
+	body := RenderChangeComment(c)
+	switch where {
+	case ChangeCommentCommit:
+		return p.commentOnCommit(ctx, c.After.GitRef, body)
+	case ChangeCommentIssue:
+		return p.commentOnIssue(ctx, body)
+	}
+	return Posted{}, CheckChangeComment(where)
+}
+
+// commentOnCommit comments on commit sha unless a comment on it carries
+// body's marker.
+func (p *Poster) commentOnCommit(ctx context.Context, sha, body string) (Posted, error) {
+	if !shaRE.MatchString(sha) {
+		return Posted{}, fmt.Errorf("the first entry after the change measured %q, not a commit id: no commit to comment on", text(sha))
+	}
+	hidden, _, _ := strings.Cut(body, "\n")
+	opts := &github.ListOptions{PerPage: 100}
+	for pages := 0; ; pages++ {
+		if pages == 1000 {
+			return Posted{}, errors.New("list commit comments: more than 1000 pages; giving up")
+		}
+		var comments []*github.RepositoryComment
+		var resp *github.Response
+		err := p.call(ctx, "list commit comments", func() (*github.Response, error) {
+			var err error
+			comments, resp, err = p.Client.Repositories.ListCommitComments(ctx, p.Owner, p.Repo, sha, opts)
+			return resp, err
+		})
+		if err != nil {
+			return Posted{}, err
+		}
+		for _, c := range comments {
+			if p.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), p.Author) {
+				continue
+			}
+			if strings.HasPrefix(strings.TrimSpace(c.GetBody()), hidden) {
+				return Posted{ID: c.GetID(), URL: c.GetHTMLURL()}, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	var c *github.RepositoryComment
+	err := p.call(ctx, "create commit comment", func() (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		c, resp, err = p.Client.Repositories.CreateComment(ctx, p.Owner, p.Repo, sha, &github.RepositoryComment{Body: github.String(body)})
+		return resp, err
+	})
+	if err != nil {
+		return Posted{}, err
+	}
+	return Posted{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, nil
+}
+
+// commentOnIssue comments on the oldest open issue labelled
+// PerformanceLabel (opened when there is none) unless a comment on it
+// carries body's marker.
+func (p *Poster) commentOnIssue(ctx context.Context, body string) (Posted, error) {
+	var issues []*github.Issue
+	err := p.call(ctx, "list issues", func() (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		issues, resp, err = p.Client.Issues.ListByRepo(ctx, p.Owner, p.Repo, &github.IssueListByRepoOptions{
+			State: "open", Labels: []string{PerformanceLabel}, Sort: "created", Direction: "asc",
+			ListOptions: github.ListOptions{PerPage: 10},
+		})
+		return resp, err
+	})
+	if err != nil {
+		return Posted{}, err
+	}
+	number := 0
+	for _, is := range issues {
+		if !is.IsPullRequest() {
+			number = is.GetNumber()
+			break
+		}
+	}
+	if number == 0 {
+		var is *github.Issue
+		err := p.call(ctx, "open issue", func() (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			is, resp, err = p.Client.Issues.Create(ctx, p.Owner, p.Repo, &github.IssueRequest{
+				Title: github.String(PerformanceIssueTitle), Labels: &[]string{PerformanceLabel},
+				Body: github.String("Change points found on the published benchmark history by `ceiling publish commit --change-comment issue`, one comment each."),
+			})
+			return resp, err
+		})
+		if err != nil {
+			return Posted{}, err
+		}
+		number = is.GetNumber()
+	}
+	p.PR = number
+	hidden, _, _ := strings.Cut(body, "\n")
+	found, err := p.findComment(ctx, hidden)
+	if err != nil || found != nil {
+		return Posted{ID: found.GetID(), URL: found.GetHTMLURL()}, err
+	}
+	var c *github.IssueComment
+	err = p.call(ctx, "create comment", func() (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		c, resp, err = p.Client.Issues.CreateComment(ctx, p.Owner, p.Repo, number, &github.IssueComment{Body: github.String(body)})
+		return resp, err
+	})
+	if err != nil {
+		return Posted{}, err
+	}
+	return Posted{ID: c.GetID(), URL: c.GetHTMLURL(), Created: true}, nil
+}
