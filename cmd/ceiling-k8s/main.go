@@ -28,6 +28,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/deploy/k8s/kube"
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/internal/flaghelp"
 )
 
 func main() {
@@ -111,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("ceiling k8s "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, k8sUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, k8sUsage); flaghelp.PrintFlags(fs, stderr) }
 	p := kube.Defaults()
 	fs.StringVar(&p.Namespace, "namespace", "", "namespace (default: the kubeconfig's; none in render's output)")
 	fs.StringVar(&p.Image, "image", p.Image, "the ceiling `image` (deploy/k8s/Dockerfile)")

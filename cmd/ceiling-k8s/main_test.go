@@ -94,3 +94,19 @@ func TestK8sApplyFailsAndCleansUp(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// TestK8sHelpStyle: the help prints flags as every ceiling command does
+// (double dashes, within 100 columns).
+func TestK8sHelpStyle(t *testing.T) {
+	var stderr bytes.Buffer
+	_ = run([]string{"render", "-h"}, io.Discard, &stderr)
+	out := stderr.String()
+	if !strings.Contains(out, "\n  --agents N\n") {
+		t.Errorf("no --agents N in the help:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 100 || strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+			t.Errorf("help line %q: over 100 columns or a single dash", line)
+		}
+	}
+}

@@ -3,10 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/internal/flaghelp"
 )
 
 // flagError is the flag package's parse error of fs as the CLI says it:
@@ -77,44 +78,9 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// printFlags is fs's flags as every usage of ceiling prints them: the
-// double-dash style the errors use, each flag's help wrapped within 100
-// columns, and its default when it has one.
-func printFlags(fs *flag.FlagSet, out io.Writer) {
-	fs.VisitAll(func(f *flag.Flag) {
-		arg, usage := flag.UnquoteUsage(f)
-		head := "  --" + f.Name
-		if arg != "" {
-			head += " " + strings.ToUpper(arg)
-		}
-		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "[]" {
-			usage += " (default: " + d + ")"
-		}
-		fmt.Fprintln(out, head)
-		for _, line := range wrapWords(usage, 100-6) {
-			fmt.Fprintln(out, "      "+line)
-		}
-	})
-}
-
-// wrapWords breaks s into lines of at most width bytes at spaces (a word
-// longer than width stands alone on its line).
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case len(line)+1+len(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
+// printFlags and wrapWords are internal/flaghelp's, shared with
+// ceiling-k8s.
+var (
+	printFlags = flaghelp.PrintFlags
+	wrapWords  = flaghelp.WrapWords
+)
