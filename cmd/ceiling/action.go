@@ -53,7 +53,7 @@ func actionFlags(c *actionConfig, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.mode, "mode", modeAuto, "input mode: auto (from GITHUB_EVENT_NAME), sweep, compare, comment or publish")
 	fs.StringVar(&c.path, "path", ".", "input path: the checkout, relative to GITHUB_WORKSPACE")
 	fs.StringVar(&c.target, "target", "bench/target.json", "input target: the target file, relative to --path")
-	fs.StringVar(&c.build, "build", "", "input build: the server's build command (bash, in the checkout)")
+	fs.StringVar(&c.build, "build", "", "input build: the server's build command (bash, in the checkout; default: the target file's \"build\")")
 	fs.StringVar(&c.baseBuild, "base-build", "", "input base-build: the base's build command (default --build)")
 	fs.StringVar(&c.baseTarget, "base-target", "", "input base-target: the base arm's target file, built by you")
 	fs.StringVar(&c.scenario, "scenario", "", "input scenario")
@@ -286,6 +286,24 @@ func (a *actionRun) buildIn(what, dir, cmd string) error {
 		return fmt.Errorf("input build: %s's build (%s) failed: %w", what, cmd, err)
 	}
 	return nil
+}
+
+// targetBuild is the "build" of the target file at path (ceiling init
+// writes it): the action's build when its input is empty. "" when the
+// file has none or cannot be read (the sweep then says what is wrong
+// with the file).
+func targetBuild(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		Build string `json:"build"`
+	}
+	if json.Unmarshal(b, &doc) != nil {
+		return ""
+	}
+	return doc.Build
 }
 
 // runBuild runs a user's build command with bash in dir, its output to

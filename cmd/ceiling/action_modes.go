@@ -98,6 +98,7 @@ func (a *actionRun) compare() error {
 	}
 	head := a.checkout()
 	baseT, headT := a.env.dir("base-target.json"), a.env.dir("head-target.json")
+	headBuild := a.c.build
 	if a.c.baseTarget != "" {
 		// You built the base: its target file as given; the head's own.
 		baseT = a.c.baseTarget
@@ -107,21 +108,28 @@ func (a *actionRun) compare() error {
 		if err := withDir(filepath.Join(head, a.c.target), headT, head, ""); err != nil {
 			return err
 		}
+		if headBuild == "" {
+			headBuild = targetBuild(filepath.Join(head, a.c.target))
+		}
 	} else {
 		wt := a.env.dir("base")
 		if err := baseWorktree(head, ev.PullRequest.Base.SHA, wt, a.stderr); err != nil {
 			return err
 		}
+		// The base's target file for both arms: a pull request cannot
+		// change how it is measured by editing its own; nor, without a
+		// build input, how it is built (the file's "build").
+		tmpl := filepath.Join(wt, a.c.target)
+		if headBuild == "" {
+			headBuild = targetBuild(tmpl)
+		}
 		build := a.c.baseBuild
 		if build == "" {
-			build = a.c.build
+			build = headBuild
 		}
 		if err := a.buildIn("the base", wt, build); err != nil {
 			return err
 		}
-		// The base's target file for both arms: a pull request cannot
-		// change how it is measured by editing its own.
-		tmpl := filepath.Join(wt, a.c.target)
 		// Each arm named by its commit: one repository's two arms would
 		// otherwise both bear the target's name.
 		if err := withDir(tmpl, baseT, wt, "base@"+shortSHA(ev.PullRequest.Base.SHA)); err != nil {
@@ -131,7 +139,7 @@ func (a *actionRun) compare() error {
 			return err
 		}
 	}
-	if err := a.buildIn("the head", head, a.c.build); err != nil {
+	if err := a.buildIn("the head", head, headBuild); err != nil {
 		return err
 	}
 	args, err := a.sweepArgs(true)
@@ -277,7 +285,11 @@ func (a *actionRun) sweep() error {
 	if a.c.publish && a.c.dataBranch == "" {
 		return usagef("input data-branch (--data-branch): empty, and publish is true")
 	}
-	if err := a.buildIn("the server", head, a.c.build); err != nil {
+	build := a.c.build
+	if build == "" {
+		build = targetBuild(filepath.Join(head, a.c.target))
+	}
+	if err := a.buildIn("the server", head, build); err != nil {
 		return err
 	}
 	args, err := a.sweepArgs(false)

@@ -362,3 +362,21 @@ func TestIsolateHeadReachesTheCheckout(t *testing.T) {
 		t.Errorf("server-user empty: %v, %v, %q; want a warning", prefix, err, log.String())
 	}
 }
+
+// TestTargetBuild: an empty build input is the target file's "build"
+// (ceiling init writes it); none without one, or without a file.
+func TestTargetBuild(t *testing.T) {
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with.json"), filepath.Join(dir, "without.json")
+	if err := os.WriteFile(with, []byte(`{"name":"s","command":["./s"],"url":"ws://{addr}","build":"go build -o s ."}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(without, []byte(`{"name":"s","command":["./s"],"url":"ws://{addr}"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{with: "go build -o s .", without: "", filepath.Join(dir, "absent.json"): ""} {
+		if got := targetBuild(path); got != want {
+			t.Errorf("targetBuild(%s) = %q, want %q", filepath.Base(path), got, want)
+		}
+	}
+}
