@@ -191,7 +191,11 @@ func (p *pointRun) refusal() string {
 	if err != nil || !res.Summary.Refused {
 		return ""
 	}
-	return "the generator's preflight was refused, as it would be at every point: " + res.Summary.Failure
+	why := "the generator's preflight was refused, as it would be at every point: " + res.Summary.Failure
+	if names := p.cluster().NameServers(res.Summary.Failure, p.addr); names != "" {
+		why += " (" + names + ")"
+	}
+	return why
 }
 
 // measure samples both sides over the measured window, as process trees:

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"io"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -95,4 +96,45 @@ func TestConnectStrategies(t *testing.T) {
 			t.Fatalf("errs %v: the last connect ran after cancel", errs)
 		}
 	})
+}
+
+// refusingScenario refuses the connections whose index is in refuse
+// (load.Refused) and times out the others that are not in ok.
+type refusingScenario struct {
+	Scenario
+	refuse, ok map[int]bool
+}
+
+func (s refusingScenario) Connect(ctx context.Context, i int) error {
+	switch {
+	case s.ok[i]:
+		return nil
+	case s.refuse[i]:
+		return &Refused{Err: errors.New("handshake failed: the server answered denied")}
+	}
+	return context.DeadlineExceeded
+}
+
+// TestConnectPhaseRefused: a point whose every connection was refused
+// fails as a refusal (a sweep stops there); one where some only timed out
+// fails as not refused, and one where any opened does not fail.
+func TestConnectPhaseRefused(t *testing.T) {
+	all := map[int]bool{0: true, 1: true, 2: true}
+	for _, tt := range []struct {
+		name       string
+		refuse, ok map[int]bool
+		failed     bool
+		refused    bool
+	}{
+		{"every one refused", all, nil, true, true},
+		{"one timed out", map[int]bool{0: true, 1: true}, nil, true, false},
+		{"one opened", map[int]bool{1: true, 2: true}, map[int]bool{0: true}, false, false},
+	} {
+		cfg := &Config{Connections: 3, ConnectStrategy: "bounded", ConnectConcurrency: 3}
+		_, err := connectPhase(context.Background(), cfg, refusingScenario{refuse: tt.refuse, ok: tt.ok}, NewRecorder(false, false), io.Discard)
+		var rf *Refused
+		if (err != nil) != tt.failed || errors.As(err, &rf) != tt.refused {
+			t.Errorf("%s: err %v; want failed %v, refused %v", tt.name, err, tt.failed, tt.refused)
+		}
+	}
 }

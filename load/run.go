@@ -173,12 +173,29 @@ func connectPhase(ctx context.Context, cfg *Config, sc Scenario, merged *Recorde
 		}
 	}
 	if open == 0 {
+		// Refused only when every connection was: one that timed out
+		// may have met a busy server, not a refusal.
+		var rf *Refused
+		if errors.As(firstErr, &rf) && !allRefused(errs) {
+			firstErr = rf.Err
+		}
 		return open, fmt.Errorf("%w: %d of %d failed, first: %w", ErrNoConnections, cfg.Connections, cfg.Connections, firstErr)
 	}
 	if ctx.Err() != nil {
 		return open, ctx.Err()
 	}
 	return open, nil
+}
+
+// allRefused: every error of errs is a Refused.
+func allRefused(errs []error) bool {
+	for _, err := range errs {
+		var rf *Refused
+		if !errors.As(err, &rf) {
+			return false
+		}
+	}
+	return true
 }
 
 // waitForStart returns when the load starts, on Mono's clock: now, or

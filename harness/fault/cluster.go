@@ -80,3 +80,38 @@ func (c Cluster) Served(addr target.Addr) []string {
 	}
 	return out
 }
+
+// NameServers says which booted server each host:port of text is, by the
+// target's names ("127.0.0.1:4001 is node-a"), for those that text
+// names: a failure written by the generator knows the servers by their
+// URLs only, and a reader knows them by their names. "" when text names
+// none.
+func (c Cluster) NameServers(text string, addr target.Addr) string {
+	var names []string
+	for i, u := range c.Served(addr) {
+		if u == "" {
+			continue
+		}
+		host := hostPort(u)
+		if host != "" && strings.Contains(text, host) {
+			names = append(names, host+" is "+c.Booted[i].Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// hostPort is the host:port of a URL ("ws://127.0.0.1:4001/app" ->
+// "127.0.0.1:4001"), "" when it has none.
+func hostPort(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if !strings.Contains(rest, ":") {
+		return ""
+	}
+	return rest
+}

@@ -121,3 +121,18 @@ func TestJudge(t *testing.T) {
 		t.Errorf("no record: clean %v, fault %+v", p.Clean, p.Fault)
 	}
 }
+
+// TestNameServers: a refusal that names servers by their addresses is
+// told which of the target's servers each is, and only those it names.
+func TestNameServers(t *testing.T) {
+	tg := cluster(t)
+	c := Cluster{Target: tg, Scenario: "fanout", Booted: tg.Booted()}
+	addr := target.Addr{Port: 4000, Port2: 4001, Ports: []int{4002, 4003, 4004}}
+	text := "published through ws://127.0.0.1:4002/app/k, not heard by the subscriber on ws://127.0.0.1:4004/app/k"
+	if got, want := c.NameServers(text, addr), "127.0.0.1:4002 is node1, 127.0.0.1:4004 is node3"; got != want {
+		t.Errorf("NameServers = %q, want %q", got, want)
+	}
+	if got := c.NameServers("no address here", addr); got != "" {
+		t.Errorf("NameServers of a text naming none = %q", got)
+	}
+}

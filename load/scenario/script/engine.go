@@ -309,8 +309,10 @@ func (s *scenario) Connect(ctx context.Context, i int) error {
 			}
 			c.resetCache()
 			if st.Fail != nil && c.match(st.Fail, msg) {
+				// The server's answer, not the load: a point where every
+				// connection meets it is one every point would meet.
 				ws.Close()
-				return errHandshake{msg: truncate(msg)}
+				return &load.Refused{Err: errHandshake{msg: truncate(msg)}}
 			}
 			if c.match(st.Await, msg) {
 				break

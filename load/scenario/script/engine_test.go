@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,6 +294,12 @@ func TestChatHandshakeFail(t *testing.T) {
 	err = sc.Connect(context.Background(), 0)
 	if err == nil || !strings.Contains(err.Error(), `handshake failed: the server answered {"op":"denied"}`) {
 		t.Fatalf("err = %v", err)
+	}
+	// The server's answer: every point would meet it (a sweep stops at
+	// the first point where every connection did).
+	var rf *load.Refused
+	if !errors.As(err, &rf) {
+		t.Errorf("a handshake fail match is not a load.Refused: %T", err)
 	}
 }
 
