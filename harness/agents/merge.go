@@ -3,9 +3,11 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/internal/atomicfile"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -196,4 +198,30 @@ func mergeGenerator(dst, src *load.GeneratorStats) {
 		d.RunDelayNs += t.RunDelayNs
 		d.MaxThreadFraction = max(d.MaxThreadFraction, t.MaxThreadFraction)
 	}
+}
+
+// merge merges the agents' results into the Outcome and writes the
+// merged result and the agents' reports where the plan asks.
+func (pt *point) merge() (*Outcome, error) {
+	p, out := pt.p, pt.out
+	merged, err := Merge(pt.reports, p.Connections, p.Rate, int64(p.Duration))
+	if err != nil {
+		return pt.fail(invalid("%v", err))
+	}
+	out.Merged = merged
+	pt.listOut()
+
+	if p.JSON != "" {
+		if err := load.WriteJSONFile(p.JSON, merged); err != nil {
+			return out, err
+		}
+		b, err := json.MarshalIndent(out.Agents, "", "  ")
+		if err == nil {
+			err = atomicfile.Write(filepath.Join(filepath.Dir(p.JSON), "agents.json"), append(b, '\n'))
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }

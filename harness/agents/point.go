@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -347,32 +346,6 @@ func (pt *point) lateStarts() error {
 		return nil
 	}
 	return &LateStartError{InvalidError{Reason: strings.Join(late, ", ") + fmt.Sprintf(" (more than %s)", pt.p.MaxStartSkew)}}
-}
-
-// merge merges the agents' results into the Outcome and writes the
-// merged result and the agents' reports where the plan asks.
-func (pt *point) merge() (*Outcome, error) {
-	p, out := pt.p, pt.out
-	merged, err := Merge(pt.reports, p.Connections, p.Rate, int64(p.Duration))
-	if err != nil {
-		return pt.fail(invalid("%v", err))
-	}
-	out.Merged = merged
-	pt.listOut()
-
-	if p.JSON != "" {
-		if err := load.WriteJSONFile(p.JSON, merged); err != nil {
-			return out, err
-		}
-		b, err := json.MarshalIndent(out.Agents, "", "  ")
-		if err == nil {
-			err = atomicfile.Write(filepath.Join(filepath.Dir(p.JSON), "agents.json"), append(b, '\n'))
-		}
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
 }
 
 // noteFailure records a failed session's error on its agent's report.

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
-	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -13,11 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/internal/agenttoken"
 	"github.com/ceiling-bench/ceiling/internal/objective"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
 // ceilingLoad reports whether a GENERATOR command is a ceiling binary's
@@ -29,8 +25,14 @@ func ceilingLoad(cmd string) bool {
 }
 
 // Knobs is the table. Its order is the order of the flags' usage and of
-// the docs tables.
-var Knobs = []Knob{
+// the docs tables: the sweep's CPUs, ladders and generator, the agents'
+// (knobs_agents.go), the server's and a point's, then the two-arm
+// sweep's (knobs_compare.go).
+var Knobs = slices.Concat(sweepKnobs, agentKnobs, runKnobs, compareKnobs)
+
+// sweepKnobs are the CPUs', the ladders' and the generator's knobs,
+// first in the table.
+var sweepKnobs = []Knob{
 	{
 		Env: "SRV_CPUSET", Flag: "srv-cpuset", Arg: "LIST", Default: "all CPUs but the first",
 		Help:  "CPUs the server is pinned to, taskset syntax (`1`, `1,2,3`, `1-3`)",
@@ -189,104 +191,11 @@ var Knobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.Generator },
 	},
-	{
-		Env: "AGENTS", Flag: "agents", Arg: "N", Default: "`0` (one generator)",
-		Help:  "run each point through N `ceiling agent` processes (pinned like the generator) started on a common window by the harness's coordinator, their histograms merged exactly; every point lists its agents (`curve[].agents`; docs/agents.md)",
-		Parse: intParse(func(o *Options) *int { return &o.Agents }),
-		Check: func(o *Options) error {
-			switch {
-			case o.Agents < 0 || o.Agents > MaxAgents:
-				return fmt.Errorf("%d agents, want 0 (one generator) to %d", o.Agents, MaxAgents)
-			case o.Agents > 0 && o.Generator != "" && !ceilingLoad(o.Generator):
-				return fmt.Errorf("agents run `ceiling agent`: GENERATOR must be unset or `PATH/ceiling load [flags]`, not %q", o.Generator)
-			case o.Agents < 1 && o.AgentsListen != "":
-				return fmt.Errorf("AGENTS_LISTEN needs AGENTS=N (N >= 1): how many remote agents to wait for")
-			case o.Agents > 0 && o.Drop:
-				return fmt.Errorf("DROP is not supported with agents yet (each would drop its own connections at its own time)")
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return strconv.Itoa(o.Agents) },
-	},
-	{
-		Env: "AGENTS_LISTEN", Flag: "agents-listen", Arg: "HOST:PORT", Default: "unset (the harness starts the agents)",
-		Help:  "with AGENTS=N, start no agents: listen here for N remote `ceiling agent --coordinator HOST:PORT` for the whole sweep, admitting only agents that prove AGENTS_TOKEN; the server binds HOST (`{host}`) unless HOST is empty or 0.0.0.0 (docs/agents.md)",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsListen }),
-		Check: func(o *Options) error {
-			if o.AgentsListen == "" {
-				return nil
-			}
-			if _, _, err := net.SplitHostPort(o.AgentsListen); err != nil {
-				return fmt.Errorf("%q: %v", o.AgentsListen, err)
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return o.AgentsListen },
-	},
-	{
-		Env: "AGENTS_TOKEN", Arg: "TOKEN", Default: "unset",
-		Help: "with AGENTS_LISTEN, the token every agent must prove (a mutual HMAC challenge; it never crosses the wire): at least 16 bytes and 128 bits of estimated entropy, e.g. from `ceiling agent --new-token`; agents read it from their own `AGENTS_TOKEN` or `--token-file` (docs/agents.md, \"Authentication\"). The harness's own agents get a fresh one per point",
-		Parse: func(o *Options, _, v string) error {
-			t, err := agenttoken.Check("the value", v)
-			if err == nil {
-				o.AgentsToken = Secret(t)
-			}
-			return err
-		},
-		Get: func(o *Options) string {
-			if o.AgentsToken == "" {
-				return ""
-			}
-			return "[token]" // never the token
-		},
-	},
-	{
-		Env: "AGENTS_TOKEN_FILE", Flag: "agents-token-file", Arg: "FILE", Default: "unset",
-		Help:  "AGENTS_TOKEN read from FILE instead (mode 600 or stricter: a file other users may read is refused)",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsTokenFile }),
-		Get:   func(o *Options) string { return o.AgentsTokenFile },
-	},
-	{
-		Env: "AGENTS_TLS_CERT", Flag: "agents-tls-cert", Arg: "FILE", Default: "unset: no TLS",
-		Help:  "with AGENTS_LISTEN, mutual TLS around the token's proof: the coordinator's certificate (PEM), for the address the agents dial; with AGENTS_TLS_KEY and AGENTS_TLS_CA, all three or none (docs/agents.md, \"Mutual TLS\")",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSCert }),
-		Get:   func(o *Options) string { return o.AgentsTLSCert },
-	},
-	{
-		Env: "AGENTS_TLS_KEY", Flag: "agents-tls-key", Arg: "FILE", Default: "unset",
-		Help:  "the private key (PEM) of AGENTS_TLS_CERT",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSKey }),
-		Get:   func(o *Options) string { return o.AgentsTLSKey },
-	},
-	{
-		Env: "AGENTS_TLS_CA", Flag: "agents-tls-ca", Arg: "FILE", Default: "unset",
-		Help:  "the CA (PEM) that signed the agents' certificates: an agent without one is refused before it can say anything",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsTLSCA }),
-		Get:   func(o *Options) string { return o.AgentsTLSCA },
-	},
-	durationKnob("AGENTS_JOIN_TIMEOUT", "agents-join-timeout", "`60s` (with AGENTS_LISTEN: `2m`)", "how long a point waits for every agent to join and be ready; the point fails naming the missing agents",
-		func(o *Options) *time.Duration { return &o.AgentsJoinTimeout }, false),
-	func() Knob {
-		k := boolKnob("AGENTS_NETNS", "agents-netns", "as root, AGENTS=N runs in a private network namespace: the server on a bridge, each agent in a namespace of its own joined by a veth pair with several source addresses (docs/agents.md); `0`, or not root: processes on the host's loopback, said in the result's warnings",
-			func(o *Options) *bool { return &o.AgentsNetns })
-		k.Default = "`1`"
-		return k
-	}(),
-	{
-		Env: "AGENTS_PORT_RANGE", Flag: "agents-port-range", Arg: "LO-HI", Default: "the kernel's",
-		Help:  "each agent namespace's `ip_local_port_range` (a test knob: a few hundred connections then take several source addresses)",
-		Parse: stringParse(func(o *Options) *string { return &o.AgentsPortRange }),
-		Check: func(o *Options) error {
-			if o.AgentsPortRange == "" {
-				return nil
-			}
-			if _, _, err := ParsePortRange(o.AgentsPortRange); err != nil {
-				return err
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return o.AgentsPortRange },
-	},
+}
+
+// runKnobs are the knobs of the server under test and what a point
+// runs, after agentKnobs in the table.
+var runKnobs = []Knob{
 	{
 		Env: "TARGET", Flag: "target", Arg: "FILE", Default: "`benchmark/targets/refserver.json`",
 		Help:  "the target file describing the server under test (docs/targets.md)",
@@ -414,110 +323,4 @@ var Knobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.ProfileDir },
 	},
-
-	// The two-arm sweep's (docs/compare.md).
-	{
-		Env: "BASE_TARGET", Flag: "base-target", Arg: "FILE", Default: "none (single-arm sweep)", Doc: DocCompare,
-		Help:  "the base arm's target file; setting it makes the sweep two-arm: base and head (`TARGET`) in one run, compared",
-		Parse: stringParse(func(o *Options) *string { return &o.BaseTargetFile }),
-		Get:   func(o *Options) string { return o.BaseTargetFile },
-	},
-	{
-		Env: "COMPARE_REPS", Flag: "compare-reps", Arg: "N", Default: "`8` (under COMPARE_BUDGET: what it buys)", Doc: DocCompare,
-		Help:  "blocks (one repeat per arm, back to back) with both arms clean wanted at each compared point, when COMPARE_BUDGET is 0 or COMPARE_SCOPE is curve (under a budget the blocks are what the budget buys after the first pass); a block that lost a repeat (contended, failed) is run again, up to twice this many blocks in all. The paired test needs at least 6 at ALPHA 0.05 (the smallest two-sided p over 5 blocks is 0.0625, over 6 0.031, over 8 0.0078): fewer exits 2, and so does more than 100",
-		Parse: intParse(func(o *Options) *int { return &o.CompareReps }),
-		Check: func(o *Options) error {
-			if o.CompareReps < 2 {
-				return fmt.Errorf("%d is below 2: the test needs at least two blocks (6 or more to reach p < 0.05)", o.CompareReps)
-			}
-			if o.CompareReps > MaxCompareReps {
-				return fmt.Errorf("%d is above %d: each block runs both arms once at every compared point; split the comparison into runs", o.CompareReps, MaxCompareReps)
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return strconv.Itoa(o.CompareReps) },
-	},
-	{
-		Env: "ALPHA", Flag: "alpha", Arg: "LEVEL", Default: "`0.05`", Doc: DocCompare,
-		Help: "significance level, in (0, 1); the intervals are at 1 − ALPHA",
-		Parse: func(o *Options, _, v string) error {
-			f, err := ParseFraction(v)
-			if err != nil {
-				return fmt.Errorf("%q is not a significance level in (0, 1) such as 0.05", v)
-			}
-			o.Alpha = f
-			return nil
-		},
-		Check: func(o *Options) error {
-			if !(o.Alpha > 0 && o.Alpha < 1) || math.IsNaN(o.Alpha) {
-				return fmt.Errorf("%v is not a significance level in (0, 1) such as 0.05", o.Alpha)
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return strconv.FormatFloat(o.Alpha, 'g', -1, 64) },
-	},
-	{
-		Env: "COMPARE_STOP", Flag: "compare-stop", Arg: "RULE", Default: "`obf`", Doc: DocCompare,
-		Help:  "when a compared point stops: `fixed` runs COMPARE_REPS clean blocks and tests once at ALPHA; `pocock` or `obf` look after every block from the 6th and stop once the paired test is decided at that look's level (alpha spent over the looks, Pocock or O'Brien-Fleming, so looking early adds no false alarms), at the price of a stricter last look (docs/compare.md, \"Validation\")",
-		Parse: stringParse(func(o *Options) *string { return &o.CompareStop }),
-		Check: oneOf(func(o *Options) string { return o.CompareStop }, "stopping rule", result.StopPocock, result.StopOBF, result.StopFixed),
-		Get:   func(o *Options) string { return o.CompareStop },
-	},
-	{
-		Env: "COMPARE_SCOPE", Flag: "compare-scope", Arg: "SCOPE", Default: "`headline`", Doc: DocCompare,
-		Help:  "where the compare phase runs its blocks: `headline` searches the headline batch's ladder for its ceiling rung (both arms at each rung), runs every other batch once per arm at that rung (information, not compared), and compares that rung only; `curve` runs every rung of every batch once per arm and compares each batch's ceiling rung (docs/compare.md, \"What it runs\")",
-		Parse: stringParse(func(o *Options) *string { return &o.CompareScope }),
-		Check: oneOf(func(o *Options) string { return o.CompareScope }, "comparison scope", result.ScopeHeadline, result.ScopeCurve),
-		Get:   func(o *Options) string { return o.CompareScope },
-	},
-	{
-		Env: "COMPARE_PREFER", Flag: "compare-prefer", Arg: "N", Default: "none", Doc: DocCompare,
-		Help:  "COMPARE_SCOPE=headline: the connections to compare at when the arms' ceiling rungs differ and both ran clean there (the last published headline's rung, so that pull requests are compared at one point); 0: the rung where both ran clean with the highest mean",
-		Parse: intParse(func(o *Options) *int { return &o.ComparePrefer }),
-		Check: func(o *Options) error {
-			if o.ComparePrefer < 0 || o.ComparePrefer > MaxConnections {
-				return fmt.Errorf("%d is not a connection count in 0..%d", o.ComparePrefer, MaxConnections)
-			}
-			return nil
-		},
-		Get: func(o *Options) string { return strconv.Itoa(o.ComparePrefer) },
-	},
-	{
-		Env: "FAIL_ON", Flag: "fail-on", Arg: "POLICY", Default: "`never`", Doc: DocCompare,
-		Help:  "a two-arm sweep exits 1 when the headline's verdict is this: `slower` (a significant regression), `inconclusive` (cannot_conclude), both as `slower,inconclusive`, or `never`; as `ceiling publish comment --fail-on`",
-		Parse: stringParse(func(o *Options) *string { return &o.FailOn }),
-		Check: func(o *Options) error {
-			_, _, err := result.ParseFailOn(o.FailOn)
-			return err
-		},
-		Get: func(o *Options) string { return o.FailOn },
-	},
-	compareKnob(durationKnob("COMPARE_BUDGET", "compare-budget", "`5m` (quick: `2m`)", "COMPARE_SCOPE=headline: the whole two-arm run's time: after the first pass, blocks at the headline rung until the paired test decides (COMPARE_STOP's looks) or no further block fits; one that cannot fit the first pass and 6 blocks exits 2, saying what it needs; `0`: no budget, COMPARE_REPS blocks",
-		func(o *Options) *time.Duration { return &o.CompareBudget }, false)),
-	{
-		Env: "COMPARE_MODE", Flag: "compare-mode", Arg: "KIND", Default: "`auto`", Doc: DocCompare,
-		Help:  "`interleaved` runs the arms one after the other on the same CPUs; `duet` runs each block's two repeats at the same instant, each arm on its own half of the machine (SRV_CPUSET + LT_CPUSET, and DUET_CPUSETS), swapping the halves from block to block, so that a noisy neighbour hits both; `auto` is duet where the machine has the CPUs for two halves on disjoint cores, else interleaved (docs/compare.md, \"Duet mode\")",
-		Parse: stringParse(func(o *Options) *string { return &o.CompareMode }),
-		Check: oneOf(func(o *Options) string { return o.CompareMode }, "comparison mode", ModeAuto, ModeInterleaved, ModeDuet),
-		Get:   func(o *Options) string { return o.CompareMode },
-	},
-	{
-		Env: "DUET_CPUSETS", Flag: "duet-cpusets", Arg: "SRV/LT", Default: "picked from the CPUs left", Doc: DocCompare,
-		Help: "a duet's second half: its server CPUs, a slash, its generator CPUs (`3/2`), as many per side as SRV_CPUSET and LT_CPUSET; unset, the CPUs outside both sets that share no core with them",
-		Parse: func(o *Options, _, v string) error {
-			srv, gen, err := ParseHalf(v)
-			o.DuetServerCPUs, o.DuetGeneratorCPUs = srv, gen
-			return err
-		},
-		Get: func(o *Options) string {
-			if o.DuetServerCPUs == nil {
-				return ""
-			}
-			return o.DuetServerCPUs.String() + "/" + o.DuetGeneratorCPUs.String()
-		},
-	},
-	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
-		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
-	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`2s` (quick: `1s`)", "warm-up of each compare repeat",
-		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
 }
