@@ -15,8 +15,9 @@
 // filled in with a note saying where it came from.
 //
 // Files: table.go (the Knob type, binding to flags, the docs tables),
-// knobs.go (the rows, with knobs_agents.go and knobs_compare.go for the
-// agents' and the two-arm sweep's), parse.go (the parse and check helpers the rows
-// share), options.go (Options and its defaults), ladder.go (batch and
-// connection ladders), compare.go (the two-arm sweep's defaults).
+// knobs.go (the rows; knobs_agents.go and knobs_compare.go hold the
+// agents' and the two-arm sweep's), parse.go (the parse and check
+// helpers the rows share), options.go (Options and its defaults),
+// ladder.go (batch and connection ladders), compare.go (the two-arm
+// sweep's defaults).
 package knob
