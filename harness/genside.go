@@ -152,11 +152,21 @@ func (g *genProc) Ended(*verdict.Outcome) (string, supervise.Process) { return "
 // Failed: a generator that exits 0 without writing its JSON fails the
 // point at ResultFailed (the files were fresh, so nothing older can stand
 // in).
+//
+// A generator that exits non-zero says why in its JSON (summary.failure:
+// nothing arrived, a refused preflight, its errors by reason) when it
+// wrote one: the reason carries it, where the exit status alone said
+// nothing a reader could act on.
 func (g *genProc) Failed() (string, supervise.Process) {
-	if err := g.proc.ExitErr(); err != nil {
-		return fmt.Sprintf("generator failed (%v)", err), g.proc
+	err := g.proc.ExitErr()
+	if err == nil {
+		return "", nil
 	}
-	return "", nil
+	why := fmt.Sprintf("generator failed (%v)", err)
+	if res, rerr := readLoad(g.p.f.json); rerr == nil && res.Summary.Failure != "" {
+		why += ": " + res.Summary.Failure
+	}
+	return why, g.proc
 }
 
 func (g *genProc) ResultFailed(err error) (string, supervise.Process) {

@@ -144,7 +144,12 @@ func writePoints(b *strings.Builder, curve []Point) error {
 	lowerBound, objective := false, false
 	for _, p := range curve {
 		objective = objective || p.Objective != nil
-		thr, p99, srv, gen := "-", "-", "-", "-"
+		// A failed point's errors were not read (the reason says what
+		// the generator saw): "-", never a 0 it did not count.
+		thr, p99, errs, srv, gen := "-", "-", "-", "-", "-"
+		if p.Status == StatusOK || p.Errors > 0 {
+			errs = fmt.Sprint(p.Errors)
+		}
 		if p.Status == StatusOK {
 			thr = Rate(p.ThroughputPerS, p.LowerBound)
 			p99 = FormatLatency(p.LatencyNs.P99)
@@ -156,8 +161,8 @@ func writePoints(b *strings.Builder, curve []Point) error {
 			notes = append(notes, fmt.Sprintf("[%d] point %s: %s", len(notes)+1, pointLabel(p), n))
 			verdict += fmt.Sprintf(" [%d]", len(notes))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t  %s\n",
-			pointLabel(p), p.Batch, p.Connections, p.Rep, thr, p99, p.Errors, srv, gen, verdict)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t  %s\n",
+			pointLabel(p), p.Batch, p.Connections, p.Rep, thr, p99, errs, srv, gen, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
