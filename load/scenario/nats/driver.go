@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -91,8 +92,14 @@ type worker struct {
 	// reconnectedAt is when the connection last came back (load.Mono; 0:
 	// never lost), for recovering (stream mode's consume errors).
 	reconnectedAt atomic.Int64
-	lost          int64         // stream: publishes whose ack a disconnect took
-	lostConn      chan struct{} // stream: a disconnect, to the ack awaited
+	// held are stream mode's pulls without responders on a connection
+	// that was up and had not just come back: a server shutting down
+	// stops answering pulls before it closes its connections, so each
+	// is the restart's when a disconnect followed it within
+	// shutdownGrace, an error otherwise (settleHeld, after the load).
+	held     held
+	lost     int64         // stream: publishes whose ack a disconnect took
+	lostConn chan struct{} // stream: a disconnect, to the ack awaited
 }
 
 func newDriver(c *load.Config, p *Params, pool *payload.Pool) *driver {
@@ -127,6 +134,7 @@ func (d *driver) connect(url, name string, reconnect bool, w *worker) (*natsgo.C
 	if w != nil {
 		opts = append(opts,
 			natsgo.DisconnectErrHandler(func(*natsgo.Conn, error) {
+				w.held.disconnected(load.Mono())
 				w.disconnects.Add(1)
 				select {
 				case w.lostConn <- struct{}{}:
@@ -322,7 +330,7 @@ const recoverGrace = 5 * time.Second
 // can fail before the handler has stored the time: a reconnect the
 // connection counts but the handler has not seen is one just now.
 func (w *worker) recovering(err error) bool {
-	if !errors.Is(err, natsgo.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+	if !noResponders(err) {
 		return false
 	}
 	if w.nc != nil && int64(w.nc.Stats().Reconnects) > w.reconnects.Load() {
@@ -330,6 +338,48 @@ func (w *worker) recovering(err error) bool {
 	}
 	at := w.reconnectedAt.Load()
 	return at > 0 && load.Mono()-at < int64(recoverGrace)
+}
+
+// noResponders: err is a request no JetStream answered.
+func noResponders(err error) bool {
+	return errors.Is(err, natsgo.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
+}
+
+// shutdownGrace is how long before its connection closes a shutting-down
+// server may stop answering pulls (held).
+const shutdownGrace = 2 * time.Second
+
+// held records pulls without responders and disconnects (load.Mono
+// times), from the client's handler goroutines.
+type held struct {
+	mu          sync.Mutex
+	pulls, gone []int64
+}
+
+func (h *held) pull(at int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pulls = append(h.pulls, at)
+}
+
+func (h *held) disconnected(at int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gone = append(h.gone, at)
+}
+
+// errors is how many held pulls no disconnect followed within
+// shutdownGrace: those were the server's answer, not its going away.
+func (h *held) errors() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, p := range h.pulls {
+		if !slices.ContainsFunc(h.gone, func(g int64) bool { return g >= p && g-p <= int64(shutdownGrace) }) {
+			n++
+		}
+	}
+	return n
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

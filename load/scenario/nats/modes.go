@@ -287,7 +287,11 @@ func (d *driver) stream(ctx context.Context, win load.Window, w *worker) {
 			// The connection's loss and its announcements (the server
 			// shutting down, heartbeats missed while away) are counted
 			// in dropped and reconnects, not here.
-			if w.nc.IsConnected() && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, jetstream.ErrServerShutdown) && !errors.Is(err, natsgo.ErrConnectionClosed) && !w.recovering(err) {
+			switch {
+			case !w.nc.IsConnected() || errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, jetstream.ErrServerShutdown) || errors.Is(err, natsgo.ErrConnectionClosed) || w.recovering(err):
+			case noResponders(err):
+				w.held.pull(load.Mono()) // the server going away, or an error: settled below
+			default:
 				w.rec.Error("consume_" + reason(err))
 			}
 		}))
@@ -304,6 +308,9 @@ func (d *driver) stream(ctx context.Context, win load.Window, w *worker) {
 	case <-cc.Closed():
 	case <-time.After(5 * time.Second):
 		w.rec.Error("consume_stop_timeout")
+	}
+	for range w.held.errors() {
+		w.rec.Error("consume_no_responders")
 	}
 }
 
