@@ -76,12 +76,9 @@ func changeArrow(c Change) string {
 // string from the history is escaped.
 func ChangeHeadline(c Change) string {
 	return fmt.Sprintf("%s the %s of %s changed **%s** between %s and %s (%s → %s msg/s, p%s)",
-		changeArrow(c), text(c.Measure), text(c.Series), pctOf(c), text(shortRef(c.Before.GitRef)),
+		changeArrow(c), text(c.Measure), text(c.Series), signedPct(&c.ChangePct), text(shortRef(c.Before.GitRef)),
 		text(shortRef(c.After.GitRef)), rate(c.MeanBefore), rate(c.MeanAfter), nbsp+pval(c.P))
 }
-
-// pctOf is c's change with its sign and unit: "−12.6 %".
-func pctOf(c Change) string { return signed(c.ChangePct) + nbsp + "%" }
 
 // ChangeLine is one change point as one line for a terminal.
 func ChangeLine(c Change) string {
@@ -121,7 +118,7 @@ const changeMethod = "A change point is where the level of the published history
 func RenderChangeComment(c Change) string {
 	var b strings.Builder
 	b.WriteString(HiddenMarker(ChangeMarker(c)) + "\n")
-	fmt.Fprintf(&b, "### %s Change point: %s %s\n\n", changeArrow(c), text(c.Measure), pctOf(c))
+	fmt.Fprintf(&b, "### %s Change point: %s %s\n\n", changeArrow(c), text(c.Measure), signedPct(&c.ChangePct))
 	b.WriteString(ChangeHeadline(c) + ".\n\n")
 	fmt.Fprintf(&b, "Before: %s msg/s over %d entries; after: %s msg/s over %d entries; the least change it had to show: %s (the A-A noise floor).\n\n",
 		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, pctAbs(c.MinChangePct))
@@ -171,7 +168,7 @@ func MainChangeNote(h []HistoryEntry, series, base string) (n Note, ok bool) {
 		when = "1 merge ago"
 	}
 	return note("main changed %s at %s, %s (a change point on the published history, p %s): this pull request's base was measured after it.",
-		pctOf(*last), shortRef(last.After.GitRef), when, pval(last.P)), true
+		signedPct(&last.ChangePct), shortRef(last.After.GitRef), when, pval(last.P)), true
 }
 
 // RecentChangeEntries bounds how old (in the series' entries since) a

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -62,35 +61,14 @@ func (p *Poster) commentOnCommit(ctx context.Context, sha, body string) (Posted,
 	}
 	hidden, _, _ := strings.Cut(body, "\n")
 	opts := &github.ListOptions{PerPage: 100}
-	for pages := 0; ; pages++ {
-		if pages == 1000 {
-			return Posted{}, errors.New("list commit comments: more than 1000 pages; giving up")
-		}
-		var comments []*github.RepositoryComment
-		var resp *github.Response
-		err := p.call(ctx, "list commit comments", func() (*github.Response, error) {
-			var err error
-			comments, resp, err = p.Client.Repositories.ListCommitComments(ctx, p.Owner, p.Repo, sha, opts)
-			return resp, err
-		})
-		if err != nil {
-			return Posted{}, err
-		}
-		for _, c := range comments {
-			if p.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), p.Author) {
-				continue
-			}
-			if strings.HasPrefix(strings.TrimSpace(c.GetBody()), hidden) {
-				return Posted{ID: c.GetID(), URL: c.GetHTMLURL()}, nil
-			}
-		}
-		if resp == nil || resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+	found, err := findMarked(ctx, p, "list commit comments", hidden, opts, func() ([]*github.RepositoryComment, *github.Response, error) {
+		return p.Client.Repositories.ListCommitComments(ctx, p.Owner, p.Repo, sha, opts)
+	})
+	if err != nil || found != nil {
+		return Posted{ID: found.GetID(), URL: found.GetHTMLURL()}, err
 	}
 	var c *github.RepositoryComment
-	err := p.call(ctx, "create commit comment", func() (*github.Response, error) {
+	err = p.call(ctx, "create commit comment", func() (*github.Response, error) {
 		var resp *github.Response
 		var err error
 		c, resp, err = p.Client.Repositories.CreateComment(ctx, p.Owner, p.Repo, sha, &github.RepositoryComment{Body: github.String(body)})

@@ -109,6 +109,11 @@ func valuesOf(run []TrendRow, batch int) (xs []float64, at []int) {
 	return xs, at
 }
 
+// MinChangePct is the least change (%) Changes asks of a change point
+// along entries of one run: the median of their known A-A noise floors,
+// or DefaultMinChangePct.
+func MinChangePct(entries []HistoryEntry) float64 { return medianFloor(Trend(entries)) }
+
 // medianFloor is the median A-A noise floor (%) of run's entries that
 // know theirs, or DefaultMinChangePct.
 func medianFloor(run []TrendRow) float64 {

@@ -125,19 +125,35 @@ func (p *Poster) find(ctx context.Context, hidden string) (int64, error) {
 // findComment is find's comment, or nil when there is none.
 func (p *Poster) findComment(ctx context.Context, hidden string) (*github.IssueComment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	return findMarked(ctx, p, "list comments", hidden, &opts.ListOptions, func() ([]*github.IssueComment, *github.Response, error) {
+		return p.Client.Issues.ListComments(ctx, p.Owner, p.Repo, p.PR, opts)
+	})
+}
+
+// marked is a comment as findMarked reads it (an issue's, a commit's).
+type marked interface {
+	GetBody() string
+	GetUser() *github.User
+}
+
+// findMarked walks every page list gives (page set through lo) for the
+// first comment whose body starts with hidden, written by p.Author when
+// that is set; the zero T when there is none.
+func findMarked[T marked](ctx context.Context, p *Poster, op, hidden string, lo *github.ListOptions, list func() ([]T, *github.Response, error)) (T, error) {
+	var none T
 	for pages := 0; ; pages++ {
 		if pages == 1000 {
-			return nil, errors.New("list comments: more than 1000 pages; giving up")
+			return none, errors.New(op + ": more than 1000 pages; giving up")
 		}
-		var comments []*github.IssueComment
+		var comments []T
 		var resp *github.Response
-		err := p.call(ctx, "list comments", func() (*github.Response, error) {
+		err := p.call(ctx, op, func() (*github.Response, error) {
 			var err error
-			comments, resp, err = p.Client.Issues.ListComments(ctx, p.Owner, p.Repo, p.PR, opts)
+			comments, resp, err = list()
 			return resp, err
 		})
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		for _, c := range comments {
 			if p.Author != "" && !strings.EqualFold(c.GetUser().GetLogin(), p.Author) {
@@ -148,9 +164,9 @@ func (p *Poster) findComment(ctx context.Context, hidden string) (*github.IssueC
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
-			return nil, nil
+			return none, nil
 		}
-		opts.Page = resp.NextPage
+		lo.Page = resp.NextPage
 	}
 }
 

@@ -29,7 +29,7 @@ func simulate(recs []recording, o options) *simResult {
 			for seed := range o.seeds {
 				h, truth := history(rec, sc, seed, o)
 				if si == 0 {
-					mins = append(mins, medianFloor(h))
+					mins = append(mins, publish.MinChangePct(h))
 				}
 				for ri, r := range rules {
 					byScenario[si][ri].add(judge(r.detect(h), truth))
@@ -40,23 +40,6 @@ func simulate(recs []recording, o options) *simResult {
 		sim.minChange = append(sim.minChange, median(mins))
 	}
 	return sim
-}
-
-// medianFloor is the least change publish.Changes asks of a change point
-// along h: the median of the entries' known, positive A-A floors, or
-// publish.DefaultMinChangePct. It repeats publish's rule (unexported
-// there) for the report only; the detection itself runs publish.Changes.
-func medianFloor(h []publish.HistoryEntry) float64 {
-	var fs []float64
-	for _, e := range h {
-		if f := e.NoiseFloorPct; f != nil && *f > 0 {
-			fs = append(fs, *f)
-		}
-	}
-	if len(fs) == 0 {
-		return publish.DefaultMinChangePct
-	}
-	return median(fs)
 }
 
 // median of xs (0 when empty).

@@ -293,17 +293,24 @@ func (a *actionRun) buildIn(what, dir, cmd string) error {
 // file has none or cannot be read (the sweep then says what is wrong
 // with the file).
 func targetBuild(path string) string {
+	build, _ := readTargetBuild(path)
+	return build
+}
+
+// readTargetBuild reads the "build" field of the target file at path
+// (compare refuses a file it cannot read; the action goes on without).
+func readTargetBuild(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	var doc struct {
 		Build string `json:"build"`
 	}
-	if json.Unmarshal(b, &doc) != nil {
-		return ""
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", err
 	}
-	return doc.Build
+	return doc.Build, nil
 }
 
 // runBuild runs a user's build command with bash in dir, its output to

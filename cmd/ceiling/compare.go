@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -262,21 +263,18 @@ func (r *compareRun) template(base, head arm) (path, build string, err error) {
 			path = filepath.Join(head.dir, r.c.target)
 		}
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	fileBuild, err := readTargetBuild(path)
+	switch {
+	case errors.As(err, new(*fs.PathError)): // not there, or not readable
 		return "", "", usagef("--target %s: in neither %s nor %s (ceiling init writes bench/target.json)", r.c.target, base.label, head.label)
-	}
-	var doc struct {
-		Build string `json:"build"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	case err != nil:
 		return "", "", usagef("--target %s: %v", path, err)
 	}
 	r.logf("both arms from the target file %s", path)
 	if r.c.build != "" {
 		return path, r.c.build, nil
 	}
-	return path, doc.Build, nil
+	return path, fileBuild, nil
 }
 
 // verdict says the headline's verdict in one line, after the sweep's

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -101,17 +102,11 @@ func (c Cluster) NameServers(text string, addr target.Addr) string {
 }
 
 // hostPort is the host:port of a URL ("ws://127.0.0.1:4001/app" ->
-// "127.0.0.1:4001"), "" when it has none.
+// "127.0.0.1:4001"), "" when it names no port.
 func hostPort(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Port() == "" {
 		return ""
 	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if !strings.Contains(rest, ":") {
-		return ""
-	}
-	return rest
+	return pu.Host
 }
