@@ -236,6 +236,10 @@ func TestMiniSweep(t *testing.T) {
 	if r.Meta.Generator != "ceiling" || r.Meta.Target.Name != "refserver" || r.Meta.GitRef == "" || r.Meta.FinishedAt.IsZero() {
 		t.Errorf("meta %+v", r.Meta)
 	}
+	// The ceiling is stated with the client pattern that produced it.
+	if r.Meta.ClientIO != "loop, batch-wake" {
+		t.Errorf("meta.client_io %q, want %q (ceiling load's default engine and pattern)", r.Meta.ClientIO, "loop, batch-wake")
+	}
 	// The publisher must accept the document as written.
 	data, err := os.ReadFile(o.Out)
 	if err != nil {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,23 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("SOURCE_ADDRS=%q: --source-addrs %q in %v, want %q", tt.knob, got, args, tt.want)
+		}
+	}
+}
+
+// IO_PATTERN=eager reaches ceiling load as --eager-reads; the default
+// passes nothing (the generator's own default is batch-wake).
+func TestLoadArgsIOPattern(t *testing.T) {
+	for _, tt := range []struct {
+		knob string
+		want bool
+	}{{"batch-wake", false}, {"eager", true}} {
+		o := knob.DefaultOptions(false)
+		o.IOPattern = tt.knob
+		pr := &ProcRunner{o: planOf(o)}
+		args := pr.loadArgs(target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		if got := slices.Contains(args, "--eager-reads"); got != tt.want {
+			t.Errorf("IO_PATTERN=%s: --eager-reads in %v is %v, want %v", tt.knob, args, got, tt.want)
 		}
 	}
 }

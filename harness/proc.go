@@ -371,6 +371,9 @@ func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Ad
 	if s := pr.o.Point.SourceAddrs; s != "" && s != load.SourceAuto {
 		a = append(a, "--source-addrs", s)
 	}
+	if pr.o.Point.IOPattern == load.IOEager {
+		a = append(a, "--eager-reads")
+	}
 	if pr.o.Point.Drop {
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it

@@ -21,6 +21,18 @@ type LoopReporter interface {
 	LoopStats(w Window) *LoopStats
 }
 
+// IOPatterner is a Scenario that says how its connections wrote and
+// read (GeneratorStats.IOPattern). Run asks after Load returned.
+type IOPatterner interface {
+	IOPattern() string
+}
+
+// I/O patterns for GeneratorStats.IOPattern.
+const (
+	IOBatchWake = "batch-wake" // one write per batch; one wake-up per batch of replies (SO_RCVLOWAT)
+	IOEager     = "eager"      // one write per batch; every reply read as it arrives
+)
+
 // Engine names for GeneratorStats.Engine.
 const (
 	EngineLoop       = "loop"
@@ -51,6 +63,14 @@ func reportLoops(g *GeneratorStats, sc Scenario, w Window) {
 	}
 	g.Engine = lr.Engine()
 	g.Loops = lr.LoopStats(w)
+}
+
+// reportIOPattern fills the generator block's io_pattern from a scenario
+// that reports it.
+func reportIOPattern(g *GeneratorStats, sc Scenario) {
+	if p, ok := sc.(IOPatterner); ok {
+		g.IOPattern = p.IOPattern()
+	}
 }
 
 // LoopRunner runs a scenario's event-loop engine and keeps what the engine

@@ -244,6 +244,7 @@ func measureWindow(ctx context.Context, w Window, cfg *Config, sc Scenario, merg
 		res.Generator.SourceAddrs = sourceStrings(addrs)
 	}
 	reportLoops(&res.Generator, sc, w)
+	reportIOPattern(&res.Generator, sc)
 	return markerErr
 }
 

@@ -96,7 +96,13 @@ func renderRuns(b *strings.Builder, c *Comparison) {
 		}
 		return text(r.Meta.Target.Name)
 	})
-	row("generator", func(r *result.Result) string { return text(r.Meta.Generator + " " + r.Meta.Version) })
+	row("generator", func(r *result.Result) string {
+		s := r.Meta.Generator + " " + r.Meta.Version
+		if r.Meta.ClientIO != "" {
+			s += " (client: " + r.Meta.ClientIO + ")"
+		}
+		return text(s)
+	})
 	row("ladder", func(r *result.Result) string {
 		s := fmt.Sprintf("batches %v, reps %d, %s per point", r.Config.BatchLadder, r.Config.Reps, formatNs(r.Config.DurationNs))
 		if r.Config.CompareReps > 0 {

@@ -479,3 +479,22 @@ func TestContendedPointsSaySo(t *testing.T) {
 		t.Error("contended points are still called saturated or short of connections")
 	}
 }
+
+// The runs table states the client pattern a ceiling was measured with,
+// when the generator reported one (meta.client_io).
+func TestRunsShowClientIO(t *testing.T) {
+	r := &result.Result{Warnings: []string{}}
+	r.Meta.Generator = "ceiling-load"
+	r.Meta.ClientIO = "loop, batch-wake"
+	var b strings.Builder
+	renderRuns(&b, &Comparison{Head: r})
+	if !strings.Contains(b.String(), "| generator | "+text("ceiling-load  (client: loop, batch-wake)")+" |") {
+		t.Errorf("the runs table does not name the client pattern:\n%s", b.String())
+	}
+	r.Meta.ClientIO = ""
+	b.Reset()
+	renderRuns(&b, &Comparison{Head: r})
+	if strings.Contains(b.String(), "client:") {
+		t.Errorf("a run without a reported pattern names one:\n%s", b.String())
+	}
+}

@@ -91,6 +91,13 @@ type Meta struct {
 	// then the head's); nil in a single-arm sweep.
 	BaseTarget *Target `json:"base_target,omitempty"`
 	Generator  string  `json:"generator"` // "ceiling-load", or the GENERATOR command's name
+	// ClientIO is how the generator's connections were driven and how
+	// each wrote and read, from its own report (curve[].generator_self
+	// engine and io_pattern): "loop, batch-wake". A ceiling holds for a
+	// client pattern as well as for a server (docs/efficiency.md, "What a
+	// client's pattern costs the server"). Points that disagree are
+	// listed apart by "; "; empty when no point reported one.
+	ClientIO string `json:"client_io,omitempty"`
 	// Calibration is the generator's cap per core against a null sink
 	// (CALIBRATE=1 or CALIBRATION=FILE); nil without one. See NearCap.
 	Calibration *wire.Doc `json:"calibration,omitempty"`

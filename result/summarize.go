@@ -48,6 +48,7 @@ func (r *Result) Summarize() {
 		}
 	}
 	r.Warnings = kept
+	r.Meta.ClientIO = ClientIO(r.Curve)
 	r.flagNearCap()
 	r.Ceilings = r.Ceilings[:0]
 	for _, b := range r.Config.BatchLadder {
@@ -203,4 +204,23 @@ func (r *Result) Warn(w string) {
 		}
 	}
 	r.Warnings = append(r.Warnings, w)
+}
+
+// ClientIO is the generator's own account of its client pattern over a
+// curve (Meta.ClientIO): each distinct "engine, io_pattern" in the order
+// first met, joined by "; ". A point that reported neither adds nothing.
+func ClientIO(curve []Point) string {
+	var seen []string
+	for _, p := range curve {
+		var parts []string
+		for _, v := range []string{p.Generator.Engine, p.Generator.IOPattern} {
+			if v != "" {
+				parts = append(parts, v)
+			}
+		}
+		if s := strings.Join(parts, ", "); s != "" && !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
+	}
+	return strings.Join(seen, "; ")
 }

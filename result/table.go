@@ -334,6 +334,9 @@ func writeHeadline(b *strings.Builder, r *Result) {
 	default:
 		b.WriteString(", noise floor (A-A) unknown: no repeat\n")
 	}
+	if r.Meta.ClientIO != "" {
+		fmt.Fprintf(b, "client pattern: %s (a ceiling holds for the client's I/O too)\n", r.Meta.ClientIO)
+	}
 	if p := r.HeadroomProbe; p != nil {
 		fmt.Fprintf(b, "headroom probe (point %d): %s\n", p.Index, p.Conclusion)
 	}

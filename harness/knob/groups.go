@@ -57,6 +57,7 @@ type Point struct {
 	RecordSize                     int
 	Duration, Warmup, ReadyTimeout time.Duration
 	Generator, SourceAddrs         string
+	IOPattern                      string // IO_PATTERN
 	Drop, KeepWorkDir              bool
 	ProfileDir, WorkDir            string
 }
@@ -101,7 +102,7 @@ func (o *Options) Groups() Groups {
 			Search: o.Search, Objective: o.Objective, Quick: o.Quick, Calibrate: o.Calibrate, HeadroomProbe: o.HeadroomProbe},
 		Point: Point{Scenario: o.Scenario, ScenarioFile: o.ScenarioFile, RecordSize: o.RecordSize,
 			Duration: o.Duration, Warmup: o.Warmup, ReadyTimeout: o.ReadyTimeout, Generator: o.Generator,
-			SourceAddrs: o.SourceAddrs, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
+			SourceAddrs: o.SourceAddrs, IOPattern: o.IOPattern, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
 			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
 			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn},

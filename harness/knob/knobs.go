@@ -281,6 +281,25 @@ var runKnobs = []Knob{
 	boolKnob("DROP", "drop", "after each window, every client drops at once with no close handshake; the point records whether the server's ready probe answered, how soon, and whether a new client was served (`curve[].drop`)",
 		func(o *Options) *bool { return &o.Drop }),
 	{
+		Env: "IO_PATTERN", Flag: "io-pattern", Arg: "PATTERN", Default: "`batch-wake`",
+		Help:  "how `ceiling load`'s echo connections read their replies (recorded as `meta.client_io`): `batch-wake` wakes once per batch (SO_RCVLOWAT: the least generator CPU), `eager` reads each reply as it arrives, as browsers and Node's `ws` do (`--eager-reads`); what each costs the server is in docs/efficiency.md",
+		Parse: stringParse(func(o *Options) *string { return &o.IOPattern }),
+		Check: func(o *Options) error {
+			if err := oneOf(func(o *Options) string { return o.IOPattern }, "pattern", load.IOBatchWake, load.IOEager)(o); err != nil {
+				return err
+			}
+			switch {
+			case o.IOPattern == load.IOBatchWake:
+			case o.Generator != "" && !ceilingLoad(o.Generator):
+				return fmt.Errorf("%s is `ceiling load`'s --eager-reads; GENERATOR %q reads its own way", o.IOPattern, o.Generator)
+			case o.Scenario != DefaultScenario:
+				return fmt.Errorf("%s is the %s scenario's --eager-reads, not %s's", o.IOPattern, DefaultScenario, o.Scenario)
+			}
+			return nil
+		},
+		Get: func(o *Options) string { return o.IOPattern },
+	},
+	{
 		Env: "SOURCE_ADDRS", Flag: "source-addrs", Arg: "ADDRS", Default: "`auto`",
 		Help:  "local addresses the generator's connections spread over, round-robin, each its own ephemeral port range (about 28k ports): `auto` (127.0.0.1..N against a loopback server when a point's connections exceed half the port range), `off`, a count `N` (127.0.0.1..127.0.0.N), or addresses and ranges `127.0.0.1-127.0.0.8,...`; passed as the generator's `--source-addrs` when not `auto`",
 		Parse: stringParse(func(o *Options) *string { return &o.SourceAddrs }),

@@ -165,6 +165,9 @@ type Options struct {
 	// up and served a new client (curve[].drop).
 	Drop bool
 
+	// IOPattern is IO_PATTERN: load.IOBatchWake (ceiling load's default)
+	// or load.IOEager (--eager-reads).
+	IOPattern string
 	// SourceAddrs is SOURCE_ADDRS: the generator's --source-addrs ("" or
 	// "auto": not passed, the generator's own auto).
 	SourceAddrs string
@@ -210,6 +213,7 @@ func DefaultOptions(quick bool) Options {
 		ReadyTimeout:  0, // the target file's, or 10 s
 		AgentsNetns:   true,
 		SourceAddrs:   load.SourceAuto,
+		IOPattern:     load.IOBatchWake,
 	}
 	o.setCompareDefaults(quick)
 	if quick {

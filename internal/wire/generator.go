@@ -61,6 +61,13 @@ type GeneratorStats struct {
 	// engine, load/evloop), "goroutines" (one or two per connection) or a
 	// scenario's own client library ("nats.go").
 	Engine string `json:"engine,omitempty"`
+	// IOPattern is how each connection wrote and read, the part of the
+	// client a server's cost per message depends on (docs/efficiency.md,
+	// "What a client's pattern costs the server"): "batch-wake" (a batch
+	// framed into one write; woken once its replies are all in, by
+	// SO_RCVLOWAT) or "eager" (a batch in one write; each reply read as
+	// it arrives, as browsers and Node's ws read). Empty: not reported.
+	IOPattern string `json:"io_pattern,omitempty"`
 	// Loops is the event loops' evidence over the window (engine "loop"):
 	// each loop's busy fraction (the share of the window it was not
 	// blocked waiting for events: a loop that never waits is saturated)

@@ -732,7 +732,7 @@ async function main() {
     generator: {
       cpu_cores: cpu ? (cpu.user + cpu.system) / cpu.window : 0, cpu_user_s: cpu ? cpu.user : 0, cpu_system_s: cpu ? cpu.system : 0,
       schedule_lag_ns: zero, schedule_lag_p99_ns: 0, late_sends_fraction: 0, goroutine_runnable_p99_ns: 0,
-      os_run_delay_ns: 0, read_syscalls: 0, messages_per_read: 0, engine: 'node-ws',
+      os_run_delay_ns: 0, read_syscalls: 0, messages_per_read: 0, engine: 'node-ws', io_pattern: 'eager',
     },
   };
   if (cfg.json) writeAtomic(cfg.json, JSON.stringify(res, null, 2) + '\n');

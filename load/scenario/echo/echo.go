@@ -68,6 +68,16 @@ func (e *echo) Engine() string {
 	return load.EngineGoroutines
 }
 
+// IOPattern says how each connection wrote and read (load.IOPatterner):
+// a batch per write always; replies woken for once per batch in the
+// closed loop at batches above 1, unless --eager-reads.
+func (e *echo) IOPattern() string {
+	if e.cfg.OpenLoop() || e.p.EagerReads || e.cfg.Batch <= 1 {
+		return load.IOEager
+	}
+	return load.IOBatchWake
+}
+
 // LoopStats is the event loops' evidence over the window (--io loop).
 func (e *echo) LoopStats(load.Window) *load.LoopStats { return e.loops.Stats() }
 
