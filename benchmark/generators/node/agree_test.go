@@ -1,4 +1,4 @@
-//go:build validate
+//go:build e2e
 
 package nodegen
 
@@ -12,15 +12,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -48,17 +51,18 @@ const (
 	// what the server counts.
 	countTolerance = 0.05
 	// crossTolerance bounds the difference between the two generators'
-	// ceilings. It is NOT the noise floor: at this point the server itself
-	// handles more messages per CPU-second under the Node client (the
-	// same 0.2 reads and 1 write per message at the server, so the
-	// difference is in the kernel's TCP path below the syscalls, which
-	// follows the client's timing). Measured on a quiet machine, 30 Nov
-	// 2026: node/ceiling 1.15 to 1.22 with repeats 1-2% apart, and 1.21
-	// without the quota with each side's figure equal to the server's
-	// count. docs/generators.md reports it as an open finding; this bound
-	// only catches a gross miscount (a window that takes in the warm-up:
-	// 1.3x, 2x).
-	crossTolerance = 0.30
+	// ceilings (issue 32). It was 30% while the server handled 15-22%
+	// more messages per CPU-second under the Node client on the machines
+	// of 30 Nov - 2 Dec 2026; on 4 Dec the same code measured node/ceiling
+	// 0.97 here (docs/efficiency.md, "What a client's pattern costs the
+	// server", has the factors). 10% holds a real bias to account and
+	// still leaves room for the noise of three repeats on a shared VM.
+	crossTolerance = 0.10
+	// attempts: a run whose own repeats spread by more than the bound
+	// cannot test it; the test measures again, at most this many times
+	// in all, then fails under CI=true (skips elsewhere) naming what else
+	// ran on the two CPUs.
+	attempts = 3
 	// serverBusy: the server used at least this fraction of its quota
 	// over every window, the harness's server-saturated rule (90%).
 	serverBusy = 0.90
@@ -66,8 +70,9 @@ const (
 
 // Both generators, `ceiling load` and the Node one, measure the same
 // server-saturated point in alternating repeats; their means differ by no
-// more than the noise floor (the larger relative spread, max-min over
-// mean, of either generator's own repeats) or minTolerance.
+// more than crossTolerance. A run too noisy to test that (either
+// generator's own repeats spread by more than it, or the server short of
+// its quota) is measured again, up to attempts times.
 func TestAgreement(t *testing.T) {
 	node := needNode(t)
 	if testing.Short() {
@@ -107,55 +112,149 @@ func TestAgreement(t *testing.T) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	srv := startServer(t, th, srvCPUs, filepath.Join(bin, "refserver"), addr)
 
-	gens := []struct {
-		name string
-		argv []string
-	}{
-		{"ceiling load", []string{filepath.Join(bin, "ceiling"), "load"}},
-		{"node", []string{node, "gen.js"}},
+	gens := []generator{
+		{"ceiling load", []string{filepath.Join(bin, "ceiling"), "load"}, load.IOBatchWake},
+		{"node", []string{node, "gen.js"}, load.IOEager},
 	}
-	tput := make([][]float64, len(gens))
-	perCPU := make([]float64, len(gens))
+	for attempt := 1; ; attempt++ {
+		a := agreeOnce(t, gens, "ws://"+addr+"/echo", srv, srvCPUs, genCPUs)
+		if a.noisy == "" {
+			a.judge(t)
+			return
+		}
+		who := a.foreign.String()
+		if attempt == attempts {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI=true: %d attempts, none quiet enough to test a %.0f%% bound: %s; other work on the CPUs: %s", attempt, 100*crossTolerance, a.noisy, who)
+			}
+			t.Skipf("%d attempts, none quiet enough to test a %.0f%% bound: %s; other work on the CPUs: %s", attempt, 100*crossTolerance, a.noisy, who)
+		}
+		t.Logf("attempt %d cannot test the bound: %s; other work on the CPUs: %s; measuring again", attempt, a.noisy, who)
+	}
+}
+
+// generator is one of the two generators and the I/O pattern it reports.
+type generator struct {
+	name    string
+	argv    []string
+	pattern string // generator.io_pattern
+}
+
+// agreement is one attempt: each generator's repeats.
+type agreement struct {
+	gens   []generator
+	tput   [][]float64 // per generator, its repeats' msg/s
+	perCPU []float64   // per generator, messages per server CPU-second (mean)
+	noisy  string      // why this attempt cannot test the bound; "" when it can
+	// foreign is the window in which other work took the most of the
+	// two CPUs.
+	foreign foreignShare
+}
+
+// agreeOnce measures the generators alternately, agreeRepeats each.
+func agreeOnce(t *testing.T, gens []generator, url string, srv int, srvCPUs, genCPUs pinning.CPUSet) agreement {
+	t.Helper()
+	a := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens))}
 	for rep := 0; rep < agreeRepeats; rep++ {
 		for g, gen := range gens {
-			p := measure(t, gen.argv, "ws://"+addr+"/echo", srv, genCPUs)
-			t.Logf("%-12s rep %d: %8.0f msg/s (the server counted %.0f), server %.3f of %.2f CPU, generator %.2f CPU",
-				gen.name, rep, p.throughput, p.serverCounted, p.serverCPU, serverQuota, p.genCPU)
-			if p.serverCPU < serverBusy*serverQuota {
-				msg := fmt.Sprintf("%s rep %d: the server used %.3f CPU of its %.2f quota: not saturated, so the point measures something else (contention on this machine?)",
+			p := measure(t, gen.argv, url, srv, srvCPUs, genCPUs)
+			if p.foreign.share >= a.foreign.share {
+				a.foreign = p.foreign
+			}
+			t.Logf("%-12s rep %d: %8.0f msg/s (the server counted %.0f), server %.3f of %.2f CPU, generator %.2f CPU, io_pattern %q",
+				gen.name, rep, p.throughput, p.serverCounted, p.serverCPU, serverQuota, p.genCPU, p.pattern)
+			if p.pattern != gen.pattern {
+				t.Errorf("%s reported io_pattern %q, want %q", gen.name, p.pattern, gen.pattern)
+			}
+			if p.serverCPU < serverBusy*serverQuota && a.noisy == "" {
+				a.noisy = fmt.Sprintf("%s rep %d: the server used %.3f CPU of its %.2f quota: not saturated, so the point measures something else",
 					gen.name, rep, p.serverCPU, serverQuota)
-				if os.Getenv("CI") == "true" {
-					t.Fatal(msg)
-				}
-				t.Skip(msg)
 			}
 			if off := math.Abs(p.throughput-p.serverCounted) / p.serverCounted; off > countTolerance {
 				t.Errorf("%s rep %d: reported %.0f msg/s, the server counted %.0f msg/s received over the window: %.1f%% apart > %.0f%%",
 					gen.name, rep, p.throughput, p.serverCounted, 100*off, 100*countTolerance)
 			}
-			tput[g] = append(tput[g], p.throughput)
-			perCPU[g] += p.throughput / p.serverCPU
+			a.tput[g] = append(a.tput[g], p.throughput)
+			a.perCPU[g] += p.throughput / p.serverCPU / agreeRepeats
 		}
 	}
-	noise := 0.0
-	means := make([]float64, len(gens))
-	for g := range gens {
-		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-		for _, x := range tput[g] {
-			lo, hi, sum = min(lo, x), max(hi, x), sum+x
+	if a.noisy == "" {
+		if noise := a.noise(); noise > crossTolerance {
+			a.noisy = fmt.Sprintf("the repeats spread by %.1f%% (max-min over mean)", 100*noise)
 		}
-		means[g] = sum / float64(len(tput[g]))
-		noise = max(noise, (hi-lo)/means[g])
 	}
-	diff := math.Abs(means[0]-means[1]) / ((means[0] + means[1]) / 2)
-	tol := max(noise, crossTolerance)
-	t.Logf("mean: ceiling load %.0f msg/s, node %.0f msg/s (node/ceiling %.3f); difference %.1f%%, noise floor %.1f%%, tolerance %.1f%%",
-		means[0], means[1], means[1]/means[0], 100*diff, 100*noise, 100*tol)
-	t.Logf("messages per server CPU-second: ceiling load %.0f, node %.0f", perCPU[0]/agreeRepeats, perCPU[1]/agreeRepeats)
-	if diff > tol {
-		t.Errorf("the generators disagree grossly: ceiling load %.0f msg/s, node %.0f msg/s, %.1f%% apart > %.1f%% (noise floor %.1f%%, bound %.0f%%)",
-			means[0], means[1], 100*diff, 100*tol, 100*noise, 100*crossTolerance)
+	return a
+}
+
+// means is each generator's mean msg/s.
+func (a agreement) means() []float64 {
+	m := make([]float64, len(a.tput))
+	for g, xs := range a.tput {
+		for _, x := range xs {
+			m[g] += x / float64(len(xs))
+		}
 	}
+	return m
+}
+
+// noise is the larger relative spread (max-min over mean) of either
+// generator's own repeats.
+func (a agreement) noise() float64 {
+	noise, means := 0.0, a.means()
+	for g, xs := range a.tput {
+		noise = max(noise, (slices.Max(xs)-slices.Min(xs))/means[g])
+	}
+	return noise
+}
+
+// judge fails the test when the two means are more than crossTolerance
+// apart (relative to their average).
+func (a agreement) judge(t *testing.T) {
+	t.Helper()
+	m := a.means()
+	diff := math.Abs(m[0]-m[1]) / ((m[0] + m[1]) / 2)
+	t.Logf("mean: ceiling load %.0f msg/s, node %.0f msg/s (node/ceiling %.3f); difference %.1f%%, noise floor %.1f%%, bound %.0f%%",
+		m[0], m[1], m[1]/m[0], 100*diff, 100*a.noise(), 100*crossTolerance)
+	t.Logf("messages per server CPU-second: ceiling load %.0f, node %.0f", a.perCPU[0], a.perCPU[1])
+	if diff > crossTolerance {
+		t.Errorf("the generators disagree: ceiling load %.0f msg/s, node %.0f msg/s, %.1f%% apart > %.0f%% (their repeats spread by %.1f%%)",
+			m[0], m[1], 100*diff, 100*crossTolerance, 100*a.noise())
+	}
+}
+
+// foreignShare is the other work on the two CPUs over one window: its
+// share of their time, and the processes that took the most.
+type foreignShare struct {
+	share float64
+	who   string
+}
+
+func (f foreignShare) String() string {
+	if f.who == "" {
+		return "none measured"
+	}
+	return f.who
+}
+
+// foreignOn is the work outside the server and the generator that ran on
+// cpus over a scan, the processes largest share first.
+func foreignOn(rep attrib.Report, cpus []int) foreignShare {
+	if rep.Err != nil {
+		return foreignShare{who: "unknown (" + rep.Err.Error() + ")"}
+	}
+	sh := rep.Share(cpus)
+	var names []string
+	for _, n := range sh.Tasks {
+		if len(names) == 3 || n.Fraction < 0.01 {
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (pid %d) %.0f%%", n.Comm, n.Pid, 100*n.Fraction))
+	}
+	f := foreignShare{share: sh.Foreign, who: fmt.Sprintf("foreign %.1f%%, kernel %.1f%% of the two CPUs", 100*sh.Foreign, 100*sh.Kernel)}
+	if len(names) > 0 {
+		f.who += ": " + strings.Join(names, ", ")
+	}
+	return f
 }
 
 // point is one measured point.
@@ -166,11 +265,13 @@ type point struct {
 	// serverCounted is the server's own count of messages received over
 	// the window (its /metrics), per second.
 	serverCounted float64
+	pattern       string // generator.io_pattern
+	foreign       foreignShare
 }
 
 // measure runs one generator with the harness's flags and samples the
 // server's CPU from the generator's marker over the window.
-func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.CPUSet) point {
+func measure(t *testing.T, argv []string, url string, srv int, srvCPUs, genCPUs pinning.CPUSet) point {
 	t.Helper()
 	dir := t.TempDir()
 	marker, out := filepath.Join(dir, "marker"), filepath.Join(dir, "load.json")
@@ -205,10 +306,12 @@ func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.C
 		}
 	}
 	sampler := cpusample.Start(context.Background(), 0, cpusample.PIDs(srv))
+	scan := attrib.Start(context.Background(), 250*time.Millisecond, attrib.Roots{Server: []int{srv}, Generator: []int{c.Pid()}, Harness: os.Getpid()})
 	m0, t0 := serverReceived(t, url), time.Now()
 	time.Sleep(agreeWindow)
 	m1, t1 := serverReceived(t, url), time.Now()
 	cpu := sampler.Stop().MeanCores
+	foreign := foreignOn(scan.Stop(), append(srvCPUs.Ints(), genCPUs.Ints()...))
 	if err := <-done; err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
@@ -217,7 +320,7 @@ func measure(t *testing.T, argv []string, url string, srv int, genCPUs pinning.C
 		t.Fatalf("%s: %d errors %v %s", argv[0], r.Summary.Errors, r.Summary.ErrorsByReason, r.Summary.Failure)
 	}
 	return point{throughput: r.Summary.ThroughputPerS, serverCPU: cpu, genCPU: r.Generator.CPUCores,
-		serverCounted: (m1 - m0) / t1.Sub(t0).Seconds()}
+		serverCounted: (m1 - m0) / t1.Sub(t0).Seconds(), pattern: r.Generator.IOPattern, foreign: foreign}
 }
 
 // serverReceived reads refserver's own count of messages received from
