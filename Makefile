@@ -9,6 +9,7 @@
 #   make check                                     both lanes: what CI runs (.ci/run)
 #   make validate                                  the long measurement runs (files tagged validate; out of CI)
 #   make bench                                     generator efficiency report
+#   make bench-clients                             what each client I/O pattern costs refserver, measured server-side
 #   make load                                      refserver + one short `ceiling load`
 #   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
 #   make release-dry-run                           the archives and SHA256SUMS a v* tag would release, into dist/
@@ -30,7 +31,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER 
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build test e2e check validate vet lint bench load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
+.PHONY: all build test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
 
 all: build
 
@@ -73,6 +74,9 @@ validate:
 
 bench: build
 	$(GO) run ./benchmark/efficiency
+
+bench-clients: build
+	$(GO) run ./benchmark/clientcost
 
 # The release's build step as release.yml runs it on a v* tag
 # (.github/release/build.sh), with a dry-run version: every platform's

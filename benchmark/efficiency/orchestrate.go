@@ -11,7 +11,6 @@ import (
 
 	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/pinning"
-	"golang.org/x/sys/unix"
 )
 
 // placement is which CPU the measured client and its server get.
@@ -24,17 +23,8 @@ type placement struct {
 // server on the second. With one CPU nothing is pinned, and the report says
 // the figures then share a core.
 func pickCPUs() placement {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err == nil {
-		var cpus []int
-		for i := range 1024 {
-			if set.IsSet(i) {
-				cpus = append(cpus, i)
-			}
-		}
-		if len(cpus) >= 2 {
-			return placement{gen: pinning.CPUSet{cpus[0]}, srv: pinning.CPUSet{cpus[1]}}
-		}
+	if cpus, err := pinning.Granted(0); err == nil && len(cpus) >= 2 {
+		return placement{gen: pinning.CPUSet{cpus[0]}, srv: pinning.CPUSet{cpus[1]}}
 	}
 	return placement{note: "fewer than 2 CPUs available: nothing pinned, client and server share a core"}
 }

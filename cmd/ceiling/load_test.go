@@ -37,6 +37,7 @@ func TestLoadFlagValidation(t *testing.T) {
 		{"url scheme", []string{"--url", "http://127.0.0.1:1/echo"}, "--url"},
 		{"wss", []string{"--url", "wss://127.0.0.1:1/echo"}, "--url"},
 		{"strategy", []string{dead, "--connect-strategy", "slow"}, "-connect-strategy"},
+		{"busy-poll without the loops", []string{dead, "--io", "goroutines", "--busy-poll"}, "--busy-poll needs --io loop"},
 		{"concurrency without bounded", []string{dead, "--connect-strategy", "stagger", "--connect-concurrency", "8"}, "--connect-concurrency"},
 		{"stagger without stagger", []string{dead, "--connect-stagger-ms", "5"}, "--connect-stagger-ms"},
 		{"stagger with all-at-once", []string{dead, "--connect-strategy", "all-at-once", "--connect-stagger-ms", "5"}, "--connect-stagger-ms"},
@@ -106,6 +107,7 @@ func TestLoadGoodCombinationsPassValidation(t *testing.T) {
 		{"--rate", "100", "--max-inflight", "4"},
 		{"--io", "goroutines"},
 		{"--io", "reactor", "--eager-reads"},
+		{"--busy-poll"},
 		{"--io", "loop", "--rate", "100"},
 	} {
 		var stdout, stderr bytes.Buffer

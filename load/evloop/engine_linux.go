@@ -386,6 +386,17 @@ func (l *loop) arm() {
 // (before and after) per wait that parked: a loop makes one pass per
 // batch at small batches, so each reading is a share of every message.
 func (l *loop) waiter() func() (int, int64, error) {
+	if l.cfg.BusyPoll {
+		return func() (int, int64, error) {
+			for {
+				n, err := epollWait(l.epfd, l.events, 0)
+				t := l.now()
+				if err != nil || n > 0 || (l.cfg.Drain > 0 && t >= l.cfg.Drain) {
+					return n, t, err
+				}
+			}
+		}
+	}
 	var n, polls int
 	var err error
 	var t0 int64 // when the first poll found nothing

@@ -452,3 +452,65 @@ func TestBusyFractionAndLagWindow(t *testing.T) {
 		t.Fatalf("%d lags recorded for a %v window of 5 ms timers", n, window)
 	}
 }
+
+// A busy-polling loop (Config.BusyPoll) never parks, yet delivers every
+// message, fires timers, ends its connections at the drain, and returns
+// on a cancel.
+func TestBusyPoll(t *testing.T) {
+	url := server(t, 4096, echoBack)
+	const conns, rounds = 3, 20
+	var got atomic.Int64
+	sent := make([]int, conns)
+	h := &handler{}
+	h.timer = func(c *Conn, due, now int64) { c.Send(wsconn.OpText, []byte("hello")) }
+	h.message = func(c *Conn, op wsconn.Opcode, p []byte, now int64) {
+		got.Add(1)
+		if sent[c.Index()]++; sent[c.Index()] == rounds {
+			c.Close()
+			return
+		}
+		c.Send(wsconn.OpText, p)
+	}
+	h.closed = func(c *Conn, err error) {
+		if err != nil {
+			t.Errorf("conn %d: %v", c.Index(), err)
+		}
+	}
+	cfg := Config{Now: mono, Loops: 1, BusyPoll: true, Drain: mono() + int64(10*time.Second)}
+	e, cs := engineOf(t, cfg, url, conns, h)
+	for _, c := range cs {
+		c.SetTimer(mono() + int64(time.Millisecond))
+	}
+	runFor(t, e, context.Background(), 10*time.Second)
+	if got.Load() != conns*rounds {
+		t.Fatalf("busy poll: %d messages, want %d", got.Load(), conns*rounds)
+	}
+
+	var drained atomic.Int64
+	h = &handler{closed: func(c *Conn, err error) {
+		if errors.Is(err, ErrDrain) {
+			drained.Add(1)
+		}
+	}}
+	cfg.Drain = mono() + int64(200*time.Millisecond)
+	e, _ = engineOf(t, cfg, url, 2, h)
+	runFor(t, e, context.Background(), 5*time.Second)
+	if drained.Load() != 2 {
+		t.Fatalf("busy poll: %d ended at the drain, want 2", drained.Load())
+	}
+
+	var cancelled atomic.Int64
+	h = &handler{closed: func(c *Conn, err error) {
+		if errors.Is(err, context.Canceled) {
+			cancelled.Add(1)
+		}
+	}}
+	cfg.Drain = 0
+	e, _ = engineOf(t, cfg, url, 2, h)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	runFor(t, e, ctx, 5*time.Second)
+	if cancelled.Load() != 2 {
+		t.Fatalf("busy poll: %d ended by the cancel, want 2", cancelled.Load())
+	}
+}

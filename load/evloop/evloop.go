@@ -23,6 +23,13 @@ type Config struct {
 	// Loops is the number of event loops (default GOMAXPROCS);
 	// connections are assigned to them round-robin in the order of Add.
 	Loops int
+	// BusyPoll keeps every loop polling epoll until it has events or the
+	// drain, never parking: a measurement factor (docs/efficiency.md,
+	// "What a client's pattern costs the server"), not a way to run.
+	// On loopback the server's CPU pays for waking a parked client; a
+	// client that never sleeps costs it none of that, and a whole core
+	// of its own, so its loops read busy for the whole window.
+	BusyPoll bool
 }
 
 // ErrDrain ends the connections still open at Config.Drain. It wraps

@@ -72,10 +72,14 @@ func (e *echo) Engine() string {
 // a batch per write always; replies woken for once per batch in the
 // closed loop at batches above 1, unless --eager-reads.
 func (e *echo) IOPattern() string {
+	p := load.IOBatchWake
 	if e.cfg.OpenLoop() || e.p.EagerReads || e.cfg.Batch <= 1 {
-		return load.IOEager
+		p = load.IOEager
 	}
-	return load.IOBatchWake
+	if e.p.BusyPoll {
+		p += ", busy-poll"
+	}
+	return p
 }
 
 // LoopStats is the event loops' evidence over the window (--io loop).

@@ -275,3 +275,26 @@ func testOpenLoopDroppedCountedOnce(t *testing.T, io string) {
 		t.Fatalf("dropped %d errors %d %v", *s.Dropped, s.Errors, s.ErrorsByReason)
 	}
 }
+
+// The generator reports its client pattern as it ran.
+func TestIOPattern(t *testing.T) {
+	for _, tc := range []struct {
+		batch int
+		rate  float64
+		eager bool
+		busy  bool
+		want  string
+	}{
+		{10, 0, false, false, load.IOBatchWake},
+		{10, 0, true, false, load.IOEager},
+		{1, 0, false, false, load.IOEager}, // one reply: nothing to wait for
+		{10, 100, false, false, load.IOEager},
+		{10, 0, false, true, load.IOBatchWake + ", busy-poll"},
+	} {
+		cfg := &load.Config{Batch: tc.batch, Rate: tc.rate}
+		e := &echo{cfg: cfg, p: &Params{IO: IOLoop, EagerReads: tc.eager, BusyPoll: tc.busy}}
+		if got := e.IOPattern(); got != tc.want {
+			t.Errorf("batch %d rate %v eager %v busy-poll %v: %q, want %q", tc.batch, tc.rate, tc.eager, tc.busy, got, tc.want)
+		}
+	}
+}

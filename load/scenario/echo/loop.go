@@ -40,7 +40,7 @@ func (e *echo) loopLoad(ctx context.Context, w load.Window) []*load.Recorder {
 		}
 	}
 	n := max(1, min(runtime.GOMAXPROCS(0), len(open)))
-	cfg := evloop.Config{Now: load.Mono, Drain: w.Drain, Loops: n}
+	cfg := evloop.Config{Now: load.Mono, Drain: w.Drain, Loops: n, BusyPoll: e.p.BusyPoll}
 	cfg.Window.Start, cfg.Window.End = w.Start, w.End
 	r := &loopRun{ctx: ctx, e: e, w: w, recs: make([]*load.Recorder, n), frameSize: wsconn.ServerFrameSize(e.cfg.RecordSize)}
 	for k := range r.recs {

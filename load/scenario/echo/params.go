@@ -65,11 +65,15 @@ type Params struct {
 	// per connection, Go's netpoller). "reactor" is read as "loop". The
 	// result records the mode that ran.
 	IO string `json:"io"`
+	// BusyPoll keeps the event loops polling instead of parking (a
+	// measurement factor: see evloop.Config.BusyPoll).
+	BusyPoll bool `json:"busy_poll,omitempty"`
 }
 
 // Flags binds --eager-reads and --io.
 func (p *Params) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.EagerReads, "eager-reads", p.EagerReads, "closed loop: read each reply as it arrives (per-message latency) instead of waking once per batch (less generator CPU)")
+	fs.BoolVar(&p.BusyPoll, "busy-poll", p.BusyPoll, "--io loop: the loops never park, so the server never has to wake the client: a measurement of what waking costs a server on loopback (docs/efficiency.md), at a whole generator core; the loops then read busy all window")
 	fs.Var(&ioValue{&p.IO}, "io", "`mode`: loop (event loops, one per GOMAXPROCS, Linux; reactor is an alias) | goroutines (one per connection)")
 }
 
@@ -93,6 +97,9 @@ func (p *Params) Validate(c *load.Config, given func(string) bool) error {
 			return errors.New("--drop needs --io goroutines: the event loops own their sockets and close them themselves")
 		}
 		p.IO = IOGoroutines
+	}
+	if p.BusyPoll && p.IO != IOLoop {
+		return errors.New("--busy-poll needs --io loop: only the event loops poll")
 	}
 	if p.IO == IOLoop && !evloop.Supported {
 		if given("io") {
