@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness"
+	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -318,7 +319,7 @@ func TestDuetSimulatedSplit(t *testing.T) {
 	var halfAArms []string
 	for i := 0; i+1 < len(r.Curve); i += 2 {
 		a, b := r.Curve[i], r.Curve[i+1]
-		if a.Half != harness.HalfA || b.Half != harness.HalfB || a.Rep != b.Rep || a.Arm == b.Arm {
+		if a.Half != duet.HalfA || b.Half != duet.HalfB || a.Rep != b.Rep || a.Arm == b.Arm {
 			t.Fatalf("points %d and %d: halves %q %q, reps %d %d, arms %s %s: want one block on halves a and b", a.Index, b.Index, a.Half, b.Half, a.Rep, b.Rep, a.Arm, b.Arm)
 		}
 		if a.Role == result.RoleCompare {

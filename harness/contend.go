@@ -26,7 +26,7 @@ func (p *pointRun) attribRoots() attrib.Roots {
 		}
 	}
 	if g := p.spec.Gate; g != nil {
-		r.Partner = g.partners(p.spec.Half)
+		r.Partner = g.Partners(p.spec.Half)
 	}
 	return r
 }

@@ -101,7 +101,7 @@ func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup st
 		for _, s := range p.srvs {
 			pids = append(pids, s.Pid())
 		}
-		spec.Gate.register(spec.Half, gate, pids...)
+		spec.Gate.Register(spec.Half, gate, pids...)
 	}
 	return nil, nil
 }

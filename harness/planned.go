@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/internal/stats"
@@ -101,7 +102,7 @@ func pointCost(warmup, window time.Duration) time.Duration {
 // in a duet (both at once).
 func (p *Plan) blockCost() time.Duration {
 	c := pointCost(p.Compare.Warmup, p.Compare.Duration)
-	if Halves(p.CPUs, p.Compare.Mode) != nil {
+	if duet.Halves(p.CPUs, p.Compare.Mode) != nil {
 		return c
 	}
 	return mulDur(2, c)
@@ -121,7 +122,7 @@ func settleBudget(p *Plan) error {
 	}
 	points := schedule.NewTwoArm(p.twoArmPlan(nil)).FirstPass()
 	per := pointCost(p.Point.Warmup, p.Point.Duration)
-	if Halves(p.CPUs, c.Mode) != nil {
+	if duet.Halves(p.CPUs, c.Mode) != nil {
 		points = (points + 1) / 2 // a duet runs a block's two points at once
 	}
 	first, block := mulDur(points, per), p.blockCost()

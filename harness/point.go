@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/runas"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
@@ -153,7 +154,7 @@ func (p *pointRun) waitMarker(ctx context.Context) error {
 			break
 		}
 		if g := p.spec.Gate; g != nil {
-			if err := g.poll(); err != nil {
+			if err := g.Poll(); err != nil {
 				return p.fail(PhaseMarker, nil, "duet: %v", err)
 			}
 		}
@@ -287,7 +288,7 @@ func (p *pointRun) noteGranted(dst *pinning.CPUSet, asked pinning.CPUSet, side s
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	switch {
-	case p.spec.Half == nil || p.spec.Half.Name == HalfA:
+	case p.spec.Half == nil || p.spec.Half.Name == duet.HalfA:
 		if *dst == nil {
 			*dst = set
 		}

@@ -270,7 +270,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 	p := &pointRun{pr: pr, spec: spec}
 	err := p.run(ctx, &out)
 	if spec.Gate != nil {
-		spec.Gate.abandon() // its partner waits no longer (a no-op once open)
+		spec.Gate.Abandon() // its partner waits no longer (a no-op once open)
 	}
 	if ctx.Err() != nil {
 		// Interrupted: a point the interrupt cut short is no measurement

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/progress"
@@ -64,8 +65,8 @@ type PointSpec struct {
 	// Half, in a duet, is the half of the machine the point runs on
 	// (nil: the plan's CPUs), and Gate starts its load on the same
 	// instant as its partner's (duet.go).
-	Half *Half
-	Gate *Gate
+	Half *duet.Half
+	Gate *duet.Gate
 }
 
 // PointRunner measures one point: boot the server, run the generator,

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/progress"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
@@ -47,7 +48,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.Compare.Reps, o.Compare.Alpha, o.Compare.Stop
 	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.Compare.Duration), int64(o.Compare.Warmup)
 	r.Config.CompareMode = knob.ModeInterleaved
-	if Halves(o.CPUs, o.Compare.Mode) != nil {
+	if duet.Halves(o.CPUs, o.Compare.Mode) != nil {
 		r.Config.CompareMode = knob.ModeDuet
 	}
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
@@ -67,9 +68,9 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 	progress.Plan(w, total, planned.Parts, planned.Load)
 	start := time.Now()
 
-	halves := Halves(o.CPUs, o.Compare.Mode)
+	halves := duet.Halves(o.CPUs, o.Compare.Mode)
 	// admitted puts a point's outcome in the curve, with its duet half.
-	admitted := func(i int, pt schedule.Point, out verdict.Outcome, half *Half) (result.Point, bool) {
+	admitted := func(i int, pt schedule.Point, out verdict.Outcome, half *duet.Half) (result.Point, bool) {
 		p, ok := admit(r, i, pt.Role, pt.Key, pt.Arm, out, th)
 		if !ok {
 			return p, false
@@ -115,7 +116,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 				}
 			}
 		} else {
-			gate := NewGate()
+			gate := duet.NewGate()
 			specs := [2]PointSpec{spec(i, a, window, warmup), spec(i+1, b, window, warmup)}
 			var wg sync.WaitGroup
 			for k := range specs {

@@ -1,4 +1,9 @@
-package harness
+// Package duet runs a two-arm block's repeats at the same time (COMPARE_MODE=duet,
+// docs/compare.md "Duet mode"; Bulej et al., ICPE 2020): each arm on its
+// own half of the machine, so that a neighbour's noise lands on both and
+// cancels in their ratio, and both generators started on one instant by a
+// Gate. It holds the halves and the gate; the harness runs the points.
+package duet
 
 import (
 	"os"
@@ -11,10 +16,7 @@ import (
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
-// Duet mode (COMPARE_MODE=duet, docs/compare.md "Duet mode"; Bulej et
-// al., ICPE 2020): a block's two repeats run at the same time, each arm
-// on its own half of the machine, so that a neighbour's noise lands on
-// both and cancels in their ratio. Half a is SRV_CPUSET + LT_CPUSET, half
+// Half a is SRV_CPUSET + LT_CPUSET, half
 // b DUET_CPUSETS (or pinning.DuetHalf's pick). The arm that goes first in
 // the ABBA order takes half a, so the halves swap from block to block and
 // a slower half cannot pose as a slower server. Both generators are
@@ -51,7 +53,7 @@ const gateLead = 50 * time.Millisecond
 // Gate starts a duet block's two generators on one instant. Each point
 // registers its gate file and its processes; the gate opens (writes every
 // registered file with one start time) once every generator has said it
-// is ready, or at once when a point gave up (abandon): its partner then
+// is ready, or at once when a point gave up (Abandon): its partner then
 // runs alone, and the block is lost either way.
 type Gate struct {
 	mu      sync.Mutex
@@ -66,28 +68,29 @@ func NewGate() *Gate {
 	return &Gate{files: map[string]string{}, written: map[string]bool{}, pids: map[string][]int{}}
 }
 
-func halfName(h *Half) string {
+// HalfName is h's name; a nil half (no duet) is half a.
+func HalfName(h *Half) string {
 	if h == nil {
 		return HalfA
 	}
 	return h.Name
 }
 
-// register records a half's gate file and its processes.
-func (g *Gate) register(h *Half, file string, pids ...int) {
+// Register records a half's gate file and its processes.
+func (g *Gate) Register(h *Half, file string, pids ...int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.files[halfName(h)] = file
-	g.pids[halfName(h)] = append(g.pids[halfName(h)], pids...)
+	g.files[HalfName(h)] = file
+	g.pids[HalfName(h)] = append(g.pids[HalfName(h)], pids...)
 }
 
-// partners are the processes of every half but h's.
-func (g *Gate) partners(h *Half) []int {
+// Partners are the processes of every half but h's.
+func (g *Gate) Partners(h *Half) []int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []int
 	for name, pids := range g.pids {
-		if name != halfName(h) {
+		if name != HalfName(h) {
 			out = append(out, pids...)
 		}
 	}
@@ -95,10 +98,10 @@ func (g *Gate) partners(h *Half) []int {
 	return out
 }
 
-// poll opens the gate once both halves' generators are ready, and writes
+// Poll opens the gate once both halves' generators are ready, and writes
 // the gate of a half that registered after it opened (its partner gave
 // up). It returns the error of a gate file that could not be written.
-func (g *Gate) poll() error {
+func (g *Gate) Poll() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.at.IsZero() {
@@ -115,9 +118,9 @@ func (g *Gate) poll() error {
 	return g.writeLocked()
 }
 
-// abandon opens the gate at once: a point failed or was interrupted
+// Abandon opens the gate at once: a point failed or was interrupted
 // before its load, and its partner must not wait for it.
-func (g *Gate) abandon() {
+func (g *Gate) Abandon() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.at.IsZero() {
