@@ -103,7 +103,7 @@ func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 	if err := settleBudget(plan); err != nil {
 		return nil, err
 	}
-	if err := checkPlanned(plan, o.AllowLong); err != nil {
+	if err := plan.cost().CheckPlanned(o.AllowLong); err != nil {
 		return nil, err
 	}
 	return plan, nil
@@ -165,7 +165,7 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	if err := settleBudget(plan); err != nil {
 		return nil, err
 	}
-	if err := checkPlanned(plan, o.AllowLong); err != nil {
+	if err := plan.cost().CheckPlanned(o.AllowLong); err != nil {
 		return nil, err
 	}
 	return plan, nil

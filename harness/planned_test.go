@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/plancost"
 	"github.com/ceiling-bench/ceiling/harness/progress"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -55,11 +56,11 @@ func TestResolveRefusesALongPlan(t *testing.T) {
 		}
 		// The budget's blocks, by hand: the first pass at its most (the
 		// headline batch's rungs and one point per other batch, both
-		// arms), each point its warm-up, window and PointOverhead, then
+		// arms), each point its warm-up, window and plancost.PointOverhead, then
 		// blocks of two compare repeats.
 		first := 2 * (len(o.ConnsLadders.For(o.HeadlineBatch, quick)) + len(o.BatchLadder) - 1)
-		per := o.Warmup + o.Duration + PointOverhead
-		block := 2 * (o.CompareWarmup + o.CompareDuration + PointOverhead)
+		per := o.Warmup + o.Duration + plancost.PointOverhead
+		block := 2 * (o.CompareWarmup + o.CompareDuration + plancost.PointOverhead)
 		want := int((o.CompareBudget - time.Duration(first)*per) / block)
 		if p.Compare.Reps != want || p.Compare.Scope != result.ScopeHeadline || p.Compare.Stop != result.StopOBF {
 			t.Errorf("quick %v: %d blocks under %s, scope %s, stop %s; want %d, headline, obf", quick, p.Compare.Reps, o.CompareBudget, p.Compare.Scope, p.Compare.Stop, want)
@@ -170,23 +171,4 @@ func FuzzPlanned(f *testing.F) {
 			t.Fatalf("plan line %q", line.String())
 		}
 	})
-}
-
-// mulDur and addDur saturate at math.MaxInt64 instead of wrapping.
-func TestSaturatingDurations(t *testing.T) {
-	const max = time.Duration(math.MaxInt64)
-	for _, c := range []struct{ got, want time.Duration }{
-		{mulDur(3, time.Second), 3 * time.Second},
-		{mulDur(0, max), 0},
-		{mulDur(2, max/2), max - 1},
-		{mulDur(2, max/2+1), max},
-		{mulDur(math.MaxInt, time.Hour), max},
-		{addDur(max-1, 1), max},
-		{addDur(max, 1), max},
-		{addDur(max/2, max/2+2), max},
-	} {
-		if c.got != c.want {
-			t.Errorf("got %d, want %d", c.got, c.want)
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/plancost"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
@@ -327,7 +328,7 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	}
 	// Lost blocks are run again while the budget lasts: no count caps
 	// them at the blocks planned.
-	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(7*time.Second+PointOverhead) {
+	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(7*time.Second+plancost.PointOverhead) {
 		t.Errorf("schedule plan: budget %s, most blocks %d, block %s", tp.Budget, tp.MaxBlocks, tp.BlockCost)
 	}
 	thr := map[schedule.ArmPoint]float64{}
