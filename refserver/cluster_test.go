@@ -56,6 +56,9 @@ func TestClusterDeliversAcrossNodes(t *testing.T) {
 		}
 		expectNothing(t, c.c) // once, not twice
 	}
+	// Node 2 hears the relay on its own time (no subscriber of its is
+	// waiting for it): wait for that, then check it delivered nothing.
+	waitFor(t, func() bool { return nodes[1].Stats().ClusterReceived > 0 })
 	expectNothing(t, c2)
 	st := []Stats{nodes[0].Stats(), nodes[1].Stats(), nodes[2].Stats()}
 	if st[2].ClusterSent != 1 || st[0].ClusterReceived != 1 || st[1].ClusterReceived != 1 || st[2].ClusterReceived != 0 {
