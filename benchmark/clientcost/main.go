@@ -164,7 +164,7 @@ func orchestrate(o options, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "NOTE:", n)
 	}
 	fmt.Fprintln(stdout)
-	hz := userHZ()
+	hz := float64(procfs.ClockTicks) // USER_HZ, the unit of /proc/stat
 	for r := range o.reps {
 		for _, c := range rotate(clients, r) {
 			res := runOne(o, pl, self, c, hz)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/procfs"
-	"golang.org/x/sys/unix"
 )
 
 // snapshot is everything read at one instant (A or B) of a run.
@@ -289,17 +288,4 @@ func parseSS(b []byte) map[string]tcpCounters {
 		out[key] = c
 	}
 	return out
-}
-
-// userHZ is the kernel's USER_HZ, the unit of /proc/stat: AT_CLKTCK from
-// the auxiliary vector (what sysconf(_SC_CLK_TCK) returns), else 100.
-func userHZ() float64 {
-	if auxv, err := unix.Auxv(); err == nil {
-		for _, kv := range auxv {
-			if kv[0] == 17 && kv[1] > 0 { // AT_CLKTCK
-				return float64(kv[1])
-			}
-		}
-	}
-	return procfs.ClockTicks
 }

@@ -178,6 +178,9 @@ func mergeGenerator(dst, src *load.GeneratorStats) {
 	if dst.Engine == "" {
 		dst.Engine = src.Engine
 	}
+	if dst.IOPattern == "" {
+		dst.IOPattern = src.IOPattern // every agent runs the same flags
+	}
 	if l := src.Loops; l != nil {
 		if dst.Loops == nil {
 			dst.Loops = &load.LoopStats{BusyFraction: []float64{}}

@@ -127,3 +127,15 @@ func TestLateStartIsTheCallersToJudge(t *testing.T) {
 		t.Errorf("no late agent: %v", err)
 	}
 }
+
+// The merged point keeps the agents' engine and client pattern, so a
+// sweep through agents states its meta.client_io as one generator does.
+func TestMergeKeepsEngineAndIOPattern(t *testing.T) {
+	var dst load.GeneratorStats
+	for range 2 {
+		mergeGenerator(&dst, &load.GeneratorStats{Engine: load.EngineLoop, IOPattern: load.IOBatchWake})
+	}
+	if dst.Engine != load.EngineLoop || dst.IOPattern != load.IOBatchWake {
+		t.Errorf("merged engine %q, io_pattern %q; want %q, %q", dst.Engine, dst.IOPattern, load.EngineLoop, load.IOBatchWake)
+	}
+}
