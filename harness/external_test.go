@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
+	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -32,15 +32,20 @@ func TestExternalMiniSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	srv := exec.Command(filepath.Join(bin, "refserver"), "--addr", addr, "--app-id", "app-id", "--key", "app-key", "--secret", "app-secret")
-	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
-	if err := srv.Start(); err != nil {
+	// On CPU 1, where the sweep's own server would be (ExternalCPUs 1):
+	// left to the scheduler it ran on the generator's CPU 0 too, and every
+	// point was contended by it.
+	cmd := pinning.Command(pinning.Spec{CPUs: pinning.CPUSet{1}}, filepath.Join(bin, "refserver"), "--addr", addr, "--app-id", "app-id", "--key", "app-key", "--secret", "app-secret")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	child, err := pinning.Start(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
+	srv := child.Cmd
 	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
+	go func() { exited <- child.Wait() }()
 	t.Cleanup(func() {
-		_ = srv.Process.Kill()
+		_ = syscall.Kill(-child.Pid(), syscall.SIGKILL)
 		<-exited
 	})
 
