@@ -142,7 +142,7 @@ func Init() {
 		// pinned thread: all of it is pinned, capped and contained like
 		// the target it starts. It keeps the spec in its environment.
 		self := append([]string{os.Args[0], superviseArg}, argv...)
-		err = unix.Exec("/proc/self/exe", self, os.Environ())
+		err = unix.Exec("/proc/self/exe", self, supervisorEnv(os.Environ(), raceBuild))
 		die(fmt.Errorf("exec the supervisor: %w", err))
 	}
 	err = unix.Exec(path, argv, withoutSpec(os.Environ()))
@@ -150,8 +150,10 @@ func Init() {
 }
 
 // withoutSpec is environ without the spec variable: the target must not
-// see it (nor a grandchild that happens to call Init).
+// see it (nor a grandchild that happens to call Init); and with GORACE as
+// the caller had it (supervisorEnv).
 func withoutSpec(environ []string) []string {
+	environ = targetEnv(environ)
 	env := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		if !strings.HasPrefix(kv, envSpec+"=") {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pinning
+
+const raceBuild = false
