@@ -67,8 +67,8 @@ e2e:
 check: test e2e
 
 # The long measurement runs (`//go:build validate`): power, false alarms,
-# two generators' agreement, CPU quotas that depend on this machine's
-# speed. Out of CI; docs/compare.md keeps their last figures.
+# CPU quotas that depend on this machine's speed. Out of CI;
+# docs/compare.md keeps their last figures.
 validate:
 	LANE_TAGS=e2e,validate LANE_TIMEOUT=120m bash .ci/lane validate -v
 

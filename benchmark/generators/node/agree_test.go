@@ -60,11 +60,16 @@ const (
 	crossTolerance = 0.10
 	// attempts: the test judges node/ceiling pair by pair (the two
 	// generators measured back to back, so a machine that drifts moves
-	// both): the median pair within the bound passes; the median and at
-	// least agreeRepeats-1 pairs beyond it on the same side fail; anything
-	// else (pairs on both sides of the bound) cannot tell, and the test
-	// measures again, at most this many times in all, then fails under
-	// CI=true (skips elsewhere) naming what else ran on the two CPUs.
+	// both), over the pairs of every attempt so far: the median pair
+	// within the bound passes; the median and at least three quarters of
+	// the pairs beyond it on the same side fail, once two attempts' pairs
+	// say so (one attempt's four pairs, 0.94 1.18 1.27 1.29, read beyond
+	// the bound on a day whose next attempt read 0.92 0.94 0.94 1.38 with
+	// nothing else on the CPUs: a VM that drifts within an attempt must
+	// not fail the test, a real bias fails it on every attempt); anything
+	// else cannot tell, and the test measures again, at most this many
+	// times in all, then fails under CI=true (skips elsewhere) naming what
+	// else ran on the two CPUs.
 	attempts = 3
 	// serverBusy: the server used at least this fraction of its quota
 	// over every window, the harness's server-saturated rule (90%).
@@ -119,11 +124,21 @@ func TestAgreement(t *testing.T) {
 		{"ceiling load", []string{filepath.Join(bin, "ceiling"), "load"}, load.IOBatchWake},
 		{"node", []string{node, "gen.js"}, load.IOEager},
 	}
+	pool := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens))}
 	for attempt := 1; ; attempt++ {
 		a := agreeOnce(t, gens, "ws://"+addr+"/echo", srv, srvCPUs, genCPUs)
 		if a.noisy == "" {
-			a.judge(t)
-			return
+			// A saturated attempt: its pairs join the pool.
+			pool = pool.with(a)
+			switch v := pool.verdict(); {
+			case v > 0, v < 0 && pool.attempts > 1:
+				pool.judge(t)
+				return
+			case v < 0:
+				a.noisy = fmt.Sprintf("the pairs' node/ceiling %s lie beyond the %.0f%% bound in one attempt, which a second must confirm", pool.ratioList(), 100*crossTolerance)
+			default:
+				a.noisy = fmt.Sprintf("the pairs' node/ceiling %s lie on both sides of the %.0f%% bound", pool.ratioList(), 100*crossTolerance)
+			}
 		}
 		who := a.foreign.String()
 		if attempt == attempts {
@@ -143,12 +158,14 @@ type generator struct {
 	pattern string // generator.io_pattern
 }
 
-// agreement is one attempt: each generator's repeats, pair by pair.
+// agreement is one attempt, or the pool of several: each generator's
+// repeats, pair by pair.
 type agreement struct {
-	gens   []generator
-	tput   [][]float64 // per generator, its repeats' msg/s (index: the pair)
-	perCPU []float64   // per generator, messages per server CPU-second (mean)
-	noisy  string      // why this attempt cannot tell; "" when it can
+	gens     []generator
+	tput     [][]float64 // per generator, its repeats' msg/s (index: the pair)
+	perCPU   []float64   // per generator, messages per server CPU-second (mean over the attempts)
+	attempts int         // attempts pooled (1 for one attempt)
+	noisy    string      // why this attempt cannot tell; "" when it can
 	// foreign is the window in which other work took the most of the
 	// two CPUs.
 	foreign foreignShare
@@ -157,7 +174,7 @@ type agreement struct {
 // agreeOnce measures agreeRepeats pairs, the order swapped each pair.
 func agreeOnce(t *testing.T, gens []generator, url string, srv int, srvCPUs, genCPUs pinning.CPUSet) agreement {
 	t.Helper()
-	a := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens))}
+	a := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens)), attempts: 1}
 	for rep := 0; rep < agreeRepeats; rep++ {
 		for i := range gens {
 			g := i
@@ -186,10 +203,17 @@ func agreeOnce(t *testing.T, gens []generator, url string, srv int, srvCPUs, gen
 			a.perCPU[g] += p.throughput / p.serverCPU / agreeRepeats
 		}
 	}
-	if a.noisy == "" && a.verdict() == 0 {
-		a.noisy = fmt.Sprintf("the pairs' node/ceiling %s lie on both sides of the %.0f%% bound", a.ratioList(), 100*crossTolerance)
-	}
 	return a
+}
+
+// with is the pool a plus attempt b: every pair of both.
+func (a agreement) with(b agreement) agreement {
+	p := agreement{gens: a.gens, tput: make([][]float64, len(a.tput)), perCPU: make([]float64, len(a.perCPU)), attempts: a.attempts + b.attempts}
+	for g := range a.tput {
+		p.tput[g] = append(slices.Clone(a.tput[g]), b.tput[g]...)
+		p.perCPU[g] = (a.perCPU[g]*float64(a.attempts) + b.perCPU[g]*float64(b.attempts)) / float64(p.attempts)
+	}
+	return p
 }
 
 // ratios is each pair's node/ceiling, sorted.
@@ -214,8 +238,9 @@ func (a agreement) median() float64 {
 }
 
 // verdict is 1 when the generators agree (the median pair within the
-// bound), -1 when they disagree (the median and all but at most one pair
-// beyond it, on the same side), 0 when the pairs cannot tell.
+// bound), -1 when they disagree (the median and at least three quarters
+// of the pairs beyond it, on the same side: 3 of 4, 6 of 8), 0 when the
+// pairs cannot tell.
 func (a agreement) verdict() int {
 	m := a.median()
 	if math.Abs(m-1) <= crossTolerance {
@@ -227,7 +252,7 @@ func (a agreement) verdict() int {
 			beyond++
 		}
 	}
-	if beyond >= len(a.tput[0])-1 {
+	if n := len(a.tput[0]); 4*beyond >= 3*n {
 		return -1
 	}
 	return 0
@@ -438,6 +463,11 @@ func TestAgreementVerdict(t *testing.T) {
 		{[]float64{0.80, 0.85, 0.70, 1.30}, -1}, // median 0.825, three below
 		{[]float64{1.15, 1.12, 0.95, 1.02}, 1},  // median 1.07
 		{[]float64{1.25, 1.30, 0.95, 1.02}, 0},  // median 1.135, only two beyond: cannot tell
+		// Two attempts pooled: 5 December's drift (the first beyond,
+		// the second within) agrees; the old gap twice disagrees.
+		{[]float64{0.941, 1.181, 1.271, 1.291, 0.916, 0.942, 0.943, 1.381}, 1},
+		{[]float64{1.21, 1.18, 1.25, 1.22, 1.02, 1.19, 1.24, 1.16}, -1},
+		{[]float64{1.21, 1.02, 1.25, 1.22, 1.02, 1.04, 1.24, 1.16}, 0}, // median 1.185, five of eight beyond
 	} {
 		a := pairs(tc.ratios...)
 		if got := a.verdict(); got != tc.want {
