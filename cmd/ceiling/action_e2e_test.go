@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/testenv"
 	"github.com/ceiling-bench/ceiling/pinning"
@@ -38,9 +39,13 @@ func TestActionEndToEnd(t *testing.T) {
 		name  string
 		slow  bool
 		check bool // init's own quick sweep (once: it is a minute)
+		// budget: COMPARE_BUDGET. The slower head stops when the paired
+		// test decides; A/A never decides and spends it all, so it gets
+		// what its first pass and 7 blocks take.
+		budget string
 	}{
-		{"slower", true, true},
-		{"A-A", false, false},
+		{"slower", true, true, "75s"},
+		{"A-A", false, false, "50s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newUserRepo(t, c.check)
@@ -60,7 +65,7 @@ func TestActionEndToEnd(t *testing.T) {
 			var out map[string]string
 			var code int
 			for attempt := 1; ; attempt++ {
-				out, code = e.action()
+				out, code = e.action(c.budget)
 				t.Logf("attempt %d: outputs %v, exit %d", attempt, out, code)
 				if out["verdict"] != "cannot_conclude" || attempt == 3 || !strings.Contains(e.read(e.summary), "were contended") {
 					break
@@ -83,7 +88,8 @@ func TestActionEndToEnd(t *testing.T) {
 			}
 			// The default scope: blocks at the headline's rung, what the
 			// budget bought and how long it took said in the comment.
-			if !strings.Contains(summary, "blocks at the headline's rung until the paired test decided (O'Brien-Fleming looks) or the 1m15s budget was spent") || !strings.Contains(summary, "the run took ") {
+			budget, _ := time.ParseDuration(c.budget)
+			if !strings.Contains(summary, "blocks at the headline's rung until the paired test decided (O'Brien-Fleming looks) or the "+budget.String()+" budget was spent") || !strings.Contains(summary, "the run took ") {
 				t.Errorf("the comment does not say what the budget bought:\n%s", summary)
 			}
 			if c.slow {
@@ -243,7 +249,7 @@ func (e *userRepo) commit(msg string) {
 
 // action runs the action for a pull_request event from the branch's head
 // against the base; it returns the outputs and run's exit status.
-func (e *userRepo) action() (map[string]string, int) {
+func (e *userRepo) action(budget string) (map[string]string, int) {
 	head := e.git("rev-parse", "HEAD")
 	ev := map[string]any{"number": 7, "pull_request": map[string]any{
 		"number": 7, "base": map[string]string{"sha": e.base}, "head": map[string]string{"sha": head}}}
@@ -251,10 +257,12 @@ func (e *userRepo) action() (map[string]string, int) {
 	// set it): only its compared point gates, and the quick ladder's
 	// other batch size would add a minute of points that are information
 	// only, here as for a user's pull request.
-	// The default scope, the headline's rung under a budget: 75 s
-	// plans 8 blocks after the quick first pass (2 rungs x 2 arms x
-	// 3.7 s, then blocks of 7.4 s), as many as before the budget.
-	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare", "BATCH_LADDER=10", "COMPARE_BUDGET=75s")
+	// The default scope, the headline's rung under a budget. Windows of
+	// 1 s after 300 ms (QUICK's are 3 s and 2 s after 1 s): the changes
+	// planted here are -80% or none, and the subject is the action's
+	// path, not the windows; every point is then about half as long.
+	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare", "BATCH_LADDER=10", "COMPARE_BUDGET="+budget,
+		"DURATION=1s", "WARMUP=300ms", "COMPARE_DURATION=1s", "COMPARE_WARMUP=300ms")
 	return out, code
 }
 
