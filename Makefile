@@ -66,9 +66,8 @@ e2e:
 # Both lanes, as CI runs them.
 check: test e2e
 
-# The long measurement runs (`//go:build validate`): power, false alarms,
-# CPU quotas that depend on this machine's speed. Out of CI;
-# docs/compare.md keeps their last figures.
+# The measurement runs (`//go:build validate`): an agent's CPU quota
+# whose premise is this machine's speed. Out of CI.
 validate:
 	LANE_TAGS=e2e,validate LANE_TIMEOUT=120m bash .ci/lane validate -v
 
