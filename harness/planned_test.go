@@ -49,7 +49,7 @@ func TestResolveRefusesALongPlan(t *testing.T) {
 			t.Errorf("default plan (quick %v): %v", quick, err)
 		}
 		o.BaseTargetFile = "base.json"
-		o.SetTwoArmDefaults() // as the CLI does
+		o.SetTwoArmDefaults("") // as the CLI does
 		p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 		if err != nil {
 			t.Fatalf("default two-arm plan (quick %v): %v", quick, err)

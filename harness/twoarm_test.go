@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/plancost"
 	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -51,7 +54,7 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outc
 func twoArmOpts(t *testing.T) *Plan {
 	t.Helper()
 	o := knob.DefaultOptions(false)
-	o.SetTwoArmDefaults()
+	o.SetTwoArmDefaults(result.ScopeCurve)
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}}
 	o.CompareReps, o.CompareStop, o.CompareScope = 8, result.StopFixed, result.ScopeCurve
@@ -261,7 +264,7 @@ func TestCompareOptions(t *testing.T) {
 		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 	}
 	o := knob.DefaultOptions(false)
-	if o.CompareReps != 8 || o.Alpha != 0.05 || o.CompareDuration != knob.DefaultCompareDuration || o.TwoArm() {
+	if o.CompareReps != 8 || o.Alpha != 0.05 || o.CompareDuration != knob.HeadlineCompareDuration || o.TwoArm() {
 		t.Fatalf("defaults %+v", o)
 	}
 	if err := o.ApplyEnv(env("BASE_TARGET", "b.json", "COMPARE_REPS", "7", "ALPHA", "0.01", "COMPARE_DURATION", "4", "COMPARE_WARMUP", "500ms"), nil); err != nil {
@@ -301,10 +304,25 @@ func TestCompareOptions(t *testing.T) {
 	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "COMPARE_REPS (--compare-reps): 5 blocks cannot reach p < 0.05") || !strings.Contains(err.Error(), "use at least 6") {
 		t.Errorf("Resolve with 5 blocks = %v", err)
 	}
-	q := knob.DefaultOptions(true)
-	q.SetTwoArmDefaults()
-	if q.Duration != knob.QuickFirstPassDuration || q.CompareDuration != knob.QuickCompareDuration {
-		t.Errorf("quick two-arm %s/%s", q.Duration, q.CompareDuration)
+	// The compare windows follow the scope the run will have: short
+	// under the default headline scope, QUICK or not; the curve keeps
+	// its longer ones.
+	for _, tc := range []struct {
+		quick            bool
+		scope            string
+		first, win, warm time.Duration
+	}{
+		{false, "", knob.FirstPassDuration, knob.HeadlineCompareDuration, knob.HeadlineCompareWarmup},
+		{false, result.ScopeHeadline, knob.FirstPassDuration, knob.HeadlineCompareDuration, knob.HeadlineCompareWarmup},
+		{true, "", knob.QuickFirstPassDuration, knob.HeadlineCompareDuration, knob.HeadlineCompareWarmup},
+		{false, result.ScopeCurve, knob.FirstPassDuration, knob.CurveCompareDuration, knob.CurveCompareWarmup},
+		{true, result.ScopeCurve, knob.QuickFirstPassDuration, knob.QuickCurveCompareDuration, knob.QuickCurveCompareWarmup},
+	} {
+		q := knob.DefaultOptions(tc.quick)
+		q.SetTwoArmDefaults(tc.scope)
+		if q.Duration != tc.first || q.CompareDuration != tc.win || q.CompareWarmup != tc.warm {
+			t.Errorf("quick %v, scope %q: first pass %s, compare %s after %s; want %s, %s after %s", tc.quick, tc.scope, q.Duration, q.CompareDuration, q.CompareWarmup, tc.first, tc.win, tc.warm)
+		}
 	}
 }
 
@@ -315,20 +333,20 @@ func TestCompareOptions(t *testing.T) {
 // points carry their step, and the notes say how each part ended.
 func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	o := knob.DefaultOptions(false)
-	o.SetTwoArmDefaults()
+	o.SetTwoArmDefaults("")
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {8, 16, 32, 64, 128}, 100: {2, 4}}
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (300 s - 12 first-pass points x 4.7 s) / 15.4 s per block.
-	if p.Compare.Reps != 15 || p.Compare.Stop != result.StopOBF {
-		t.Fatalf("the budget bought %d blocks, stop %s; want 15, obf", p.Compare.Reps, p.Compare.Stop)
+	// (300 s - 12 first-pass points x 4.7 s) / 5.4 s per block.
+	if p.Compare.Reps != 45 || p.Compare.Stop != result.StopOBF {
+		t.Fatalf("the budget bought %d blocks, stop %s; want 45, obf", p.Compare.Reps, p.Compare.Stop)
 	}
 	// Lost blocks are run again while the budget lasts: no count caps
 	// them at the blocks planned.
-	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(7*time.Second+plancost.PointOverhead) {
+	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(2*time.Second+plancost.PointOverhead) {
 		t.Errorf("schedule plan: budget %s, most blocks %d, block %s", tp.Budget, tp.MaxBlocks, tp.BlockCost)
 	}
 	thr := map[schedule.ArmPoint]float64{}
@@ -371,20 +389,31 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 			t.Errorf("search point %+v has no step or reason", p)
 		}
 	}
-	c := r.Comparison
-	if c == nil || len(c.Points) != 1 || c.Headline.Connections != 64 || c.Headline.Verdict != result.CompareSlower || c.Headline.NPairs != 9 {
-		// 9: the first of the looks 6..15 whose O'Brien-Fleming level
-		// the smallest p of n pairs (2/2^n) is below.
-		t.Fatalf("comparison %+v, want batch 10 at 64 slower at look 9", c)
+	// The look that stops it: the first of the looks 6..45 whose
+	// O'Brien-Fleming level the smallest p of n pairs (2/2^n) is below.
+	var looks []int
+	for n := 6; n <= 45; n++ {
+		looks = append(looks, n)
 	}
-	if r.Config.CompareScope != result.ScopeHeadline || r.Config.CompareBudgetNs != int64(5*time.Minute) || r.Config.CompareReps != 15 {
+	stop := 0
+	for i, lv := range stats.SequentialLevels(looks, 0.05, stats.SpendOBF) {
+		if 2/math.Pow(2, float64(looks[i])) < lv {
+			stop = looks[i]
+			break
+		}
+	}
+	c := r.Comparison
+	if stop == 0 || c == nil || len(c.Points) != 1 || c.Headline.Connections != 64 || c.Headline.Verdict != result.CompareSlower || c.Headline.NPairs != stop {
+		t.Fatalf("comparison %+v, want batch 10 at 64 slower at look %d", c, stop)
+	}
+	if r.Config.CompareScope != result.ScopeHeadline || r.Config.CompareBudgetNs != int64(5*time.Minute) || r.Config.CompareReps != 45 {
 		t.Errorf("config %+v", r.Config)
 	}
 	var table bytes.Buffer
 	if err := result.WriteTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(flat(table.String()), "budget: COMPARE_BUDGET 5m0s bought 9 of 15 blocks planned at the headline's rung, which could detect ±") {
+	if !strings.Contains(flat(table.String()), fmt.Sprintf("budget: COMPARE_BUDGET 5m0s bought %d of 45 blocks planned at the headline's rung, which could detect ±", stop)) {
 		t.Errorf("table:\n%s", table.String())
 	}
 	// The publisher reads it back: its checks (the comparison re-derived
@@ -396,7 +425,7 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 		t.Errorf("publish cannot read the document: %v", err)
 	}
 	notes := strings.Join(r.Notes, "\n")
-	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", "comparison at batch 10, 64 connections: decided at block 9"} {
+	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", fmt.Sprintf("comparison at batch 10, 64 connections: decided at block %d", stop)} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}

@@ -148,8 +148,15 @@ func sweepKnobs(args []string, stderr io.Writer) (knob.Options, error) {
 	o := knob.DefaultOptions(quick)
 	if scratch.TwoArm() || knob.BaseTargetFromEnv(os.LookupEnv) != "" {
 		// Like QUICK, a two-arm sweep lays its own defaults (the short
-		// first pass) under the env and flags.
-		o.SetTwoArmDefaults()
+		// first pass, the compare windows of its scope) under the env
+		// and flags.
+		scope := knob.CompareScopeFromEnv(os.LookupEnv)
+		first.Visit(func(f *flag.Flag) {
+			if f.Name == "compare-scope" {
+				scope = scratch.CompareScope
+			}
+		})
+		o.SetTwoArmDefaults(scope)
 	}
 	if err := o.ApplyEnv(os.LookupEnv, os.Environ()); err != nil {
 		return o, usageError{err}

@@ -151,16 +151,23 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 		args     []string
 		duration time.Duration
 		reps     int
+		win      time.Duration // the compare repeats' window
 	}{
-		{"single arm", nil, nil, knob.DefaultDuration, result.DefaultCompareReps},
+		{"single arm", nil, nil, knob.DefaultDuration, result.DefaultCompareReps, knob.HeadlineCompareDuration},
 		// COMPARE_BUDGET's blocks: (5m - 18 first-pass points x 4.7 s)
-		// / 15.4 s; quick (2m - 6 x 3.7 s) / 7.4 s.
-		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, 13},
-		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, 13},
-		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, 13},
-		{"curve", []string{"BASE_TARGET", ok, "COMPARE_SCOPE", "curve"}, nil, knob.FirstPassDuration, result.DefaultCompareReps},
-		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9", "COMPARE_BUDGET", "0"}, nil, 7 * time.Second, 9},
-		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6", "--compare-budget", "0"}, 4 * time.Second, 6},
+		// / 5.4 s; quick (2m - 6 x 3.7 s) / 5.4 s.
+		{"flag", nil, []string{"--base-target", ok}, knob.FirstPassDuration, 39, knob.HeadlineCompareDuration},
+		{"env", []string{"BASE_TARGET", ok}, nil, knob.FirstPassDuration, 39, knob.HeadlineCompareDuration},
+		{"quick", []string{"BASE_TARGET", ok, "QUICK", "1"}, nil, knob.QuickFirstPassDuration, 18, knob.HeadlineCompareDuration},
+		// The curve keeps its longer windows, whether the env or a
+		// flag asks for it; the flag wins over the env.
+		{"curve", []string{"BASE_TARGET", ok, "COMPARE_SCOPE", "curve"}, nil, knob.FirstPassDuration, result.DefaultCompareReps, knob.CurveCompareDuration},
+		{"curve flag", nil, []string{"--base-target", ok, "--compare-scope", "curve"}, knob.FirstPassDuration, result.DefaultCompareReps, knob.CurveCompareDuration},
+		{"curve quick", []string{"BASE_TARGET", ok, "QUICK", "1", "COMPARE_SCOPE", "curve"}, nil, knob.QuickFirstPassDuration, result.DefaultCompareReps, knob.QuickCurveCompareDuration},
+		{"scope flag wins", []string{"COMPARE_SCOPE", "curve"}, []string{"--base-target", ok, "--compare-scope", "headline"}, knob.FirstPassDuration, 39, knob.HeadlineCompareDuration},
+		{"window kept", []string{"BASE_TARGET", ok, "COMPARE_SCOPE", "curve", "COMPARE_DURATION", "3"}, nil, knob.FirstPassDuration, result.DefaultCompareReps, 3 * time.Second},
+		{"duration kept", []string{"BASE_TARGET", ok, "DURATION", "7", "COMPARE_REPS", "9", "COMPARE_BUDGET", "0"}, nil, 7 * time.Second, 9, knob.HeadlineCompareDuration},
+		{"flags win", []string{"COMPARE_REPS", "9"}, []string{"--base-target", ok, "--duration", "4s", "--compare-reps", "6", "--compare-budget", "0", "--compare-duration", "2s"}, 4 * time.Second, 6, 2 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,8 +176,8 @@ func TestSweepTwoArmDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Point.Duration != tt.duration || o.Compare.Reps != tt.reps {
-				t.Errorf("duration %s, compare reps %d; want %s, %d", o.Point.Duration, o.Compare.Reps, tt.duration, tt.reps)
+			if o.Point.Duration != tt.duration || o.Compare.Reps != tt.reps || o.Compare.Duration != tt.win {
+				t.Errorf("duration %s, compare reps %d, compare window %s; want %s, %d, %s", o.Point.Duration, o.Compare.Reps, o.Compare.Duration, tt.duration, tt.reps, tt.win)
 			}
 		})
 	}

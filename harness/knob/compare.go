@@ -21,11 +21,19 @@ const (
 	QuickFirstPassDuration = 2 * time.Second
 	QuickFirstPassWarmup   = 1 * time.Second
 
-	// The compare phase's repeats (COMPARE_DURATION, COMPARE_WARMUP).
-	DefaultCompareDuration = 5 * time.Second
-	DefaultCompareWarmup   = 2 * time.Second
-	QuickCompareDuration   = 2 * time.Second
-	QuickCompareWarmup     = 1 * time.Second
+	// The compare phase's repeats (COMPARE_DURATION, COMPARE_WARMUP)
+	// under COMPARE_SCOPE=headline, the default, QUICK or not: short
+	// windows, so that the budget buys many blocks and each block's two
+	// runs lie close together in time (docs/compare.md, "Why 1 s
+	// windows": chosen from same-day recordings before the validation
+	// runs).
+	HeadlineCompareDuration = 1 * time.Second
+	HeadlineCompareWarmup   = 1 * time.Second
+	// COMPARE_SCOPE=curve's, as before the budget.
+	CurveCompareDuration      = 5 * time.Second
+	CurveCompareWarmup        = 2 * time.Second
+	QuickCurveCompareDuration = 2 * time.Second
+	QuickCurveCompareWarmup   = 1 * time.Second
 
 	// The two-arm run's budget (COMPARE_BUDGET, COMPARE_SCOPE=headline).
 	DefaultCompareBudget = 5 * time.Minute
@@ -35,9 +43,9 @@ const (
 func (o *Options) setCompareDefaults(quick bool) {
 	o.CompareReps, o.Alpha, o.CompareStop = result.DefaultCompareReps, result.DefaultAlpha, result.DefaultCompareStop
 	o.CompareMode, o.CompareScope, o.FailOn = ModeAuto, result.DefaultCompareScope, result.FailOnNever
-	o.CompareDuration, o.CompareWarmup, o.CompareBudget = DefaultCompareDuration, DefaultCompareWarmup, DefaultCompareBudget
+	o.CompareDuration, o.CompareWarmup, o.CompareBudget = HeadlineCompareDuration, HeadlineCompareWarmup, DefaultCompareBudget
 	if quick {
-		o.CompareDuration, o.CompareWarmup, o.CompareBudget = QuickCompareDuration, QuickCompareWarmup, QuickCompareBudget
+		o.CompareBudget = QuickCompareBudget
 	}
 }
 
@@ -45,13 +53,30 @@ func (o *Options) setCompareDefaults(quick bool) {
 func (o *Options) TwoArm() bool { return strings.TrimSpace(o.BaseTargetFile) != "" }
 
 // SetTwoArmDefaults lays the two-arm sweep's first-pass window and warm-up
-// over DefaultOptions' (DURATION and WARMUP mean the first pass's there).
-// The CLI calls it before the env and flags, as it chooses QUICK.
-func (o *Options) SetTwoArmDefaults() {
+// over DefaultOptions' (DURATION and WARMUP mean the first pass's there),
+// and the compare repeats' window and warm-up of the scope the run will
+// have (COMPARE_SCOPE, "" for the default): the curve scope keeps its
+// longer windows. The CLI calls it before the env and flags, as it
+// chooses QUICK.
+func (o *Options) SetTwoArmDefaults(scope string) {
 	o.Duration, o.Warmup = FirstPassDuration, FirstPassWarmup
 	if o.Quick {
 		o.Duration, o.Warmup = QuickFirstPassDuration, QuickFirstPassWarmup
 	}
+	o.CompareDuration, o.CompareWarmup = HeadlineCompareDuration, HeadlineCompareWarmup
+	if scope == result.ScopeCurve {
+		o.CompareDuration, o.CompareWarmup = CurveCompareDuration, CurveCompareWarmup
+		if o.Quick {
+			o.CompareDuration, o.CompareWarmup = QuickCurveCompareDuration, QuickCurveCompareWarmup
+		}
+	}
+}
+
+// CompareScopeFromEnv is COMPARE_SCOPE as given ("" when unset), for the
+// CLI, which lays the compare windows' defaults by it.
+func CompareScopeFromEnv(lookup func(string) (string, bool)) string {
+	v, _ := lookup("COMPARE_SCOPE")
+	return strings.TrimSpace(v)
 }
 
 // BaseTargetFromEnv is BASE_TARGET, for the CLI, which needs to know

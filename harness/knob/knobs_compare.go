@@ -112,8 +112,8 @@ var compareKnobs = []Knob{
 			return o.DuetServerCPUs.String() + "/" + o.DuetGeneratorCPUs.String()
 		},
 	},
-	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`5s` (quick: `2s`)", "measured window of each compare repeat",
+	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
-	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`2s` (quick: `1s`)", "warm-up of each compare repeat",
+	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",
 		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
 }
