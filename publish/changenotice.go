@@ -120,7 +120,7 @@ func RenderChangeComment(c Change) string {
 	b.WriteString(HiddenMarker(ChangeMarker(c)) + "\n")
 	fmt.Fprintf(&b, "### %s Change point: %s %s\n\n", changeArrow(c), text(c.Measure), signedPct(&c.ChangePct))
 	b.WriteString(ChangeHeadline(c) + ".\n\n")
-	fmt.Fprintf(&b, "Before: %s msg/s over %d entries; after: %s msg/s over %d entries; the least change it had to show: %s (the A-A noise floor).\n\n",
+	fmt.Fprintf(&b, "Before: %s msg/s over %d entries; after: %s msg/s over %d entries; the least change it had to show: %s (the A-A noise floors).\n\n",
 		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, pctAbs(c.MinChangePct))
 	b.WriteString(changeMethod + "\n")
 	return b.String()

@@ -40,7 +40,9 @@ type Change struct {
 // Lower bounds, partial runs and batches without a clean point are left
 // out of the values (a lower bound is not a point). The least change a
 // change point must show is the median of the run's A-A noise floors
-// (DefaultMinChangePct where none is known). Changes come by series, then
+// (DefaultMinChangePct where none is known), and the median of each
+// side's own: a side whose entries' repeats disowned them (a run of
+// high draws, each with a floor of 12%) is no level to change from. Changes come by series, then
 // by measure, then in order.
 func Changes(h []HistoryEntry) []Change {
 	var out []Change
@@ -57,16 +59,22 @@ func Changes(h []HistoryEntry) []Change {
 			}
 			for _, batch := range batches {
 				xs, at := valuesOf(run, batch)
+				floors := make([]float64, len(xs))
+				for k, i := range at {
+					if f := run[i].NoiseFloorPct; f != nil {
+						floors[k] = *f / 100
+					}
+				}
 				measure := "headline"
 				if batch != 0 {
 					measure = fmt.Sprintf("batch %d", batch)
 				}
-				for _, cp := range changepoint.Detect(xs, o) {
+				for _, cp := range changepoint.DetectFloored(xs, floors, o) {
 					out = append(out, Change{
 						Series: run[0].Series(), Measure: measure,
 						Before: run[at[cp.Index-1]].HistoryEntry, After: run[at[cp.Index]].HistoryEntry,
 						MeanBefore: cp.MeanBefore, MeanAfter: cp.MeanAfter, NBefore: cp.NBefore, NAfter: cp.NAfter,
-						ChangePct: cp.Change * 100, P: cp.P, MinChangePct: minPct,
+						ChangePct: cp.Change * 100, P: cp.P, MinChangePct: cp.MinMagnitude * 100,
 					})
 				}
 			}

@@ -76,9 +76,12 @@
 // Each runs through the product's own code where it has one:
 //
 //   - changes: publish.Changes, as `ceiling history --changes` runs it
-//     (changepoint.Detect with changepoint.Defaults, the least change the
-//     median A-A floor of the history's entries). Its parameters were
-//     fixed before this command existed; it does not tune them.
+//     (changepoint.DetectFloored with changepoint.Defaults, the least
+//     change the median A-A floor of the history's entries and of the
+//     entries on each side of it). Its parameters were fixed before this
+//     command existed, and the rule of each side's floor before its run
+//     of 2026-12-05 (docs/report.md says what it was chosen on); it does
+//     not tune them.
 //   - floor *: publish.RowChanges, the history table's `*`: an entry that
 //     moved against the previous one beyond both entries' floors.
 //   - 5% ratio: an entry that differs from the previous one by more than

@@ -27,17 +27,35 @@ func defaultOptions() options {
 	return options{seeds: 50, k: 3, stat: statMax, floor: floorAA}
 }
 
+// aaRecordings are the recordings the A/A test draws its histories
+// from, with the seeds of 20 each may give a change point: none, as
+// issue 34 asks, on all but aa-1s-1205, whose runs fall in two groups
+// 1.4× apart (the VM changed speed while it was recorded: its drift was
+// 1.49, docs/compare.md), so that a history of independent draws from it
+// has runs of 3 or 4 entries from the high group beyond even their own
+// floors (seed 15: +17.6% over its first 4 entries, p = 2e-5);
+// docs/report.md says so.
+var aaRecordings = []struct {
+	path    string
+	allowed int
+}{
+	{"../comparesim/testdata/aa-quiet.json", 0},
+	{"../comparesim/testdata/aa-drift.json", 0},
+	{"../comparesim/testdata/aa-5s-calm.json", 0},
+	{"../comparesim/testdata/aa-5s-1205.json", 0},
+	{"../comparesim/testdata/aa-1s-1205.json", 1},
+}
+
 // On A/A histories resampled from each recording, with the command's
-// defaults, `ceiling history --changes` finds a change point in at most
-// one of 20 seeds per recording. Issue 34 asks for none in 20 of 20;
-// the detector misses that bar on two recordings (one seed each: a run
-// of 3 to 6 draws from a recording's high tail, p just under 0.001,
-// docs/report.md), and this test keeps it from getting worse while the
-// bar stays open. Every change point found is logged.
+// defaults, `ceiling history --changes` finds no change point in 20 of
+// 20 seeds (but on aa-1s-1205, at most one). Before each side's own
+// floors were asked (2026-12-05), seed 18 of aa-quiet and seed 13 of
+// aa-drift gave one: a run of 3 to 6 high draws, each one that its own
+// repeat disowned. Every change point found is logged.
 func TestAAHistoriesHaveNoChangePoint(t *testing.T) {
 	o := defaultOptions()
-	for _, path := range recordings {
-		rec, err := loadRecording(path)
+	for _, r := range aaRecordings {
+		rec, err := loadRecording(r.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,8 +71,8 @@ func TestAAHistoriesHaveNoChangePoint(t *testing.T) {
 				seeds = append(seeds, seed)
 			}
 		}
-		if len(seeds) > 1 {
-			t.Errorf("%s: change points on A/A histories at seeds %v, more than one of 20", rec.name, seeds)
+		if len(seeds) > r.allowed {
+			t.Errorf("%s: change points on A/A histories at seeds %v, more than %d of 20", rec.name, seeds, r.allowed)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func writeRecordings(b *strings.Builder, recs []recording, sim *simResult) {
 		fmt.Fprintf(b, "| %s | batch %d, %d conns | %d | %.1f%% | %.1f%% |\n",
 			r.name, r.batch, r.conns, len(r.runs), r.spreadPct, sim.minChange[i])
 	}
-	fmt.Fprintf(b, "\nSpread is MAD/median. The least change asked is what publish.Changes requires of a change point: the median A-A floor of a history's entries (here the median over the A/A histories).\n\n")
+	fmt.Fprintf(b, "\nSpread is MAD/median. The least change asked is what publish.Changes requires of every change point: the median A-A floor of a history's entries (here the median over the A/A histories); a change point also asks the median floor of the entries on each side of it.\n\n")
 }
 
 func writeRules(b *strings.Builder, recs []recording, sim *simResult) {
@@ -88,7 +88,7 @@ func cells(t tally, aa bool) string {
 }
 
 func writeLegend(b *strings.Builder) {
-	fmt.Fprintf(b, "- changes: `ceiling history --changes` (publish.Changes: E-divisive means, Welch's t-test p < %g, at least %d entries a side, a change of at least the median A-A floor). floor \\*: the history table's mark, a change against the previous entry beyond both entries' floors (publish.RowChanges). %g%% ratio: a change against the previous entry beyond %g%% either way, whatever the floors (github-action-benchmark's kind of rule).\n",
+	fmt.Fprintf(b, "- changes: `ceiling history --changes` (publish.Changes: E-divisive means, Welch's t-test p < %g, at least %d entries a side, a change of at least the median A-A floor of the history and of each side's entries). floor \\*: the history table's mark, a change against the previous entry beyond both entries' floors (publish.RowChanges). %g%% ratio: a change against the previous entry beyond %g%% either way, whatever the floors (github-action-benchmark's kind of rule).\n",
 		changepoint.Defaults.MaxP, changepoint.Defaults.MinSegment, ratioPct, ratioPct)
 	fmt.Fprintf(b, "- Recall: the share of histories whose change a detection found (within ±%d entries of a step, or of a slope's entries). Precision: the detections that found a change over all detections; a second detection of the same change counts as a false one; — where there was none. False/history: detections that found no change, per history (on A/A, every detection). Error: the median number of entries between the detection that found a change and it (0 anywhere inside a slope).\n", slack)
 	fmt.Fprintf(b, "- Entries are independent draws: a recording's drift within its run is spread between entries, and no trend across entries but the planted one is modelled.\n")

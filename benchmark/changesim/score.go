@@ -31,8 +31,9 @@ var rules = []rule{
 }
 
 // detectChanges is `ceiling history --changes`: publish.Changes, which
-// runs changepoint.Detect with changepoint.Defaults and the median A-A
-// floor as the least change; a change point's entry is its After.
+// runs changepoint.DetectFloored with changepoint.Defaults and the median A-A
+// floor, and each side's, as the least change; a change point's entry is
+// its After.
 func detectChanges(h []publish.HistoryEntry) []int {
 	at := make(map[string]int, len(h))
 	for i, e := range h {

@@ -19,9 +19,12 @@
 //  2. Keep. A split is kept when Welch's t-test between those two sides
 //     gives p below MaxP (Hunter's change: a t-test, deterministic where
 //     E-divisive's permutation test is not) and the means differ by at
-//     least MinMagnitude, relative: the caller ties it to the entries'
-//     own A-A noise floors, so that a real but tiny shift does not flood
-//     anyone. Kept splits divide their segment, and each side is split
+//     least the least change, relative: MinMagnitude, and with
+//     DetectFloored each side's own noise, the median of the noise
+//     floors its values know (an A-A floor, what a repeat of that entry
+//     measured), so that a real but tiny shift does not flood anyone,
+//     and a run of entries each of which its own repeat disowned is not
+//     a level. Kept splits divide their segment, and each side is split
 //     again, until none is kept.
 //  3. Re-test. Each change point is tested again between its neighbours
 //     (the segments it now separates), and the weakest that no longer
@@ -46,7 +49,8 @@ type Options struct {
 	// MaxP: a split is kept when Welch's t-test gives p below it.
 	MaxP float64
 	// MinMagnitude: ... and when |mean after / mean before − 1| is at
-	// least it (a fraction: 0.05 is 5%).
+	// least it (a fraction: 0.05 is 5%), and at least each side's median
+	// floor (DetectFloored).
 	MinMagnitude float64
 	// MinSegment is the fewest values a segment keeps on each side of a
 	// split (at least 2: a t-test needs two values on a side).
@@ -66,16 +70,31 @@ type ChangePoint struct {
 	Change          float64 // MeanAfter/MeanBefore − 1
 	P               float64 // Welch's t-test between the two segments
 	NBefore, NAfter int     // the values of the two segments
+	// MinMagnitude is the least |Change| it had to show: the larger of
+	// Options.MinMagnitude and the two segments' median floors.
+	MinMagnitude float64
 }
 
 // Detect returns the change points of xs (in order of Index), each with
 // the segments it separates: the values from the change point before it
 // (or the start) and to the one after it (or the end).
-func Detect(xs []float64, o Options) []ChangePoint {
+func Detect(xs []float64, o Options) []ChangePoint { return DetectFloored(xs, nil, o) }
+
+// DetectFloored is Detect where each value knows its own noise: floors[i]
+// is the relative noise floor of xs[i] (a fraction; 0, negative or NaN:
+// unknown), and a split must also change the mean by at least the median
+// of the known floors on each side of it (a side that knows none asks
+// only MinMagnitude). floors nil is Detect; otherwise it is as long as
+// xs.
+func DetectFloored(xs, floors []float64, o Options) []ChangePoint {
 	o.MinSegment = max(o.MinSegment, 2)
 	if len(xs) < 2*o.MinSegment {
 		return nil
 	}
+	if floors != nil && len(floors) != len(xs) {
+		panic("changepoint: floors and values differ in length")
+	}
+	s := series{xs: xs, floors: floors}
 	e := newEnergy(xs)
 	var cuts []int
 	var split func(lo, hi int)
@@ -84,7 +103,7 @@ func Detect(xs []float64, o Options) []ChangePoint {
 		if !ok {
 			return
 		}
-		if _, kept := test(xs, lo, tau, kappa, o); !kept {
+		if _, kept := s.test(lo, tau, kappa, o); !kept {
 			return
 		}
 		cuts = append(cuts, tau)
@@ -98,7 +117,7 @@ func Detect(xs []float64, o Options) []ChangePoint {
 		weakest, worst := -1, -1.0
 		for i, c := range cuts {
 			lo, hi := around(cuts, i, len(xs))
-			cp, kept := test(xs, lo, c, hi, o)
+			cp, kept := s.test(lo, c, hi, o)
 			if kept {
 				continue
 			}
@@ -119,7 +138,7 @@ func Detect(xs []float64, o Options) []ChangePoint {
 	out := make([]ChangePoint, len(cuts))
 	for i, c := range cuts {
 		lo, hi := around(cuts, i, len(xs))
-		out[i], _ = test(xs, lo, c, hi, o)
+		out[i], _ = s.test(lo, c, hi, o)
 	}
 	return out
 }
@@ -137,14 +156,38 @@ func around(cuts []int, i, n int) (lo, hi int) {
 	return lo, hi
 }
 
+// series is the values and, where known, each one's noise floor.
+type series struct{ xs, floors []float64 }
+
 // test is the change at tau between xs[lo:tau] and xs[tau:hi], and
-// whether it holds (p below MaxP, magnitude at least MinMagnitude).
-func test(xs []float64, lo, tau, hi int, o Options) (ChangePoint, bool) {
-	a, b := xs[lo:tau], xs[tau:hi]
+// whether it holds (p below MaxP, magnitude at least the least change:
+// MinMagnitude and each side's median floor).
+func (s series) test(lo, tau, hi int, o Options) (ChangePoint, bool) {
+	a, b := s.xs[lo:tau], s.xs[tau:hi]
 	_, _, p := stats.WelchT(a, b)
 	ma, mb := meanOf(a), meanOf(b)
-	cp := ChangePoint{Index: tau, MeanBefore: ma, MeanAfter: mb, Change: mb/ma - 1, P: p, NBefore: len(a), NAfter: len(b)}
-	return cp, p < o.MaxP && math.Abs(cp.Change) >= o.MinMagnitude
+	least := max(o.MinMagnitude, s.medianFloor(lo, tau), s.medianFloor(tau, hi))
+	cp := ChangePoint{Index: tau, MeanBefore: ma, MeanAfter: mb, Change: mb/ma - 1, P: p, NBefore: len(a), NAfter: len(b), MinMagnitude: least}
+	return cp, p < o.MaxP && math.Abs(cp.Change) >= least
+}
+
+// medianFloor is the median of the known floors of values [lo, hi), or 0.
+func (s series) medianFloor(lo, hi int) float64 {
+	if s.floors == nil {
+		return 0
+	}
+	var fs []float64
+	for _, f := range s.floors[lo:hi] {
+		if f > 0 { // NaN and unknown (0, negative) are left out
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return 0
+	}
+	slices.Sort(fs)
+	n := len(fs)
+	return (fs[(n-1)/2] + fs[n/2]) / 2
 }
 
 // energy holds the 2-D prefix sums of |xs[a] − xs[b]|, so that the sum

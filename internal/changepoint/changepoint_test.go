@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -139,4 +140,58 @@ func TestDeterministicAndShort(t *testing.T) {
 	if cps := Detect([]float64{1, 2, 3, 10, 11}, Defaults); cps != nil {
 		t.Errorf("5 values (fewer than 2 × MinSegment): %+v", cps)
 	}
+}
+
+// Each side's own floors: the drawn history of docs/report.md (six
+// entries 10% above the rest, each one a high draw that its own repeat
+// disowned by 9 to 16%) is no change point when the floors are given,
+// and is two without them; the same six entries with small floors are a
+// change, a side that knows no floor asks only MinMagnitude, and a
+// change point says the least change it had to show.
+func TestSideFloors(t *testing.T) {
+	const n = 46
+	xs := noisy(13, n, 0.01, func(i int) float64 {
+		if i >= 34 && i < 40 {
+			return 110
+		}
+		return 100
+	})
+	floors := func(high, rest float64) []float64 {
+		fs := make([]float64, n)
+		for i := range fs {
+			fs[i] = rest
+			if i >= 34 && i < 40 {
+				fs[i] = high
+			}
+		}
+		return fs
+	}
+	for _, tc := range []struct {
+		name   string
+		floors []float64
+		want   []int
+		least  float64 // of the first change point
+	}{
+		{"no floors (Detect)", nil, []int{34, 40}, 0.03},
+		{"the six disowned by their repeats", floors(0.13, 0.02), nil, 0},
+		{"the six repeated within 2%", floors(0.02, 0.02), []int{34, 40}, 0.03},
+		{"floors unknown (0 and NaN)", floors(math.NaN(), 0), []int{34, 40}, 0.03},
+		{"the rest disowned, the six not", floors(0.02, 0.12), nil, 0},
+		{"floors of 5%: the least change", floors(0.05, 0.05), []int{34, 40}, 0.05},
+	} {
+		cps := DetectFloored(xs, tc.floors, opts(0.03))
+		if got := indexes(cps); !near(got, tc.want, 0) {
+			t.Errorf("%s: change points at %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		if len(cps) > 0 && math.Abs(cps[0].MinMagnitude-tc.least) > 1e-12 {
+			t.Errorf("%s: least change %g, want %g", tc.name, cps[0].MinMagnitude, tc.least)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("floors shorter than the values: no panic")
+		}
+	}()
+	DetectFloored(xs, make([]float64, n-1), opts(0.03))
 }
