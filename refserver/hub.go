@@ -65,25 +65,21 @@ func (h *hub) unsubscribe(name string, s *sock) {
 }
 
 // fanout queues frames to every subscriber of name except the socket
-// with socket id exclude, under the read lock (sock.sendAll never blocks),
-// and returns how many subscribers got them.
-func (h *hub) fanout(name string, frames [][]byte, exclude string) int {
+// with socket id exclude, under the read lock (sock.sendEvents never
+// blocks, and counts the deliveries).
+func (h *hub) fanout(name string, frames [][]byte, exclude string) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	ch := h.channels[name]
 	if ch == nil {
-		return 0
+		return
 	}
-	n := 0
 	for _, s := range ch.list {
 		if exclude != "" && s.socketID == exclude {
 			continue
 		}
-		if s.sendAll(frames) {
-			n++
-		}
+		s.sendEvents(frames)
 	}
-	return n
 }
 
 // has reports whether name has at least one subscriber, so a publisher can

@@ -179,8 +179,7 @@ func (s *Server) deliver(events []rawEvent) {
 			}
 			frame := encodeEvent(ev, ch)
 			if ev.socketID != "" || len(events) == 1 {
-				n := s.hub.fanout(ch, [][]byte{frame}, ev.socketID)
-				s.stats.deliveries.Add(uint64(n))
+				s.hub.fanout(ch, [][]byte{frame}, ev.socketID)
 				continue
 			}
 			if groups == nil {
@@ -194,8 +193,7 @@ func (s *Server) deliver(events []rawEvent) {
 	}
 	for _, ch := range order {
 		frames := groups[ch]
-		n := s.hub.fanout(ch, frames, "")
-		s.stats.deliveries.Add(uint64(n * len(frames)))
+		s.hub.fanout(ch, frames, "")
 	}
 }
 

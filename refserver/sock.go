@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -79,6 +80,18 @@ func (s *sock) send(frame []byte) bool {
 // closed with overCode rather than letting memory grow or blocking the
 // publisher. It reports whether the frames were queued.
 func (s *sock) sendAll(frames [][]byte) bool {
+	return s.queue(frames, nil)
+}
+
+// sendEvents is sendAll for event frames: each one queued is counted in
+// Stats.Deliveries while the queue is still locked, so the counter has it
+// before the writer can send it (a client that has read an event never
+// sees a count without it).
+func (s *sock) sendEvents(frames [][]byte) bool {
+	return s.queue(frames, &s.srv.stats.deliveries)
+}
+
+func (s *sock) queue(frames [][]byte, counted *atomic.Uint64) bool {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -95,6 +108,9 @@ func (s *sock) sendAll(frames [][]byte) bool {
 		return false
 	}
 	s.q = append(s.q, frames...)
+	if counted != nil {
+		counted.Add(uint64(len(frames)))
+	}
 	s.mu.Unlock()
 	s.signal()
 	return true
