@@ -25,9 +25,19 @@ type testServer struct {
 
 func start(t testing.TB, cfg Config) *testServer {
 	t.Helper()
+	return startWith(t, cfg, nil)
+}
+
+// startWith is start with set applied to the server before it serves
+// (a test's clock, say): Serve's goroutine starts after it.
+func startWith(t testing.TB, cfg Config, set func(*Server)) *testServer {
+	t.Helper()
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
+	}
+	if set != nil {
+		set(srv)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -144,7 +144,9 @@ func TestHealthCounters(t *testing.T) {
 // A subscriber that stops reading is closed with 4100 once its queue is
 // full, and the publisher is never blocked by it.
 func TestSlowConsumerClosed(t *testing.T) {
-	ts := start(t, Config{SendQueue: 300, MaxBatch: 100, WriteTimeout: 5 * time.Second})
+	// The write timeout is out of the way: a blocked write that timed out
+	// would end the socket without the close frame this test reads.
+	ts := start(t, Config{SendQueue: 300, MaxBatch: 100, WriteTimeout: time.Minute})
 	// A small receive buffer so the kernel does not absorb megabytes
 	// first (much smaller makes the transfer crawl once it reads).
 	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {

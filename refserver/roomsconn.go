@@ -54,7 +54,7 @@ func (s *Server) serveRooms(w http.ResponseWriter, r *http.Request) {
 	go sk.writeLoop()
 	sk.handleControl()
 
-	c := &roomConn{srv: s, sk: sk, bucket: newTokenBucket(s.cfg.RoomsRateLimit, time.Now())}
+	c := &roomConn{srv: s, sk: sk, bucket: newTokenBucket(s.cfg.RoomsRateLimit, s.now())}
 	err = c.readLoop()
 	if c.m != nil {
 		s.rooms.leave(c.m) // first, so the room stops queueing to it
@@ -113,7 +113,7 @@ func (c *roomConn) handle(data []byte) {
 	if in.Type == "patch" && len(in.ID) > 0 && in.ID[0] == '"' {
 		pid = in.ID
 	}
-	if in.Type != "presence" && !c.bucket.allow(time.Now()) {
+	if in.Type != "presence" && !c.bucket.allow(c.srv.now()) {
 		c.srv.stats.rateLimited.Add(1)
 		c.fail(429, reasonRateLimited, pid, "")
 		return

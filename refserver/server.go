@@ -44,6 +44,9 @@ type Server struct {
 	bodies       byteBudget // REST bodies in flight
 	stats        counters
 	started      time.Time
+	// now is the rooms rate limit's clock: time.Now, a test's own clock
+	// set before Serve.
+	now func() time.Time
 
 	pong []byte // pusher:pong frame, built once and shared
 
@@ -68,6 +71,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		hub:      newHub(),
 		started:  time.Now(),
+		now:      time.Now,
 		idPrefix: rand.Uint32() >> 1,
 		live:     make(map[closer]struct{}),
 	}

@@ -31,7 +31,7 @@ func threadSched(t *testing.T) (onCPU, waiting time.Duration) {
 // machine too, where other work takes the CPU from the loop: the kernel
 // counts that time as waiting, not as sleeping.
 func TestSpinBurnsCPU(t *testing.T) {
-	const d = 60 * time.Millisecond
+	const d = 200 * time.Millisecond
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	run0, wait0 := threadSched(t)
@@ -42,15 +42,17 @@ func TestSpinBurnsCPU(t *testing.T) {
 	if wall < d {
 		t.Errorf("spin(%s) returned after %s", d, wall)
 	}
-	// A sleep of d would be neither on a CPU nor waiting for one; 90%
-	// leaves room for the reads of schedstat around the loop.
-	if busy := (run1 - run0) + (wait1 - wait0); busy < d*9/10 {
+	// A sleep of d would be neither on a CPU nor waiting for one. Half
+	// leaves room for what a busy machine does to a locked thread: the
+	// runtime preempts the loop every 10 ms or so, and the thread sleeps
+	// until the scheduler, itself waiting for a CPU, hands it back.
+	if busy := (run1 - run0) + (wait1 - wait0); busy < d/2 {
 		t.Errorf("spin(%s) over %s of wall time: %s on a CPU, %s waiting for one: it slept", d, wall, run1-run0, wait1-wait0)
 	}
 	start := time.Now()
 	spin(0)
 	spin(-time.Second)
-	if e := time.Since(start); e > 50*time.Millisecond {
+	if e := time.Since(start); e > time.Second {
 		t.Errorf("spin(0) and spin(<0) took %s, want at once", e)
 	}
 }

@@ -338,6 +338,12 @@ func TestReaderWriterWithServerPings(t *testing.T) {
 	var pongs atomic.Int64
 	url := gorillaServer(t, websocket.Upgrader{}, func(ws *websocket.Conn) {
 		ws.SetPongHandler(func(string) error { pongs.Add(1); return nil })
+		// One ping goes out before any echo, so the client reads it (and
+		// answers it) before it reads an echo, however late the pinging
+		// goroutine runs.
+		if ws.WriteControl(websocket.PingMessage, []byte("hb"), time.Now().Add(time.Second)) != nil {
+			return
+		}
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
@@ -382,6 +388,14 @@ func TestReaderWriterWithServerPings(t *testing.T) {
 	}
 	if err := <-writeErr; err != nil {
 		t.Fatal(err)
+	}
+	// The first ping's pong was written before this message, so the
+	// server has read it by the time it echoes this one.
+	if err := c.WriteBatch(OpBinary, payloads[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ReadMessage(); err != nil {
+		t.Fatalf("last echo: %v", err)
 	}
 	if pongs.Load() == 0 {
 		t.Error("server received no pong")
