@@ -27,7 +27,10 @@ const TsHeader = "Ceiling-Ts"
 // is an error by its reason, never a hang.
 const (
 	adminTimeout = 30 * time.Second
-	ackTimeout   = 10 * time.Second
+	// adminTry is one try of an admin request within adminTimeout: a
+	// reply the cluster lost is asked for again.
+	adminTry   = 5 * time.Second
+	ackTimeout = 10 * time.Second
 	// lostGrace is how long stream still waits for the ack of a publish
 	// sent before a disconnect: the reconnect usually took it.
 	lostGrace      = 100 * time.Millisecond
@@ -173,7 +176,7 @@ func (d *driver) Preflight(ctx context.Context) error {
 	if d.p.Storage == "memory" {
 		storage = jetstream.MemoryStorage
 	}
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: d.p.Stream, Subjects: []string{"ceiling.>"}, Storage: storage}); err != nil {
+	if err := createStream(ctx, js, jetstream.StreamConfig{Name: d.p.Stream, Subjects: []string{"ceiling.>"}, Storage: storage}); err != nil {
 		return fmt.Errorf("create stream %s: %w (is JetStream enabled? nats-server -js)", d.p.Stream, err)
 	}
 	if d.p.Mode == Fetch || d.p.Mode == Mixed {
@@ -182,6 +185,22 @@ func (d *driver) Preflight(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// createStream asks for the stream until it is answered, each try
+// bounded by adminTry, all of them by ctx. In a cluster the reply can be
+// lost: the stream's node answers across a route that is not up yet, or
+// the meta leader changes. The request is idempotent (the same config
+// again is the same stream), so a try that timed out is simply repeated.
+func createStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	for {
+		try, cancel := context.WithTimeout(ctx, adminTry)
+		_, err := js.CreateStream(try, cfg)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
 }
 
 // seed publishes --prepopulate records, 256 in flight, each acked, and

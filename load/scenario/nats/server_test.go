@@ -3,6 +3,8 @@
 package nats_test
 
 import (
+	"cmp"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -137,6 +139,40 @@ func (s *server) awaitHealthy(timeout time.Duration) {
 	}
 }
 
+// awaitRoutes waits until the node's /routez lists routes to want other
+// servers.
+func (s *server) awaitRoutes(want int, timeout time.Duration) {
+	t := s.t
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var peers map[string]bool
+	for {
+		peers = map[string]bool{}
+		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/routez", s.monPort)); err == nil {
+			var rz struct {
+				Routes []struct {
+					RemoteID   string `json:"remote_id"`
+					RemoteName string `json:"remote_name"`
+				} `json:"routes"`
+			}
+			if json.NewDecoder(resp.Body).Decode(&rz) == nil {
+				for _, r := range rz.Routes {
+					peers[cmp.Or(r.RemoteName, r.RemoteID)] = true
+				}
+			}
+			resp.Body.Close()
+		}
+		if len(peers) >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(s.log)
+			t.Fatalf("nats-server has routes to %d servers %v after %v, want %d\n%s", len(peers), peers, timeout, want, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // restart stops the server (SIGTERM: it flushes its store, and every
 // client loses its connection at once) and boots it again on the same
 // ports and store. SIGKILL would lose the file store's unflushed tail, so
@@ -201,6 +237,12 @@ cluster { name: ceiling, listen: "127.0.0.1:%d", routes: [%s] }
 	}
 	for _, s := range nodes {
 		s.awaitHealthy(60 * time.Second)
+	}
+	// Healthy needs the meta group's quorum, not every route: a reply
+	// crosses one route only, so a run starts once every node has a route
+	// to every other.
+	for _, s := range nodes {
+		s.awaitRoutes(n-1, 60*time.Second)
 	}
 	return nodes
 }
