@@ -29,47 +29,64 @@ import (
 
 // The agreement point: echo, closed loop, against refserver held to
 // serverQuota of one CPU (a CFS quota, pinning.NewThrottle), pinned apart
-// from the generator as a sweep pins them. Either generator needs far less
-// CPU than that to saturate a server so small (the Node one costs about
-// twice refserver's CPU per message: about 0.13 CPU here, `ceiling load`
-// about 0.07), so the server is the bottleneck for both and the two must
-// measure the same ceiling.
+// from the generator as a sweep pins them. Either generator needs little
+// CPU to saturate a server so small (the Node one about 0.2 CPU, `ceiling
+// load` about 0.05: each logs its own), so the server is the bottleneck
+// for both and the two measure its ceiling under their client patterns.
+//
+// The two are measured at once, not one after the other: two refservers,
+// each held to its own quota, share the server CPU, and each generator
+// drives one of them, the servers swapped each pair. This VM's speed
+// drifts by 20-30% within a minute (pairs measured back to back read
+// node/ceiling anywhere from 0.58 to 1.15 in one fresh-clone run of 6 Dec
+// 2026), and whatever the host does to the CPUs in a window it does to
+// both servers alike.
 const (
-	serverQuota  = 0.15
-	agreeConns   = 16
-	agreeBatch   = 10
-	agreeSize    = 256
-	agreeWarmup  = time.Second
-	agreeWindow  = 3 * time.Second
-	agreeRepeats = 4 // pairs, each generator once per pair, the order swapped each pair: A B, B A, A B, B A
+	serverQuota = 0.15
+	agreeConns  = 16
+	agreeBatch  = 10
+	agreeSize   = 256
+	agreeWarmup = time.Second
+	agreeWindow = 3 * time.Second
+	// agreeSlack: each generator runs this much longer than the window
+	// the test measures both in, which starts once both are measuring
+	// (their markers), so a generator that starts a little later than
+	// the other is still under load at the window's end.
+	agreeSlack   = 2 * time.Second
+	agreeRepeats = 4 // pairs, both generators at once, the servers swapped each pair
 
 	// countTolerance: each generator's msg/s must match the server's own
 	// count of the messages it received over the same window
-	// (refserver_messages_received_total read at the marker and at the
-	// window's end) within this, or the repeats' spread if larger. This is
-	// the agreement that holds: two generators that share nothing count
-	// what the server counts.
+	// (refserver_messages_received_total read at the generator's marker
+	// and after it exited) within this. This is the agreement that holds
+	// on any host: two generators that share nothing count what the
+	// server counts, so neither figure is wrong about what happened.
 	countTolerance = 0.05
-	// crossTolerance bounds the difference between the two generators'
-	// ceilings (issue 32). It was 30% while the server handled 15-22%
-	// more messages per CPU-second under the Node client on the machines
-	// of 30 Nov - 2 Dec 2026; on 4 Dec the same code measured node/ceiling
-	// 0.97 here (docs/efficiency.md, "What a client's pattern costs the
-	// server", has the factors). 10% holds a real bias to account and
-	// still leaves room for the noise of three repeats on a shared VM.
+	// crossTolerance bounds how far the Node client may beat `ceiling
+	// load` (issue 32): node/ceiling above 1.10 means our client costs
+	// the server more than a Node client does, so our headline would
+	// understate the server. The bound was 30% while node/ceiling read
+	// 1.15-1.22 (30 Nov - 2 Dec 2026) and hid that bias. The other side
+	// is reported, not failed: node/ceiling below 1 is the server paying
+	// more for Node's eager reads than for our batched pattern, which
+	// docs/efficiency.md measures and claims (our default is the cheapest
+	// realistic pattern for the server); its size follows the host. On 6
+	// Dec 2026, measured at once on this VM, it moved between 0.87 and
+	// 0.98 from one minute to the next, with nothing else on the CPUs, so
+	// a lower bound of 0.90 failed one run in six on the host alone.
 	crossTolerance = 0.10
 	// attempts: the test judges node/ceiling pair by pair (the two
-	// generators measured back to back, so a machine that drifts moves
-	// both), over the pairs of every attempt so far: the median pair
-	// within the bound passes; the median and at least three quarters of
-	// the pairs beyond it on the same side fail, once two attempts' pairs
-	// say so (one attempt's four pairs, 0.94 1.18 1.27 1.29, read beyond
-	// the bound on a day whose next attempt read 0.92 0.94 0.94 1.38 with
-	// nothing else on the CPUs: a VM that drifts within an attempt must
-	// not fail the test, a real bias fails it on every attempt); anything
-	// else cannot tell, and the test measures again, at most this many
-	// times in all, then fails under CI=true (skips elsewhere) naming what
-	// else ran on the two CPUs.
+	// generators measured at once, so a machine that drifts moves both),
+	// over the pairs of every attempt so far: the median pair at most
+	// 1.10 passes; the median and at least three quarters of the pairs
+	// above 1.10 fail, once two attempts' pairs say so (one attempt's
+	// four pairs, 0.94 1.18 1.27 1.29, read beyond the bound on a day
+	// whose next attempt read 0.92 0.94 0.94 1.38 with nothing else on
+	// the CPUs: a VM that drifts within an attempt must not fail the
+	// test, a real bias fails it on every attempt); anything else cannot
+	// tell, and the test measures again, at most this many times in all,
+	// then fails under CI=true (skips elsewhere) naming what else ran on
+	// the two CPUs.
 	attempts = 3
 	// serverBusy: the server used at least this fraction of its quota
 	// over every window, the harness's server-saturated rule (90%).
@@ -77,10 +94,11 @@ const (
 )
 
 // Both generators, `ceiling load` and the Node one, measure the same
-// server-saturated point in pairs, back to back; the median pair's
-// node/ceiling is within crossTolerance of 1. An attempt that cannot tell
-// (the pairs on both sides of the bound, or the server short of its
-// quota) is measured again, up to attempts times.
+// server-saturated point in pairs, at once; each counts what its server
+// counts, and the median pair's node/ceiling is at most 1+crossTolerance
+// (below 1-crossTolerance is logged). An attempt that cannot tell (the
+// pairs on both sides of the bound, or a server short of its quota) is
+// measured again, up to attempts times.
 func TestAgreement(t *testing.T) {
 	node := needNode(t)
 	if testing.Short() {
@@ -94,31 +112,34 @@ func TestAgreement(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	th, err := pinning.NewThrottle(supervise.CgroupName("nodegen", 0), serverQuota) // a name a later sweep cleans up if this test dies
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no CPU quota for the server (CI runs as root with cgroups): %v", err)
-		}
-		t.Skipf("no CPU quota for the server: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := th.Remove(); err != nil {
-			t.Error(err)
-		}
-	})
-	// The server on one CPU, the generators on another, as a sweep pins
+	// The servers on one CPU, the generators on another, as a sweep pins
 	// them (SRV_CPUSET=1 LT_CPUSET=0 on two CPUs).
 	online, err := pinning.Online()
 	if err != nil || len(online) < 2 {
-		t.Skipf("needs two CPUs to pin the server and the generator apart (online %v, %v)", online, err)
+		t.Skipf("needs two CPUs to pin the servers and the generators apart (online %v, %v)", online, err)
 	}
 	srvCPUs, genCPUs := pinning.CPUSet{online[1]}, pinning.CPUSet{online[0]}
-	port, err := target.FreePort()
-	if err != nil {
-		t.Fatal(err)
+	var slots [2]slot
+	for i := range slots {
+		th, err := pinning.NewThrottle(supervise.CgroupName("nodegen", i), serverQuota) // a name a later sweep cleans up if this test dies
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("no CPU quota for the server (CI runs as root with cgroups): %v", err)
+			}
+			t.Skipf("no CPU quota for the server: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := th.Remove(); err != nil {
+				t.Error(err)
+			}
+		})
+		port, err := target.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		slots[i] = slot{name: string(rune('A' + i)), url: "ws://" + addr + "/echo", pid: startServer(t, th, srvCPUs, filepath.Join(bin, "refserver"), addr)}
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	srv := startServer(t, th, srvCPUs, filepath.Join(bin, "refserver"), addr)
 
 	gens := []generator{
 		{"ceiling load", []string{filepath.Join(bin, "ceiling"), "load"}, load.IOBatchWake},
@@ -126,7 +147,7 @@ func TestAgreement(t *testing.T) {
 	}
 	pool := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens))}
 	for attempt := 1; ; attempt++ {
-		a := agreeOnce(t, gens, "ws://"+addr+"/echo", srv, srvCPUs, genCPUs)
+		a := agreeOnce(t, gens, slots, srvCPUs, genCPUs)
 		if a.noisy == "" {
 			// A saturated attempt: its pairs join the pool.
 			pool = pool.with(a)
@@ -171,36 +192,44 @@ type agreement struct {
 	foreign foreignShare
 }
 
-// agreeOnce measures agreeRepeats pairs, the order swapped each pair.
-func agreeOnce(t *testing.T, gens []generator, url string, srv int, srvCPUs, genCPUs pinning.CPUSet) agreement {
+// slot is one of the two servers.
+type slot struct {
+	name string // A or B, for the log
+	url  string // its /echo
+	pid  int
+}
+
+// agreeOnce measures agreeRepeats pairs, each generator on the other
+// server each pair.
+func agreeOnce(t *testing.T, gens []generator, slots [2]slot, srvCPUs, genCPUs pinning.CPUSet) agreement {
 	t.Helper()
 	a := agreement{gens: gens, tput: make([][]float64, len(gens)), perCPU: make([]float64, len(gens)), attempts: 1}
 	for rep := 0; rep < agreeRepeats; rep++ {
-		for i := range gens {
-			g := i
-			if rep%2 == 1 {
-				g = len(gens) - 1 - i
-			}
+		on := make([]slot, len(gens))
+		for g := range gens {
+			on[g] = slots[(g+rep)%len(slots)]
+		}
+		pts, foreign := measurePair(t, gens, on, srvCPUs, genCPUs)
+		if foreign.share >= a.foreign.share {
+			a.foreign = foreign
+		}
+		for g, p := range pts {
 			gen := gens[g]
-			p := measure(t, gen.argv, url, srv, srvCPUs, genCPUs)
-			if p.foreign.share >= a.foreign.share {
-				a.foreign = p.foreign
-			}
-			t.Logf("%-12s pair %d: %8.0f msg/s (the server counted %.0f), server %.3f of %.2f CPU, generator %.2f CPU, io_pattern %q",
-				gen.name, rep, p.throughput, p.serverCounted, p.serverCPU, serverQuota, p.genCPU, p.pattern)
+			t.Logf("%-12s pair %d on server %s: %8.0f msg/s in the common window; over its own, %8.0f (the server counted %.0f); server %.3f of %.2f CPU, generator %.2f CPU, io_pattern %q",
+				gen.name, rep, on[g].name, p.together, p.throughput, p.serverCounted, p.serverCPU, serverQuota, p.genCPU, p.pattern)
 			if p.pattern != gen.pattern {
 				t.Errorf("%s reported io_pattern %q, want %q", gen.name, p.pattern, gen.pattern)
 			}
 			if p.serverCPU < serverBusy*serverQuota && a.noisy == "" {
-				a.noisy = fmt.Sprintf("%s pair %d: the server used %.3f CPU of its %.2f quota: not saturated, so the point measures something else",
+				a.noisy = fmt.Sprintf("%s pair %d: its server used %.3f CPU of its %.2f quota: not saturated, so the point measures something else",
 					gen.name, rep, p.serverCPU, serverQuota)
 			}
 			if off := math.Abs(p.throughput-p.serverCounted) / p.serverCounted; off > countTolerance {
-				t.Errorf("%s pair %d: reported %.0f msg/s, the server counted %.0f msg/s received over the window: %.1f%% apart > %.0f%%",
+				t.Errorf("%s pair %d: reported %.0f msg/s, the server counted %.0f msg/s received over the same window: %.1f%% apart > %.0f%%",
 					gen.name, rep, p.throughput, p.serverCounted, 100*off, 100*countTolerance)
 			}
-			a.tput[g] = append(a.tput[g], p.throughput)
-			a.perCPU[g] += p.throughput / p.serverCPU / agreeRepeats
+			a.tput[g] = append(a.tput[g], p.together)
+			a.perCPU[g] += p.together / p.serverCPU / agreeRepeats
 		}
 	}
 	return a
@@ -237,18 +266,17 @@ func (a agreement) median() float64 {
 	return (r[n/2-1] + r[n/2]) / 2
 }
 
-// verdict is 1 when the generators agree (the median pair within the
-// bound), -1 when they disagree (the median and at least three quarters
-// of the pairs beyond it, on the same side: 3 of 4, 6 of 8), 0 when the
-// pairs cannot tell.
+// verdict is 1 when Node does not beat `ceiling load` beyond the bound
+// (the median pair's node/ceiling at most 1+crossTolerance), -1 when it
+// does (the median and at least three quarters of the pairs above it: 3
+// of 4, 6 of 8), 0 when the pairs cannot tell.
 func (a agreement) verdict() int {
-	m := a.median()
-	if math.Abs(m-1) <= crossTolerance {
+	if a.median() <= 1+crossTolerance {
 		return 1
 	}
 	beyond := 0
 	for _, r := range a.ratios() {
-		if (m > 1 && r > 1+crossTolerance) || (m < 1 && r < 1-crossTolerance) {
+		if r > 1+crossTolerance {
 			beyond++
 		}
 	}
@@ -272,8 +300,11 @@ func (a agreement) judge(t *testing.T) {
 	t.Logf("node/ceiling by pair: %s; median %.3f, bound %.0f%%", a.ratioList(), a.median(), 100*crossTolerance)
 	t.Logf("messages per server CPU-second: ceiling load %.0f, node %.0f", a.perCPU[0], a.perCPU[1])
 	if a.verdict() < 0 {
-		t.Errorf("the generators disagree: node/ceiling %.3f by the median pair (pairs %s), beyond %.0f%%",
+		t.Errorf("the Node client beats `ceiling load`: node/ceiling %.3f by the median pair (pairs %s), beyond %.0f%%: our client costs the server more",
 			a.median(), a.ratioList(), 100*crossTolerance)
+	}
+	if m := a.median(); m < 1-crossTolerance {
+		t.Logf("`ceiling load` measures %.0f%% above the Node client here: the server pays more for Node's eager reads (docs/efficiency.md); reported, not a failure", 100*(1/m-1))
 	}
 }
 
@@ -312,70 +343,146 @@ func foreignOn(rep attrib.Report, cpus []int) foreignShare {
 	return f
 }
 
-// point is one measured point.
+// point is one generator's part of a pair.
 type point struct {
-	throughput float64 // the generator's summary.throughput_per_s
-	serverCPU  float64 // the server's CPU over the window, in CPUs
+	// together is its server's own count of messages received over the
+	// window common to both generators, per second: what the pair
+	// compares.
+	together   float64
+	serverCPU  float64 // its server's CPU over the common window, in CPUs
+	throughput float64 // the generator's summary.throughput_per_s, over its own window
 	genCPU     float64 // the generator's own account (generator.cpu_cores)
-	// serverCounted is the server's own count of messages received over
-	// the window (its /metrics), per second.
+	// serverCounted is the server's count over the generator's own
+	// window (from its marker until it exited), per second.
 	serverCounted float64
 	pattern       string // generator.io_pattern
-	foreign       foreignShare
 }
 
-// measure runs one generator with the harness's flags and samples the
-// server's CPU from the generator's marker over the window.
-func measure(t *testing.T, argv []string, url string, srv int, srvCPUs, genCPUs pinning.CPUSet) point {
-	t.Helper()
-	dir := t.TempDir()
-	marker, out := filepath.Join(dir, "marker"), filepath.Join(dir, "load.json")
-	args := append(append([]string(nil), argv[1:]...),
-		"--scenario", "echo", "--url", url, "--connections", strconv.Itoa(agreeConns),
-		"--batch", strconv.Itoa(agreeBatch), "--record-size", strconv.Itoa(agreeSize),
-		"--duration", agreeWindow.String(), "--warmup", agreeWarmup.String(),
-		"--connect-strategy", "bounded", "--connect-concurrency", "32",
-		"--measure-marker", marker, "--json", out, "--quiet")
-	// As the harness runs a generator: pinned, with GOMAXPROCS the size
-	// of its CPU set (node ignores it: one JavaScript thread either way).
-	cmd := pinning.Command(pinning.Spec{CPUs: genCPUs}, argv[0], args...)
-	cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(len(genCPUs)))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	c, err := pinning.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	kill := time.AfterFunc(agreeWarmup+agreeWindow+45*time.Second, func() { _ = cmd.Process.Kill() })
-	defer kill.Stop()
+// running is one generator process of a pair.
+type running struct {
+	argv      []string
+	url       string
+	marker    string
+	out       string
+	pid       int
+	done      chan error
+	stderr    *strings.Builder
+	kill      *time.Timer
+	at        time.Time // when its marker was seen
+	counted0  float64   // its server's count then
+	measuring bool
+}
 
-	// The server's CPU over the window, sampled as the harness does.
+// measurePair runs every generator at once, each against its slot's
+// server, with the harness's flags. Once all of them measure (their
+// markers), the test reads each server's count and samples its CPU over
+// agreeWindow; it also reads each server's count over its generator's
+// own window, for the count check.
+func measurePair(t *testing.T, gens []generator, on []slot, srvCPUs, genCPUs pinning.CPUSet) ([]point, foreignShare) {
+	t.Helper()
+	runs := make([]*running, len(gens))
+	for g, gen := range gens {
+		dir := t.TempDir()
+		r := &running{argv: gen.argv, url: on[g].url, marker: filepath.Join(dir, "marker"), out: filepath.Join(dir, "load.json"), done: make(chan error, 1), stderr: &strings.Builder{}}
+		args := append(append([]string(nil), gen.argv[1:]...),
+			"--scenario", "echo", "--url", r.url, "--connections", strconv.Itoa(agreeConns),
+			"--batch", strconv.Itoa(agreeBatch), "--record-size", strconv.Itoa(agreeSize),
+			"--duration", (agreeWindow + agreeSlack).String(), "--warmup", agreeWarmup.String(),
+			"--connect-strategy", "bounded", "--connect-concurrency", "32",
+			"--measure-marker", r.marker, "--json", r.out, "--quiet")
+		// As the harness runs a generator: pinned, with GOMAXPROCS the
+		// size of its CPU set (node ignores it: one JavaScript thread
+		// either way).
+		cmd := pinning.Command(pinning.Spec{CPUs: genCPUs}, gen.argv[0], args...)
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(len(genCPUs)))
+		cmd.Stderr = r.stderr
+		c, err := pinning.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.pid = c.Pid()
+		go func() { r.done <- c.Wait() }()
+		r.kill = time.AfterFunc(agreeWarmup+agreeWindow+agreeSlack+45*time.Second, func() { _ = cmd.Process.Kill() })
+		defer r.kill.Stop()
+		runs[g] = r
+	}
+
+	// Each generator's window starts at its marker; the common window
+	// once every one has started.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
+		all := true
+		for _, r := range runs {
+			if !r.measuring {
+				if _, err := os.Stat(r.marker); err == nil {
+					r.measuring, r.at, r.counted0 = true, time.Now(), serverReceived(t, r.url)
+				}
+			}
+			all = all && r.measuring
+		}
+		if all {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: no marker within 30 s\n%s", argv[0], stderr.String())
+			for _, r := range runs {
+				if !r.measuring {
+					t.Fatalf("%s: no marker within 30 s\n%s", r.argv[0], r.stderr.String())
+				}
+			}
 		}
 	}
-	sampler := cpusample.Start(context.Background(), 0, cpusample.PIDs(srv))
-	scan := attrib.Start(context.Background(), 250*time.Millisecond, attrib.Roots{Server: []int{srv}, Generator: []int{c.Pid()}, Harness: os.Getpid()})
-	m0, t0 := serverReceived(t, url), time.Now()
+	var first, last time.Time
+	for i, r := range runs {
+		if i == 0 || r.at.Before(first) {
+			first = r.at
+		}
+		if r.at.After(last) {
+			last = r.at
+		}
+	}
+	if skew := last.Sub(first); skew > agreeSlack/2 {
+		t.Fatalf("the generators started measuring %v apart: the common window would run past the first one's load (slack %v)", skew, agreeSlack)
+	}
+	samplers := make([]*cpusample.Sampler, len(runs))
+	var srvPids, genPids []int
+	for g, r := range runs {
+		samplers[g] = cpusample.Start(context.Background(), 0, cpusample.PIDs(on[g].pid))
+		srvPids, genPids = append(srvPids, on[g].pid), append(genPids, r.pid)
+	}
+	scan := attrib.Start(context.Background(), 250*time.Millisecond, attrib.Roots{Server: srvPids, Generator: genPids, Harness: os.Getpid()})
+	m0 := make([]float64, len(runs))
+	for g, r := range runs {
+		m0[g] = serverReceived(t, r.url)
+	}
+	t0 := time.Now()
 	time.Sleep(agreeWindow)
-	m1, t1 := serverReceived(t, url), time.Now()
-	cpu := sampler.Stop().MeanCores
+	m1 := make([]float64, len(runs))
+	for g, r := range runs {
+		m1[g] = serverReceived(t, r.url)
+	}
+	t1 := time.Now()
+	pts := make([]point, len(runs))
+	for g := range runs {
+		pts[g].together = (m1[g] - m0[g]) / t1.Sub(t0).Seconds()
+		pts[g].serverCPU = samplers[g].Stop().MeanCores
+	}
 	foreign := foreignOn(scan.Stop(), append(srvCPUs.Ints(), genCPUs.Ints()...))
-	if err := <-done; err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
+
+	for g, r := range runs {
+		if err := <-r.done; err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(r.argv, " "), err, r.stderr.String())
+		}
+		// The generator stopped sending at its window's end; what it
+		// had in flight then (at most connections x batch) is all the
+		// server counted since.
+		counted := serverReceived(t, r.url) - r.counted0
+		res := readResult(t, r.out)
+		if res.Summary.Errors != 0 || res.Summary.Failure != "" {
+			t.Fatalf("%s: %d errors %v %s", r.argv[0], res.Summary.Errors, res.Summary.ErrorsByReason, res.Summary.Failure)
+		}
+		pts[g].throughput, pts[g].genCPU, pts[g].pattern = res.Summary.ThroughputPerS, res.Generator.CPUCores, res.Generator.IOPattern
+		pts[g].serverCounted = counted / (agreeWindow + agreeSlack).Seconds()
 	}
-	r := readResult(t, out)
-	if r.Summary.Errors != 0 || r.Summary.Failure != "" {
-		t.Fatalf("%s: %d errors %v %s", argv[0], r.Summary.Errors, r.Summary.ErrorsByReason, r.Summary.Failure)
-	}
-	return point{throughput: r.Summary.ThroughputPerS, serverCPU: cpu, genCPU: r.Generator.CPUCores,
-		serverCounted: (m1 - m0) / t1.Sub(t0).Seconds(), pattern: r.Generator.IOPattern, foreign: foreign}
+	return pts, foreign
 }
 
 // serverReceived reads refserver's own count of messages received from
@@ -460,7 +567,8 @@ func TestAgreementVerdict(t *testing.T) {
 		{[]float64{0.70, 1.30, 0.96, 1.04}, 1},  // noisy pairs, but the median agrees
 		{[]float64{1.21, 1.18, 1.25, 1.22}, -1}, // the old gap: every pair beyond
 		{[]float64{1.21, 1.02, 1.25, 1.22}, -1}, // all but one beyond
-		{[]float64{0.80, 0.85, 0.70, 1.30}, -1}, // median 0.825, three below
+		{[]float64{0.80, 0.85, 0.70, 1.30}, 1},  // median 0.825: Node below ours is reported, not failed
+		{[]float64{0.80, 0.82, 0.87, 0.87}, 1},  // 6 Dec 2026: every pair below 0.90
 		{[]float64{1.15, 1.12, 0.95, 1.02}, 1},  // median 1.07
 		{[]float64{1.25, 1.30, 0.95, 1.02}, 0},  // median 1.135, only two beyond: cannot tell
 		// Two attempts pooled: 5 December's drift (the first beyond,
