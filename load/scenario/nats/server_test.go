@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -120,54 +121,57 @@ func (s *server) launch() {
 }
 
 func (s *server) awaitHealthy(timeout time.Duration) {
-	t := s.t
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monPort))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(s.log)
-			t.Fatalf("nats-server not healthy in %v: %v\n%s", timeout, err, b)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.t.Helper()
+	s.awaitMonitor("/healthz", timeout, func(status int, _ []byte) (bool, string) {
+		return status == http.StatusOK, fmt.Sprintf("status %d", status)
+	})
 }
 
 // awaitRoutes waits until the node's /routez lists routes to want other
 // servers.
 func (s *server) awaitRoutes(want int, timeout time.Duration) {
+	s.t.Helper()
+	s.awaitMonitor("/routez", timeout, func(_ int, body []byte) (bool, string) {
+		var rz struct {
+			Routes []struct {
+				RemoteID   string `json:"remote_id"`
+				RemoteName string `json:"remote_name"`
+			} `json:"routes"`
+		}
+		peers := map[string]bool{}
+		if json.Unmarshal(body, &rz) == nil {
+			for _, r := range rz.Routes {
+				peers[cmp.Or(r.RemoteName, r.RemoteID)] = true
+			}
+		}
+		return len(peers) >= want, fmt.Sprintf("routes to %d servers %v, want %d", len(peers), peers, want)
+	})
+}
+
+// awaitMonitor reads the node's monitoring endpoint path until ready
+// says so, for at most timeout. nats-server is another process with
+// nothing to signal the test by, so its monitor is read; ready gets the
+// status and body, and says what it saw for the failure.
+func (s *server) awaitMonitor(path string, timeout time.Duration, ready func(status int, body []byte) (bool, string)) {
 	t := s.t
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	var peers map[string]bool
 	for {
-		peers = map[string]bool{}
-		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/routez", s.monPort)); err == nil {
-			var rz struct {
-				Routes []struct {
-					RemoteID   string `json:"remote_id"`
-					RemoteName string `json:"remote_name"`
-				} `json:"routes"`
-			}
-			if json.NewDecoder(resp.Body).Decode(&rz) == nil {
-				for _, r := range rz.Routes {
-					peers[cmp.Or(r.RemoteName, r.RemoteID)] = true
-				}
-			}
+		var saw string
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", s.monPort, path))
+		if err != nil {
+			saw = err.Error()
+		} else {
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-		}
-		if len(peers) >= want {
-			return
+			var ok bool
+			if ok, saw = ready(resp.StatusCode, body); ok {
+				return
+			}
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(s.log)
-			t.Fatalf("nats-server has routes to %d servers %v after %v, want %d\n%s", len(peers), peers, timeout, want, b)
+			t.Fatalf("nats-server %s not ready in %v: %s\n%s", path, timeout, saw, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
