@@ -85,6 +85,7 @@ func (pr *ProcRunner) remoteHub() (*agents.Hub, io.Writer, error) {
 // Close ends what the runner keeps across points: AGENTS_LISTEN's agents
 // are told the sweep is done (they exit).
 func (pr *ProcRunner) Close() {
+	pr.closeLive()
 	pr.mu.Lock()
 	h := pr.hub
 	pr.hub = nil

@@ -123,6 +123,9 @@ func (p *pointRun) readyField(i int) string {
 // serverLog is server i's log: server.log, or server-NAME.log for one of
 // several.
 func (p *pointRun) serverLog(i int) string {
+	if p.live != nil {
+		return p.live.serverLog(i) // a warm arm's, in its own directory
+	}
 	if !p.target.Multi() {
 		return p.f.serverLog
 	}

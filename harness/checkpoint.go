@@ -56,6 +56,13 @@ func (c *checkpointRunner) checkpoint(spec PointSpec) {
 	}
 }
 
+// checkpointArms is a two-arm sweep's runner: its points behind the
+// checkpoint, its warm arms' boots and stops the runner's own.
+type checkpointArms struct {
+	*checkpointRunner
+	ArmRunner
+}
+
 // clearStalePoints removes the point directories (point-NNN-*) an earlier
 // run left in a reused work dir, and nothing else; it returns how many.
 func clearStalePoints(dir string) (int, error) {

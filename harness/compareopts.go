@@ -58,6 +58,8 @@ func (o *draft) resolveDuet(available pinning.CPUSet) error {
 		return nil
 	}
 	switch {
+	case o.CompareArms == result.ArmsWarm:
+		return fallback("COMPARE_ARMS=warm keeps each arm's server up on SRV_CPUSET, where a duet boots every point's servers on its half")
 	case o.Agents > 0 || o.AgentsListen != "":
 		return fallback("the generator runs as agents (AGENTS, AGENTS_LISTEN), which a duet cannot start on one instant")
 	case strings.TrimSpace(o.Generator) != "":

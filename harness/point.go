@@ -40,6 +40,15 @@ type pointRun struct {
 	srvCPUs, genCPUs pinning.CPUSet
 	// fault is FAULT's signal in a resilience point (nil in any other).
 	fault *faultRun
+	// live is a warm point's arm (PointSpec.Warm): the boot that holds
+	// the servers it measures and does not stop (warmarm.go); nil: the
+	// point boots and stops its own. armDown: one of them was found
+	// exited after the point.
+	live    *pointRun
+	armDown bool
+	// readyCost and stopCost are the point's own servers' boot (start to
+	// readiness) and stop (SIGTERM to exit and free ports).
+	readyCost, stopCost time.Duration
 }
 
 func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, args ...any) error {
@@ -64,23 +73,16 @@ func (p *pointRun) interrupted(phase string) error {
 	return &PointError{Phase: phase, Err: ErrPointInterrupted}
 }
 
-func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
-	pr := p.pr
-	p.target, p.window, p.warmup = pr.targetFor(p.spec)
-	p.srvCPUs, p.genCPUs = pr.o.CPUs.Server, pr.o.CPUs.Generator
-	if h := p.spec.Half; h != nil {
-		p.srvCPUs, p.genCPUs = h.Server, h.Generator
-	}
-	var err error
-	if p.f, err = pr.files(p.spec); err != nil {
-		return p.fail(PhaseFiles, nil, "work dir: %v", err)
-	}
+// ports gives the point its free ports and its {workdir}, a directory of
+// the server's own inside the point's when the server runs as another
+// user.
+func (p *pointRun) ports() error {
 	ports, err := target.FreePortsN(max(2, p.target.PortsUsed()))
 	if err != nil {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}
 	p.addr.Port, p.addr.Port2, p.addr.Ports = ports[0], ports[1], ports[2:]
-	p.addr.Host = pr.serverHost()
+	p.addr.Host = p.pr.serverHost()
 	if p.addr.WorkDir, err = filepath.Abs(p.f.dir); err != nil {
 		return p.fail(PhaseFiles, nil, "work dir: %v", err)
 	}
@@ -92,8 +94,35 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 			return p.fail(PhaseFiles, nil, "work dir: %v", err)
 		}
 	}
-	if err := p.boot(ctx); err != nil {
-		return err
+	return nil
+}
+
+func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
+	pr := p.pr
+	p.target, p.window, p.warmup = pr.targetFor(p.spec)
+	p.srvCPUs, p.genCPUs = pr.o.CPUs.Server, pr.o.CPUs.Generator
+	if h := p.spec.Half; h != nil {
+		p.srvCPUs, p.genCPUs = h.Server, h.Generator
+	}
+	var err error
+	if p.f, err = pr.files(p.spec); err != nil {
+		return p.fail(PhaseFiles, nil, "work dir: %v", err)
+	}
+	if p.spec.Warm {
+		if err := p.attachLive(); err != nil {
+			return err
+		}
+	} else {
+		if err := p.ports(); err != nil {
+			return err
+		}
+		clock := pr.clock()
+		start := clock.Now()
+		err := p.boot(ctx)
+		p.readyCost = clock.Now().Sub(start)
+		if err != nil {
+			return err
+		}
 	}
 	p.fault = p.newFaultRun()
 	if err := p.startGenerator(ctx); err != nil {

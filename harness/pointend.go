@@ -19,12 +19,13 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// stop stops the generator, removes the headroom cgroup, stops the server
-// and waits for its port, each with grace; it returns the sides that had
-// to be SIGKILLed, the processes that escaped containment (killed by
-// Stop), and the server's stop error (the generator's does not unmake a
-// point whose JSON was read). An interrupt (ctx) cuts a long grace short:
-// see stopProc.
+// stop stops the generator, removes the headroom cgroup, then stops the
+// servers and waits for their ports (stopServers), each with grace; or,
+// on a warm arm, freezes them again (park) and leaves them up. It returns
+// the sides that had to be SIGKILLed, the processes that escaped
+// containment (killed by Stop), and the servers' stop error (the
+// generator's does not unmake a point whose JSON was read). An interrupt
+// (ctx) cuts a long grace short: see stopProc.
 func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess, err error) {
 	p.thaw()
 	if p.side != nil {
@@ -40,8 +41,24 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 	if p.throttle != nil {
 		_ = p.throttle.Remove()
 	}
-	// The servers in reverse order, each with its own grace: a cluster's
-	// later nodes were started last. The first stop error is the point's.
+	if p.live != nil {
+		p.armDown, err = p.park()
+		return escalated, escaped, err
+	}
+	clock := p.pr.clock()
+	start := clock.Now()
+	esc, esd, err := p.stopServers(ctx, grace)
+	if len(p.srvs) > 0 {
+		p.stopCost = clock.Now().Sub(start)
+	}
+	return append(escalated, esc...), append(escaped, esd...), err
+}
+
+// stopServers stops the servers in reverse order, each with its own
+// grace (a cluster's later nodes were started last), then waits for
+// every port they named to be free. The first stop error is the
+// point's.
+func (p *pointRun) stopServers(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess, err error) {
 	for i := len(p.srvs) - 1; i >= 0; i-- {
 		esc, serr := stopProc(ctx, p.srvs[i], grace)
 		if esc {
@@ -127,11 +144,16 @@ func (p *pointRun) scrub() {
 			}
 		}
 	}
-	if len(p.booted) == 0 {
+	switch {
+	case p.live != nil:
+		// A warm point's servers log in their arm's directory, redacted
+		// when the arm stops.
+	case len(p.booted) == 0:
 		paths = append(paths, p.f.serverLog)
-	}
-	for i := range p.booted {
-		paths = append(paths, p.serverLog(i))
+	default:
+		for i := range p.booted {
+			paths = append(paths, p.serverLog(i))
+		}
 	}
 	for _, path := range paths {
 		if err := secrets.RedactFile(path, p.pr.Secrets); err != nil {

@@ -73,6 +73,10 @@ type ProcRunner struct {
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
 
+	// live are a two-arm sweep's warm arms: their servers kept up
+	// between points (warmarm.go), by arm.
+	live map[string]*liveArm
+
 	hub    *agents.Hub    // AGENTS_LISTEN: the remote agents' sessions, for the whole sweep
 	hubLog io.WriteCloser // its coordinator.log in the work dir
 }
@@ -94,7 +98,7 @@ func NewProcRunner(o *Plan, ag agentside.Env) (*ProcRunner, error) {
 	if o.Point.ReadyTimeout > 0 {
 		ready = o.Point.ReadyTimeout
 	}
-	return &ProcRunner{o: o, agents: ag, target: t, generator: gen, ready: ready, grace: grace}, nil
+	return &ProcRunner{o: o, agents: ag, target: t, generator: gen, ready: ready, grace: grace, live: map[string]*liveArm{}}, nil
 }
 
 // SetBase gives a two-arm sweep's runner its base arm: points with Arm
@@ -303,6 +307,7 @@ func (pr *ProcRunner) RunPoint(ctx context.Context, spec PointSpec) (out verdict
 	}
 	esc, escaped, stopErr := p.stop(ctx, pr.grace)
 	out.Escalated, out.Escaped = esc, escaped
+	out.ReadyCost, out.StopCost, out.ArmDown = p.readyCost, p.stopCost, p.armDown
 	if err == nil && stopErr != nil {
 		err = &PointError{Phase: PhaseStop, Err: fmt.Errorf("stop server: %w", stopErr)}
 	}

@@ -49,6 +49,9 @@ type RunConfig struct {
 // processes, is the one `ceiling sweep` uses.
 type SweepRunner interface {
 	PointRunner
+	// BootArm and StopArm keep a two-arm sweep's warm arms' servers up
+	// between points.
+	ArmRunner
 	// SetBase gives a two-arm sweep's runner its base arm.
 	SetBase(target.Spec)
 	// Drain waits, at most limit, for what points left running after an
@@ -274,7 +277,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Resu
 		r.Meta.BaseTarget = &bt
 		result.RedactTargetArgs(r.Meta.BaseTarget, s.secrets)
 		runner.SetBase(*b)
-		return SweepTwoArm(ctx, o, cp, r, s.stderr, s.rc.Thresholds)
+		return SweepTwoArm(ctx, o, checkpointArms{cp, runner}, r, s.stderr, s.rc.Thresholds, s.rc.Deps.Clock)
 	}
 	return Sweep(ctx, o, cp, r, s.stderr, s.rc.Thresholds)
 }

@@ -28,6 +28,7 @@ import (
 // partial document.
 type fakeRunner struct {
 	*scripted
+	fakeArms
 	t        *testing.T
 	out      string
 	seen     []result.Result // OUT as each point began

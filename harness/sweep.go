@@ -62,6 +62,10 @@ type PointSpec struct {
 	// Duration and Warmup are this point's window and warm-up when
 	// Duration > 0 (the compare phase's); else the plan's.
 	Duration, Warmup time.Duration
+	// Warm: the point measures its arm's servers kept up between points
+	// (ArmRunner.BootArm), thawed for it and frozen after it, instead of
+	// booting and stopping its own.
+	Warm bool
 	// Half, in a duet, is the half of the machine the point runs on
 	// (nil: the plan's CPUs), and Gate starts its load on the same
 	// instant as its partner's (duet.go).

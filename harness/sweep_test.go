@@ -127,6 +127,9 @@ type refusing struct{ asked int }
 
 const refusedWhy = "the generator's preflight was refused, as it would be at every point: "
 
+func (r *refusing) BootArm(context.Context, string) ArmOutcome { return ArmOutcome{} }
+func (r *refusing) StopArm(context.Context, string) ArmOutcome { return ArmOutcome{} }
+
 func (r *refusing) RunPoint(context.Context, PointSpec) verdict.Outcome {
 	r.asked++
 	return verdict.Outcome{FailReason: refusedWhy + strings.Repeat("x", 400) + " are the --url servers nodes of one cluster?", Refused: true}
@@ -140,7 +143,7 @@ func TestSweepStopsAtARefusal(t *testing.T) {
 		run, r := &refusing{}, &result.Result{}
 		var err error
 		if two {
-			err = SweepTwoArm(context.Background(), twoArmOpts(t), run, r, io.Discard, verdict.DefaultThresholds)
+			err = SweepTwoArm(context.Background(), twoArmOpts(t), run, r, io.Discard, verdict.DefaultThresholds, nil)
 		} else {
 			err = Sweep(context.Background(), sweepOpts(t), run, r, io.Discard, verdict.DefaultThresholds)
 		}

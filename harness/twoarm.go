@@ -2,10 +2,8 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/duet"
@@ -18,172 +16,132 @@ import (
 
 // The two-arm sweep (docs/compare.md): base and head measured in one run,
 // on the same machine, pinning and generator, so the comparison does not
-// rest on two runners or two days.
-//
-//  1. First pass: every (batch, connections) of the ladders once per arm,
-//     short points (DURATION, WARMUP), the arms alternating which goes
-//     first from one key to the next, in the usual interleaved order. It
-//     finds each batch size's rung to compare (schedule.CompareRungs).
-//  2. Compare phase: COMPARE_REPS repeats per arm at those rungs
-//     (COMPARE_DURATION, COMPARE_WARMUP), in schedule.CompareSchedule's order: the
-//     arms innermost in a balanced ABBA order, the compared points
-//     round-robin, so a drift of the machine spreads over both arms and
-//     every batch size instead of landing on one.
+// rest on two runners or two days. Which step comes next — a block of
+// both arms at one key, or the boot or stop of the arms' servers kept up
+// between points (warm arms) — is package schedule's (TwoArm.Next), from
+// what every step did and the run's clock; this file runs the steps.
 //
 // The curve holds both arms' points; Summarize gives the head arm's
-// ceilings and headline, and the comparison (DecideComparison). The
-// headline gates; the other compared points are reported.
-//
-// Which block runs next is package schedule's (TwoArm.Next); this file
-// runs the blocks, in a duet on the two halves at once.
+// ceilings and headline, and the comparison (result.DecideComparison).
+// The headline gates; the other compared points are reported.
+
+// ArmRunner keeps a two-arm sweep's servers up between points (warm arms,
+// COMPARE_ARMS): BootArm boots an arm's servers afresh (stopping any it
+// kept), waits for their readiness and freezes them until a point thaws
+// them; StopArm stops them. ProcRunner is the real one.
+type ArmRunner interface {
+	BootArm(ctx context.Context, arm string) ArmOutcome
+	StopArm(ctx context.Context, arm string) ArmOutcome
+}
+
+// ArmOutcome is a warm arm's boot or stop: its time (start to readiness,
+// or SIGTERM to exit and free ports), and why it failed.
+type ArmOutcome struct {
+	Cost       time.Duration
+	FailReason string
+	LogTail    string
+	Escalated  []string
+	Escaped    []result.EscapedProcess
+}
+
+// TwoArmRunner is what a two-arm sweep runs its steps with.
+type TwoArmRunner interface {
+	PointRunner
+	ArmRunner
+}
 
 // SweepTwoArm runs a two-arm sweep with runner (which boots the base for
-// ArmBase points and the head otherwise), filling r as Sweep does. Its
-// errors are Sweep's: ErrInterrupted with a partial r, ErrNoCleanHeadline
-// when the head arm has no clean point at the headline batch (the
-// comparison cannot be made: exit 1).
-func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
-	r.SchemaVersion = result.SchemaVersion
-	r.Config = ConfigOf(o)
-	r.Config.CompareReps, r.Config.Alpha, r.Config.CompareStop = o.Compare.Reps, o.Compare.Alpha, o.Compare.Stop
-	r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(o.Compare.Duration), int64(o.Compare.Warmup)
-	r.Config.CompareMode = knob.ModeInterleaved
-	if duet.Halves(o.CPUs, o.Compare.Mode) != nil {
-		r.Config.CompareMode = knob.ModeDuet
+// ArmBase points and the head otherwise), filling r as Sweep does; clock
+// is the run's (nil: the wall clock), which the budget and the progress
+// read. Its errors are Sweep's: ErrInterrupted with a partial r,
+// ErrRefused, ErrNoCleanHeadline when the head arm has no clean point at
+// the headline batch (the comparison cannot be made: exit 1).
+func SweepTwoArm(ctx context.Context, o *Plan, runner TwoArmRunner, r *result.Result, w io.Writer, th verdict.Thresholds, clock Clock) error {
+	if clock == nil {
+		clock = wallClock{}
 	}
+	r.SchemaVersion = result.SchemaVersion
+	r.Config = twoArmConfig(o)
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
-	r.Config.CompareScope = o.Compare.Scope
 	s := schedule.NewTwoArm(o.twoArmPlan(r.Config.Order))
 	if o.Headline() {
 		r.Config.Order = nil // the first pass's keys, as the search runs them
-		if o.Compare.Budget > 0 {
-			r.Config.CompareBudgetNs = int64(o.Compare.Budget)
-		}
 	}
-	// The compare phase's size is known after the first pass; until
-	// then count one compared rung per batch.
 	planned := o.Planned()
-	total := planned.Points
-	progress.Plan(w, total, planned.Parts, planned.Load)
-	start := time.Now()
+	progress.Plan(w, planned.Points, planned.Parts, planned.Load)
 
-	halves := duet.Halves(o.CPUs, o.Compare.Mode)
-	// admitted puts a point's outcome in the curve, with its duet half.
-	admitted := func(i int, pt schedule.Point, out verdict.Outcome, half *duet.Half) (result.Point, bool) {
-		p, ok := admit(r, i, pt.Role, pt.Key, pt.Arm, out, th)
-		if !ok {
-			return p, false
-		}
-		if half != nil {
-			p.Half = half.Name
-			r.Curve[len(r.Curve)-1].Half = half.Name
-		}
-		if pt.Step > 0 { // a search point (COMPARE_SCOPE=headline's first pass)
-			p.SearchStep, p.SearchPhase, p.SearchReason = pt.Step, pt.Phase, pt.Reason
-			r.Curve[len(r.Curve)-1] = p
-		}
-		if p.Status != result.StatusOK {
-			fmt.Fprintf(w, "point %d/%d (%s) failed: %s\n", i, total, pt.Arm, p.FailReason)
-		}
-		return p, true
-	}
-	spec := func(i int, pt schedule.Point, window, warmup time.Duration) PointSpec {
-		return PointSpec{Index: i, Role: pt.Role, Key: pt.Key, Arm: pt.Arm, Duration: window, Warmup: warmup}
-	}
-	// pair runs a block: a then b, or in a duet a on half a and b on
-	// half b at the same time; what each measured, as the schedule reads
-	// it (observeSearch), and whether the context ended.
-	var refused *result.Point // a point whose preflight was refused: the sweep stops
-	pair := func(a, b schedule.Point, window, warmup time.Duration) (obs []schedule.Observed, ended bool) {
-		pts := [2]schedule.Point{a, b}
-		var outs [2]verdict.Outcome
-		var ps [2]result.Point
-		var oks [2]bool
-		i := len(r.Curve) + 1
-		if halves == nil {
-			for k, pt := range pts {
-				if k == 1 && ctx.Err() != nil {
-					return nil, true
-				}
-				i = len(r.Curve) + 1
-				progress.Arm(w, i, total, pt, "", time.Since(start))
-				outs[k] = runner.RunPoint(ctx, spec(i, pt, window, warmup))
-				ps[k], oks[k] = admitted(i, pt, outs[k], nil)
-				if oks[k] && outs[k].Refused {
-					refused = &ps[k] // its partner would be refused too
-					return nil, true
-				}
-			}
-		} else {
-			gate := duet.NewGate()
-			specs := [2]PointSpec{spec(i, a, window, warmup), spec(i+1, b, window, warmup)}
-			var wg sync.WaitGroup
-			for k := range specs {
-				specs[k].Half, specs[k].Gate = halves[k], gate
-				progress.Arm(w, i+k, total, pts[k], halves[k].Name, time.Since(start))
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					outs[k] = runner.RunPoint(ctx, specs[k])
-				}()
-			}
-			wg.Wait()
-			ps[0], oks[0] = admitted(i, a, outs[0], halves[0])
-			ps[1], oks[1] = admitted(len(r.Curve)+1, b, outs[1], halves[1])
-		}
-		for k := range outs {
-			if oks[k] && outs[k].Refused && refused == nil {
-				refused = &ps[k]
-			}
-		}
-		if ctx.Err() != nil || refused != nil {
-			return nil, true
-		}
-		at := time.Since(start)
-		for k, pt := range pts {
-			ob := observeSearch(pt, ps[k], outs[k], oks[k], r.Headline)
-			ob.Elapsed = at
-			obs = append(obs, ob)
-		}
-		return obs, false
-	}
-	var last []schedule.Observed
+	start := clock.Now()
+	b := &blockRun{ctx: ctx, o: o, runner: runner, r: r, w: w, th: th, s: s,
+		halves: duet.Halves(o.CPUs, o.Compare.Mode), elapsed: func() time.Duration { return clock.Now().Sub(start) }}
+	var rep schedule.Report
 	announced := false
-	for ctx.Err() == nil {
-		blk, more := s.Next(last...)
-		if rungs, skipped, ok := s.Rungs(); ok && !announced {
+	for ctx.Err() == nil && b.refused == nil {
+		st := s.Next(rep)
+		if _, skipped, ok := s.Rungs(); ok && !announced {
 			// The first pass is over: its rungs are compared.
 			announced = true
 			r.Summarize()
 			for _, w := range skipped {
 				r.Warn(w)
 			}
-			total = len(r.Curve) + 2*o.Compare.Reps*len(rungs)
 		}
-		if !more {
+		if st.Kind == schedule.Done {
 			break
 		}
-		a, b := blk[0], blk[1]
-		if a.Role == result.RoleSweep && o.Headline() {
-			r.Config.Order = append(r.Config.Order, a.Key)
-		}
-		window, warmup := time.Duration(0), time.Duration(0)
-		if a.Role == result.RoleCompare {
-			window, warmup = o.Compare.Duration, o.Compare.Warmup
-			if a.Key.Rep >= o.Compare.Reps {
-				total += 2 // a block run again
+		if st.Kind == schedule.RunBlock {
+			if st.Block[0].Role == result.RoleSweep && o.Headline() {
+				r.Config.Order = append(r.Config.Order, st.Block[0].Key)
 			}
+			rep = b.block(st)
+		} else {
+			rep = b.arms(st)
 		}
-		var ended bool
-		if last, ended = pair(a, b, window, warmup); ended {
-			break
-		}
+		rep.Elapsed = b.elapsed()
 	}
 	r.Notes = append(r.Notes, s.Notes()...)
-	if refused != nil {
-		return refusedStop(r, *refused)
+	r.Arms = s.Record()
+	if n := s.Planned(); n > 0 {
+		r.Config.CompareReps = n // the blocks planned: the sequential design's last look
+	}
+	r.Ended = endedOf(s.Ended())
+	if b.refused != nil {
+		return refusedStop(r, *b.refused)
 	}
 	r.Summarize()
-	return finish(ctx, r, total)
+	return finish(ctx, r, s.Total())
+}
+
+// twoArmConfig is a two-arm sweep's config: the plan's knobs and the
+// compare phase's.
+func twoArmConfig(o *Plan) result.Config {
+	c := ConfigOf(o)
+	c.CompareReps, c.Alpha, c.CompareStop = o.Compare.Reps, o.Compare.Alpha, o.Compare.Stop
+	c.CompareDurationNs, c.CompareWarmupNs = int64(o.Compare.Duration), int64(o.Compare.Warmup)
+	c.CompareMode = knob.ModeInterleaved
+	if duet.Halves(o.CPUs, o.Compare.Mode) != nil {
+		c.CompareMode = knob.ModeDuet
+	}
+	c.CompareScope = o.Compare.Scope
+	if o.Headline() && o.Compare.Budget > 0 {
+		c.CompareBudgetNs = int64(o.Compare.Budget)
+	}
+	c.CompareArms, c.CompareRebootEvery = o.Compare.Arms, o.Compare.RebootEvery
+	return c
+}
+
+// endedOf is why each compared point's blocks stopped, for the result, in
+// batch and connections order.
+func endedOf(m map[result.PointKey]result.Ended) []result.EndedAt {
+	var out []result.EndedAt
+	for k, e := range m {
+		out = append(out, result.EndedAt{Batch: k.Batch, Connections: k.Connections, Ended: e})
+	}
+	slices.SortFunc(out, func(a, b result.EndedAt) int {
+		if a.Batch != b.Batch {
+			return a.Batch - b.Batch
+		}
+		return a.Connections - b.Connections
+	})
+	return out
 }

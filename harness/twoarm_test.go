@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,13 +23,42 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
+// fakeArms keeps no server up: it records the warm arms' boots and stops
+// it was asked for, each of cost; a test embeds it in its runner.
+type fakeArms struct {
+	mu           sync.Mutex
+	cost         time.Duration
+	boots, stops []string
+}
+
+func (f *fakeArms) BootArm(_ context.Context, arm string) ArmOutcome {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.boots = append(f.boots, arm)
+	return ArmOutcome{Cost: f.cost}
+}
+
+func (f *fakeArms) StopArm(_ context.Context, arm string) ArmOutcome {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stops = append(f.stops, arm)
+	return ArmOutcome{Cost: f.cost}
+}
+
 // armScripted replays a throughput per (arm, batch, conns), scaled by a
 // small deterministic jitter per call, and records what it was asked.
+// With a clock, each point takes its warm-up and window (the plan's when
+// the spec has none), over, and its server's ready and stop when it boots
+// its own; a warm arm's boot takes ready and its stop stop.
 type armScripted struct {
-	thr    map[schedule.ArmPoint]float64 // Key.Rep 0
-	asked  []PointSpec
-	cancel func()
-	at     int
+	fakeArms
+	clock             *fakeClock
+	plan              *Plan
+	over, ready, stop time.Duration
+	thr               map[schedule.ArmPoint]float64 // Key.Rep 0
+	asked             []PointSpec
+	cancel            func()
+	at                int
 }
 
 func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
@@ -47,8 +77,46 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outc
 	v *= 1 + float64(len(s.asked)%7)/1000 // ±0.3%: noise, not a change
 	srv := result.CPUStats{Samples: 4, MeanCores: 0.95, PinnedCores: 1, FractionMean: 0.95}
 	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
-	return verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
+	out := verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
 		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
+	s.pass(spec, &out)
+	return out
+}
+
+// pass moves the clock by the point's time.
+func (s *armScripted) pass(spec PointSpec, out *verdict.Outcome) {
+	if s.clock == nil {
+		return
+	}
+	load := spec.Duration + spec.Warmup
+	if spec.Duration == 0 {
+		load = s.plan.Point.Duration + s.plan.Point.Warmup
+	}
+	wall := load + s.over
+	if !spec.Warm {
+		out.ReadyCost, out.StopCost = s.ready, s.stop
+		wall += s.ready + s.stop
+	}
+	out.Wall = wall
+	s.clock.Sleep(wall)
+}
+
+func (s *armScripted) BootArm(ctx context.Context, arm string) ArmOutcome {
+	out := s.fakeArms.BootArm(ctx, arm)
+	if s.clock != nil {
+		out.Cost = s.ready
+		s.clock.Sleep(s.ready / 2) // both arms at once
+	}
+	return out
+}
+
+func (s *armScripted) StopArm(ctx context.Context, arm string) ArmOutcome {
+	out := s.fakeArms.StopArm(ctx, arm)
+	if s.clock != nil {
+		out.Cost = s.stop
+		s.clock.Sleep(s.stop / 2)
+	}
+	return out
 }
 
 func twoArmOpts(t *testing.T) *Plan {
@@ -83,7 +151,7 @@ func TestSweepTwoArm(t *testing.T) {
 	run := &armScripted{thr: thr}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	if err := SweepTwoArm(context.Background(), o, run, r, &progress, verdict.DefaultThresholds); err != nil {
+	if err := SweepTwoArm(context.Background(), o, run, r, &progress, verdict.DefaultThresholds, nil); err != nil {
 		t.Fatal(err)
 	}
 	// 8 first-pass points, then 2 rungs x 2 arms x 8 blocks.
@@ -121,7 +189,7 @@ func TestSweepTwoArm(t *testing.T) {
 	if r.NoiseFloorPct != nil {
 		t.Errorf("noise floor %v from a two-arm sweep, which runs no A-A repeat", *r.NoiseFloorPct)
 	}
-	if !strings.Contains(progress.String(), "point 40/40: ") || !strings.Contains(progress.String(), "(compare)") {
+	if !strings.Contains(progress.String(), "point 40, block 8 of 8: ") || !strings.Contains(progress.String(), "point 1, first pass 1 of at most 8: ") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 
@@ -130,7 +198,7 @@ func TestSweepTwoArm(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table_twoarm.txt", table.Bytes())
-	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.008, 8 pairs); could have detected ±", " cmp head", "gate: headline", "head's headline: ", "no A-A repeat in a two-arm sweep"} {
+	for _, want := range []string{"comparison, head against base: batch 10 at 8 connections: slower, -20.0%", "p = 0.008, 8 pairs); could have detected ±", " cmp head", "gate: headline", "head's headline: ", "the median of the head's 8 clean repeats at the compared rung"} {
 		if !strings.Contains(flat(table.String()), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -161,7 +229,7 @@ func TestSweepTwoArmSequential(t *testing.T) {
 	}
 	run := &armScripted{thr: thr}
 	r := &result.Result{}
-	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != nil {
+	if err := SweepTwoArm(context.Background(), o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds, nil); err != nil {
 		t.Fatal(err)
 	}
 	c := r.Comparison
@@ -220,7 +288,7 @@ func TestSweepTwoArmNoCleanHeadline(t *testing.T) {
 		ap(result.ArmBase, 100, 2): 60, ap(result.ArmHead, 100, 2): 60, ap(result.ArmBase, 100, 4): 50, ap(result.ArmHead, 100, 4): 50,
 	}
 	r := &result.Result{}
-	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, verdict.DefaultThresholds)
+	err := SweepTwoArm(context.Background(), o, &armScripted{thr: thr}, r, &bytes.Buffer{}, verdict.DefaultThresholds, nil)
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("err = %v, want ErrNoCleanHeadline", err)
 	}
@@ -246,7 +314,7 @@ func TestSweepTwoArmInterrupted(t *testing.T) {
 	defer cancel()
 	run := &armScripted{thr: thr, cancel: cancel, at: 11}
 	r := &result.Result{}
-	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
+	err := SweepTwoArm(ctx, o, run, r, &bytes.Buffer{}, verdict.DefaultThresholds, nil)
 	if !errors.Is(err, ErrInterrupted) || !r.Partial || len(r.Curve) != 11 || r.Comparison == nil {
 		t.Fatalf("err %v, partial %v, %d points, comparison %v", err, r.Partial, len(r.Curve), r.Comparison)
 	}
@@ -346,8 +414,8 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	}
 	// Lost blocks are run again while the budget lasts: no count caps
 	// them at the blocks planned.
-	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.BlockCost != 2*(2*time.Second+plancost.PointOverhead) {
-		t.Errorf("schedule plan: budget %s, most blocks %d, block %s", tp.Budget, tp.MaxBlocks, tp.BlockCost)
+	if tp := p.twoArmPlan(nil); tp.Budget != 5*time.Minute || tp.MaxBlocks != 0 || tp.Costs.Block(tp.Compare, true, false) != 2*(2*time.Second+plancost.PointOverhead) {
+		t.Errorf("schedule plan: budget %s, most blocks %d, block %s", tp.Budget, tp.MaxBlocks, tp.Costs.Block(tp.Compare, true, false))
 	}
 	thr := map[schedule.ArmPoint]float64{}
 	for _, arm := range []string{result.ArmBase, result.ArmHead} {
@@ -360,11 +428,23 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 		}
 		thr[ap(arm, 100, 64)] = 70_000 * f
 	}
-	run := &armScripted{thr: thr}
+	// Each point takes its warm-up, window and refserver's boot, stop
+	// and overhead, on a clock that moves only by them.
+	clock := newFakeClock(0)
+	run := &armScripted{thr: thr, clock: clock, plan: p, over: 400 * time.Millisecond, ready: 150 * time.Millisecond, stop: 150 * time.Millisecond}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	if err := SweepTwoArm(context.Background(), p, run, r, &progress, verdict.DefaultThresholds); err != nil {
+	start := clock.Now()
+	if err := SweepTwoArm(context.Background(), p, run, r, &progress, verdict.DefaultThresholds, clock); err != nil {
 		t.Fatal(err)
+	}
+	if took := clock.Now().Sub(start); took > o.CompareBudget {
+		t.Errorf("the run took %s of its %s", took, o.CompareBudget)
+	}
+	// Replanned from the first pass as it ran: fewer points than its
+	// most buy a block or two more.
+	if r.Config.CompareReps < 45 || r.Arms == nil || r.Arms.Mode != result.ArmsFresh || r.Arms.CostsFrom != schedule.CostsMeasured {
+		t.Errorf("%d blocks planned, arms %+v: want 45 or more, fresh on measured costs", r.Config.CompareReps, r.Arms)
 	}
 	var first []result.PointKey
 	for i, s := range run.asked {
@@ -389,10 +469,10 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 			t.Errorf("search point %+v has no step or reason", p)
 		}
 	}
-	// The look that stops it: the first of the looks 6..45 whose
+	// The look that stops it: the first of the looks 6..planned whose
 	// O'Brien-Fleming level the smallest p of n pairs (2/2^n) is below.
 	var looks []int
-	for n := 6; n <= 45; n++ {
+	for n := 6; n <= r.Config.CompareReps; n++ {
 		looks = append(looks, n)
 	}
 	stop := 0
@@ -406,14 +486,14 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	if stop == 0 || c == nil || len(c.Points) != 1 || c.Headline.Connections != 64 || c.Headline.Verdict != result.CompareSlower || c.Headline.NPairs != stop {
 		t.Fatalf("comparison %+v, want batch 10 at 64 slower at look %d", c, stop)
 	}
-	if r.Config.CompareScope != result.ScopeHeadline || r.Config.CompareBudgetNs != int64(5*time.Minute) || r.Config.CompareReps != 45 {
+	if r.Config.CompareScope != result.ScopeHeadline || r.Config.CompareBudgetNs != int64(5*time.Minute) {
 		t.Errorf("config %+v", r.Config)
 	}
 	var table bytes.Buffer
 	if err := result.WriteTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(flat(table.String()), fmt.Sprintf("budget: COMPARE_BUDGET 5m0s bought %d of 45 blocks planned at the headline's rung, which could detect ±", stop)) {
+	if !strings.Contains(flat(table.String()), fmt.Sprintf("stopped: decided after %d of the %d blocks planned (%d with both arms clean)", stop, r.Config.CompareReps, stop)) {
 		t.Errorf("table:\n%s", table.String())
 	}
 	// The publisher reads it back: its checks (the comparison re-derived
@@ -425,7 +505,7 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 		t.Errorf("publish cannot read the document: %v", err)
 	}
 	notes := strings.Join(r.Notes, "\n")
-	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", fmt.Sprintf("comparison at batch 10, 64 connections: decided at block %d", stop)} {
+	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", fmt.Sprintf("comparison at batch 10, 64 connections: decided after %d of the %d blocks planned", stop, r.Config.CompareReps)} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}

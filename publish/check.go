@@ -184,13 +184,13 @@ func lowerBoundAgrees(add func(path, format string, args ...any), at, verdict st
 }
 
 // checkComparison re-derives a two-arm document's comparison from its
-// curve with the harness's own rule (result.DecideComparison, at the
+// curve with the harness's own rule (result.ComparisonOf, at the
 // document's config.compare_reps and config.alpha) and refuses a document
 // whose comparison differs in any field: the verdict the comment shows and
 // --fail-on gates on must be the one its samples give. A curve with arms
 // and no comparison, or a comparison with no arms, is refused too.
 func checkComparison(r *result.Result) []schema.Problem {
-	want := result.DecideComparison(r.Curve, r.Config)
+	want := result.ComparisonOf(r)
 	got := r.Comparison
 	switch {
 	case got == nil && want == nil:

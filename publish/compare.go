@@ -213,7 +213,9 @@ func (c *Comparison) twoArm(baseGiven bool) {
 			c.Alerts = append(c.Alerts, Alert{AlertWarning, note("No compared point at the headline batch: %s.", cp.Reason)})
 			continue
 		}
-		if cp.NBase < s.Reps || cp.NHead < s.Reps {
+		if e := cp.Ended; e != nil && e.Kind != result.EndDecided && e.Kind != result.EndPlanned {
+			c.Alerts = append(c.Alerts, Alert{AlertWarning, note(fmt.Sprintf("Blocks cut short at %s: %s.", at, e.Text))})
+		} else if e == nil && (cp.NBase < s.Reps || cp.NHead < s.Reps) {
 			lost := ""
 			if f := cp.Base.Failed + cp.Head.Failed; f > 0 {
 				lost = fmt.Sprintf(" (%d repeats failed or were not clean)", f)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ceiling-bench/ceiling/result"
 )
@@ -381,9 +380,8 @@ func subtitle(c *Comparison) string {
 			base = text(h.Meta.BaseTarget.Name)
 		}
 		design := fmt.Sprintf("%d repeats per arm per compared point", c.Stats.Reps)
-		if h.Config.CompareBudgetNs > 0 {
-			design = fmt.Sprintf("blocks at the headline's rung until the paired test decided (%s) or the %s budget was spent: %d run of %d planned%s",
-				stopWords(c.Stats.Stop), time.Duration(h.Config.CompareBudgetNs), c.Stats.Headline.Blocks, c.Stats.Reps, took(h))
+		if why := result.WhyStopped(h); why != "" {
+			design = fmt.Sprintf("blocks at the headline's rung with %s: %s", stopWords(c.Stats.Stop), why)
 		}
 		return fmt.Sprintf("Two arms in one job at %s: base %s vs head %s, %s, %s, interleaved. Regime: %s.",
 			text(shortRef(h.Meta.GitRef)), base, text(h.Meta.Target.Name), alphaWords(c.Stats), design, text(h.Regime))
@@ -406,15 +404,6 @@ func stopWords(stop string) string {
 		return "Pocock looks"
 	}
 	return "one look at the end"
-}
-
-// took is "; the run took 4m51s", from the document's start and finish;
-// "" when either is missing.
-func took(r *result.Result) string {
-	if d, ok := r.Took(); ok {
-		return "; the run took " + d.String()
-	}
-	return ""
 }
 
 func alphaWords(s *result.Comparison) string {

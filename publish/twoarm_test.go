@@ -155,9 +155,10 @@ func TestTwoArmFixtures(t *testing.T) {
 	}
 }
 
-// A run whose blocks a COMPARE_BUDGET planned says so under the title:
-// the blocks run of those planned, the stopping rule, and how long the
-// run took.
+// A run whose blocks a COMPARE_BUDGET planned says under the title why
+// they stopped (result.WhyStopped), with what they could detect and how
+// long the run took; a run decided early at a look says so, and its
+// comment warns of no samples short of those planned.
 func TestTwoArmBudgetSubtitle(t *testing.T) {
 	r := twoArmSlower(t)
 	r.Config.CompareBudgetNs = int64(5 * time.Minute)
@@ -168,8 +169,25 @@ func TestTwoArmBudgetSubtitle(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := Render(c, RenderOptions{})
-	want := fmt.Sprintf("blocks at the headline's rung until the paired test decided (one look at the end) or the 5m0s budget was spent: %d run of %d planned; the run took 4m12s", c.Stats.Headline.Blocks, c.Stats.Reps)
-	if !strings.Contains(md, want) {
+	want := fmt.Sprintf("blocks at the headline's rung with one look at the end: COMPARE_BUDGET 5m0s bought %d of %d blocks planned at the headline's rung", c.Stats.Headline.Blocks, c.Stats.Reps)
+	if !strings.Contains(md, want) || !strings.Contains(md, "the run took 4m12s of its COMPARE_BUDGET 5m0s") {
 		t.Errorf("the comment lacks %q:\n%s", want, md)
+	}
+
+	// Decided at a look, short of the blocks planned.
+	r.Config.CompareReps = 39
+	r.Ended = nil
+	for _, cp := range r.Comparison.Points {
+		r.Ended = append(r.Ended, result.EndedAt{Batch: cp.Batch, Connections: cp.Connections,
+			Ended: result.Ended{Kind: result.EndDecided, Text: "decided after 8 of the 39 blocks planned (8 with both arms clean)", Blocks: 8, CleanBlocks: 8}})
+	}
+	r.Arms = &result.ArmsRecord{Mode: result.ArmsFresh}
+	r.Summarize()
+	if c, err = Compare(nil, r, CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	md = Render(c, RenderOptions{})
+	if !strings.Contains(md, "decided after 8 of the 39 blocks planned") || strings.Contains(md, "Too few samples") || strings.Contains(md, "cut short") {
+		t.Errorf("a run decided early:\n%s", md)
 	}
 }

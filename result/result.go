@@ -78,6 +78,12 @@ type Result struct {
 	// Comparison is the two-arm sweep's verdict of head against base
 	// (DecideComparison over the curve); nil in a single-arm sweep.
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Arms is how a two-arm sweep's arms ran their servers, warm or
+	// fresh, and what they cost; Ended why each compared point's blocks
+	// stopped (Summarize copies it into the comparison). Nil in a
+	// single-arm sweep.
+	Arms  *ArmsRecord `json:"arms,omitempty"`
+	Ended []EndedAt   `json:"ended,omitempty"`
 }
 
 // Meta is wire.Meta plus what only the harness knows.
@@ -207,6 +213,11 @@ type Config struct {
 	// blocks (compare_reps is then what it bought); 0: none.
 	CompareScope    string `json:"compare_scope,omitempty"`
 	CompareBudgetNs int64  `json:"compare_budget_ns,omitempty"`
+	// CompareArms is COMPARE_ARMS (auto, warm or fresh; Result.Arms says
+	// what ran), CompareRebootEvery COMPARE_REBOOT_EVERY (0 automatic, -1
+	// never).
+	CompareArms        string `json:"compare_arms,omitempty"`
+	CompareRebootEvery int    `json:"compare_reboot_every,omitempty"`
 }
 
 // PointKey names one point of the sweep.
@@ -225,6 +236,12 @@ type Headline struct {
 	LatencyNs      wire.Latency `json:"latency_ns"`
 	Verdict        string       `json:"verdict"`
 	LowerBound     bool         `json:"lower_bound"`
+	// Repeats, in a two-arm sweep with a comparison, is how many of the
+	// head's clean compare repeats at the compared rung the headline is
+	// the median of (the lower of the middle two): its figures are that
+	// repeat's. 0: the headline is the head's highest clean first-pass
+	// point (or a single-arm sweep's ceiling).
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // CPUStats is one side's CPU over a point's measured window.
@@ -400,6 +417,12 @@ type Point struct {
 
 	StartedAt  time.Time `json:"started_at"`
 	WallTimeNs int64     `json:"wall_time_ns"`
+	// ReadyNs is the time from starting the point's servers to their
+	// readiness, StopNs from SIGTERM to their exit and free ports: a
+	// point that booted its own (absent on a two-arm sweep's warm arms:
+	// Result.Arms has theirs).
+	ReadyNs int64 `json:"ready_ns,omitempty"`
+	StopNs  int64 `json:"stop_ns,omitempty"`
 }
 
 // EscapedProcess is a process that escaped a point's containment.
@@ -510,6 +533,11 @@ type ComparedPoint struct {
 	// Unpaired is the benchstat-compatible figure beside it: the
 	// Mann-Whitney U test on each arm's clean repeats, pooled.
 	Unpaired UnpairedTest `json:"unpaired"`
+
+	// Ended is why the point's blocks stopped (decided at a look, the
+	// blocks planned, the budget...), from Result.Ended; nil in a
+	// document from before it.
+	Ended *Ended `json:"ended,omitempty"`
 
 	P99Verdict   string   `json:"p99_verdict"` // better | worse | within_noise | cannot_conclude
 	P99ChangePct *float64 `json:"p99_change_pct"`

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -137,7 +138,64 @@ func (r *Result) Summarize() {
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.Warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
-	r.Comparison = DecideComparison(r.Curve, r.Config)
+	r.Comparison = ComparisonOf(r)
+	if r.Comparison != nil && r.Arms != nil {
+		// A document from before Arms keeps its first-pass headline.
+		r.headlineFromBlocks()
+	}
+}
+
+// ComparisonOf is r's comparison as its curve and its blocks' ends give
+// it: DecideComparison over the curve, each compared point with why its
+// blocks stopped (r.Ended).
+func ComparisonOf(r *Result) *Comparison {
+	c := DecideComparison(r.Curve, r.Config)
+	if c != nil {
+		c.attachEnded(r.Ended)
+	}
+	return c
+}
+
+// attachEnded gives each compared point why its blocks stopped; a
+// headline that was never compared gets the run's reason (connections 0).
+func (c *Comparison) attachEnded(ended []EndedAt) {
+	find := func(batch, conns int) *Ended {
+		for _, e := range ended {
+			if e.Batch == batch && e.Connections == conns {
+				e := e.Ended
+				return &e
+			}
+		}
+		return nil
+	}
+	for i := range c.Points {
+		c.Points[i].Ended = find(c.Points[i].Batch, c.Points[i].Connections)
+	}
+	c.Headline.Ended = find(c.Headline.Batch, c.Headline.Connections)
+	if c.Headline.Ended != nil && c.Headline.Connections == 0 {
+		c.Headline.Reason = "cannot conclude: " + c.Headline.Ended.Text
+	}
+}
+
+// headlineFromBlocks makes a two-arm sweep's headline the head's median
+// clean compare repeat at the compared rung (the lower of the middle
+// two), whole: every figure one point's. A first-pass point is one short
+// window; the blocks are many.
+func (r *Result) headlineFromBlocks() {
+	h := r.Comparison.Headline
+	var reps []Point
+	for _, p := range r.Curve {
+		if p.Role == RoleCompare && p.Arm == ArmHead && p.Batch == h.Batch && p.Connections == h.Connections && CleanRepeat(&p) {
+			reps = append(reps, p)
+		}
+	}
+	if len(reps) == 0 {
+		return
+	}
+	slices.SortStableFunc(reps, func(a, b Point) int { return cmp.Compare(a.ThroughputPerS, b.ThroughputPerS) })
+	m := reps[(len(reps)-1)/2]
+	r.Headline = Headline{Clean: true, ThroughputPerS: m.ThroughputPerS, Batch: m.Batch, Connections: m.Connections,
+		LatencyNs: m.LatencyNs, Verdict: m.Verdict, LowerBound: m.LowerBound, Repeats: len(reps)}
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.

@@ -329,6 +329,8 @@ func writeHeadline(b *strings.Builder, r *Result) {
 	switch {
 	case r.NoiseFloorPct != nil:
 		fmt.Fprintf(b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
+	case r.Comparison != nil && h.Repeats > 0:
+		fmt.Fprintf(b, ", the median of the head's %d clean repeats at the compared rung (the comparison's repeats measure the noise)\n", h.Repeats)
 	case r.Comparison != nil:
 		b.WriteString(", no A-A repeat in a two-arm sweep: the comparison's repeats measure the noise\n")
 	default:
@@ -470,25 +472,47 @@ func sharesText(shares []wire.ServerShare, named []NamedCPU) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeBudget says what a COMPARE_BUDGET bought: the blocks run at the
-// headline's rung of those planned, the change they could detect, and
-// how long the run took.
+// writeBudget says why the headline's blocks stopped (WhyStopped).
 func writeBudget(b *strings.Builder, r *Result) {
+	if line := WhyStopped(r); line != "" {
+		fmt.Fprintf(b, "  stopped: %s\n", line)
+	}
+}
+
+// WhyStopped is why a two-arm run's headline blocks stopped, with what
+// they could detect and what the run took: the one sentence the
+// terminal, the PR comment and the site all show (comparison.headline
+// .ended, with config's budget); "" without a comparison. A document
+// from before ended says what its budget bought, as it did.
+func WhyStopped(r *Result) string {
 	c := r.Comparison
-	if c == nil || r.Config.CompareBudgetNs <= 0 {
-		return
+	if c == nil {
+		return ""
 	}
 	h := c.Headline
-	fmt.Fprintf(b, "  budget: COMPARE_BUDGET %s bought %d of %d blocks planned at the headline's rung", time.Duration(r.Config.CompareBudgetNs), h.Blocks, c.Reps)
-	if h.MDCPct != nil {
-		fmt.Fprintf(b, ", which could detect ±%.1f%%", *h.MDCPct)
-	} else {
-		b.WriteString(", too few to detect any change")
+	var s string
+	switch {
+	case h.Ended != nil:
+		s = h.Ended.Text
+	case r.Config.CompareBudgetNs > 0:
+		s = fmt.Sprintf("COMPARE_BUDGET %s bought %d of %d blocks planned at the headline's rung", time.Duration(r.Config.CompareBudgetNs), h.Blocks, c.Reps)
+	default:
+		return ""
+	}
+	if h.Ended == nil || h.Ended.Kind != EndNoTime {
+		if h.MDCPct != nil {
+			s += fmt.Sprintf("; they could detect ±%.1f%%", *h.MDCPct)
+		} else {
+			s += "; too few to detect any change"
+		}
 	}
 	if d, ok := r.Took(); ok {
-		fmt.Fprintf(b, "; the run took %s", d)
+		s += fmt.Sprintf("; the run took %s", d)
+		if r.Config.CompareBudgetNs > 0 {
+			s += fmt.Sprintf(" of its COMPARE_BUDGET %s", time.Duration(r.Config.CompareBudgetNs))
+		}
 	}
-	b.WriteString("\n")
+	return s
 }
 
 // Took is how long the run took, from meta's start to its finish, to

@@ -46,6 +46,8 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{env: "COMPARE_WARMUP", flag: "--compare-warmup", want: "COMPARE_WARMUP"},
 		{env: "COMPARE_PREFER", flag: "--compare-prefer", want: "COMPARE_PREFER"},
 		{env: "COMPARE_BUDGET", flag: "--compare-budget", want: "COMPARE_BUDGET"},
+		{env: "COMPARE_REBOOT_EVERY", flag: "--compare-reboot-every", want: "COMPARE_REBOOT_EVERY"},
+		{env: "SERVER_COSTS", flag: "--server-costs", want: "SERVER_COSTS", prefix: "1s/"},
 	}
 	// Every number knob of the knob table is in the list above, so a new
 	// one is not left out of this test.
@@ -55,7 +57,7 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 	}
 	for _, k := range knob.Knobs {
 		switch k.Arg {
-		case "N", "BYTES", "DURATION", "FRACTION", "LEVEL", "LIST", "LADDER", "BATCH=LADDER":
+		case "N", "BYTES", "DURATION", "FRACTION", "LEVEL", "LIST", "LADDER", "BATCH=LADDER", "READY/STOP":
 			if !listed[k.Flag] {
 				t.Errorf("--%s takes a number (%s) but is not in this test's list", k.Flag, k.Arg)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ const (
 func (o *Options) setCompareDefaults(quick bool) {
 	o.CompareReps, o.Alpha, o.CompareStop = result.DefaultCompareReps, result.DefaultAlpha, result.DefaultCompareStop
 	o.CompareMode, o.CompareScope, o.FailOn = ModeAuto, result.DefaultCompareScope, result.FailOnNever
+	o.CompareArms = result.ArmsAuto
 	o.CompareDuration, o.CompareWarmup, o.CompareBudget = HeadlineCompareDuration, HeadlineCompareWarmup, DefaultCompareBudget
 	if quick {
 		o.CompareBudget = QuickCompareBudget
@@ -131,4 +133,61 @@ func scenarioFileExists(name string) bool {
 	}
 	_, err := os.Stat(filepath.Join(ScenarioDir, name+".json"))
 	return err == nil
+}
+
+// ServerCosts is what a server takes to become ready after it is
+// started, and to stop after SIGTERM (SERVER_COSTS, a target file's
+// costs); zero: not known.
+type ServerCosts struct{ Ready, Stop time.Duration }
+
+// IsZero reports whether the costs are unknown.
+func (c ServerCosts) IsZero() bool { return c.Ready == 0 && c.Stop == 0 }
+
+// String is READY/STOP, as SERVER_COSTS takes it ("" when unknown).
+func (c ServerCosts) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	return c.Ready.String() + "/" + c.Stop.String()
+}
+
+// ParseServerCosts reads READY/STOP ("2s/4s").
+func ParseServerCosts(v string) (ServerCosts, error) {
+	r, s, ok := strings.Cut(strings.TrimSpace(v), "/")
+	if !ok {
+		return ServerCosts{}, fmt.Errorf("%q is not READY/STOP, two durations such as 2s/4s", v)
+	}
+	ready, err1 := ParseSeconds(strings.TrimSpace(r))
+	stop, err2 := ParseSeconds(strings.TrimSpace(s))
+	if err1 != nil || err2 != nil || ready < 0 || stop < 0 {
+		return ServerCosts{}, fmt.Errorf("%q is not READY/STOP, two durations such as 2s/4s", v)
+	}
+	return ServerCosts{Ready: ready, Stop: stop}, nil
+}
+
+// ParseRebootEvery reads COMPARE_REBOOT_EVERY: auto (0), never (-1) or a
+// count of blocks.
+func ParseRebootEvery(v string) (int, error) {
+	switch v = strings.TrimSpace(v); v {
+	case "auto", "":
+		return 0, nil
+	case "never":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not auto, never or a count of blocks (1 or more)", v)
+	}
+	return n, nil
+}
+
+// RebootEveryString is COMPARE_REBOOT_EVERY's words for n.
+func RebootEveryString(n int) string {
+	switch {
+	case n == 0:
+		return "auto"
+	case n < 0:
+		return "never"
+	}
+	return strconv.Itoa(n)
 }

@@ -112,6 +112,33 @@ var compareKnobs = []Knob{
 			return o.DuetServerCPUs.String() + "/" + o.DuetGeneratorCPUs.String()
 		},
 	},
+	{
+		Env: "COMPARE_ARMS", Flag: "compare-arms", Arg: "ARMS", Default: "`auto`", Doc: DocCompare,
+		Help:  "`fresh` boots each point's server and stops it after the point (seed 002's method); `warm` keeps each arm's server up across points, frozen while the other arm is measured, and boots both afresh after the first pass and every COMPARE_REBOOT_EVERY blocks; `auto` is warm where the servers' measured boot and stop make that buy 25% more blocks, else fresh (docs/compare.md, \"Warm arms\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareArms }),
+		Check: oneOf(func(o *Options) string { return o.CompareArms }, "way to run the arms", result.ArmsAuto, result.ArmsWarm, result.ArmsFresh),
+		Get:   func(o *Options) string { return o.CompareArms },
+	},
+	{
+		Env: "COMPARE_REBOOT_EVERY", Flag: "compare-reboot-every", Arg: "N", Default: "`auto`", Doc: DocCompare,
+		Help: "warm arms: boot both servers afresh every N blocks, `never`, or `auto`: as often as keeps the reboots within a fifth of the blocks' time, so that the comparison samples more than one boot of each server",
+		Parse: func(o *Options, _, v string) error {
+			n, err := ParseRebootEvery(v)
+			o.CompareRebootEvery = n
+			return err
+		},
+		Get: func(o *Options) string { return RebootEveryString(o.CompareRebootEvery) },
+	},
+	{
+		Env: "SERVER_COSTS", Flag: "server-costs", Arg: "READY/STOP", Default: "none (the target files' `costs`, else measured)", Doc: DocCompare,
+		Help: "what a server takes to be ready after it starts and to stop after SIGTERM (`2s/4s`), so that COMPARE_BUDGET is planned, and refused when too short, before anything boots; `ceiling action` sets it from the last published result; unset, the target files' `costs`, else timed on the first block",
+		Parse: func(o *Options, _, v string) error {
+			c, err := ParseServerCosts(v)
+			o.ServerCosts = c
+			return err
+		},
+		Get: func(o *Options) string { return o.ServerCosts.String() },
+	},
 	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
 	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",

@@ -131,6 +131,17 @@ type Options struct {
 	CompareBudget   time.Duration // COMPARE_BUDGET: the two-arm run's time (headline scope); 0: none
 	ComparePrefer   int           // COMPARE_PREFER: the rung to compare at when the arms differ; 0: none
 	FailOn          string        // FAIL_ON: the headline verdicts that make a two-arm sweep exit 1
+	// CompareArms is COMPARE_ARMS (auto | warm | fresh): whether each
+	// arm's server is kept up across points; CompareRebootEvery is
+	// COMPARE_REBOOT_EVERY, the blocks between warm arms' fresh boots (0:
+	// automatic, -1: never).
+	CompareArms        string
+	CompareRebootEvery int
+	// ServerCosts is SERVER_COSTS: what a server takes to be ready and
+	// to stop, for planning COMPARE_BUDGET before anything boots (the
+	// action fills it from the last published result); zero: the target
+	// files' costs, else measured on the first block.
+	ServerCosts ServerCosts
 	// CompareMode is COMPARE_MODE as asked (auto | interleaved | duet);
 	// Resolve turns auto into one of the others. A duet's second half is
 	// DuetServerCPUs and DuetGeneratorCPUs (DUET_CPUSETS, or derived).

@@ -27,6 +27,10 @@ type Sweep struct {
 	Compare  knob.Compare
 	Fault    knob.Fault
 	TwoArm   bool
+	// Known are the arms' boot and stop costs known before anything
+	// boots (SERVER_COSTS, the target files' costs); Known false in an
+	// arm's: the first block times them.
+	Known schedule.Costs
 }
 
 // Planned is what a plan holds before it runs, as its plan line states it
@@ -91,11 +95,15 @@ func (p Sweep) Planned() Planned {
 func (p Sweep) TwoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
 	c, o := p.Compare, &p.Schedule
 	tp := schedule.TwoArmPlan{Batches: o.BatchLadder, Order: order, Reps: c.Reps, Alpha: c.Alpha, Stop: c.Stop,
-		Scope: c.Scope, HeadlineBatch: o.HeadlineBatch, Ladder: o.ConnsLadder(o.HeadlineBatch), Prefer: c.Prefer}
+		Scope: c.Scope, HeadlineBatch: o.HeadlineBatch, Ladder: o.ConnsLadder(o.HeadlineBatch), Prefer: c.Prefer,
+		Arms: c.Arms, RebootEvery: c.RebootEvery, Costs: p.Known,
+		First:   schedule.Window{Duration: p.Point.Duration, Warmup: p.Point.Warmup},
+		Compare: schedule.Window{Duration: c.Duration, Warmup: c.Warmup},
+		Duet:    duet.Halves(p.CPUs, c.Mode) != nil, MaxReps: knob.MaxCompareReps}
 	if p.Headline() && c.Budget > 0 {
-		// Lost blocks are run again while the budget lasts (up to
-		// MaxBlocks(Reps)): the budget, not a count, ends them.
-		tp.Budget, tp.BlockCost = c.Budget, p.BlockCost()
+		// The budget plans the blocks, and ends them; lost blocks are
+		// run again while it lasts (up to MaxBlocks of those planned).
+		tp.Budget = c.Budget
 	}
 	return tp
 }
@@ -104,57 +112,57 @@ func (p Sweep) TwoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
 // headline rung only (COMPARE_SCOPE=headline).
 func (p Sweep) Headline() bool { return p.TwoArm && p.Compare.Scope == result.ScopeHeadline }
 
-// PointOverhead is a point's time beside its warm-up and window: boot,
-// connect, collect and stop (docs/sweep.md, "How long it takes"), what a
-// budget plans with.
-const PointOverhead = 700 * time.Millisecond
-
-// PointCost is one point's planned time with its warm-up and window.
-func PointCost(warmup, window time.Duration) time.Duration {
-	return AddDur(AddDur(warmup, window), PointOverhead)
-}
-
-// BlockCost is a compare block's planned time: its two repeats, or one
-// in a duet (both at once).
-func (p Sweep) BlockCost() time.Duration {
-	c := PointCost(p.Compare.Warmup, p.Compare.Duration)
-	if duet.Halves(p.CPUs, p.Compare.Mode) != nil {
-		return c
-	}
-	return MulDur(2, c)
-}
-
 // SettleBudget plans a COMPARE_SCOPE=headline sweep's blocks from
-// COMPARE_BUDGET: the blocks that fit once the first pass (at its most
-// points) is over become COMPARE_REPS, the clean blocks planned (the
-// sequential design's last look); a lost block is run again while the
-// budget lasts. A budget that cannot fit the first pass and the
-// blocks the paired test needs (stats.MinPairs) is refused, saying what
-// it would need.
+// COMPARE_BUDGET before anything boots: the blocks that fit once the
+// first pass (at its most points) is over, warm or fresh as COMPARE_ARMS
+// would choose on the costs known (schedule.Costs: SERVER_COSTS, the
+// target files', else refserver's assumed), become COMPARE_REPS, the
+// plan's estimate; the schedule plans them again from what the first
+// pass measured. A budget that cannot fit the first pass and the blocks
+// the paired test needs (stats.MinPairs) on those costs is refused,
+// saying what it would need.
 func (p *Sweep) SettleBudget() error {
 	c := &p.Compare
 	if !p.Headline() || c.Budget <= 0 {
 		return nil
 	}
-	points := schedule.NewTwoArm(p.TwoArmPlan(nil)).FirstPass()
-	per := PointCost(p.Point.Warmup, p.Point.Duration)
-	if duet.Halves(p.CPUs, c.Mode) != nil {
-		points = (points + 1) / 2 // a duet runs a block's two points at once
+	tp := p.TwoArmPlan(nil)
+	first := schedule.NewTwoArm(tp).FirstPass()
+	warm := c.Arms == result.ArmsWarm && !tp.Duet
+	costs := p.Known
+	ahead := schedule.Ahead{FirstLeft: first, Turn: true}
+	if c.Arms == result.ArmsAuto && costs.Base.Known && costs.Head.Known {
+		warm, _ = costs.Choose(c.Budget, ahead, tp.First, tp.Compare, tp.Duet, c.RebootEvery)
 	}
-	first, block := MulDur(points, per), p.BlockCost()
 	need := stats.MinPairs(c.Alpha)
-	blocks := 0
-	if c.Budget > first {
-		blocks = int((c.Budget - first) / block)
-	}
+	blocks, needed := costs.Blocks(c.Budget, ahead, tp.First, tp.Compare, warm, tp.Duet, c.RebootEvery, need)
 	if blocks < need {
-		return fmt.Errorf("COMPARE_BUDGET (--compare-budget) %s: the first pass (up to %d points of %s) and the %d blocks the paired test needs at ALPHA %g (%s each) take %s; "+
-			"raise COMPARE_BUDGET, shorten DURATION, WARMUP, COMPARE_DURATION or COMPARE_WARMUP, or set COMPARE_BUDGET=0 to run COMPARE_REPS blocks",
-			c.Budget, points, per, need, c.Alpha, block, AddDur(first, MulDur(need, block)).Round(time.Second))
+		how := "fresh servers per point"
+		if warm {
+			how = "the servers kept up (warm)"
+		}
+		from := costs.Source
+		if from == "" {
+			from = schedule.CostsAssumed + ", refserver's"
+		}
+		return fmt.Errorf("COMPARE_BUDGET (--compare-budget) %s: the first pass (up to %d points) and the %d blocks the paired test needs at ALPHA %g take %s with %s (each server ready in %s and stopped in %s, %s); "+
+			"raise COMPARE_BUDGET to %s, shorten DURATION, WARMUP, COMPARE_DURATION or COMPARE_WARMUP, or set COMPARE_BUDGET=0 to run COMPARE_REPS blocks",
+			c.Budget, first, need, c.Alpha, needed.Round(time.Second), how, readyOf(costs), stopOf(costs), from, needed.Round(10*time.Second))
 	}
 	c.Reps = min(blocks, knob.MaxCompareReps)
 	return nil
 }
+
+// PointOverhead is a fresh point's time beside its warm-up and window
+// before anything was measured: the generator's start, connect and
+// collect, and the server's boot and stop as refserver's are assumed
+// (docs/sweep.md, "How long it takes").
+const PointOverhead = schedule.DefaultOverhead + 2*schedule.DefaultBootCost
+
+// readyOf and stopOf are the slower arm's boot and stop, as the plan
+// assumes them.
+func readyOf(c schedule.Costs) time.Duration { return c.Boot() }
+func stopOf(c schedule.Costs) time.Duration  { return c.Stop() }
 
 // CheckPlanned refuses a plan that may hold more than knob.MaxPlannedLoad
 // of load, unless ALLOW_LONG: only a CI job's timeout would end it.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -24,21 +23,6 @@ func Point(w io.Writer, i, n int, role string, k result.PointKey, elapsed time.D
 	}
 	fmt.Fprintf(w, "point %d/%d: batch %d, %d connections, rep %d%s | elapsed %s, eta %s\n",
 		i, n, k.Batch, k.Connections, k.Rep, what, dur(elapsed), eta(i, n, elapsed))
-}
-
-// Arm is Point's line for a two-arm sweep's point ap: its arm, its phase
-// and, in a duet, its half of the machine.
-func Arm(w io.Writer, i, n int, ap schedule.Point, half string, elapsed time.Duration) {
-	phase := "first pass"
-	if ap.Role == result.RoleCompare {
-		phase = "compare"
-	}
-	if half != "" {
-		phase += ", duet half " + half
-	}
-	k := ap.Key
-	fmt.Fprintf(w, "point %d/%d: %s, batch %d, %d connections, rep %d (%s) | elapsed %s, eta %s\n",
-		i, n, ap.Arm, k.Batch, k.Connections, k.Rep, phase, dur(elapsed), eta(i, n, elapsed))
 }
 
 // eta is the time left before point i of n: the mean of the i-1 points

@@ -43,8 +43,13 @@
 //
 // # A two-arm sweep (TwoArm)
 //
-// Next gives blocks (Block): the two arms at one key, in the order they
-// run, or in a duet on the two halves at once.
+// A step machine: Next takes what the last step did (Report: a block's
+// points as observed, or the arms' boots and stops, and the run's clock)
+// and gives the next Step: a block (the two arms at one key, in the
+// order they run, or in a duet on the two halves at once), the boot or
+// the stop of warm arms' servers, or Done. A test drives whole
+// comparisons through it with made-up times (warm_test.go: a server that
+// boots in 2 s and stops in 4 s).
 //
 // With Scope result.ScopeHeadline (COMPARE_SCOPE's default):
 //
@@ -55,11 +60,10 @@
 //     picks the rung (the arms' ceiling rung when they agree, else
 //     Prefer, else the highest mean where both ran clean), and every
 //     other batch runs once per arm there.
-//  2. Compare blocks at that rung only, as below, up to MaxBlocks, and
-//     none that would end past Budget: the blocks' mean time so far
-//     (BlockCost before one has ended) added to the latest
-//     Observed.Elapsed. Elapsed is data the harness hands in, so the
-//     rule is tested with made-up times.
+//  2. Compare blocks at that rung only, as below, planned from what the
+//     first pass measured (planBlocks: the time left over a block's
+//     measured cost), up to MaxBlocks of them, and none that would end
+//     past Budget.
 //
 // With Scope result.ScopeCurve:
 //
@@ -73,6 +77,20 @@
 //     repeat runs again, up to MaxBlocks, and a sequential rule
 //     (COMPARE_STOP, the paired signed-rank test of internal/stats) may
 //     stop a rung early.
+//
+// How the arms run their servers (Arms, COMPARE_ARMS; costs.go): fresh,
+// a server booted and stopped by every point, or warm, each arm's
+// servers booted once (BootArms), frozen between its points, stopped and
+// booted afresh after the first pass (which times their stop) and every
+// RebootEvery blocks, and stopped at the end (StopArms). ArmsAuto
+// decides from each arm's ready and stop (Costs): known before the run,
+// or timed by the first block, which boots its own servers; warm where
+// that buys WarmGain times the blocks. Every cost the plan uses is
+// measured as the run goes (costBook), and a budget that the costs show
+// cannot buy the blocks the paired test needs ends the run as soon as
+// that is known, saying what budget would. Why each rung's blocks ended
+// is a result.Ended (Ended), which the terminal, the comment and the
+// site show.
 //
 // # Purity
 //

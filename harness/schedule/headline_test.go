@@ -93,7 +93,7 @@ func TestTwoArmHeadlineScope(t *testing.T) {
 		}
 	}
 	notes := strings.Join(s.Notes(), "\n")
-	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", "8 blocks with both arms clean"} {
+	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", "ran the 8 blocks planned with both arms clean"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes %q lack %q", notes, w)
 		}
@@ -162,51 +162,55 @@ func TestTwoArmHeadlineNothingClean(t *testing.T) {
 	}
 }
 
-// COMPARE_BUDGET: no block is given that would end past the budget, by
-// the blocks' mean time so far (the planned cost before one ended), and
-// the notes say the budget ended the blocks.
+// COMPARE_BUDGET: the blocks are planned from the costs the first pass
+// measured, no block is given that would end past the budget (by the
+// blocks' mean time so far), and the rung's end says the budget ended
+// it; without a budget, Reps blocks run.
 func TestTwoArmBudget(t *testing.T) {
 	ladder, thr := peakAt64()
 	for _, tc := range []struct {
-		name                string
-		budget, cost, block time.Duration
-		cmpCost             time.Duration
-		blocks              int
+		name          string
+		budget, cost  time.Duration
+		cmpCost       time.Duration
+		planned, runs int
 	}{
-		// The first pass here is 12 points of 1 s: 4 rungs searched
-		// and 2 other batches, both arms.
-		{"planned cost", 20 * time.Second, time.Second, 10 * time.Second, 0, 0},
-		{"measured cost", 100 * time.Second, time.Second, 2 * time.Second, 5 * time.Second, 8},
-		{"no budget", 0, time.Second, time.Second, time.Second, 20},
+		// The first pass here is 12 points of 1 s (plus 0.3 s of boot
+		// and stop each): 4 rungs searched and 2 other batches, both
+		// arms. It leaves 84.4 s, and a block takes 2 × 5.3 s.
+		{"planned from the first pass", 100 * time.Second, time.Second, 5 * time.Second, 7, 7},
+		{"no budget", 0, time.Second, time.Second, 20, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := headlinePlan(ladder)
-			p.Reps, p.MaxBlocks, p.Budget, p.BlockCost = 20, 20, tc.budget, tc.block
+			p.Reps, p.Budget = 20, tc.budget
+			p.First, p.Compare = Window{Duration: time.Second}, Window{Duration: 5 * time.Second}
+			p.Costs.Overhead = time.Nanosecond // the fake's points have none
 			s := NewTwoArm(p)
-			sv := &armServer{thr: thr, cost: tc.cost, cmpCost: tc.cmpCost}
+			sv := &armServer{thr: thr, cost: tc.cost, cmpCost: tc.cmpCost, ready: 100 * time.Millisecond, stop: 200 * time.Millisecond}
 			got := driveArms(t, s, sv)
 			n := len(armsOf(got, result.RoleCompare)) / 2
-			first := len(armsOf(got, result.RoleSweep))
-			if tc.budget == 0 {
-				if n != tc.blocks || s.Budgeted() {
-					t.Errorf("%d blocks, budgeted %v; want %d", n, s.Budgeted(), tc.blocks)
-				}
-				return
+			if n != tc.runs || s.Planned() != tc.planned {
+				t.Errorf("%d blocks run, %d planned; want %d, %d", n, s.Planned(), tc.runs, tc.planned)
 			}
-			per := 2 * tc.cmpCost
-			if n == 0 {
-				per = tc.block
-			}
-			// Every block given ended within the budget, and one more
-			// would not have.
-			end := time.Duration(first)*tc.cost + time.Duration(n)*2*tc.cmpCost
-			if n != tc.blocks || end > tc.budget || end+per <= tc.budget || sv.now != end || !s.Budgeted() {
-				t.Errorf("%d first-pass points and %d blocks end at %s (clock %s), budget %s, block %s, budgeted %v", first, n, end, sv.now, tc.budget, per, s.Budgeted())
-			}
-			if notes := strings.Join(s.Notes(), "\n"); !strings.Contains(notes, "COMPARE_BUDGET "+tc.budget.String()+" spent after") {
-				t.Errorf("notes %q", notes)
+			if tc.budget > 0 && sv.now > tc.budget {
+				t.Errorf("the run ended at %s, past the budget %s", sv.now, tc.budget)
 			}
 		})
+	}
+	// A budget the blocks run slower than planned: they stop when the
+	// next would end past it, and the rung's end says so.
+	p := headlinePlan(ladder)
+	p.Budget, p.First, p.Compare = 100*time.Second, Window{Duration: time.Second}, Window{Duration: 2 * time.Second}
+	p.Costs.Overhead = time.Nanosecond
+	s := NewTwoArm(p)
+	sv := &armServer{thr: thr, cost: time.Second, cmpCost: 5 * time.Second}
+	n := len(armsOf(driveArms(t, s, sv), result.RoleCompare)) / 2
+	end := s.Ended()[result.PointKey{Batch: 10, Connections: 64}]
+	if sv.now > p.Budget || sv.now+10*time.Second <= p.Budget || !s.Budgeted() || end.Kind != result.EndBudget || end.Blocks != n {
+		t.Errorf("%d blocks end at %s of %s; budgeted %v, ended %+v", n, sv.now, p.Budget, s.Budgeted(), end)
+	}
+	if !strings.Contains(end.Text, "COMPARE_BUDGET 1m40s spent after") || !strings.Contains(strings.Join(s.Notes(), "\n"), end.Text) {
+		t.Errorf("end %q, notes %q", end.Text, s.Notes())
 	}
 }
 
@@ -240,15 +244,15 @@ func TestRungSearchStaysOnTheLadder(t *testing.T) {
 }
 
 // Under a budget lost blocks are run again while it lasts (up to
-// MaxBlocks(Reps)): a rung that lost its first blocks to contention still
-// reaches its planned clean blocks when the time allows.
+// MaxBlocks of the blocks planned): a rung that lost its first blocks to
+// contention still reaches its planned clean blocks when the time allows.
 func TestTwoArmBudgetReruns(t *testing.T) {
 	ladder, thr := peakAt64()
 	p := headlinePlan(ladder)
-	p.Reps, p.Budget, p.BlockCost = 6, time.Hour, 2*time.Second
+	p.Budget, p.MaxReps = time.Hour, 6
 	s := NewTwoArm(p)
 	got := driveArms(t, s, &armServer{thr: thr, cost: time.Second, lose: map[int]bool{0: true, 1: true, 2: true, 3: true}})
-	if n := len(armsOf(got, result.RoleCompare)) / 2; n != 10 || s.Budgeted() {
-		t.Errorf("%d blocks, budgeted %v; want 4 lost and 6 clean", n, s.Budgeted())
+	if n := len(armsOf(got, result.RoleCompare)) / 2; n != 10 || s.Budgeted() || s.Planned() != 6 {
+		t.Errorf("%d blocks, %d planned, budgeted %v; want 4 lost and 6 clean", n, s.Planned(), s.Budgeted())
 	}
 }

@@ -55,6 +55,13 @@ type Observed struct {
 	// Elapsed is the run's time when the point ended (the harness's
 	// clock): what a budget (TwoArmPlan.Budget) is held to.
 	Elapsed time.Duration
+	// Wall is the point's own time, Load its warm-up and window in it,
+	// and ReadyCost and StopCost its server's boot (start to ready) and
+	// stop (SIGTERM to exit and free ports) when it booted its own
+	// (fresh): what a two-arm schedule plans its time from.
+	Wall, Load, ReadyCost, StopCost time.Duration
+	// ArmDown: a point measured on a warm arm's server found it exited.
+	ArmDown bool
 }
 
 // Order is the sequence the sweep runs its points in. It interleaves the

@@ -2,9 +2,7 @@ package schedule
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/stats"
@@ -15,9 +13,12 @@ import (
 type TwoArmPlan struct {
 	Batches []int             // BATCH_LADDER: the compared rungs' order
 	Order   []result.PointKey // the first pass's keys, in Order
-	Reps    int               // COMPARE_REPS: the blocks asked at each compared rung
-	Alpha   float64           // ALPHA
-	Stop    string            // COMPARE_STOP: result.StopFixed, StopPocock or StopOBF
+	// Reps is COMPARE_REPS: the blocks asked at each compared rung. Under
+	// a Budget the schedule plans its own once the first pass is over
+	// (Planned), from what the first pass measured.
+	Reps  int
+	Alpha float64 // ALPHA
+	Stop  string  // COMPARE_STOP: result.StopFixed, StopPocock or StopOBF
 
 	// Scope is COMPARE_SCOPE. result.ScopeCurve (or empty) runs Order as
 	// the first pass and compares every batch's rung. result.ScopeHeadline
@@ -34,362 +35,486 @@ type TwoArmPlan struct {
 	// MaxBlocks is the most blocks a compared rung runs, re-run ones
 	// included; 0: MaxBlocks(Reps).
 	MaxBlocks int
-	// Budget, when > 0, is COMPARE_BUDGET: no compare block is given that
-	// would end past it, by the points' Observed.Elapsed and the compare
-	// blocks' mean time so far (BlockCost before one has ended).
-	Budget, BlockCost time.Duration
+	// MaxReps caps the blocks a Budget plans (knob.MaxCompareReps); 0:
+	// no cap.
+	MaxReps int
+	// Budget, when > 0, is COMPARE_BUDGET: the whole run's time, by the
+	// run's clock (Report.Elapsed). No step is given that would end past
+	// it, the final stop of warm arms included.
+	Budget time.Duration
+
+	// Arms is COMPARE_ARMS: ArmsWarm, ArmsFresh, or ArmsAuto (decided
+	// from Costs, or, while they are not known, from the first block,
+	// which boots its own servers and times them); empty: ArmsFresh.
+	Arms string
+	// RebootEvery is COMPARE_REBOOT_EVERY: warm arms are booted afresh
+	// every this many blocks; 0: Costs.RebootEvery's automatic count;
+	// -1: never.
+	RebootEvery int
+	// Costs are what the plan knows before anything boots: each arm's
+	// ready and stop (Known false: nothing gave them), and a point's
+	// overhead (0: DefaultOverhead).
+	Costs Costs
+	// First and Compare are the first pass's and the blocks' windows.
+	First, Compare Window
+	// Duet: a block's two points run at once, each on its half.
+	Duet bool
 }
 
 // Block is two points of one key, one per arm, in the order they run
 // (in a duet, at once: the first on half a).
 type Block [2]Point
 
-// TwoArm is a two-arm sweep's schedule: the first pass (FirstPassOrder,
-// a block per key), then the compare phase's blocks at CompareRungs'
-// rungs.
-type TwoArm struct {
-	plan  TwoArmPlan
-	first []ArmPoint
-	at    int        // the next of first
-	seen  []Observed // the first pass's points
+// StepKind is what a two-arm schedule's Step asks.
+type StepKind int
 
-	compared bool // the first pass is over and the rungs are chosen
-	rungs    []result.PointKey
-	skipped  []string
-	blocks   []blocks // per rung
-	j        int      // the next rung to look at in this round
-	active   bool     // a rung ran a block in this round
-	out      int      // the rung whose block is being measured; -1: none
+const (
+	// Done: the sweep is over.
+	Done StepKind = iota
+	// RunBlock: measure Step.Block's two points.
+	RunBlock
+	// BootArms: boot Step.Arms' servers afresh and keep them up, frozen
+	// (warm arms), each timed (Report.Arms).
+	BootArms
+	// StopArms: stop Step.Arms' servers, each timed.
+	StopArms
+)
 
-	// ScopeHeadline's first pass.
-	search   *searcher // the headline batch's; nil: ScopeCurve
-	searched bool      // the search is over and rung chosen
-	rung     int       // the rung compared; 0: none
-	others   []int     // the other batches, run once per arm at rung
-	step     int       // first-pass blocks given
-	notes    []string
-
-	elapsed      time.Duration // the latest Observed.Elapsed
-	compareStart time.Duration // elapsed when the first pass ended
-	compareRan   int           // compare blocks that ended
-	spent        bool          // the budget left no room for another block
+// Step is what the schedule asks next.
+type Step struct {
+	Kind StepKind
+	// Block is RunBlock's, measured with Window (zero: the first pass's,
+	// the plan's DURATION and WARMUP). Warm: the points measure the arms'
+	// servers kept up (BootArms), thawed for the point and frozen after
+	// it; else each point boots its own server and stops it.
+	Block  Block
+	Window Window
+	Warm   bool
+	// Arms and Why are BootArms' and StopArms': the arms, and why, in
+	// words, for the progress line and the result.
+	Arms []string
+	Why  string
 }
 
-// blocks is one compared rung's record.
-type blocks struct {
-	ran, clean int
-	d          []float64 // ln(head/base) of the clean blocks
-	decided    bool
-	why        string // how the rung's blocks ended; "" while they run
+// Report is what the step given last did: a block's points as judged,
+// or the arms' boots or stops, and the run's clock when it ended.
+type Report struct {
+	Points  []Observed
+	Arms    []ArmEvent
+	Elapsed time.Duration
+}
+
+// ArmEvent is one arm's boot (the time from its start to its readiness)
+// or stop (from SIGTERM to its exit and free ports); Failed says why it
+// did not boot, or did not stop cleanly ("": it did).
+type ArmEvent struct {
+	Arm    string
+	Cost   time.Duration
+	Failed string
+}
+
+// TwoArm is a two-arm sweep's schedule: the first pass, then the compare
+// phase's blocks at the rungs the first pass found, with the boots and
+// stops of warm arms between them. Next is its only input.
+type TwoArm struct {
+	plan  TwoArmPlan
+	costs costBook
+	arms  armState
+
+	first firstPass
+	cmp   comparePhase
+
+	// short says why the run ended before it had a rung to compare (the
+	// budget); nil: it did not.
+	short *result.Ended
+
+	queue   []Step // steps decided, not given yet
+	given   Step   // the step given last
+	elapsed time.Duration
+	notes   []string
+	over    bool
 }
 
 // NewTwoArm is the schedule of a two-arm sweep planned as p.
 func NewTwoArm(p TwoArmPlan) *TwoArm {
-	t := &TwoArm{plan: p, out: -1}
-	if p.Scope == result.ScopeHeadline {
-		t.search = newRungSearcher(p.HeadlineBatch, p.Ladder)
-		for _, b := range p.Batches {
-			if b != p.HeadlineBatch {
-				t.others = append(t.others, b)
-			}
-		}
-		return t
+	if p.Arms == "" {
+		p.Arms = ArmsFresh
 	}
-	t.first = FirstPassOrder(p.Order)
+	t := &TwoArm{plan: p}
+	t.costs = newCostBook(p.Costs)
+	t.first = newFirstPass(p)
+	t.cmp.out = -1
+	t.arms.up = map[string]bool{}
+	switch {
+	case p.Arms == ArmsWarm && p.Duet:
+		t.decide(false, "fresh: a duet runs both arms at once, each on its half of the machine, and warm arms run one after the other")
+	case p.Arms != ArmsAuto:
+		t.decide(p.Arms == ArmsWarm, fmt.Sprintf("%s: COMPARE_ARMS=%s", p.Arms, p.Arms))
+	case p.Costs.Base.Known && p.Costs.Head.Known || p.Duet:
+		t.decide(t.choose())
+	}
 	return t
 }
 
 // FirstPass is how many points the first pass runs, at most.
-func (t *TwoArm) FirstPass() int {
-	if t.search != nil {
-		return 2 * (len(t.plan.Ladder) + len(t.others))
-	}
-	return len(t.first)
-}
+func (t *TwoArm) FirstPass() int { return t.first.most() }
 
-// Notes say how the first pass's search ended, where the rung compared
-// came from, and how each compared rung's blocks ended, for
-// result.Result.Notes; they grow as the sweep goes.
+// Notes say how the arms ran and why, how the first pass's search ended,
+// where the rung compared came from, and how each compared rung's blocks
+// ended, for result.Result.Notes; they grow as the sweep goes.
 func (t *TwoArm) Notes() []string {
 	out := slices.Clone(t.notes)
-	for j, s := range t.blocks {
-		if s.why != "" {
-			k := t.rungs[j]
-			out = append(out, fmt.Sprintf("comparison at batch %d, %d connections: %s", k.Batch, k.Connections, s.why))
+	out = append(out, t.first.notes...)
+	for j, s := range t.cmp.blocks {
+		if s.ended != nil {
+			k := t.cmp.rungs[j]
+			out = append(out, fmt.Sprintf("comparison at batch %d, %d connections: %s", k.Batch, k.Connections, s.ended.Text))
 		}
 	}
 	return out
 }
 
 // Budgeted reports whether the budget ended the compare phase.
-func (t *TwoArm) Budgeted() bool { return t.spent }
+func (t *TwoArm) Budgeted() bool { return t.cmp.spent }
 
-// Next takes what the points of the block it gave last measured (nothing
-// on the first call) and returns the next block; false: the sweep is
-// done.
-//
-// The first pass gives every key of Order as a block of role sweep, the
-// arm that goes first alternating. When it is over, CompareRungs picks
-// each batch's rung from what it measured (Rungs), and the compare
-// phase's blocks of role compare follow: at every compared rung one
-// repeat per arm, the rungs round-robin and each rung's blocks in ABBA
-// order (CompareSchedule's order while nothing is lost). A rung is done
-// when Reps of its blocks have both repeats clean, or when a sequential
-// rule (Stop) finds its paired test decided at this look
-// (result.SequentialLevel), or when it has run MaxBlocks, or when even
-// all the blocks left could not bring it to the pairs its test needs
-// (stats.MinPairs). A block that lost a repeat (lost, failed, not clean)
-// is run again, keeping the order: its rep is the rung's next, so a
-// block's Key.Rep at or past Reps is one beyond the blocks asked.
-func (t *TwoArm) Next(last ...Observed) (Block, bool) {
-	t.observe(last)
-	if t.search != nil {
-		if b, ok := t.nextHeadline(); ok {
-			return b, true
-		}
-	} else if t.at+1 < len(t.first) {
-		a, b := t.first[t.at], t.first[t.at+1]
-		t.at += 2
-		return Block{{Role: result.RoleSweep, Arm: a.Arm, Key: a.Key}, {Role: result.RoleSweep, Arm: b.Arm, Key: b.Key}}, true
-	}
-	if !t.compared {
-		t.compared = true
-		t.compareStart = t.elapsed
-		if t.search != nil {
-			if t.rung > 0 {
-				t.rungs = []result.PointKey{{Batch: t.plan.HeadlineBatch, Connections: t.rung}}
-			} else {
-				t.skipped = append(t.skipped, fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass", t.plan.HeadlineBatch))
-			}
-		} else {
-			t.rungs, t.skipped = CompareRungs(t.seen, t.plan.Batches)
-		}
-		t.blocks = make([]blocks, len(t.rungs))
-	}
-	if t.overBudget() {
-		return Block{}, false
-	}
-	for {
-		for t.j < len(t.rungs) {
-			j := t.j
-			t.j++
-			s := &t.blocks[j]
-			if t.done(s) {
-				continue
-			}
-			t.active, t.out = true, j
-			k := t.rungs[j]
-			key := result.PointKey{Batch: k.Batch, Connections: k.Connections, Rep: s.ran}
-			a, b := result.ArmBase, result.ArmHead
-			if (s.ran+j)%2 == 1 {
-				a, b = b, a
-			}
-			return Block{{Role: result.RoleCompare, Arm: a, Key: key}, {Role: result.RoleCompare, Arm: b, Key: key}}, true
-		}
-		if !t.active {
-			return Block{}, false
-		}
-		t.j, t.active = 0, false
-	}
-}
+// Planned is the blocks planned at each compared rung: Reps, or under a
+// budget what it buys once the first pass is over; 0 before that.
+func (t *TwoArm) Planned() int { return t.cmp.planned }
 
 // Rungs are the compared rungs, in batch ladder order, and a warning for
 // each batch compared elsewhere than where both arms ran clean or not
 // compared at all; ok false until the first pass is over.
 func (t *TwoArm) Rungs() (rungs []result.PointKey, skipped []string, ok bool) {
-	return t.rungs, t.skipped, t.compared
+	return t.cmp.rungs, t.cmp.skipped, t.cmp.started
 }
 
-// most is the most blocks a compared rung runs.
-func (t *TwoArm) most() int {
-	if t.plan.MaxBlocks > 0 {
-		return t.plan.MaxBlocks
+// Ended is why each compared rung's blocks stopped, keyed by the rung
+// (Rep 0); a rung still running has none. A run that ended before it
+// had a rung (the budget) has its reason under the headline batch at 0
+// connections.
+func (t *TwoArm) Ended() map[result.PointKey]result.Ended {
+	out := map[result.PointKey]result.Ended{}
+	if t.short != nil {
+		out[result.PointKey{Batch: t.plan.HeadlineBatch}] = *t.short
 	}
-	return MaxBlocks(t.plan.Reps)
-}
-
-func (t *TwoArm) done(s *blocks) bool {
-	need, most := stats.MinPairs(t.plan.Alpha), t.most()
-	switch {
-	case s.why != "":
-	case s.decided:
-		s.why = fmt.Sprintf("decided at block %d (%d with both arms clean), at this look's level of COMPARE_STOP=%s", s.ran, s.clean, t.plan.Stop)
-	case s.clean >= t.plan.Reps:
-		s.why = fmt.Sprintf("%d blocks with both arms clean, as planned, in %d", s.clean, s.ran)
-	case s.ran >= most:
-		s.why = fmt.Sprintf("ran the most blocks, %d, of which %d with both arms clean", s.ran, s.clean)
-	case s.clean+(most-s.ran) < need:
-		s.why = fmt.Sprintf("stopped after %d blocks: even the %d left could not bring the %d with both arms clean to the %d the test needs", s.ran, most-s.ran, s.clean, need)
-	default:
-		return false
-	}
-	return true
-}
-
-// overBudget ends every compared rung's blocks when the next block
-// would end past the budget: the compare blocks' mean time so far (the
-// planned BlockCost before one has ended) added to the time spent.
-func (t *TwoArm) overBudget() bool {
-	if t.plan.Budget <= 0 {
-		return false
-	}
-	if !t.spent {
-		cost := t.plan.BlockCost
-		if t.compareRan > 0 {
-			cost = (t.elapsed - t.compareStart) / time.Duration(t.compareRan)
+	for j, s := range t.cmp.blocks {
+		if s.ended != nil {
+			out[t.cmp.rungs[j]] = *s.ended
 		}
-		if t.elapsed+cost <= t.plan.Budget {
-			return false
-		}
-		t.spent = true
-		for j := range t.blocks {
-			s := &t.blocks[j]
-			if !t.done(s) {
-				s.why = fmt.Sprintf("COMPARE_BUDGET %s spent after %d blocks (%d with both arms clean): %s run, and a block takes %s",
-					t.plan.Budget, s.ran, s.clean, t.elapsed.Round(time.Second), cost.Round(100*time.Millisecond))
+	}
+	return out
+}
+
+// Next takes what the step it gave last did (an empty Report on the
+// first call) and returns the next step; Kind Done: the sweep is over.
+//
+// The first pass gives its blocks (role sweep) as firstPass chooses
+// them. When it is over, CompareRungs (or, with ScopeHeadline,
+// HeadlineRung) picks the rungs, the blocks are planned from the costs
+// measured so far, and the compare phase's blocks (role compare) follow:
+// at every compared rung one repeat per arm, the rungs round-robin and
+// each rung's blocks in ABBA order. A rung is done when Reps of its
+// blocks have both repeats clean, or when a sequential rule (Stop) finds
+// its paired test decided at this look (result.SequentialLevel), or when
+// it has run MaxBlocks, or when even all the blocks left could not bring
+// it to the pairs its test needs (stats.MinPairs), or when the budget
+// has no time for another. A block that lost a repeat (lost, failed, not
+// clean) is run again, keeping the order: its rep is the rung's next, so
+// a block's Key.Rep at or past Reps is one beyond the blocks asked.
+//
+// Warm arms add their steps: both arms booted before their first block,
+// stopped and booted afresh between the first pass and the blocks (which
+// times their stop) and every RebootEvery blocks, an arm found down
+// booted again, and both stopped at the end.
+func (t *TwoArm) Next(r Report) Step {
+	t.observe(r)
+	s := t.next()
+	t.given = s
+	if s.Kind == Done {
+		t.over = true
+	}
+	return s
+}
+
+func (t *TwoArm) next() Step {
+	if t.over {
+		return Step{}
+	}
+	if len(t.queue) > 0 {
+		s := t.queue[0]
+		t.queue = t.queue[1:]
+		return s
+	}
+	if t.short != nil {
+		return t.end()
+	}
+	if !t.first.over {
+		if b, ok := t.first.next(); ok {
+			if t.firstOverBudget() {
+				return t.end()
 			}
+			return t.block(b, Window{})
+		}
+		t.turn()
+		if len(t.queue) > 0 {
+			return t.next()
 		}
 	}
-	return true
+	if !t.cmp.isPlanned {
+		// Warm arms booted afresh for the blocks: their stop is timed.
+		t.planBlocks(Ahead{Booted: true})
+		t.cmp.isPlanned = true
+	}
+	if s, ok := t.nextBlock(); ok {
+		return s
+	}
+	return t.end()
 }
 
-func (t *TwoArm) observe(last []Observed) {
-	for _, o := range last {
+// block is RunBlock for b, warm where the arms run warm: an arm not up
+// is booted first.
+func (t *TwoArm) block(b Block, w Window) Step {
+	s := Step{Kind: RunBlock, Block: b, Window: w, Warm: t.arms.warm}
+	if !t.arms.decided {
+		s.Warm = false // the first block of ArmsAuto times the boots
+		return s
+	}
+	if t.arms.warm {
+		if down := t.arms.down(); len(down) > 0 {
+			t.queue = append(t.queue, s)
+			return t.bootStep(down, "warm arms: boot the servers kept up between points")
+		}
+	}
+	return s
+}
+
+// end stops warm arms' servers, then ends the sweep.
+func (t *TwoArm) end() Step {
+	if up := t.arms.upArms(); len(up) > 0 {
+		return t.stopStep(up, "the run is over")
+	}
+	return Step{}
+}
+
+func (t *TwoArm) bootStep(arms []string, why string) Step {
+	for _, a := range arms {
+		t.arms.up[a] = true
+	}
+	return Step{Kind: BootArms, Arms: arms, Why: why}
+}
+
+func (t *TwoArm) stopStep(arms []string, why string) Step {
+	for _, a := range arms {
+		t.arms.up[a] = false
+	}
+	return Step{Kind: StopArms, Arms: arms, Why: why}
+}
+
+// observe takes in what the step given last did.
+func (t *TwoArm) observe(r Report) {
+	t.elapsed = max(t.elapsed, r.Elapsed)
+	for _, o := range r.Points {
 		t.elapsed = max(t.elapsed, o.Elapsed)
 	}
-	if !t.compared {
-		t.seen = append(t.seen, last...)
-		if t.search != nil && !t.searched && len(last) == 2 {
-			t.search.Record(jointProbe(last[0], last[1]))
+	switch t.given.Kind {
+	case BootArms, StopArms:
+		for _, e := range r.Arms {
+			if t.given.Kind == BootArms {
+				t.arms.booted(e, t.costs.ready)
+			} else {
+				t.costs.stop(e)
+			}
+			if e.Failed != "" && t.given.Kind == BootArms && t.arms.warm {
+				// A server that cannot stay up is measured as seed
+				// 002 does: a fresh one per point, whose failures the
+				// curve records with their logs.
+				t.arms.warm = false
+				t.notes = append(t.notes, fmt.Sprintf("arms: the %s's server did not boot to be kept up (%s): every point boots its own from here", e.Arm, e.Failed))
+			}
 		}
 		return
-	}
-	if t.out < 0 {
+	case RunBlock:
+	default:
 		return
 	}
-	t.compareRan++
-	s := &t.blocks[t.out]
-	t.out = -1
-	s.ran++
-	if len(last) != 2 || !last[0].measured() || !last[1].measured() {
+	fresh := !t.given.Warm
+	for _, o := range r.Points {
+		if fresh {
+			t.costs.point(o)
+		}
+		if o.ArmDown && t.arms.warm {
+			t.arms.up[o.Arm] = false
+		}
+	}
+	t.costs.block(t.given, r.Points, fresh)
+	if !t.first.over {
+		t.first.observe(r.Points)
+	} else {
+		t.observeBlock(r.Points)
+	}
+	if !t.arms.decided {
+		t.decide(t.choose())
+		t.feasible()
+	}
+}
+
+// feasible ends the run at once when the costs just timed show that the
+// budget cannot buy the blocks the paired test needs after the first
+// pass: as soon as that is known, saying what budget would.
+func (t *TwoArm) feasible() {
+	p := t.plan
+	if p.Budget <= 0 || t.first.over {
 		return
 	}
-	s.clean++
-	base, head := last[0], last[1]
-	if base.Arm != result.ArmBase {
-		base, head = head, base
+	c := t.costs.now()
+	min := MinBlocks(p.Alpha)
+	ahead := Ahead{FirstLeft: t.first.left(), Booted: len(t.arms.upArms()) == 2, Turn: true}
+	n, need := c.Blocks(p.Budget-t.elapsed, ahead, p.First, p.Compare, t.arms.warm, p.Duet, p.RebootEvery, min)
+	if n >= min {
+		return
 	}
-	s.d = append(s.d, math.Log(head.ThroughputPerS/base.ThroughputPerS))
-	reps, alpha := t.plan.Reps, t.plan.Alpha
-	if t.plan.Stop != result.StopFixed && s.clean >= stats.MinPairs(alpha) && s.clean < reps {
-		s.decided = stats.SignedRank(s.d) < result.SequentialLevel(t.plan.Stop, s.clean, reps, alpha)
-	}
+	want := roundSecond(t.elapsed + need).Round(10 * time.Second)
+	t.short = &result.Ended{Kind: result.EndNoTime, NeedBudgetNs: int64(want), Blocks: 0,
+		Text: fmt.Sprintf("COMPARE_BUDGET %s cannot buy the %d blocks the paired test needs: the servers take %s and %s to be ready and %s and %s to stop (%s), so the first pass (up to %d more points) and %d blocks take %s more after the %s run; a budget of %s would buy them",
+			p.Budget, min, roundCost(c.Base.ready()), roundCost(c.Head.ready()), roundCost(c.Base.stop()), roundCost(c.Head.stop()), c.Source,
+			ahead.FirstLeft, min, roundSecond(need), roundSecond(t.elapsed), want)}
+	t.notes = append(t.notes, "comparison: "+t.short.Text)
 }
 
-// measured: a compare repeat that counts, in the curve and clean.
-func (o Observed) measured() bool { return !o.Lost && o.Clean }
-
-// nextHeadline is ScopeHeadline's first pass: the search's next block,
-// then the rung (HeadlineRung), then every other batch once per arm at
-// it; ok false once it is over.
-func (t *TwoArm) nextHeadline() (Block, bool) {
-	hb := t.plan.HeadlineBatch
-	if !t.searched {
-		conns, phase, why, ok := t.search.Next()
-		if ok {
-			return t.firstBlock(result.PointKey{Batch: hb, Connections: conns}, len(t.search.probes)+1, phase, why), true
-		}
-		t.searched = true
-		var tried []string
-		for _, p := range t.search.probes {
-			tried = append(tried, fmt.Sprint(p.conns))
-		}
-		t.notes = append(t.notes, fmt.Sprintf("first pass: batch %d searched on its ladder's rungs, both arms at each (%s: %d of %d rungs); %s",
-			hb, joinWords(tried), len(tried), len(t.plan.Ladder), why))
-		var note string
-		t.rung, note = HeadlineRung(t.seen, hb, t.plan.Prefer)
-		if note != "" {
-			t.notes = append(t.notes, note)
+// firstOverBudget ends the run when the first pass's next block (and the
+// final stop of warm arms) would end past the budget.
+func (t *TwoArm) firstOverBudget() bool {
+	p := t.plan
+	if p.Budget <= 0 {
+		return false
+	}
+	c := t.costs.now()
+	warm := t.arms.warm && t.arms.decided
+	need := c.Point(result.ArmBase, p.First, !warm) + c.Point(result.ArmHead, p.First, !warm)
+	if warm {
+		need += c.Stop()
+		if len(t.arms.down()) > 0 {
+			need += c.Boot()
 		}
 	}
-	if t.rung == 0 || len(t.others) == 0 {
-		return Block{}, false
+	if t.elapsed+need <= p.Budget {
+		return false
 	}
-	b := t.others[0]
-	t.others = t.others[1:]
-	return t.firstBlock(result.PointKey{Batch: b, Connections: t.rung}, 0, "", ""), true
+	t.short = &result.Ended{Kind: result.EndBudget,
+		Text: fmt.Sprintf("COMPARE_BUDGET %s spent in the first pass, after %d points (%s run): no rung to compare was found in time", p.Budget, t.first.run, roundSecond(t.elapsed))}
+	t.notes = append(t.notes, "comparison: "+t.short.Text)
+	return true
 }
 
-// firstBlock is a first-pass block at k, the arm that goes first
-// alternating from block to block (base first on the first).
-func (t *TwoArm) firstBlock(k result.PointKey, step int, phase, why string) Block {
-	a, b := result.ArmBase, result.ArmHead
-	if t.step%2 == 1 {
-		a, b = b, a
+// choose is ArmsAuto's decision from the costs known now.
+func (t *TwoArm) choose() (bool, string) {
+	p := t.plan
+	left := time.Duration(0)
+	if p.Budget > 0 {
+		left = p.Budget - t.elapsed
 	}
-	t.step++
-	p := func(arm string) Point {
-		return Point{Role: result.RoleSweep, Arm: arm, Key: k, Step: step, Phase: phase, Reason: why}
-	}
-	return Block{p(a), p(b)}
+	ahead := Ahead{FirstLeft: t.first.left(), Turn: true}
+	return t.costs.now().Choose(left, ahead, p.First, p.Compare, p.Duet, p.RebootEvery)
 }
 
-// jointProbe is what the headline search reads of a first-pass block:
-// the mean of the arms' throughputs; failed when neither measured, good
-// only when both did cleanly enough to be read.
-func jointProbe(a, b Observed) probe {
-	failed := (a.Lost || a.Failed) && (b.Lost || b.Failed)
-	good := !a.Lost && !b.Lost && a.Good && b.Good
-	return probe{conns: a.Key.Connections, thr: (a.ThroughputPerS + b.ThroughputPerS) / 2, failed: failed, good: good}
+func (t *TwoArm) decide(warm bool, why string) {
+	t.arms.decided, t.arms.warm, t.arms.why = true, warm, why
+	t.notes = append(t.notes, "arms: "+why)
 }
 
-// HeadlineRung picks the headline batch's rung to compare from a
-// ScopeHeadline first pass (seen): each arm's ceiling rung (its highest
-// clean throughput at the batch) when the two agree; else prefer when
-// both arms ran clean there; else the rung where both ran clean with the
-// highest mean (CompareRungs' rule). note says why when the arms did not
-// agree; 0: neither arm ran clean at any rung.
-func HeadlineRung(seen []Observed, batch, prefer int) (conns int, note string) {
-	top := map[string]int{}
-	best := map[string]float64{}
-	clean := map[string]map[int]bool{result.ArmBase: {}, result.ArmHead: {}}
-	for _, p := range seen {
-		if p.Lost || p.Role != result.RoleSweep || p.Key.Batch != batch || !p.Clean || clean[p.Arm] == nil {
-			continue
-		}
-		clean[p.Arm][p.Key.Connections] = true
-		if p.ThroughputPerS > best[p.Arm] {
-			best[p.Arm], top[p.Arm] = p.ThroughputPerS, p.Key.Connections
+// turn ends the first pass: the rungs to compare, the blocks planned
+// (planBlocks; again once warm arms have been booted afresh, which
+// times their stop), and for warm arms that fresh start of both servers.
+func (t *TwoArm) turn() {
+	t.first.over = true
+	t.cmp.start(t.first, t.plan)
+	if len(t.cmp.rungs) == 0 {
+		return
+	}
+	if !t.arms.warm && t.plan.Arms == ArmsAuto && !t.plan.Duet {
+		// Chosen fresh on the costs given or timed once: the first
+		// pass timed every point's.
+		if warm, why := t.choose(); warm {
+			t.decide(true, why)
 		}
 	}
-	b, h := top[result.ArmBase], top[result.ArmHead]
-	if b != 0 && b == h {
-		return b, ""
+	t.planBlocks(Ahead{Booted: true, Turn: t.arms.warm})
+	if !t.arms.warm || t.cmp.spent {
+		t.cmp.isPlanned = true
+		return
 	}
-	differ := fmt.Sprintf("the arms' ceiling rungs differ (base %s, head %s)", rungWord(b), rungWord(h))
-	if prefer > 0 && clean[result.ArmBase][prefer] && clean[result.ArmHead][prefer] {
-		return prefer, fmt.Sprintf("comparison: %s: compared at %d connections, the last published headline's rung", differ, prefer)
+	if up := t.arms.upArms(); len(up) > 0 {
+		t.queue = append(t.queue, t.stopStep(up, "the first pass is over: fresh servers for the blocks"))
 	}
-	rungs, skipped := CompareRungs(seen, []int{batch})
-	if len(rungs) == 0 {
-		return 0, ""
-	}
-	if len(skipped) > 0 {
-		return rungs[0].Connections, skipped[0]
-	}
-	return rungs[0].Connections, fmt.Sprintf("comparison: %s: compared at %d connections, where both ran clean with the highest mean", differ, rungs[0].Connections)
+	t.queue = append(t.queue, t.bootStep([]string{result.ArmBase, result.ArmHead}, "fresh servers for the blocks"))
 }
 
-func rungWord(c int) string {
-	if c == 0 {
-		return "none clean"
+// Record is how the arms ran, for the result.
+func (t *TwoArm) Record() *result.ArmsRecord {
+	mode := ArmsFresh
+	if t.arms.warm {
+		mode = ArmsWarm
 	}
-	return fmt.Sprint(c)
+	c := t.costs.now()
+	rec := &result.ArmsRecord{Mode: mode, Reason: t.arms.why, CostsFrom: c.Source, OverheadNs: int64(c.overhead()),
+		Base: t.costs.record(result.ArmBase), Head: t.costs.record(result.ArmHead), Boots: t.arms.boots}
+	if t.arms.warm {
+		rec.RebootEvery = c.RebootEvery(t.plan.RebootEvery, t.plan.Compare)
+	}
+	return rec
 }
 
-func joinWords(w []string) string {
-	if len(w) == 0 {
-		return "no rung"
-	}
-	return strings.Join(w, ", ")
+// Progress is where the run stands, for the progress line: the first
+// pass's points run and at most, the blocks run and planned (0 before
+// the first pass is over; fixed once planned), and an estimate of the
+// time left that never runs past the budget.
+type Progress struct {
+	FirstRun, FirstMost      int
+	BlocksRun, BlocksPlanned int
+	Left                     time.Duration
+	LeftKnown                bool
 }
+
+// Progress is the run's Progress now.
+func (t *TwoArm) Progress() Progress {
+	p := Progress{FirstRun: t.first.run, FirstMost: t.first.most(), BlocksRun: t.cmp.ran, BlocksPlanned: t.cmp.planned}
+	if t.costs.timed == 0 {
+		return p
+	}
+	c := t.costs.now()
+	warm := t.arms.warm
+	planned := p.BlocksPlanned
+	if planned == 0 {
+		planned = t.plan.Reps
+	}
+	left := c.fixed(Ahead{FirstLeft: t.first.left(), Booted: len(t.arms.upArms()) == 2, Turn: !t.first.over}, t.plan.First, warm, t.plan.Duet)
+	rungs := max(1, len(t.cmp.rungs))
+	left += time.Duration(max(0, planned*rungs-t.cmp.ran)) * c.perBlock(t.plan.Compare, warm, t.plan.Duet, t.plan.RebootEvery)
+	if t.plan.Budget > 0 {
+		left = min(left, max(0, t.plan.Budget-t.elapsed))
+	}
+	p.Left, p.LeftKnown = left, true
+	return p
+}
+
+// Total is the points the run plans, as the partial reason of an
+// interrupted run counts them: the first pass (at most, while it runs)
+// and two per block planned at each compared rung (COMPARE_REPS at
+// every batch's, or the headline's, before the rungs are known).
+func (t *TwoArm) Total() int {
+	first, rungs, blocks := t.first.run, len(t.cmp.rungs), t.cmp.planned
+	if !t.first.over {
+		first = t.first.most()
+		rungs = len(t.plan.Batches)
+		if t.plan.Scope == result.ScopeHeadline {
+			rungs = 1
+		}
+	}
+	if !t.cmp.isPlanned {
+		blocks = t.plan.Reps
+	}
+	return first + 2*blocks*rungs
+}
+
+// MinBlocks is the fewest clean blocks the paired test needs at alpha.
+func MinBlocks(alpha float64) int { return stats.MinPairs(alpha) }

@@ -16,12 +16,20 @@ type armServer struct {
 	lose map[int]bool
 	n    int // compare blocks so far
 	// cost is each point's time on the run's clock (Observed.Elapsed),
-	// and cmpCost a compare point's when set.
+	// and cmpCost a compare point's when set; ready and stop are a
+	// server's boot and stop, paid by a fresh point and by BootArms and
+	// StopArms (both arms at once).
 	cost, cmpCost time.Duration
-	now           time.Duration
+	ready, stop   time.Duration
+	// over is each point's time beside its load (cost) and its boot
+	// and stop.
+	over  time.Duration
+	now   time.Duration
+	steps []Step // every step given
 }
 
-func (sv *armServer) measure(b Block) []Observed {
+func (sv *armServer) measure(s Step) []Observed {
+	b := s.Block
 	lost := false
 	if b[0].Role == result.RoleCompare {
 		lost = sv.lose[sv.n]
@@ -32,33 +40,65 @@ func (sv *armServer) measure(b Block) []Observed {
 		k := p.Key
 		k.Rep = 0
 		v := sv.thr[ArmPoint{Arm: p.Arm, Key: k}]
-		sv.now += sv.cost
+		wall := sv.cost
 		if p.Role == result.RoleCompare && sv.cmpCost > 0 {
-			sv.now += sv.cmpCost - sv.cost
+			wall = sv.cmpCost
 		}
-		o := Observed{Point: p, Failed: v == 0, Good: v > 0, Clean: v > 0, ThroughputPerS: v, Elapsed: sv.now}
+		o := Observed{Point: p, Failed: v == 0, Good: v > 0, Clean: v > 0, ThroughputPerS: v, Load: wall}
+		wall += sv.over
+		if !s.Warm {
+			o.ReadyCost, o.StopCost = sv.ready, sv.stop
+			wall += sv.ready + sv.stop
+		}
+		sv.now += wall
+		o.Wall, o.Elapsed = wall, sv.now
 		if lost && p.Arm == result.ArmHead {
-			o = Observed{Point: p, Failed: true, Elapsed: sv.now}
+			o = Observed{Point: p, Failed: true, Elapsed: sv.now, Wall: wall}
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
+// do is what the step did.
+func (sv *armServer) do(s Step) Report {
+	sv.steps = append(sv.steps, s)
+	switch s.Kind {
+	case RunBlock:
+		return Report{Points: sv.measure(s)}
+	case BootArms, StopArms:
+		cost := sv.ready
+		if s.Kind == StopArms {
+			cost = sv.stop
+		}
+		sv.now += cost
+		var r Report
+		for _, a := range s.Arms {
+			r.Arms = append(r.Arms, ArmEvent{Arm: a, Cost: cost})
+		}
+		r.Elapsed = sv.now
+		return r
+	}
+	return Report{}
+}
+
+// driveArms runs the schedule to its end and returns the blocks it gave.
 func driveArms(t *testing.T, s *TwoArm, sv *armServer) []Block {
 	t.Helper()
 	var got []Block
-	var last []Observed
-	for {
-		b, more := s.Next(last...)
-		if !more {
+	var last Report
+	for i := 0; ; i++ {
+		st := s.Next(last)
+		if st.Kind == Done {
 			return got
 		}
-		if len(got) > 1000 {
+		if i > 2000 {
 			t.Fatal("the schedule does not end")
 		}
-		got = append(got, b)
-		last = sv.measure(b)
+		if st.Kind == RunBlock {
+			got = append(got, st.Block)
+		}
+		last = sv.do(st)
 	}
 }
 
@@ -154,17 +194,17 @@ func TestTwoArmSequentialStop(t *testing.T) {
 	// Jitter the head so the A/A rung's ratios are not all one.
 	sv := &armServer{thr: thr}
 	var got []Block
-	var last []Observed
+	var last Report
 	for i := 0; ; i++ {
-		b, more := s.Next(last...)
-		if !more {
+		st := s.Next(last)
+		if st.Kind == Done {
 			break
 		}
-		got = append(got, b)
-		last = sv.measure(b)
-		for j := range last {
-			if last[j].Arm == result.ArmHead {
-				last[j].ThroughputPerS *= 1 + float64(i%5-2)/1000
+		got = append(got, st.Block)
+		last = sv.do(st)
+		for j := range last.Points {
+			if last.Points[j].Arm == result.ArmHead {
+				last.Points[j].ThroughputPerS *= 1 + float64(i%5-2)/1000
 			}
 		}
 	}

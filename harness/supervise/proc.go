@@ -184,6 +184,30 @@ func (p *Proc) Signal(sig syscall.Signal) error {
 	return nil
 }
 
+// Freeze sends SIGSTOP to the program Start ran (TargetPid) and then to
+// every process below it, parents first, so that none forks while the
+// tree stops: the tree holds its memory and sockets and gets no CPU until
+// Thaw. Its supervisor is left running (it must answer Stop).
+func (p *Proc) Freeze() error { return p.signalTree(syscall.SIGSTOP) }
+
+// Thaw sends SIGCONT to what Freeze stopped, and anything below it.
+func (p *Proc) Thaw() error { return p.signalTree(syscall.SIGCONT) }
+
+func (p *Proc) signalTree(sig syscall.Signal) error {
+	if p.Exited() {
+		return fmt.Errorf("%v to %s: it has exited", sig, p.name)
+	}
+	root := p.TargetPid()
+	if err := syscall.Kill(root, sig); err != nil {
+		return fmt.Errorf("%v to %s (pid %d): %w", sig, p.name, root, err)
+	}
+	below, _ := Descendants(root)
+	for _, pid := range below {
+		_ = syscall.Kill(pid, sig) // one that exited meanwhile needs none
+	}
+	return nil
+}
+
 // Done is closed when the process has exited and been reaped.
 func (p *Proc) Done() <-chan struct{} { return p.child.Done() }
 

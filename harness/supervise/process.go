@@ -30,6 +30,10 @@ type Process interface {
 	Escaped() []EscapedProcess
 	// Signal signals the program itself, not its supervisor.
 	Signal(sig syscall.Signal) error
+	// Freeze stops the program's whole tree, leaving it no CPU, until
+	// Thaw continues it: a two-arm sweep's warm arm between its points.
+	Freeze() error
+	Thaw() error
 }
 
 var _ Process = (*Proc)(nil)

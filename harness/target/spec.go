@@ -49,6 +49,11 @@ type Spec struct {
 	Ready        string `json:"ready"`
 	ReadyTimeout string `json:"ready_timeout,omitempty"` // Go duration; default 10s
 	StopGrace    string `json:"stop_grace,omitempty"`    // SIGTERM to SIGKILL; default 5s
+	// Costs are what the server takes to be ready after it starts and
+	// to exit after SIGTERM, as Go durations: a two-arm sweep plans its
+	// COMPARE_BUDGET from them before anything boots (docs/targets.md).
+	// Nil: measured on the first block.
+	Costs *Costs `json:"costs,omitempty"`
 	// SecretEnv names env entries whose values are secret, and
 	// SecretValues are literal secrets (e.g. one the server reads from a
 	// file of its own): both are redacted from everything the harness
@@ -90,6 +95,23 @@ type Spec struct {
 
 	// URL replaces the scenario block's URL (--url); see OverrideURL.
 	URL string `json:"url,omitempty"`
+}
+
+// Costs is a target's expected boot and stop times (Spec.Costs).
+type Costs struct {
+	Ready string `json:"ready"`
+	Stop  string `json:"stop"`
+}
+
+// BootCosts are Costs as durations; ok false when the target gives none
+// (Check has vetted them).
+func (t Spec) BootCosts() (ready, stop time.Duration, ok bool) {
+	if t.Costs == nil {
+		return 0, 0, false
+	}
+	ready, err1 := time.ParseDuration(t.Costs.Ready)
+	stop, err2 := time.ParseDuration(t.Costs.Stop)
+	return ready, stop, err1 == nil && err2 == nil
 }
 
 // Server is one of a multi-server target's servers (Spec.Servers).
@@ -209,6 +231,13 @@ func (t Spec) Check() error {
 		}
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s: %q is not a positive duration", name, v))
+		}
+	}
+	if c := t.Costs; c != nil {
+		for _, f := range []struct{ name, v string }{{"costs.ready", c.Ready}, {"costs.stop", c.Stop}} {
+			if d, err := time.ParseDuration(f.v); err != nil || d < 0 {
+				errs = append(errs, fmt.Errorf("%s: %q is not a duration such as \"2s\"", f.name, f.v))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -29,6 +29,12 @@ type Outcome struct {
 	Escaped   []result.EscapedProcess
 	StartedAt time.Time
 	Wall      time.Duration
+	// ReadyCost and StopCost are the point's servers' boot (start to
+	// readiness) and stop (SIGTERM to exit and free ports), when it
+	// booted its own; 0 on a warm arm's point. ArmDown: the warm arm's
+	// server the point measured was found exited.
+	ReadyCost, StopCost time.Duration
+	ArmDown             bool
 	// Interrupted: the sweep's context ended before the point finished;
 	// the point is no measurement and the harness's sweep leaves it out
 	// of the curve (it never asks Point).
@@ -64,7 +70,7 @@ func Point(i int, role string, k result.PointKey, out Outcome, th Thresholds) re
 	p := result.Point{
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, Servers: out.Servers, GeneratorCPU: out.GeneratorCPU,
-		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall),
+		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall), ReadyNs: int64(out.ReadyCost), StopNs: int64(out.StopCost),
 		Escalated: out.Escalated,
 		Escaped:   out.Escaped,
 

@@ -80,7 +80,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"short": shortRef,
 	"words": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
-	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	// stopped is why the headline's blocks stopped (result.WhyStopped).
+	"stopped": result.WhyStopped,
+	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"pct": func(v *float64) string {
 		if v == nil {
 			return "n/a"

@@ -37,6 +37,8 @@ type Proc struct {
 	log       []string
 	signals   []syscall.Signal
 	stops     int
+	frozen    bool
+	freezes   int
 	escalated bool
 	// StopErr is what Stop returns; Escalate makes Stop report a SIGKILL.
 	StopErr  error
@@ -165,4 +167,34 @@ func (p *Proc) Signal(sig syscall.Signal) error {
 		p.exitLocked(fmt.Errorf("signal: %v", sig))
 	}
 	return nil
+}
+
+// Freeze records a freeze; a process that exited cannot be frozen.
+func (p *Proc) Freeze() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return fmt.Errorf("SIGSTOP to %s: it has exited", p.name)
+	}
+	p.frozen = true
+	p.freezes++
+	return nil
+}
+
+// Thaw ends a freeze.
+func (p *Proc) Thaw() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return fmt.Errorf("SIGCONT to %s: it has exited", p.name)
+	}
+	p.frozen = false
+	return nil
+}
+
+// Frozen reports whether it is frozen now, and how often it was.
+func (p *Proc) Frozen() (now bool, times int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frozen, p.freezes
 }

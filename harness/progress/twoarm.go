@@ -1,0 +1,51 @@
+package progress
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/schedule"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// TwoArmPoint writes the line before point i of a two-arm sweep: which
+// first-pass point of at most how many, or which block of how many
+// planned (a count set once, when the first pass is over), its arm, key
+// and, in a duet, its half; elapsed, and the time left (left).
+func TwoArmPoint(w io.Writer, i int, ap schedule.Point, half string, pr schedule.Progress, elapsed time.Duration) {
+	k := ap.Key
+	var where string
+	if ap.Role == result.RoleCompare {
+		where = fmt.Sprintf("block %d", k.Rep+1)
+		if pr.BlocksPlanned > 0 {
+			where += fmt.Sprintf(" of %d", pr.BlocksPlanned)
+		}
+	} else {
+		where = fmt.Sprintf("first pass %d of at most %d", pr.FirstRun+1, pr.FirstMost)
+	}
+	if half != "" {
+		where += ", duet half " + half
+	}
+	fmt.Fprintf(w, "point %d, %s: %s, batch %d, %d connections | elapsed %s, %s\n",
+		i, where, ap.Arm, k.Batch, k.Connections, dur(elapsed), left(pr))
+}
+
+// TwoArmArms writes the line before warm arms are booted or stopped.
+func TwoArmArms(w io.Writer, st schedule.Step, pr schedule.Progress, elapsed time.Duration) {
+	verb := "booting"
+	if st.Kind == schedule.StopArms {
+		verb = "stopping"
+	}
+	fmt.Fprintf(w, "arms: %s %s: %s | elapsed %s, %s\n", verb, strings.Join(st.Arms, " and "), st.Why, dur(elapsed), left(pr))
+}
+
+// left is the time left in words: the schedule's estimate, which never
+// runs past the budget; "?" before anything was timed.
+func left(pr schedule.Progress) string {
+	if !pr.LeftKnown {
+		return "left ?"
+	}
+	return "left " + dur(pr.Left)
+}
