@@ -189,7 +189,7 @@ func TestSweepTwoArm(t *testing.T) {
 	if r.NoiseFloorPct != nil {
 		t.Errorf("noise floor %v from a two-arm sweep, which runs no A-A repeat", *r.NoiseFloorPct)
 	}
-	if !strings.Contains(progress.String(), "point 40, block 8 of 8: ") || !strings.Contains(progress.String(), "point 1, first pass 1 of at most 8: ") {
+	if !strings.Contains(progress.String(), "point 40, block 8 (clean 7 of 8 planned): ") || !strings.Contains(progress.String(), "point 1, first pass 1 of at most 8: ") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 

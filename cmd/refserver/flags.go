@@ -16,6 +16,10 @@ import (
 type options struct {
 	cfg             refserver.Config
 	shutdownTimeout time.Duration
+	// readyDelay and stopDelay make refserver a server that is slow to
+	// boot and to stop: it waits readyDelay before it listens, and
+	// stopDelay after SIGTERM (still serving) before it shuts down.
+	readyDelay, stopDelay time.Duration
 }
 
 // parseFlags fills options from one FlagSet; every error names its flag.
@@ -62,6 +66,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&rate, "rooms-rate-limit", "`messages` per second per /rooms connection, burst the same, presence not counted; past it error 429 and the patch is dropped")
 	roomsQueue := positiveInt(0)
 	fs.Var(&roomsQueue, "rooms-send-queue", "`frames` queued per /rooms connection before it is closed with 1008 as a slow consumer (default the larger of 4096 and --rooms-ring+1)")
+	readyDelay := nonNegativeDuration(0)
+	fs.Var(&readyDelay, "ready-delay", "wait this `duration` before listening, as a server that loads for seconds does (a slow server to compare with: docs/refserver.md)")
+	stopDelay := nonNegativeDuration(0)
+	fs.Var(&stopDelay, "stop-delay", "after SIGTERM, keep serving this `duration` before shutting down, as a server that drains does (a second signal ends it at once)")
 	shutdown := positiveDuration(o.shutdownTimeout)
 	fs.Var(&shutdown, "shutdown-timeout", "how long (`duration`) SIGTERM waits for close handshakes before cutting sockets")
 
@@ -99,6 +107,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c.RoomsRateLimit = int(rate)
 	c.RoomsSendQueue = int(roomsQueue)
 	o.shutdownTimeout = time.Duration(shutdown)
+	o.readyDelay, o.stopDelay = time.Duration(readyDelay), time.Duration(stopDelay)
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--ready-delay", o.readyDelay}, {"--stop-delay", o.stopDelay}} {
+		if d.v > time.Minute {
+			return o, usagef("%s: %s is over 1m", d.name, d.v)
+		}
+	}
 	if c.SendQueue < c.MaxBatch {
 		return o, usagef("--send-queue: %d is less than --max-batch %d; a full batch could never be queued", c.SendQueue, c.MaxBatch)
 	}

@@ -7,7 +7,8 @@
 // It logs "refserver listening on ADDR" to stderr once the socket is bound
 // (a harness may wait for that line or poll /health), and on SIGTERM or
 // SIGINT closes every WebSocket with 1012 and exits 0 (a second signal
-// ends it at once). Bad flags exit 2
+// ends it at once). --ready-delay and --stop-delay make it slow to boot
+// and to stop, as real servers are. Bad flags exit 2
 // with a message naming the flag. main only calls run.
 package main
 
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/refserver"
 )
@@ -59,6 +61,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if opts.readyDelay > 0 {
+		select {
+		case <-time.After(opts.readyDelay):
+		case <-ctx.Done():
+			return nil
+		}
+	}
 	l, err := net.Listen("tcp", opts.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", opts.cfg.Addr, err)
@@ -71,6 +80,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	if opts.stopDelay > 0 {
+		fmt.Fprintf(stderr, "refserver draining for %s\n", opts.stopDelay)
+		time.Sleep(opts.stopDelay) // a second signal ends the process
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), opts.shutdownTimeout)
 	defer cancel()

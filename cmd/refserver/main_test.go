@@ -33,7 +33,7 @@ func TestFlags(t *testing.T) {
 		"--max-inflight-body-bytes", "8MiB", "--max-subscriptions", "7",
 		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s", "--spin", "5us",
 		"--rooms-editor-cap", "3", "--rooms-ring", "20", "--rooms-skip-every", "5", "--rooms-presence-beat", "10ms",
-		"--rooms-rate-limit", "7", "--rooms-send-queue", "21"}, &bytes.Buffer{})
+		"--rooms-rate-limit", "7", "--rooms-send-queue", "21", "--ready-delay", "2s", "--stop-delay", "4s"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestFlags(t *testing.T) {
 			MaxInflightBodyBytes: 8 << 20, MaxSubscriptions: 7, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second,
 			Spin: 5 * time.Microsecond, RoomsEditorCap: 3, RoomsRing: 20, RoomsSkipEvery: 5,
 			RoomsPresenceBeat: 10 * time.Millisecond, RoomsRateLimit: 7, RoomsSendQueue: 21},
-		shutdownTimeout: 2 * time.Second,
+		shutdownTimeout: 2 * time.Second, readyDelay: 2 * time.Second, stopDelay: 4 * time.Second,
 	}
 	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -82,6 +82,8 @@ func TestBadFlagsNameTheFlag(t *testing.T) {
 		{[]string{"--cluster", "http://127.0.0.1:4222"}, `--cluster: "http://127.0.0.1:4222" is not a nats://HOST:PORT URL`},
 		{[]string{"--cluster-delay", "1ms"}, "--cluster-delay: needs --cluster"},
 		{[]string{"--cluster", "nats://127.0.0.1:4222", "--cluster-delay", "-1ms"}, "--cluster-delay: -1ms is negative"},
+		{[]string{"--ready-delay", "-1s"}, "-ready-delay"},
+		{[]string{"--stop-delay", "2m"}, "--stop-delay: 2m0s is over 1m"},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, tt := range tests {

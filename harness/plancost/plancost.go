@@ -60,7 +60,7 @@ func (p Sweep) Planned() Planned {
 			parts := fmt.Sprintf("a first pass of %d at most, both arms (batch %d's rungs searched, every other batch once at the rung found); then up to %d blocks at that rung",
 				first, o.HeadlineBatch, p.Compare.Reps)
 			if p.Compare.Budget > 0 {
-				parts += fmt.Sprintf(", within COMPARE_BUDGET %s", p.Compare.Budget)
+				parts += fmt.Sprintf(", within COMPARE_BUDGET %s, planned again from the costs the first pass measures", p.Compare.Budget)
 			}
 			return Planned{Points: first + compared, MaxPoints: first + 2*compared, Load: most, MaxLoad: most, Parts: parts}
 		}

@@ -19,7 +19,7 @@ func TestLines(t *testing.T) {
 	Point(&b, 3, 12, result.RoleAARepeat, k, 40*time.Second)
 	Point(&b, 12, 12, result.RoleResilience, k, 10*time.Minute)
 	TwoArmPoint(&b, 41, schedule.Point{Arm: result.ArmBase, Role: result.RoleCompare, Key: k}, "b",
-		schedule.Progress{FirstRun: 14, FirstMost: 18, BlocksRun: 2, BlocksPlanned: 39, Left: 3*time.Minute + 4*time.Second, LeftKnown: true}, 61*time.Second)
+		schedule.Progress{FirstRun: 14, FirstMost: 18, BlocksRun: 2, BlocksClean: 1, BlocksPlanned: 39, Left: 3*time.Minute + 4*time.Second, LeftKnown: true}, 61*time.Second)
 	TwoArmPoint(&b, 1, schedule.Point{Arm: result.ArmHead, Role: result.RoleSweep, Key: k}, "", schedule.Progress{FirstMost: 18}, 0)
 	TwoArmArms(&b, schedule.Step{Kind: schedule.BootArms, Arms: []string{result.ArmBase, result.ArmHead}, Why: "fresh servers for the blocks"},
 		schedule.Progress{Left: 2 * time.Minute, LeftKnown: true}, 90*time.Second)
@@ -27,7 +27,7 @@ func TestLines(t *testing.T) {
 point 1/12: batch 10, 64 connections, rep 2 | elapsed 0s, eta ?
 point 3/12: batch 10, 64 connections, rep 2 (A-A repeat) | elapsed 40s, eta 3m20s
 point 12/12: batch 10, 64 connections, rep 2 (resilience: FAULT) | elapsed 10m00s, eta 55s
-point 41, block 3 of 39, duet half b: base, batch 10, 64 connections | elapsed 1m01s, left 3m04s
+point 41, block 3 (clean 1 of 39 planned), duet half b: base, batch 10, 64 connections | elapsed 1m01s, left 3m04s
 point 1, first pass 1 of at most 18: head, batch 10, 64 connections | elapsed 0s, left ?
 arms: booting base and head: fresh servers for the blocks | elapsed 1m30s, left 2m00s
 `

@@ -11,8 +11,9 @@ import (
 )
 
 // TwoArmPoint writes the line before point i of a two-arm sweep: which
-// first-pass point of at most how many, or which block of how many
-// planned (a count set once, when the first pass is over), its arm, key
+// first-pass point of at most how many, or which block, and how many
+// ran clean of those planned (a count set once, when the first pass is
+// over: a lost block is run again beyond it), its arm, key
 // and, in a duet, its half; elapsed, and the time left (left).
 func TwoArmPoint(w io.Writer, i int, ap schedule.Point, half string, pr schedule.Progress, elapsed time.Duration) {
 	k := ap.Key
@@ -20,7 +21,7 @@ func TwoArmPoint(w io.Writer, i int, ap schedule.Point, half string, pr schedule
 	if ap.Role == result.RoleCompare {
 		where = fmt.Sprintf("block %d", k.Rep+1)
 		if pr.BlocksPlanned > 0 {
-			where += fmt.Sprintf(" of %d", pr.BlocksPlanned)
+			where += fmt.Sprintf(" (clean %d of %d planned)", pr.BlocksClean, pr.BlocksPlanned)
 		}
 	} else {
 		where = fmt.Sprintf("first pass %d of at most %d", pr.FirstRun+1, pr.FirstMost)

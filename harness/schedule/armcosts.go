@@ -65,18 +65,18 @@ func newCostBook(given Costs) costBook {
 	return costBook{given: given, readies: map[string][]time.Duration{}, stops: map[string][]time.Duration{}, blocks: map[bool][]time.Duration{}}
 }
 
+// ready and stop take in a warm arm's boot and stop; a boot that failed
+// times nothing.
 func (b *costBook) ready(e ArmEvent) {
 	b.timed++
-	if e.Failed == "" && e.Cost > 0 {
+	if e.Failed == "" {
 		b.readies[e.Arm] = append(b.readies[e.Arm], e.Cost)
 	}
 }
 
 func (b *costBook) stop(e ArmEvent) {
 	b.timed++
-	if e.Cost > 0 {
-		b.stops[e.Arm] = append(b.stops[e.Arm], e.Cost)
-	}
+	b.stops[e.Arm] = append(b.stops[e.Arm], e.Cost)
 }
 
 // point takes in a fresh point's own boot and stop.

@@ -202,8 +202,8 @@ func (t *TwoArm) overBudget(reboot bool) bool {
 		s := &t.cmp.blocks[j]
 		if s.ended == nil && !t.done(s) {
 			s.ended = &result.Ended{Kind: result.EndBudget, Blocks: s.ran, CleanBlocks: s.clean,
-				Text: fmt.Sprintf("COMPARE_BUDGET %s spent after %d of the %d blocks planned (%d with both arms clean): %s run, and the next block would take %s",
-					p.Budget, s.ran, t.cmp.planned, s.clean, roundSecond(t.elapsed), roundCost(need))}
+				Text: fmt.Sprintf("COMPARE_BUDGET %s spent after %d blocks, %d of the %d planned with both arms clean: %s run, and the next block would take %s",
+					p.Budget, s.ran, s.clean, t.cmp.planned, roundSecond(t.elapsed), roundCost(need))}
 		}
 	}
 	return true

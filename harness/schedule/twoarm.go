@@ -471,13 +471,19 @@ func (t *TwoArm) Record() *result.ArmsRecord {
 type Progress struct {
 	FirstRun, FirstMost      int
 	BlocksRun, BlocksPlanned int
-	Left                     time.Duration
-	LeftKnown                bool
+	// BlocksClean are the blocks run with both arms clean at the rung
+	// being measured: what the blocks planned count.
+	BlocksClean int
+	Left        time.Duration
+	LeftKnown   bool
 }
 
 // Progress is the run's Progress now.
 func (t *TwoArm) Progress() Progress {
 	p := Progress{FirstRun: t.first.run, FirstMost: t.first.most(), BlocksRun: t.cmp.ran, BlocksPlanned: t.cmp.planned}
+	if j := t.cmp.out; j >= 0 && j < len(t.cmp.blocks) {
+		p.BlocksClean = t.cmp.blocks[j].clean // the rung being measured
+	}
 	if t.costs.timed == 0 {
 		return p
 	}
