@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -101,6 +102,10 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner TwoArmRunner, r *result.Re
 	}
 	r.Notes = append(r.Notes, s.Notes()...)
 	r.Arms = s.Record()
+	if z := s.Sizing(); z != nil {
+		r.Arms.Windows = windowsRecord(z)
+		r.Config.CompareDurationNs, r.Config.CompareWarmupNs = int64(z.Window.Duration), int64(z.Window.Warmup)
+	}
 	if n := s.Planned(); n > 0 {
 		r.Config.CompareReps = n // the blocks planned: the sequential design's last look
 	}
@@ -144,4 +149,14 @@ func endedOf(m map[result.PointKey]result.Ended) []result.EndedAt {
 		return a.Connections - b.Connections
 	})
 	return out
+}
+
+// windowsRecord is how the blocks' windows were chosen, for the result.
+func windowsRecord(z *schedule.Sizing) *result.WindowsRecord {
+	w := &result.WindowsRecord{WindowNs: int64(z.Window.Duration), WarmupNs: int64(z.Window.Warmup), Sized: z.Sized, Reason: z.Reason,
+		NoiseAt1sPct: 100 * math.Sqrt(z.A), DriftPct2PerS: 1e4 * z.K}
+	for _, c := range z.Candidates {
+		w.Candidates = append(w.Candidates, result.WindowCandidate{WindowNs: int64(c.Window.Duration), WarmupNs: int64(c.Window.Warmup), RelativeMDC: c.Relative})
+	}
+	return w
 }

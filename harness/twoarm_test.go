@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,10 +57,12 @@ type armScripted struct {
 	clock             *fakeClock
 	plan              *Plan
 	over, ready, stop time.Duration
-	thr               map[schedule.ArmPoint]float64 // Key.Rep 0
-	asked             []PointSpec
-	cancel            func()
-	at                int
+	// timeline, when set, is each point's load.Timeline.
+	timeline func(spec PointSpec) *load.Timeline
+	thr      map[schedule.ArmPoint]float64 // Key.Rep 0
+	asked    []PointSpec
+	cancel   func()
+	at       int
 }
 
 func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome {
@@ -79,6 +83,9 @@ func (s *armScripted) RunPoint(ctx context.Context, spec PointSpec) verdict.Outc
 	gen := result.CPUStats{Samples: 4, MeanCores: 0.5, PinnedCores: 1, FractionMean: 0.5}
 	out := verdict.Outcome{Load: &load.Result{Summary: load.Summary{Mode: "closed", ThroughputPerS: v, MeasuredNs: 1e9,
 		Latency: load.Latency{P99: 1_000_000}}}, ServerCPU: srv, GeneratorCPU: gen}
+	if s.timeline != nil {
+		out.Load.Summary.Timeline = s.timeline(spec)
+	}
 	s.pass(spec, &out)
 	return out
 }
@@ -508,6 +515,73 @@ func TestSweepTwoArmHeadlineScope(t *testing.T) {
 	for _, w := range []string{"first pass: batch 10 searched on its ladder's rungs", fmt.Sprintf("comparison at batch 10, 64 connections: decided after %d of the %d blocks planned", stop, r.Config.CompareReps)} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
+		}
+	}
+}
+
+// A budgeted comparison sizes its blocks' windows from the first pass's
+// timelines: a server whose collector takes a third of its replies for
+// 200 ms every 2 s gets windows of 2 s or more, which hold a pause each,
+// and the blocks run with them; the result records the choice and why.
+// Given COMPARE_DURATION, the windows are the knob's.
+func TestSweepTwoArmSizesWindows(t *testing.T) {
+	collector := func(spec PointSpec) *load.Timeline {
+		tl := &load.Timeline{TickNs: int64(load.TimelineTick), StartTick: 10, EndTick: 40, Counts: make([]int64, 42)}
+		for i := range 40 {
+			tl.Counts[i] = 10_000
+			if (i+spec.Index)%20 < 2 {
+				tl.Counts[i] = 6_600
+			}
+		}
+		return tl
+	}
+	for _, given := range []bool{false, true} {
+		o := knob.DefaultOptions(false)
+		o.SetTwoArmDefaults("")
+		o.BaseTargetFile = "base.json"
+		o.ConnsLadders = knob.ConnsLadders{10: {8, 16, 32}}
+		if given {
+			o.CompareWindowsGiven = true
+		}
+		p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		thr := map[schedule.ArmPoint]float64{}
+		for _, arm := range []string{result.ArmBase, result.ArmHead} {
+			for c, v := range map[int]float64{8: 50_000, 16: 90_000, 32: 140_000} {
+				thr[ap(arm, 10, c)] = v
+			}
+			for _, b := range p.Schedule.BatchLadder {
+				if b != 10 {
+					thr[ap(arm, b, 32)] = 100_000
+				}
+			}
+		}
+		clock := newFakeClock(0)
+		run := &armScripted{thr: thr, clock: clock, plan: p, over: 400 * time.Millisecond, ready: 150 * time.Millisecond, stop: 150 * time.Millisecond, timeline: collector}
+		r := &result.Result{}
+		if err := SweepTwoArm(context.Background(), p, run, r, io.Discard, verdict.DefaultThresholds, clock); err != nil {
+			t.Fatal(err)
+		}
+		var windows []time.Duration
+		for _, s := range run.asked {
+			if s.Role == result.RoleCompare && !slices.Contains(windows, s.Duration) {
+				windows = append(windows, s.Duration)
+			}
+		}
+		w := r.Arms.Windows
+		switch {
+		case given:
+			if w != nil || len(windows) != 1 || windows[0] != o.CompareDuration {
+				t.Errorf("COMPARE_DURATION given: windows %v, record %+v", windows, w)
+			}
+		case w == nil || !w.Sized || len(windows) != 1 || windows[0] < 2*time.Second || time.Duration(w.WindowNs) != windows[0] ||
+			r.Config.CompareDurationNs != w.WindowNs || !strings.Contains(w.Reason, "below the default"):
+			t.Errorf("sized windows %v, record %+v, config %d", windows, w, r.Config.CompareDurationNs)
+		}
+		if took := clock.Now().Sub(newFakeClock(0).Now()); took > o.CompareBudget {
+			t.Errorf("the run took %s of %s", took, o.CompareBudget)
 		}
 	}
 }

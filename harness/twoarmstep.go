@@ -99,6 +99,7 @@ func (b *blockRun) block(st schedule.Step) schedule.Report {
 		ob := observeSearch(pt, ps[k], outs[k], oks[k], b.r.Headline)
 		ob.Elapsed, ob.Wall, ob.Load = at, outs[k].Wall, b.load(st)
 		ob.ReadyCost, ob.StopCost, ob.ArmDown = outs[k].ReadyCost, outs[k].StopCost, outs[k].ArmDown
+		ob.Series = seriesOf(outs[k])
 		rep.Points = append(rep.Points, ob)
 	}
 	return rep
@@ -173,4 +174,14 @@ func (b *blockRun) arms(st schedule.Step) schedule.Report {
 func lastLine(s string) string {
 	lines := strings.Split(s, "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// seriesOf is a point's timeline as the schedule reads it; nil when its
+// generator kept none.
+func seriesOf(out verdict.Outcome) *schedule.Series {
+	if out.Load == nil || out.Load.Summary.Timeline == nil {
+		return nil
+	}
+	tl := out.Load.Summary.Timeline
+	return &schedule.Series{Tick: time.Duration(tl.TickNs), Start: tl.StartTick, End: tl.EndTick, Counts: tl.Counts}
 }

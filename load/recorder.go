@@ -27,6 +27,10 @@ type Recorder struct {
 	Errors               map[string]int64
 
 	SaturatedReason string // first reason the worker could not keep the schedule
+
+	// Timeline counts replies by the tick they completed in (nil: the
+	// scenario keeps none).
+	Timeline *Timeline
 }
 
 // newRecorder returns an empty recorder with the histograms its worker
@@ -85,6 +89,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	if r.SaturatedReason == "" {
 		r.SaturatedReason = o.SaturatedReason
 	}
+	r.Timeline = r.Timeline.Merge(o.Timeline)
 }
 
 // TotalErrors sums every reason.

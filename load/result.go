@@ -79,6 +79,10 @@ type Summary struct {
 	// a new client after every connection vanished at once.
 	Drop *DropResult `json:"drop,omitempty"`
 
+	// Timeline is the replies completed per tick from the window's open,
+	// warm-up included (scenarios that keep one: echo); nil otherwise.
+	Timeline *Timeline `json:"timeline,omitempty"`
+
 	// Blocks are the scenario's own parts of the summary, each written
 	// inline under its key (summary.fanout, summary.kinds): see SetBlock.
 	Blocks map[string]json.RawMessage `json:"-"`

@@ -331,6 +331,7 @@ func fillSummary(res *Result, m *Recorder, open int, measuredNs int64) {
 		s.SaturatedReason = m.SaturatedReason
 	}
 	s.Latency = m.Latency.Latency()
+	s.Timeline = m.Timeline
 }
 
 // sortedReasons lists error reasons by count, largest first.

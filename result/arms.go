@@ -37,6 +37,35 @@ type ArmsRecord struct {
 	Base       ArmCosts  `json:"base"`
 	Head       ArmCosts  `json:"head"`
 	Boots      []ArmBoot `json:"boots,omitempty"`
+	// Windows is how the blocks' windows were chosen (config's
+	// compare_duration_ns and compare_warmup_ns hold them); nil where
+	// the knobs fixed them or no block was planned.
+	Windows *WindowsRecord `json:"windows,omitempty"`
+}
+
+// WindowsRecord is the blocks' windows as the first pass sized them
+// (docs/compare.md, "Windows sized to the server's noise"): the window
+// and warm-up, whether they were sized (false: the default kept), why,
+// the noise they were sized from, and each candidate's predicted MDC
+// relative to the default's.
+type WindowsRecord struct {
+	WindowNs int64  `json:"window_ns"`
+	WarmupNs int64  `json:"warmup_ns"`
+	Sized    bool   `json:"sized"`
+	Reason   string `json:"reason"`
+	// NoiseAt1sPct is a 1 s window's noise (the relative spread of its
+	// mean throughput), DriftPct2PerS the drift between a block's runs
+	// (%² per second of lag), as the first pass measured them.
+	NoiseAt1sPct  float64           `json:"noise_at_1s_pct"`
+	DriftPct2PerS float64           `json:"drift_pct2_per_s"`
+	Candidates    []WindowCandidate `json:"candidates,omitempty"`
+}
+
+// WindowCandidate is one window weighed.
+type WindowCandidate struct {
+	WindowNs    int64   `json:"window_ns"`
+	WarmupNs    int64   `json:"warmup_ns"`
+	RelativeMDC float64 `json:"relative_mdc"`
 }
 
 // ArmCosts is one arm's server's boot (start to readiness) and stop

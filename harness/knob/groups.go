@@ -74,6 +74,7 @@ type Compare struct {
 	Prefer           int
 	FailOn           string // read by the CLI once the run is over
 	Arms             string // COMPARE_ARMS
+	WindowsGiven     bool   // COMPARE_DURATION or COMPARE_WARMUP given
 	RebootEvery      int    // COMPARE_REBOOT_EVERY: 0 auto, -1 never
 	ServerCosts      ServerCosts
 }
@@ -109,7 +110,7 @@ func (o *Options) Groups() Groups {
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
 			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
 			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn,
-			Arms: o.CompareArms, RebootEvery: o.CompareRebootEvery, ServerCosts: o.ServerCosts},
+			Arms: o.CompareArms, RebootEvery: o.CompareRebootEvery, ServerCosts: o.ServerCosts, WindowsGiven: o.CompareWindowsGiven},
 		Fault: o.Fault,
 		Agents: Agents{Count: o.Agents, Listen: o.AgentsListen, TokenFile: o.AgentsTokenFile, Token: o.AgentsToken,
 			TLSCert: o.AgentsTLSCert, TLSKey: o.AgentsTLSKey, TLSCA: o.AgentsTLSCA,

@@ -18,7 +18,7 @@ var renamed = map[string]string{
 	"Compare.Reps": "CompareReps", "Compare.Stop": "CompareStop", "Compare.Mode": "CompareMode",
 	"Compare.Duration": "CompareDuration", "Compare.Warmup": "CompareWarmup",
 	"Compare.Scope": "CompareScope", "Compare.Budget": "CompareBudget", "Compare.Prefer": "ComparePrefer",
-	"Compare.FailOn": "FailOn", "Compare.Arms": "CompareArms", "Compare.RebootEvery": "CompareRebootEvery",
+	"Compare.FailOn": "FailOn", "Compare.Arms": "CompareArms", "Compare.RebootEvery": "CompareRebootEvery", "Compare.WindowsGiven": "CompareWindowsGiven",
 	"Agents.Count": "Agents", "Agents.Listen": "AgentsListen", "Agents.TokenFile": "AgentsTokenFile",
 	"Agents.Token": "AgentsToken", "Agents.TLSCert": "AgentsTLSCert", "Agents.TLSKey": "AgentsTLSKey",
 	"Agents.TLSCA": "AgentsTLSCA", "Agents.JoinTimeout": "AgentsJoinTimeout", "Agents.Netns": "AgentsNetns",

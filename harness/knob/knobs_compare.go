@@ -139,8 +139,21 @@ var compareKnobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.ServerCosts.String() },
 	},
-	compareKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
+	windowKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
-	compareKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",
+	windowKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",
 		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
+}
+
+// windowKnob is a compare window's knob: given, it fixes the blocks'
+// windows, which the first pass would otherwise size
+// (Options.CompareWindowsGiven).
+func windowKnob(k Knob) Knob {
+	k = compareKnob(k)
+	parse := k.Parse
+	k.Parse = func(o *Options, name, v string) error {
+		o.CompareWindowsGiven = true
+		return parse(o, name, v)
+	}
+	return k
 }

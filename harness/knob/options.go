@@ -137,6 +137,10 @@ type Options struct {
 	// automatic, -1: never).
 	CompareArms        string
 	CompareRebootEvery int
+	// CompareWindowsGiven: COMPARE_DURATION or COMPARE_WARMUP was given,
+	// and fixes the blocks' windows; unset, a budgeted headline
+	// comparison sizes them from its first pass.
+	CompareWindowsGiven bool
 	// ServerCosts is SERVER_COSTS: what a server takes to be ready and
 	// to stop, for planning COMPARE_BUDGET before anything boots (the
 	// action fills it from the last published result); zero: the target

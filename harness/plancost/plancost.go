@@ -103,7 +103,9 @@ func (p Sweep) TwoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
 	if p.Headline() && c.Budget > 0 {
 		// The budget plans the blocks, and ends them; lost blocks are
 		// run again while it lasts (up to MaxBlocks of those planned).
-		tp.Budget = c.Budget
+		// The first pass sizes their windows unless the knobs fixed
+		// them.
+		tp.Budget, tp.SizeWindows = c.Budget, !c.WindowsGiven
 	}
 	return tp
 }

@@ -52,7 +52,7 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 	}
 	costs := t.costs.now()
 	need := MinBlocks(p.Alpha) * len(c.rungs)
-	n, needed := costs.Blocks(p.Budget-t.elapsed, ahead, p.First, p.Compare, t.arms.warm, p.Duet, p.RebootEvery, need)
+	n, needed := costs.Blocks(p.Budget-t.elapsed, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, need)
 	n /= len(c.rungs)
 	if p.MaxReps > 0 {
 		n = min(n, p.MaxReps)
@@ -61,7 +61,7 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 	if n >= MinBlocks(p.Alpha) {
 		return
 	}
-	per := costs.perBlock(p.Compare, t.arms.warm, p.Duet, p.RebootEvery)
+	per := costs.perBlock(t.window(), t.arms.warm, p.Duet, p.RebootEvery)
 	text := fmt.Sprintf("COMPARE_BUDGET %s cannot buy the %d blocks the paired test needs: the first pass took %s, and %d blocks take %s more at %s each (costs %s); a budget of %s would buy them",
 		p.Budget, MinBlocks(p.Alpha), roundSecond(t.elapsed), MinBlocks(p.Alpha), roundSecond(needed), roundCost(per), costs.Source, roundSecond(t.elapsed+needed).Round(10*time.Second))
 	for j := range c.blocks {
@@ -84,7 +84,7 @@ func (t *TwoArm) nextBlock() (Step, bool) {
 	costs := t.costs.now()
 	every := 0
 	if t.arms.warm {
-		every = costs.RebootEvery(t.plan.RebootEvery, t.plan.Compare)
+		every = costs.RebootEvery(t.plan.RebootEvery, t.window())
 		reboot = every > 0 && c.sinceBoot >= every
 	}
 	if t.overBudget(reboot) {
@@ -100,13 +100,13 @@ func (t *TwoArm) nextBlock() (Step, bool) {
 	}
 	blk := Block{{Role: result.RoleCompare, Arm: a, Key: key}, {Role: result.RoleCompare, Arm: b, Key: key}}
 	if !reboot {
-		return t.block(blk, t.plan.Compare), true
+		return t.block(blk, t.window()), true
 	}
 	c.sinceBoot = 0
 	both := []string{result.ArmBase, result.ArmHead}
 	stop := t.stopStep(both, fmt.Sprintf("a fresh boot is due after %d blocks (COMPARE_REBOOT_EVERY)", every))
 	t.queue = append(t.queue, t.bootStep(both, fmt.Sprintf("fresh servers after %d blocks (COMPARE_REBOOT_EVERY)", every)),
-		Step{Kind: RunBlock, Block: blk, Window: t.plan.Compare, Warm: true})
+		Step{Kind: RunBlock, Block: blk, Window: t.window(), Warm: true})
 	return stop, true
 }
 
@@ -185,7 +185,7 @@ func (t *TwoArm) overBudget(reboot bool) bool {
 	costs := t.costs.now()
 	block := t.costs.meanBlock(t.arms.warm)
 	if block <= 0 {
-		block = costs.Block(p.Compare, !t.arms.warm, p.Duet)
+		block = costs.Block(t.window(), !t.arms.warm, p.Duet)
 	}
 	need := block
 	if reboot {

@@ -62,6 +62,9 @@ type Observed struct {
 	Wall, Load, ReadyCost, StopCost time.Duration
 	// ArmDown: a point measured on a warm arm's server found it exited.
 	ArmDown bool
+	// Series is the point's timeline (load.Timeline), what a two-arm
+	// schedule sizes its blocks' windows from; nil: none.
+	Series *Series
 }
 
 // Order is the sequence the sweep runs its points in. It interleaves the

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -59,6 +60,10 @@ type TwoArmPlan struct {
 	First, Compare Window
 	// Duet: a block's two points run at once, each on its half.
 	Duet bool
+	// SizeWindows: the blocks' windows are chosen from the first pass's
+	// timelines (Size) when it is over, Compare the default they must
+	// beat; false: Compare as given (COMPARE_DURATION, COMPARE_WARMUP).
+	SizeWindows bool
 }
 
 // Block is two points of one key, one per arm, in the order they run
@@ -127,6 +132,9 @@ type TwoArm struct {
 	// short says why the run ended before it had a rung to compare (the
 	// budget); nil: it did not.
 	short *result.Ended
+
+	// sizing is the blocks' windows chosen when the first pass ended.
+	sizing *Sizing
 
 	queue   []Step // steps decided, not given yet
 	given   Step   // the step given last
@@ -369,7 +377,7 @@ func (t *TwoArm) feasible() {
 	c := t.costs.now()
 	min := MinBlocks(p.Alpha)
 	ahead := Ahead{FirstLeft: t.first.left(), Booted: len(t.arms.upArms()) == 2, Turn: true}
-	n, need := c.Blocks(p.Budget-t.elapsed, ahead, p.First, p.Compare, t.arms.warm, p.Duet, p.RebootEvery, min)
+	n, need := c.Blocks(p.Budget-t.elapsed, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, min)
 	if n >= min {
 		return
 	}
@@ -414,12 +422,67 @@ func (t *TwoArm) choose() (bool, string) {
 		left = p.Budget - t.elapsed
 	}
 	ahead := Ahead{FirstLeft: t.first.left(), Turn: true}
-	return t.costs.now().Choose(left, ahead, p.First, p.Compare, p.Duet, p.RebootEvery)
+	return t.costs.now().Choose(left, ahead, p.First, t.window(), p.Duet, p.RebootEvery)
 }
 
 func (t *TwoArm) decide(warm bool, why string) {
 	t.arms.decided, t.arms.warm, t.arms.why = true, warm, why
 	t.notes = append(t.notes, "arms: "+why)
+}
+
+// window is the blocks' window: the plan's until the first pass sized
+// it.
+func (t *TwoArm) window() Window {
+	if t.sizing != nil {
+		return t.sizing.Window
+	}
+	return t.plan.Compare
+}
+
+// Sizing is how the blocks' windows were chosen; nil before the first
+// pass ended, or when the plan gave them (SizeWindows false).
+func (t *TwoArm) Sizing() *Sizing { return t.sizing }
+
+// size chooses the blocks' windows from the first pass (Size): the
+// timelines of its points at the compared rungs' connections that
+// measured cleanly enough to be read, at half the rung's throughput or
+// more, and the log ratios of its blocks whose two points were both
+// clean.
+func (t *TwoArm) size() {
+	if !t.plan.SizeWindows || len(t.cmp.rungs) == 0 {
+		return
+	}
+	var ss []Series
+	for _, k := range t.cmp.rungs {
+		var top float64
+		for _, o := range t.first.seen {
+			if o.Key.Connections == k.Connections && o.Key.Batch == k.Batch {
+				top = max(top, o.ThroughputPerS)
+			}
+		}
+		for _, o := range t.first.seen {
+			if o.Series != nil && o.Good && !o.Lost && o.Key.Connections == k.Connections && o.ThroughputPerS >= top/2 {
+				ss = append(ss, *o.Series)
+			}
+		}
+	}
+	var pairs []float64
+	seen := t.first.seen
+	for i := 0; i+1 < len(seen); i += 2 {
+		a, b := seen[i], seen[i+1]
+		if a.Key == b.Key && a.Arm != b.Arm && a.measured() && b.measured() && a.ThroughputPerS > 0 && b.ThroughputPerS > 0 {
+			pairs = append(pairs, math.Log(a.ThroughputPerS/b.ThroughputPerS))
+		}
+	}
+	c := t.costs.now()
+	first := t.plan.First
+	lag := first.Load() + c.overhead()
+	if !t.arms.warm {
+		lag += c.Base.ready() + c.Head.stop()
+	}
+	s := Size(ss, pairs, first.Duration, lag, c, t.plan.Compare, t.arms.warm, t.plan.Duet, t.plan.RebootEvery)
+	t.sizing = &s
+	t.notes = append(t.notes, "windows: "+s.Reason)
 }
 
 // turn ends the first pass: the rungs to compare, the blocks planned
@@ -438,6 +501,7 @@ func (t *TwoArm) turn() {
 			t.decide(true, why)
 		}
 	}
+	t.size()
 	t.planBlocks(Ahead{Booted: true, Turn: t.arms.warm})
 	if !t.arms.warm || t.cmp.spent {
 		t.cmp.isPlanned = true
@@ -459,7 +523,7 @@ func (t *TwoArm) Record() *result.ArmsRecord {
 	rec := &result.ArmsRecord{Mode: mode, Reason: t.arms.why, CostsFrom: c.Source, OverheadNs: int64(c.overhead()),
 		Base: t.costs.record(result.ArmBase), Head: t.costs.record(result.ArmHead), Boots: t.arms.boots}
 	if t.arms.warm {
-		rec.RebootEvery = c.RebootEvery(t.plan.RebootEvery, t.plan.Compare)
+		rec.RebootEvery = c.RebootEvery(t.plan.RebootEvery, t.window())
 	}
 	return rec
 }
@@ -495,7 +559,7 @@ func (t *TwoArm) Progress() Progress {
 	}
 	left := c.fixed(Ahead{FirstLeft: t.first.left(), Booted: len(t.arms.upArms()) == 2, Turn: !t.first.over}, t.plan.First, warm, t.plan.Duet)
 	rungs := max(1, len(t.cmp.rungs))
-	left += time.Duration(max(0, planned*rungs-t.cmp.ran)) * c.perBlock(t.plan.Compare, warm, t.plan.Duet, t.plan.RebootEvery)
+	left += time.Duration(max(0, planned*rungs-t.cmp.ran)) * c.perBlock(t.window(), warm, t.plan.Duet, t.plan.RebootEvery)
 	if t.plan.Budget > 0 {
 		left = min(left, max(0, t.plan.Budget-t.elapsed))
 	}

@@ -110,6 +110,7 @@ func (e *echo) Load(ctx context.Context, w load.Window) []*load.Recorder {
 			continue
 		}
 		rec := load.NewRecorder(true, false)
+		rec.Timeline = load.NewTimeline(w)
 		recs = append(recs, rec)
 		var wrec *load.Recorder // the open loop's writer records on its own
 		if e.cfg.OpenLoop() {
@@ -167,6 +168,7 @@ func (e *echo) readBatch(ctx context.Context, c *wsconn.Conn, t0 int64, measured
 			rec.Bytes += int64(len(p))
 		}
 	}
+	rec.Timeline.Add(load.Mono(), int64(e.cfg.Batch))
 	return true
 }
 

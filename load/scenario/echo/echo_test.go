@@ -148,6 +148,7 @@ func TestEchoClosedLoop(t *testing.T) {
 	if !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
 		t.Fatalf("latency not ordered: %+v", l)
 	}
+	checkTimeline(t, s, cfg)
 	if s.Dropped == nil || *s.Dropped != 0 || s.Reconnects == nil || *s.Reconnects != 0 || s.Saturated {
 		t.Fatalf("dropped %v reconnects %v saturated %v", s.Dropped, s.Reconnects, s.Saturated)
 	}
@@ -296,5 +297,30 @@ func TestIOPattern(t *testing.T) {
 		if got := e.IOPattern(); got != tc.want {
 			t.Errorf("batch %d rate %v eager %v busy-poll %v: %q, want %q", tc.batch, tc.rate, tc.eager, tc.busy, got, tc.want)
 		}
+	}
+}
+
+// checkTimeline: the summary's timeline spans the warm-up and the window
+// in ticks, counts whole batches, and holds at least the window's
+// messages (it counts the warm-up's replies too, by completion).
+func checkTimeline(t *testing.T, s load.Summary, cfg load.Config) {
+	t.Helper()
+	tl := s.Timeline
+	if tl == nil {
+		t.Fatal("no timeline")
+	}
+	tick := int64(load.TimelineTick)
+	if tl.TickNs != tick || tl.StartTick != int(cfg.WarmupNs/tick) || tl.EndTick != int((cfg.WarmupNs+cfg.DurationNs)/tick) || len(tl.Counts) <= tl.EndTick {
+		t.Fatalf("timeline %+v for a warm-up of %d ns and a window of %d ns", tl, cfg.WarmupNs, cfg.DurationNs)
+	}
+	var sum int64
+	for i, c := range tl.Counts {
+		if c < 0 || c%int64(cfg.Batch) != 0 {
+			t.Fatalf("tick %d counts %d, not whole batches of %d", i, c, cfg.Batch)
+		}
+		sum += c
+	}
+	if sum < s.Messages {
+		t.Errorf("the timeline counts %d replies, fewer than the window's %d messages", sum, s.Messages)
 	}
 }

@@ -45,6 +45,7 @@ func (e *echo) loopLoad(ctx context.Context, w load.Window) []*load.Recorder {
 	r := &loopRun{ctx: ctx, e: e, w: w, recs: make([]*load.Recorder, n), frameSize: wsconn.ServerFrameSize(e.cfg.RecordSize)}
 	for k := range r.recs {
 		r.recs[k] = load.NewRecorder(true, e.cfg.OpenLoop())
+		r.recs[k].Timeline = load.NewTimeline(w)
 	}
 	eng, err := evloop.New(cfg)
 	if err != nil {
@@ -177,6 +178,7 @@ func (h *closedConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int
 		}
 		return
 	}
+	rec.Timeline.Add(now, int64(r.e.cfg.Batch))
 	if h.measured {
 		h.lat.flush(rec.Latency)
 		rec.Ops++
@@ -278,6 +280,7 @@ func (h *openConn) Message(c *evloop.Conn, op wsconn.Opcode, p []byte, now int64
 		return
 	}
 	h.lat.flush(rec.Latency)
+	rec.Timeline.Add(now, int64(r.e.cfg.Batch))
 	if measured {
 		rec.OK++ // sent on schedule (Ops) and every reply back
 	}

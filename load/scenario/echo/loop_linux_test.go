@@ -55,6 +55,7 @@ func TestLoopAgainstRefserver(t *testing.T) {
 		if l := s.Latency; !(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max) {
 			t.Fatalf("batch %d: latency %+v", tc.batch, l)
 		}
+		checkTimeline(t, s, cfg)
 		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || ep(&res.Config).IO != IOLoop {
 			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, ep(&res.Config).IO)
 		}
