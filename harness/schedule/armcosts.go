@@ -166,9 +166,10 @@ func (b *costBook) record(arm string) result.ArmCosts {
 	return out
 }
 
-// median is the middle of ds (the mean of the middle two).
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
+// median is the middle of xs (the mean of the middle two), xs not
+// modified.
+func median[T ~int64 | ~float64](xs []T) T {
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
 	if n%2 == 1 {

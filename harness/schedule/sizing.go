@@ -242,12 +242,12 @@ func (s Series) settle() (time.Duration, bool) {
 		batches = append(batches, sum/b)
 	}
 	half := batches[len(batches)/2:]
-	level := medianOf(half)
+	level := median(half)
 	dev := make([]float64, len(half))
 	for i, v := range half {
 		dev[i] = math.Abs(v - level)
 	}
-	spread := 1.4826 * medianOf(dev)
+	spread := 1.4826 * median(dev)
 	var ticks []float64
 	for _, v := range s.Counts[s.End-len(half)*b : s.End] {
 		ticks = append(ticks, float64(v))
@@ -263,17 +263,6 @@ func (s Series) settle() (time.Duration, bool) {
 		cut = j
 	}
 	return time.Duration(cut*b) * s.Tick, true
-}
-
-// medianOf is the median of xs (not modified).
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Size chooses the blocks' windows from the first pass: ss, the
