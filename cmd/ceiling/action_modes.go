@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/internal/stats"
 )
 
 // prEvent is what compare mode reads of a pull_request event's payload.
@@ -154,9 +156,14 @@ func (a *actionRun) compare() error {
 	if a.c.serverUser != "" {
 		args = append(args, "--srv-user", a.c.serverUser)
 	}
-	if n := publishedRung(head, a.c.dataBranch, a.c.name, os.LookupEnv); n > 0 {
+	n, costs := published(head, a.c.dataBranch, a.c.name, os.LookupEnv)
+	if n > 0 {
 		fmt.Fprintf(a.stderr, "ceiling action: the last published headline on %s was measured at %d connections: compared there if the arms' ceiling rungs differ (COMPARE_PREFER)\n", a.c.dataBranch, n)
 		args = append(args, "--compare-prefer", strconv.Itoa(n))
+	}
+	if !costs.IsZero() {
+		fmt.Fprintf(a.stderr, "ceiling action: the last published result's servers took %s to be ready and %s to stop: the budget is planned from that before anything boots (SERVER_COSTS)\n", costs.Ready, costs.Stop)
+		args = append(args, "--server-costs", costs.String())
 	}
 	res := filepath.Join(art, "result.json")
 	// The comment's Markdown is the job summary, not the sweep's table.
@@ -367,20 +374,24 @@ func pushRemote(server, repository, token string) (string, error) {
 	return u.String(), nil
 }
 
-// publishedRung is the connections of the headline last published for
-// name on the data branch (origin/<branch>, as the checkout has it), so
-// that pull requests are compared at one rung when their arms disagree
-// (COMPARE_PREFER); 0 when there is none, when its headline batch is not
-// this run's (HEADLINE_BATCH), or when COMPARE_PREFER is set already.
-func publishedRung(checkout, branch, name string, lookup func(string) (string, bool)) int {
-	if _, set := lookup("COMPARE_PREFER"); set || branch == "" {
-		return 0
+// published is what the action reads of the result last published for
+// name on the data branch (origin/<branch>, as the checkout has it): the
+// connections of its headline, so that pull requests are compared at one
+// rung when their arms disagree (COMPARE_PREFER: 0 when there is none,
+// when its headline batch is not this run's, HEADLINE_BATCH, or when the
+// knob is set already), and what its points' servers took to be ready
+// and to stop, so that the budget is planned before anything boots
+// (SERVER_COSTS: zero when it has too few points that booted their own,
+// or when the knob is set).
+func published(checkout, branch, name string, lookup func(string) (string, bool)) (rung int, costs knob.ServerCosts) {
+	if branch == "" {
+		return 0, costs
 	}
 	show := exec.Command("git", "show", "origin/"+branch+":benchmark/published/"+name+".json")
 	show.Dir = checkout
 	out, err := show.Output()
 	if err != nil {
-		return 0
+		return 0, costs
 	}
 	var doc struct {
 		Headline struct {
@@ -388,18 +399,41 @@ func publishedRung(checkout, branch, name string, lookup func(string) (string, b
 			Batch       int  `json:"batch"`
 			Connections int  `json:"connections"`
 		} `json:"headline"`
+		Curve []struct {
+			ReadyNs int64 `json:"ready_ns"`
+			StopNs  int64 `json:"stop_ns"`
+		} `json:"curve"`
 	}
-	if json.Unmarshal(out, &doc) != nil || !doc.Headline.Clean {
-		return 0
+	if json.Unmarshal(out, &doc) != nil {
+		return 0, costs
+	}
+	if _, set := lookup("SERVER_COSTS"); !set {
+		var ready, stop []float64
+		for _, p := range doc.Curve {
+			if p.ReadyNs > 0 && p.StopNs > 0 {
+				ready, stop = append(ready, float64(p.ReadyNs)), append(stop, float64(p.StopNs))
+			}
+		}
+		if len(ready) >= minPublishedCosts {
+			costs = knob.ServerCosts{Ready: time.Duration(stats.Summarize(ready, 0.95).Median).Round(time.Millisecond),
+				Stop: time.Duration(stats.Summarize(stop, 0.95).Median).Round(time.Millisecond)}
+		}
+	}
+	if _, set := lookup("COMPARE_PREFER"); set || !doc.Headline.Clean {
+		return 0, costs
 	}
 	batch := knob.DefaultOptions(false).HeadlineBatch
 	if v, ok := lookup("HEADLINE_BATCH"); ok {
 		if batch, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-			return 0
+			return 0, costs
 		}
 	}
 	if doc.Headline.Batch != batch || doc.Headline.Connections <= 0 || doc.Headline.Connections > knob.MaxConnections {
-		return 0
+		return 0, costs
 	}
-	return doc.Headline.Connections
+	return doc.Headline.Connections, costs
 }
+
+// minPublishedCosts is the fewest points of the last published result
+// that booted their own server which SERVER_COSTS is taken from.
+const minPublishedCosts = 3

@@ -8,8 +8,9 @@ import (
 
 // The compare mode reads the headline last published on the data branch
 // (a real clone's origin/<branch>) and passes its connections as
-// COMPARE_PREFER, unless the batch is not this run's or the knob is set.
-func TestPublishedRung(t *testing.T) {
+// COMPARE_PREFER, unless the batch is not this run's or the knob is set,
+// and its servers' boot and stop as SERVER_COSTS.
+func TestPublished(t *testing.T) {
 	origin, clone := t.TempDir(), filepath.Join(t.TempDir(), "clone")
 	must := func(dir string, args ...string) {
 		t.Helper()
@@ -26,7 +27,9 @@ func TestPublishedRung(t *testing.T) {
 	if err := os.MkdirAll(pub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	doc := `{"headline": {"clean": true, "batch": 10, "connections": 64, "throughput_per_s": 1}}`
+	doc := `{"headline": {"clean": true, "batch": 10, "connections": 64, "throughput_per_s": 1},
+	  "curve": [{"ready_ns": 2100000000, "stop_ns": 4000000000}, {"ready_ns": 2000000000, "stop_ns": 4100000000},
+	            {"ready_ns": 2200000000, "stop_ns": 3900000000}, {"ready_ns": 0, "stop_ns": 0}]}`
 	if err := os.WriteFile(filepath.Join(pub, "ceiling-load.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +61,19 @@ func TestPublishedRung(t *testing.T) {
 		{"no such branch", "gh-pages", "ceiling-load", nil, 0},
 		{"no branch", "", "ceiling-load", nil, 0},
 	} {
-		if got := publishedRung(clone, tc.branch, tc.gen, env(tc.env...)); got != tc.want {
+		if got, _ := published(clone, tc.branch, tc.gen, env(tc.env...)); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
+	}
+	// What its servers took to boot and stop: the medians of the points
+	// that booted their own, unless SERVER_COSTS is set.
+	if _, c := published(clone, "results", "ceiling-load", env()); c.String() != "2.1s/4s" {
+		t.Errorf("costs %q, want 2.1s/4s", c)
+	}
+	if _, c := published(clone, "results", "ceiling-load", env("SERVER_COSTS", "1s/1s")); !c.IsZero() {
+		t.Errorf("costs %q with SERVER_COSTS set", c)
+	}
+	if _, c := published(clone, "results", "other", env()); !c.IsZero() {
+		t.Errorf("costs %q with nothing published", c)
 	}
 }
