@@ -1,0 +1,117 @@
+//go:build e2e
+
+package harness_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// slowTarget is refserver made slow to boot and to stop, as a Pusher or
+// Node server is: it listens ready after 1 s, and drains 2 s after
+// SIGTERM (--ready-delay, --stop-delay; the server takes 2 s and
+// 4 s, halved here for the lane's time).
+func slowTarget(t *testing.T) target.Spec {
+	t.Helper()
+	tg := refTarget(t)
+	tg.Name = "refserver-slow"
+	tg.Command = append(slices.Clone(tg.Command), "--ready-delay", "1s", "--stop-delay", "2s")
+	tg.StopGrace = "6s"
+	return tg
+}
+
+// slowOptions is the default comparison (the headline's rung, COMPARE_
+// ARMS=auto, a budget, sized windows) on a two-rung ladder, in 75 s.
+func slowOptions(t *testing.T) *testSweep {
+	t.Helper()
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {16, 32}})
+	o.BaseTargetFile = "base"
+	o.SetTwoArmDefaults(result.ScopeHeadline)
+	o.Duration, o.Warmup = time.Second, 300*time.Millisecond
+	o.CompareBudget = 75 * time.Second
+	return o
+}
+
+// A server that boots in 1 s and drains for 2 s, compared with itself
+// and with a planted regression under the default rule: the first block
+// times its boot and stop, the arms run warm (kept up, frozen between
+// their points, booted afresh after the first pass and every few
+// blocks), the run ends within its budget with the verdict the servers
+// deserve, and no server outlives it.
+func TestTwoArmSlowServerWarmArms(t *testing.T) {
+	needProcs(t)
+	slow := slowTarget(t)
+	spin := slow
+	spin.Name = "refserver-slow-spin"
+	spin.Command = append(slices.Clone(slow.Command), "--spin", "30us")
+	for _, tc := range []struct {
+		name   string
+		head   target.Spec
+		slower bool
+	}{{"A/A", slow, false}, {"A/B --spin 30us", spin, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := slowOptions(t)
+			start := time.Now()
+			r, table, err := runTwoArm(t, o, slow, tc.head)
+			took := time.Since(start)
+			skipIfContended(t, r, err)
+			a := r.Arms
+			if a == nil || a.Mode != result.ArmsWarm || a.CostsFrom != "measured" {
+				t.Fatalf("arms %+v: want warm, on measured costs", a)
+			}
+			// Lower bounds only: a busy machine makes them later.
+			if a.Base.ReadyNs < int64(time.Second) || a.Head.StopNs < int64(2*time.Second) || a.Base.Boots < 2 {
+				t.Errorf("costs base %+v head %+v: want ready 1 s and stop 2 s or more, booted twice or more", a.Base, a.Head)
+			}
+			// The budget holds the whole run; the harness's own start
+			// and the last point's write lie outside it.
+			if d, ok := r.Took(); !ok || d > o.CompareBudget+5*time.Second || took > o.CompareBudget+20*time.Second {
+				t.Errorf("the run took %s (%s by this test's clock) of its %s budget", d, took, o.CompareBudget)
+			}
+			for _, p := range r.Curve {
+				if p.Role == result.RoleCompare && (p.ReadyNs != 0 || p.StopNs != 0) {
+					t.Errorf("point %d booted its own server in warm arms", p.Index)
+				}
+			}
+			h := r.Comparison.Headline
+			t.Logf("%s: %s; %s", tc.name, result.ComparedLine(h, r.Comparison.Confidence), result.WhyStopped(r))
+			if h.Ended == nil || !strings.Contains(flatText(table), "stopped: "+h.Ended.Text[:20]) {
+				t.Errorf("why the blocks stopped is not in the table: %+v\n%s", h.Ended, table)
+			}
+			switch {
+			case h.NPairs < 6 && contendedAt(r, 10):
+				notQuiet(t, "%s: %d pairs, the others on contended CPUs: %s", tc.name, h.NPairs, contendedReasons(r))
+			case tc.slower && h.Verdict != result.CompareSlower:
+				t.Errorf("A/B called %s: %s", h.Verdict, h.Reason)
+			case !tc.slower && (h.Verdict == result.CompareCannotConclude || h.ChangePct == nil || math.Abs(*h.ChangePct) > 10):
+				// An A/A call at alpha is allowed; a change of 10% is no
+				// false alarm but a broken arm (frozen while measured,
+				// or measured cold).
+				t.Errorf("A/A: %s", h.Reason)
+			}
+			checkNoneLeft(t, "--stop-delay")
+		})
+	}
+}
+
+// checkNoneLeft fails when a process whose command line holds mark is
+// still running.
+func checkNoneLeft(t *testing.T, mark string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), mark) {
+			t.Errorf("%s outlived the sweep: %s", filepath.Dir(f), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}
