@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -84,7 +83,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner PointRunner, r *result.Res
 			r.Curve[len(r.Curve)-1] = p
 		}
 		if p.Status != result.StatusOK {
-			fmt.Fprintf(w, "point %d/%d (%s) failed: %s\n", i, total, pt.Arm, p.FailReason)
+			progress.Failed(w, i, total, pt.Arm, p.FailReason)
 		}
 		return p, true
 	}

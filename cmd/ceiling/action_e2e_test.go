@@ -81,7 +81,7 @@ func TestActionEndToEnd(t *testing.T) {
 			summary := e.read(e.summary)
 			// The comment's outcome, as publish renders each verdict.
 			lead := map[string]string{"slower": "slower at batch", "faster": "faster at batch",
-				"within_noise": "no significant change at batch", "cannot_conclude": "cannot conclude at batch"}[verdict]
+				"within_noise": "within noise at batch", "cannot_conclude": "cannot conclude at batch"}[verdict]
 			// The gate's line, then the comment's outcome.
 			if first := firstContentLines(summary, 3); lead == "" || !strings.Contains(first, lead) || !strings.HasPrefix(first, "**The check ") {
 				t.Errorf("the job summary does not lead with the check and the headline's outcome %q: %q", verdict, first)

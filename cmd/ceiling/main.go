@@ -25,6 +25,7 @@ import (
 	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // every scenario ceiling ships
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func main() {
@@ -34,7 +35,8 @@ func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		var q quietExit
 		if !errors.As(err, &q) { // a re-run copy has said why already
-			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			// Within 100 columns, as everything ceiling prints (lines.go).
+			fmt.Fprint(os.Stderr, result.Wrap("ceiling: "+err.Error()+"\n", result.TableWidth))
 		}
 		os.Exit(exitCode(err))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Change points (publish.Changes) where people look: the trend marks the
@@ -166,9 +167,9 @@ func triangle(x, top float64, down bool) string {
 // changeTitle is a change point's hover text: the measure, the change,
 // the commits it lies between, both sides' means and p.
 func changeTitle(c publish.Change) string {
-	return fmt.Sprintf("change point: the %s changed %s between %s and %s (%s msg/s over %d entries before, %s over %d after; p %.1g; the least change it had to show: %.1f%%)",
+	return fmt.Sprintf("change point: the %s changed %s between %s and %s (%s msg/s over %d entries before, %s over %d after; %s; the least change it had to show: %.1f%%)",
 		c.Measure, signedPct(c.ChangePct), shortRef(c.Before.GitRef), shortRef(c.After.GitRef),
-		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, c.P, c.MinChangePct)
+		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, result.FormatP(&c.P), c.MinChangePct)
 }
 
 // signedPct is a change with its sign, a real minus for a fall: "−12.6%".

@@ -156,7 +156,7 @@ func TestTrendMarksChangePoint(t *testing.T) {
 	if m.X != head.X || !m.Down || m.Label != "−12.6%" || m.Measure != "headline" {
 		t.Errorf("marker %+v; want at x %.1f (the headline point of %s), down, −12.6%%", m, head.X, shortRef(h[changeAfter].GitRef))
 	}
-	if !strings.Contains(m.Title, "between 9e8adf58ef5b and 2e5f2917a754") || !strings.Contains(m.Title, fmt.Sprintf("p %.1g;", cs[0].P)) {
+	if !strings.Contains(m.Title, "between 9e8adf58ef5b and 2e5f2917a754") || !strings.Contains(m.Title, result.FormatP(&cs[0].P)+";") {
 		t.Errorf("title %q does not name the commits and p", m.Title)
 	}
 	if n := countLegend(c, "change point"); n != 1 {

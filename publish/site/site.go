@@ -79,7 +79,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	},
 	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"short": shortRef,
-	"words": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+	// words and p say a token and a p-value as the terminal and the
+	// comment do (result.Phrase, result.FormatP).
+	"words": result.Phrase,
 	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"pct": func(v *float64) string {
 		if v == nil {
@@ -93,13 +95,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f%%", *v)
 	},
-	"pval": func(v *float64) string {
-		if v == nil {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.3f", *v)
-	},
-	"join": strings.Join,
+	"p":     result.FormatP,
+	"pcell": result.PCell,
+	"join":  strings.Join,
 	// verdictClass is the style of a comparison's verdict: red for
 	// slower, yellow for cannot conclude, green for faster.
 	"verdictClass": func(v string) string {
