@@ -14,6 +14,7 @@
 #   make load                                      refserver + one short `ceiling load`
 #   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
 #   make release-dry-run                           the archives and SHA256SUMS a v* tag would release, into dist/
+#   make screenshots                               docs/report.md's pictures of the site, from Chromium, into docs/images/
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -37,7 +38,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER 
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build install test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
+.PHONY: all build install screenshots test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
 
 all: build
 
@@ -100,6 +101,12 @@ bench-clients: build
 # archive and SHA256SUMS in dist/, nothing published.
 release-dry-run:
 	bash .github/release/build.sh $(or $(RELEASE_VERSION),v0.0.0-dry) dist
+
+# The site as Chromium lays it out at 1280 and 390 px (docs/report.md,
+# "Screenshots"): publish/site's TestScreenshots, which runs only when
+# given a directory.
+screenshots:
+	$(GO) test ./publish/site -run '^TestScreenshots$$' -count=1 -screenshots "$(CURDIR)/docs/images"
 
 load: build
 	@set -e; \

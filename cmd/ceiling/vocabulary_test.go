@@ -57,7 +57,7 @@ func TestOneVocabulary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		surfaces["the run's page"] = html.UnescapeString(string(files[publish.SitePage(r)]))
+		surfaces["the run's page"] = strings.ReplaceAll(html.UnescapeString(string(files[publish.SitePage(r)])), "\u00a0", " ")
 		surfaces["the site's index"] = html.UnescapeString(string(files[site.IndexFile]))
 		for where, text := range surfaces {
 			for _, token := range tokens {

@@ -126,7 +126,7 @@ type changeMark struct {
 	Tri            string // the triangle's path
 	LabelX, LabelY float64
 	Anchor         string // the label's text-anchor: start, or end near the right edge
-	Label          string // "−12.6%", "batch 100 −12.6%"
+	Label          string // "change point −12.6%", "batch 100 change point −12.6%"
 	Title          string
 	Measure        string
 	Down           bool
@@ -140,7 +140,9 @@ func changeMarks(p *panel, x func(row int) float64, ps []placed) []changeMark {
 	var out []changeMark
 	for k, c := range ps {
 		cx, down := x(c.At), c.ChangePct < 0
-		label := signedPct(c.ChangePct)
+		// Named, not a bare figure: the entry at the same x may carry
+		// its own move against the entry before ("−13.8% vs prev").
+		label := "change point " + signedPct(c.ChangePct)
 		if c.Measure != "headline" {
 			label = c.Measure + " " + label
 		}

@@ -95,8 +95,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f%%", *v)
 	},
-	"p":     result.FormatP,
-	"pcell": result.PCell,
+	"p":     func(v *float64) string { return nbsp(result.FormatP(v)) },
+	"pcell": func(v *float64) string { return nbsp(result.PCell(v)) },
 	"join":  strings.Join,
 	// verdictClass is the style of a comparison's verdict: red for
 	// slower, yellow for cannot conclude, green for faster.
@@ -115,6 +115,10 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"sub":  func(a, b float64) float64 { return a - b },
 	"half": func(a float64) float64 { return a / 2 },
 }).ParseFS(templateFS, "templates/*.tmpl"))
+
+// nbsp keeps a formatted figure on one line: "p < 0.001" never breaks
+// after its "<".
+func nbsp(s string) string { return strings.ReplaceAll(s, " ", "\u00a0") }
 
 // Build renders the site in memory: file name to content.
 func Build(runs []Run, opts Options) (map[string][]byte, error) {
@@ -144,7 +148,8 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 		rv.ChangePoint = notes[entries[i].Series()+"\x00"+entries[i].GitRef]
 	}
 	for _, series := range publish.TrendSeries(rows) {
-		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placeChanges(series, points))})
+		placed := placeChanges(series, points)
+		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placed), Narrow: narrowTrendChart(series, placed)})
 	}
 	for _, rv := range runViews {
 		b, err := render("run.tmpl", rv)
@@ -247,9 +252,12 @@ type indexView struct {
 	Runs    []*runView
 }
 
+// trendView is one series' trend, drawn twice: Chart for a screen wider
+// than a phone's, Narrow for a phone's (the style shows one of the two).
 type trendView struct {
 	Series string
 	Chart  *chart
+	Narrow *chart
 }
 
 type trendRowView struct {
