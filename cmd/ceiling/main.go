@@ -35,11 +35,16 @@ func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		var q quietExit
 		if !errors.As(err, &q) { // a re-run copy has said why already
-			// Within 100 columns, as everything ceiling prints (lines.go).
-			fmt.Fprint(os.Stderr, result.Wrap("ceiling: "+err.Error()+"\n", result.TableWidth))
+			fmt.Fprint(os.Stderr, errorText(err))
 		}
 		os.Exit(exitCode(err))
 	}
+}
+
+// errorText is the line main prints for the error a command returned,
+// within 100 columns as everything ceiling prints (lines.go).
+func errorText(err error) string {
+	return result.Wrap("ceiling: "+err.Error()+"\n", result.TableWidth)
 }
 
 // usageError marks bad input (unknown flag, invalid value): exit status 2,
