@@ -180,7 +180,8 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 
 // TestInitDeadServer is issue 33's server that cannot start (a missing
 // module): init must fail, say the target does not work, show the cause
-// from the server's log, and keep the sweep's folder it names.
+// from the server's log, say to run it again with --force, and keep
+// every folder its sweep names (issue 51).
 func TestInitDeadServer(t *testing.T) {
 	needEndToEnd(t)
 	dir := t.TempDir()
@@ -194,20 +195,29 @@ func TestInitDeadServer(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"the target does not work", "never became ready", "Cannot find module 'ws'", "logs are kept in "} {
-		if !strings.Contains(stderr, want) {
+	flat := strings.Join(strings.Fields(stderr), " ") // lines wrapped within 100 columns
+	for _, want := range []string{"the target does not work", "never became ready", "Cannot find module 'ws'", "logs kept in ", "run ceiling init again with --force"} {
+		if !strings.Contains(flat, want) {
 			t.Errorf("init's error lacks %q", want)
 		}
 	}
 	if strings.Contains(stdout+stderr, "boots and answers") {
 		t.Error("init said a dead server boots and answers")
 	}
-	if i := strings.Index(stderr, "logs are kept in "); i >= 0 {
-		kept := strings.TrimSpace(strings.SplitN(stderr[i+len("logs are kept in "):], "\n", 2)[0])
-		if _, err := os.Stat(filepath.Join(kept, "result.json")); err != nil {
-			t.Errorf("the folder init named is gone: %v", err)
+	// Every path the sweep printed is still there after init.
+	for _, said := range []string{"result written to ", "logs kept in "} {
+		i := strings.Index(stderr, said)
+		if i < 0 {
+			continue
 		}
-		os.RemoveAll(kept)
+		path := strings.TrimSpace(strings.SplitN(stderr[i+len(said):], "\n", 2)[0])
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("init's sweep said %s%s, and it is gone: %v", said, path, err)
+		}
+		if said == "result written to " {
+			path = filepath.Dir(path)
+		}
+		os.RemoveAll(path)
 	}
 }
 

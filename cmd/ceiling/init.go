@@ -149,7 +149,9 @@ func runInit(args []string, rawStdout, rawStderr io.Writer) error {
 			return rerunWithForce{err}
 		}
 	}
-	fmt.Fprintf(stdout, "\nnext: git add %s && git commit -m \"ceiling: measure the server\"\n", strings.Join(initFiles, " "))
+	// The commands one to a line, each within 100 columns: a wrapped
+	// command cannot be pasted.
+	fmt.Fprintf(stdout, "\nnext, commit them:\n  git add %s\n  git commit -m \"ceiling: measure the server\"\n", strings.Join(initFiles, " "))
 	fmt.Fprintln(stdout, "then every push to "+c.branch+" publishes its ceiling, and every pull request gets a verdict (docs/your-server.md)")
 	return nil
 }

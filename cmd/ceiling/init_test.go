@@ -131,6 +131,9 @@ func TestInitFailedCheckSaysForce(t *testing.T) {
 		t.Errorf("the target was not written: %v", err)
 	}
 	stdout2, stderr2, _ := runCLI(t, "", "init", "--dir", t.TempDir(), "--server-cmd", "bin/server --listen {addr}", "--check=false")
+	if !strings.Contains(stdout2, "\n  git add bench/target.json .github/workflows/ceiling.yml .github/workflows/ceiling-comment.yml\n") {
+		t.Errorf("init's next step is not one whole command on a line:\n%s", stdout2)
+	}
 	for _, out := range []string{stdout, stdout2, stderr2} {
 		for _, line := range strings.Split(out, "\n") {
 			if n := len([]rune(line)); n > 100 {
