@@ -163,6 +163,9 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 	if check && (!strings.Contains(stdout, "headline") || !strings.Contains(stdout, "the target boots and answers")) {
 		t.Errorf("init's quick sweep printed no headline, or did not say the target works:\n%s", stdout)
 	}
+	if check {
+		printedPathsExist(t, stderr)
+	}
 	lines := 0
 	for _, f := range []string{".github/workflows/ceiling.yml", ".github/workflows/ceiling-comment.yml"} {
 		lines += strings.Count(e.read(filepath.Join(e.dir, f)), "\n")
@@ -204,7 +207,14 @@ func TestInitDeadServer(t *testing.T) {
 	if strings.Contains(stdout+stderr, "boots and answers") {
 		t.Error("init said a dead server boots and answers")
 	}
-	// Every path the sweep printed is still there after init.
+	printedPathsExist(t, stderr)
+}
+
+// printedPathsExist: every path init's quick sweep printed (its result,
+// its kept logs) is still there after init (a successful init once
+// printed paths in a folder it then removed); then they are removed.
+func printedPathsExist(t *testing.T, stderr string) {
+	t.Helper()
 	for _, said := range []string{"result written to ", "logs kept in "} {
 		i := strings.Index(stderr, said)
 		if i < 0 {

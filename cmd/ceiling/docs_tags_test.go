@@ -48,3 +48,34 @@ func TestDocsPinNoMissingTag(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsSayWhichBinary: the README's commands say which ceiling each
+// runs: a line run in your own repository runs the `ceiling` on your
+// PATH, never `bin/ceiling` (a path that exists only in a clone of
+// ceiling), and the README and docs/your-server.md say how to put it on
+// your PATH without the module proxy (make install, a release archive),
+// not only `go install …@latest`.
+func TestDocsSayWhichBinary(t *testing.T) {
+	root := "../.."
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "bin/ceiling ") && strings.Contains(line, "your repository") {
+			t.Errorf("README: %q runs bin/ceiling in your repository, where there is none", line)
+		}
+	}
+	if !strings.Contains(string(readme), "make install") {
+		t.Error("README does not say how to put ceiling on your PATH (make install)")
+	}
+	guide, err := os.ReadFile(filepath.Join(root, "docs", "your-server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"make install", "release archive", "action's own build"} {
+		if !strings.Contains(string(guide), want) {
+			t.Errorf("docs/your-server.md does not give %q as a way to get ceiling", want)
+		}
+	}
+}
