@@ -88,3 +88,27 @@ func TestMakefileSaysTheSweepsStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestMakefileEmbedsTheFullCommit: make build and make install embed the
+// whole commit (-X main.commit), which ceiling init pins the action to
+// when the build stamped no VCS revision; VERSION's commit is short, and
+// a short one is no pin.
+func TestMakefileEmbedsTheFullCommit(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not installed")
+	}
+	head, err := exec.Command("git", "-C", "../..", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	want := "-X main.commit=" + strings.TrimSpace(string(head))
+	for _, target := range []string{"build", "install"} {
+		out, err := exec.Command("make", "-n", "--no-print-directory", "-C", "../..", target, "BINDIR="+t.TempDir()).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make %s does not embed %s:\n%s", target, want, out)
+		}
+	}
+}
