@@ -4,6 +4,7 @@
 #   make ceiling SRV_CPUSET=1,2,3 LT_CPUSET=0      exactly those sets (a 4-core runner)
 #   make ceiling-quick                             a small ladder in about a minute
 #   make ceiling-compare BASE_TARGET=FILE [TARGET=FILE]  base and head swept in one run and compared (docs/compare.md)
+#   make install                                   bin/ceiling into BINDIR (default: go env GOBIN, else GOPATH/bin), for your own repository
 #   make test                                      the unit lane: vet + actionlint + race tests, shuffled, packages in parallel (no server process, no quiet CPU)
 #   make e2e                                       the end-to-end lane: real servers, real sweeps, pinned CPUs (files tagged e2e)
 #   make check                                     both lanes: what CI runs (.ci/run)
@@ -13,12 +14,18 @@
 #   make load                                      refserver + one short `ceiling load`
 #   make node-generator                            the Node generator's pinned dependencies (docs/generators.md)
 #   make release-dry-run                           the archives and SHA256SUMS a v* tag would release, into dist/
+#   make screenshots                               docs/report.md's pictures of the site, from Chromium, into docs/images/
 
 SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+# The full commit: `ceiling init` pins the action to it when the build
+# stamped no VCS information (-buildvcs=false, common in CI images), and a
+# pin must be the whole SHA (VERSION's is short).
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+BINDIR  ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
 export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP ALLOW_LONG HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS AGENTS_LISTEN AGENTS_TOKEN AGENTS_TOKEN_FILE AGENTS_JOIN_TIMEOUT AGENTS_NETNS AGENTS_PORT_RANGE SRV_USER AGENTS_TLS_CERT AGENTS_TLS_KEY AGENTS_TLS_CA FAULT IO_PATTERN
@@ -31,15 +38,27 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER 
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
+.PHONY: all build install screenshots test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
 
 all: build
 
 # bin/nats-server: the broker of benchmark/targets/nats.json, a tool
 # dependency in go.mod (built from the module cache, no separate install).
+# The echoed build line is short (the flags' values said after it): a
+# 40-character commit made it run past 100 columns.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+	@echo '$(GO) build -ldflags "$$(LDFLAGS)" -o $(BIN)/ ./cmd/...   # version $(VERSION)'
+	@$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 	$(GO) build -o $(BIN)/nats-server github.com/nats-io/nats-server/v2
+
+# ceiling into your PATH, from this clone (no module proxy for ceiling
+# itself; docs/your-server.md): then `ceiling init` and `ceiling compare`
+# run in your own repository.
+install:
+	@echo '$(GO) build -ldflags "$$(LDFLAGS)" -o $(BINDIR)/ceiling ./cmd/ceiling'
+	@mkdir -p "$(BINDIR)"
+	@$(GO) build -ldflags "$(LDFLAGS)" -o "$(BINDIR)/ceiling" ./cmd/ceiling
+	@echo "installed $(BINDIR)/ceiling ($(VERSION)); ceiling version prints it"
 
 # Both builds of the tests: the unit lane's and the tagged lanes'.
 vet:
@@ -83,6 +102,12 @@ bench-clients: build
 release-dry-run:
 	bash .github/release/build.sh $(or $(RELEASE_VERSION),v0.0.0-dry) dist
 
+# The site as Chromium lays it out at 1280 and 390 px (docs/report.md,
+# "Screenshots"): publish/site's TestScreenshots, which runs only when
+# given a directory.
+screenshots:
+	$(GO) test ./publish/site -run '^TestScreenshots$$' -count=1 -screenshots "$(CURDIR)/docs/images"
+
 load: build
 	@set -e; \
 	$(BIN)/refserver --addr 127.0.0.1:6001 & pid=$$!; \
@@ -90,15 +115,23 @@ load: build
 	for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/6001) 2>/dev/null && break; sleep 0.1; done; \
 	$(BIN)/ceiling load --scenario echo --url ws://127.0.0.1:6001/echo --connections 16 --batch 10 --duration 5s --warmup 1s
 
+# The sweep's own exit status said in words after a failure: make
+# reports any failed recipe as 2, which is the sweep's "bad input".
+SWEEP_STATUS = || { rc=$$?; \
+	echo "make $@: ceiling sweep exited $$rc (1: the result is written but not publishable, or" >&2; \
+	echo "  FAIL_ON's verdict; 2: bad input); make reports any failure as 2" >&2; exit $$rc; }
+
 ceiling: build
-	$(BIN)/ceiling sweep
+	@echo '$(BIN)/ceiling sweep'
+	@$(BIN)/ceiling sweep $(SWEEP_STATUS)
 
 ceiling-quick: build
-	QUICK=1 $(BIN)/ceiling sweep
+	@echo 'QUICK=1 $(BIN)/ceiling sweep'
+	@QUICK=1 $(BIN)/ceiling sweep $(SWEEP_STATUS)
 
 ceiling-compare: build
 	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }
-	@$(BIN)/ceiling sweep || { rc=$$?; echo "make ceiling-compare: ceiling sweep exited $$rc (1: no comparison to publish, or FAIL_ON's verdict; 2: bad input); make reports any failure as 2, so run bin/ceiling sweep for the status itself" >&2; exit $$rc; }
+	@$(BIN)/ceiling sweep $(SWEEP_STATUS)
 
 # The second generator (GENERATOR="node benchmark/generators/node/gen.js"):
 # ws and hdr-histogram-js at the versions in its package-lock.json, into its

@@ -130,7 +130,9 @@ func TestContenders(t *testing.T) {
 		{Contended: true, GeneratorCPU: result.CPUStats{StealFraction: 0.08, Attribution: &result.Attribution{}}},
 		{ServerCPU: result.CPUStats{Attribution: at("quiet", 1, 0.02)}}, // not contended: not named
 	}
-	want := "stress (pid 9) took up to 40% of the server CPUs, go (pid 7) took up to 10% of the generator CPUs, the hypervisor stole up to 8.0%"
+	want := "other processes took up to 40.0% of the server CPUs (a clean point allows 3%): stress (pid 9) up to 40%; " +
+		"other processes took up to 10.0% of the generator CPUs (a clean point allows 3%): go (pid 7) up to 10%; " +
+		"the hypervisor stole up to 8.0% of the generator CPUs (a clean point allows 5%)"
 	if got := result.Contenders(curve); got != want {
 		t.Errorf("Contenders = %q\nwant        %q", got, want)
 	}

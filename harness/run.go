@@ -250,8 +250,8 @@ func (s *sweepRun) newResult() *result.Result {
 // the target's warnings, and calibrates (CALIBRATE=1).
 func (s *sweepRun) beforeFirstPoint(ctx context.Context, r *result.Result) {
 	o := s.o
+	// Warnings, which the table prints once at the end.
 	for _, w := range s.rc.Deps.CleanLeftovers() {
-		fmt.Fprintf(s.stderr, "ceiling sweep: %s\n", w)
 		r.Warn(w)
 	}
 	for _, w := range o.Target.Warnings(o.Point.Scenario) {

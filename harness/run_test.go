@@ -157,6 +157,10 @@ func TestRunCheckpointsEachPointThenWritesTheResult(t *testing.T) {
 	if got.Partial || len(got.Curve) != 4 || got.Headline.ThroughputPerS != 180 {
 		t.Errorf("result: partial %v, %d points, headline %v", got.Partial, len(got.Curve), got.Headline.ThroughputPerS)
 	}
+	// What an earlier run left is said once, with the warnings.
+	if n := strings.Count(stdout.String()+stderr.String(), "stopped 1 leftover process"); n != 1 {
+		t.Errorf("the leftovers' warning is printed %d times, want once:\n%s\n%s", n, stderr.String(), stdout.String())
+	}
 	if !got.Meta.FinishedAt.Equal(time.Date(2026, 12, 3, 6, 0, 0, 0, time.UTC)) {
 		t.Errorf("finished at %v, want the clock's", got.Meta.FinishedAt)
 	}

@@ -106,7 +106,7 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 			return p, out, false
 		}
 		if p.Status != result.StatusOK {
-			fmt.Fprintf(w, "point %d/%d failed: %s\n", i, total, p.FailReason)
+			progress.Failed(w, i, total, "", p.FailReason)
 		}
 		return p, out, true
 	}

@@ -122,7 +122,7 @@ func (b *blockRun) admit(i int, pt schedule.Point, out verdict.Outcome, half *du
 		*last = p
 	}
 	if p.Status != result.StatusOK {
-		fmt.Fprintf(b.w, "point %d (%s) failed: %s\n", i, pt.Arm, p.FailReason)
+		progress.Failed(b.w, i, 0, pt.Arm, p.FailReason)
 	}
 	return p, true
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Change points where people look: a push to main that completes one
@@ -75,16 +77,16 @@ func changeArrow(c Change) string {
 // measure of which series moved how much, between which commits. Every
 // string from the history is escaped.
 func ChangeHeadline(c Change) string {
-	return fmt.Sprintf("%s the %s of %s changed **%s** between %s and %s (%s → %s msg/s, p%s)",
+	return fmt.Sprintf("%s the %s of %s changed **%s** between %s and %s (%s → %s msg/s, %s)",
 		changeArrow(c), text(c.Measure), text(c.Series), signedPct(&c.ChangePct), text(shortRef(c.Before.GitRef)),
-		text(shortRef(c.After.GitRef)), rate(c.MeanBefore), rate(c.MeanAfter), nbsp+pval(c.P))
+		text(shortRef(c.After.GitRef)), rate(c.MeanBefore), rate(c.MeanAfter), pvalue(&c.P))
 }
 
 // ChangeLine is one change point as one line for a terminal.
 func ChangeLine(c Change) string {
-	return fmt.Sprintf("change point: the %s of %s changed %+.1f%% between %s and %s (%s -> %s msg/s, p %.1g)",
+	return fmt.Sprintf("change point: the %s of %s changed %+.1f%% between %s and %s (%s -> %s msg/s, %s)",
 		c.Measure, termText(c.Series), c.ChangePct, termText(shortRef(c.Before.GitRef)), termText(shortRef(c.After.GitRef)),
-		rate(c.MeanBefore), rate(c.MeanAfter), c.P)
+		rate(c.MeanBefore), rate(c.MeanAfter), result.FormatP(&c.P))
 }
 
 // ChangeSummary leads a push's job summary with the change points its
@@ -167,8 +169,8 @@ func MainChangeNote(h []HistoryEntry, series, base string) (n Note, ok bool) {
 	case 1:
 		when = "1 merge ago"
 	}
-	return note("main changed %s at %s, %s (a change point on the published history, p %s): this pull request's base was measured after it.",
-		signedPct(&last.ChangePct), shortRef(last.After.GitRef), when, pval(last.P)), true
+	return note("main changed %s at %s, %s (a change point on the published history, %s): this pull request's base was measured after it.",
+		signedPct(&last.ChangePct), shortRef(last.After.GitRef), when, pvalue(&last.P)), true
 }
 
 // RecentChangeEntries bounds how old (in the series' entries since) a

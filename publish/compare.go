@@ -518,8 +518,8 @@ type RegressionError struct {
 
 func (e *RegressionError) Error() string {
 	h := e.Headline
-	return fmt.Sprintf("%s: the headline (batch %d, %d connections) is significantly slower: %s, p = %s, %d pairs (--fail-on slower)",
-		e.Generator, h.Batch, h.Connections, plainPct(h.DeltaPct), plainP(h.PValue), h.NPairs)
+	return fmt.Sprintf("%s: the headline (batch %d, %d connections) is significantly slower: %s, %s, %d pairs (--fail-on slower)",
+		e.Generator, h.Batch, h.Connections, plainPct(h.DeltaPct), result.FormatP(h.PValue), h.NPairs)
 }
 
 // InconclusiveError is a headline that could not be concluded under
@@ -577,11 +577,4 @@ func plainPct(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.1f%%", *v)
-}
-
-func plainP(v *float64) string {
-	if v == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.3g", *v)
 }

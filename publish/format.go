@@ -101,20 +101,12 @@ func confidence(c float64) string {
 	return strconv.FormatFloat(c*100, 'f', -1, 64) + nbsp + "%"
 }
 
-// pval writes a p-value with "=" or "<": "= 0.008", "< 0.001".
-func pval(p float64) string {
-	if p < 0.001 {
-		return "<" + nbsp + "0.001"
-	}
-	return "=" + nbsp + strconv.FormatFloat(p, 'f', 3, 64)
-}
+// pvalue is a p-value as result.FormatP writes it everywhere ("p = 0.008",
+// "p < 0.001"), its spaces kept from breaking.
+func pvalue(p *float64) string { return strings.ReplaceAll(result.FormatP(p), " ", nbsp) }
 
-func pvalOrNA(p *float64) string {
-	if p == nil {
-		return "n/a"
-	}
-	return strings.TrimPrefix(pval(*p), "="+nbsp)
-}
+// pvalOrNA is result.PCell, for a column headed p: "0.008", "< 0.001".
+func pvalOrNA(p *float64) string { return strings.ReplaceAll(result.PCell(p), " ", nbsp) }
 
 // shortRef abbreviates a full commit id; anything else is kept.
 func shortRef(ref string) string {

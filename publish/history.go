@@ -40,9 +40,14 @@ type HistoryEntry struct {
 	Runner         string    `json:"runner,omitempty"`
 
 	Scenario string `json:"scenario,omitempty"`
-	// Target is the server's name (meta.target.name); another server
-	// along a series is a regime change.
+	// Target is the server's name (meta.target.name), shown, never
+	// compared: a name is a label (ceiling compare names each arm by its
+	// commit, HEAD@061cb02), not a regime.
 	Target string `json:"target,omitempty"`
+	// Machine is what the run ran on: the CPU model and how many logical
+	// CPUs (meta.hardware). With the regime's scenario and cores it says
+	// whether two entries are comparable (Trend).
+	Machine string `json:"machine,omitempty"`
 	// Objective is the run's objective (harness Config.Objective): with
 	// one, a ceiling is the point with the most connections meeting it.
 	Objective string `json:"objective,omitempty"`
@@ -86,6 +91,7 @@ func EntryOf(r *result.Result) HistoryEntry {
 		Runner:         r.Meta.Runner.Name,
 		Scenario:       r.Config.Scenario,
 		Target:         r.Meta.Target.Name,
+		Machine:        MachineOf(r),
 		Objective:      r.Config.Objective,
 		Comparison:     comparisonVerdict(r),
 		Partial:        r.Partial,

@@ -238,11 +238,18 @@ func TestMergeHistoryOrder(t *testing.T) {
 	if rows := TrendSeries(Trend(got)); len(rows) != 2 || len(rows[0]) != 3 || len(rows[1]) != 1 {
 		t.Errorf("series %d, want the sweep's 3 and the two-arm run's 1", len(rows))
 	}
-	// Another server along a series is a regime change, named.
+	// Another machine along a series is a regime change, named; another
+	// target name is not (ceiling compare names each arm by its commit:
+	// two runs of one setup drew a red regime line between them).
 	x, y := e("a", 10, 1), e("b", 11, 2)
-	x.Target, y.Target = "refserver", "other-server"
-	if rows := Trend([]HistoryEntry{x, y}); !rows[1].RegimeChanged || rows[1].PrevTarget != "refserver" {
-		t.Errorf("another server: %+v, want a regime change naming refserver", rows[1])
+	x.Target, y.Target = "HEAD@061cb02", "HEAD@5d6e7f8"
+	x.Machine, y.Machine = "AMD EPYC 7763 64-Core Processor, 4 CPUs", "AMD EPYC 7763 64-Core Processor, 4 CPUs"
+	if rows := Trend([]HistoryEntry{x, y}); rows[1].RegimeChanged {
+		t.Errorf("two target names on one machine: %+v, want no regime change", rows[1])
+	}
+	y.Machine = "Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz, 4 CPUs"
+	if rows := Trend([]HistoryEntry{x, y}); !rows[1].RegimeChanged || rows[1].PrevMachine != x.Machine || !strings.Contains(rows[1].RegimeChange("->"), "Xeon") {
+		t.Errorf("another machine: %+v, want a regime change naming both", rows[1])
 	}
 }
 

@@ -170,9 +170,10 @@ func keepLines(s string, budget int) string {
 // outcomeTitle is the comment's first visible line, the outcome in a few
 // words, named after the server measured: a significant regression as a
 // CAUTION block with ❌, a significant gain as a TIP with ✅, a headline
-// that cannot be concluded as a WARNING with ⚠️, and no significant change
-// as a ✅ line that says what the test could have detected. Caveats come
-// below it (renderAlerts), never above.
+// that cannot be concluded as a WARNING with ⚠️, and within noise as a
+// ➖ line that says what the test could have detected; each verdict in
+// the words of result.Phrase, as the terminal says it. Caveats come below
+// it (renderAlerts), never above.
 func outcomeTitle(c *Comparison) string {
 	h := c.Headline
 	name := c.Generator
@@ -196,13 +197,13 @@ func outcomeTitle(c *Comparison) string {
 	}
 	p := ""
 	if h.PValue != nil {
-		p = " (p" + nbsp + pval(*h.PValue) + ")"
+		p = " (" + pvalue(h.PValue) + ")"
 	}
 	switch h.Verdict {
 	case Slower:
-		return fmt.Sprintf("> [!CAUTION]\n> **%s %s: %s slower %s**%s", iconSlower, name, change, at, p)
+		return fmt.Sprintf("> [!CAUTION]\n> **%s %s: %s %s %s**%s", iconSlower, name, change, result.Phrase(Slower), at, p)
 	case Faster:
-		return fmt.Sprintf("> [!TIP]\n> **%s %s: %s faster %s**%s", iconFaster, name, change, at, p)
+		return fmt.Sprintf("> [!TIP]\n> **%s %s: %s %s %s**%s", iconFaster, name, change, result.Phrase(Faster), at, p)
 	case WithinNoise:
 		detect := "too few clean pairs to detect any change"
 		switch {
@@ -211,9 +212,9 @@ func outcomeTitle(c *Comparison) string {
 		case c.Mode == ModeCrossRun && c.FloorPct != nil:
 			detect = "inside the A-A noise floor of ±" + pctAbs(*c.FloorPct) + "; two runs, no test"
 		}
-		return fmt.Sprintf("**%s %s: no significant change %s** (%s)", iconWithinNoise, name, at, detect)
+		return fmt.Sprintf("**%s %s: %s %s** (%s)", iconWithinNoise, name, result.Phrase(WithinNoise), at, detect)
 	}
-	return fmt.Sprintf("> [!WARNING]\n> **%s %s: cannot conclude %s**", iconCannotConclude, name, at)
+	return fmt.Sprintf("> [!WARNING]\n> **%s %s: %s %s**", iconCannotConclude, name, result.Phrase(CannotConclude), at)
 }
 
 // The outcome's icons, in the title and on each row of the table.
@@ -260,7 +261,7 @@ func verdictLine(c *Comparison) string {
 		figs = append(figs, fmt.Sprintf("%s CI %s", confidence(c.Stats.Confidence), ciPct(*h.CILowPct, *h.CIHighPct)))
 	}
 	if h.PValue != nil {
-		figs = append(figs, "p"+nbsp+pval(*h.PValue))
+		figs = append(figs, pvalue(h.PValue))
 	}
 	figs = append(figs, fmt.Sprintf("%d"+nbsp+"pairs", h.NPairs))
 	change := signedPct(h.DeltaPct)
@@ -279,9 +280,9 @@ func verdictLine(c *Comparison) string {
 	if h.P99Verdict == result.P99Worse || h.P99Verdict == result.P99Better {
 		// Information, never an alarm: p99 is tested at every point
 		// beside throughput, uncorrected, and does not gate.
-		line += fmt.Sprintf("; p99 %s %s", h.P99Verdict, signedPct(h.P99DeltaPct))
+		line += fmt.Sprintf("; p99 %s %s", result.Phrase(h.P99Verdict), signedPct(h.P99DeltaPct))
 		if h.P99PValue != nil {
-			line += " (p" + nbsp + pval(*h.P99PValue) + ", information: does not gate)"
+			line += " (" + pvalue(h.P99PValue) + ", information: does not gate)"
 		}
 	}
 	line += "."
@@ -328,24 +329,24 @@ func tally(rows []Row, unit string) string {
 	return strings.Join(parts, ", ")
 }
 
-func words(verdict string) string { return strings.ReplaceAll(verdict, "_", " ") }
+// words is a token in a person's words (result.Phrase), for a sentence
+// or a cell.
+func words(token string) string { return result.Phrase(token) }
 
 // verdictWord is a row's verdict for a sentence or a cell.
 func verdictWord(r Row) string {
 	switch r.Verdict {
 	case Faster, Slower:
 		if r.AtLeast {
-			return "**" + r.Verdict + "** (lower bound)"
+			return "**" + words(r.Verdict) + "** (lower bound)"
 		}
-		return "**" + r.Verdict + "**"
-	case WithinNoise:
-		return "within noise"
+		return "**" + words(r.Verdict) + "**"
+	case WithinNoise, HeadOnly:
+		return words(r.Verdict)
 	case CannotConclude:
-		return "*cannot conclude*"
-	case HeadOnly:
-		return "head only"
+		return "*" + words(r.Verdict) + "*"
 	}
-	return text(r.Verdict)
+	return text(words(r.Verdict))
 }
 
 func renderAlerts(b *strings.Builder, alerts []Alert) {
@@ -441,6 +442,10 @@ func renderTwoArmTable(b *strings.Builder, c *Comparison) {
 		"Medians of each arm's clean repeats. The verdict is paired: each block is a base and a head repeat run back to back, change = the Hodges-Lehmann estimate of head/base over the blocks with both arms clean (pairs), with its %s confidence interval; p: two-sided Wilcoxon signed-rank test. "+
 		"A point is faster or slower when p"+nbsp+"<"+nbsp+"%s; within noise otherwise, and then *could detect* is the change the test would have seen with 80%% power; p99: the same test on each block's p99, shown as information: it is not corrected for testing 2 metrics at every batch size, and it never gates.",
 		conf, strconv.FormatFloat(c.Stats.Alpha, 'g', -1, 64))}
+	if c.Stats.Stop == result.StopOBF || c.Stats.Stop == result.StopPocock {
+		marks = append(marks, fmt.Sprintf("Under %s (COMPARE_STOP) the blocks were tested as they came, each look at a level below α"+nbsp+"="+nbsp+"%s so that all the looks together keep α; each point's reason, in the details, gives its level.",
+			stopWords(c.Stats.Stop), result.FormatLevel(c.Stats.Alpha)))
+	}
 	if anyRow(c.Rows, func(s *Side) bool { return s.LowerBound }) {
 		marks = append(marks, "† generator-capped in at least one repeat: that arm's median is a lower bound on the server's throughput.")
 	}
@@ -465,14 +470,12 @@ func p99Cell(r Row) string {
 	switch r.P99Verdict {
 	case "":
 		return "n/a"
-	case result.P99Worse, result.P99Better:
-		return r.P99Verdict + " " + signedPct(r.P99DeltaPct)
-	case WithinNoise:
-		return "within noise " + signedPct(r.P99DeltaPct)
+	case result.P99Worse, result.P99Better, WithinNoise:
+		return words(r.P99Verdict) + " " + signedPct(r.P99DeltaPct)
 	case CannotConclude:
-		return "*cannot conclude*"
+		return "*" + words(r.P99Verdict) + "*"
 	}
-	return text(r.P99Verdict)
+	return text(words(r.P99Verdict))
 }
 
 func renderCrossRunTable(b *strings.Builder, c *Comparison) {

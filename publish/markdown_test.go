@@ -146,7 +146,7 @@ func TestOutcomeThenVerdict(t *testing.T) {
 			regexp.MustCompile(`^> \[!CAUTION\]\n> \*\*❌ refserver \\\(head\\\): 12\.\d.% slower at batch 10\*\* \(p.=.0\.008\)$`),
 			regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline \*\*slower\*\*, −12\.\d.% \(95.% CI −\d+\.\d.….−\d+\.\d.%, p.=.0\.008, 8.pairs\); could have detected ±\d+\.\d.%; 1 of 2 batch sizes slower, 1 within noise; p99 worse \+\d+\.\d.% \(p.=.0\.008, information: does not gate\)\.$`)},
 		"two_arm_same": {
-			regexp.MustCompile(`^\*\*➖ refserver \\\(head\\\): no significant change at batch 10\*\* \(could have detected ±\d+\.\d.%\)$`),
+			regexp.MustCompile(`^\*\*➖ refserver \\\(head\\\): within noise at batch 10\*\* \(could have detected ±\d+\.\d.%\)$`),
 			regexp.MustCompile(`^\*\*ceiling\\-load\*\*: headline within noise, [+−±]\d\.\d.% \(.*\); could have detected ±\d+\.\d.%; 2 of 2 batch sizes within noise\.$`)},
 		"mixed": {
 			regexp.MustCompile(`^> \[!WARNING\]\n> \*\*\S+ refserver: cannot conclude at batch \d+\*\*$`),

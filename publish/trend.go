@@ -15,38 +15,62 @@ import (
 type TrendRow struct {
 	HistoryEntry
 	// RegimeChanged: the regime differs from the previous entry of the
-	// same generator, so the two are not comparable (another machine
-	// class, other cores, another scenario).
+	// same series, so the two are not comparable: another machine
+	// (Machine), other cores or another scenario (Regime).
 	RegimeChanged bool
 	// PrevRegime is that previous entry's regime when RegimeChanged, and
-	// PrevTarget its server when that was another one.
-	PrevRegime string
-	PrevTarget string
+	// PrevMachine its machine when that was another one.
+	PrevRegime  string
+	PrevMachine string
 }
 
-// Trend marks regime changes along h (oldest first): another regime, or
-// another server (Target). Each series (HistoryEntry.Series: generator,
-// scenario, kind) is its own: an entry is compared with the previous
-// entry of the same series only.
+// MachineOf is the machine a result ran on, as a history entry keeps
+// it: "AMD EPYC 7763 64-Core Processor, 4 CPUs"; "" when the document
+// does not say.
+func MachineOf(r *result.Result) string {
+	h := r.Meta.Hardware
+	if h.CPUModel == "" && h.LogicalCPUs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s, %d CPUs", h.CPUModel, h.LogicalCPUs)
+}
+
+// Trend marks regime changes along h (oldest first). A regime is what
+// makes two figures comparable: the machine, the cores each side had and
+// the scenario (the Regime string, and Machine) — never the target's
+// name, a label that ceiling compare sets to each arm's commit
+// (HEAD@061cb02), so that two runs of one setup once read as two
+// regimes. Each series (HistoryEntry.Series: generator, scenario, kind)
+// is its own: an entry is compared with the previous entry of the same
+// series only. An entry from before the machine was recorded is taken to
+// be on the same one.
 func Trend(h []HistoryEntry) []TrendRow {
 	last := map[string]HistoryEntry{}
 	out := make([]TrendRow, len(h))
 	for i, e := range h {
 		out[i] = TrendRow{HistoryEntry: e}
 		prev, ok := last[e.Series()]
-		// Another server is another regime; an entry from before the
-		// server was recorded is taken to be the same one.
-		otherServer := prev.Target != "" && e.Target != "" && prev.Target != e.Target
-		if ok && (prev.Regime != e.Regime || otherServer) {
+		otherMachine := prev.Machine != "" && e.Machine != "" && prev.Machine != e.Machine
+		if ok && (prev.Regime != e.Regime || otherMachine) {
 			out[i].RegimeChanged = true
 			out[i].PrevRegime = prev.Regime
-			if otherServer {
-				out[i].PrevTarget = prev.Target
+			if otherMachine {
+				out[i].PrevMachine = prev.Machine
 			}
 		}
 		last[e.Series()] = e
 	}
 	return out
+}
+
+// RegimeChange says what changed at a row whose regime changed:
+// "was → now", naming the machines when they differ.
+func (r TrendRow) RegimeChange(arrow string) string {
+	was, now := r.PrevRegime, r.Regime
+	if r.PrevMachine != "" {
+		was, now = r.PrevMachine+", "+was, r.Machine+", "+now
+	}
+	return was + " " + arrow + " " + now
 }
 
 // TrendSeries splits rows by series, each oldest first, in the order
@@ -281,11 +305,7 @@ func writeHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 		fmt.Fprintln(w, markRegime+" regime changed from the entry before (not comparable):")
 		for _, r := range rows {
 			if r.RegimeChanged {
-				was, now := r.PrevRegime, r.Regime
-				if r.PrevTarget != "" {
-					was, now = r.PrevTarget+", "+was, r.Target+", "+now
-				}
-				fmt.Fprintf(w, "  %s: %s -> %s\n", termText(shortRef(r.GitRef)), termText(was), termText(now))
+				fmt.Fprintf(w, "  %s: %s\n", termText(shortRef(r.GitRef)), termText(r.RegimeChange("->")))
 			}
 		}
 	}

@@ -255,7 +255,7 @@ func ComparePoint(batch, conns int, ps []Point, alpha float64, stop string, reps
 	all := decidePoint(batch, conns, ps, alpha, StopFixed, reps, measuredRepeat)
 	if all.Verdict != cp.Verdict && all.NPairs > cp.NPairs {
 		cp.Sensitivity = fmt.Sprintf("counting the %s left out, the verdict would be %s: %s",
-			plural(cp.Base.Failed+cp.Head.Failed, "repeat"), all.Verdict, testFigures(all))
+			plural(cp.Base.Failed+cp.Head.Failed, "repeat"), Phrase(all.Verdict), testFigures(all))
 	}
 	return cp
 }
@@ -301,25 +301,31 @@ func decidePoint(batch, conns int, ps []Point, alpha float64, stop string, reps 
 	}
 	if minN := stats.MinPairs(alpha); len(d) < minN {
 		cp.Verdict = CompareCannotConclude
-		cp.Reason = fmt.Sprintf("cannot conclude: %d of %d blocks have both arms clean, and a paired test over %d cannot reach p < %g (the smallest p it can give is %.3g; %d are needed)%s",
-			len(d), len(blocks), len(d), alpha, stats.MinSignedRankP(len(d)), minN, lostWhy(blocks, use))
+		cp.Reason = fmt.Sprintf("cannot conclude: %d of %d blocks have both arms clean, and a paired test over %d cannot reach p < %s (the smallest p it can give is %s; %d are needed)%s",
+			len(d), len(blocks), len(d), FormatLevel(alpha), FormatLevel(stats.MinSignedRankP(len(d))), minN, lostWhy(blocks, use))
 		return cp
 	}
 	p, change := *cp.PValue, *cp.ChangePct
 	level := cp.Level
 	sig := p < level
 	figs := testFigures(cp)
+	// The level, and why it is not alpha when a stopping rule lowered it.
+	below, above := "p < "+FormatLevel(level), "p ≥ "+FormatLevel(level)
+	if why := LevelWhy(stop, len(d), reps, alpha, level); why != "" {
+		below += ", the level of " + why
+		above += ", the level of " + why
+	}
 	switch {
 	case !b.LowerBound && !h.LowerBound:
 		switch {
 		case sig && change > 0:
-			cp.Verdict, cp.Reason = CompareFaster, fmt.Sprintf("faster: p < %.3g (%s)", level, figs)
+			cp.Verdict, cp.Reason = CompareFaster, fmt.Sprintf("faster: %s (%s)", below, figs)
 		case sig:
-			cp.Verdict, cp.Reason = CompareSlower, fmt.Sprintf("slower: p < %.3g (%s)", level, figs)
+			cp.Verdict, cp.Reason = CompareSlower, fmt.Sprintf("slower: %s (%s)", below, figs)
 		case cp.MDCPct == nil:
-			cp.Verdict, cp.Reason = CompareCannotConclude, fmt.Sprintf("cannot conclude: p ≥ %.3g and the pairs' spread leaves no change the test could detect (%s)", level, figs)
+			cp.Verdict, cp.Reason = CompareCannotConclude, fmt.Sprintf("cannot conclude: %s and the pairs' spread leaves no change the test could detect (%s)", above, figs)
 		default:
-			cp.Verdict, cp.Reason = CompareWithinNoise, fmt.Sprintf("within noise: p ≥ %.3g; the test could have detected a change of ±%.1f%% (%s)", level, *cp.MDCPct, figs)
+			cp.Verdict, cp.Reason = CompareWithinNoise, fmt.Sprintf("within noise: %s; the test could have detected a change of ±%.1f%% (%s)", above, *cp.MDCPct, figs)
 		}
 	case h.LowerBound && !b.LowerBound && sig && change > 0:
 		cp.Verdict, cp.AtLeast = CompareFaster, true
@@ -354,7 +360,7 @@ func decidePoint(batch, conns int, ps []Point, alpha float64, stop string, reps 
 
 // testFigures is the primary test's figures in words.
 func testFigures(cp ComparedPoint) string {
-	s := fmt.Sprintf("change %s, p = %s, %d pairs", pctOr(cp.ChangePct), pOr(cp.PValue), cp.NPairs)
+	s := fmt.Sprintf("change %s, %s, %d pairs", pctOr(cp.ChangePct), FormatP(cp.PValue), cp.NPairs)
 	if cp.MDCPct != nil {
 		s += fmt.Sprintf(", detectable ±%.1f%%", *cp.MDCPct)
 	}
@@ -362,7 +368,7 @@ func testFigures(cp ComparedPoint) string {
 }
 
 func unpairedFigures(u UnpairedTest, nb, nh int) string {
-	return fmt.Sprintf("%s, p = %s, n = %d + %d", pctOr(u.ChangePct), pOr(u.PValue), nb, nh)
+	return fmt.Sprintf("%s, %s, n = %d + %d", pctOr(u.ChangePct), FormatP(u.PValue), nb, nh)
 }
 
 // unpaired is the Mann-Whitney figure on the arms' pooled clean repeats.

@@ -3,20 +3,24 @@ package result
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
 
-// writeComparison prints a two-arm sweep's comparison under the headline:
-// the gating verdict in words first, then one row per compared point.
-// Nothing for a single-arm sweep.
+// WriteComparison prints a two-arm sweep's comparison under the headline:
+// the gating verdict in words first, then one row per compared point, then
+// what a row cannot hold: each point's p99 and unpaired test, and why a
+// point could not conclude or lost repeats, each said once (the sweep's
+// last line, OutcomeLine, points here rather than say it again). Nothing
+// for a single-arm sweep.
 func WriteComparison(w io.Writer, c *Comparison) error {
 	if c == nil {
 		return nil
 	}
 	fmt.Fprintf(w, "\ncomparison, head against base: %s\n", ComparedLine(c.Headline, c.Confidence))
 	fmt.Fprintf(w, "  gate: %s\n", c.Gate)
-	fmt.Fprintf(w, "  method: %s; alpha %g, %d repeats per arm asked\n", c.Method, c.Alpha, c.Reps)
+	fmt.Fprintf(w, "  method: %s; alpha %s, %d repeats per arm asked\n", c.Method, FormatLevel(c.Alpha), c.Reps)
 	// Within TableWidth: the p99's verdict and the unpaired test go on a
 	// line of their own under the table.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -24,7 +28,7 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	for _, p := range c.Points {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t  %s\n",
 			p.Batch, p.Connections, armMedian(p.Base), armMedian(p.Head), pctOr(p.ChangePct),
-			ciCell(p.CILowPct, p.CIHighPct), pPeople(p.PValue), p.NPairs, p.Blocks, mdcText(p.MDCPct), verdictWords(p))
+			ciCell(p.CILowPct, p.CIHighPct), strings.ReplaceAll(PCell(p.PValue), " ", ""), p.NPairs, p.Blocks, mdcText(p.MDCPct), VerdictPhrase(p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -32,13 +36,15 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	fmt.Fprintln(w, "  base/s, head/s: each arm's median; pairs: blocks with both arms clean / blocks run;")
 	fmt.Fprintln(w, "  MDC: the smallest change the paired test could have detected (80% power)")
 	for _, p := range c.Points {
-		p99 := p.P99Verdict
-		if p.P99ChangePct != nil {
-			p99 += " (" + pctOr(p.P99ChangePct) + ")"
-		}
-		fmt.Fprintf(w, "  batch %d: p99 %s; unpaired (Mann-Whitney) p = %s, which decides nothing\n", p.Batch, p99, pOr(p.Unpaired.PValue))
+		fmt.Fprintf(w, "  batch %d: p99 %s; unpaired (Mann-Whitney) %s, which decides nothing\n", p.Batch, p99Words(p), FormatP(p.Unpaired.PValue))
 	}
-	for _, p := range c.Points {
+	points := c.Points
+	if !slices.ContainsFunc(points, func(p ComparedPoint) bool {
+		return p.Batch == c.Headline.Batch && p.Connections == c.Headline.Connections
+	}) {
+		points = append([]ComparedPoint{c.Headline}, points...) // no rung at the headline batch: its reason is said here
+	}
+	for _, p := range points {
 		if p.Verdict == CompareCannotConclude || p.Base.Failed+p.Head.Failed > 0 {
 			fmt.Fprintf(w, "  batch %d: %s\n", p.Batch, p.Reason)
 		}
@@ -47,6 +53,15 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 		}
 	}
 	return nil
+}
+
+// p99Words is a compared point's p99 verdict in words, with its change.
+func p99Words(p ComparedPoint) string {
+	s := Phrase(p.P99Verdict)
+	if p.P99ChangePct != nil {
+		s += " (" + pctOr(p.P99ChangePct) + ")"
+	}
+	return s
 }
 
 // mdcText is a minimum detectable change for a table cell.
@@ -58,38 +73,32 @@ func mdcText(m *float64) string {
 }
 
 // ComparedLine is one compared point in words, e.g. "batch 10 at 64
-// connections: slower, -12.4% (95% CI -15.0 .. -9.8, p = 0.008, n = 5 + 5);
-// p99 within_noise".
+// connections: slower, -12.4% (95% CI -15.0 .. -9.8, p = 0.008, 5 pairs);
+// could have detected ±2.5%; p99 within noise (+1.2%)".
 func ComparedLine(p ComparedPoint, confidence float64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", rungWords(p.Batch, p.Connections, " at"), verdictWords(p))
+	fmt.Fprintf(&b, "%s: %s", rungWords(p.Batch, p.Connections, " at"), VerdictPhrase(p))
 	if p.ChangePct != nil {
 		fmt.Fprintf(&b, ", %s", pctOr(p.ChangePct))
 		if p.CILowPct != nil && p.CIHighPct != nil {
-			fmt.Fprintf(&b, " (%.0f%% CI %s, p = %s, %s)", confidence*100, ciText(p.CILowPct, p.CIHighPct), pPeople(p.PValue), plural(p.NPairs, "pair"))
+			fmt.Fprintf(&b, " (%.0f%% CI %s, %s, %s)", confidence*100, ciText(p.CILowPct, p.CIHighPct), FormatP(p.PValue), plural(p.NPairs, "pair"))
 		} else {
-			fmt.Fprintf(&b, " (p = %s, %s)", pPeople(p.PValue), plural(p.NPairs, "pair"))
+			fmt.Fprintf(&b, " (%s, %s)", FormatP(p.PValue), plural(p.NPairs, "pair"))
 		}
 	} else {
 		fmt.Fprintf(&b, " (%s)", plural(p.NPairs, "pair"))
 	}
-	if p.MDCPct != nil {
-		fmt.Fprintf(&b, "; could have detected ±%.1f%%", *p.MDCPct)
-	} else {
-		b.WriteString("; too few clean pairs to detect any change")
-	}
-	fmt.Fprintf(&b, "; p99 %s", p.P99Verdict)
-	if p.P99ChangePct != nil {
-		fmt.Fprintf(&b, " (%s)", pctOr(p.P99ChangePct))
-	}
+	fmt.Fprintf(&b, "; %s; p99 %s", DetectWords(p.MDCPct), p99Words(p))
 	return b.String()
 }
 
-func verdictWords(p ComparedPoint) string {
-	if p.AtLeast {
-		return p.Verdict + " (at least)"
+// DetectWords says what a test could have detected: "could have
+// detected ±2.5%", or that too few clean pairs could detect anything.
+func DetectWords(mdc *float64) string {
+	if mdc == nil {
+		return "too few clean pairs to detect any change"
 	}
-	return p.Verdict
+	return fmt.Sprintf("could have detected ±%.1f%%", *mdc)
 }
 
 func armMedian(a ArmStats) string {
@@ -116,27 +125,6 @@ func ciText(lo, hi *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f .. %+.1f", *lo, *hi)
-}
-
-func pOr(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.3g", *v)
-}
-
-// pPeople is a p-value as the comment writes it, for the lines a person
-// reads: three decimals, "<0.001" below. (Reasons keep pOr's three
-// significant digits: they are part of the document, re-derived when it
-// is read.)
-func pPeople(v *float64) string {
-	switch {
-	case v == nil:
-		return "-"
-	case *v < 0.001:
-		return "<0.001"
-	}
-	return fmt.Sprintf("%.3f", *v)
 }
 
 // rungWords names a compared point, "batch 10 at 64 connections", or

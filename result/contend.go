@@ -4,61 +4,106 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // MaxNamed is how many foreign processes a side's Attribution names.
 const MaxNamed = 5
 
-// Contenders names who took the pinned CPUs of a curve's contended
-// points, for the table's CONTENDED line and the warning: each foreign
-// process with the most it took of a side's CPUs in any one point,
-// largest first (at most MaxNamed), and the most the hypervisor stole.
+// Contenders says who took the pinned CPUs of a curve's contended
+// points, for the table's CONTENDED line and the warning, side by side:
+// the most other processes took of that side's CPUs in any one point,
+// against what a clean point allows (ForeignMax), then each foreign
+// process with the most it took, largest first (at most MaxNamed); and
+// the most the hypervisor stole, against StealMax. The share that broke
+// the rule is the sum, so it is said before the names: a process that
+// took 2% alone did not break a 3% rule, the 3.04% all of them took did.
 // "" when no contended point has a name to give (a document from before
 // attribution).
 func Contenders(curve []Point) string {
 	type who struct {
-		comm, side string
-		pid        int
+		comm string
+		pid  int
 	}
-	most := map[who]float64{}
-	var order []who
-	steal := 0.0
+	type side struct {
+		name           string
+		foreign, steal float64
+		most           map[who]float64
+		order          []who
+	}
+	sides := []*side{{name: "server", most: map[who]float64{}}, {name: "generator", most: map[who]float64{}}}
 	for _, p := range curve {
 		if !p.Contended {
 			continue
 		}
-		for _, s := range []struct {
-			side string
-			c    CPUStats
-		}{{"server", p.ServerCPU}, {"generator", p.GeneratorCPU}} {
-			if Stolen(s.c) {
-				steal = max(steal, s.c.StealFraction)
+		for i, c := range []CPUStats{p.ServerCPU, p.GeneratorCPU} {
+			s := sides[i]
+			if Stolen(c) {
+				s.steal = max(s.steal, c.StealFraction)
 			}
-			if a := s.c.Attribution; a != nil && a.Foreign > ForeignMax {
-				for _, t := range a.Tasks {
-					k := who{t.Comm, s.side, t.Pid}
-					if _, ok := most[k]; !ok {
-						order = append(order, k)
-					}
-					most[k] = max(most[k], t.Fraction)
+			a := c.Attribution
+			if a == nil || a.Foreign <= ForeignMax {
+				continue
+			}
+			s.foreign = max(s.foreign, a.Foreign)
+			for _, t := range a.Tasks {
+				k := who{t.Comm, t.Pid}
+				if _, ok := s.most[k]; !ok {
+					s.order = append(s.order, k)
 				}
+				s.most[k] = max(s.most[k], t.Fraction)
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b who) int { return cmp.Compare(most[b], most[a]) })
 	var parts []string
-	for i, k := range order {
-		if i == MaxNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(order)-MaxNamed))
-			break
+	for _, s := range sides {
+		if s.foreign > 0 {
+			slices.SortStableFunc(s.order, func(a, b who) int { return cmp.Compare(s.most[b], s.most[a]) })
+			part := fmt.Sprintf("other processes took up to %s of the %s CPUs (a clean point allows %s)",
+				PctOver(s.foreign, ForeignMax), s.name, pctWhole(ForeignMax))
+			var named []string
+			for i, k := range s.order {
+				if i == MaxNamed {
+					named = append(named, fmt.Sprintf("and %d more", len(s.order)-MaxNamed))
+					break
+				}
+				named = append(named, fmt.Sprintf("%s (pid %d) up to %s", k.comm, k.pid, pctShare(s.most[k])))
+			}
+			if len(named) > 0 {
+				part += ": " + strings.Join(named, ", ")
+			}
+			parts = append(parts, part)
 		}
-		parts = append(parts, fmt.Sprintf("%s (pid %d) took up to %.0f%% of the %s CPUs", k.comm, k.pid, most[k]*100, k.side))
+		if s.steal > 0 {
+			parts = append(parts, fmt.Sprintf("the hypervisor stole up to %s of the %s CPUs (a clean point allows %s)",
+				PctOver(s.steal, StealMax), s.name, pctWhole(StealMax)))
+		}
 	}
-	if steal > 0 {
-		parts = append(parts, fmt.Sprintf("the hypervisor stole up to %.1f%%", steal*100))
+	return strings.Join(parts, "; ")
+}
+
+// PctOver is a fraction v, which is above limit, as a percentage written
+// so that it reads above limit's: 3.04% against 3%, never "3.0%".
+func PctOver(v, limit float64) string {
+	for prec := 1; prec < 4; prec++ {
+		s := strconv.FormatFloat(v*100, 'f', prec, 64)
+		if f, _ := strconv.ParseFloat(s, 64); f > limit*100 {
+			return s + "%"
+		}
 	}
-	return strings.Join(parts, ", ")
+	return strconv.FormatFloat(v*100, 'f', 4, 64) + "%"
+}
+
+// pctWhole is a threshold: "3%".
+func pctWhole(v float64) string { return strconv.FormatFloat(v*100, 'f', -1, 64) + "%" }
+
+// pctShare is one process's share: "17%", "2.4%" below 10%.
+func pctShare(v float64) string {
+	if v*100 >= 10 {
+		return fmt.Sprintf("%.0f%%", v*100)
+	}
+	return fmt.Sprintf("%.1f%%", v*100)
 }
 
 // Contention: a point is contended, and so not clean, when either side's
@@ -144,6 +189,8 @@ func sharedWhy(side string, c CPUStats) string {
 		}
 		return fmt.Sprintf("%s CPUs %.0f%% busy, %.0f%% of it %s", side, c.PinnedBusy*100, (c.FractionMean+c.OverlapFraction())*100, own)
 	}
+	// A point's reason, which its recorded verdicts keep word for word
+	// (harness/verdict's TestRecorded): the sum first, as Contenders.
 	why := fmt.Sprintf("other processes took %.1f%% of the %s CPUs (above %.0f%%)", a.Foreign*100, side, ForeignMax*100)
 	if len(a.Tasks) == 0 {
 		return why + ", none of them 1% alone"

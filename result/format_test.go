@@ -29,6 +29,7 @@ func TestWrap(t *testing.T) {
 		{"  x   yy zz\n", "  x   yy\n    zz\n"},
 		{"abcdefghijklmn\n", "abcdefghijklmn\n"},
 		{"a abcdefghijklmn b", "a\n  abcdefghijklmn\n  b"},
+		{"ab, p = 0.008\n", "ab,\n  p = 0.008\n"}, // a relation stays whole
 	} {
 		if got := Wrap(c.in, 9); got != c.want {
 			t.Errorf("Wrap(%q) = %q, want %q", c.in, got, c.want)

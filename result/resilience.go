@@ -169,7 +169,7 @@ func WriteResilience(b *strings.Builder, r *Result) error {
 		if d := wire.DuplicatesOf(p.Scenario); d > 0 {
 			fmt.Fprintf(b, "duplicates: %d deliveries beyond those owed (an event delivered twice, or one whose publish was counted as failed)\n", d)
 		}
-		fmt.Fprintf(b, "resilience: %s: %s\n", f.Verdict, f.Reason)
+		fmt.Fprintf(b, "resilience: %s: %s\n", Phrase(f.Verdict), f.Reason)
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (r *Result) Summarize() {
 		if c := Contenders(r.Curve); c != "" {
 			who = c
 		}
-		r.Warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (%s; above %.0f%% foreign or %.0f%% stolen by the hypervisor): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), who, ForeignMax*100, StealMax*100))
+		r.Warn(fmt.Sprintf("contended: in %d of %d points the pinned CPUs were shared with other work (%s): the machine was not quiet, those points are not clean and none is a ceiling", contended, len(r.Curve), who))
 	}
 
 	r.Headline = Headline{Batch: r.Config.HeadlineBatch}
@@ -231,10 +231,26 @@ func (r *Result) ceiling(batch int) BatchCeiling {
 			}
 		}
 	}
-	if lad := r.Config.ConnsLadders[strconv.Itoa(batch)]; c.Found && len(lad) > 0 {
+	// At the top of a ladder it climbed: a batch measured at one rung
+	// (a one-rung ladder, or a two-arm sweep's batch run once at the rung
+	// the headline's search found) has no knee to miss, and "widen its
+	// ladder" would be advice about a ladder it never climbed.
+	if lad := r.Config.ConnsLadders[strconv.Itoa(batch)]; c.Found && len(lad) > 0 && r.rungs(batch) > 1 {
 		c.AtLadderTop = c.Connections == lad[len(lad)-1]
 	}
 	return c
+}
+
+// rungs is how many connection counts the (head's) sweep points of batch
+// measured.
+func (r *Result) rungs(batch int) int {
+	var seen []int
+	for _, p := range r.Curve {
+		if p.Role == RoleSweep && p.Arm != ArmBase && p.Batch == batch && !slices.Contains(seen, p.Connections) {
+			seen = append(seen, p.Connections)
+		}
+	}
+	return len(seen)
 }
 
 func (r *Result) anyClean(batch int) bool {

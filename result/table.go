@@ -41,6 +41,9 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	writeBudget(&b, r)
 	for _, w := range r.Warnings {
+		if r.Partial && w == r.PartialReason {
+			continue // PARTIAL RESULT said it, first
+		}
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	_, err := io.WriteString(w, Wrap(b.String(), TableWidth))
@@ -51,7 +54,8 @@ func WriteTable(w io.Writer, r *Result) error {
 const TableWidth = 100
 
 // Wrap breaks every line of s longer than width (in runes) at its last
-// space within width, keeping the line's own spacing (a table row's
+// space within width that is not part of a relation ("p = 0.008" stays
+// whole), keeping the line's own spacing (a table row's
 // columns stay where they were); a continuation line is indented two
 // more than its line. A word longer than width stands alone. Lines that
 // fit are kept as they are.
@@ -65,17 +69,21 @@ func Wrap(s string, width int) string {
 			r := []rune(body)
 			cut := -1
 			for k := width; k > len(indent); k-- {
-				if r[k] == ' ' {
+				if r[k] == ' ' && !glued(r, k) {
 					cut = k
 					break
 				}
 			}
 			if cut < 0 { // one long word: up to the next space
-				cut = strings.IndexByte(string(r[len(indent):]), ' ')
+				for k := width + 1; k < len(r); k++ {
+					if r[k] == ' ' && !glued(r, k) {
+						cut = k
+						break
+					}
+				}
 				if cut < 0 {
 					break
 				}
-				cut = len([]rune(string(r[len(indent):])[:cut])) + len(indent)
 			}
 			head := strings.TrimRight(string(r[:cut]), " ")
 			rest := strings.TrimLeft(string(r[cut:]), " ")
@@ -88,6 +96,13 @@ func Wrap(s string, width int) string {
 		}
 	}
 	return out.String()
+}
+
+// glued reports whether the space at r[k] holds a relation together
+// ("p = 0.008", "p < 0.001", "p ≥ 0.05"), which a wrap must not split.
+func glued(r []rune, k int) bool {
+	rel := func(c rune) bool { return strings.ContainsRune("=<>≥≤", c) }
+	return k > 0 && rel(r[k-1]) || k+1 < len(r) && rel(r[k+1])
 }
 
 // writeCounts leads with what went wrong: failed points and errors, then
@@ -215,7 +230,7 @@ func pointLabel(p Point) string {
 // bound is the throughput's >=), or its resilience outcome.
 func pointVerdict(p Point) string {
 	if f := p.Fault; f != nil {
-		return "resilience " + f.Verdict // its section says why
+		return "resilience " + Phrase(f.Verdict) // its section says why
 	}
 	if o := p.Objective; o != nil && o.Met {
 		return p.Verdict + ", met" // the objective (the legend says so)
@@ -274,7 +289,13 @@ func writePointNotes(b *strings.Builder, r *Result) {
 		}
 	}
 	for _, p := range r.Curve {
-		if p.Status != StatusOK {
+		switch {
+		case p.Status == StatusOK:
+		case r.Partial && p.FailReason != "" && strings.Contains(r.PartialReason, p.FailReason):
+			// The point that stopped the run: PARTIAL RESULT, the table's
+			// first line, says why in full; once is enough.
+			fmt.Fprintf(b, "point %d failed: why is on the PARTIAL RESULT line above\n", p.Index)
+		default:
 			fmt.Fprintf(b, "point %d failed: %s\n", p.Index, p.FailReason)
 		}
 	}
@@ -408,26 +429,35 @@ func writeSearchPaths(b *strings.Builder, r *Result) {
 // OutcomeLine is a two-arm run's verdict in one line, the last the sweep
 // prints: ✓ when the headline's compared point is faster or within noise,
 // ✗ when it is slower or could not be concluded (the action's default
-// gate, fail-on slower,inconclusive), then the change and what it rests
-// on, written as the comparison's own line is. "" without a comparison.
+// gate, fail-on slower,inconclusive), then the verdict in the words the
+// comparison above used (Phrase) and the figures it rests on. Why a point
+// could not conclude is said once, under the comparison: the line points
+// there. "" without a comparison.
 func OutcomeLine(c *Comparison) string {
 	if c == nil {
 		return ""
 	}
 	h := c.Headline
 	at := "at " + rungWords(h.Batch, h.Connections, ",")
+	mark := "✓"
+	if h.Verdict == CompareSlower || h.Verdict == CompareCannotConclude {
+		mark = "✗"
+	}
+	if h.ChangePct == nil {
+		return fmt.Sprintf("%s %s %s (%s; why: under the comparison above)", mark, VerdictPhrase(h), at, plural(h.NPairs, "pair"))
+	}
 	figs := "change " + pctOr(h.ChangePct)
 	if h.CILowPct != nil && h.CIHighPct != nil {
 		figs += fmt.Sprintf(", %.0f%% CI %s", c.Confidence*100, ciText(h.CILowPct, h.CIHighPct))
 	}
-	figs += fmt.Sprintf(", p = %s, %s", pPeople(h.PValue), plural(h.NPairs, "pair"))
+	figs += fmt.Sprintf(", %s, %s", FormatP(h.PValue), plural(h.NPairs, "pair"))
 	switch h.Verdict {
-	case CompareSlower, CompareFaster:
-		return fmt.Sprintf("%s %s %s (%s)", map[string]string{CompareSlower: "✗", CompareFaster: "✓"}[h.Verdict], verdictWords(h), at, figs)
 	case CompareWithinNoise:
-		return fmt.Sprintf("✓ no significant change %s (%s; could have detected %s)", at, figs, mdcText(h.MDCPct))
+		figs += "; " + DetectWords(h.MDCPct)
+	case CompareCannotConclude:
+		figs += "; why: under the comparison above"
 	}
-	return fmt.Sprintf("✗ cannot conclude %s: %s", at, h.Reason)
+	return fmt.Sprintf("%s %s %s (%s)", mark, VerdictPhrase(h), at, figs)
 }
 
 // resilient counts the resilience points.

@@ -81,7 +81,7 @@ func TestActionEndToEnd(t *testing.T) {
 			summary := e.read(e.summary)
 			// The comment's outcome, as publish renders each verdict.
 			lead := map[string]string{"slower": "slower at batch", "faster": "faster at batch",
-				"within_noise": "no significant change at batch", "cannot_conclude": "cannot conclude at batch"}[verdict]
+				"within_noise": "within noise at batch", "cannot_conclude": "cannot conclude at batch"}[verdict]
 			// The gate's line, then the comment's outcome.
 			if first := firstContentLines(summary, 3); lead == "" || !strings.Contains(first, lead) || !strings.HasPrefix(first, "**The check ") {
 				t.Errorf("the job summary does not lead with the check and the headline's outcome %q: %q", verdict, first)
@@ -163,6 +163,9 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 	if check && (!strings.Contains(stdout, "headline") || !strings.Contains(stdout, "the target boots and answers")) {
 		t.Errorf("init's quick sweep printed no headline, or did not say the target works:\n%s", stdout)
 	}
+	if check {
+		printedPathsExist(t, stderr)
+	}
 	lines := 0
 	for _, f := range []string{".github/workflows/ceiling.yml", ".github/workflows/ceiling-comment.yml"} {
 		lines += strings.Count(e.read(filepath.Join(e.dir, f)), "\n")
@@ -180,7 +183,8 @@ func newUserRepo(t *testing.T, check bool) *userRepo {
 
 // TestInitDeadServer is issue 33's server that cannot start (a missing
 // module): init must fail, say the target does not work, show the cause
-// from the server's log, and keep the sweep's folder it names.
+// from the server's log, say to run it again with --force, and keep
+// every folder its sweep names (issue 51).
 func TestInitDeadServer(t *testing.T) {
 	needEndToEnd(t)
 	dir := t.TempDir()
@@ -194,20 +198,36 @@ func TestInitDeadServer(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"the target does not work", "never became ready", "Cannot find module 'ws'", "logs are kept in "} {
-		if !strings.Contains(stderr, want) {
+	flat := strings.Join(strings.Fields(stderr), " ") // lines wrapped within 100 columns
+	for _, want := range []string{"the target does not work", "never became ready", "Cannot find module 'ws'", "logs kept in ", "run ceiling init again with --force"} {
+		if !strings.Contains(flat, want) {
 			t.Errorf("init's error lacks %q", want)
 		}
 	}
 	if strings.Contains(stdout+stderr, "boots and answers") {
 		t.Error("init said a dead server boots and answers")
 	}
-	if i := strings.Index(stderr, "logs are kept in "); i >= 0 {
-		kept := strings.TrimSpace(strings.SplitN(stderr[i+len("logs are kept in "):], "\n", 2)[0])
-		if _, err := os.Stat(filepath.Join(kept, "result.json")); err != nil {
-			t.Errorf("the folder init named is gone: %v", err)
+	printedPathsExist(t, stderr)
+}
+
+// printedPathsExist: every path init's quick sweep printed (its result,
+// its kept logs) is still there after init (a successful init once
+// printed paths in a folder it then removed); then they are removed.
+func printedPathsExist(t *testing.T, stderr string) {
+	t.Helper()
+	for _, said := range []string{"result written to ", "logs kept in "} {
+		i := strings.Index(stderr, said)
+		if i < 0 {
+			continue
 		}
-		os.RemoveAll(kept)
+		path := strings.TrimSpace(strings.SplitN(stderr[i+len(said):], "\n", 2)[0])
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("init's sweep said %s%s, and it is gone: %v", said, path, err)
+		}
+		if said == "result written to " {
+			path = filepath.Dir(path)
+		}
+		os.RemoveAll(path)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -125,7 +125,12 @@ func (c *compareConfig) validate() error {
 	return nil
 }
 
-func runCompare(args []string, stdout, stderr io.Writer) error {
+func runCompare(args []string, rawStdout, rawStderr io.Writer) error {
+	// Every line within 100 columns (lines.go); a build's own output
+	// passes as it is.
+	stdout, stderr := newLineWriter(rawStdout, os.Getenv), newLineWriter(rawStderr, os.Getenv)
+	defer stdout.Flush()
+	defer stderr.Flush()
 	var c compareConfig
 	fs := compareFlags(&c, stderr)
 	if done, err := parseFlags(fs, args); done {
@@ -141,7 +146,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err := c.validate(); err != nil {
 		return usageError{err}
 	}
-	r := &compareRun{c: c, stdout: stdout, stderr: stderr}
+	r := &compareRun{c: c, stdout: stdout, stderr: stderr, buildLog: rawStderr}
 	r.sweep = r.selfSweep
 	return r.run()
 }
@@ -151,6 +156,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 type compareRun struct {
 	c              compareConfig
 	stdout, stderr io.Writer
+	buildLog       io.Writer // the builds' own output (default stderr)
 	sweep          func(dir string, args []string) error
 }
 
@@ -223,7 +229,14 @@ func (r *compareRun) run() error {
 			break
 		}
 		r.logf("build %s in %s: %s", a.label, a.dir, build)
-		if err := runBuild(a.dir, build, r.stderr); err != nil {
+		log := r.buildLog
+		if log == nil {
+			log = r.stderr
+		}
+		if f, ok := r.stderr.(interface{ Flush() error }); ok {
+			f.Flush() // its lines before the build's
+		}
+		if err := runBuild(a.dir, build, log); err != nil {
 			return exitStatus{1, fmt.Errorf("the build of %s (%s) failed: %w", a.label, build, err)}
 		}
 	}
@@ -236,7 +249,19 @@ func (r *compareRun) run() error {
 		args = append(args, "--quick")
 	}
 	args = append(args, r.c.sweep...)
-	r.logf("base %s, head %s: ceiling %s", base.label, head.label, strings.Join(args, " "))
+	// The command echoed short: the arms' target files by name, in the
+	// temporary directory said once, and OUT as it was given.
+	r.logf("base %s, head %s; the arms' target files are in %s", base.label, head.label, tmp)
+	shown := slices.Clone(args)
+	for i, a := range shown {
+		switch a {
+		case base.target, head.target:
+			shown[i] = filepath.Base(a)
+		case out:
+			shown[i] = r.c.out
+		}
+	}
+	r.logf("ceiling %s", strings.Join(shown, " "))
 	sweepErr := r.sweep(head.dir, args)
 	compared := r.verdict(out, base, head)
 	if sweepErr == nil && !compared {
@@ -289,15 +314,7 @@ func (r *compareRun) verdict(out string, base, head arm) bool {
 		r.logf("base %s, head %s: no comparison (the sweep's output above says why)", base.label, head.label)
 		return false
 	}
-	h := res.Comparison.Headline
-	figs := ""
-	if h.ChangePct != nil {
-		figs = fmt.Sprintf(" %+.1f%%", *h.ChangePct)
-	}
-	if h.PValue != nil {
-		figs += fmt.Sprintf(" (p = %s)", strconv.FormatFloat(*h.PValue, 'g', 2, 64))
-	}
-	fmt.Fprintf(colourIfTerminal(r.stdout, os.Getenv), "\nceiling compare: head %s against base %s: %s%s; the result is %s\n", head.label, base.label, h.Verdict, figs, out)
+	fmt.Fprintf(r.stdout, "\n%s\n", compareLine(res.Comparison.Headline, head.label, base.label, r.c.out))
 	return true
 }
 
@@ -381,4 +398,15 @@ func gitOut(dir string, args ...string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// compareLine is compare's last line: the headline's verdict in the
+// words the sweep's table and the comment use (result.VerdictPhrase), its
+// change and p (result.FormatP), and where the result is.
+func compareLine(h result.ComparedPoint, head, base, out string) string {
+	figs := ""
+	if h.ChangePct != nil {
+		figs = fmt.Sprintf(", %+.1f%% (%s)", *h.ChangePct, result.FormatP(h.PValue))
+	}
+	return fmt.Sprintf("ceiling compare: head %s against base %s: %s%s; the result is %s", head, base, result.VerdictPhrase(h), figs, out)
 }

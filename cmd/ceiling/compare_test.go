@@ -193,7 +193,7 @@ func TestCompareTwoRefs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir, "built.txt")); err != nil {
 		t.Errorf("the head's checkout was not built: %v", err)
 	}
-	if !strings.Contains(stdout, "head HEAD@"+r.pr[:7]+" against base main@"+r.main[:7]+": slower -23.4% (p = 0.0078)") {
+	if !strings.Contains(stdout, "head HEAD@"+r.pr[:7]+" against base main@"+r.main[:7]+": slower, -23.4% (p = 0.008)") {
 		t.Errorf("no verdict line:\n%s", stdout)
 	}
 	if wt := r.worktrees(); len(wt) != 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -50,5 +51,24 @@ func TestClosest(t *testing.T) {
 		if got := strings.Join(closest(tt.name, names), ","); got != tt.want {
 			t.Errorf("closest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestErrorText: main prints a command's error within 100 columns, as
+// everything ceiling prints; a typo's hint was 110.
+func TestErrorText(t *testing.T) {
+	_, stderr, _ := runCLI(t, "", "sweep", "--duraton", "3s")
+	msg := strings.TrimSpace(strings.TrimPrefix(stderr, "ceiling:"))
+	got := errorText(errors.New(msg))
+	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
+	if strings.Join(strings.Fields(got), " ") != "ceiling: "+msg {
+		t.Errorf("errorText lost words: %q from %q", got, msg)
+	}
+	if len(msg) <= 100-len("ceiling: ") {
+		t.Errorf("the typo's message %q is short: the test shows nothing", msg)
 	}
 }

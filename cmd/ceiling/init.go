@@ -93,7 +93,11 @@ func (c *initConfig) validate() error {
 	return nil
 }
 
-func runInit(args []string, stdout, stderr io.Writer) error {
+func runInit(args []string, rawStdout, rawStderr io.Writer) error {
+	// Every line within 100 columns (lines.go).
+	stdout, stderr := newLineWriter(rawStdout, os.Getenv), newLineWriter(rawStderr, os.Getenv)
+	defer stdout.Flush()
+	defer stderr.Flush()
 	var c initConfig
 	fs := initFlags(&c, stderr)
 	if done, err := parseOnlyFlags(fs, args); done {
@@ -118,8 +122,8 @@ func runInit(args []string, stdout, stderr io.Writer) error {
 	if c.ref == "" {
 		bi, _ := debug.ReadBuildInfo()
 		var why string
-		c.ref, why = defaultActionRef(version, bi)
-		fmt.Fprintf(stdout, "action ref: %s (%s; --action-ref sets another)\n", c.ref, why)
+		c.ref, why = defaultActionRef(version, commit, bi)
+		fmt.Fprintf(stdout, "action ref: %s (%s)\n  (--action-ref sets another)\n", c.ref, why)
 	}
 	files, err := c.render()
 	if err != nil {
@@ -142,10 +146,12 @@ func runInit(args []string, stdout, stderr io.Writer) error {
 	}
 	if c.check {
 		if err := c.checkSweep(stdout, stderr); err != nil {
-			return err
+			return rerunWithForce{err}
 		}
 	}
-	fmt.Fprintf(stdout, "\nnext: git add %s && git commit -m \"ceiling: measure the server\"\n", strings.Join(initFiles, " "))
+	// The commands one to a line, each within 100 columns: a wrapped
+	// command cannot be pasted.
+	fmt.Fprintf(stdout, "\nnext, commit them:\n  git add %s\n  git commit -m \"ceiling: measure the server\"\n", strings.Join(initFiles, " "))
 	fmt.Fprintln(stdout, "then every push to "+c.branch+" publishes its ceiling, and every pull request gets a verdict (docs/your-server.md)")
 	return nil
 }
@@ -303,10 +309,21 @@ jobs:
       - uses: %s
 `
 
+// rerunWithForce is a check that failed after init wrote its files: the
+// message ends by saying how to run init again, which without --force
+// would refuse to overwrite them.
+type rerunWithForce struct{ err error }
+
+func (e rerunWithForce) Error() string {
+	return e.err.Error() + "\ninit wrote its files before the check: after a fix, run ceiling init again with --force"
+}
+func (e rerunWithForce) Unwrap() error { return e.err }
+
 // checkSweep builds the server and runs one quick sweep of it, from this
 // binary, and says whether the target boots and answers (initcheck.go).
-// The sweep's folder is removed when it does, and kept, and named, when
-// it does not.
+// Its result is kept in a folder of its own, which is never removed: every
+// path the sweep prints stays true (the sweep removes its own work dir
+// after a clean run, and keeps and names it otherwise).
 func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	if c.build != "" {
 		fmt.Fprintf(stdout, "building: %s\n", c.build)
@@ -324,13 +341,13 @@ func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	}
 	out := filepath.Join(tmp, "result.json")
 	fmt.Fprintln(stdout, "one quick sweep of your server (QUICK=1; about a minute):")
-	sw := exec.Command(exe, "sweep", "--target", "bench/target.json", "--quick", "--out", out, "--work-dir", filepath.Join(tmp, "logs"))
+	sw := exec.Command(exe, "sweep", "--target", "bench/target.json", "--quick", "--out", out)
 	sw.Dir, sw.Stdout, sw.Stderr = c.dir, stdout, stderr
 	sweepErr := sw.Run()
 	data, err := os.ReadFile(out)
 	if err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("the quick sweep of your server wrote no result (%v): fix bench/target.json (docs/targets.md) and run init again with --force", sweepErr)
+		os.RemoveAll(tmp) // empty: the sweep wrote nothing there
+		return fmt.Errorf("the quick sweep of your server wrote no result (%v): fix bench/target.json (docs/targets.md)", sweepErr)
 	}
 	r, err := publish.Read(data, out)
 	if err != nil {
@@ -338,11 +355,10 @@ func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 	}
 	ok, msg := judgeCheck(r, sweepErr != nil)
 	if ok {
-		os.RemoveAll(tmp)
 		fmt.Fprintln(stdout, msg)
 		return nil
 	}
-	return exitStatus{1, fmt.Errorf("%s\nthe quick sweep's result and logs are kept in %s", msg, tmp)}
+	return exitStatus{1, errors.New(msg)}
 }
 
 // defaultActionRef is the action's ref init's workflows pin when
@@ -351,11 +367,19 @@ func (c *initConfig) checkSweep(stdout, stderr io.Writer) error {
 // info's vcs.revision, with local changes said), else main, said as the
 // last resort it is: a moving branch, which docs/action.md advises
 // against.
-func defaultActionRef(version string, bi *debug.BuildInfo) (ref, why string) {
+//
+// The build info has no revision when the build stamped none
+// (-buildvcs=false, common in CI images): then the commit the Makefile
+// embeds (commit, -X main.commit; "-dirty" on version says the checkout
+// had changes) is the build's.
+func defaultActionRef(version, commit string, bi *debug.BuildInfo) (ref, why string) {
 	if releaseTag.MatchString(version) {
 		return version, "this ceiling's release"
 	}
 	rev, dirty := vcsRevision(bi)
+	if rev == "" && commitSHA.MatchString(commit) {
+		rev, dirty = commit, strings.HasSuffix(version, "-dirty")
+	}
 	if commitSHA.MatchString(rev) {
 		if dirty {
 			return rev, "the commit this ceiling was built from, which had local changes: the workflows run the commit, without them"

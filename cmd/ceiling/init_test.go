@@ -93,21 +93,52 @@ func TestDefaultActionRef(t *testing.T) {
 		return bi
 	}
 	tests := []struct {
-		version string
-		bi      *debug.BuildInfo
-		ref     string
-		why     string
+		version, commit string
+		bi              *debug.BuildInfo
+		ref             string
+		why             string
 	}{
-		{"v1.4.2", built("vcs.revision", sha), "v1.4.2", "release"},
-		{"v0.0.0-20261203120000-0123456789ab", built("vcs.revision", sha, "vcs.modified", "false"), sha, "the commit this ceiling was built from"},
-		{"dev (0123456789ab-dirty)", built("vcs.revision", sha, "vcs.modified", "true"), sha, "had local changes"},
-		{"v1.4.2-3-gabcdef0", built("vcs.revision", "abcdef0"), "main", "knows neither"}, // not a full SHA
-		{"dev", nil, "main", "pin a release tag or a commit SHA"},
+		{"v1.4.2", "", built("vcs.revision", sha), "v1.4.2", "release"},
+		{"v0.0.0-20261203120000-0123456789ab", "", built("vcs.revision", sha, "vcs.modified", "false"), sha, "the commit this ceiling was built from"},
+		{"dev (0123456789ab-dirty)", "", built("vcs.revision", sha, "vcs.modified", "true"), sha, "had local changes"},
+		{"v1.4.2-3-gabcdef0", "", built("vcs.revision", "abcdef0"), "main", "knows neither"}, // not a full SHA
+		{"dev", "", nil, "main", "pin a release tag or a commit SHA"},
+		// make build with -buildvcs=false: no revision in the build
+		// info, the full commit the Makefile embeds.
+		{"0123456", sha, built("-buildvcs", "false"), sha, "the commit this ceiling was built from"},
+		{"0123456-dirty", sha, built("-buildvcs", "false"), sha, "had local changes"},
+		{"0123456", "0123456", nil, "main", "knows neither"}, // a short commit is not a pin
 	}
 	for _, tt := range tests {
-		ref, why := defaultActionRef(tt.version, tt.bi)
+		ref, why := defaultActionRef(tt.version, tt.commit, tt.bi)
 		if ref != tt.ref || !strings.Contains(why, tt.why) {
 			t.Errorf("defaultActionRef(%q) = %q (%s), want %q (%s)", tt.version, ref, why, tt.ref, tt.why)
+		}
+	}
+}
+
+// TestInitFailedCheckSaysForce: a check that fails after init wrote its
+// files (here the build) says how to run init again, which without
+// --force refuses to overwrite them; and what init prints keeps within
+// 100 columns.
+func TestInitFailedCheckSaysForce(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := runCLI(t, "", "init", "--dir", dir, "--server-cmd", "bin/server --listen {addr}", "--build", "exit 3", "--action-ref", "v1.2.3")
+	if code != 1 || !strings.Contains(stderr, "--build \"exit 3\" failed") || !strings.Contains(stderr, "run ceiling init again with --force") {
+		t.Errorf("exit %d, stderr %q; want 1, the build named and --force", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bench/target.json")); err != nil {
+		t.Errorf("the target was not written: %v", err)
+	}
+	stdout2, stderr2, _ := runCLI(t, "", "init", "--dir", t.TempDir(), "--server-cmd", "bin/server --listen {addr}", "--check=false")
+	if !strings.Contains(stdout2, "\n  git add bench/target.json .github/workflows/ceiling.yml .github/workflows/ceiling-comment.yml\n") {
+		t.Errorf("init's next step is not one whole command on a line:\n%s", stdout2)
+	}
+	for _, out := range []string{stdout, stdout2, stderr2} {
+		for _, line := range strings.Split(out, "\n") {
+			if n := len([]rune(line)); n > 100 {
+				t.Errorf("a line of %d columns: %q", n, line)
+			}
 		}
 	}
 }

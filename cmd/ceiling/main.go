@@ -25,6 +25,7 @@ import (
 	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // every scenario ceiling ships
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 func main() {
@@ -34,10 +35,16 @@ func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		var q quietExit
 		if !errors.As(err, &q) { // a re-run copy has said why already
-			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			fmt.Fprint(os.Stderr, errorText(err))
 		}
 		os.Exit(exitCode(err))
 	}
+}
+
+// errorText is the line main prints for the error a command returned,
+// within 100 columns as everything ceiling prints (lines.go).
+func errorText(err error) string {
+	return result.Wrap("ceiling: "+err.Error()+"\n", result.TableWidth)
 }
 
 // usageError marks bad input (unknown flag, invalid value): exit status 2,

@@ -23,7 +23,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	var o, e bytes.Buffer
 	err := run(args, &o, &e)
 	if err != nil {
-		fmt.Fprintln(&e, "ceiling:", err)
+		fmt.Fprintln(&e, "ceiling:", err) // main wraps it within 100 columns (TestErrorText)
 		code = exitCode(err)
 	}
 	return o.String(), e.String(), code

@@ -175,7 +175,11 @@ func sweepKnobs(args []string, stderr io.Writer) (knob.Options, error) {
 // errHelp: -h was given and the usage printed; exit 0.
 var errHelp = errors.New("help requested")
 
-func runSweep(args []string, stdout, stderr io.Writer) error {
+func runSweep(args []string, rawStdout, rawStderr io.Writer) error {
+	// Every line within 100 columns (lines.go).
+	stdout, stderr := newLineWriter(rawStdout, os.Getenv), newLineWriter(rawStderr, os.Getenv)
+	defer stdout.Flush()
+	defer stderr.Flush()
 	p, err := sweepSetup(args, stderr)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -194,7 +198,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	r, err := harness.Run(ctx, p, harness.RunConfig{
 		Version:    version,
-		Stdout:     colourIfTerminal(stdout, os.Getenv),
+		Stdout:     stdout,
 		Stderr:     stderr,
 		Thresholds: verdict.DefaultThresholds,
 		Agents:     ag,
@@ -220,9 +224,29 @@ func sweepGate(r *result.Result, policy string) error {
 	h := r.Comparison.Headline
 	switch {
 	case slower && h.Verdict == result.CompareSlower, inconclusive && h.Verdict == result.CompareCannotConclude:
-		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: the headline is %s: %s", policy, h.Verdict, h.Reason)}
+		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: %s", policy, gateWhy(r.Comparison, h))}
 	}
 	return nil
+}
+
+// gateWhy is why FAIL_ON failed the run, in the table's words: a verdict
+// the table above gave with its figures, said once more only by its
+// test's level, and why that level is below ALPHA when a sequential look
+// lowered it (the level of 0.0479 once came with no word on why it was
+// not 0.05); a headline that could not conclude points to the reason
+// the comparison gave, rather than print it again.
+func gateWhy(c *result.Comparison, h result.ComparedPoint) string {
+	switch {
+	case h.Verdict == result.CompareCannotConclude:
+		return fmt.Sprintf("the headline %s: why is under the comparison above", result.Phrase(h.Verdict))
+	case h.PValue == nil:
+		return "the headline is " + result.VerdictPhrase(h)
+	}
+	why := fmt.Sprintf("the headline is %s: %s, below the level %s", result.VerdictPhrase(h), result.FormatP(h.PValue), result.FormatLevel(h.Level))
+	if lw := result.LevelWhy(c.Stop, h.NPairs, c.Reps, c.Alpha, h.Level); lw != "" {
+		why += " of " + lw
+	}
+	return why
 }
 
 // sweepSummary writes the sweep's table and chart to the job summary when

@@ -28,8 +28,8 @@ func agentsNetwork(o knob.Agents, external bool, stderr io.Writer) (ag agentside
 		return ag, false, nil
 	}
 	note := func(why string) {
+		// A warning of the result's, which the table prints once.
 		ag.Note = fmt.Sprintf("AGENTS=%d: %s, so the agents run as processes on the host's loopback (127.0.(i+1).x source addresses), not in network namespaces (AGENTS_NETNS, docs/agents.md)", o.Count, why)
-		fmt.Fprintf(stderr, "ceiling sweep: %s\n", ag.Note)
 	}
 	if external {
 		// The lab's namespace is private: a server outside it (an

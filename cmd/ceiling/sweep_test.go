@@ -207,10 +207,23 @@ func TestSweepGate(t *testing.T) {
 		if err != nil {
 			got = exitCode(err)
 		}
-		if got != tc.code || tc.code == 1 && !strings.Contains(err.Error(), "FAIL_ON (--fail-on) "+tc.policy+": the headline is "+tc.verdict) {
+		want := map[string]string{result.CompareSlower: "the headline is slower", result.CompareCannotConclude: "the headline cannot conclude: why is under the comparison above"}[tc.verdict]
+		if got != tc.code || tc.code == 1 && !strings.Contains(err.Error(), "FAIL_ON (--fail-on) "+tc.policy+": "+want) {
 			t.Errorf("FAIL_ON %q on %s: exit %d (%v), want %d", tc.policy, tc.verdict, got, err, tc.code)
 		}
 	}
+	// A slower verdict from a sequential look says its level, and why the
+	// level is not ALPHA (a bare "p < 0.0479" once left that unsaid).
+	p := 0.0078
+	seq := &result.Result{Comparison: &result.Comparison{Alpha: 0.05, Reps: 13, Stop: result.StopOBF,
+		Headline: result.ComparedPoint{Verdict: result.CompareSlower, PValue: &p, NPairs: 8, Level: result.FinalLevel(result.StopOBF, 8, 13, 0.05)}}}
+	err := sweepGate(seq, "slower")
+	for _, want := range []string{"the headline is slower: p = 0.008, below the level 0.0", "O'Brien-Fleming's stopping rule", "all of them together keep 0.05"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("FAIL_ON on a sequential look: %v; want it to say %q", err, want)
+		}
+	}
+	t.Logf("%v", err)
 	if err := sweepGate(&result.Result{}, "slower"); err != nil {
 		t.Errorf("no comparison: %v", err)
 	}

@@ -10,6 +10,12 @@ import (
 // it from the build info instead (buildVersion).
 var version = "dev"
 
+// commit is the full commit the binary was built from, set with -ldflags
+// "-X main.commit=..." (make build: git rev-parse HEAD), for a build that
+// stamps no VCS information (-buildvcs=false): `ceiling init` pins the
+// action to it.
+var commit = ""
+
 // buildVersion is the version this binary reports: the one the build set
 // with -ldflags when it set one; else the module's version from the build
 // info, which `go install …@v0.x.y` records, followed by the VCS revision

@@ -86,8 +86,11 @@ func (c Cluster) Served(addr target.Addr) []string {
 // target's names ("127.0.0.1:4001 is node-a"), for those that text
 // names: a failure written by the generator knows the servers by their
 // URLs only, and a reader knows them by their names. "" when text names
-// none.
+// none, and for a target of one server: there is no other to tell it from.
 func (c Cluster) NameServers(text string, addr target.Addr) string {
+	if len(c.Booted) < 2 {
+		return ""
+	}
 	var names []string
 	for i, u := range c.Served(addr) {
 		if u == "" {

@@ -135,4 +135,14 @@ func TestNameServers(t *testing.T) {
 	if got := c.NameServers("no address here", addr); got != "" {
 		t.Errorf("NameServers of a text naming none = %q", got)
 	}
+	// One server: nothing to tell it from, so nothing to say ("(127.0.0.1:
+	// 4002 is server)" once followed a one-server target's refusal).
+	ref, err := target.Load("../../benchmark/targets/refserver.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := Cluster{Target: ref, Scenario: "fanout", Booted: ref.Booted()}
+	if got := one.NameServers("refused by ws://127.0.0.1:4000/app/k: 4009 invalid signature", addr); got != "" {
+		t.Errorf("NameServers of a one-server target = %q, want nothing", got)
+	}
 }

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,5 +34,29 @@ arms: booting base and head: fresh servers for the blocks | elapsed 1m30s, left 
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestLinesWithin100Columns: a plan of many parts wraps, and a failed
+// point's line carries the start of its reason within 100 columns,
+// pointing to where it is said in full (a refusal's 480 characters were
+// once printed on its progress line and again three times after it).
+func TestLinesWithin100Columns(t *testing.T) {
+	var b bytes.Buffer
+	Plan(&b, 42, "a first pass of 6 at most, both arms (batch 10's rungs searched, every other batch once at the rung found); then up to 18 blocks at that rung, within COMPARE_BUDGET 2m0s", 90*time.Second)
+	reason := "the generator's preflight was refused, as it would be at every point: " + strings.Repeat("4009 invalid signature for app 1 ", 14)
+	Failed(&b, 3, 12, "", reason)
+	Failed(&b, 4, 42, result.ArmBase, "server exited")
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > result.TableWidth {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	if !strings.HasPrefix(lines[len(lines)-2], "point 3/12 failed: the generator's preflight was refused") || !strings.HasSuffix(lines[len(lines)-2], "… (in full under the table)") {
+		t.Errorf("the refusal's line: %q", lines[len(lines)-2])
+	}
+	if lines[len(lines)-1] != "point 4/42 (base) failed: server exited" {
+		t.Errorf("a short reason is kept whole: %q", lines[len(lines)-1])
 	}
 }

@@ -333,22 +333,45 @@ func CleanLeftovers() ([]Leftover, error) {
 }
 
 // DescribeLeftovers is the warning for what CleanLeftovers removed, ""
-// for nothing.
+// for nothing. It says what was done to each: a process was killed, a
+// cgroup removed; an earlier run that left only empty cgroups killed
+// nothing, and the warning says "removed" alone.
 func DescribeLeftovers(left []Leftover) string {
 	if len(left) == 0 {
 		return ""
 	}
 	owners := map[string]bool{}
-	var what []string
+	var killed, removed []string
 	for _, l := range left {
 		owners[l.Owner] = true
-		what = append(what, l.String())
+		if l.Kind == "cgroup" {
+			removed = append(removed, l.Path)
+		} else {
+			killed = append(killed, l.String())
+		}
 	}
 	var names []string
 	for o := range owners {
 		names = append(names, o)
 	}
 	slices.Sort(names)
-	return fmt.Sprintf("an earlier run (harness %s) was killed and left %d things behind; killed and removed them: %s",
-		strings.Join(names, ", "), len(left), strings.Join(what, ", "))
+	var done []string
+	if len(killed) > 0 {
+		done = append(done, "killed "+strings.Join(killed, ", "))
+	}
+	if len(removed) > 0 {
+		what := "removed the cgroup"
+		if len(removed) > 1 {
+			what += "s"
+		}
+		if len(killed) == 0 {
+			what = "removed the empty cgroup"
+			if len(removed) > 1 {
+				what = "removed the empty cgroups"
+			}
+		}
+		done = append(done, what+" "+strings.Join(removed, ", "))
+	}
+	return fmt.Sprintf("an earlier run (harness %s) ended without cleaning up: %s",
+		strings.Join(names, ", "), strings.Join(done, "; "))
 }

@@ -214,7 +214,7 @@ func TestCleanLeftovers(t *testing.T) {
 	if still := cgroupsOf(runID); len(still) > 0 {
 		t.Errorf("cgroups not removed: %v", still)
 	}
-	if w := DescribeLeftovers(left); !strings.Contains(w, "was killed") || !strings.Contains(w, strconv.Itoa(daemon)) {
+	if w := DescribeLeftovers(left); !strings.Contains(w, "killed process ") || !strings.Contains(w, strconv.Itoa(daemon)) {
 		t.Errorf("warning %q", w)
 	}
 	for _, pid := range []int{live.Pid(), liveDaemon} {

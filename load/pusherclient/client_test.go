@@ -1,6 +1,7 @@
 package pusherclient
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -201,10 +202,13 @@ func TestReason(t *testing.T) {
 	refused := "http://" + ln.Addr().String()
 	ln.Close()
 
-	// ECONNRESET: accept, read the request, reset (linger 0).
+	// ECONNRESET: accept, read the whole request (the client has written
+	// it all, so the reset meets its read of the answer, not its write
+	// of a body still on its way), reset (linger 0).
 	resetURL := tcpServer(t, func(nc net.Conn) {
-		buf := make([]byte, 4096)
-		nc.Read(buf)
+		if req, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
+			io.Copy(io.Discard, req.Body)
+		}
 		nc.(*net.TCPConn).SetLinger(0)
 		nc.Close()
 	})

@@ -141,7 +141,10 @@ type chartFacts struct {
 
 const factsJS = `(() => {
   const size = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
-  const charts = [...document.querySelectorAll('svg.chart')].map(s => {
+  // What is laid out: a trend's phone chart is hidden on a wide screen,
+  // its wide chart on a phone.
+  const shown = el => el.getBoundingClientRect().width > 0;
+  const charts = [...document.querySelectorAll('svg.chart')].filter(shown).map(s => {
     const [w, h] = size(s);
     const lbs = [...s.querySelectorAll('.point.lower-bound')];
     const hidden = lbs.filter(el => {
@@ -154,7 +157,7 @@ const factsJS = `(() => {
       hiddenLowerBounds: hidden,
       ticks: [...s.querySelectorAll('text.xtick')].map(t => [t.textContent, t.getBoundingClientRect().x]).sort((a, b) => a[1] - b[1]).map(t => t[0])};
   });
-  return {title: document.title, charts, svgs: [...document.querySelectorAll('svg')].map(size),
+  return {title: document.title, charts, svgs: [...document.querySelectorAll('svg')].filter(s => !s.closest('.narrow-only, .wide-only') || shown(s)).map(size),
     runLinks: [...document.querySelectorAll('a.run-link')].map(a => a.getAttribute('href')),
     rows: document.querySelectorAll('table.trend tbody tr').length};
 })()`
@@ -367,7 +370,7 @@ const phoneJS = `(() => {
     minText: texts.length ? Math.min(...texts) : 0,
     movedDown: [...document.querySelectorAll('table.trend td.moved.down')].map(td => td.textContent),
     changeHeader: [...document.querySelectorAll('table.trend th')].some(th => th.textContent === 'change'),
-    chartMoves: document.querySelectorAll('svg.chart g.panel g.move.down').length,
+    chartMoves: [...document.querySelectorAll('svg.chart g.panel g.move.down')].filter(g => g.getBoundingClientRect().width > 0).length,
     first: first ? first.id + '|' + first.className + '|' + first.textContent : ''};
 })()`
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Change points (publish.Changes) where people look: the trend marks the
@@ -125,7 +126,7 @@ type changeMark struct {
 	Tri            string // the triangle's path
 	LabelX, LabelY float64
 	Anchor         string // the label's text-anchor: start, or end near the right edge
-	Label          string // "−12.6%", "batch 100 −12.6%"
+	Label          string // "change point −12.6%", "batch 100 change point −12.6%"
 	Title          string
 	Measure        string
 	Down           bool
@@ -139,7 +140,9 @@ func changeMarks(p *panel, x func(row int) float64, ps []placed) []changeMark {
 	var out []changeMark
 	for k, c := range ps {
 		cx, down := x(c.At), c.ChangePct < 0
-		label := signedPct(c.ChangePct)
+		// Named, not a bare figure: the entry at the same x may carry
+		// its own move against the entry before ("−13.8% vs prev").
+		label := "change point " + signedPct(c.ChangePct)
 		if c.Measure != "headline" {
 			label = c.Measure + " " + label
 		}
@@ -166,9 +169,9 @@ func triangle(x, top float64, down bool) string {
 // changeTitle is a change point's hover text: the measure, the change,
 // the commits it lies between, both sides' means and p.
 func changeTitle(c publish.Change) string {
-	return fmt.Sprintf("change point: the %s changed %s between %s and %s (%s msg/s over %d entries before, %s over %d after; p %.1g; the least change it had to show: %.1f%%)",
+	return fmt.Sprintf("change point: the %s changed %s between %s and %s (%s msg/s over %d entries before, %s over %d after; %s; the least change it had to show: %.1f%%)",
 		c.Measure, signedPct(c.ChangePct), shortRef(c.Before.GitRef), shortRef(c.After.GitRef),
-		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, c.P, c.MinChangePct)
+		rate(c.MeanBefore), c.NBefore, rate(c.MeanAfter), c.NAfter, result.FormatP(&c.P), c.MinChangePct)
 }
 
 // signedPct is a change with its sign, a real minus for a fall: "−12.6%".

@@ -111,8 +111,8 @@ func TestSiteChangePointInBrowser(t *testing.T) {
 	if idx.PointX <= 0 || math.Abs(idx.MarkerX-idx.PointX) > 0.5 {
 		t.Errorf("the marker is drawn at x %.1f, the headline point of %s at %.1f: want the same", idx.MarkerX, shortRef(h[changeAfter].GitRef), idx.PointX)
 	}
-	if idx.Label != "−12.6%" || !strings.Contains(idx.Title, "between 9e8adf58ef5b and 2e5f2917a754") || idx.LineStroke != "rgb(164, 14, 38)" {
-		t.Errorf("marker: label %q, title %q, stroke %s; want −12.6%%, the commits, drawn red", idx.Label, idx.Title, idx.LineStroke)
+	if idx.Label != "change point −12.6%" || !strings.Contains(idx.Title, "between 9e8adf58ef5b and 2e5f2917a754") || idx.LineStroke != "rgb(164, 14, 38)" {
+		t.Errorf("marker: label %q, title %q, stroke %s; want change point −12.6%%, the commits, drawn red", idx.Label, idx.Title, idx.LineStroke)
 	}
 	if !strings.Contains(strings.Join(idx.Legend, "|"), "change point") {
 		t.Errorf("legend %q has no change point entry", idx.Legend)

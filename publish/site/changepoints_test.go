@@ -153,10 +153,10 @@ func TestTrendMarksChangePoint(t *testing.T) {
 		t.Fatalf("%d change point markers, want 1", len(p.ChangePoints))
 	}
 	m, head := p.ChangePoints[0], p.Series[0].Marks[changeAfter]
-	if m.X != head.X || !m.Down || m.Label != "−12.6%" || m.Measure != "headline" {
+	if m.X != head.X || !m.Down || m.Label != "change point −12.6%" || m.Measure != "headline" {
 		t.Errorf("marker %+v; want at x %.1f (the headline point of %s), down, −12.6%%", m, head.X, shortRef(h[changeAfter].GitRef))
 	}
-	if !strings.Contains(m.Title, "between 9e8adf58ef5b and 2e5f2917a754") || !strings.Contains(m.Title, fmt.Sprintf("p %.1g;", cs[0].P)) {
+	if !strings.Contains(m.Title, "between 9e8adf58ef5b and 2e5f2917a754") || !strings.Contains(m.Title, result.FormatP(&cs[0].P)+";") {
 		t.Errorf("title %q does not name the commits and p", m.Title)
 	}
 	if n := countLegend(c, "change point"); n != 1 {
@@ -184,7 +184,7 @@ func TestChangeLabelStaysInPanel(t *testing.T) {
 	p := newPanel(0, "", "", "")
 	ps := []placed{{Change: publish.Change{Measure: "batch 100", ChangePct: 8}, At: 9}}
 	m := changeMarks(p, func(int) float64 { return p.X + p.W - 10 }, ps)[0]
-	if m.Anchor != "end" || m.LabelX >= m.X || m.Down || m.Label != "batch 100 +8.0%" {
+	if m.Anchor != "end" || m.LabelX >= m.X || m.Down || m.Label != "batch 100 change point +8.0%" {
 		t.Errorf("marker %+v: want its label left of the line, up, batch 100 +8.0%%", m)
 	}
 }

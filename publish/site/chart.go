@@ -17,6 +17,7 @@ import (
 type chart struct {
 	Kind   string // "curve" (a batch size of a run) or "trend"
 	Batch  int    // curve only
+	Narrow bool   // trend only: the phone's layout (narrowTrendChart)
 	W, H   float64
 	Label  string // the SVG's <title> and aria-label
 	Panels []*panel
@@ -66,6 +67,9 @@ type move struct {
 type tick struct {
 	Pos   float64
 	Label string
+	// Anchor is the x label's text-anchor: "" (middle), or start or end
+	// for one that would run past the chart's edge.
+	Anchor string
 }
 
 type band struct {
@@ -168,10 +172,11 @@ const legendW = 190.0
 // layoutLegend places the legend entries in rows under the plots and sets
 // the chart's height to hold them.
 func layoutLegend(c *chart) {
-	perRow := max(1, int((c.W-marginL)/legendW))
+	left := c.Panels[0].X
+	perRow := max(1, int((c.W-left)/legendW))
 	top := marginT + panelH + marginB
 	for i := range c.Legend {
-		c.Legend[i].X = marginL + float64(i%perRow)*legendW
+		c.Legend[i].X = left + float64(i%perRow)*legendW
 		c.Legend[i].Y = top + float64(i/perRow)*legendH
 	}
 	rows := (len(c.Legend) + perRow - 1) / perRow
@@ -451,11 +456,90 @@ var trendPalette = []string{publish.ColorBase, publish.ColorHead, publish.ColorB
 // trendChart is the headline and every batch size's ceiling over the
 // history, oldest left; a dashed vertical line before each regime change,
 // lower bounds hollow, and a marker at each change point of cs (placed
-// on rows).
+// on rows). Its panel widens with the history, up to 1100 units.
 func trendChart(rows []publish.TrendRow, cs []placed) *chart {
-	c := &chart{Kind: "trend", Label: "the headline and each batch size's ceiling over commits"}
 	p := newPanel(0, "ceilings over commits", "commit (oldest left)", "msg/s")
 	p.W = max(panelW, min(float64(len(rows))*70, 1100))
+	return trendIn(p, rows, cs)
+}
+
+// Geometry of the narrow trend: the whole chart in phoneW units, drawn
+// at its own size on a 390-pixel screen (the page's 1 rem margins
+// leave 358 pixels), so the text keeps 11 px and every entry, the
+// latest change point too, is on the screen without a swipe.
+const (
+	phoneW       = 356.0
+	phoneMarginL = 44.0
+)
+
+// narrowTrendChart is trendChart laid out for a phone: the same entries
+// and marks in a panel of phoneW units, with fewer commit labels.
+func narrowTrendChart(rows []publish.TrendRow, cs []placed) *chart {
+	p := newPanel(0, "ceilings over commits", "commit (oldest left)", "msg/s")
+	p.X, p.W = phoneMarginL, phoneW-phoneMarginL-marginR
+	c := trendIn(p, rows, cs)
+	c.Narrow = true
+	return c
+}
+
+// commitLabels are the rows whose commit the x axis names: as many as
+// fit without touching, every step-th counted back from the newest, which
+// is always named (a long history's labels once ran together into one
+// string). at is a row's x; a label is about 6.6 units a character at
+// 11 px, with room between.
+func commitLabels(rows []publish.TrendRow, at func(int) float64) []int {
+	if len(rows) == 0 {
+		return nil
+	}
+	widest := 0.0
+	for _, r := range rows {
+		widest = max(widest, labelW(shortRef(r.GitRef)))
+	}
+	step := 1
+	if len(rows) > 1 {
+		step = max(1, int(math.Ceil((widest+14)/(at(1)-at(0)))))
+	}
+	var out []int
+	for i := len(rows) - 1; i >= 0; i -= step {
+		out = append([]int{i}, out...)
+	}
+	return out
+}
+
+// apart drops, from the newest back, a label that would touch the one
+// after it (a label turned to fit the chart's edge takes its
+// neighbour's room).
+func apart(ts []tick) []tick {
+	span := func(t tick) (lo, hi float64) {
+		w := labelW(t.Label)
+		switch t.Anchor {
+		case "end":
+			return t.Pos - w, t.Pos
+		case "start":
+			return t.Pos, t.Pos + w
+		}
+		return t.Pos - w/2, t.Pos + w/2
+	}
+	var kept []tick
+	for i := len(ts) - 1; i >= 0; i-- {
+		if len(kept) > 0 {
+			_, hi := span(ts[i])
+			if lo, _ := span(kept[0]); hi+8 > lo {
+				continue
+			}
+		}
+		kept = append([]tick{ts[i]}, kept...)
+	}
+	return kept
+}
+
+// labelW is the width of an axis label at 11 px, about 6.6 units a
+// character.
+func labelW(s string) float64 { return 6.6 * float64(len([]rune(s))) }
+
+// trendIn draws the trend in panel p.
+func trendIn(p *panel, rows []publish.TrendRow, cs []placed) *chart {
+	c := &chart{Kind: "trend", Label: "the headline and each batch size's ceiling over commits"}
 	c.Panels = []*panel{p}
 	top := 0.0
 	for _, r := range rows {
@@ -467,20 +551,23 @@ func trendChart(rows []publish.TrendRow, cs []placed) *chart {
 	top = publish.AxisTop(top)
 	p.yTicks(top, shortRate)
 	xs := xScale{lo: 0, hi: float64(max(len(rows)-1, 0))}
-	// A label every 80 units at most: a commit is about 12 characters.
-	step := max(1, int(math.Ceil(float64(len(rows))*80/p.W)))
+	for _, i := range commitLabels(rows, func(i int) float64 { return xs.at(p, float64(i)) }) {
+		t := tick{Pos: xs.at(p, float64(i)), Label: shortRef(rows[i].GitRef)}
+		half := labelW(t.Label) / 2
+		switch {
+		case t.Pos+half > p.X+p.W+marginR:
+			t.Anchor = "end"
+		case t.Pos-half < p.X-marginL/2:
+			t.Anchor = "start"
+		}
+		p.XTicks = append(p.XTicks, t)
+	}
+	p.XTicks = apart(p.XTicks)
 	for i, r := range rows {
 		x := xs.at(p, float64(i))
-		if i%step == 0 {
-			p.XTicks = append(p.XTicks, tick{Pos: x, Label: shortRef(r.GitRef)})
-		}
 		if r.RegimeChanged {
 			prev := xs.at(p, float64(i-1))
-			was, now := r.PrevRegime, r.Regime
-			if r.PrevTarget != "" { // another server: name both
-				was, now = r.PrevTarget+", "+was, r.Target+", "+now
-			}
-			p.VLines = append(p.VLines, vline{X: (x + prev) / 2, Title: fmt.Sprintf("regime changed at %s: %s → %s (not comparable across this line)", shortRef(r.GitRef), was, now)})
+			p.VLines = append(p.VLines, vline{X: (x + prev) / 2, Title: fmt.Sprintf("regime changed at %s: %s (not comparable across this line)", shortRef(r.GitRef), r.RegimeChange("→"))})
 		}
 	}
 	head := &series{Name: "headline", Color: "#6e7781", Wide: true}
@@ -493,7 +580,9 @@ func trendChart(rows []publish.TrendRow, cs []placed) *chart {
 			if ly < p.Y+10 {
 				ly = y + 22 // no room above: below the point
 			}
-			p.Moves = append(p.Moves, move{X: x, Y: y, LabelY: ly, Label: fmt.Sprintf("%+.1f%%", ch.Pct), Down: ch.Pct < 0,
+			// "vs prev": this entry against the one before, which a change
+			// point's label at the same x (the level's move) is not.
+			p.Moves = append(p.Moves, move{X: x, Y: y, LabelY: ly, Label: signedPct(ch.Pct) + " vs prev", Down: ch.Pct < 0,
 				Title: fmt.Sprintf("%s: the headline moved %+.1f%% from the entry before, beyond both runs' A-A noise floors", shortRef(r.GitRef), ch.Pct)})
 		}
 	}
@@ -535,14 +624,14 @@ func trendChart(rows []publish.TrendRow, cs []placed) *chart {
 		c.Legend = append(c.Legend, legendItem{Name: "regime change", Regime: true})
 	}
 	if len(p.Moves) > 0 {
-		c.Legend = append(c.Legend, legendItem{Name: "moved beyond the A-A floors", Move: true})
+		c.Legend = append(c.Legend, legendItem{Name: "vs prev: beyond the A-A floors", Move: true})
 	}
 	p.ChangePoints = changeMarks(p, func(i int) float64 { return xs.at(p, float64(i)) }, cs)
 	c.Legend = append(c.Legend, changeLegend(p.ChangePoints)...)
 	if anyMark(p.Series, func(m mark) bool { return m.LowerBound }) {
 		c.Legend = append(c.Legend, legendItem{Name: "lower bound", LowerBound: true})
 	}
-	c.W = marginL + p.W + marginR
+	c.W = p.X + p.W + marginR
 	layoutLegend(c)
 	return c
 }

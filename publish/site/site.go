@@ -79,10 +79,12 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	},
 	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
 	"short": shortRef,
-	"words": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+	// words and p say a token and a p-value as the terminal and the
+	// comment do (result.Phrase, result.FormatP).
+	"words": result.Phrase,
 	// stopped is why the headline's blocks stopped (result.WhyStopped).
 	"stopped": result.WhyStopped,
-	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"pct": func(v *float64) string {
 		if v == nil {
 			return "n/a"
@@ -95,13 +97,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f%%", *v)
 	},
-	"pval": func(v *float64) string {
-		if v == nil {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.3f", *v)
-	},
-	"join": strings.Join,
+	"p":     func(v *float64) string { return nbsp(result.FormatP(v)) },
+	"pcell": func(v *float64) string { return nbsp(result.PCell(v)) },
+	"join":  strings.Join,
 	// verdictClass is the style of a comparison's verdict: red for
 	// slower, yellow for cannot conclude, green for faster.
 	"verdictClass": func(v string) string {
@@ -119,6 +117,10 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"sub":  func(a, b float64) float64 { return a - b },
 	"half": func(a float64) float64 { return a / 2 },
 }).ParseFS(templateFS, "templates/*.tmpl"))
+
+// nbsp keeps a formatted figure on one line: "p < 0.001" never breaks
+// after its "<".
+func nbsp(s string) string { return strings.ReplaceAll(s, " ", "\u00a0") }
 
 // Build renders the site in memory: file name to content.
 func Build(runs []Run, opts Options) (map[string][]byte, error) {
@@ -148,7 +150,8 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 		rv.ChangePoint = notes[entries[i].Series()+"\x00"+entries[i].GitRef]
 	}
 	for _, series := range publish.TrendSeries(rows) {
-		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placeChanges(series, points))})
+		placed := placeChanges(series, points)
+		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placed), Narrow: narrowTrendChart(series, placed)})
 	}
 	for _, rv := range runViews {
 		b, err := render("run.tmpl", rv)
@@ -251,9 +254,12 @@ type indexView struct {
 	Runs    []*runView
 }
 
+// trendView is one series' trend, drawn twice: Chart for a screen wider
+// than a phone's, Narrow for a phone's (the style shows one of the two).
 type trendView struct {
 	Series string
 	Chart  *chart
+	Narrow *chart
 }
 
 type trendRowView struct {

@@ -125,8 +125,22 @@ func TestSiteChartsHoldTheDocuments(t *testing.T) {
 	}
 	index := string(files[IndexFile])
 	wantSeries, wantLB := expectTrends(historyWith(hist, runs))
-	trend := svgRE.FindAllStringSubmatch(index, -1)
-	if len(trend) != len(wantSeries) || len(trend) < 3 {
+	// Each trend is drawn twice: for a wide screen and, hidden there, for
+	// a phone (data-layout="narrow"); both hold the same series.
+	var trend, narrow [][]string
+	for _, m := range svgRE.FindAllStringSubmatch(index, -1) {
+		if strings.Contains(m[0][:strings.Index(m[0], ">")], `data-layout="narrow"`) {
+			narrow = append(narrow, m)
+		} else {
+			trend = append(trend, m)
+		}
+	}
+	for i, n := range narrow {
+		if i < len(trend) && strings.Count(n[0], `<g class="series"`) != strings.Count(trend[i][0], `<g class="series"`) {
+			t.Errorf("trend %d: the phone's chart has other series than the wide one", i)
+		}
+	}
+	if len(trend) != len(wantSeries) || len(trend) < 3 || len(narrow) != len(trend) {
 		t.Fatalf("index: %d trend charts, want one per series: %d (a sweep's, a two-arm run's and a rooms run's)", len(trend), len(wantSeries))
 	}
 	allLB, regimes := 0, 0
@@ -282,5 +296,39 @@ func TestSiteFailedRunSaysNone(t *testing.T) {
 	index := string(files[IndexFile])
 	if !strings.Contains(index, `<span title="no clean headline">—</span>`) {
 		t.Error("the history row of a run without a headline does not show a dash")
+	}
+}
+
+// TestRegimeIsNotATargetName: two local compare runs of one setup, whose
+// arms ceiling compare names by their commits (HEAD@061cb02,
+// HEAD@5d6e7f8), are one regime: the trend draws no regime line between
+// them and the History table marks no change. The same run on another
+// machine is another regime.
+func TestRegimeIsNotATargetName(t *testing.T) {
+	base := readRun(t, "two_arm_real.json")
+	var runs []Run
+	for i, name := range []string{"HEAD@061cb02", "HEAD@5d6e7f8"} {
+		r := *base.Result
+		r.Meta.GitRef = fmt.Sprintf("%040d", i+1)
+		r.Meta.FinishedAt = base.Result.Meta.FinishedAt.Add(time.Duration(i) * time.Hour)
+		r.Meta.Target.Name = name
+		runs = append(runs, Run{Name: name + ".json", Result: &r})
+	}
+	files, err := Build(runs, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := string(files[IndexFile])
+	if strings.Contains(index, `class="regime-change"`) || strings.Contains(index, `class="regime"`) {
+		t.Errorf("two target names on one machine drew a regime change")
+	}
+	other := *runs[1].Result
+	other.Meta.Hardware.CPUModel = "another CPU"
+	files, err = Build([]Run{runs[0], {Name: "other.json", Result: &other}}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files[IndexFile]), `<line class="regime-change"`) {
+		t.Errorf("another machine drew no regime change")
 	}
 }
