@@ -139,9 +139,9 @@ var compareKnobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.ServerCosts.String() },
 	},
-	windowKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
+	windowKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; unset, a budgeted headline comparison sizes it (and the warm-up) from its first pass's timelines, keeping 1 s unless another window buys a 10% smaller MDC (docs/compare.md, \"Windows sized to the server's noise\"); given, it is used as it is",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
-	windowKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",
+	windowKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (a freshly booted server's JIT and caches warm here, a thawed warm arm's timers catch up); set, with COMPARE_DURATION, it fixes the blocks' windows, which a budgeted headline comparison otherwise sizes from its first pass (docs/compare.md, \"Windows sized to the server's noise\")",
 		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
 }
 
