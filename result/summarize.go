@@ -137,7 +137,14 @@ func (r *Result) Summarize() {
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.Warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
+	var profiled *ProfileDiff // measured, not derived from the curve: kept
+	if r.Comparison != nil {
+		profiled = r.Comparison.Headline.ProfileDiff
+	}
 	r.Comparison = DecideComparison(r.Curve, r.Config)
+	if r.Comparison != nil {
+		r.Comparison.Headline.ProfileDiff = profiled
+	}
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.
