@@ -221,6 +221,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	}
 	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
+	prof := p.startProfile(ctx)    // a profiled block's CPU profile
 	if p.target.External {
 		p.measureExternal(ctx, out, run, firstDone(genDone...), capture)
 		return
@@ -233,6 +234,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	case <-ctx.Done():
 	}
 	capture.WindowEnded(ctx)
+	prof.WindowEnded()
 	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
@@ -242,6 +244,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		}
 	}
 	recordCapture(capture, out)
+	p.recordProfile(prof, out)
 }
 
 // collect waits for the generator side to end by itself after its window
