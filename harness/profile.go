@@ -20,8 +20,9 @@ func (pr *ProcRunner) profiler() *cpuprof.Profiler {
 	return pr.Profiler
 }
 
-// startProfile starts a profiled point's CPU profile as its window opens
-// (nil for any other point): the target's profile URL where it names
+// startProfile prepares a profiled point's CPU profile once its servers
+// are ready (nil for any other point; measure enables it as the window
+// opens): the target's profile URL where it names
 // one, else perf on the servers' processes. With --profile the window's
 // capture already fetches that URL (a Go server serves one CPU profile at
 // a time): recordProfile takes the capture's file instead.
@@ -29,15 +30,19 @@ func (p *pointRun) startProfile(ctx context.Context) *cpuprof.Recording {
 	if !p.spec.Profile || p.target.External {
 		return nil
 	}
-	s := cpuprof.Spec{Dir: p.f.dir, Window: p.window}
+	s := cpuprof.Spec{Dir: p.f.dir, Window: p.window, CPUs: p.srvCPUs.Ints()}
 	if t := p.target.Profile; t != nil && t.URL != "" {
 		if p.pr.o.Point.ProfileDir != "" {
 			return nil
 		}
 		s.PprofURL = target.ExpandProfile(t.URL, p.addr, p.window)
 	} else {
-		for _, srv := range p.srvs {
-			s.Pids = append(s.Pids, programs(srv.Pid())...)
+		s.Pids = func() []int {
+			var pids []int
+			for _, srv := range p.srvs {
+				pids = append(pids, programs(srv.Pid())...)
+			}
+			return pids
 		}
 	}
 	return p.pr.profiler().Start(ctx, s)
@@ -53,13 +58,13 @@ func programs(root int) []int {
 }
 
 // recordProfile puts a profiled point's profile on out.
-func (p *pointRun) recordProfile(prof *cpuprof.Recording, out *verdict.Outcome) {
+func (p *pointRun) recordProfile(out *verdict.Outcome) {
 	if !p.spec.Profile {
 		return
 	}
 	switch {
-	case prof != nil:
-		out.CPUProfile = prof.Finish()
+	case p.prof != nil:
+		out.CPUProfile = p.prof.Finish()
 	case p.target.External:
 		out.CPUProfile = &result.CPUProfile{Reason: "an external server: the harness profiles only the servers it boots"}
 	case out.ProfileFile != "":

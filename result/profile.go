@@ -28,6 +28,9 @@ type CPUProfile struct {
 	// File is the recording (perf.data, or the pprof profile), in the
 	// point's work directory.
 	File string `json:"file,omitempty"`
+	// Pids are the servers' processes whose samples count (perf samples
+	// their CPUs whole where it may).
+	Pids []int `json:"pids,omitempty"`
 	// DurationNs is how long it sampled; Messages the messages the
 	// server handled meanwhile (the point's throughput times DurationNs).
 	DurationNs int64   `json:"duration_ns,omitempty"`

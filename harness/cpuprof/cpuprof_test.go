@@ -38,7 +38,7 @@ func TestCheck(t *testing.T) {
 		event, reason, note string
 	}{
 		{"missing", scripted(false, 0, 2, nil), "", "perf is not installed", ""},
-		{"root at 4", scripted(true, 0, 4, nil), "cpu-clock", "", ""},
+		{"root at 4", scripted(true, 0, 4, nil), "cpu-clock", "", ""}, // and system-wide (TestCheckSystemWide)
 		{"user at 3", scripted(true, 1000, 3, nil), "", "kernel.perf_event_paranoid is 3", ""},
 		{"user at 2", scripted(true, 1000, 2, nil), "cpu-clock:u", "", "user space only"},
 		{"user at 1", scripted(true, 1000, 1, nil), "cpu-clock", "", ""},
@@ -51,11 +51,29 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckSystemWide: perf samples the servers' CPUs whole only where
+// it may (root, or paranoid 0 and below), else it attaches to their
+// processes.
+func TestCheckSystemWide(t *testing.T) {
+	for _, c := range []struct {
+		euid, paranoid int
+		want           bool
+	}{{0, 2, true}, {1000, 0, true}, {1000, -1, true}, {1000, 1, false}, {1000, 2, false}} {
+		if got := Check(scripted(true, c.euid, c.paranoid, nil)).SystemWide; got != c.want {
+			t.Errorf("euid %d, paranoid %d: system-wide %v", c.euid, c.paranoid, got)
+		}
+	}
+	args := strings.Join(PerfArgs("cpu-clock", []string{"-a", "-C", "1"}, "c", "a", "d"), " ")
+	if args != "record -e cpu-clock -g -a -C 1 -D -1 -F 999 -m 4M --control fifo:c,a -o d --no-buildid" {
+		t.Errorf("perf %s", args)
+	}
+}
+
 // TestRecordingWithoutPerf: a recording perf cannot make ends at once
 // with the reason and no file, whatever the point's window does.
 func TestRecordingWithoutPerf(t *testing.T) {
 	pr := New(scripted(true, 1000, 3, nil))
-	r := pr.Start(context.Background(), Spec{Dir: t.TempDir(), Pids: []int{os.Getpid()}})
+	r := pr.Start(context.Background(), Spec{Dir: t.TempDir(), Pids: func() []int { return []int{os.Getpid()} }})
 	r.WindowEnded()
 	got := r.Finish()
 	if got == nil || got.File != "" || got.Tool != result.ProfilerPerf || !strings.Contains(got.Reason, "not permitted") {
@@ -109,8 +127,8 @@ var messages = map[string]float64{"a1": 41470, "a2": 65960, "b1": 87440, "s1": 7
 // directory, and the figures are per message.
 func TestDiffOfRecordedBlocks(t *testing.T) {
 	env := scripted(true, 0, 2, nil)
-	env.Script = func(_ context.Context, perf, data string) ([]byte, error) {
-		if perf != "/usr/bin/perf" {
+	env.Script = func(_ context.Context, perf, data string, pids []int) ([]byte, error) {
+		if perf != "/usr/bin/perf" || len(pids) != 1 || pids[0] != 42 {
 			return nil, fmt.Errorf("perf %q", perf)
 		}
 		return perfText(t, filepath.Base(filepath.Dir(data))), nil
@@ -122,7 +140,7 @@ func TestDiffOfRecordedBlocks(t *testing.T) {
 			arm = result.ArmHead
 		}
 		pts = append(pts, result.Point{Index: i + 1, Arm: arm, Status: result.StatusOK,
-			CPUProfile: &result.CPUProfile{Tool: result.ProfilerPerf, File: "/work/" + n + "/perf.data", DurationNs: 1e9, Messages: messages[n]}})
+			CPUProfile: &result.CPUProfile{Tool: result.ProfilerPerf, File: "/work/" + n + "/perf.data", Pids: []int{42}, DurationNs: 1e9, Messages: messages[n]}})
 	}
 	pts = append(pts, result.Point{Index: 7, Arm: result.ArmHead, Status: result.StatusOK, CPUProfile: &result.CPUProfile{Tool: result.ProfilerPerf, Reason: "perf exited"}})
 	out := t.TempDir()
@@ -160,7 +178,7 @@ func TestDiffReasons(t *testing.T) {
 		return result.Point{Index: i, Arm: arm, Status: result.StatusOK, CPUProfile: cp}
 	}
 	env := scripted(false, 0, 2, nil)
-	env.Script = func(context.Context, string, string) ([]byte, error) { return perfText(t, "a1"), nil }
+	env.Script = func(context.Context, string, string, []int) ([]byte, error) { return perfText(t, "a1"), nil }
 	dir := t.TempDir()
 	pprof := filepath.Join(dir, "cpu.pprof")
 	if err := os.WriteFile(pprof, []byte("junk"), 0o600); err != nil {
@@ -172,11 +190,11 @@ func TestDiffReasons(t *testing.T) {
 	}{
 		"none": {nil, "no profile of the base arm"},
 		"head refused": {[]result.Point{
-			pt(1, result.ArmBase, &result.CPUProfile{Tool: "perf", File: "x", DurationNs: 1, Messages: 10}),
+			pt(1, result.ArmBase, &result.CPUProfile{Tool: "perf", File: "x", Pids: []int{1}, DurationNs: 1, Messages: 10}),
 			pt(2, result.ArmHead, &result.CPUProfile{Tool: "perf", Reason: "perf is not installed"}),
 		}, "no profile of the head arm: point 2 (head): no profile: perf is not installed"},
 		"unreadable pprof": {[]result.Point{
-			pt(1, result.ArmBase, &result.CPUProfile{Tool: "perf", File: "x", DurationNs: 1, Messages: 10}),
+			pt(1, result.ArmBase, &result.CPUProfile{Tool: "perf", File: "x", Pids: []int{1}, DurationNs: 1, Messages: 10}),
 			pt(2, result.ArmHead, &result.CPUProfile{Tool: "pprof", File: pprof, DurationNs: 1, Messages: 10}),
 		}, "no profile of the head arm: point 2 (head): pprof"},
 	} {

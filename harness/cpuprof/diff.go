@@ -21,6 +21,10 @@ const (
 	FlameGraph = "flamegraph.svg"
 )
 
+// MinCoverage is the least share of the servers' measured CPU a point's
+// samples must account for to count.
+const MinCoverage = 0.5
+
 // maxOthers bounds the frames within the noise that Diff lists after
 // the grown and shrunk ones.
 const maxOthers = 10
@@ -63,8 +67,20 @@ func (p *Profiler) Diff(ctx context.Context, in DiffInput) *result.ProfileDiff {
 			continue
 		}
 		prof, err := p.read(ctx, cp)
-		if err == nil && !(cp.Messages > 0) {
+		switch {
+		case err != nil:
+		case prof.Samples == 0:
+			err = fmt.Errorf("its profile holds no sample")
+		case !(cp.Messages > 0):
 			err = fmt.Errorf("it handled no message while profiled")
+		case pt.ServerCPU.MeanCores > 0 && cp.DurationNs > 0:
+			// perf loses samples when it cannot drain its ring in time
+			// (a starved perf): the samples must account for most of the
+			// CPU the harness measured the servers use.
+			used := pt.ServerCPU.MeanCores * float64(cp.DurationNs)
+			if cover := float64(prof.Ns) / used; cover < MinCoverage {
+				err = fmt.Errorf("its samples account for %.0f%% of the CPU its servers used (perf lost samples): left out", 100*cover)
+			}
 		}
 		if err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("point %d (%s): %v", pt.Index, pt.Arm, err))
@@ -126,7 +142,10 @@ func (p *Profiler) read(ctx context.Context, cp *result.CPUProfile) (*profdiff.P
 	if perf == "" {
 		perf = "perf"
 	}
-	out, err := p.env.Script(ctx, perf, cp.File)
+	if len(cp.Pids) == 0 {
+		return nil, fmt.Errorf("its profile names no server process")
+	}
+	out, err := p.env.Script(ctx, perf, cp.File, cp.Pids)
 	if err != nil {
 		return nil, err
 	}

@@ -22,8 +22,9 @@ type Env struct {
 	Euid func() int
 	// Now is the clock the sampled span is measured on.
 	Now func() time.Time
-	// Script symbolises a perf recording: `perf script` on it.
-	Script func(ctx context.Context, perf, data string) ([]byte, error)
+	// Script symbolises a perf recording: `perf script` on it, the
+	// samples of pids only.
+	Script func(ctx context.Context, perf, data string, pids []int) ([]byte, error)
 }
 
 // ParanoidPath is the sysctl Real reads.
@@ -53,11 +54,12 @@ const scriptTimeout = 2 * time.Minute
 // profdiff.ParsePerfScript reads.
 const ScriptFields = "comm,tid,time,period,event,ip,sym,dso,symoff"
 
-// perfScript runs `perf script` on data and returns what it printed.
-func perfScript(ctx context.Context, perf, data string) ([]byte, error) {
+// perfScript runs `perf script` on data, pids' samples only, and
+// returns what it printed.
+func perfScript(ctx context.Context, perf, data string, pids []int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, scriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", ScriptFields, "--no-inline")
+	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", ScriptFields, "--no-inline", "--pid", joinInts(pids))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -83,6 +85,10 @@ type Plan struct {
 	Perf   string
 	Event  string
 	Reason string
+	// SystemWide: perf may sample whole CPUs (root, or
+	// perf_event_paranoid 0 or less), so it samples the servers' CPUs
+	// rather than attach to their threads, which it could miss one of.
+	SystemWide bool
 	// Note is said beside a profile taken (user space only).
 	Note string
 }
@@ -99,11 +105,14 @@ func Check(env Env) Plan {
 	}
 	p := Plan{Perf: perf, Event: "cpu-clock"}
 	if env.Euid() == 0 {
+		p.SystemWide = true
 		return p
 	}
 	level, err := env.Paranoid()
 	switch {
 	case err != nil:
+	case level <= 0:
+		p.SystemWide = true
 	case level >= 3:
 		return Plan{Reason: fmt.Sprintf("perf is not permitted: kernel.perf_event_paranoid is %d, which allows no profiling to a user other than root (run as root, give perf CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2)", level)}
 	case level == 2:

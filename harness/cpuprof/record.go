@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,8 +35,12 @@ const (
 
 // Spec is one point's profile: where it goes and what it samples.
 type Spec struct {
-	Dir    string        // the point's directory
-	Pids   []int         // the servers' processes, for perf
+	Dir string // the point's directory
+	// Pids lists the servers' processes as of now (called as perf starts
+	// and again as the window opens); CPUs are the CPUs they are pinned
+	// to, which perf samples whole where it may (Plan.SystemWide).
+	Pids   func() []int
+	CPUs   []int
 	Window time.Duration // the measured window
 	// PprofURL is the target's profile URL, its placeholders filled
 	// ({seconds}: the window); "": perf.
@@ -64,6 +69,8 @@ func (p *Profiler) Plan() Plan {
 // record. Every wait in it is bounded, and it never blocks the window.
 type Recording struct {
 	env    Env
+	ctx    context.Context
+	spec   Spec
 	rec    result.CPUProfile
 	note   string
 	wg     sync.WaitGroup
@@ -79,26 +86,20 @@ type Recording struct {
 	enabledAt  time.Time
 	disabledAt time.Time
 	log        string
+	enabling   bool // Enable was called
 	ended      bool // WindowEnded was called
+	finish     sync.Once
+	final      *result.CPUProfile
 }
 
-// Start starts s's recording as its window opens: a fetch of the
-// target's profile, or perf (Plan) on its processes.
+// Start prepares s's recording once the point's servers are ready, before
+// its load: perf attaches to their processes with its events disabled
+// (its start-up, which takes a while on a busy machine, is out of the
+// window). Enable starts the sampling as the window opens.
 func (p *Profiler) Start(ctx context.Context, s Spec) *Recording {
-	r := &Recording{env: p.env}
+	r := &Recording{env: p.env, ctx: ctx, spec: s, enabled: make(chan struct{})}
 	if s.PprofURL != "" {
 		r.rec = result.CPUProfile{Tool: result.ProfilerPprof, DurationNs: int64(s.Window)}
-		path := filepath.Join(s.Dir, PprofFile)
-		client := scrape.NewClient(s.Window + scrape.ProfileSlack)
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			if err := scrape.FetchProfile(ctx, client, s.PprofURL, path); err != nil {
-				r.fail("the target's profile: " + err.Error())
-				return
-			}
-			r.rec.File = path
-		}()
 		return r
 	}
 	r.rec.Tool = result.ProfilerPerf
@@ -108,15 +109,59 @@ func (p *Profiler) Start(ctx context.Context, s Spec) *Recording {
 		return r
 	}
 	r.note = plan.Note
-	if len(s.Pids) == 0 {
-		r.failed = "no server process to profile (an external server)"
+	if s.Pids != nil {
+		r.rec.Pids = s.Pids()
+	}
+	if len(r.rec.Pids) == 0 || plan.SystemWide && len(s.CPUs) == 0 {
+		r.failed = "no server process to profile"
 		return r
 	}
-	r.enabled = make(chan struct{})
 	if err := r.startPerf(plan, s); err != nil {
 		r.fail(err.Error())
+	}
+	return r
+}
+
+// Enable starts the sampling as the window opens: perf's events enabled
+// (the span sampled starts when perf acknowledges), or the fetch of the
+// target's profile over the window. It does not wait.
+func (r *Recording) Enable() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.enabling {
+		r.mu.Unlock()
+		return
+	}
+	r.enabling = true
+	r.mu.Unlock()
+	if r.rec.Tool == result.ProfilerPprof {
+		path := filepath.Join(r.spec.Dir, PprofFile)
+		client := scrape.NewClient(r.spec.Window + scrape.ProfileSlack)
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			defer close(r.enabled)
+			if err := scrape.FetchProfile(r.ctx, client, r.spec.PprofURL, path); err != nil {
+				r.fail("the target's profile: " + err.Error())
+				return
+			}
+			r.mu.Lock()
+			r.rec.File = path
+			r.mu.Unlock()
+		}()
+		return
+	}
+	if r.cmd == nil {
 		close(r.enabled)
-		return r
+		return
+	}
+	// A process the servers forked since perf started is theirs too.
+	for _, pid := range r.spec.Pids() {
+		if !slices.Contains(r.rec.Pids, pid) {
+			r.rec.Pids = append(r.rec.Pids, pid)
+		}
 	}
 	r.wg.Add(1)
 	go func() {
@@ -131,7 +176,6 @@ func (p *Profiler) Start(ctx context.Context, s Spec) *Recording {
 		r.enabledAt = at
 		r.mu.Unlock()
 	}()
-	return r
 }
 
 // startPerf starts perf with its events disabled, on the control FIFOs.
@@ -153,10 +197,6 @@ func (r *Recording) startPerf(plan Plan, s Spec) error {
 		r.ctl.Close()
 		return fmt.Errorf("perf's control FIFO: %v", err)
 	}
-	pids := make([]string, len(s.Pids))
-	for i, pid := range s.Pids {
-		pids[i] = strconv.Itoa(pid)
-	}
 	data := filepath.Join(s.Dir, PerfData)
 	r.rec.File = data
 	r.log = filepath.Join(s.Dir, PerfLog)
@@ -166,9 +206,19 @@ func (r *Recording) startPerf(plan Plan, s Spec) error {
 		return fmt.Errorf("perf's log: %v", err)
 	}
 	defer logf.Close()
-	r.cmd = exec.Command(plan.Perf, PerfArgs(plan.Event, strings.Join(pids, ","), ctl, ack, data)...)
+	target := []string{"-p", joinInts(r.rec.Pids)}
+	if plan.SystemWide {
+		// Every task on the servers' CPUs: no thread the servers start
+		// while perf attaches is missed; Diff keeps their processes'
+		// samples (perf script --pid).
+		target = []string{"-a", "-C", joinInts(s.CPUs)}
+	}
+	r.cmd = exec.Command(plan.Perf, PerfArgs(plan.Event, target, ctl, ack, data)...)
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the harness
+	// No Pdeathsig: it fires when the thread that forked exits, and the
+	// harness's threads come and go (pinning). perf -p exits by itself
+	// once the processes it records are gone, which the servers'
+	// supervisors see to if the harness dies.
 	if err := r.cmd.Start(); err != nil {
 		r.closeFIFOs()
 		return fmt.Errorf("start perf: %v", err)
@@ -178,12 +228,33 @@ func (r *Recording) startPerf(plan Plan, s Spec) error {
 	return nil
 }
 
+// Sampling: 999 Hz (not a round number, which could fall in step with a
+// server's own timers), into a 4 MiB ring per CPU (perf_event_mlock_kb
+// lets a user other than root 516 KiB; root is not held to it): a perf
+// that does not get the CPU to drain its ring in time loses samples,
+// and Diff leaves out a point whose samples cover too little of the CPU
+// its servers used.
+const (
+	Freq     = 999
+	MmapSize = "4M"
+)
+
 // PerfArgs is perf record's command line: cpu-clock samples with call
-// graphs on pids, disabled until the control FIFO says enable, no
-// build-id pass at exit.
-func PerfArgs(event, pids, ctl, ack, data string) []string {
-	return []string{"record", "-e", event, "-g", "-p", pids, "-D", "-1",
-		"--control", "fifo:" + ctl + "," + ack, "-o", data, "--no-buildid", "-q"}
+// graphs on target (-a -C CPUS, or -p PIDS), disabled until the control
+// FIFO says enable, no build-id pass at exit.
+func PerfArgs(event string, target []string, ctl, ack, data string) []string {
+	args := append([]string{"record", "-e", event, "-g"}, target...)
+	return append(args, "-D", "-1", "-F", strconv.Itoa(Freq), "-m", MmapSize,
+		"--control", "fifo:"+ctl+","+ack, "-o", data, "--no-buildid")
+}
+
+// joinInts is a comma-separated list.
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 // command sends perf a control command and waits for its answer; it
@@ -237,6 +308,10 @@ func (r *Recording) WindowEnded() {
 		return
 	}
 	r.mu.Lock()
+	if !r.enabling || r.ended {
+		r.mu.Unlock()
+		return
+	}
 	r.ended = true
 	r.mu.Unlock()
 	r.wg.Add(1)
@@ -268,27 +343,34 @@ func (r *Recording) WindowEnded() {
 }
 
 // Finish waits for the recording to end (each wait bounded) and returns
-// the point's record of it: its file and span, or why there is none.
-// perf is stopped if WindowEnded never was (an interrupted point).
+// the point's record of it: its file and span, or why there is none. A
+// recording whose window never ended (a point that failed or was cut
+// short first) stops perf at once. It may be called again: the same
+// record.
 func (r *Recording) Finish() *result.CPUProfile {
 	if r == nil {
 		return nil
 	}
+	r.finish.Do(func() { r.final = r.finishOnce() })
+	return r.final
+}
+
+func (r *Recording) finishOnce() *result.CPUProfile {
 	r.mu.Lock()
 	ended := r.ended
 	r.mu.Unlock()
 	if r.cmd != nil && !ended {
 		_ = r.cmd.Process.Kill()
-		r.fail("the window never ended (the point was cut short)")
+		r.fail("the point ended before its window did")
 	}
 	r.wg.Wait()
 	if r.cmd != nil {
 		<-r.exited
 		r.closeFIFOs()
 	}
-	rec := r.rec
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	rec := r.rec
 	if r.cmd != nil && r.failed == "" {
 		rec.DurationNs = int64(r.disabledAt.Sub(r.enabledAt))
 		if rec.DurationNs <= 0 {
@@ -299,6 +381,9 @@ func (r *Recording) Finish() *result.CPUProfile {
 		if fi, err := os.Stat(rec.File); err != nil || fi.Size() == 0 {
 			r.failed = "perf wrote no data" + r.perfSaid()
 		}
+	}
+	if r.failed == "" && rec.File == "" {
+		r.failed = "no profile was taken (the window never opened)"
 	}
 	if r.failed != "" {
 		return &result.CPUProfile{Tool: rec.Tool, Reason: r.failed}
