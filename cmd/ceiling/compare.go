@@ -298,8 +298,13 @@ func (r *compareRun) verdict(out string, base, head arm) bool {
 		figs += fmt.Sprintf(" (p = %s)", strconv.FormatFloat(*h.PValue, 'g', 2, 64))
 	}
 	fmt.Fprintf(colourIfTerminal(r.stdout, os.Getenv), "\nceiling compare: head %s against base %s: %s%s; the result is %s\n", head.label, base.label, h.Verdict, figs, out)
+	// Where the CPU went, when the sweep profiled both arms.
+	_ = result.WriteProfileDiff(r.stdout, h.ProfileDiff, compareTopFrames, filepath.Dir(out))
 	return true
 }
+
+// compareTopFrames is how many frames compare prints each way.
+const compareTopFrames = 3
 
 // cleanup removes the worktrees compare made (or says where they are,
 // with --keep) and the temporary directory.
