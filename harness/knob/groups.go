@@ -73,6 +73,7 @@ type Compare struct {
 	Budget           time.Duration
 	Prefer           int
 	FailOn           string // read by the CLI once the run is over
+	Profile          string // COMPARE_PROFILE: auto | on | off
 }
 
 // Agents is AGENTS and the AGENTS_* knobs.
@@ -105,7 +106,8 @@ func (o *Options) Groups() Groups {
 			SourceAddrs: o.SourceAddrs, IOPattern: o.IOPattern, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
 			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
-			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn},
+			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn,
+			Profile: o.CompareProfile},
 		Fault: o.Fault,
 		Agents: Agents{Count: o.Agents, Listen: o.AgentsListen, TokenFile: o.AgentsTokenFile, Token: o.AgentsToken,
 			TLSCert: o.AgentsTLSCert, TLSKey: o.AgentsTLSKey, TLSCA: o.AgentsTLSCA,
