@@ -5,6 +5,7 @@ package harness_test
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,9 +53,11 @@ func profiledBlocks(t *testing.T, base, head target.Spec, n int) []result.Point 
 				t.Logf("point %d (%s) failed: %s", idx, arm, p.FailReason)
 			case cp == nil || cp.File == "" || cp.Tool != result.ProfilerPerf:
 				t.Fatalf("point %d (%s): profile %+v", idx, arm, cp)
-			case time.Duration(cp.DurationNs) < window/2 || time.Duration(cp.DurationNs) > window+200*time.Millisecond:
-				// perf attaches after the window opened: it samples a
-				// little less than the window, never much more.
+			case time.Duration(cp.DurationNs) < window/4 || time.Duration(cp.DurationNs) > window*3/2:
+				// The span is perf's acknowledged enable to its
+				// acknowledged disable, each answered within what a busy
+				// machine lets it: about the window (0.82-1.08 s of 1 s
+				// on this VM at a load average of 10), never a multiple.
 				t.Errorf("point %d (%s): perf sampled %v of a %v window", idx, arm, time.Duration(cp.DurationNs), window)
 			case !(cp.Messages > 0) || math.Abs(cp.Messages-p.ThroughputPerS*time.Duration(cp.DurationNs).Seconds()) > 1e-6*cp.Messages:
 				t.Errorf("point %d (%s): %.0f messages profiled over %v at %.0f msg/s", idx, arm, cp.Messages, time.Duration(cp.DurationNs), p.ThroughputPerS)
@@ -73,8 +76,11 @@ func profiledBlocks(t *testing.T, base, head target.Spec, n int) []result.Point 
 // an A/A pair (refserver against itself) lists no frame beyond its noise.
 func TestProfileDiffOfPlantedSpin(t *testing.T) {
 	needProcs(t)
-	if cpuprof.Check(cpuprof.Real()).Reason != "" {
-		t.Skipf("perf cannot profile here: %s (.ci/run installs linux-perf)", cpuprof.Check(cpuprof.Real()).Reason)
+	if why := cpuprof.Check(cpuprof.Real()).Reason; why != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: perf cannot profile here: %s (.ci/run installs linux-perf)", why)
+		}
+		t.Skipf("perf cannot profile here: %s (.ci/run installs linux-perf)", why)
 	}
 	ref := refTarget(t)
 	spin := ref
