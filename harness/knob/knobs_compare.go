@@ -98,6 +98,13 @@ var compareKnobs = []Knob{
 		Get:   func(o *Options) string { return o.CompareMode },
 	},
 	{
+		Env: "COMPARE_PROFILE", Flag: "compare-profile", Arg: "WHEN", Default: "`auto`", Doc: DocCompare,
+		Help:  "when a two-arm sweep profiles both arms' servers (perf record -e cpu-clock -g, or the target's pprof URL) in extra blocks after the verdict, so that profiling never perturbs the blocks that decided: `auto` where the headline is slower, `on` whatever the verdict, `off` never; the result's comparison.headline.profile_diff says which functions grew per message handled, or why there is no profile (docs/compare.md, \"Why is it slower\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareProfile }),
+		Check: oneOf(func(o *Options) string { return o.CompareProfile }, "profile mode", ProfileAuto, ProfileOn, ProfileOff),
+		Get:   func(o *Options) string { return o.CompareProfile },
+	},
+	{
 		Env: "DUET_CPUSETS", Flag: "duet-cpusets", Arg: "SRV/LT", Default: "picked from the CPUs left", Doc: DocCompare,
 		Help: "a duet's second half: its server CPUs, a slash, its generator CPUs (`3/2`), as many per side as SRV_CPUSET and LT_CPUSET; unset, the CPUs outside both sets that share no core with them",
 		Parse: func(o *Options, _, v string) error {
