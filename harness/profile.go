@@ -73,3 +73,9 @@ func (p *pointRun) recordProfile(out *verdict.Outcome) {
 		out.CPUProfile = &result.CPUProfile{Tool: result.ProfilerPprof, Reason: "the target's profile: " + out.ProfileError}
 	}
 }
+
+// ProfileDiff compares the profiled points of both arms: TwoArmRunner.
+func (pr *ProcRunner) ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff {
+	return pr.profiler().Diff(ctx, cpuprof.DiffInput{Points: points, Dir: dir, RelTo: relTo,
+		Title: "CPU per message, head against base"})
+}

@@ -35,6 +35,9 @@ const (
 	RoleSweep    = "sweep"
 	RoleAARepeat = "aa_repeat"
 	RoleCompare  = "compare" // a repeat at a compared rung of a two-arm sweep
+	// RoleProfile is a two-arm sweep's profiled repeat, after the
+	// compared blocks (COMPARE_PROFILE): never compared.
+	RoleProfile = "profile"
 )
 
 // Arms of a two-arm sweep (Point.Arm); empty in a single-arm sweep.
