@@ -62,9 +62,7 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 	}{{"A/A", slow, false}, {"A/B --spin 30us", spin, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := slowOptions(t)
-			start := time.Now()
 			r, table, err := runTwoArm(t, o, slow, tc.head)
-			took := time.Since(start)
 			skipIfContended(t, r, err)
 			a := r.Arms
 			if a == nil || a.Mode != result.ArmsWarm || a.CostsFrom != "measured" {
@@ -74,10 +72,11 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 			if a.Base.ReadyNs < int64(time.Second) || a.Head.StopNs < int64(2*time.Second) || a.Base.Boots < 2 {
 				t.Errorf("costs base %+v head %+v: want ready 1 s and stop 2 s or more, booted twice or more", a.Base, a.Head)
 			}
-			// The budget holds the whole run; the harness's own start
-			// and the last point's write lie outside it.
-			if d, ok := r.Took(); !ok || d > o.CompareBudget+5*time.Second || took > o.CompareBudget+20*time.Second {
-				t.Errorf("the run took %s (%s by this test's clock) of its %s budget", d, took, o.CompareBudget)
+			// The budget holds the whole run (the last attempt's, when
+			// contention made the test run it again); the harness's own
+			// start and the result's last write lie outside it.
+			if d, ok := r.Took(); !ok || d > o.CompareBudget+5*time.Second {
+				t.Errorf("the run took %s of its %s budget", d, o.CompareBudget)
 			}
 			for _, p := range r.Curve {
 				if p.Role == result.RoleCompare && (p.ReadyNs != 0 || p.StopNs != 0) {
@@ -111,6 +110,10 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 				}
 			case cpuprof.Check(cpuprof.Real()).Reason != "":
 				notQuiet(t, "perf cannot profile here: %s (.ci/run installs linux-perf)", cpuprof.Check(cpuprof.Real()).Reason)
+			case d != nil && strings.Contains(d.Reason, "did not fit") && contendedAt(r, 10):
+				// Blocks lost to other work spent the budget the
+				// profiled blocks would have had: rightly none.
+				notQuiet(t, "A/B: %s, the blocks having run on contended CPUs: %s", d.Reason, contendedReasons(r))
 			case d == nil || d.Reason != "":
 				t.Errorf("A/B: no profile diff: %+v", d)
 			default:
