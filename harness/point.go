@@ -40,6 +40,10 @@ type pointRun struct {
 	srvCPUs, genCPUs pinning.CPUSet
 	// fault is FAULT's signal in a resilience point (nil in any other).
 	fault *faultRun
+	// memBase is each server's memory before the generator started,
+	// memWindow the window's readings (memory.go).
+	memBase   []meter.Baseline
+	memWindow meter.Window
 }
 
 func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, args ...any) error {
@@ -96,6 +100,7 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 		return err
 	}
 	p.fault = p.newFaultRun()
+	p.memoryBaseline()
 	if err := p.startGenerator(ctx); err != nil {
 		return err
 	}
@@ -104,6 +109,7 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	}
 	p.measure(ctx, out)
 	err = p.collect(ctx, out)
+	p.recordMemory(out)
 	p.recordFault(ctx, out)
 	return err
 }
@@ -219,6 +225,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		m.Generator = append(m.Generator, cpusample.Tree(g.Pid()))
 		genDone = append(genDone, g.Done())
 	}
+	p.memorySpec(&m)
 	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	if p.target.External {
@@ -234,7 +241,8 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	}
 	capture.WindowEnded(ctx)
 	var parts []result.CPUStats
-	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
+	p.memWindow = run.Stop()
+	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(p.memWindow, p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
 		urls := p.servedURLs()
 		for i, c := range parts {

@@ -138,6 +138,7 @@ func (r *Result) Summarize() {
 		r.Warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
 	r.Comparison = DecideComparison(r.Curve, r.Config)
+	r.ConnectionCeiling = r.connectionCeiling()
 }
 
 // derivedWarnings are the openings of the warnings Summarize derives.

@@ -214,13 +214,16 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 // result was written (the reason stays with the reviewer).
 func sweepGate(r *result.Result, policy string) error {
 	slower, inconclusive, _ := result.ParseFailOn(policy) // checked before anything booted
-	if r == nil || r.Comparison == nil || !slower && !inconclusive {
+	if r == nil || r.Comparison == nil {
 		return nil
 	}
 	h := r.Comparison.Headline
 	switch {
 	case slower && h.Verdict == result.CompareSlower, inconclusive && h.Verdict == result.CompareCannotConclude:
 		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: the headline is %s: %s", policy, h.Verdict, h.Reason)}
+	}
+	if why := r.Comparison.MemoryFails(policy); why != "" {
+		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: the headline's server memory per connection is %s", policy, why)}
 	}
 	return nil
 }
