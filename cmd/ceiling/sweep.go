@@ -45,6 +45,7 @@ var sweepSections = []struct {
 	{"ladders and the search", []string{"batch-ladder", "conns-ladder", "search", "headline-batch", "record-size", "objective", "headroom-probe"}},
 	{"comparing two servers (docs/compare.md)", []string{"base-target", "compare-budget", "compare-scope", "compare-stop", "compare-reps", "alpha", "fail-on", "compare-prefer", "compare-mode", "duet-cpusets", "compare-duration", "compare-warmup"}},
 	{"the workload and the generator", []string{"scenario", "scenario-file", "generator", "io-pattern", "calibrate", "calibration", "source-addrs", "fault", "drop"}},
+	{"holding connections (SCENARIO=connections, docs/sweep.md)", []string{"conn-ramp", "conn-interval", "server-conn-bytes"}},
 	{"generator agents (docs/agents.md)", []string{"agents", "agents-listen", "agents-token-file", "agents-tls-cert", "agents-tls-key", "agents-tls-ca", "agents-join-timeout", "agents-netns", "agents-port-range"}},
 	{"output", []string{"out", "work-dir", "keep-work-dir", "profile"}},
 }
