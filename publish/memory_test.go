@@ -90,3 +90,33 @@ func TestFailOnMemoryGatesOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// A published entry keeps the headline point's memory per connection,
+// and `ceiling history` lists it, a dash for a side without one.
+func TestHistoryKeepsTheHeadlinesMemory(t *testing.T) {
+	t.Parallel()
+	r := mustRead(t, "head_same.json")
+	hp := r.HeadlinePoint()
+	if hp == nil {
+		t.Fatal("no headline point")
+	}
+	pc := 17_250.0
+	hp.ServerMemory = &result.Memory{Measure: result.MemoryPSS, Samples: 10, PerConnectionBytes: &pc}
+	e := EntryOf(r)
+	if e.Memory == nil || *e.Memory.ServerPerConnBytes != pc || e.Memory.GenPerConnBytes != nil || e.Memory.Measure != "pss" {
+		t.Fatalf("entry memory %+v", e.Memory)
+	}
+	old := EntryOf(mustRead(t, "head_same.json")) // measured before memory was
+	var b strings.Builder
+	if err := WriteHistoryTable(&b, []HistoryEntry{old, e}, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if !strings.Contains(out, "memory per connection at the headline") || !strings.Contains(out, "17.2 KB — pss") || strings.Count(out, "17.2 KB") != 1 {
+		t.Errorf("history table:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteHistoryTable(&b, []HistoryEntry{old}, 0); err != nil || strings.Contains(b.String(), "memory per connection") {
+		t.Errorf("an entry without memory got its table: %v\n%s", err, b.String())
+	}
+}

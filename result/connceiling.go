@@ -151,3 +151,22 @@ func ConnectionsHeadline(cc *ConnectionCeiling) string {
 	}
 	return s
 }
+
+// HeadlinePoint is the curve's point the headline is: the headline
+// batch's ceiling (its first clean sweep point at those connections,
+// within the objective where there is one); nil without a clean
+// headline.
+func (r *Result) HeadlinePoint() *Point {
+	h := r.Headline
+	if !h.Clean {
+		return nil
+	}
+	for i := range r.Curve {
+		p := &r.Curve[i]
+		if p.Role == RoleSweep && p.Arm != ArmBase && p.Batch == h.Batch && p.Connections == h.Connections && p.Clean &&
+			p.ThroughputPerS == h.ThroughputPerS && (r.Config.Objective == "" || p.Objective != nil && p.Objective.Met) {
+			return p
+		}
+	}
+	return nil
+}

@@ -100,6 +100,15 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return fmt.Sprintf("%.3f", *v)
 	},
 	"join": strings.Join,
+	// perConn is a side's memory per connection, "—" without one.
+	"perConn": func(m *result.Memory) string {
+		if v, ok := m.PerConnection(); ok {
+			return result.Bytes(v)
+		}
+		return "—"
+	},
+	"bytes":       result.Bytes,
+	"connections": result.ConnectionsHeadline,
 	// verdictClass is the style of a comparison's verdict: red for
 	// slower, yellow for cannot conclude, green for faster.
 	"verdictClass": func(v string) string {
