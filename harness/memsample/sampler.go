@@ -140,7 +140,10 @@ func newGroup(interval time.Duration, read func(int) (procfs.Memory, error), src
 }
 
 // tick reads every tree and folds the readings in, and their sum: a sum
-// of PSS only where every part read PSS.
+// of PSS only where every part read PSS. A tick at which a tree read
+// nothing (its processes gone between listing and reading, or exited)
+// adds nothing to the sum: a sum short of a part is no reading of the
+// whole, and its empty part is no RSS reading either.
 func (g *Group) tick() {
 	rs := make([]Reading, len(g.srcs))
 	for i, src := range g.srcs {
@@ -148,15 +151,16 @@ func (g *Group) tick() {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	sum := Reading{PSS: true}
+	sum, whole := Reading{PSS: true}, true
 	for i, r := range rs {
 		g.parts[i].add(r)
+		whole = whole && r.OK()
 		sum.PSS = sum.PSS && r.PSS
 		sum.PSSBytes += r.PSSBytes
 		sum.RSSBytes += r.RSSBytes
 		sum.Processes += r.Processes
 	}
-	if sum.Processes > 0 {
+	if whole && sum.Processes > 0 {
 		g.total.add(sum)
 	}
 }

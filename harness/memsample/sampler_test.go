@@ -96,3 +96,20 @@ func TestReadAndSampleThisProcess(t *testing.T) {
 		t.Errorf("total %+v, parts %+v, again %+v", total, parts, again)
 	}
 }
+
+// A tick at which one tree read nothing (its process gone) is no reading
+// of the sum, and does not turn the sum's measure to RSS.
+func TestATreeThatReadNothingLeavesTheSumAlone(t *testing.T) {
+	s := script{1: pss(100, 150), 2: pss(10, 20)}
+	g := newGroup(0, s.read, cpusample.PIDs(1), cpusample.PIDs(2))
+	g.tick()
+	delete(s, 2) // gone at the window's end
+	s[1] = pss(300, 350)
+	g.tick()
+	if got := g.total; got.Samples != 1 || got.Measure() != PSS || got.PeakPSS != 110 || got.EndPSS != 110 {
+		t.Errorf("total %+v (%s): want the one whole reading, in PSS", got, got.Measure())
+	}
+	if p := g.parts[0]; p.PeakPSS != 300 || p.Samples != 2 {
+		t.Errorf("the tree that read: %+v", p)
+	}
+}
