@@ -94,3 +94,15 @@ func TestMemoryComparisonWithoutEnoughPairs(t *testing.T) {
 		t.Errorf("no memory read: %+v", m)
 	}
 }
+
+// The terminal's comparison says the memory verdict under its table.
+func TestComparisonTableSaysTheMemory(t *testing.T) {
+	cp := ComparePoint(1, 5000, memBlocks(8, 24_000, 4096, 1000, 1), 0.05, StopFixed, 8)
+	var b strings.Builder
+	if err := WriteComparison(&b, &Comparison{Alpha: 0.05, Confidence: 0.95, Reps: 8, Headline: cp, Points: []ComparedPoint{cp}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "batch 1: server memory per connection higher: p < 0.05 (base 24.") {
+		t.Errorf("comparison:\n%s", b.String())
+	}
+}

@@ -37,6 +37,9 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 			p99 += " (" + pctOr(p.P99ChangePct) + ")"
 		}
 		fmt.Fprintf(w, "  batch %d: p99 %s; unpaired (Mann-Whitney) p = %s, which decides nothing\n", p.Batch, p99, pOr(p.Unpaired.PValue))
+		if m := p.Memory; m != nil {
+			fmt.Fprintf(w, "  batch %d: server memory per connection %s (information; FAIL_ON memory gates on it)\n", p.Batch, m.Reason)
+		}
 	}
 	for _, p := range c.Points {
 		if p.Verdict == CompareCannotConclude || p.Base.Failed+p.Head.Failed > 0 {
