@@ -27,64 +27,74 @@ type pssWatch struct {
 	mu    sync.Mutex
 	seen  map[int][]uint64 // by pid, bytes, in order
 	order []int            // pids in the order first seen
-	stop  chan struct{}
-	done  chan struct{}
+	end   func()           // stops the watch (poll)
 }
 
 func watchPss(t *testing.T) *pssWatch {
 	t.Helper()
-	w := &pssWatch{seen: map[int][]uint64{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &pssWatch{seen: map[int][]uint64{}}
+	w.end = poll(t, 100*time.Millisecond, w.look)
+	return w
+}
+
+// look reads every refserver of the test build once.
+func (w *pssWatch) look() {
 	exe := filepath.Join(bin, "refserver")
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmd, []byte(exe+"\x00")) {
+			continue
+		}
+		roll, err := os.ReadFile("/proc/" + e.Name() + "/smaps_rollup")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(roll), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 3 && f[0] == "Pss:" && f[2] == "kB" {
+				kb, _ := strconv.ParseUint(f[1], 10, 64)
+				w.mu.Lock()
+				if _, seen := w.seen[pid]; !seen {
+					w.order = append(w.order, pid)
+				}
+				w.seen[pid] = append(w.seen[pid], kb<<10)
+				w.mu.Unlock()
+			}
+		}
+	}
+}
+
+// poll calls look at once and then every interval, on a goroutine of its
+// own, until the stop it returns is called (at the test's end at the
+// latest); stop returns once the last look has ended, and may be called
+// again.
+func poll(t *testing.T, interval time.Duration, look func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(w.done)
-		tick := time.NewTicker(100 * time.Millisecond)
+		defer close(done)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
-			ents, _ := os.ReadDir("/proc")
-			for _, e := range ents {
-				pid, err := strconv.Atoi(e.Name())
-				if err != nil {
-					continue
-				}
-				cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-				if err != nil || !bytes.HasPrefix(cmd, []byte(exe+"\x00")) {
-					continue
-				}
-				roll, err := os.ReadFile("/proc/" + e.Name() + "/smaps_rollup")
-				if err != nil {
-					continue
-				}
-				for _, line := range strings.Split(string(roll), "\n") {
-					f := strings.Fields(line)
-					if len(f) == 3 && f[0] == "Pss:" && f[2] == "kB" {
-						kb, _ := strconv.ParseUint(f[1], 10, 64)
-						w.mu.Lock()
-						if _, seen := w.seen[pid]; !seen {
-							w.order = append(w.order, pid)
-						}
-						w.seen[pid] = append(w.seen[pid], kb<<10)
-						w.mu.Unlock()
-					}
-				}
-			}
+			look()
 			select {
-			case <-w.stop:
+			case <-quit:
 				return
 			case <-tick.C:
 			}
 		}
 	}()
-	t.Cleanup(w.end)
-	return w
-}
-
-func (w *pssWatch) end() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() { close(quit) })
+		<-done
 	}
-	<-w.done
+	t.Cleanup(stop)
+	return stop
 }
 
 // perConn is the i-th refserver seen's (largest - baseline) / conns,
