@@ -5,6 +5,7 @@
 #   make ceiling-quick                             a small ladder in about a minute
 #   make ceiling-compare BASE_TARGET=FILE [TARGET=FILE]  base and head swept in one run and compared (docs/compare.md)
 #   make install                                   bin/ceiling into BINDIR (default: go env GOBIN, else GOPATH/bin), for your own repository
+#   make ceiling-connections                       how many connections the server holds, and what each costs it (docs/sweep.md)
 #   make test                                      the unit lane: vet + actionlint + race tests, shuffled, packages in parallel (no server process, no quiet CPU)
 #   make e2e                                       the end-to-end lane: real servers, real sweeps, pinned CPUs (files tagged e2e)
 #   make check                                     both lanes: what CI runs (.ci/run)
@@ -28,7 +29,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BINDIR  ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 
 # Sweep knobs: exported so `ceiling sweep` reads them (flags override).
-export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP ALLOW_LONG HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS AGENTS_LISTEN AGENTS_TOKEN AGENTS_TOKEN_FILE AGENTS_JOIN_TIMEOUT AGENTS_NETNS AGENTS_PORT_RANGE SRV_USER AGENTS_TLS_CERT AGENTS_TLS_KEY AGENTS_TLS_CA FAULT IO_PATTERN
+export SRV_CPUSET LT_CPUSET BATCH_LADDER RECORD_SIZE HEADLINE_BATCH REPS DURATION WARMUP SCENARIO OUT QUICK GENERATOR TARGET ALLOW_OVERLAP ALLOW_LONG HEADROOM_PROBE KEEP_WORK_DIR PROFILE_DIR OBJECTIVE DROP SCENARIO_FILE SOURCE_ADDRS SEARCH CALIBRATE CALIBRATION AGENTS AGENTS_LISTEN AGENTS_TOKEN AGENTS_TOKEN_FILE AGENTS_JOIN_TIMEOUT AGENTS_NETNS AGENTS_PORT_RANGE SRV_USER AGENTS_TLS_CERT AGENTS_TLS_KEY AGENTS_TLS_CA FAULT IO_PATTERN CONN_RAMP CONN_INTERVAL SERVER_CONN_BYTES
 # Two-arm sweep knobs (docs/compare.md).
 export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER COMPARE_BUDGET FAIL_ON COMPARE_MODE COMPARE_PROFILE DUET_CPUSETS COMPARE_DURATION COMPARE_WARMUP COMPARE_ARMS COMPARE_REBOOT_EVERY SERVER_COSTS
 # CONNS_LADDER_<batch> (from the command line or the environment) reach
@@ -38,7 +39,7 @@ export BASE_TARGET COMPARE_REPS ALPHA COMPARE_STOP COMPARE_SCOPE COMPARE_PREFER 
 # export every variable, hence one export per name.)
 $(foreach v,$(filter CONNS_LADDER_%,$(.VARIABLES)),$(eval export $(v)))
 
-.PHONY: all build install screenshots test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare node-generator release-dry-run clean
+.PHONY: all build install screenshots test e2e check validate vet lint bench bench-clients load ceiling ceiling-quick ceiling-compare ceiling-connections node-generator release-dry-run clean
 
 all: build
 
@@ -128,6 +129,13 @@ ceiling: build
 ceiling-quick: build
 	@echo 'QUICK=1 $(BIN)/ceiling sweep'
 	@QUICK=1 $(BIN)/ceiling sweep $(SWEEP_STATUS)
+
+# The connection-scale sweep: a ladder of held connections up to 100,000
+# (CONNS_LADDER_1 to change it), each sending one message every
+# CONN_INTERVAL; refused before anything boots when this machine's limits
+# cannot hold its top rung (docs/sweep.md, "Limits that cap a ladder").
+ceiling-connections: build
+	SCENARIO=connections $(BIN)/ceiling sweep
 
 ceiling-compare: build
 	@test -n "$$BASE_TARGET" || { echo "make ceiling-compare: set BASE_TARGET=FILE, the base arm's target file (TARGET is the head's)" >&2; exit 2; }

@@ -23,8 +23,8 @@ func (p *pointRun) agentSide() *agentside.Run {
 		Marker: p.f.marker, JSON: p.f.json, Log: p.f.genLog, Dir: p.f.dir,
 		CPUs:    p.genCPUs,
 		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
-		NoFile:  NoFileLimit, Grace: InterruptGrace(pr.grace),
-		ConnectTimeout: connectTimeout, JoinTimeout: pr.joinTimeout(), ExitTimeout: exitTimeout,
+		NoFile:  pr.o.noFile(), Grace: InterruptGrace(pr.grace),
+		ConnectTimeout: connectTimeout, JoinTimeout: pr.joinTimeout() + pr.rampTime(p.spec.Key.Connections), ExitTimeout: exitTimeout,
 		Env: pr.agents, Listen: pr.o.Agents.Listen, PortRange: pr.o.Agents.PortRange,
 		Hub: pr.remoteHub,
 	})

@@ -67,7 +67,7 @@ func (p *pointRun) boot(ctx context.Context) error {
 		srv, err := pr.starter().Start(ctx, supervise.Spec{
 			Name: p.label(i), Path: argv[0], Args: argv[1:], Env: env, Dir: p.target.Dir,
 			Environ: runAs.Environ(target.ChildEnviron(os.Environ(), p.target.PassEnv, nil)),
-			CPUs:    p.srvCPUs, NoFile: NoFileLimit, LogPath: p.serverLog(i),
+			CPUs:    p.srvCPUs, NoFile: p.pr.o.noFile(), LogPath: p.serverLog(i),
 			Grace: InterruptGrace(pr.grace), // used only when ctx ends: an interrupt
 			User:  runAs.Credential(),
 		})

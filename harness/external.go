@@ -53,7 +53,8 @@ func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, ru
 	}
 	windowEnd.Stop()
 	capture.WindowEnded(ctx)
-	_, out.GeneratorCPU, _ = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, false)
+	p.memWindow = run.Stop()
+	_, out.GeneratorCPU, _ = meter.Sides(p.memWindow, p.srvCPUs, p.genCPUs, false)
 	recordCapture(capture, out)
 	out.ServerCPU = verdict.ExternalCPU(out.ServerMetrics, p.target.ExternalCPUs)
 }

@@ -87,7 +87,7 @@ func (g *genProc) Start(ctx context.Context, _ string, flags []string, cgroup st
 		Env:     []string{"GOMAXPROCS=" + strconv.Itoa(len(p.genCPUs))},
 		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
 		CPUs:    p.genCPUs,
-		NoFile:  NoFileLimit,
+		NoFile:  pr.o.noFile(),
 		Cgroup:  cgroup, // joined before exec: capped from its first instruction, children too
 		LogPath: p.f.genLog,
 		Grace:   InterruptGrace(pr.grace),
@@ -113,20 +113,25 @@ func (g *genProc) Procs() []supervise.Process {
 	return []supervise.Process{g.proc}
 }
 
-func (g *genProc) Group() bool               { return false }
-func (g *genProc) MarkerWait() time.Duration { return connectTimeout }
+func (g *genProc) Group() bool { return false }
+
+// MarkerWait is the connect bound, and the time the ramp of
+// SCENARIO=connections takes to open the rung.
+func (g *genProc) MarkerWait() time.Duration {
+	return connectTimeout + g.p.pr.rampTime(g.p.spec.Key.Connections)
+}
 
 // MarkerFailed is "": a generator that exited may have lost its server,
 // whose exit is the reason then (NoMarker).
 func (g *genProc) MarkerFailed() (string, supervise.Process) { return "", nil }
 
-func (g *genProc) NoMarker(overdue bool, _ time.Duration) (string, supervise.Process) {
+func (g *genProc) NoMarker(overdue bool, wait time.Duration) (string, supervise.Process) {
 	gen := g.proc
 	switch {
 	case gen.Exited():
 		return fmt.Sprintf("generator exited before creating its measure marker (%s)%s", exitText(gen), lastWords(gen)), gen
 	case overdue:
-		return fmt.Sprintf("generator created no measure marker within warm-up + %s", connectTimeout), gen
+		return fmt.Sprintf("generator created no measure marker within warm-up + %s", wait), gen
 	}
 	return "", nil
 }

@@ -196,6 +196,13 @@ func TestMiniSweep(t *testing.T) {
 		if p.LowerBound != result.IsLowerBound(p.Verdict) {
 			t.Errorf("point %d lower_bound %v with verdict %s", p.Index, p.LowerBound, p.Verdict)
 		}
+		// Each side's memory, with a figure per connection (issue 49).
+		if m := p.ServerMemory; m == nil || m.PeakBytes == 0 || m.BaselineBytes == nil || m.PerConnectionBytes == nil || m.Measure != result.MemoryPSS {
+			t.Errorf("point %d server memory %+v", p.Index, m)
+		}
+		if _, ok := p.GeneratorMemory.PerConnection(); !ok {
+			t.Errorf("point %d generator memory %+v", p.Index, p.GeneratorMemory)
+		}
 	}
 	for _, side := range []string{"server", "generator"} {
 		if cpuSum[side] <= 0 {

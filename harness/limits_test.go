@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
+	"github.com/ceiling-bench/ceiling/harness/limits"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/result"
@@ -16,18 +17,19 @@ import (
 // hold is refused before anything boots, naming the ladder's knob and the
 // limit; one that fits passes.
 func TestResolveRefusesLadderOverNoFile(t *testing.T) {
-	held := func(uint64) (uint64, string) {
-		return 20000, "the hard limit is 20000 and raising it needs CAP_SYS_RESOURCE"
+	held := func(limits.Ask, int) limits.Machine {
+		return limits.Machine{NoFile: 20000, NoFileWhy: "the hard limit is 20000 and raising it needs CAP_SYS_RESOURCE"}
 	}
 	o := knob.DefaultOptions(false)
 	o.BatchLadder = knob.Ladder{10, 100}
 	o.HeadlineBatch = 10
 	o.ConnsLadders = knob.ConnsLadders{10: {1000, 19936}, 100: {1000, 30000}}
-	err := (&draft{Options: o}).checkNoFile(held)
+	d := &draft{Options: o}
+	err := d.checkLimits(nil, nil, held)
 	if err == nil {
 		t.Fatal("a 30000-connection rung passed a limit of 20000")
 	}
-	for _, want := range []string{"CONNS_LADDER_100 (--conns-ladder): 30000 connections need about 30064 file descriptors", "at most 20000", "CAP_SYS_RESOURCE", "19936 connections or fewer"} {
+	for _, want := range []string{"CONNS_LADDER_100 (--conns-ladder): 30000 connections need about 30064 file descriptors in the generator", "at most 20000", "CAP_SYS_RESOURCE", "19936 connections or fewer"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -35,13 +37,29 @@ func TestResolveRefusesLadderOverNoFile(t *testing.T) {
 	if strings.Contains(err.Error(), "CONNS_LADDER_10 ") {
 		t.Errorf("error %q names the ladder that fits", err)
 	}
+	// The children ask for what the largest rung needs, NoFileLimit at
+	// least.
+	if d.NoFile != NoFileLimit {
+		t.Errorf("the children would ask for RLIMIT_NOFILE %d, want %d", d.NoFile, NoFileLimit)
+	}
+	d.ConnsLadders[100] = knob.Ladder{1000, 80000}
+	_ = d.checkLimits(nil, nil, held)
+	if d.NoFile != 80064 {
+		t.Errorf("at 80000 connections the children would ask for RLIMIT_NOFILE %d, want 80064", d.NoFile)
+	}
+	d.ConnsLadders[100] = knob.Ladder{1000, 30000}
+	// Split over 3 agents, the generator's side fits.
+	d.Agents = 3
+	if err := d.checkLimits(nil, nil, held); err != nil {
+		t.Errorf("30000 over 3 agents: %v", err)
+	}
 
 	// Through Resolve, with this machine's real limit: a rung no limit
-	// holds (the harness asks for NoFileLimit at most).
+	// holds (past fs.nr_open, the most any process may have).
 	o = knob.DefaultOptions(false)
-	o.ConnsLadders = knob.ConnsLadders{10: {32, NoFileLimit + 1}}
+	o.ConnsLadders = knob.ConnsLadders{10: {32, 1<<20 + 1}}
 	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err == nil || !strings.Contains(err.Error(), "CONNS_LADDER_10 (--conns-ladder)") {
-		t.Errorf("Resolve with a %d-connection rung: %v, want CONNS_LADDER_10 refused", NoFileLimit+1, err)
+		t.Errorf("Resolve with a %d-connection rung: %v, want CONNS_LADDER_10 refused", 1<<20+1, err)
 	}
 	o = knob.DefaultOptions(false)
 	if _, err := resolveInto(&o, pinning.CPUSet{0, 1}); err != nil {

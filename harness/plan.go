@@ -56,6 +56,10 @@ type Plan struct {
 	// from (the CPU sets for this machine, a ladder from the scenario
 	// file, the objective from the target block).
 	Notes []string
+	// NoFile is the RLIMIT_NOFILE the servers and the generators ask
+	// for: NoFileLimit, or more when a process's share of the largest
+	// rung needs it (limits.Want). 0 in a plan made by hand: NoFileLimit.
+	NoFile uint64
 }
 
 // draft is a Plan being resolved: the knobs as given, filled in and
@@ -68,13 +72,15 @@ type draft struct {
 	RunAs       *runas.User
 	Calibration *calibrate.Doc
 	Notes       []string
+	NoFile      uint64
 }
 
 // plan splits the resolved knobs by reader.
 func (d *draft) plan(secrets *redact.Set) *Plan {
 	g := d.Groups()
 	return &Plan{CPUs: g.CPUs, Schedule: g.Schedule, Point: g.Point, Compare: g.Compare, Fault: g.Fault, Agents: g.Agents, Files: g.Files,
-		Target: d.Target, BaseTarget: d.BaseTarget, Secrets: secrets, AgentsTLS: d.AgentsTLS, RunAs: d.RunAs, Calibration: d.Calibration, Notes: d.Notes}
+		Target: d.Target, BaseTarget: d.BaseTarget, Secrets: secrets, AgentsTLS: d.AgentsTLS, RunAs: d.RunAs, Calibration: d.Calibration, Notes: d.Notes,
+		NoFile: d.NoFile}
 }
 
 // Env is what Resolve reads besides the knobs.
@@ -151,6 +157,9 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 		set.Add(p.AgentsToken.Text())
 	}
 	p.Notes = append(p.Notes, notes...)
+	if err := p.checkLimits(&p.Target, p.BaseTarget, machineLimits); err != nil {
+		return nil, err
+	}
 	p.resolveObjective()
 	if err := fault.Check(&p.Options, p.Target); err != nil {
 		return nil, err
@@ -249,3 +258,11 @@ func (p *draft) resolveObjective() {
 
 // errNoTarget: Run was given a plan of knobs alone.
 var errNoTarget = errors.New("harness: Run needs a plan with its target (Resolve, not ResolveKnobs)")
+
+// noFile is the RLIMIT_NOFILE each child asks for.
+func (p *Plan) noFile() uint64 {
+	if p.NoFile == 0 {
+		return NoFileLimit
+	}
+	return p.NoFile
+}

@@ -23,9 +23,10 @@ var resolvers = []string{
 	"plan.go: draft", "plan.go: draft.plan", "plan.go: ResolveKnobs", "plan.go: Resolve",
 	"plan.go: draft.resolveTarget", "plan.go: draft.resolveBaseTarget", "plan.go: draft.resolveObjective",
 	"resolve.go: draft.resolveKnobs", "resolve.go: draft.resolveCPUs", "resolve.go: draft.resolveScenarioFile",
-	"resolve.go: draft.checkNoFile", "resolve.go: ResolveCPUs", "resolve.go: draft.resolveAgentsToken",
+	"resolve.go: ResolveCPUs", "resolve.go: draft.resolveAgentsToken",
 	"resolve.go: draft.resolveAgentsTLS",
 	"targetplan.go: draft.forSweep", "targetplan.go: checkTargetFor",
+	"limitsplan.go: draft.checkConnKnobs", "limitsplan.go: draft.checkLimits", "limitsplan.go: draft.limitsAsk", "limitsplan.go: draft.scenarioURLs",
 }
 
 // TestOnlyResolveReadsOptions fails when code that runs after Resolve

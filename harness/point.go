@@ -52,6 +52,10 @@ type pointRun struct {
 	readyCost, stopCost time.Duration
 	// prof is a profiled point's CPU profile (nil in any other).
 	prof *cpuprof.Recording
+	// memBase is each server's memory before the generator started,
+	// memWindow the window's readings (memory.go).
+	memBase   []meter.Baseline
+	memWindow meter.Window
 }
 
 func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, args ...any) error {
@@ -130,6 +134,7 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	p.prof = p.startProfile(ctx) // a profiled block's: perf attached, not yet sampling
 	defer p.prof.Finish()
 	p.fault = p.newFaultRun()
+	p.memoryBaseline()
 	if err := p.startGenerator(ctx); err != nil {
 		return err
 	}
@@ -138,6 +143,7 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 	}
 	p.measure(ctx, out)
 	err = p.collect(ctx, out)
+	p.recordMemory(out)
 	p.recordFault(ctx, out)
 	return err
 }
@@ -253,6 +259,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		m.Generator = append(m.Generator, cpusample.Tree(g.Pid()))
 		genDone = append(genDone, g.Done())
 	}
+	p.memorySpec(&m)
 	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
 	p.prof.Enable()
@@ -270,7 +277,8 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	capture.WindowEnded(ctx)
 	p.prof.WindowEnded()
 	var parts []result.CPUStats
-	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
+	p.memWindow = run.Stop()
+	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(p.memWindow, p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
 		urls := p.servedURLs()
 		for i, c := range parts {

@@ -383,6 +383,7 @@ func (pr *ProcRunner) loadArgs(tg target.Spec, k result.PointKey, addr target.Ad
 	if pr.o.Point.IOPattern == load.IOEager {
 		a = append(a, "--eager-reads")
 	}
+	a = append(a, pr.connArgs()...)
 	if pr.o.Point.Drop {
 		a = append(a, "--drop")
 		// The target's own ready probe, when the generator can poll it

@@ -65,7 +65,8 @@ func (o *draft) resolveKnobs(available pinning.CPUSet) error {
 	var err error
 	o.RunAs, err = runas.Resolve(o.ServerUser)
 	errs = append(errs, err)
-	errs = append(errs, o.checkNoFile(pinning.ReachableNoFile))
+	errs = append(errs, o.checkConnKnobs())
+	errs = append(errs, o.checkLimits(nil, nil, machineLimits))
 	errs = append(errs, o.resolveCalibration())
 	errs = append(errs, o.resolveCompare())
 	if err := o.resolveCPUs(available); err != nil {
@@ -154,29 +155,6 @@ func (o *draft) resolveScenarioFile() error {
 		return fmt.Errorf("SCENARIO_FILE (--scenario-file): %w", err)
 	}
 	return nil
-}
-
-// checkNoFile refuses a connection ladder whose top rung the children's
-// RLIMIT_NOFILE cannot hold, before anything boots: the harness asks for
-// NoFileLimit for the server and the generator, and reachable says what a
-// child will get here (below it when the hard limit is lower and may not be
-// raised). Past the limit every further connect fails with EMFILE, on the
-// generator's side first (it holds every connection; a server of several
-// holds its share). docs/pinning.md, "RLIMIT_NOFILE".
-func (o *draft) checkNoFile(reachable func(want uint64) (uint64, string)) error {
-	limit, why := reachable(NoFileLimit)
-	if why == "" {
-		why = fmt.Sprintf("the harness asks for %d (harness.NoFileLimit)", uint64(NoFileLimit))
-	}
-	var errs []error
-	for _, b := range o.BatchLadder {
-		top := o.ConnsLadder(b).Top()
-		if need := uint64(top) + load.NoFileSpare; need > limit {
-			errs = append(errs, fmt.Errorf("CONNS_LADDER_%d (--conns-ladder): %d connections need about %d file descriptors in the generator (a socket each, plus %d), but its RLIMIT_NOFILE can be at most %d here: %s; lower the ladder to %d connections or fewer",
-				b, top, need, load.NoFileSpare, limit, why, limit-load.NoFileSpare))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // ResolveCPUs fills and checks SRV_CPUSET and LT_CPUSET alone, as Resolve

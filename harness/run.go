@@ -239,7 +239,7 @@ func (s *sweepRun) newResult() *result.Result {
 	if o.RunAs != nil {
 		r.Meta.Target.User = o.RunAs.Name
 	}
-	r.Meta.Pinning = meta.Pinning(o.CPUs, NoFileLimit)
+	r.Meta.Pinning = meta.Pinning(o.CPUs, o.noFile())
 	for _, w := range meta.PinningWarnings(o.CPUs) {
 		r.Warn(w)
 	}

@@ -51,27 +51,13 @@ type treeWatch struct {
 	mu      sync.Mutex
 	maxCats int                         // most cat children one websocketd had at once
 	seen    map[supervise.ProcStat]bool // every websocketd and cat seen, to check none outlives the sweep
-	stop    chan struct{}
-	done    chan struct{}
+	end     func()                      // stops the watch (poll)
 }
 
 func watchTree(t *testing.T) *treeWatch {
 	t.Helper()
-	w := &treeWatch{seen: map[supervise.ProcStat]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			w.look()
-			select {
-			case <-w.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	t.Cleanup(w.end)
+	w := &treeWatch{seen: map[supervise.ProcStat]bool{}}
+	w.end = poll(t, 50*time.Millisecond, w.look)
 	return w
 }
 
@@ -103,15 +89,6 @@ func (w *treeWatch) look() {
 	for _, n := range cats {
 		w.maxCats = max(w.maxCats, n)
 	}
-}
-
-func (w *treeWatch) end() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
-	<-w.done
 }
 
 // comm is the process's command name, "" once it is gone.

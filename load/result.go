@@ -99,6 +99,7 @@ type (
 	GeneratorStats = wire.GeneratorStats
 	LoopStats      = wire.LoopStats
 	ThreadStats    = wire.ThreadStats
+	SelfMemory     = wire.GeneratorMemory
 )
 
 // DelayFraction is run delay as a fraction of the runnable time (ran or

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/procfs"
 	"github.com/ceiling-bench/ceiling/load/payload"
 	"github.com/ceiling-bench/ceiling/load/wsconn"
 )
@@ -83,6 +84,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		fmt.Fprintln(progress, note)
 	}
 	ctx = wsconn.WithSourceAddrs(ctx, wsconn.NewSourceAddrs(addrs))
+	before := readSelfMemory() // the baseline of the generator's memory per connection
 	open, err := connectPhase(ctx, &cfg, sc, merged, progress)
 	res.Summary.ConnectionsOpen = open
 	if err != nil {
@@ -104,7 +106,7 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	}
 	w := NewWindow(loadAt, &cfg, drain)
 	fmt.Fprintf(progress, "%d open; warm-up %v, then measuring %v\n", open, time.Duration(cfg.WarmupNs), time.Duration(cfg.DurationNs))
-	markerErr := measureWindow(ctx, w, &cfg, sc, merged, opts.Recorded, res, open, addrs)
+	markerErr := measureWindow(ctx, w, &cfg, sc, merged, opts.Recorded, res, open, addrs, before)
 	if cfg.Drop && ctx.Err() == nil {
 		fmt.Fprintf(progress, "dropping every connection without a close handshake...\n")
 		dr, err := dropAll(ctx, sc, cfg.DropProbe)
@@ -221,7 +223,7 @@ func waitForStart(ctx context.Context, cfg *Config, start func(context.Context, 
 // measureWindow applies the load through the window w, merges the
 // connections' records into merged and fills res's summary and generator
 // stats. It returns the measure marker's error, if any.
-func measureWindow(ctx context.Context, w Window, cfg *Config, sc Scenario, merged *Recorder, recorded func(*Recorder), res *Result, open int, addrs []netip.Addr) error {
+func measureWindow(ctx context.Context, w Window, cfg *Config, sc Scenario, merged *Recorder, recorded func(*Recorder), res *Result, open int, addrs []netip.Addr, before procfs.Memory) error {
 	obs := startObserver(ctx, w, cfg.MeasureMarker, sc)
 	recs := sc.Load(ctx, w)
 	stats, markerErr := obs.wait()
@@ -240,6 +242,7 @@ func measureWindow(ctx context.Context, w Window, cfg *Config, sc Scenario, merg
 	}
 	fillSummary(res, merged, open, measured)
 	res.Generator = stats.generatorStats(merged, measured)
+	res.Generator.Memory = selfMemory(before, stats.start.mem, stats.end.mem)
 	if len(addrs) > 0 {
 		res.Generator.SourceAddrs = sourceStrings(addrs)
 	}

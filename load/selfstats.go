@@ -24,6 +24,7 @@ type counters struct {
 	runDelayNs    int64                     // sum of schedstat run_delay over our threads
 	threads       map[int]threadSched       // each thread's schedstat by TID; nil where unavailable
 	reads, msgs   int64
+	mem           procfs.Memory // this process's memory (selfmemory.go); mem.RSSBytes 0: unread
 }
 
 const schedLatencies = "/sched/latencies:seconds"
@@ -45,6 +46,7 @@ func snapshot(sc Scenario) counters {
 		c.runDelayNs += t.delayNs
 	}
 	c.reads, c.msgs = sc.ReadCounters()
+	c.mem = readSelfMemory()
 	return c
 }
 

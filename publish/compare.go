@@ -69,6 +69,9 @@ type Row struct {
 	P99Verdict  string   // two-arm: better | worse | within_noise | cannot_conclude; cross-run: ""
 	P99DeltaPct *float64 //
 	P99PValue   *float64 //
+	// Memory is the server's memory per connection, head against base
+	// (two-arm only; nil where no repeat measured one).
+	Memory *result.MemoryComparison
 }
 
 // CompareOptions say where the baseline came from.
@@ -262,6 +265,7 @@ func comparedRow(cp *result.ComparedPoint) Row {
 		NBase: cp.NBase, NHead: cp.NHead, SpreadPct: &spread, AtLeast: cp.AtLeast,
 		Verdict: cp.Verdict, Reason: cp.Reason,
 		P99Verdict: cp.P99Verdict, P99DeltaPct: cp.P99ChangePct, P99PValue: cp.P99PValue,
+		Memory: cp.Memory,
 	}
 }
 
@@ -501,12 +505,14 @@ func sameCommit(ref, commit string) bool {
 
 // ---- --fail-on
 
-// Fail-on policies of `ceiling publish comment --fail-on`; slower and
-// inconclusive combine as "slower,inconclusive".
+// Fail-on policies of `ceiling publish comment --fail-on`; slower,
+// inconclusive and memory combine comma-separated
+// ("slower,inconclusive").
 const (
 	FailOnNever        = result.FailOnNever        // the comment informs; the step never fails on a verdict
 	FailOnSlower       = result.FailOnSlower       // a significant headline regression fails the step
 	FailOnInconclusive = result.FailOnInconclusive // a headline that could not be concluded fails the step
+	FailOnMemory       = result.FailOnMemory       // the headline's server memory per connection significantly higher fails the step
 )
 
 // RegressionError is a significant headline regression under
@@ -540,6 +546,19 @@ func (e *InconclusiveError) Error() string {
 	return fmt.Sprintf("%s: the headline (batch %d) could not be concluded: %s (--fail-on inconclusive)", e.Generator, h.Batch, why)
 }
 
+// MemoryError is a headline whose server memory per connection is
+// significantly higher, under --fail-on memory (exit status 1).
+type MemoryError struct {
+	Generator string
+	Headline  Row
+}
+
+func (e *MemoryError) Error() string {
+	h := e.Headline
+	return fmt.Sprintf("%s: the headline's (batch %d, %d connections) server memory per connection is %s (--fail-on memory)",
+		e.Generator, h.Batch, h.Connections, h.Memory.Reason)
+}
+
 // ErrFailOn is a --fail-on value that is not a policy.
 var ErrFailOn = result.ErrFailOn
 
@@ -556,7 +575,9 @@ func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
 // FailOn applies a --fail-on policy: a *RegressionError when it holds
 // FailOnSlower and the two-arm headline is significantly slower; an
 // *InconclusiveError when it holds FailOnInconclusive and the headline
-// is not a two-arm verdict of faster, slower or within noise.
+// is not a two-arm verdict of faster, slower or within noise; a
+// *MemoryError when it holds the memory clause and the headline's server
+// memory per connection is significantly higher.
 func FailOn(c *Comparison, policy string) error {
 	slower, inconclusive, err := ParseFailOn(policy)
 	if err != nil {
@@ -568,6 +589,8 @@ func FailOn(c *Comparison, policy string) error {
 		return &RegressionError{Generator: c.Generator, Headline: c.Headline}
 	case inconclusive && (!twoArm || c.Headline.Verdict == CannotConclude):
 		return &InconclusiveError{Generator: c.Generator, Headline: c.Headline, Mode: c.Mode}
+	case twoArm && result.FailsOnMemory(policy) && c.Headline.Memory != nil && c.Headline.Memory.Verdict == result.MemoryHigher:
+		return &MemoryError{Generator: c.Generator, Headline: c.Headline}
 	}
 	return nil
 }

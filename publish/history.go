@@ -59,6 +59,41 @@ type HistoryEntry struct {
 	// Ceilings is every batch size's ceiling, ascending batch as in the
 	// result; nil in entries written before it existed.
 	Ceilings []HistoryCeiling `json:"ceilings,omitempty"`
+	// Memory is each side's memory per connection at the headline's
+	// point; nil where it was not measured (and before it was).
+	Memory *HistoryMemory `json:"memory,omitempty"`
+}
+
+// HistoryMemory is the headline point's memory per connection on both
+// sides (result.Memory's per_connection_bytes), in its measure.
+type HistoryMemory struct {
+	Measure            string   `json:"measure"`
+	ServerPerConnBytes *float64 `json:"server_per_connection_bytes"`
+	GenPerConnBytes    *float64 `json:"generator_per_connection_bytes"`
+}
+
+// historyMemory is the headline point's memory, or nil.
+func historyMemory(r *result.Result) *HistoryMemory {
+	p := r.HeadlinePoint()
+	if p == nil {
+		return nil
+	}
+	srv, okS := p.ServerMemory.PerConnection()
+	gen, okG := p.GeneratorMemory.PerConnection()
+	if !okS && !okG {
+		return nil
+	}
+	m := &HistoryMemory{}
+	if okS {
+		m.Measure, m.ServerPerConnBytes = p.ServerMemory.Measure, &srv
+	}
+	if okG {
+		m.GenPerConnBytes = &gen
+		if m.Measure == "" {
+			m.Measure = p.GeneratorMemory.Measure
+		}
+	}
+	return m
 }
 
 // HistoryCeiling is one batch size's ceiling in a history entry
@@ -96,6 +131,7 @@ func EntryOf(r *result.Result) HistoryEntry {
 		Comparison:     comparisonVerdict(r),
 		Partial:        r.Partial,
 		Ceilings:       historyCeilings(r.Ceilings),
+		Memory:         historyMemory(r),
 	}
 }
 

@@ -71,6 +71,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 	switch c.Mode {
 	case ModeTwoArm:
 		renderTwoArmTable(&b, c)
+		renderMemory(&b, c)
 	case ModeCrossRun:
 		renderCrossRunTable(&b, c)
 	default:
@@ -547,4 +548,60 @@ func renderSiteLinks(b *strings.Builder, c *Comparison, site string) {
 	}
 	links = append(links, fmt.Sprintf("[trend over commits](%s)", site))
 	fmt.Fprintf(b, "Results site: %s.\n\n", strings.Join(links, " · "))
+}
+
+// renderMemory is the server's memory per connection, head against
+// base, at each compared point that measured it: information, which
+// gates only under --fail-on memory.
+func renderMemory(b *strings.Builder, c *Comparison) {
+	var lines []string
+	for _, r := range c.Rows {
+		m := r.Memory
+		if m == nil {
+			continue
+		}
+		line := fmt.Sprintf("batch %d × %d: ", r.Batch, r.Connections)
+		if m.BaseMedianBytes != nil && m.HeadMedianBytes != nil && m.ChangeBytes != nil {
+			change := signedBytesCell(*m.ChangeBytes)
+			if m.ChangePct != nil {
+				change += " (" + signedPct(m.ChangePct) + ")"
+			}
+			line += fmt.Sprintf("base %s, head %s, change %s, p%s=%s%s (%d pairs): ", result.Bytes(*m.BaseMedianBytes),
+				result.Bytes(*m.HeadMedianBytes), change, nbsp, nbsp, pvalOrNA(m.PValue), m.NPairs)
+		}
+		verdict := "*" + words(m.Verdict) + "*"
+		if m.Verdict == result.MemoryHigher || m.Verdict == result.MemoryLower {
+			verdict = "**" + m.Verdict + "**"
+		}
+		if m.Verdict == result.CompareWithinNoise && m.MDCBytes != nil {
+			verdict += ", could detect ±" + result.Bytes(*m.MDCBytes)
+		}
+		lines = append(lines, line+verdict)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**Server memory per connection** (%s; information: it fails the check only under `--fail-on memory`)\n\n", text(memoryMeasure(c.Rows)))
+	for _, l := range lines {
+		fmt.Fprintf(b, "- %s\n", l)
+	}
+	b.WriteString("\n")
+}
+
+// memoryMeasure names the measure of the rows' memory comparisons.
+func memoryMeasure(rows []Row) string {
+	for _, r := range rows {
+		if r.Memory != nil && r.Memory.Measure != "" {
+			return r.Memory.Measure
+		}
+	}
+	return "no measure"
+}
+
+// signedBytesCell is a change in bytes with its sign.
+func signedBytesCell(v float64) string {
+	if v >= 0 {
+		return "+" + result.Bytes(v)
+	}
+	return result.Bytes(v)
 }

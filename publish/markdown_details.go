@@ -155,13 +155,20 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 		runs, names = []*result.Result{c.Base, c.Head}, []string{"base", "head"}
 	}
 	p("<details><summary>Every point</summary>\n\n")
+	memoryRuns := false
 	for i, r := range runs {
 		arms := slices.ContainsFunc(r.Curve, func(pt result.Point) bool { return pt.Arm != "" })
 		p("**%s** (%d points, in the order run)\n\n", names[i], len(r.Curve))
+		// The memory column only for a run that measured memory (a
+		// document from before it has none).
+		mem, memHead, memAlign := slices.ContainsFunc(r.Curve, hasMemory), "", ""
+		if mem {
+			memHead, memAlign, memoryRuns = " mem per conn |", "---:|", true
+		}
 		if arms {
-			p("| # | arm | role | batch | conns | msg/s | p99 | CPU server · gen | limit |\n|---:|:---|:---|---:|---:|---:|---:|---:|:---|\n")
+			p("| # | arm | role | batch | conns | msg/s | p99 | CPU server · gen |%s limit |\n|---:|:---|:---|---:|---:|---:|---:|---:|%s:---|\n", memHead, memAlign)
 		} else {
-			p("| # | role | batch | conns | msg/s | p99 | CPU server · gen | limit |\n|---:|:---|---:|---:|---:|---:|---:|:---|\n")
+			p("| # | role | batch | conns | msg/s | p99 | CPU server · gen |%s limit |\n|---:|:---|---:|---:|---:|---:|---:|%s:---|\n", memHead, memAlign)
 		}
 		var notes []string
 		for _, pt := range r.Curve {
@@ -196,8 +203,12 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			if arms {
 				arm = " " + text(pt.Arm) + " |"
 			}
-			p("| %d |%s %s | %d | %d | %s | %s | %s | %s |\n", pt.Index, arm, text(roleWord(pt.Role)), pt.Batch, pt.Connections, tp, lat,
-				cpuPair(pt.ServerCPU, pt.GeneratorCPU), limit)
+			memCell := ""
+			if mem {
+				memCell = " " + memPair(pt) + " |"
+			}
+			p("| %d |%s %s | %d | %d | %s | %s | %s |%s %s |\n", pt.Index, arm, text(roleWord(pt.Role)), pt.Batch, pt.Connections, tp, lat,
+				cpuPair(pt.ServerCPU, pt.GeneratorCPU), memCell, limit)
 			if why := pointWhy(pt); why != "" && pt.Fault == nil {
 				notes = append(notes, fmt.Sprintf("- #%d: %s", pt.Index, text(why)))
 			}
@@ -207,7 +218,11 @@ func renderPoints(b *strings.Builder, c *Comparison) {
 			p("Not clean:\n\n%s\n\n", strings.Join(notes, "\n"))
 		}
 	}
-	p("<sub>limit: which side limited the point (server = server-saturated, gen = generator-capped, both, neither). † a lower bound on the server's throughput. CPU: mean cores busy of those pinned, server · generator.</sub>\n\n")
+	legend := "limit: which side limited the point (server = server-saturated, gen = generator-capped, both, neither). † a lower bound on the server's throughput. CPU: mean cores busy of those pinned, server · generator."
+	if memoryRuns {
+		legend += " mem per conn: each side's memory per connection, server · generator, its peak over the window less its baseline before connecting, over the connections open (PSS, or RSS where marked)."
+	}
+	p("<sub>%s</sub>\n\n", legend)
 	p("</details>\n\n")
 }
 
@@ -256,6 +271,31 @@ func cpuPair(s, g result.CPUStats) string {
 		return fmt.Sprintf("%.2f/%d", c.MeanCores, c.PinnedCores)
 	}
 	return f(s) + nbsp + "·" + nbsp + f(g)
+}
+
+// hasMemory: the point has a memory figure per connection on either
+// side.
+func hasMemory(pt result.Point) bool {
+	_, s := pt.ServerMemory.PerConnection()
+	_, g := pt.GeneratorMemory.PerConnection()
+	return s || g
+}
+
+// memPair is a point's memory per connection, server · generator, in
+// short units; n/a for a side without a figure.
+func memPair(pt result.Point) string {
+	f := func(m *result.Memory) string {
+		v, ok := m.PerConnection()
+		if !ok || pt.Status != result.StatusOK {
+			return "n/a"
+		}
+		s := result.ShortBytes(v)
+		if m.Measure == result.MemoryRSS {
+			s += nbsp + "rss"
+		}
+		return s
+	}
+	return f(pt.ServerMemory) + " · " + f(pt.GeneratorMemory) // breakable: the table is at GitHub's width
 }
 
 // renderResilience is the head's resilience points (FAULT) in their own

@@ -84,6 +84,9 @@ func renderCases(t *testing.T) []renderCase {
 		{"two_arm_slower", twoArmSlower(t), CompareOptions{}},
 		{"two_arm_same", twoArmSame(t), CompareOptions{BaseGiven: true}},
 		{"two_arm_bounds", twoArmBounds(t), CompareOptions{}},
+		// The server's memory per connection on every repeat, 4096 B a
+		// connection more on the head (refserver --conn-ballast 4096).
+		{"two_arm_memory", twoArmMemory(t, 4096), CompareOptions{}},
 		// Written by a real `QUICK=1 ceiling sweep --base-target
 		// benchmark/targets/refserver.json --target T` where T adds
 		// --spin 2us, on a 2-core machine shared with other jobs: both arms

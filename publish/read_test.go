@@ -117,7 +117,8 @@ func TestSchemaRequiredMatchesGo(t *testing.T) {
 	at := map[string]string{"meta": "meta", "config": "config", "headline": "headline",
 		"point": "curve.2", "ceiling": "ceilings.1", "latency": "headline.latency_ns",
 		"comparison": "comparison", "compared_point": "comparison.headline", "arm_stats": "comparison.headline.base",
-		"calibration": "meta.calibration"}
+		"calibration": "meta.calibration",
+		"memory":      "curve.2.server_memory", "memory_comparison": "comparison.headline.memory", "connection_ceiling": "connection_ceiling"}
 	var cases [][]string
 	for _, f := range sch.Required {
 		cases = append(cases, []string{f})
@@ -161,6 +162,13 @@ func addComparison(t *testing.T, doc map[string]any) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
+	// Each side's memory on every point, so that the comparison has
+	// its memory test.
+	base := uint64(9_000_000)
+	for i := range r.Curve {
+		pc := 17_000.0 + float64(i)
+		r.Curve[i].ServerMemory = &result.Memory{Measure: result.MemoryPSS, Samples: 4, PeakBytes: base + 1, EndBytes: base, BaselineBytes: &base, Connections: 1, PerConnectionBytes: &pc}
+	}
 	var tmpl result.Point
 	for _, p := range r.Curve {
 		if p.Clean && p.Batch == r.Headline.Batch && p.Connections == r.Headline.Connections {
@@ -178,12 +186,15 @@ func addComparison(t *testing.T, doc map[string]any) {
 	}
 	r.Config.CompareReps, r.Config.Alpha = 5, 0.05 // the knobs the comparison is re-derived at
 	r.Comparison = result.DecideComparison(r.Curve, r.Config)
+	// A connection ceiling, as a connection-scale sweep has one.
+	cc := result.ConnectionCeiling{Found: true, Connections: r.Headline.Connections, Objective: "latency_ns.p99 <= 50ms", ServerMemory: r.Curve[0].ServerMemory}
+	r.ConnectionCeiling = &cc
 	b, _ = json.Marshal(r)
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	doc["curve"], doc["comparison"], doc["config"] = out["curve"], out["comparison"], out["config"]
+	doc["curve"], doc["comparison"], doc["config"], doc["connection_ceiling"] = out["curve"], out["comparison"], out["config"], out["connection_ceiling"]
 }
 
 func deepCopy(t *testing.T, v map[string]any) map[string]any {

@@ -288,6 +288,9 @@ func writeHistoryTable(w io.Writer, h []HistoryEntry, last int) error {
 			return err
 		}
 	}
+	if err := writeHistoryMemory(w, rows); err != nil {
+		return err
+	}
 	if len(series) > 1 {
 		for _, name := range seriesOrder {
 			fmt.Fprintf(w, "s %s: %s\n", series[name], termText(name))
@@ -333,4 +336,28 @@ func termText(s string) string {
 		s = string(r[:maxText]) + "…"
 	}
 	return s
+}
+
+// writeHistoryMemory is the headline point's memory per connection,
+// server and generator, for the entries that measured it: a table of its
+// own, only when one did.
+func writeHistoryMemory(w io.Writer, rows []TrendRow) error {
+	if !slices.ContainsFunc(rows, func(r TrendRow) bool { return r.Memory != nil }) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nmemory per connection at the headline (peak over the window less the baseline before connecting):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "commit\tserver\tgenerator\tmeasure\t")
+	cell := func(v *float64) string {
+		if v == nil {
+			return "—"
+		}
+		return result.Bytes(*v)
+	}
+	for _, r := range rows {
+		if m := r.Memory; m != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", termText(shortRef(r.GitRef)), cell(m.ServerPerConnBytes), cell(m.GenPerConnBytes), termText(m.Measure))
+		}
+	}
+	return tw.Flush()
 }

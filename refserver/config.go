@@ -76,6 +76,12 @@ type Config struct {
 	// planted on purpose (docs/compare.md). 0: none.
 	Spin time.Duration
 
+	// ConnBallast is bytes every socket (echo, Pusher, rooms) keeps,
+	// written, for as long as it is open: a memory regression of known
+	// size per connection, planted on purpose (docs/refserver.md). 0:
+	// none.
+	ConnBallast int64
+
 	// The /rooms protocol (docs/rooms.md).
 
 	// RoomsEditorCap is how many editors a room takes; an editor joining a
@@ -220,6 +226,9 @@ func (c Config) validate() error {
 	}
 	if c.Spin < 0 {
 		errs = append(errs, fmt.Errorf("Spin: %s is negative", c.Spin))
+	}
+	if c.ConnBallast < 0 {
+		errs = append(errs, fmt.Errorf("ConnBallast: %d is negative", c.ConnBallast))
 	}
 	if c.ActivityTimeout < 0 || (c.ActivityTimeout > 0 && c.ActivityTimeout < time.Second) {
 		errs = append(errs, fmt.Errorf("ActivityTimeout: %s must be at least 1s", c.ActivityTimeout))

@@ -54,7 +54,7 @@ type Server struct {
 	nextID   atomic.Uint64
 
 	mu       sync.Mutex
-	live     map[closer]struct{}
+	live     map[closer][]byte // each socket, and its ballast (Config.ConnBallast)
 	closed   bool
 	handlers sync.WaitGroup // one per WebSocket handler goroutine
 	http     []*http.Server
@@ -73,7 +73,7 @@ func New(cfg Config) (*Server, error) {
 		started:  time.Now(),
 		now:      time.Now,
 		idPrefix: rand.Uint32() >> 1,
-		live:     make(map[closer]struct{}),
+		live:     make(map[closer][]byte),
 	}
 	s.rooms = newRoomHub(&s.cfg)
 	if cfg.Cluster != "" {
@@ -193,12 +193,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // track registers a live socket; it returns false once Shutdown began, so
 // the handler closes the socket at once.
 func (s *Server) track(c closer) bool {
+	ballast := newBallast(s.cfg.ConnBallast)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	s.live[c] = struct{}{}
+	s.live[c] = ballast
 	s.handlers.Add(1)
 	s.stats.connectionsTotal.Add(1)
 	s.stats.connections.Add(1)
@@ -217,4 +218,18 @@ func (s *Server) untrack(c closer) {
 // unique within this process.
 func (s *Server) newSocketID() string {
 	return strconv.FormatUint(uint64(s.idPrefix), 10) + "." + strconv.FormatUint(s.nextID.Add(1), 10)
+}
+
+// newBallast is n bytes a socket keeps while it lives (Config.ConnBallast),
+// every byte written, so that every page is resident (a fresh allocation
+// the runtime took zeroed from the OS would not be): nil for none.
+func newBallast(n int64) []byte {
+	if n <= 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i) | 1
+	}
+	return b
 }

@@ -284,6 +284,7 @@ func decidePoint(batch, conns int, ps []Point, alpha float64, stop string, reps 
 		Base: armStats(base, conf, use), Head: armStats(head, conf, use),
 		NPairs: len(d), Blocks: len(blocks), Reruns: reruns(blocks),
 	}
+	cp.Memory = compareMemory(blocks, alpha)
 	b, h := cp.Base, cp.Head
 	cp.NBase, cp.NHead = b.N, h.N
 	cp.SpreadPct = max(stats.RelSpreadPct(b.SamplesPerS), stats.RelSpreadPct(h.SamplesPerS))
@@ -497,13 +498,17 @@ const (
 	FailOnNever        = "never"        // the verdict informs; nothing fails on it
 	FailOnSlower       = "slower"       // a significant headline regression fails
 	FailOnInconclusive = "inconclusive" // a headline that could not be concluded fails
+	// FailOnMemory: the headline's server memory per connection
+	// significantly higher fails (ComparedPoint.Memory, MemoryHigher).
+	FailOnMemory = "memory"
 )
 
 // ErrFailOn is a policy that is none of them.
-var ErrFailOn = errors.New("want never, slower, inconclusive or slower,inconclusive")
+var ErrFailOn = errors.New("want never, or slower, inconclusive and memory, alone or comma-separated (slower,inconclusive)")
 
-// ParseFailOn reads a policy: slower, inconclusive, both comma-separated,
-// or never (or empty).
+// ParseFailOn reads a policy: slower, inconclusive, memory, any of them
+// comma-separated, or never (or empty). The memory clause is
+// FailsOnMemory's.
 func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
 	if policy == "" || policy == FailOnNever {
 		return false, false, nil
@@ -514,9 +519,33 @@ func ParseFailOn(policy string) (slower, inconclusive bool, err error) {
 			slower = true
 		case FailOnInconclusive:
 			inconclusive = true
+		case FailOnMemory:
 		default:
 			return false, false, fmt.Errorf("%q, %w", policy, ErrFailOn)
 		}
 	}
 	return slower, inconclusive, nil
+}
+
+// FailsOnMemory reports whether a policy (checked by ParseFailOn) holds
+// the memory clause.
+func FailsOnMemory(policy string) bool {
+	for _, part := range strings.Split(policy, ",") {
+		if strings.TrimSpace(part) == FailOnMemory {
+			return true
+		}
+	}
+	return false
+}
+
+// MemoryFails is the headline's memory verdict when the policy gates on
+// it and it is higher: the reason, or "".
+func (c *Comparison) MemoryFails(policy string) string {
+	if c == nil || !FailsOnMemory(policy) {
+		return ""
+	}
+	if m := c.Headline.Memory; m != nil && m.Verdict == MemoryHigher {
+		return m.Reason
+	}
+	return ""
 }

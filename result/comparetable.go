@@ -37,6 +37,9 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	fmt.Fprintln(w, "  MDC: the smallest change the paired test could have detected (80% power)")
 	for _, p := range c.Points {
 		fmt.Fprintf(w, "  batch %d: p99 %s; unpaired (Mann-Whitney) %s, which decides nothing\n", p.Batch, p99Words(p), FormatP(p.Unpaired.PValue))
+		if m := p.Memory; m != nil {
+			fmt.Fprintf(w, "  batch %d: server memory per connection %s (information; FAIL_ON memory gates on it)\n", p.Batch, m.Reason)
+		}
 	}
 	points := c.Points
 	if !slices.ContainsFunc(points, func(p ComparedPoint) bool {

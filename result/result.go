@@ -87,6 +87,11 @@ type Result struct {
 	// single-arm sweep.
 	Arms  *ArmsRecord `json:"arms,omitempty"`
 	Ended []EndedAt   `json:"ended,omitempty"`
+
+	// ConnectionCeiling is a connection-scale sweep's (SCENARIO=
+	// connections) ceiling: the most connections held clean within the
+	// objective, and what each costs; nil in any other sweep.
+	ConnectionCeiling *ConnectionCeiling `json:"connection_ceiling,omitempty"`
 }
 
 // Meta is wire.Meta plus what only the harness knows.
@@ -360,6 +365,11 @@ type Point struct {
 	Servers      []NamedCPU          `json:"servers,omitempty"`
 	GeneratorCPU CPUStats            `json:"generator_cpu"`
 	Generator    wire.GeneratorStats `json:"generator_self"` // as the generator reported it
+	// ServerMemory and GeneratorMemory are each side's memory over the
+	// window, with its baseline and its cost per connection (nil where
+	// nothing was read: an external server, a failed point).
+	ServerMemory    *Memory `json:"server_memory,omitempty"`
+	GeneratorMemory *Memory `json:"generator_memory,omitempty"`
 
 	Verdict       string `json:"verdict"`
 	VerdictReason string `json:"verdict_reason"`
@@ -551,6 +561,10 @@ type ComparedPoint struct {
 	P99Verdict   string   `json:"p99_verdict"` // better | worse | within_noise | cannot_conclude
 	P99ChangePct *float64 `json:"p99_change_pct"`
 	P99PValue    *float64 `json:"p99_p_value"`
+	// Memory is the server's memory per connection, head against base,
+	// over the same blocks (information; FAIL_ON memory gates on it); nil
+	// when no repeat measured one.
+	Memory *MemoryComparison `json:"memory,omitempty"`
 
 	Base ArmStats `json:"base"`
 	Head ArmStats `json:"head"`

@@ -150,6 +150,7 @@ func (r *Result) Summarize() {
 			r.headlineFromBlocks()
 		}
 	}
+	r.ConnectionCeiling = r.connectionCeiling()
 }
 
 // ComparisonOf is r's comparison as its curve and its blocks' ends give

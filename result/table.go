@@ -196,10 +196,47 @@ func writePoints(b *strings.Builder, curve []Point) error {
 		legend += "; met: the point meets the objective"
 	}
 	fmt.Fprintf(b, "%s\n", legend)
+	if line := memoryLine(curve); line != "" {
+		fmt.Fprintf(b, "%s\n", line)
+	}
 	for _, n := range notes {
 		fmt.Fprintf(b, "%s\n", n)
 	}
 	return nil
+}
+
+// memoryLine is each measured point's memory per connection, the
+// server's and the generator's, on one line under the points' table;
+// "" when no point has a figure.
+func memoryLine(curve []Point) string {
+	var parts []string
+	measure := ""
+	for _, p := range curve {
+		if p.Status != StatusOK {
+			continue
+		}
+		s, okS := p.ServerMemory.PerConnection()
+		g, okG := p.GeneratorMemory.PerConnection()
+		if !okS && !okG {
+			continue
+		}
+		cell := pointLabel(p) + " "
+		if okS {
+			cell += ShortBytes(s)
+			measure = p.ServerMemory.Measure
+		} else {
+			cell += "-"
+		}
+		if okG {
+			cell += "/" + ShortBytes(g)
+		}
+		parts = append(parts, cell)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("memory per connection, server/generator (%s; peak over the window less the baseline before connecting): %s",
+		measure, strings.Join(parts, ", "))
 }
 
 // cpuPct is a side's mean CPU as a share of its pinned cores.
@@ -343,7 +380,12 @@ func writeHeadline(b *strings.Builder, r *Result) {
 	if r.Comparison != nil {
 		label = "head's headline" // the base arm's is not a headline
 	}
+	cc := r.ConnectionCeiling
 	switch {
+	case cc != nil && cc.Found:
+		b.WriteString(label + ": " + ConnectionsHeadline(cc))
+	case cc != nil:
+		fmt.Fprintf(b, label+": none: %s (not publishable)", cc.Why)
 	case h.Clean && r.Config.Objective != "":
 		fmt.Fprintf(b, label+": %d connections meet the objective, at %s msg/s, p99 %s (%s), batch %d",
 			h.Connections, Rate(h.ThroughputPerS, h.LowerBound),
@@ -356,6 +398,10 @@ func writeHeadline(b *strings.Builder, r *Result) {
 		fmt.Fprintf(b, label+": none: batch %d has no clean point (not publishable)", h.Batch)
 	}
 	switch {
+	case cc != nil && cc.MemoryNoisePct != nil:
+		fmt.Fprintf(b, ", memory noise floor (A-A) %.1f%%\n", *cc.MemoryNoisePct)
+	case cc != nil && r.Comparison == nil:
+		b.WriteString(", memory noise floor (A-A) unknown: no clean repeat with a figure\n")
 	case r.NoiseFloorPct != nil:
 		fmt.Fprintf(b, ", noise floor (A-A) %.1f%%\n", *r.NoiseFloorPct)
 	case r.Comparison != nil && h.Repeats > 0:

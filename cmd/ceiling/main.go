@@ -84,6 +84,10 @@ func exitCode(err error) int {
 	if errors.As(err, &inc) {
 		return 1
 	}
+	var mem *publish.MemoryError
+	if errors.As(err, &mem) {
+		return 1
+	}
 	var q quietExit
 	if errors.As(err, &q) {
 		return q.code

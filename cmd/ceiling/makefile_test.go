@@ -19,7 +19,7 @@ func TestMakefilePassesLaddersThroughTheEnvironment(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not installed")
 	}
-	for _, target := range []string{"ceiling", "ceiling-quick"} {
+	for _, target := range []string{"ceiling", "ceiling-quick", "ceiling-connections"} {
 		t.Run(target, func(t *testing.T) {
 			dir := t.TempDir()
 			injected := filepath.Join(dir, "INJECTED")

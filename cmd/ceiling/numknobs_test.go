@@ -39,6 +39,10 @@ func TestSweepNumberKnobsRefuseNaNInf(t *testing.T) {
 		{flag: "--ready-timeout", want: "ready-timeout"},
 		{env: "AGENTS", flag: "--agents", want: "AGENTS"},
 		{env: "AGENTS_JOIN_TIMEOUT", flag: "--agents-join-timeout", want: "AGENTS_JOIN_TIMEOUT"},
+		// The connection-scale sweep's.
+		{env: "CONN_RAMP", flag: "--conn-ramp", want: "CONN_RAMP"},
+		{env: "CONN_INTERVAL", flag: "--conn-interval", want: "CONN_INTERVAL"},
+		{env: "SERVER_CONN_BYTES", flag: "--server-conn-bytes", want: "SERVER_CONN_BYTES"},
 		// The two-arm sweep's (docs/compare.md).
 		{env: "COMPARE_REPS", flag: "--compare-reps", want: "COMPARE_REPS"},
 		{env: "ALPHA", flag: "--alpha", want: "ALPHA"},

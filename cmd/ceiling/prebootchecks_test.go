@@ -47,6 +47,7 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	extAddr := write("extaddr.json", `{"name":"x","external":true,"echo_url":"ws://{addr}/echo"}`)
 	extCPUs := write("extcpus.json", ext+`,"external_cpus":2}`)
 	cpusNotExt := target("cpusnotext.json", `"external_cpus":2,"echo_url":"ws://{addr}/echo"`)
+	conns := target("conns.json", `"connections":{"url":"ws://{addr}/echo"}`)
 
 	tests := []struct {
 		name string
@@ -56,7 +57,15 @@ func TestSweepChecksBeforeBoot(t *testing.T) {
 	}{
 		{"record size over the frame limit", []string{"RECORD_SIZE", "16777217"}, nil, "RECORD_SIZE"},
 		{"record size flag over the frame limit", nil, []string{"--record-size", "16777217"}, "RECORD_SIZE (--record-size)"},
-		{"ladder over the file-descriptor limit", []string{"CONNS_LADDER_10", "32 70000"}, nil, "CONNS_LADDER_10 (--conns-ladder): 70000 connections need about"},
+		// Past fs.nr_open's default: no RLIMIT_NOFILE reaches it, root or not.
+		{"ladder over the file-descriptor limit", []string{"CONNS_LADDER_10", "32 1100000"}, nil, "CONNS_LADDER_10 (--conns-ladder): 1100000 connections need about"},
+		// The connection-scale sweep's limits (harness/limits): each names
+		// the limit and its value.
+		{"connections past the agents' port range", []string{"SCENARIO", "connections", "CONNS_LADDER_1", "1000", "AGENTS", "2", "AGENTS_PORT_RANGE", "40000-40099", "SOURCE_ADDRS", "1"},
+			nil, "CONNS_LADDER_1 (--conns-ladder): 500 connections from one generator process to one server need as many ephemeral ports, but AGENTS_PORT_RANGE gives 100 ports"},
+		{"connections past the memory available", []string{"SCENARIO", "connections", "CONNS_LADDER_1", "1000", "SERVER_CONN_BYTES", "16GiB"},
+			[]string{"--target", conns}, "CONNS_LADDER_1 (--conns-ladder): 1000 connections plan about 16000.0 GiB of memory"},
+		{"a ramp for another scenario", []string{"CONN_RAMP", "100"}, nil, "CONN_RAMP (--conn-ramp): the ramp is SCENARIO=connections's (its --ramp), not echo's"},
 		{"source addrs", []string{"SOURCE_ADDRS", "127.0.0.x"}, nil, "SOURCE_ADDRS"},
 		{"batch x record size over the write limit", []string{"RECORD_SIZE", "1048576", "BATCH_LADDER", "10 100"}, nil, "batch 100 x 1048576 B"},
 		{"target dir missing", nil, []string{"--target", noDir}, "dir: " + filepath.Join(dir, "no", "such", "dir")},

@@ -45,6 +45,7 @@ var sweepSections = []struct {
 	{"ladders and the search", []string{"batch-ladder", "conns-ladder", "search", "headline-batch", "record-size", "objective", "headroom-probe"}},
 	{"comparing two servers (docs/compare.md)", []string{"base-target", "compare-budget", "compare-scope", "compare-stop", "compare-reps", "alpha", "fail-on", "compare-prefer", "compare-mode", "compare-profile", "duet-cpusets", "compare-arms", "compare-reboot-every", "server-costs", "compare-duration", "compare-warmup"}},
 	{"the workload and the generator", []string{"scenario", "scenario-file", "generator", "io-pattern", "calibrate", "calibration", "source-addrs", "fault", "drop"}},
+	{"holding connections (SCENARIO=connections, docs/sweep.md)", []string{"conn-ramp", "conn-interval", "server-conn-bytes"}},
 	{"generator agents (docs/agents.md)", []string{"agents", "agents-listen", "agents-token-file", "agents-tls-cert", "agents-tls-key", "agents-tls-ca", "agents-join-timeout", "agents-netns", "agents-port-range"}},
 	{"output", []string{"out", "work-dir", "keep-work-dir", "profile"}},
 }
@@ -218,13 +219,16 @@ func runSweep(args []string, rawStdout, rawStderr io.Writer) error {
 // result was written (the reason stays with the reviewer).
 func sweepGate(r *result.Result, policy string) error {
 	slower, inconclusive, _ := result.ParseFailOn(policy) // checked before anything booted
-	if r == nil || r.Comparison == nil || !slower && !inconclusive {
+	if r == nil || r.Comparison == nil {
 		return nil
 	}
 	h := r.Comparison.Headline
 	switch {
 	case slower && h.Verdict == result.CompareSlower, inconclusive && h.Verdict == result.CompareCannotConclude:
 		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: %s", policy, gateWhy(r.Comparison, h))}
+	}
+	if why := r.Comparison.MemoryFails(policy); why != "" {
+		return exitStatus{1, fmt.Errorf("FAIL_ON (--fail-on) %s: the headline's server memory per connection is %s", policy, why)}
 	}
 	return nil
 }

@@ -227,4 +227,20 @@ func TestSweepGate(t *testing.T) {
 	if err := sweepGate(&result.Result{}, "slower"); err != nil {
 		t.Errorf("no comparison: %v", err)
 	}
+	// The memory clause: a headline whose server memory per connection
+	// is higher fails only when the policy names memory.
+	higher := doc(result.CompareWithinNoise)
+	higher.Comparison.Headline.Memory = &result.MemoryComparison{Verdict: result.MemoryHigher, Reason: "higher: p < 0.05 (+4.10 KB)"}
+	for policy, code := range map[string]int{"slower,inconclusive": 0, "memory": 1, "slower,memory": 1, "never": 0} {
+		got := 0
+		if err := sweepGate(higher, policy); err != nil {
+			got = exitCode(err)
+			if !strings.Contains(err.Error(), "server memory per connection is higher: p < 0.05") {
+				t.Errorf("FAIL_ON %s: %v", policy, err)
+			}
+		}
+		if got != code {
+			t.Errorf("FAIL_ON %q on a higher memory: exit %d, want %d", policy, got, code)
+		}
+	}
 }

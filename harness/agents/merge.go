@@ -114,6 +114,7 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 	if lt := res.Generator.LoadThreads; lt != nil {
 		lt.RunDelayFraction = load.DelayFraction(lt.RunNs, lt.RunDelayNs)
 	}
+	res.Generator.Memory = sumMemory(reports)
 	res.Config.Connections = conns
 	res.Config.Rate = rate
 	res.Config.MeasureMarker, res.Config.JSONPath = "", ""
@@ -227,4 +228,24 @@ func (pt *point) merge() (*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// sumMemory is the agents' own memory summed, reading by reading: the
+// generator's as a whole. Nil unless every agent reported it, in one
+// measure.
+func sumMemory(reports []*Report) *load.SelfMemory {
+	var sum *load.SelfMemory
+	for _, a := range reports {
+		m := a.Result.Generator.Memory
+		switch {
+		case m == nil, sum != nil && m.Measure != sum.Measure:
+			return nil
+		case sum == nil:
+			sum = &load.SelfMemory{Measure: m.Measure}
+		}
+		sum.BeforeConnectBytes += m.BeforeConnectBytes
+		sum.WindowStartBytes += m.WindowStartBytes
+		sum.WindowEndBytes += m.WindowEndBytes
+	}
+	return sum
 }

@@ -139,3 +139,26 @@ func TestMergeKeepsEngineAndIOPattern(t *testing.T) {
 		t.Errorf("merged engine %q, io_pattern %q; want %q, %q", dst.Engine, dst.IOPattern, load.EngineLoop, load.IOBatchWake)
 	}
 }
+
+func TestMergeSumsTheAgentsOwnMemory(t *testing.T) {
+	rep := func(m *load.SelfMemory) *Report {
+		return &Report{Agent: Agent{Result: &load.Result{Generator: load.GeneratorStats{Memory: m}}}}
+	}
+	pss := func(b, s, e uint64) *load.SelfMemory {
+		return &load.SelfMemory{Measure: "pss", BeforeConnectBytes: b, WindowStartBytes: s, WindowEndBytes: e}
+	}
+	got := sumMemory([]*Report{rep(pss(1, 2, 3)), rep(pss(10, 20, 30))})
+	if got == nil || *got != *pss(11, 22, 33) {
+		t.Errorf("sum %+v, want 11 22 33", got)
+	}
+	rss := pss(1, 2, 3)
+	rss.Measure = "rss"
+	for name, rs := range map[string][]*Report{
+		"one agent without": {rep(pss(1, 2, 3)), rep(nil)},
+		"two measures":      {rep(pss(1, 2, 3)), rep(rss)},
+	} {
+		if got := sumMemory(rs); got != nil {
+			t.Errorf("%s: %+v, want none (not a partial sum)", name, got)
+		}
+	}
+}

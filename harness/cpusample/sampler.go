@@ -86,16 +86,23 @@ func (s *Sampler) begin(base cpuTimes, now time.Time) {
 }
 
 func (s *Sampler) loop(ctx context.Context) {
-	defer close(s.done)
-	t := time.NewTicker(s.interval)
+	Every(ctx, s.interval, s.quit, s.done, func() { s.tick(false) })
+}
+
+// Every calls tick every interval until ctx ends or quit is closed, then
+// closes done: the loop of a sampler whose first and last readings its
+// Start and Stop take themselves.
+func Every(ctx context.Context, interval time.Duration, quit <-chan struct{}, done chan<- struct{}, tick func()) {
+	defer close(done)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			s.tick(false)
+			tick()
 		case <-ctx.Done():
 			return
-		case <-s.quit:
+		case <-quit:
 			return
 		}
 	}
@@ -275,19 +282,7 @@ func (g *Group) tick(final bool) {
 }
 
 func (g *Group) loop(ctx context.Context) {
-	defer close(g.done)
-	t := time.NewTicker(g.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			g.tick(false)
-		case <-ctx.Done():
-			return
-		case <-g.quit:
-			return
-		}
-	}
+	Every(ctx, g.interval, g.quit, g.done, func() { g.tick(false) })
 }
 
 // Stop takes the final sample and returns the total's Stats and each

@@ -13,8 +13,9 @@ import (
 // Options, under the same name less the group's (CompareReps is
 // Compare.Reps, AgentsListen Agents.Listen, ServerCPUs CPUs.Server); the
 // knobs that only shape the target (ServerCmd, URL, Ready,
-// AllowUnpinnedURL), name a user Resolve looks up (ServerUser) or lift
-// the plan's bound that Resolve checks (AllowLong) stay behind in Options.
+// AllowUnpinnedURL), name a user Resolve looks up (ServerUser), lift
+// the plan's bound that Resolve checks (AllowLong) or size the limit
+// check before boot (ServerConnBytes) stay behind in Options.
 
 // Groups is Options split by reader.
 type Groups struct {
@@ -60,6 +61,10 @@ type Point struct {
 	IOPattern                      string // IO_PATTERN
 	Drop, KeepWorkDir              bool
 	ProfileDir, WorkDir            string
+	// ConnRamp and ConnInterval are SCENARIO=connections's (CONN_RAMP,
+	// CONN_INTERVAL).
+	ConnRamp     float64
+	ConnInterval time.Duration
 }
 
 // Compare is a two-arm sweep's knobs (BASE_TARGET, COMPARE_*, ALPHA).
@@ -107,7 +112,8 @@ func (o *Options) Groups() Groups {
 			Search: o.Search, Objective: o.Objective, Quick: o.Quick, Calibrate: o.Calibrate, HeadroomProbe: o.HeadroomProbe},
 		Point: Point{Scenario: o.Scenario, ScenarioFile: o.ScenarioFile, RecordSize: o.RecordSize,
 			Duration: o.Duration, Warmup: o.Warmup, ReadyTimeout: o.ReadyTimeout, Generator: o.Generator,
-			SourceAddrs: o.SourceAddrs, IOPattern: o.IOPattern, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir},
+			SourceAddrs: o.SourceAddrs, IOPattern: o.IOPattern, Drop: o.Drop, KeepWorkDir: o.KeepWorkDir, ProfileDir: o.ProfileDir, WorkDir: o.WorkDir,
+			ConnRamp: o.ConnRamp, ConnInterval: o.ConnInterval},
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
 			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
 			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn,

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// targetOnly are the knobs Resolve spends on the target, SRV_USER and
-// the plan's bound (ALLOW_LONG): no group carries them past it.
-var targetOnly = []string{"ServerUser", "ServerCmd", "URL", "Ready", "AllowUnpinnedURL", "AllowLong"}
+// targetOnly are the knobs Resolve spends on the target, SRV_USER, the
+// plan's bound (ALLOW_LONG) and the limit check (SERVER_CONN_BYTES): no
+// group carries them past it.
+var targetOnly = []string{"ServerUser", "ServerCmd", "URL", "Ready", "AllowUnpinnedURL", "AllowLong", "ServerConnBytes"}
 
 // renamed are the group fields named other than their knob's field of
 // Options (the group's name dropped); every other one keeps it.
@@ -83,6 +84,8 @@ func fill(t *testing.T, name string, v reflect.Value, n int) {
 		v.SetBool(true)
 	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(n))
+	case reflect.Uint64:
+		v.SetUint(uint64(n))
 	case reflect.Float64:
 		v.SetFloat(float64(n) + 0.5)
 	case reflect.Slice:

@@ -26,9 +26,9 @@ func ceilingLoad(cmd string) bool {
 
 // Knobs is the table. Its order is the order of the flags' usage and of
 // the docs tables: the sweep's CPUs, ladders and generator, the agents'
-// (knobs_agents.go), the server's and a point's, then the two-arm
-// sweep's (knobs_compare.go).
-var Knobs = slices.Concat(sweepKnobs, agentKnobs, runKnobs, compareKnobs)
+// (knobs_agents.go), the server's and a point's, the connection-scale
+// sweep's (knobs_conns.go), then the two-arm sweep's (knobs_compare.go).
+var Knobs = slices.Concat(sweepKnobs, agentKnobs, runKnobs, connKnobs, compareKnobs)
 
 // sweepKnobs are the CPUs', the ladders' and the generator's knobs,
 // first in the table.

@@ -80,7 +80,7 @@ var compareKnobs = []Knob{
 	},
 	{
 		Env: "FAIL_ON", Flag: "fail-on", Arg: "POLICY", Default: "`never`", Doc: DocCompare,
-		Help:  "a two-arm sweep exits 1 when the headline's verdict is this: `slower` (a significant regression), `inconclusive` (cannot_conclude), both as `slower,inconclusive`, or `never`; as `ceiling publish comment --fail-on`",
+		Help:  "a two-arm sweep exits 1 when the headline's verdict is this: `slower` (a significant regression), `inconclusive` (cannot_conclude), both as `slower,inconclusive`, or `never`; a clause `memory` (`slower,memory`) also exits 1 when the headline's server memory per connection is significantly higher, which is otherwise information; as `ceiling publish comment --fail-on`",
 		Parse: stringParse(func(o *Options) *string { return &o.FailOn }),
 		Check: func(o *Options) error {
 			_, _, err := result.ParseFailOn(o.FailOn)

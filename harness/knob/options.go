@@ -209,6 +209,14 @@ type Options struct {
 	Calibrate       bool
 	CalibrationFile string
 
+	// ConnRamp and ConnInterval are CONN_RAMP and CONN_INTERVAL:
+	// SCENARIO=connections's --ramp (split over the agents) and
+	// --send-interval. ServerConnBytes is SERVER_CONN_BYTES: the server's
+	// memory per connection the limit check before boot plans for.
+	ConnRamp        float64
+	ConnInterval    time.Duration
+	ServerConnBytes uint64
+
 	// Not knobs: set by the caller.
 	WorkDir string   // per-point logs, markers and JSON; empty: a new dir under os.TempDir
 	Command []string // the harness's own command line, for the result
@@ -233,6 +241,10 @@ func DefaultOptions(quick bool) Options {
 		AgentsNetns:   true,
 		SourceAddrs:   load.SourceAuto,
 		IOPattern:     load.IOBatchWake,
+
+		ConnRamp:        DefaultConnRamp,
+		ConnInterval:    DefaultConnInterval,
+		ServerConnBytes: DefaultServerConnBytes,
 	}
 	o.setCompareDefaults(quick)
 	if quick {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/attrib"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
+	"github.com/ceiling-bench/ceiling/harness/memsample"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
 
@@ -39,6 +40,11 @@ type Spec struct {
 	ServerCPUs, GeneratorCPUs pinning.CPUSet
 	// Roots are the point's own processes, for attribution.
 	Roots attrib.Roots
+	// ServerMemory and GeneratorMemory are the trees whose memory is
+	// sampled (memsample), every MemoryEvery: the programs themselves,
+	// not their supervisors, which are the harness's. None: not sampled.
+	ServerMemory, GeneratorMemory []cpusample.Source
+	MemoryEvery                   time.Duration
 }
 
 // Window is what a Meter saw over one window.
@@ -52,6 +58,11 @@ type Window struct {
 	// when a read failed or missed a CPU.
 	ServerCores, GeneratorCores CoreWindow
 	Who                         attrib.Report
+	// ServerMemory is the servers' memory summed at each reading, and
+	// ServerMemoryParts each one's; GeneratorMemory the generator's (the
+	// agents' sum). Zero Stats where nothing was sampled.
+	ServerMemory, GeneratorMemory memsample.Stats
+	ServerMemoryParts             []memsample.Stats
 }
 
 // CoreWindow is one side's pinned cores read at both ends of a window.
@@ -72,6 +83,8 @@ type procRun struct {
 	srv        *cpusample.Group
 	genStop    func() cpusample.Stats
 	scan       *attrib.Scan
+	srvMem     *memsample.Group
+	genMem     *memsample.Group
 	srv0, gen0 CoreSnap
 	okS0, okG0 bool
 }
@@ -88,6 +101,12 @@ func (procMeter) Start(ctx context.Context, m Spec) Run {
 		r.genStop = cpusample.Start(ctx, m.Every, m.Generator[0]).Stop
 	}
 	r.scan = attrib.Start(ctx, m.Every, m.Roots)
+	if len(m.ServerMemory) > 0 {
+		r.srvMem = memsample.StartGroup(ctx, m.MemoryEvery, m.ServerMemory...)
+	}
+	if len(m.GeneratorMemory) > 0 {
+		r.genMem = memsample.StartGroup(ctx, m.MemoryEvery, m.GeneratorMemory...)
+	}
 	if r.srv != nil {
 		r.srv0, r.okS0 = snapCores(m.ServerCPUs)
 	}
@@ -108,5 +127,11 @@ func (r *procRun) Stop() Window {
 		w.Server, w.Servers = r.srv.Stop()
 	}
 	w.Generator = r.genStop()
+	if r.srvMem != nil {
+		w.ServerMemory, w.ServerMemoryParts = r.srvMem.Stop()
+	}
+	if r.genMem != nil {
+		w.GeneratorMemory, _ = r.genMem.Stop()
+	}
 	return w
 }

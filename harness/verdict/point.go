@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,7 +22,11 @@ type Outcome struct {
 	ServerCPU    result.CPUStats
 	Servers      []result.NamedCPU // each server's, of several (ServerCPU is their sum)
 	GeneratorCPU result.CPUStats
-	FailReason   string
+	// ServerMemory and GeneratorMemory are each side's memory over the
+	// window (nil where none was read).
+	ServerMemory, GeneratorMemory *result.Memory
+
+	FailReason string
 	// Refused: the generator stopped at its preflight on a refusal every
 	// point would meet (load.Refused); the sweep stops (harness.ErrRefused).
 	Refused   bool
@@ -73,6 +78,7 @@ func Point(i int, role string, k result.PointKey, out Outcome, th Thresholds) re
 	p := result.Point{
 		Index: i, Role: role, Batch: k.Batch, Connections: k.Connections, Rep: k.Rep,
 		ServerCPU: out.ServerCPU, Servers: out.Servers, GeneratorCPU: out.GeneratorCPU,
+		ServerMemory: out.ServerMemory, GeneratorMemory: out.GeneratorMemory,
 		StartedAt: out.StartedAt, WallTimeNs: int64(out.Wall), ReadyNs: int64(out.ReadyCost), StopNs: int64(out.StopCost),
 		Escalated: out.Escalated,
 		Escaped:   out.Escaped,
@@ -227,8 +233,10 @@ func MeasuredClean(s load.Summary) bool {
 }
 
 // Objective evaluates the sweep's objective (spec, config.objective; ""
-// for none) on a measured point, on the generator's summary in out. An
-// objective that cannot be evaluated is not met, and says why.
+// for none) on a measured point, on the generator's summary in out and
+// the point's memory on both sides (server_memory.per_connection_bytes,
+// generator_memory.peak_bytes). An objective that cannot be evaluated is
+// not met, and says why.
 func Objective(p *result.Point, spec string, out Outcome) {
 	if spec == "" || p.Status != result.StatusOK || out.Load == nil {
 		return
@@ -236,10 +244,35 @@ func Objective(p *result.Point, spec string, out Outcome) {
 	o, err := objective.Parse(spec)
 	var res objective.Result
 	if err == nil {
-		res, err = o.Eval(out.Load.Summary)
+		var doc map[string]any
+		if doc, err = objectiveDoc(out.Load.Summary, p); err == nil {
+			res, err = o.Eval(doc)
+		}
 	}
 	if err != nil {
 		res = objective.Result{Conditions: []objective.Evaluated{{Why: "objective: " + err.Error()}}}
 	}
 	p.Objective = &res
+}
+
+// objectiveDoc is what an objective's paths name: the generator's
+// summary, and beside its members the point's server_memory and
+// generator_memory (absent where none was read: a condition on them is
+// then not met).
+func objectiveDoc(s load.Summary, p *result.Point) (map[string]any, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	if p.ServerMemory != nil {
+		doc["server_memory"] = p.ServerMemory
+	}
+	if p.GeneratorMemory != nil {
+		doc["generator_memory"] = p.GeneratorMemory
+	}
+	return doc, nil
 }

@@ -64,3 +64,30 @@ func TestObjectiveReadsScenarioBlocks(t *testing.T) {
 		t.Errorf("p99 condition: %+v", p.Objective.Conditions[0])
 	}
 }
+
+func TestObjectiveReadsThePointsMemory(t *testing.T) {
+	pc := 24_000.0
+	var s load.Summary
+	s.Latency.P99 = 5e6
+	p := result.Point{Status: result.StatusOK, ServerMemory: &result.Memory{Measure: result.MemoryPSS, PerConnectionBytes: &pc}}
+	out := Outcome{Load: &load.Result{Summary: s}}
+	Objective(&p, "latency_ns.p99 <= 10ms, server_memory.per_connection_bytes <= 20000", out)
+	if p.Objective == nil || p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "server_memory.per_connection_bytes is 24000") {
+		t.Fatalf("over the memory bound: %+v", p.Objective)
+	}
+	Objective(&p, "server_memory.per_connection_bytes <= 30000", out)
+	if !p.Objective.Met {
+		t.Errorf("within the bound: %+v", p.Objective)
+	}
+	// No figure per connection (no baseline): not met, never passed.
+	p.ServerMemory.PerConnectionBytes = nil
+	Objective(&p, "server_memory.per_connection_bytes <= 30000", out)
+	if p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "not a number") {
+		t.Errorf("no figure: %+v", p.Objective)
+	}
+	p.ServerMemory = nil
+	Objective(&p, "server_memory.per_connection_bytes <= 30000", out)
+	if p.Objective.Met || !strings.Contains(p.Objective.Reasons(), "not in the point's summary") {
+		t.Errorf("no memory read: %+v", p.Objective)
+	}
+}

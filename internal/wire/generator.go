@@ -82,6 +82,22 @@ type GeneratorStats struct {
 	// SourceAddrs are the local addresses the connections spread over
 	// (--source-addrs); absent when the kernel picked.
 	SourceAddrs []string `json:"source_addrs,omitempty"`
+	// Memory is the generator's own memory before it connected and at
+	// the window's edges, read from /proc/self: the baseline its memory
+	// per connection is measured from. Absent where it could not be read
+	// (not Linux), or from a generator that does not report it.
+	Memory *GeneratorMemory `json:"memory,omitempty"`
+}
+
+// GeneratorMemory is the generator's own memory, as it read it: its PSS
+// (measure "pss", /proc/self/smaps_rollup) or, where that could not be
+// read at every one of the three moments, its RSS (measure "rss"), in
+// bytes.
+type GeneratorMemory struct {
+	Measure            string `json:"measure"`
+	BeforeConnectBytes uint64 `json:"before_connect_bytes"`
+	WindowStartBytes   uint64 `json:"window_start_bytes"`
+	WindowEndBytes     uint64 `json:"window_end_bytes"`
 }
 
 // LoopStats is the event-loop engine's evidence over the window.

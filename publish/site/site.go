@@ -104,6 +104,15 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"p":     func(v *float64) string { return nbsp(result.FormatP(v)) },
 	"pcell": func(v *float64) string { return nbsp(result.PCell(v)) },
 	"join":  strings.Join,
+	// perConn is a side's memory per connection, "—" without one.
+	"perConn": func(m *result.Memory) string {
+		if v, ok := m.PerConnection(); ok {
+			return result.Bytes(v)
+		}
+		return "—"
+	},
+	"bytes":       result.Bytes,
+	"connections": result.ConnectionsHeadline,
 	// verdictClass is the style of a comparison's verdict: red for
 	// slower, yellow for cannot conclude, green for faster.
 	"verdictClass": func(v string) string {

@@ -4,6 +4,7 @@
 package all
 
 import (
+	_ "github.com/ceiling-bench/ceiling/load/scenario/connections"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/echo"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/fanout"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/nats"

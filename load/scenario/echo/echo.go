@@ -43,7 +43,11 @@ func (e *echo) Connect(ctx context.Context, i int) error {
 	if e.p.IO == IOLoop {
 		opts = loopDialOptions
 	}
-	c, err := wsconn.Dial(ctx, e.cfg.URL, opts)
+	u := e.cfg.URL
+	if n := len(e.cfg.URLs); n > 1 { // a scenario that drives several (connections)
+		u = e.cfg.URLs[i%n]
+	}
+	c, err := wsconn.Dial(ctx, u, opts)
 	if err != nil {
 		return err
 	}

@@ -115,6 +115,16 @@ func (p *Params) New(c *load.Config, pool *payload.Pool) (load.Scenario, error) 
 	return newEcho(c, p, pool), nil
 }
 
+// Driver is echo's driver, for a scenario that drives an echo server
+// its own way (load/scenario/connections): it embeds one, so it keeps
+// every interface the engine asks of echo's (the loops' evidence, the
+// I/O pattern, the drop), and adds its own part.
+type Driver = echo
+
+// NewDriver builds echo's driver for c, whose Params are another
+// scenario's: p are the echo knobs that scenario fixed.
+func NewDriver(c *load.Config, p *Params, pool *payload.Pool) *Driver { return newEcho(c, p, pool) }
+
 type ioValue struct{ s *string }
 
 func (v *ioValue) String() string {
