@@ -69,6 +69,9 @@ type ProcRunner struct {
 	// nil: the wall clock, and supervise's.
 	Clock   Clock
 	Starter Starter
+	// FreePorts gives a point its n free loopback ports; nil:
+	// target.FreePortsN.
+	FreePorts func(n int) ([]int, error)
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written
@@ -128,6 +131,14 @@ func (pr *ProcRunner) clock() Clock {
 		return wallClock{}
 	}
 	return pr.Clock
+}
+
+// freePorts is n free loopback ports, from the runner's FreePorts.
+func (pr *ProcRunner) freePorts(n int) ([]int, error) {
+	if pr.FreePorts == nil {
+		return target.FreePortsN(n)
+	}
+	return pr.FreePorts(n)
 }
 
 // starter is the runner's Starter.
@@ -336,7 +347,7 @@ func (pr *ProcRunner) Drain(limit time.Duration) []string {
 	go func() { pr.bg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(limit):
+	case <-pr.clock().After(limit):
 	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
