@@ -60,7 +60,13 @@ func (c *checkpointRunner) checkpoint(spec PointSpec) {
 // checkpoint, its warm arms' boots and stops the runner's own.
 type checkpointArms struct {
 	*checkpointRunner
+	twoArmSide
+}
+
+// twoArmSide is what a two-arm runner does beside its points.
+type twoArmSide interface {
 	ArmRunner
+	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
 }
 
 // clearStalePoints removes the point directories (point-NNN-*) an earlier

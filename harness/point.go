@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/cpuprof"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/meter"
@@ -49,6 +50,8 @@ type pointRun struct {
 	// readyCost and stopCost are the point's own servers' boot (start to
 	// readiness) and stop (SIGTERM to exit and free ports).
 	readyCost, stopCost time.Duration
+	// prof is a profiled point's CPU profile (nil in any other).
+	prof *cpuprof.Recording
 }
 
 func (p *pointRun) fail(phase string, tailOf supervise.Process, format string, args ...any) error {
@@ -124,6 +127,8 @@ func (p *pointRun) run(ctx context.Context, out *verdict.Outcome) error {
 			return err
 		}
 	}
+	p.prof = p.startProfile(ctx) // a profiled block's: perf attached, not yet sampling
+	defer p.prof.Finish()
 	p.fault = p.newFaultRun()
 	if err := p.startGenerator(ctx); err != nil {
 		return err
@@ -250,6 +255,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	}
 	run := p.pr.meter().Start(ctx, m)
 	capture := p.startCapture(ctx) // the server's metrics and profile
+	p.prof.Enable()
 	if p.target.External {
 		p.measureExternal(ctx, out, run, firstDone(genDone...), capture)
 		return
@@ -262,6 +268,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 	case <-ctx.Done():
 	}
 	capture.WindowEnded(ctx)
+	p.prof.WindowEnded()
 	var parts []result.CPUStats
 	out.ServerCPU, out.GeneratorCPU, parts = meter.Sides(run.Stop(), p.srvCPUs, p.genCPUs, p.target.Multi())
 	if len(parts) > 0 {
@@ -271,6 +278,7 @@ func (p *pointRun) measure(ctx context.Context, out *verdict.Outcome) {
 		}
 	}
 	recordCapture(capture, out)
+	p.recordProfile(out)
 }
 
 // collect waits for the generator side to end by itself after its window

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/agentside"
+	"github.com/ceiling-bench/ceiling/harness/cpuprof"
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/meter"
@@ -72,6 +73,9 @@ type ProcRunner struct {
 	// FreePorts gives a point its n free loopback ports; nil:
 	// target.FreePortsN.
 	FreePorts func(n int) ([]int, error)
+	// Profiler records the profiled points' CPU (harness/cpuprof); nil:
+	// one over the machine's own perf, made at the first profiled point.
+	Profiler *cpuprof.Profiler
 
 	bg   sync.WaitGroup // stops left running by an interrupted point
 	late []string       // warnings found after the result was written

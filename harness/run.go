@@ -50,8 +50,8 @@ type RunConfig struct {
 type SweepRunner interface {
 	PointRunner
 	// BootArm and StopArm keep a two-arm sweep's warm arms' servers up
-	// between points.
-	ArmRunner
+	// between points; ProfileDiff compares its profiled points.
+	twoArmSide
 	// SetBase gives a two-arm sweep's runner its base arm.
 	SetBase(target.Spec)
 	// Drain waits, at most limit, for what points left running after an

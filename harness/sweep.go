@@ -71,6 +71,10 @@ type PointSpec struct {
 	// instant as its partner's (duet.go).
 	Half *duet.Half
 	Gate *duet.Gate
+	// Profile asks for a CPU profile of the point's servers over its
+	// window (harness/cpuprof): a two-arm sweep's profiled blocks, run
+	// after its verdict. It never fails the point.
+	Profile bool
 }
 
 // PointRunner measures one point: boot the server, run the generator,

@@ -129,6 +129,9 @@ const refusedWhy = "the generator's preflight was refused, as it would be at eve
 
 func (r *refusing) BootArm(context.Context, string) ArmOutcome { return ArmOutcome{} }
 func (r *refusing) StopArm(context.Context, string) ArmOutcome { return ArmOutcome{} }
+func (r *refusing) ProfileDiff(context.Context, []result.Point, string, string) *result.ProfileDiff {
+	return nil
+}
 
 func (r *refusing) RunPoint(context.Context, PointSpec) verdict.Outcome {
 	r.asked++

@@ -49,6 +49,10 @@ type ArmOutcome struct {
 type TwoArmRunner interface {
 	PointRunner
 	ArmRunner
+	// ProfileDiff compares the profiled points of both arms
+	// (harness/cpuprof: it reads what perf recorded), writing its files
+	// in dir; relTo is the result's directory.
+	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
 }
 
 // SweepTwoArm runs a two-arm sweep with runner (which boots the base for
@@ -100,6 +104,7 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner TwoArmRunner, r *result.Re
 		}
 		rep.Elapsed = b.elapsed()
 	}
+	b.profile(o.Files.Out, s.ProfileWhy())
 	r.Notes = append(r.Notes, s.Notes()...)
 	r.Arms = s.Record()
 	if z := s.Sizing(); z != nil {
@@ -113,7 +118,11 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner TwoArmRunner, r *result.Re
 	if b.refused != nil {
 		return refusedStop(r, *b.refused)
 	}
+	diff := b.diff
 	r.Summarize()
+	if r.Comparison != nil && diff != nil {
+		r.Comparison.Headline.ProfileDiff = diff
+	}
 	return finish(ctx, r, s.Total())
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type fakeArms struct {
 	mu           sync.Mutex
 	cost         time.Duration
 	boots, stops []string
+	profiled     []result.Point
 }
 
 func (f *fakeArms) BootArm(_ context.Context, arm string) ArmOutcome {
@@ -38,6 +40,15 @@ func (f *fakeArms) BootArm(_ context.Context, arm string) ArmOutcome {
 	defer f.mu.Unlock()
 	f.boots = append(f.boots, arm)
 	return ArmOutcome{Cost: f.cost}
+}
+
+// ProfileDiff records the profiled points it was given and compares
+// nothing (harness/cpuprof's tests do).
+func (f *fakeArms) ProfileDiff(_ context.Context, points []result.Point, dir, _ string) *result.ProfileDiff {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.profiled = append(f.profiled, points...)
+	return &result.ProfileDiff{Reason: "faked", FlamegraphFile: dir}
 }
 
 func (f *fakeArms) StopArm(_ context.Context, arm string) ArmOutcome {
@@ -133,6 +144,7 @@ func twoArmOpts(t *testing.T) *Plan {
 	o.BaseTargetFile = "base.json"
 	o.BatchLadder, o.ConnsLadders = knob.Ladder{10, 100}, knob.ConnsLadders{10: {4, 8}, 100: {2, 4}}
 	o.CompareReps, o.CompareStop, o.CompareScope = 8, result.StopFixed, result.ScopeCurve
+	o.CompareProfile = knob.ProfileOff // TestSweepTwoArmProfiles has the profiled blocks
 	p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
 	if err != nil {
 		t.Fatal(err)
@@ -583,5 +595,84 @@ func TestSweepTwoArmSizesWindows(t *testing.T) {
 		if took := clock.Now().Sub(newFakeClock(0).Now()); took > o.CompareBudget {
 			t.Errorf("the run took %s of %s", took, o.CompareBudget)
 		}
+	}
+}
+
+// COMPARE_PROFILE: a slower headline (auto) gets 3 profiled blocks after
+// the compared ones, at the headline's rung, each point profiled (role
+// profile: never compared), and the runner's ProfileDiff of their 6
+// points is the headline's profile_diff; an unchanged one (auto) gets
+// none; on profiles whatever the verdict, the budget keeping their time.
+// (Profiled blocks that do not fit: TestTwoArmProfiledBlocks.)
+func TestSweepTwoArmProfiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		head       float64
+		budget     time.Duration
+		profiled   int
+		why        string
+	}{
+		{"slower, auto", knob.ProfileAuto, 0.8, 0, 6, ""},
+		{"same, auto", knob.ProfileAuto, 1, 0, 0, ""},
+		{"slower, off", knob.ProfileOff, 0.8, 0, 0, ""},
+		{"on, an unchanged head, within a budget that keeps their time", knob.ProfileOn, 1, 100 * time.Second, 6, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := knob.DefaultOptions(false)
+			o.SetTwoArmDefaults("")
+			o.BaseTargetFile = "base.json"
+			o.BatchLadder, o.ConnsLadders = knob.Ladder{10}, knob.ConnsLadders{10: {8, 16}}
+			o.CompareProfile, o.Out = tc.mode, filepath.Join(t.TempDir(), "out.json")
+			if tc.budget > 0 {
+				o.CompareBudget = tc.budget
+			} else {
+				o.CompareBudget, o.CompareReps = 0, 8
+			}
+			p, err := ResolveKnobs(o, pinning.CPUSet{0, 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			thr := map[schedule.ArmPoint]float64{}
+			for c, v := range map[int]float64{8: 90_000, 16: 140_000} {
+				thr[ap(result.ArmBase, 10, c)], thr[ap(result.ArmHead, 10, c)] = v, v*tc.head
+			}
+			clock := newFakeClock(0)
+			run := &armScripted{thr: thr, clock: clock, plan: p, over: 400 * time.Millisecond, ready: 150 * time.Millisecond, stop: 150 * time.Millisecond}
+			r := &result.Result{}
+			if err := SweepTwoArm(context.Background(), p, run, r, io.Discard, verdict.DefaultThresholds, clock); err != nil {
+				t.Fatal(err)
+			}
+			var specs []PointSpec
+			for i, s := range run.asked {
+				if s.Profile != (s.Role == result.RoleProfile) {
+					t.Errorf("point %d: role %s, profiled %v", i+1, s.Role, s.Profile)
+				}
+				if s.Role == result.RoleProfile {
+					specs = append(specs, s)
+					if i < len(run.asked)-2*plancost.ProfileBlocks {
+						t.Errorf("profiled point %d before the compared blocks ended", i+1)
+					}
+				}
+			}
+			d := r.Comparison.Headline.ProfileDiff
+			switch {
+			case len(specs) != tc.profiled || len(run.profiled) != tc.profiled:
+				t.Errorf("%d points profiled, %d diffed; want %d", len(specs), len(run.profiled), tc.profiled)
+			case tc.profiled > 0 && (d == nil || d.Reason != "faked" || d.FlamegraphFile != strings.TrimSuffix(o.Out, ".json")+"-profile"):
+				t.Errorf("profile diff %+v", d)
+			case tc.why != "" && (d == nil || !strings.Contains(d.Reason, tc.why)):
+				t.Errorf("profile diff %+v, want %q", d, tc.why)
+			case tc.profiled == 0 && tc.why == "" && d != nil:
+				t.Errorf("profile diff %+v unasked", d)
+			}
+			if c := r.Comparison.Headline; c.NPairs > 0 && c.Blocks != c.NPairs+c.Reruns {
+				t.Errorf("compared blocks %d, pairs %d: the profiled ones counted?", c.Blocks, c.NPairs)
+			}
+			if tc.budget > 0 {
+				if took := clock.Now().Sub(newFakeClock(0).Now()); took > tc.budget {
+					t.Errorf("took %s of %s", took, tc.budget)
+				}
+			}
+		})
 	}
 }

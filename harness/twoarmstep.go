@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -31,11 +32,15 @@ type blockRun struct {
 	elapsed func() time.Duration
 	// refused is a point whose preflight was refused: the sweep stops.
 	refused *result.Point
+	// diff is the profiled blocks' differential profile, or why there
+	// is none; nil: none was asked.
+	diff *result.ProfileDiff
 }
 
 // spec is the PointSpec of block point pt at index i.
 func (b *blockRun) spec(i int, pt schedule.Point, st schedule.Step) PointSpec {
-	return PointSpec{Index: i, Role: pt.Role, Key: pt.Key, Arm: pt.Arm, Duration: st.Window.Duration, Warmup: st.Window.Warmup, Warm: st.Warm}
+	return PointSpec{Index: i, Role: pt.Role, Key: pt.Key, Arm: pt.Arm, Duration: st.Window.Duration, Warmup: st.Window.Warmup, Warm: st.Warm,
+		Profile: pt.Role == result.RoleProfile}
 }
 
 // load is a point's warm-up and window in step st.
@@ -94,6 +99,13 @@ func (b *blockRun) block(st schedule.Step) schedule.Report {
 		return schedule.Report{}
 	}
 	var rep schedule.Report
+	if pts[0].Role == result.RoleCompare {
+		// The verdict so far: what the profiled blocks ask after.
+		b.r.Summarize()
+		if c := b.r.Comparison; c != nil {
+			rep.Verdict = c.Headline.Verdict
+		}
+	}
 	at := b.elapsed()
 	for k, pt := range pts {
 		ob := observeSearch(pt, ps[k], outs[k], oks[k], b.r.Headline)
@@ -184,4 +196,23 @@ func seriesOf(out verdict.Outcome) *schedule.Series {
 	}
 	tl := out.Load.Summary.Timeline
 	return &schedule.Series{Tick: time.Duration(tl.TickNs), Start: tl.StartTick, End: tl.EndTick, Counts: tl.Counts}
+}
+
+// profile builds the differential profile of the profiled blocks'
+// points, its files beside out (OUT-profile/), or says why there is none
+// when the verdict asked for them and they did not fit (why).
+func (b *blockRun) profile(out, why string) {
+	var pts []result.Point
+	for _, p := range b.r.Curve {
+		if p.Role == result.RoleProfile {
+			pts = append(pts, p)
+		}
+	}
+	switch {
+	case len(pts) > 0:
+		dir := strings.TrimSuffix(out, filepath.Ext(out)) + "-profile"
+		b.diff = b.runner.ProfileDiff(b.ctx, pts, dir, filepath.Dir(out))
+	case why != "":
+		b.diff = &result.ProfileDiff{Reason: why}
+	}
 }

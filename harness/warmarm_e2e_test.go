@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/harness/cpuprof"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/result"
@@ -46,7 +47,8 @@ func slowOptions(t *testing.T) *testSweep {
 // times its boot and stop, the arms run warm (kept up, frozen between
 // their points, booted afresh after the first pass and every few
 // blocks), the run ends within its budget with the verdict the servers
-// deserve, and no server outlives it.
+// deserve, the slower one profiled after its verdict, and no server
+// outlives it.
 func TestTwoArmSlowServerWarmArms(t *testing.T) {
 	needProcs(t)
 	slow := slowTarget(t)
@@ -97,6 +99,32 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 				// false alarm but a broken arm (frozen while measured,
 				// or measured cold).
 				t.Errorf("A/A: %s", h.Reason)
+			}
+			// A slower headline is profiled (COMPARE_PROFILE=auto) in
+			// blocks after those that decided, on the warm arms: the
+			// planted spin grows most.
+			d := h.ProfileDiff
+			switch {
+			case !tc.slower:
+				if d != nil {
+					t.Errorf("A/A profiled: %+v", d)
+				}
+			case cpuprof.Check(cpuprof.Real()).Reason != "":
+				notQuiet(t, "perf cannot profile here: %s (.ci/run installs linux-perf)", cpuprof.Check(cpuprof.Real()).Reason)
+			case d == nil || d.Reason != "":
+				t.Errorf("A/B: no profile diff: %+v", d)
+			default:
+				grew := d.Listed(result.FrameGrew, 3)
+				if !slices.ContainsFunc(grew, func(f result.ProfileFrame) bool { return strings.HasSuffix(f.Function, "refserver.spin") }) {
+					t.Errorf("spin is not among the 3 frames that grew most: %+v", grew)
+				}
+				if _, err := os.Stat(filepath.Join(filepath.Dir(o.Out), d.FlamegraphFile)); err != nil {
+					t.Errorf("flame graph: %v", err)
+				}
+				if n := slices.IndexFunc(r.Curve, func(p result.Point) bool { return p.Role == result.RoleProfile }); n < 0 ||
+					slices.ContainsFunc(r.Curve[n:], func(p result.Point) bool { return p.Role == result.RoleCompare }) {
+					t.Errorf("the profiled points do not follow the compared blocks")
+				}
 			}
 			checkNoneLeft(t, "--stop-delay")
 		})

@@ -110,6 +110,7 @@ func Check(r *result.Result) []schema.Problem {
 	}
 	ps = append(ps, checkDerived(r)...)
 	ps = append(ps, checkComparison(r)...)
+	ps = append(ps, checkProfileDiff(r)...)
 	return ps
 }
 
@@ -200,6 +201,9 @@ func checkComparison(r *result.Result) []schema.Problem {
 	case want == nil:
 		return []schema.Problem{{Path: "comparison", Msg: "present, but no curve point has an arm (a single-arm sweep compares nothing)"}}
 	}
+	// The profile diff was measured on points of its own, not derived
+	// from the compare repeats: it is checked apart (checkProfileDiff).
+	want.Headline.ProfileDiff = got.Headline.ProfileDiff
 	var ps []schema.Problem
 	if r.Config.CompareReps < 1 {
 		ps = append(ps, schema.Problem{Path: "config.compare_reps", Msg: fmt.Sprintf("%d, a two-arm sweep needs at least 1", r.Config.CompareReps)})

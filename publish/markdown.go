@@ -80,6 +80,7 @@ func Render(c *Comparison, opts RenderOptions) string {
 	renderResilience(&b, c)
 	if c.Mode == ModeTwoArm {
 		renderWhy(&b, c)
+		renderProfile(&b, c)
 	}
 
 	if len(c.Warnings) > 0 {

@@ -34,6 +34,7 @@ var phrases = map[string]string{
 	RoleSweep:      "sweep",
 	RoleAARepeat:   "A-A repeat",
 	RoleCompare:    "compare",
+	RoleProfile:    "profiled",
 	RoleHeadroom:   "headroom probe",
 	RoleResilience: "resilience",
 	// The publisher's row with no baseline (publish.HeadOnly).

@@ -35,6 +35,9 @@ const (
 	RoleSweep    = "sweep"
 	RoleAARepeat = "aa_repeat"
 	RoleCompare  = "compare" // a repeat at a compared rung of a two-arm sweep
+	// RoleProfile is a two-arm sweep's profiled repeat, after the
+	// compared blocks (COMPARE_PROFILE): never compared.
+	RoleProfile = "profile"
 )
 
 // Arms of a two-arm sweep (Point.Arm); empty in a single-arm sweep.
@@ -406,6 +409,9 @@ type Point struct {
 	CountCheck   *CountCheck `json:"count_check,omitempty"`
 	ProfileFile  string      `json:"profile_file,omitempty"`
 	ProfileError string      `json:"profile_error,omitempty"`
+	// CPUProfile is the point's CPU recording when its spec asked for
+	// one (a profiled block's point); nil otherwise.
+	CPUProfile *CPUProfile `json:"cpu_profile,omitempty"`
 
 	// SearchStep, SearchPhase and SearchReason place a SEARCH=bisect
 	// sweep point on its batch's search path: its step (1-based, per
@@ -538,6 +544,9 @@ type ComparedPoint struct {
 	// blocks planned, the budget...), from Result.Ended; nil in a
 	// document from before it.
 	Ended *Ended `json:"ended,omitempty"`
+	// ProfileDiff is the differential CPU profile of the two arms'
+	// profiled points (headline only; nil without profiled points).
+	ProfileDiff *ProfileDiff `json:"profile_diff,omitempty"`
 
 	P99Verdict   string   `json:"p99_verdict"` // better | worse | within_noise | cannot_conclude
 	P99ChangePct *float64 `json:"p99_change_pct"`

@@ -138,10 +138,17 @@ func (r *Result) Summarize() {
 	if !r.Headline.Clean && !r.Partial && r.ran(r.Config.HeadlineBatch) {
 		r.Warn(fmt.Sprintf("no A-A repeat: batch %d has no clean point to repeat", r.Config.HeadlineBatch))
 	}
+	var profiled *ProfileDiff // measured, not derived from the curve: kept
+	if r.Comparison != nil {
+		profiled = r.Comparison.Headline.ProfileDiff
+	}
 	r.Comparison = ComparisonOf(r)
-	if r.Comparison != nil && r.Arms != nil {
-		// A document from before Arms keeps its first-pass headline.
-		r.headlineFromBlocks()
+	if r.Comparison != nil {
+		r.Comparison.Headline.ProfileDiff = profiled
+		if r.Arms != nil {
+			// A document from before Arms keeps its first-pass headline.
+			r.headlineFromBlocks()
+		}
 	}
 }
 

@@ -40,6 +40,12 @@ func WriteTable(w io.Writer, r *Result) error {
 		return err
 	}
 	writeBudget(&b, r)
+	if c := r.Comparison; c != nil {
+		// Where the CPU went, when both arms were profiled.
+		if err := WriteProfileDiff(&b, c.Headline.ProfileDiff, 5, ""); err != nil {
+			return err
+		}
+	}
 	for _, w := range r.Warnings {
 		if r.Partial && w == r.PartialReason {
 			continue // PARTIAL RESULT said it, first
@@ -214,6 +220,8 @@ func pointLabel(p Point) string {
 		idx += " probe"
 	case RoleCompare:
 		idx += " cmp"
+	case RoleProfile:
+		idx += " prof"
 	case RoleResilience:
 		idx += " fault"
 	}

@@ -315,8 +315,13 @@ func (r *compareRun) verdict(out string, base, head arm) bool {
 		return false
 	}
 	fmt.Fprintf(r.stdout, "\n%s\n", compareLine(res.Comparison.Headline, head.label, base.label, r.c.out))
+	// Where the CPU went, when the sweep profiled both arms.
+	_ = result.WriteProfileDiff(r.stdout, res.Comparison.Headline.ProfileDiff, compareTopFrames, filepath.Dir(r.c.out))
 	return true
 }
+
+// compareTopFrames is how many frames compare prints each way.
+const compareTopFrames = 3
 
 // cleanup removes the worktrees compare made (or says where they are,
 // with --keep) and the temporary directory.

@@ -22,7 +22,8 @@ type compareRepo struct {
 	calls     []fakeSweep
 	verdict   string
 	sweepCode int
-	noCompare bool // the stand-in writes a result without a comparison
+	noCompare bool                // the stand-in writes a result without a comparison
+	profile   *result.ProfileDiff // the stand-in's comparison.headline.profile_diff
 }
 
 type fakeSweep struct {
@@ -116,6 +117,7 @@ func (r *compareRepo) run(args ...string) (stdout, stderr string, code int) {
 		call.head, call.headServer = read(flag("--target"))
 		r.calls = append(r.calls, call)
 		res := result.Result{Comparison: &result.Comparison{Headline: result.ComparedPoint{Verdict: r.verdict, ChangePct: fptrTest(-23.4), PValue: fptrTest(0.0078)}}}
+		res.Comparison.Headline.ProfileDiff = r.profile
 		if r.noCompare {
 			res.Comparison = nil
 		}
@@ -306,5 +308,34 @@ func TestCompareNeverPassesWithoutAVerdict(t *testing.T) {
 	}
 	if wt := r.worktrees(); len(wt) != 0 {
 		t.Errorf("worktrees left: %q", wt)
+	}
+}
+
+// TestComparePrintsTheTopFrames: after the verdict, compare prints where
+// the CPU went when the sweep profiled both arms: the frames that grew
+// and shrank most per message, and the flame graph beside the result.
+func TestComparePrintsTheTopFrames(t *testing.T) {
+	r := newCompareRepo(t)
+	r.profile = &result.ProfileDiff{Tool: "perf",
+		Base:           &result.ProfileArm{Points: []int{1, 4, 5}, CPUNsPerMessage: 10000},
+		Head:           &result.ProfileArm{Points: []int{2, 3, 6}, CPUNsPerMessage: 12100},
+		FlamegraphFile: "compare-profile/flamegraph.svg",
+		Frames: []result.ProfileFrame{
+			{Function: "github.com/ceiling-bench/ceiling/refserver.spin", HeadNs: 2100, Verdict: result.FrameGrew},
+			{Function: "runtime.mallocgc", BaseNs: 300, HeadNs: 200, Verdict: result.FrameShrank},
+		}}
+	out := filepath.Join(t.TempDir(), "compare.json")
+	stdout, stderr, _ := r.run("--base", "main", "--out", out, "--quick")
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	verdict := strings.Index(stdout, "against base main@")
+	for _, want := range []string{
+		"why (perf, CPU per message handled, 3 and 3 profiled points): base 10.00 µs, head 12.10 µs (+2.10 µs (+21.0%))",
+		"  grew   +2.10 µs (new)         github.com/ceiling-bench/ceiling/refserver.spin (0 ns -> 2.10 µs)",
+		"  shrank -100 ns (-33.3%)       runtime.mallocgc (300 ns -> 200 ns)",
+		"  flame graph: " + filepath.Join(filepath.Dir(out), "compare-profile", "flamegraph.svg"),
+	} {
+		if i := strings.Index(stdout, want); i < verdict || verdict < 0 {
+			t.Errorf("stdout lacks %q after the verdict", want)
+		}
 	}
 }

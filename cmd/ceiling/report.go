@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/ceiling-bench/ceiling/publish"
@@ -110,6 +111,11 @@ func writeSite(o reportOptions, names []string, results []*result.Result, stdout
 	runs := make([]site.Run, len(results))
 	for i, r := range results {
 		runs[i] = site.Run{Name: filepath.Base(names[i]), Result: r}
+		if names[i] != "-" {
+			// The files the result names (a profile's folded stacks)
+			// are beside it.
+			runs[i].Files = os.DirFS(filepath.Dir(names[i]))
+		}
 	}
 	files, err := site.Write(o.out, runs, opts)
 	if err != nil {

@@ -43,7 +43,7 @@ var sweepSections = []struct {
 }{
 	{"the server and the CPUs", []string{"target", "srv-cpuset", "lt-cpuset", "quick", "reps", "duration", "warmup", "allow-long", "server-cmd", "url", "ready", "ready-timeout", "allow-unpinned-url", "srv-user", "allow-overlap"}},
 	{"ladders and the search", []string{"batch-ladder", "conns-ladder", "search", "headline-batch", "record-size", "objective", "headroom-probe"}},
-	{"comparing two servers (docs/compare.md)", []string{"base-target", "compare-budget", "compare-scope", "compare-stop", "compare-reps", "alpha", "fail-on", "compare-prefer", "compare-mode", "duet-cpusets", "compare-arms", "compare-reboot-every", "server-costs", "compare-duration", "compare-warmup"}},
+	{"comparing two servers (docs/compare.md)", []string{"base-target", "compare-budget", "compare-scope", "compare-stop", "compare-reps", "alpha", "fail-on", "compare-prefer", "compare-mode", "compare-profile", "duet-cpusets", "compare-arms", "compare-reboot-every", "server-costs", "compare-duration", "compare-warmup"}},
 	{"the workload and the generator", []string{"scenario", "scenario-file", "generator", "io-pattern", "calibrate", "calibration", "source-addrs", "fault", "drop"}},
 	{"generator agents (docs/agents.md)", []string{"agents", "agents-listen", "agents-token-file", "agents-tls-cert", "agents-tls-key", "agents-tls-ca", "agents-join-timeout", "agents-netns", "agents-port-range"}},
 	{"output", []string{"out", "work-dir", "keep-work-dir", "profile"}},

@@ -45,6 +45,7 @@ func (o *Options) setCompareDefaults(quick bool) {
 	o.CompareReps, o.Alpha, o.CompareStop = result.DefaultCompareReps, result.DefaultAlpha, result.DefaultCompareStop
 	o.CompareMode, o.CompareScope, o.FailOn = ModeAuto, result.DefaultCompareScope, result.FailOnNever
 	o.CompareArms = result.ArmsAuto
+	o.CompareProfile = ProfileAuto
 	o.CompareDuration, o.CompareWarmup, o.CompareBudget = HeadlineCompareDuration, HeadlineCompareWarmup, DefaultCompareBudget
 	if quick {
 		o.CompareBudget = QuickCompareBudget
@@ -86,6 +87,27 @@ func CompareScopeFromEnv(lookup func(string) (string, bool)) string {
 func BaseTargetFromEnv(lookup func(string) (string, bool)) string {
 	v, _ := lookup("BASE_TARGET")
 	return strings.TrimSpace(v)
+}
+
+// When a two-arm sweep profiles its arms (COMPARE_PROFILE,
+// docs/compare.md "Why is it slower"): auto where the headline's verdict
+// is slower, on whatever the verdict, off never.
+const (
+	ProfileAuto = "auto"
+	ProfileOn   = "on"
+	ProfileOff  = "off"
+)
+
+// WantsProfile: a two-arm sweep whose headline verdict is verdict runs
+// its profiled blocks under COMPARE_PROFILE mode.
+func WantsProfile(mode, verdict string) bool {
+	switch mode {
+	case ProfileOn:
+		return true
+	case ProfileAuto:
+		return verdict == result.CompareSlower
+	}
+	return false
 }
 
 // The comparison's modes (COMPARE_MODE, docs/compare.md "Duet mode"):

@@ -77,6 +77,7 @@ type Compare struct {
 	WindowsGiven     bool   // COMPARE_DURATION or COMPARE_WARMUP given
 	RebootEvery      int    // COMPARE_REBOOT_EVERY: 0 auto, -1 never
 	ServerCosts      ServerCosts
+	Profile          string // COMPARE_PROFILE: auto | on | off
 }
 
 // Agents is AGENTS and the AGENTS_* knobs.
@@ -110,7 +111,8 @@ func (o *Options) Groups() Groups {
 		Compare: Compare{BaseTargetFile: o.BaseTargetFile, Reps: o.CompareReps, Alpha: o.Alpha, Stop: o.CompareStop,
 			Mode: o.CompareMode, Duration: o.CompareDuration, Warmup: o.CompareWarmup,
 			Scope: o.CompareScope, Budget: o.CompareBudget, Prefer: o.ComparePrefer, FailOn: o.FailOn,
-			Arms: o.CompareArms, RebootEvery: o.CompareRebootEvery, ServerCosts: o.ServerCosts, WindowsGiven: o.CompareWindowsGiven},
+			Arms: o.CompareArms, RebootEvery: o.CompareRebootEvery, ServerCosts: o.ServerCosts, WindowsGiven: o.CompareWindowsGiven,
+			Profile: o.CompareProfile},
 		Fault: o.Fault,
 		Agents: Agents{Count: o.Agents, Listen: o.AgentsListen, TokenFile: o.AgentsTokenFile, Token: o.AgentsToken,
 			TLSCert: o.AgentsTLSCert, TLSKey: o.AgentsTLSKey, TLSCA: o.AgentsTLSCA,

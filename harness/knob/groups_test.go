@@ -15,7 +15,7 @@ var targetOnly = []string{"ServerUser", "ServerCmd", "URL", "Ready", "AllowUnpin
 var renamed = map[string]string{
 	"CPUs.Server": "ServerCPUs", "CPUs.Generator": "GeneratorCPUs",
 	"CPUs.DuetServer": "DuetServerCPUs", "CPUs.DuetGenerator": "DuetGeneratorCPUs",
-	"Compare.Reps": "CompareReps", "Compare.Stop": "CompareStop", "Compare.Mode": "CompareMode",
+	"Compare.Reps": "CompareReps", "Compare.Stop": "CompareStop", "Compare.Mode": "CompareMode", "Compare.Profile": "CompareProfile",
 	"Compare.Duration": "CompareDuration", "Compare.Warmup": "CompareWarmup",
 	"Compare.Scope": "CompareScope", "Compare.Budget": "CompareBudget", "Compare.Prefer": "ComparePrefer",
 	"Compare.FailOn": "FailOn", "Compare.Arms": "CompareArms", "Compare.RebootEvery": "CompareRebootEvery", "Compare.WindowsGiven": "CompareWindowsGiven",

@@ -98,6 +98,13 @@ var compareKnobs = []Knob{
 		Get:   func(o *Options) string { return o.CompareMode },
 	},
 	{
+		Env: "COMPARE_PROFILE", Flag: "compare-profile", Arg: "WHEN", Default: "`auto`", Doc: DocCompare,
+		Help:  "when a two-arm sweep profiles both arms' servers (perf record -e cpu-clock -g, or the target's pprof URL) in extra blocks after the verdict, so that profiling never perturbs the blocks that decided: `auto` where the headline is slower, `on` whatever the verdict, `off` never; the result's comparison.headline.profile_diff says which functions grew per message handled, or why there is no profile (docs/compare.md, \"Why is it slower\")",
+		Parse: stringParse(func(o *Options) *string { return &o.CompareProfile }),
+		Check: oneOf(func(o *Options) string { return o.CompareProfile }, "profile mode", ProfileAuto, ProfileOn, ProfileOff),
+		Get:   func(o *Options) string { return o.CompareProfile },
+	},
+	{
 		Env: "DUET_CPUSETS", Flag: "duet-cpusets", Arg: "SRV/LT", Default: "picked from the CPUs left", Doc: DocCompare,
 		Help: "a duet's second half: its server CPUs, a slash, its generator CPUs (`3/2`), as many per side as SRV_CPUSET and LT_CPUSET; unset, the CPUs outside both sets that share no core with them",
 		Parse: func(o *Options, _, v string) error {
@@ -139,9 +146,9 @@ var compareKnobs = []Knob{
 		},
 		Get: func(o *Options) string { return o.ServerCosts.String() },
 	},
-	windowKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; short by default so that the budget buys many blocks, each block's two runs close in time (docs/compare.md, \"Why 1 s windows\"); a server whose cost shows only over longer runs (a GC cycle, a cache that fills) wants it longer",
+	windowKnob(durationKnob("COMPARE_DURATION", "compare-duration", "`1s` (COMPARE_SCOPE=curve: `5s`, quick `2s`)", "measured window of each compare repeat; unset, a budgeted headline comparison sizes it (and the warm-up) from its first pass's timelines, keeping 1 s unless another window buys a 10% smaller MDC (docs/compare.md, \"Windows sized to the server's noise\"); given, it is used as it is",
 		func(o *Options) *time.Duration { return &o.CompareDuration }, true)),
-	windowKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (every repeat boots its server afresh: a JIT or a cache warms here)",
+	windowKnob(durationKnob("COMPARE_WARMUP", "compare-warmup", "`1s` (COMPARE_SCOPE=curve: `2s`, quick `1s`)", "warm-up of each compare repeat (a freshly booted server's JIT and caches warm here, a thawed warm arm's timers catch up); set, with COMPARE_DURATION, it fixes the blocks' windows, which a budgeted headline comparison otherwise sizes from its first pass (docs/compare.md, \"Windows sized to the server's noise\")",
 		func(o *Options) *time.Duration { return &o.CompareWarmup }, false)),
 }
 

@@ -149,7 +149,11 @@ type Options struct {
 	// CompareMode is COMPARE_MODE as asked (auto | interleaved | duet);
 	// Resolve turns auto into one of the others. A duet's second half is
 	// DuetServerCPUs and DuetGeneratorCPUs (DUET_CPUSETS, or derived).
-	CompareMode                       string
+	CompareMode string
+	// CompareProfile is COMPARE_PROFILE: when a two-arm sweep profiles
+	// both arms' servers in extra blocks after its verdict (auto: where
+	// the headline is slower; on: whatever the verdict; off: never).
+	CompareProfile                    string
 	DuetServerCPUs, DuetGeneratorCPUs cpuset.Set
 
 	// Overrides of the target file (flags only).

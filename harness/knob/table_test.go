@@ -121,7 +121,7 @@ func TestKnobEnvAndFlagAgree(t *testing.T) {
 		"LIST": "0", "LADDER": "10 20", "BATCH=LADDER": "8,16", "N": "3", "BYTES": "3",
 		"DURATION": "4s", "NAME": "fanout", "FILE": "x.json", "COMMAND": "true",
 		"FRACTION": "0.25", "LEVEL": "0.25", "URL": "ws://{addr}/x", "PROBE": "tcp:{addr}", "DIR": "d", "CONDITIONS": "latency_ns.p99 <= 5ms", "ADDRS": "4", "MODE": "bisect", "PATTERN": "eager", "": "true",
-		"HOST:PORT": "127.0.0.1:7000", "LO-HI": "40000-40099", "RULE": "obf", "KIND": "duet", "SCOPE": "curve", "POLICY": "slower", "SRV/LT": "1/0", "ARMS": "warm", "READY/STOP": "2s/4s",
+		"HOST:PORT": "127.0.0.1:7000", "LO-HI": "40000-40099", "RULE": "obf", "KIND": "duet", "SCOPE": "curve", "POLICY": "slower", "SRV/LT": "1/0", "ARMS": "warm", "READY/STOP": "2s/4s", "WHEN": "on",
 		"TOKEN": "kQ7vX2pL9zR4mT8wB3nY6cJ1hF5dG0sA", "USER": "nobody", "KIND:SERVER@FRACTION": "kill:node2@0.5",
 	}
 	for _, k := range Knobs {

@@ -100,6 +100,11 @@ func (p Sweep) TwoArmPlan(order []result.PointKey) schedule.TwoArmPlan {
 		First:   schedule.Window{Duration: p.Point.Duration, Warmup: p.Point.Warmup},
 		Compare: schedule.Window{Duration: c.Duration, Warmup: c.Warmup},
 		Duet:    duet.Halves(p.CPUs, c.Mode) != nil, MaxReps: knob.MaxCompareReps}
+	if c.Profile != knob.ProfileOff && c.Profile != "" {
+		mode := c.Profile
+		tp.WantsProfile = func(verdict string) bool { return knob.WantsProfile(mode, verdict) }
+		tp.ProfileBlocks, tp.ReserveProfile = ProfileBlocks, mode == knob.ProfileOn
+	}
 	if p.Headline() && c.Budget > 0 {
 		// The budget plans the blocks, and ends them; lost blocks are
 		// run again while it lasts (up to MaxBlocks of those planned).
@@ -154,6 +159,11 @@ func (p *Sweep) SettleBudget() error {
 	c.Reps = min(blocks, knob.MaxCompareReps)
 	return nil
 }
+
+// ProfileBlocks is how many profiled blocks a two-arm sweep runs after
+// its compared blocks when COMPARE_PROFILE asks (harness/cpuprof's rule
+// needs two points per arm at least; three let one be lost).
+const ProfileBlocks = 3
 
 // PointOverhead is a fresh point's time beside its warm-up and window
 // before anything was measured: the generator's start, connect and

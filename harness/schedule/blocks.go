@@ -52,7 +52,11 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 	}
 	costs := t.costs.now()
 	need := MinBlocks(p.Alpha) * len(c.rungs)
-	n, needed := costs.Blocks(p.Budget-t.elapsed, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, need)
+	left := p.Budget - t.elapsed
+	if p.ReserveProfile {
+		left -= time.Duration(p.ProfileBlocks) * costs.Block(t.window(), !t.arms.warm, p.Duet)
+	}
+	n, needed := costs.Blocks(left, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, need)
 	n /= len(c.rungs)
 	if p.MaxReps > 0 {
 		n = min(n, p.MaxReps)

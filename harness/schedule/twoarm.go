@@ -60,6 +60,16 @@ type TwoArmPlan struct {
 	First, Compare Window
 	// Duet: a block's two points run at once, each on its half.
 	Duet bool
+	// WantsProfile says whether a headline verdict asks for profiled
+	// blocks (COMPARE_PROFILE, knob.WantsProfile); nil: never.
+	// ProfileBlocks is how many (each a point per arm, PointSpec.Profile),
+	// run after the compared rungs' blocks at the headline's rung, so that
+	// profiling never perturbs the blocks that decided; ReserveProfile
+	// (COMPARE_PROFILE=on) keeps their time out of the blocks the budget
+	// plans.
+	WantsProfile   func(verdict string) bool
+	ProfileBlocks  int
+	ReserveProfile bool
 	// SizeWindows: the blocks' windows are chosen from the first pass's
 	// timelines (Size) when it is over, Compare the default they must
 	// beat; false: Compare as given (COMPARE_DURATION, COMPARE_WARMUP).
@@ -102,11 +112,14 @@ type Step struct {
 }
 
 // Report is what the step given last did: a block's points as judged,
-// or the arms' boots or stops, and the run's clock when it ended.
+// or the arms' boots or stops, and the run's clock when it ended; after a
+// compare block, the headline's verdict so far (result.Comparison's:
+// what profiling asks after).
 type Report struct {
 	Points  []Observed
 	Arms    []ArmEvent
 	Elapsed time.Duration
+	Verdict string
 }
 
 // ArmEvent is one arm's boot (the time from its start to its readiness)
@@ -135,6 +148,10 @@ type TwoArm struct {
 
 	// sizing is the blocks' windows chosen when the first pass ended.
 	sizing *Sizing
+	// verdict is the headline's verdict as last reported; profile the
+	// profiled blocks' state: asked (given), and why there are none.
+	verdict string
+	profile profileState
 
 	queue   []Step // steps decided, not given yet
 	given   Step   // the step given last
@@ -276,6 +293,9 @@ func (t *TwoArm) next() Step {
 	if s, ok := t.nextBlock(); ok {
 		return s
 	}
+	if s, ok := t.nextProfiled(); ok {
+		return s
+	}
 	return t.end()
 }
 
@@ -321,6 +341,9 @@ func (t *TwoArm) stopStep(arms []string, why string) Step {
 // observe takes in what the step given last did.
 func (t *TwoArm) observe(r Report) {
 	t.elapsed = max(t.elapsed, r.Elapsed)
+	if r.Verdict != "" {
+		t.verdict = r.Verdict
+	}
 	for _, o := range r.Points {
 		t.elapsed = max(t.elapsed, o.Elapsed)
 	}
@@ -355,9 +378,12 @@ func (t *TwoArm) observe(r Report) {
 		}
 	}
 	t.costs.block(t.given, r.Points, fresh)
-	if !t.first.over {
+	switch {
+	case !t.first.over:
 		t.first.observe(r.Points)
-	} else {
+	case t.given.Block[0].Role == result.RoleProfile:
+		t.profile.ran++
+	default:
 		t.observeBlock(r.Points)
 	}
 	if !t.arms.decided {

@@ -213,3 +213,69 @@ func TestTwoArmFastServerStaysFresh(t *testing.T) {
 		t.Errorf("%d boots of warm arms", n)
 	}
 }
+
+// Profiled blocks come after the compared ones, at the headline's rung,
+// the arm that goes first alternating, when the verdict asks; under a
+// budget they run all or none, and none says why.
+func TestTwoArmProfiledBlocks(t *testing.T) {
+	ladder, thr := peakAt64()
+	for _, tc := range []struct {
+		name    string
+		budget  time.Duration
+		maxReps int
+		want    int
+		why     string
+	}{
+		{"no budget", 0, 0, 3, ""},
+		{"room", 5 * time.Minute, 12, 3, ""},
+		// The blocks take the budget to its last block's worth: no
+		// room for three more.
+		{"no room", 2 * time.Minute, 100, 0, "did not fit COMPARE_BUDGET 2m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := headlinePlan(ladder)
+			p.Budget, p.MaxReps, p.ProfileBlocks = tc.budget, tc.maxReps, 3
+			if tc.budget == 0 {
+				p.Reps = 8
+			}
+			asked := ""
+			p.WantsProfile = func(v string) bool { asked = v; return true }
+			sv := &armServer{thr: thr, cost: time.Second, cmpCost: 2 * time.Second}
+			s := NewTwoArm(p)
+			var last Report
+			var prof []Block
+			cmpDone := false
+			for i := 0; ; i++ {
+				st := s.Next(last)
+				if st.Kind == Done || i > 500 {
+					break
+				}
+				last = sv.do(st)
+				if st.Kind == RunBlock && st.Block[0].Role == result.RoleCompare {
+					if cmpDone {
+						t.Fatal("a compare block after a profiled one")
+					}
+					last.Verdict = result.CompareSlower
+				}
+				if st.Kind == RunBlock && st.Block[0].Role == result.RoleProfile {
+					cmpDone = true
+					prof = append(prof, st.Block)
+				}
+			}
+			if len(prof) != tc.want || (tc.want > 0 && asked != result.CompareSlower) {
+				t.Fatalf("%d profiled blocks (verdict asked with %q), want %d", len(prof), asked, tc.want)
+			}
+			for i, b := range prof {
+				if b[0].Key.Connections != 64 || b[0].Key.Batch != 10 || b[0].Arm == b[1].Arm || (i%2 == 0) != (b[0].Arm == result.ArmBase) {
+					t.Errorf("profiled block %d: %+v", i, b)
+				}
+			}
+			if !strings.Contains(s.ProfileWhy(), tc.why) || (tc.why == "") != (s.ProfileWhy() == "") {
+				t.Errorf("why %q, want %q", s.ProfileWhy(), tc.why)
+			}
+			if tc.budget > 0 && sv.now > tc.budget {
+				t.Errorf("ran %s of %s", sv.now, tc.budget)
+			}
+		})
+	}
+}

@@ -45,6 +45,9 @@ type Outcome struct {
 	// window capture).
 	ServerMetrics             *result.ServerMetrics
 	ProfileFile, ProfileError string
+	// CPUProfile is the point's CPU profile when its spec asked for one
+	// (harness/cpuprof): where it is, or why there is none.
+	CPUProfile *result.CPUProfile
 	// Agents is each agent's part of the point with AGENTS (nil without).
 	Agents []wire.Agent
 	// CountSeries is the target's counter for the point's scenario
@@ -74,7 +77,8 @@ func Point(i int, role string, k result.PointKey, out Outcome, th Thresholds) re
 		Escaped:   out.Escaped,
 
 		ServerMetrics: out.ServerMetrics, ProfileFile: out.ProfileFile, ProfileError: out.ProfileError,
-		Agents: agentReports(out.Agents),
+		CPUProfile: out.CPUProfile,
+		Agents:     agentReports(out.Agents),
 	}
 	if out.FailReason == "" && out.Load != nil && out.Load.Summary.Failure != "" {
 		// The generator says it could not measure: its figures are none.
@@ -93,6 +97,12 @@ func Point(i int, role string, k result.PointKey, out Outcome, th Thresholds) re
 	p.Scenario = s.Blocks
 	p.Drop = s.Drop
 	p.ThroughputPerS = s.ThroughputPerS
+	if cp := out.CPUProfile; cp != nil && cp.File != "" {
+		// The messages the server handled while it was profiled.
+		c := *cp
+		c.Messages = s.ThroughputPerS * time.Duration(cp.DurationNs).Seconds()
+		p.CPUProfile = &c
+	}
 	p.LatencyNs = s.Latency
 	p.Errors = s.Errors
 	if len(s.ErrorsByReason) > 0 {

@@ -11,12 +11,13 @@ import (
 // points measured, or from the knobs) may link: what fmt, encoding/json,
 // time and the sorting helpers bring, and nothing that starts a process
 // or talks to a network (os/exec, net, net/http, crypto/tls). os and
-// syscall are in it because fmt links them. A package's allowlist adds
+// syscall are in it because fmt links them, path/filepath because the
+// result names its files. A package's allowlist adds
 // to it what it needs beyond that, by name (ImportsOnly).
 var PureStd = []string{
 	"bytes", "cmp", "encoding", "encoding/base64", "encoding/hex", "encoding/json", "errors", "fmt",
 	"io", "io/fs", "iter", "maps", "math", "math/bits", "math/rand/v2", "net/netip", "net/url", "os",
-	"path", "reflect", "runtime", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "syscall",
+	"path", "path/filepath", "reflect", "runtime", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "syscall",
 	"text/tabwriter", "time", "unicode", "unicode/utf16", "unicode/utf8", "unique", "unsafe", "weak",
 }
 

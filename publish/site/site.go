@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,9 @@ import (
 type Run struct {
 	Name   string
 	Result *result.Result
+	// Files is the directory the result was read from, for the files it
+	// names (a profile diff's folded stacks); nil: none are read.
+	Files fs.FS
 }
 
 // Options are what a site is built from besides the runs.
@@ -116,6 +120,16 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"add":  func(a, b float64) float64 { return a + b },
 	"sub":  func(a, b float64) float64 { return a - b },
 	"half": func(a float64) float64 { return a / 2 },
+	// ns is a cost per message in CPU time.
+	"ns": func(v float64) string {
+		switch {
+		case v >= 1e6 || v <= -1e6:
+			return fmt.Sprintf("%.2f ms", v/1e6)
+		case v >= 1e3 || v <= -1e3:
+			return fmt.Sprintf("%.2f µs", v/1e3)
+		}
+		return fmt.Sprintf("%.0f ns", v)
+	},
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // nbsp keeps a formatted figure on one line: "p < 0.001" never breaks
@@ -153,7 +167,11 @@ func Build(runs []Run, opts Options) (map[string][]byte, error) {
 		placed := placeChanges(series, points)
 		idx.Trends = append(idx.Trends, trendView{Series: series[0].Series(), Chart: trendChart(series, placed), Narrow: narrowTrendChart(series, placed)})
 	}
-	for _, rv := range runViews {
+	for i, rv := range runViews {
+		var svg []byte
+		if rv.Profile, svg = profileOf(runs[i], rv.Page); svg != nil {
+			out[rv.Profile.File] = svg
+		}
 		b, err := render("run.tmpl", rv)
 		if err != nil {
 			return nil, err
@@ -304,6 +322,8 @@ type runView struct {
 	// ChangePoint: the run's entry is in the segment a headline change
 	// point began.
 	ChangePoint *runChange
+	// Profile is a two-arm run's differential CPU profile (nil without).
+	Profile *profileView
 }
 
 func newRunView(r Run, page string, now time.Time) *runView {
