@@ -14,8 +14,9 @@ import (
 // AGENTS_TOKEN (internal/agenttoken, not the agents' protocol, which the
 // harness hands the token to), the objective's language, and the
 // standard library's pure part with what the checks need beyond it (net
-// for AGENTS_LISTEN's address, the token's entropy). Never the generator (load), the agents, os/exec (GENERATOR
-// is found on $PATH by lookPath) or net/http.
+// for AGENTS_LISTEN's address, the token's entropy). Never the generator
+// (load), the agents, os/exec (GENERATOR is found on $PATH by lookPath)
+// or net/http.
 func TestKnobsLinkOnlyWhatDecides(t *testing.T) {
 	testenv.ImportsOnly(t, testenv.Module+"harness/knob", append(testenv.Ours("result", "internal/wire", "internal/cpuset",
 		"internal/agenttoken", "internal/objective", "internal/stats", "internal/redact", "internal/argv"),
