@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,10 @@ func waitLeftGone(t *testing.T, limit time.Duration) []string {
 // verdict is held; and nothing of the cluster is left running. It is
 // also the fanout scenario's sweep, driven through the target file's
 // fanout block (URLs and app credentials): the sweep's points ran
-// without an error, and the app secret is nowhere in the result.
+// without an error, and the app secret is nowhere in the result. Then
+// the same nodes not one cluster: the sweep stops at its first point's
+// refused preflight (the rule that a refusal stops a sweep is
+// TestSweepStopsAtARefusal's).
 func TestFaultKillsANodeMidWindow(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {12}})
@@ -164,5 +168,35 @@ func TestFaultKillsANodeMidWindow(t *testing.T) {
 	}
 	if left := leftOf(t); len(left) > 0 {
 		t.Errorf("left running after the sweep: %v", left)
+	}
+
+	// The same nodes, not one cluster (no --cluster): fanout's preflight
+	// is refused, as it would be at every point, so the sweep stops after
+	// the first with ErrRefused, the whole reason (its hint last) in the
+	// result and on the terminal, the servers the generator named by
+	// address named by the target's names. Nothing is left running.
+	o = miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {6, 12}})
+	o.Scenario = fanout.Name
+	apart := refClusterTarget(t, "refserver-cluster.json")
+	for i, s := range apart.Servers {
+		if k := slices.Index(s.Command, "--cluster"); k >= 0 {
+			apart.Servers[i].Command = slices.Delete(slices.Clone(s.Command), k, k+2)
+		}
+	}
+	r, table, err = runSweep(t, context.Background(), o, apart)
+	if !errors.Is(err, harness.ErrRefused) || len(r.Curve) != 1 {
+		t.Fatalf("not one cluster: err %v, %d points; want ErrRefused after the first\n%s", err, len(r.Curve), table)
+	}
+	why := r.PartialReason
+	for _, want := range []string{"preflight was refused", "one cluster?", " is node"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the reason lacks %q: %s", want, why)
+		}
+	}
+	if !strings.Contains(flatText(table), flatText(why[strings.Index(why, "one cluster?"):])) {
+		t.Errorf("the terminal does not carry the reason to its end:\n%s", table)
+	}
+	if left := waitLeftGone(t, 0); len(left) > 0 {
+		t.Errorf("left running after the refused sweep: %v", left)
 	}
 }
