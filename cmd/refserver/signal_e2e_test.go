@@ -21,7 +21,7 @@ import (
 // before it closes sockets with 1012 and exits 0. Only lower bounds are
 // checked: a busy machine makes it later, never sooner. (Without the
 // delays the same happens at once: the delays only wait.)
-func TestSlowBootAndStop(t *testing.T) {
+func testSlowBootAndStop(t *testing.T) {
 	const ready, drain = 400 * time.Millisecond, 600 * time.Millisecond
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0 --ready-delay "+ready.String()+" --stop-delay "+drain.String())
@@ -83,4 +83,12 @@ func TestSlowBootAndStop(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("refserver did not exit within 15s of SIGTERM")
 	}
+}
+
+// TestProcess: refserver as a real process: it boots and drains as long
+// as it is told, and stops with 1012 and status 0; and large request
+// bodies leave its RSS bounded (bodies_e2e_test.go).
+func TestProcess(t *testing.T) {
+	t.Run("slow boot and stop", testSlowBootAndStop)
+	t.Run("large bodies keep RSS bounded", testLargeBodiesKeepRSSBounded)
 }
