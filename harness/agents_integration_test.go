@@ -31,24 +31,65 @@ func agentOptions(t *testing.T, window time.Duration) *testSweep {
 }
 
 // TestAgentsPoint: 3 real `ceiling agent` processes against refserver,
-// agent 1's wall clock 250 ms ahead: the point's figures are the agents'
-// merge and every agent started inside the window.
+// agent 1's wall clock 250 ms ahead, over a sweep of two rungs. In the
+// first point agent 1 is killed inside the window: the point is invalid,
+// naming it. The next points, with a fresh agent 1, are the agents'
+// merge, and every agent started inside the window.
 func TestAgentsPoint(t *testing.T) {
 	needProcs(t)
-	o := agentOptions(t, time.Second)
+	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {6, 9}})
+	o.Agents = 3
+	o.Duration = 2 * time.Second
+	if _, err := harness.ResolveKnobs(o.Options, nil); err != nil {
+		t.Fatal(err)
+	}
 	o.AgentsEnv.Args = map[int][]string{1: {"--wall-skew", "250ms"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	// Contention does not matter here: what is checked is the merge and
-	// the window, which hold on a busy machine too.
-	r, _, err := runSweep(t, ctx, o, refTarget(t))
-	if len(r.Curve) == 0 {
-		t.Fatalf("no points (%v)", err)
+	swept := make(chan struct{})
+	killed := make(chan int, 1)
+	go func() {
+		defer close(killed)
+		for {
+			select {
+			case <-swept:
+				return
+			default:
+			}
+			if m, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-001-*", "measure.marker")); len(m) > 0 {
+				time.Sleep(300 * time.Millisecond)
+				if pid := findAgent(1); pid > 0 {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					killed <- pid
+				}
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	// Once: the kill is planted in this run only, and its failed point
+	// is the subject whether or not the CPUs were contended; so are the
+	// merge and the window, which hold on a busy machine too.
+	r, _, _ := runSweepOnce(t, ctx, o, refTarget(t))
+	close(swept)
+	if pid := <-killed; pid == 0 {
+		t.Fatal("agent 1 was not found to kill")
+	}
+	if len(r.Curve) < 2 {
+		t.Fatalf("%d points, want the killed one and the next", len(r.Curve))
 	}
 	if r.Config.Agents != 3 {
 		t.Errorf("config.agents = %d", r.Config.Agents)
 	}
-	for _, p := range r.Curve {
+	p := r.Curve[0]
+	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "agent 1") {
+		t.Fatalf("point 1: status %s, reason %q; want failed naming agent 1", p.Status, p.FailReason)
+	}
+	if len(p.Agents) != 3 || p.Agents[1].Failure == "" {
+		t.Errorf("point 1's agents: %+v, want 3 with agent 1's failure", p.Agents)
+	}
+	t.Logf("point 1: %s", p.FailReason)
+	for _, p := range r.Curve[1:] {
 		if p.Status != result.StatusOK {
 			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
 		}
@@ -71,8 +112,8 @@ func TestAgentsPoint(t *testing.T) {
 				p.Index, a.Index, a.Connections, time.Duration(a.RTTNs), time.Duration(a.ClockOffsetNs), time.Duration(a.StartSkewNs),
 				a.ThroughputPerS, time.Duration(a.P99Ns), a.Evidence)
 		}
-		if conns != 6 {
-			t.Errorf("point %d: agents' connections sum to %d, want 6", p.Index, conns)
+		if conns != p.Connections {
+			t.Errorf("point %d: agents' connections sum to %d, want %d", p.Index, conns, p.Connections)
 		}
 		if diff := p.ThroughputPerS - tput; diff > 1e-6*tput || diff < -1e-6*tput {
 			t.Errorf("point %d: throughput %v, agents' sum %v", p.Index, p.ThroughputPerS, tput)
@@ -86,52 +127,6 @@ func TestAgentsPoint(t *testing.T) {
 		}
 		t.Logf("point %d merged: %.0f msg/s, p99 %v", p.Index, p.ThroughputPerS, time.Duration(p.LatencyNs.P99))
 	}
-}
-
-// TestAgentsKilledAgent: an agent killed inside the window makes the
-// point invalid, naming it.
-func TestAgentsKilledAgent(t *testing.T) {
-	needProcs(t)
-	o := agentOptions(t, 3*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	swept := make(chan struct{})
-	killed := make(chan int, 1)
-	go func() {
-		defer close(killed)
-		for {
-			select {
-			case <-swept:
-				return
-			default:
-			}
-			if m, _ := filepath.Glob(filepath.Join(o.WorkDir, "point-*", "measure.marker")); len(m) > 0 {
-				time.Sleep(300 * time.Millisecond)
-				if pid := findAgent(1); pid > 0 {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-					killed <- pid
-				}
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
-	// Once: the kill is planted in this run only, and its failed point is
-	// the subject whether or not the CPUs were contended (a retry of a
-	// contended run killed nothing and measured a clean point).
-	r, _, _ := runSweepOnce(t, ctx, o, refTarget(t))
-	close(swept)
-	if pid := <-killed; pid == 0 {
-		t.Fatal("agent 1 was not found to kill")
-	}
-	p := r.Curve[0]
-	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "agent 1") {
-		t.Fatalf("point 0: status %s, reason %q; want failed naming agent 1", p.Status, p.FailReason)
-	}
-	if len(p.Agents) != 3 || p.Agents[1].Failure == "" {
-		t.Errorf("point 0's agents: %+v, want 3 with agent 1's failure", p.Agents)
-	}
-	t.Logf("point 0: %s", p.FailReason)
 }
 
 // findAgent is the pid of this test build's `ceiling agent --index i`.

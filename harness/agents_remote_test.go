@@ -136,22 +136,31 @@ func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 }
 
 // TestAgentsListenSweep: with AGENTS_LISTEN the sweep starts no agent; 3
-// `ceiling agent` processes the test started join once and serve both
-// points, then exit when the sweep says done.
+// `ceiling agent` processes the test started join once and serve every
+// point, then exit when the sweep says done. Agent 1 joins through a
+// proxy that cuts its session once, right after the first point's
+// result: it redials and serves the next points. That an agent that
+// never joins fails its point by its index within AGENTS_JOIN_TIMEOUT is
+// the coordinator's rule (harness/agents' TestPoints).
 func TestAgentsListenSweep(t *testing.T) {
 	needProcs(t)
 	o, addr := listenOptions(t, []int{6, 9})
 	// The agents serve one sweep: an attempt that lost its points to
-	// contended CPUs starts its own three.
+	// contended CPUs starts its own three, and its own proxy.
 	var ags []*remoteAgent
+	var px *cutProxy
 	r, _, err := retryContended(t, func() (*result.Result, string, error) {
 		for _, a := range ags {
 			a.kill()
 		}
-		ags = ags[:0]
-		for i := range 3 {
-			ags = append(ags, startRemoteAgent(t, addr, i))
+		pl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(func() { pl.Close() })
+		px = &cutProxy{ln: pl, to: addr}
+		go px.serve()
+		ags = []*remoteAgent{startRemoteAgent(t, addr, 0), startRemoteAgent(t, pl.Addr().String(), 1), startRemoteAgent(t, addr, 2)}
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		return runSweepOnce(t, ctx, o, refTarget(t))
@@ -187,9 +196,20 @@ func TestAgentsListenSweep(t *testing.T) {
 		a.exit(t, i)
 		// 2 points, and the A-A repeat when the headline was clean.
 		want := fmt.Sprintf("done after %d points", len(r.Curve))
-		if s := a.log.String(); !strings.Contains(s, want) || strings.Contains(s, "rejoining") {
+		if s := a.log.String(); i != 1 && (!strings.Contains(s, want) || strings.Contains(s, "rejoining")) {
 			t.Errorf("agent %d: want one session serving %d points:\n%s", i, len(r.Curve), s)
 		}
+	}
+	px.mu.Lock()
+	joined, cut := px.joined, px.cut
+	px.mu.Unlock()
+	log := ags[1].log.String()
+	if !cut || joined != 2 || strings.Count(log, "rejoining") != 1 || !strings.Contains(log, "done after") {
+		t.Errorf("agent 1: cut %v, %d connections, want one cut after the first point, one rejoin and the sweep's done:\n%s", cut, joined, log)
+	}
+	if t.Failed() {
+		b, _ := os.ReadFile(filepath.Join(o.WorkDir, "coordinator.log"))
+		t.Logf("coordinator.log:\n%s", b)
 	}
 }
 
@@ -240,32 +260,6 @@ func TestAgentsListenSweepOverTLS(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Errorf("the rogue agent still runs:\n%s", rogue.log.String())
-	}
-}
-
-// TestAgentsListenMissingAgent: an agent that never joins fails the
-// point by its index within AGENTS_JOIN_TIMEOUT; the others are told done.
-func TestAgentsListenMissingAgent(t *testing.T) {
-	needProcs(t)
-	o, addr := listenOptions(t, []int{6})
-	o.AgentsJoinTimeout = 2 * time.Second
-	var ags []*remoteAgent
-	for _, i := range []int{0, 1} {
-		ags = append(ags, startRemoteAgent(t, addr, i))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, _, _ := runSweepOnce(t, ctx, o, refTarget(t))
-	if len(r.Curve) == 0 {
-		t.Fatal("no point")
-	}
-	p := r.Curve[0]
-	if p.Status != result.StatusFailed || !strings.Contains(p.FailReason, "agent 2 never joined") {
-		t.Fatalf("point: %s %q, want failed naming agent 2 as never joined", p.Status, p.FailReason)
-	}
-	t.Logf("point 0: %s", p.FailReason)
-	for i, a := range ags {
-		a.exit(t, i)
 	}
 }
 
@@ -327,46 +321,5 @@ func (p *cutProxy) pipe(c net.Conn) {
 				return // both ends close, after the result went on
 			}
 		}
-	}
-}
-
-// TestAgentsListenRejoin: agent 1's connection drops after the first
-// point's result; it redials and serves the second point.
-func TestAgentsListenRejoin(t *testing.T) {
-	needProcs(t)
-	o, addr := listenOptions(t, []int{6, 9})
-	pl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := &cutProxy{ln: pl, to: addr}
-	go px.serve()
-	defer pl.Close()
-	ags := []*remoteAgent{startRemoteAgent(t, addr, 0), startRemoteAgent(t, pl.Addr().String(), 1), startRemoteAgent(t, addr, 2)}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	r, _, _ := runSweepOnce(t, ctx, o, refTarget(t))
-	if len(r.Curve) < 2 {
-		t.Fatalf("%d points, want 2", len(r.Curve))
-	}
-	for _, p := range r.Curve {
-		if p.Status != result.StatusOK {
-			t.Fatalf("point %d failed: %s\n%s", p.Index, p.FailReason, p.LogTail)
-		}
-	}
-	for i, a := range ags {
-		a.exit(t, i)
-	}
-	px.mu.Lock()
-	joined, cut := px.joined, px.cut
-	px.mu.Unlock()
-	log := ags[1].log.String()
-	if !cut || joined != 2 || strings.Count(log, "rejoining") != 1 || !strings.Contains(log, "done after") {
-		t.Errorf("agent 1: cut %v, %d connections, want one cut after the first point, one rejoin and the sweep's done:\n%s", cut, joined, log)
-	}
-	t.Logf("agent 1:\n%s", log)
-	if t.Failed() {
-		b, _ := os.ReadFile(filepath.Join(o.WorkDir, "coordinator.log"))
-		t.Logf("coordinator.log:\n%s", b)
 	}
 }

@@ -88,7 +88,7 @@ func (c contendedRunner) RunPoint(ctx context.Context, spec PointSpec) verdict.O
 func TestContendedHeadlineIsNotPublished(t *testing.T) {
 	for _, run := range []contendedRunner{{steal: 0}, {steal: 0.1}} {
 		r := &result.Result{}
-		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
+		err := Sweep(context.Background(), sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds, newFakeClock(0))
 		if !errors.Is(err, ErrContended) || !errors.Is(err, ErrNoCleanHeadline) {
 			t.Fatalf("steal %v: error %v, want ErrContended (an ErrNoCleanHeadline)", run.steal, err)
 		}
@@ -112,7 +112,7 @@ func TestContendedHeadlineIsNotPublished(t *testing.T) {
 	}
 	// A run whose headline failed for another reason keeps the plain error.
 	r := &result.Result{}
-	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, verdict.DefaultThresholds)
+	err := Sweep(context.Background(), sweepOpts(t), &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}, r, &bytes.Buffer{}, verdict.DefaultThresholds, newFakeClock(0))
 	if !errors.Is(err, ErrNoCleanHeadline) || errors.Is(err, ErrContended) {
 		t.Errorf("failed headline: %v, want ErrNoCleanHeadline only", err)
 	}

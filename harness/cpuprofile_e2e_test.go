@@ -115,30 +115,3 @@ func TestProfileDiffOfPlantedSpin(t *testing.T) {
 		}
 	}
 }
-
-// TestProfiledPointWithoutPerfForReal: with no perf on PATH, a profiled
-// point is measured as any other and records why it has no profile.
-func TestProfiledPointWithoutPerfForReal(t *testing.T) {
-	needProcs(t)
-	t.Setenv("PATH", t.TempDir())
-	ref := refTarget(t)
-	pts := profiledBlocksNoCheck(t, ref)
-	if p := pts[0]; p.Status != result.StatusOK || p.CPUProfile == nil || !strings.Contains(p.CPUProfile.Reason, "perf is not installed") {
-		t.Errorf("point %s (%s), profile %+v", p.Status, p.FailReason, p.CPUProfile)
-	}
-}
-
-// profiledBlocksNoCheck is one profiled point of ref, whatever became
-// of its profile.
-func profiledBlocksNoCheck(t *testing.T, ref target.Spec) []result.Point {
-	t.Helper()
-	o := twoArmOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {32}})
-	pr, err := harness.NewProcRunner(plan(t, o, ref, &ref), agentside.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := result.PointKey{Batch: 10, Connections: 32, Rep: 1}
-	out := pr.RunPoint(context.Background(), harness.PointSpec{Index: 1, Role: result.RoleCompare, Key: k, Arm: result.ArmHead,
-		Duration: time.Second, Warmup: 300 * time.Millisecond, Profile: true})
-	return []result.Point{verdict.Point(1, result.RoleCompare, k, out, noCapThresholds())}
-}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/meter"
 	"github.com/ceiling-bench/ceiling/harness/scrape"
@@ -45,13 +44,11 @@ func (p *pointRun) readyExternal(ctx context.Context) error {
 // measureExternal is measure for an external server: the generator's side
 // as ever, the server's from its metrics once the after read is in.
 func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, run meter.Run, genDone <-chan struct{}, capture *scrape.Window) {
-	windowEnd := time.NewTimer(p.window)
 	select {
-	case <-windowEnd.C:
+	case <-p.pr.clock().After(p.window):
 	case <-genDone:
 	case <-ctx.Done():
 	}
-	windowEnd.Stop()
 	capture.WindowEnded(ctx)
 	p.memWindow = run.Stop()
 	_, out.GeneratorCPU, _ = meter.Sides(p.memWindow, p.srvCPUs, p.genCPUs, false)

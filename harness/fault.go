@@ -87,15 +87,14 @@ func (p *pointRun) startFault(ctx context.Context) {
 			fr.fail("no marker time: %v", err)
 			return
 		}
+		clock := p.pr.clock()
 		start := fi.ModTime()
 		at := start.Add(time.Duration(fr.spec.Fraction * float64(p.window)))
-		t := time.NewTimer(time.Until(at))
-		defer t.Stop()
 		select {
 		case <-ctx.Done():
 			fr.fail("interrupted before the fault")
 			return
-		case <-t.C:
+		case <-clock.After(at.Sub(clock.Now())):
 		}
 		if fr.server < 0 || fr.server >= len(p.srvs) {
 			fr.fail("server %s was not booted", fr.spec.Server)
@@ -111,7 +110,7 @@ func (p *pointRun) startFault(ctx context.Context) {
 			sig = syscall.SIGSTOP
 		}
 		err = srv.Signal(sig)
-		sent := time.Now()
+		sent := clock.Now()
 		fr.mu.Lock()
 		defer fr.mu.Unlock()
 		if err != nil {

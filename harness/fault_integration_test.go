@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,7 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
-	"github.com/ceiling-bench/ceiling/internal/stats"
 	"github.com/ceiling-bench/ceiling/load/scenario/fanout"
-	"github.com/ceiling-bench/ceiling/load/scenario/nats"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -79,7 +78,13 @@ func waitLeftGone(t *testing.T, limit time.Duration) []string {
 // halfway through the window; a third of the connections (node2's, and
 // only node2's) drop; the other nodes stay up and their clients get every
 // event owed to them after the kill; the point is never a ceiling, its
-// verdict is held; and nothing of the cluster is left running.
+// verdict is held; and nothing of the cluster is left running. It is
+// also the fanout scenario's sweep, driven through the target file's
+// fanout block (URLs and app credentials): the sweep's points ran
+// without an error, and the app secret is nowhere in the result. Then
+// the same nodes not one cluster: the sweep stops at its first point's
+// refused preflight (the rule that a refusal stops a sweep is
+// TestSweepStopsAtARefusal's).
 func TestFaultKillsANodeMidWindow(t *testing.T) {
 	needProcs(t)
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {12}})
@@ -150,85 +155,48 @@ func TestFaultKillsANodeMidWindow(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
+	if r.Config.Scenario != "fanout" || !strings.HasPrefix(r.Regime, "fanout, batch 10") {
+		t.Errorf("scenario %q, regime %q", r.Config.Scenario, r.Regime)
+	}
+	for _, p := range r.Curve {
+		if p.Role != result.RoleResilience && (p.Status != result.StatusOK || p.Errors != 0) {
+			t.Errorf("point %d: %s %q, errors %d", p.Index, p.Status, p.FailReason, p.Errors)
+		}
+	}
+	if data, err := os.ReadFile(o.Out); err != nil || strings.Contains(string(data), "app-secret") {
+		t.Errorf("the result records the app secret (or is unread: %v)", err)
+	}
 	if left := leftOf(t); len(left) > 0 {
 		t.Errorf("left running after the sweep: %v", left)
 	}
-}
 
-// FAULT is refused, naming the knob, before anything boots: a server the
-// target does not have, a one-server target, a scenario that cannot split
-// its accounting, and a malformed value.
-func TestFaultBadInput(t *testing.T) {
-	o := knob.DefaultOptions(true)
+	// The same nodes, not one cluster (no --cluster): fanout's preflight
+	// is refused, as it would be at every point, so the sweep stops after
+	// the first with ErrRefused, the whole reason (its hint last) in the
+	// result and on the terminal, the servers the generator named by
+	// address named by the target's names. Nothing is left running.
+	o = miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {6, 12}})
 	o.Scenario = fanout.Name
-	needProcs(t)
-	is := func(tg target.Spec) func(string) (target.Spec, error) {
-		return func(string) (target.Spec, error) { return tg, nil }
-	}
-	cluster, single, natsCluster := is(refClusterTarget(t, "refserver-cluster.json")), is(refTarget(t)), is(clusterTarget(t))
-	for _, tc := range []struct {
-		name  string
-		fault knob.Fault
-		scen  string
-		load  func(string) (target.Spec, error)
-		want  string
-	}{
-		{"no such server", knob.Fault{Kind: knob.FaultKill, Server: "node9", Fraction: 0.5}, fanout.Name, cluster, `FAULT (--fault) kill:node9@0.5: TARGET benchmark/targets/refserver.json has no server "node9" (its servers: nats, node1, node2, node3)`},
-		{"one server", knob.Fault{Kind: knob.FaultKill, Server: "server", Fraction: 0.5}, fanout.Name, single, "needs a target that boots several servers"},
-		{"nats", knob.Fault{Kind: knob.FaultStop, Server: "n2", Fraction: 0.5}, nats.Stream, natsCluster, "needs SCENARIO=fanout, which accounts each server's deliveries before and after the fault (SCENARIO is stream)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			oo := o
-			oo.Fault, oo.Scenario = tc.fault, tc.scen
-			_, err := harness.Resolve(oo, harness.Env{Available: []int{0, 1}, LoadTarget: tc.load})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err %v, want %q", err, tc.want)
-			}
-		})
-	}
-	for _, v := range []string{"kill:node2", "kill@0.5", "crash:node2@0.5", "kill:node2@1", "kill:node2@0", "kill:@0.5", "kill:node2@half"} {
-		if _, err := knob.ParseFault(v); err == nil {
-			t.Errorf("ParseFault(%q) accepted it", v)
+	apart := refClusterTarget(t, "refserver-cluster.json")
+	for i, s := range apart.Servers {
+		if k := slices.Index(s.Command, "--cluster"); k >= 0 {
+			apart.Servers[i].Command = slices.Delete(slices.Clone(s.Command), k, k+2)
 		}
 	}
-	if f, err := knob.ParseFault("stop:node2@0.25"); err != nil || f != (knob.Fault{Kind: knob.FaultStop, Server: "node2", Fraction: 0.25}) || f.String() != "stop:node2@0.25" {
-		t.Errorf("ParseFault(stop:node2@0.25) = %+v, %v", f, err)
+	r, table, err = runSweep(t, context.Background(), o, apart)
+	if !errors.Is(err, harness.ErrRefused) || len(r.Curve) != 1 {
+		t.Fatalf("not one cluster: err %v, %d points; want ErrRefused after the first\n%s", err, len(r.Curve), table)
 	}
-}
-
-// Seed 003 compares two clusterings of one server. The two-arm sweep
-// does so with two target files: the 3-node refserver cluster (base)
-// against the same nodes whose every REST publish waits 2 ms after its
-// relay (head, refserver-cluster-slow.json, --cluster-delay), as a
-// slower bus's round trip would. The head is called slower.
-func TestTwoArmClusterings(t *testing.T) {
-	needProcs(t)
-	base := refClusterTarget(t, "refserver-cluster.json")
-	head := refClusterTarget(t, "refserver-cluster-slow.json")
-	o := twoArmOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {12}})
-	o.Scenario = fanout.Name
-	r, table, err := runTwoArm(t, o, base, head)
-	skipIfContended(t, r, err)
-	if err != nil && !errors.Is(err, harness.ErrNoCleanHeadline) {
-		t.Fatalf("two-arm: %v", err)
-	}
-	if r.Meta.Target.Name != "refserver-cluster-slow" || r.Meta.BaseTarget.Name != "refserver-cluster" {
-		t.Errorf("targets: head %q, base %q", r.Meta.Target.Name, r.Meta.BaseTarget.Name)
-	}
-	if r.Comparison == nil {
-		t.Fatalf("no comparison:\n%s", table)
-	}
-	h := r.Comparison.Headline
-	t.Logf("clusterings: %s", result.ComparedLine(h, r.Comparison.Confidence))
-	if h.NPairs < stats.MinPairs(o.Alpha) && contendedAt(r, 10) {
-		notQuiet(t, "clusterings: %d pairs after %d blocks, the others ran on contended CPUs: %s", h.NPairs, h.Blocks, h.Reason)
-	}
-	if h.Verdict != result.CompareSlower || h.ChangePct == nil || *h.ChangePct >= 0 {
-		t.Errorf("the slowed clustering was called %s: %s", h.Verdict, h.Reason)
-	}
-	for _, p := range r.Curve {
-		if p.Status == result.StatusOK && len(p.Servers) != 4 {
-			t.Errorf("point %d (%s) lists %d servers' CPU, want nats and 3 nodes", p.Index, p.Arm, len(p.Servers))
+	why := r.PartialReason
+	for _, want := range []string{"preflight was refused", "one cluster?", " is node"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the reason lacks %q: %s", want, why)
 		}
+	}
+	if !strings.Contains(flatText(table), flatText(why[strings.Index(why, "one cluster?"):])) {
+		t.Errorf("the terminal does not carry the reason to its end:\n%s", table)
+	}
+	if left := waitLeftGone(t, 0); len(left) > 0 {
+		t.Errorf("left running after the refused sweep: %v", left)
 	}
 }

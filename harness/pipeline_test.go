@@ -39,6 +39,9 @@ type fakeClock struct {
 	mu      sync.Mutex
 	now     time.Time
 	horizon time.Duration
+	// step, when set, moves the clock on by itself after every read, so
+	// that two reads in turn are never equal (seams_test.go).
+	step time.Duration
 }
 
 func newFakeClock(horizon time.Duration) *fakeClock {
@@ -48,7 +51,9 @@ func newFakeClock(horizon time.Duration) *fakeClock {
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	now := c.now
+	c.now = c.now.Add(c.step)
+	return now
 }
 
 func (c *fakeClock) Sleep(d time.Duration) {
@@ -205,6 +210,33 @@ func pipelinePlan(t *testing.T, target string, edit func(*knob.Options)) *Plan {
 	return p
 }
 
+// fakeMachine is d with the machine's side effects faked where d leaves
+// them nil: the harness's own threads stay where they are, no earlier
+// run's leftovers are looked for, and the meta is fakeMeta's (no git).
+// The ports stay the real ones (target.FreePortsN binds and frees
+// loopback sockets, and execs nothing): a made-up port could be another
+// process's, which the point's stop would then wait for.
+func fakeMachine(d Deps) Deps {
+	if d.KeepSelfOff == nil {
+		d.KeepSelfOff = func(...pinning.CPUSet) (pinning.CPUSet, func(), error) { return nil, func() {}, nil }
+	}
+	if d.CleanLeftovers == nil {
+		d.CleanLeftovers = func() []string { return nil }
+	}
+	if d.Meta == nil {
+		d.Meta = fakeMeta
+	}
+	return d
+}
+
+// fakeMeta is Deps.Meta without git or /proc: the command and version
+// as given, a fixed ref and machine, and a start the run replaces with
+// its Clock's.
+func fakeMeta(o load.Options) load.Meta {
+	return load.Meta{Command: o.Command, Version: o.Version, GitRef: "0123456789ab-fake", StartedAt: time.Unix(0, 0).UTC(),
+		Hardware: load.Hardware{CPUModel: "fake CPU", LogicalCPUs: 2, OS: "linux", Arch: "amd64", GOMAXPROCS: 2, CPUAffinity: []int{0, 1}}}
+}
+
 // pipelineRun is Run over the real ProcRunner with the fakes for its
 // processes, clock and meter.
 type pipelineRun struct {
@@ -216,11 +248,7 @@ type pipelineRun struct {
 func runPipeline(t *testing.T, p *Plan, st *fakeStarter, m meter.Meter, clock Clock) pipelineRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	d := Deps{
-		Starter: st, Meter: m, Clock: clock,
-		KeepSelfOff:    func(...pinning.CPUSet) (pinning.CPUSet, func(), error) { return nil, func() {}, nil },
-		CleanLeftovers: func() []string { return nil },
-	}
+	d := fakeMachine(Deps{Starter: st, Meter: m, Clock: clock})
 	r, err := Run(context.Background(), p, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
 		Thresholds: verdict.DefaultThresholds, Deps: d})
 	if r == nil {
@@ -465,9 +493,7 @@ func TestPipelineInterruptStopsTheProcesses(t *testing.T) {
 	}}
 	plan := pipelinePlan(t, "", nil)
 	var stdout, stderr bytes.Buffer
-	d := Deps{Starter: st, Meter: m, Clock: newFakeClock(0),
-		KeepSelfOff:    func(...pinning.CPUSet) (pinning.CPUSet, func(), error) { return nil, func() {}, nil },
-		CleanLeftovers: func() []string { return nil }}
+	d := fakeMachine(Deps{Starter: st, Meter: m, Clock: newFakeClock(0)})
 	r, err := Run(ctx, plan, RunConfig{Version: "test", Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
 		Thresholds: verdict.DefaultThresholds, Deps: d})
 	if !errors.Is(err, ErrInterrupted) {

@@ -84,7 +84,7 @@ func (p *pointRun) interrupted(phase string) error {
 // the server's own inside the point's when the server runs as another
 // user.
 func (p *pointRun) ports() error {
-	ports, err := target.FreePortsN(max(2, p.target.PortsUsed()))
+	ports, err := p.pr.freePorts(max(2, p.target.PortsUsed()))
 	if err != nil {
 		return p.fail(PhaseFiles, nil, "%v", err)
 	}

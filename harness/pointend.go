@@ -31,7 +31,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 	if p.side != nil {
 		// The generator ("generator"), or each agent ("agent 2").
 		for _, g := range p.side.Procs() {
-			if esc, _ := stopProc(ctx, g, grace); esc {
+			if esc, _ := stopProc(ctx, p.pr.clock(), g, grace); esc {
 				escalated = append(escalated, g.Name())
 			}
 			escaped = append(escaped, escapedOf(g)...)
@@ -60,7 +60,7 @@ func (p *pointRun) stop(ctx context.Context, grace time.Duration) (escalated []s
 // point's.
 func (p *pointRun) stopServers(ctx context.Context, grace time.Duration) (escalated []string, escaped []result.EscapedProcess, err error) {
 	for i := len(p.srvs) - 1; i >= 0; i-- {
-		esc, serr := stopProc(ctx, p.srvs[i], grace)
+		esc, serr := stopProc(ctx, p.pr.clock(), p.srvs[i], grace)
 		if esc {
 			escalated = append(escalated, p.label(i))
 		}
@@ -109,7 +109,7 @@ func (p *pointRun) stopServers(ctx context.Context, grace time.Duration) (escala
 // a shorter grace, and a server ignoring SIGTERM with a long stop_grace
 // would otherwise hold the interrupted harness for all of it. It reports
 // whether the process had to be SIGKILLed.
-func stopProc(ctx context.Context, proc supervise.Process, grace time.Duration) (escalated bool, err error) {
+func stopProc(ctx context.Context, clock Clock, proc supervise.Process, grace time.Duration) (escalated bool, err error) {
 	done := make(chan error, 1)
 	go func() { done <- proc.Stop(grace) }()
 	select {
@@ -117,12 +117,10 @@ func stopProc(ctx context.Context, proc supervise.Process, grace time.Duration) 
 		return proc.Escalated(), err
 	case <-ctx.Done():
 	}
-	t := time.NewTimer(InterruptGrace(grace))
-	defer t.Stop()
 	select {
 	case err = <-done:
 		return proc.Escalated(), err
-	case <-t.C:
+	case <-clock.After(InterruptGrace(grace)):
 	}
 	// Stop, still waiting, sees the exit and sweeps.
 	proc.KillTree()

@@ -70,6 +70,9 @@ type ProcRunner struct {
 	// nil: the wall clock, and supervise's.
 	Clock   Clock
 	Starter Starter
+	// FreePorts gives a point its n free loopback ports; nil:
+	// target.FreePortsN.
+	FreePorts func(n int) ([]int, error)
 	// Profiler records the profiled points' CPU (harness/cpuprof); nil:
 	// one over the machine's own perf, made at the first profiled point.
 	Profiler *cpuprof.Profiler
@@ -132,6 +135,14 @@ func (pr *ProcRunner) clock() Clock {
 		return wallClock{}
 	}
 	return pr.Clock
+}
+
+// freePorts is n free loopback ports, from the runner's FreePorts.
+func (pr *ProcRunner) freePorts(n int) ([]int, error) {
+	if pr.FreePorts == nil {
+		return target.FreePortsN(n)
+	}
+	return pr.FreePorts(n)
 }
 
 // starter is the runner's Starter.
@@ -340,7 +351,7 @@ func (pr *ProcRunner) Drain(limit time.Duration) []string {
 	go func() { pr.bg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(limit):
+	case <-pr.clock().After(limit):
 	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()

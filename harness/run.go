@@ -91,6 +91,14 @@ type Deps struct {
 	// Starter starts the default runner's servers and generators, and
 	// waits for the servers' readiness (nil: supervise's).
 	Starter Starter
+	// Meta is what the result says of where its numbers came from: the
+	// command, the work tree's git ref (two `git` runs), the version, the
+	// machine (default: load.CollectMeta). Its StartedAt is replaced by
+	// the Clock's.
+	Meta func(load.Options) load.Meta
+	// FreePorts gives each of the default runner's points its free
+	// loopback ports (default: target.FreePortsN).
+	FreePorts func(n int) ([]int, error)
 }
 
 // withDefaults fills every nil seam with the real part.
@@ -101,14 +109,20 @@ func (d Deps) withDefaults() Deps {
 	if d.Starter == nil {
 		d.Starter = procStarter{}
 	}
+	if d.Meta == nil {
+		d.Meta = load.CollectMeta
+	}
+	if d.FreePorts == nil {
+		d.FreePorts = target.FreePortsN
+	}
 	if d.NewRunner == nil {
-		m, c, st := d.Meter, d.Clock, d.Starter
+		m, c, st, ports := d.Meter, d.Clock, d.Starter, d.FreePorts
 		d.NewRunner = func(p *Plan, ag agentside.Env, set *redact.Set) (SweepRunner, error) {
 			r, err := NewProcRunner(p, ag)
 			if err != nil {
 				return nil, err
 			}
-			r.Secrets, r.Meter, r.Clock, r.Starter = set, m, c, st
+			r.Secrets, r.Meter, r.Clock, r.Starter, r.FreePorts = set, m, c, st, ports
 			return r, nil
 		}
 	}
@@ -228,11 +242,13 @@ func (s *sweepRun) workDir() error {
 
 // newResult is the document with its meta, taken once before the first
 // point; the result is written outside the tree, so the run itself
-// cannot make the ref dirty.
+// cannot make the ref dirty. It starts at the Clock's now, as it
+// finishes at the Clock's (finish).
 func (s *sweepRun) newResult() *result.Result {
 	o := s.o
 	r := &result.Result{Warnings: []string{}}
-	r.Meta.Meta = load.CollectMeta(load.Options{Command: o.Files.Command, Version: s.rc.Version})
+	r.Meta.Meta = s.rc.Deps.Meta(load.Options{Command: o.Files.Command, Version: s.rc.Version})
+	r.Meta.StartedAt = s.rc.Deps.Clock.Now().UTC()
 	r.Meta.Runner = meta.Runner(s.rc.Getenv)
 	r.Meta.Generator = meta.Generator(o.Point.Generator)
 	r.Meta.Target = meta.Target(o.Target, o.Point.Scenario)
@@ -279,7 +295,7 @@ func (s *sweepRun) sweep(ctx context.Context, runner SweepRunner, r *result.Resu
 		runner.SetBase(*b)
 		return SweepTwoArm(ctx, o, checkpointArms{cp, runner}, r, s.stderr, s.rc.Thresholds, s.rc.Deps.Clock)
 	}
-	return Sweep(ctx, o, cp, r, s.stderr, s.rc.Thresholds)
+	return Sweep(ctx, o, cp, r, s.stderr, s.rc.Thresholds, s.rc.Deps.Clock)
 }
 
 // finish summarizes and writes the result (first, then the late warnings

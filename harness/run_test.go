@@ -101,7 +101,7 @@ func runPlan(t *testing.T, workDir string) *Plan {
 // fakeDeps are Run's seams with f as the runner, a fixed clock, and a
 // machine whose leftovers and self-pinning are recorded, not done.
 func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
-	return Deps{
+	return fakeMachine(Deps{
 		NewRunner: func(p *Plan, _ agentside.Env, secrets *redact.Set) (SweepRunner, error) {
 			f.out, f.secrets = p.Files.Out, secrets
 			return f, nil
@@ -112,7 +112,7 @@ func fakeDeps(t *testing.T, f *fakeRunner, selfOff *[]pinning.CPUSet) Deps {
 			return nil, func() {}, nil
 		},
 		CleanLeftovers: func() []string { return []string{"stopped 1 leftover process of an earlier harness"} },
-	}
+	})
 }
 
 func readResult(t *testing.T, path string) result.Result {

@@ -19,11 +19,8 @@ import (
 
 	"github.com/ceiling-bench/ceiling/internal/testenv"
 
-	"github.com/ceiling-bench/ceiling/harness"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
-	"github.com/ceiling-bench/ceiling/harness/target"
-	"github.com/ceiling-bench/ceiling/pinning"
 )
 
 // openDir is a new directory any user may search and read (t.TempDir's
@@ -133,6 +130,21 @@ shift; exec "$@"`
 	if left := processesOf(t, nobody.Uid); len(left) > 0 {
 		t.Errorf("processes of nobody left after the sweep: %v", left)
 	}
+
+	// A harness that is not root may not start its server as another
+	// user: the binary, run as nobody, exits 2 before anything boots,
+	// saying why. (Root, uid 0, a user that does not exist and an
+	// external target are refused by Resolve: TestResolveRefusesBeforeBoot.)
+	ceiling := copyExec(t, filepath.Join(bin, "ceiling"), dir)
+	cmd := exec.Command(ceiling, "sweep", "--srv-user", "nobody", "--quick")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(flatText(string(out)), "only a harness running as root may start the server as another user") {
+		t.Errorf("ceiling sweep --srv-user nobody as nobody: %v\n%s\nwant exit 2 saying why", err, out)
+	}
 }
 
 // processesOf lists the live processes of uid (pid: command): /proc/PID
@@ -154,47 +166,4 @@ func processesOf(t *testing.T, uid string) []string {
 		}
 	}
 	return out
-}
-
-// SRV_USER is refused before anything boots when it cannot hold: root, a
-// user that does not exist, an external target, or a harness that is not
-// root (run here as nobody).
-func TestSrvUserBadInput(t *testing.T) {
-	for _, c := range []struct{ user, want string }{
-		{"root", "is root (uid 0)"},
-		{"0", "is root (uid 0)"},
-		{"no-such-user-ceiling", "no such user"},
-	} {
-		o := knob.DefaultOptions(false)
-		o.ServerUser = c.user
-		_, err := harness.ResolveKnobs(o, pinning.CPUSet{0, 1})
-		if err == nil || !strings.Contains(err.Error(), "SRV_USER (--srv-user)") || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("SRV_USER=%s: %v, want an error naming the knob and %q", c.user, err, c.want)
-		}
-	}
-	if os.Geteuid() == 0 {
-		o := knob.DefaultOptions(false)
-		o.ServerUser = "nobody"
-		_, err := harness.Resolve(o, harness.Env{Available: pinning.CPUSet{0, 1}, LoadTarget: func(string) (target.Spec, error) {
-			tg := target.Spec{Name: "elsewhere", External: true, Ready: "tcp:127.0.0.1:1"}
-			tg.SetBlock("echo_url", []byte(`"ws://127.0.0.1:1/echo"`))
-			return tg, nil
-		}})
-		if err == nil || !strings.Contains(err.Error(), "SRV_USER (--srv-user): does not apply to an external target") {
-			t.Errorf("SRV_USER with an external target: %v", err)
-		}
-	}
-	needProcs(t)
-	testenv.NeedRoot(t, "SRV_USER's supervisor must be allowed to setuid")
-	dir := openDir(t)
-	ceiling := copyExec(t, filepath.Join(bin, "ceiling"), dir)
-	cmd := exec.Command(ceiling, "sweep", "--srv-user", "nobody", "--quick")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "only a harness running as root may start the server as another user") {
-		t.Errorf("ceiling sweep --srv-user nobody as nobody: %v\n%s\nwant exit 2 saying why", err, out)
-	}
 }

@@ -100,7 +100,7 @@ func searchOpts(t *testing.T, search string, batches knob.Ladder, lad knob.Ladde
 func sweepPoints(t *testing.T, o *Plan, cv *curve) (*result.Result, int) {
 	t.Helper()
 	r := &result.Result{}
-	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != nil && !strings.Contains(err.Error(), "no clean point") {
+	if err := Sweep(context.Background(), o, cv, r, &bytes.Buffer{}, verdict.DefaultThresholds, newFakeClock(0)); err != nil && !strings.Contains(err.Error(), "no clean point") {
 		t.Fatal(err)
 	}
 	n := 0
@@ -314,7 +314,7 @@ func TestBisectInterrupted(t *testing.T) {
 	cv := &curve{thr: func(c int) float64 { return 1000 * float64(c) }}
 	run := &cancelAfter{PointRunner: cv, n: 3, cancel: func() { cancel(fmt.Errorf("interrupt")) }}
 	r := &result.Result{}
-	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, verdict.DefaultThresholds); err != ErrInterrupted {
+	if err := Sweep(ctx, searchOpts(t, knob.SearchBisect, knob.Ladder{10}, coarseLadder, ""), run, r, &bytes.Buffer{}, verdict.DefaultThresholds, newFakeClock(0)); err != ErrInterrupted {
 		t.Fatalf("error %v", err)
 	}
 	if len(r.Curve) != 3 || !r.Partial || !strings.Contains(r.PartialReason, "interrupted after 3 of at most 9 points") {

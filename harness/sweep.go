@@ -88,8 +88,9 @@ type PointRunner interface {
 // headline peak, the headroom probe, the resilience point — filling r
 // (whose Meta the caller has set) as it goes. It returns ErrInterrupted when ctx ended (r then holds what
 // finished, marked partial) and ErrNoCleanHeadline when the headline batch
-// has no clean point; r is complete enough to write in every case.
-func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds) error {
+// has no clean point; r is complete enough to write in every case. The
+// progress lines' elapsed time is clock's.
+func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w io.Writer, th verdict.Thresholds, clock Clock) error {
 	r.SchemaVersion = result.SchemaVersion
 	r.Config = ConfigOf(o)
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
@@ -100,10 +101,10 @@ func Sweep(ctx context.Context, o *Plan, runner PointRunner, r *result.Result, w
 	planned := o.Planned()
 	total := planned.Points
 	progress.Plan(w, total, planned.Parts, planned.Load)
-	start := time.Now()
+	start := clock.Now()
 
 	run := func(i int, role string, k result.PointKey) (result.Point, verdict.Outcome, bool) {
-		progress.Point(w, i, total, role, k, time.Since(start))
+		progress.Point(w, i, total, role, k, clock.Now().Sub(start))
 		out := runner.RunPoint(ctx, PointSpec{Index: i, Role: role, Key: k})
 		p, ok := admit(r, i, role, k, "", out, th)
 		if !ok {

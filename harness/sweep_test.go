@@ -59,7 +59,7 @@ func TestSweepRepeatsTheHeadlinePeak(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{k(10, 4): 100, k(10, 8): 180, k(100, 2): 50}}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds); err != nil {
+	if err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds, newFakeClock(0)); err != nil {
 		t.Fatal(err)
 	}
 	var got []result.PointKey
@@ -88,7 +88,7 @@ func TestSweepFailedPointsGoOn(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{{Batch: 100, Connections: 2}: 50}}
 	r := &result.Result{}
 	var progress bytes.Buffer
-	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds)
+	err := Sweep(context.Background(), sweepOpts(t), run, r, &progress, verdict.DefaultThresholds, newFakeClock(0))
 	if !errors.Is(err, ErrNoCleanHeadline) {
 		t.Fatalf("error %v, want ErrNoCleanHeadline", err)
 	}
@@ -105,7 +105,7 @@ func TestSweepInterrupted(t *testing.T) {
 	run := &scripted{thr: map[result.PointKey]float64{{Batch: 10, Connections: 4}: 100, {Batch: 100, Connections: 2}: 50, {Batch: 10, Connections: 8}: 70},
 		cancel: func() { cancel(errors.New("interrupt")) }, at: 2}
 	r := &result.Result{}
-	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds)
+	err := Sweep(ctx, sweepOpts(t), run, r, &bytes.Buffer{}, verdict.DefaultThresholds, newFakeClock(0))
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", err)
 	}
@@ -148,7 +148,7 @@ func TestSweepStopsAtARefusal(t *testing.T) {
 		if two {
 			err = SweepTwoArm(context.Background(), twoArmOpts(t), run, r, io.Discard, verdict.DefaultThresholds, nil)
 		} else {
-			err = Sweep(context.Background(), sweepOpts(t), run, r, io.Discard, verdict.DefaultThresholds)
+			err = Sweep(context.Background(), sweepOpts(t), run, r, io.Discard, verdict.DefaultThresholds, newFakeClock(0))
 		}
 		if !errors.Is(err, ErrRefused) || run.asked != 1 || len(r.Curve) != 1 {
 			t.Fatalf("two-arm %v: err %v, %d points asked, %d in the curve; want ErrRefused after 1", two, err, run.asked, len(r.Curve))

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -164,6 +165,7 @@ func runSweepOnce(t *testing.T, ctx context.Context, o *testSweep, tg target.Spe
 		_, err := harness.Run(ctx, p, harness.RunConfig{
 			Agents: o.AgentsEnv, Version: "test", Stdout: &stdout, Stderr: &stderr,
 			Thresholds: verdict.DefaultThresholds, Getenv: func(string) string { return "" },
+			Ceiling: filepath.Join(bin, "ceiling"), // CALIBRATE's null sink
 		})
 		t.Logf("stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
 		data, rerr := os.ReadFile(o.Out)

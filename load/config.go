@@ -85,3 +85,15 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 type MultiServer interface {
 	MultiServer() bool
 }
+
+// Record is c as the run's document records it (Result.Config): every
+// field but JSONPath, and the scenario's params as they marshal.
+func (c *Config) Record() (RecordedConfig, error) {
+	var rc RecordedConfig
+	b, err := json.Marshal(c)
+	if err != nil {
+		return rc, fmt.Errorf("config: %w", err)
+	}
+	err = json.Unmarshal(b, &rc)
+	return rc, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/load/evloop"
 )
 
@@ -27,10 +28,11 @@ type IOPatterner interface {
 	IOPattern() string
 }
 
-// I/O patterns for GeneratorStats.IOPattern.
+// I/O patterns for GeneratorStats.IOPattern (internal/wire's, which the
+// knobs check IO_PATTERN by).
 const (
-	IOBatchWake = "batch-wake" // one write per batch; one wake-up per batch of replies (SO_RCVLOWAT)
-	IOEager     = "eager"      // one write per batch; every reply read as it arrives
+	IOBatchWake = wire.IOBatchWake
+	IOEager     = wire.IOEager
 )
 
 // Engine names for GeneratorStats.Engine.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/load/payload"
 )
 
@@ -188,6 +189,7 @@ func Register(d Definition) {
 		panic("load.Register: scenario " + d.Name + ": Fault needs SplitArgs")
 	}
 	registry[d.Name] = d
+	wire.AddScenario(d.Name)
 }
 
 // Lookup returns the named scenario.
@@ -210,14 +212,9 @@ func Scenarios() []Definition {
 	return out
 }
 
-// ScenarioNames lists the registered names, sorted.
-func ScenarioNames() []string {
-	var names []string
-	for _, d := range Scenarios() {
-		names = append(names, d.Name)
-	}
-	return names
-}
+// ScenarioNames lists the registered names, sorted (wire.ScenarioNames:
+// the knobs read them there).
+func ScenarioNames() []string { return wire.ScenarioNames() }
 
 // UnknownScenarioError is a --scenario no package registered.
 type UnknownScenarioError struct{ Name string }

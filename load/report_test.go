@@ -21,7 +21,7 @@ func f64(v float64) *float64 { return &v }
 
 func reportCases() map[string]*load.Result {
 	clean := &load.Result{
-		Config: load.Config{Scenario: "echo", URL: "ws://127.0.0.1:6001/echo", Connections: 16, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
+		Config: load.RecordedConfig{Scenario: "echo", URL: "ws://127.0.0.1:6001/echo", Connections: 16, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
 		Summary: load.Summary{
 			Scenario: "echo", Mode: "closed", AttemptedOpsPerS: 15356, AchievedOpsPerS: 15356, ThroughputPerS: 153560, BytesPerS: 153560 * 256, Messages: 1535600,
 			MeasuredNs: 10e9, ErrorsByReason: map[string]int64{}, Dropped: i64(0), Reconnects: i64(0),
@@ -32,7 +32,7 @@ func reportCases() map[string]*load.Result {
 			LoadThreads: &load.ThreadStats{Threads: 2, RunNs: 4.5e9, RunDelayNs: 1e8, RunDelayFraction: 0.0217, MaxThreadFraction: 0.03}},
 	}
 	failing := &load.Result{
-		Config: load.Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 64, Batch: 5, RecordSize: 512, Payload: "json", WarmupNs: 1e9},
+		Config: load.RecordedConfig{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 64, Batch: 5, RecordSize: 512, Payload: "json", WarmupNs: 1e9},
 		Summary: load.Summary{
 			Scenario: "fanout", Mode: "open", RequestedOpsPerS: f64(1000), AttemptedOpsPerS: 820, AchievedOpsPerS: 812, ThroughputPerS: 50000, BytesPerS: 50000 * 600, Messages: 250000,
 			MeasuredNs: 5e9, Errors: 42, ErrorsByReason: map[string]int64{"publish_status_429": 30, "ECONNRESET": 2, "publish_status_500": 10},
@@ -48,7 +48,7 @@ func reportCases() map[string]*load.Result {
 			ScheduleLag: load.Latency{Count: 4060, P50: 400000, P99: 15e6, Max: 3e7}, ScheduleLagP99: 15e6, LateSendsFrac: 0.125},
 	}
 	preflight := &load.Result{
-		Config: load.Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 16, Batch: 1, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
+		Config: load.RecordedConfig{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 16, Batch: 1, RecordSize: 256, Payload: "constant", WarmupNs: 2e9},
 		Summary: load.Summary{Scenario: "fanout", Mode: "closed", Errors: 1, ErrorsByReason: map[string]int64{"preflight": 1},
 			Failure: "preflight against ws://127.0.0.1:6001 failed, no load applied: pusher REST: HTTP 401: bad signature (check --app-id, --key and --secret)",
 			Dropped: i64(0), Reconnects: i64(0), ConnectionsRequested: 16,
@@ -57,7 +57,7 @@ func reportCases() map[string]*load.Result {
 	// Issue 8 item 10: an overloaded server; most publishes time out, and
 	// some of those were delivered all the same.
 	overload := &load.Result{
-		Config: load.Config{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 392, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 1e9},
+		Config: load.RecordedConfig{Scenario: "fanout", URL: "ws://127.0.0.1:6001", Connections: 392, Batch: 10, RecordSize: 256, Payload: "constant", WarmupNs: 1e9},
 		Summary: load.Summary{
 			Scenario: "fanout", Mode: "open", RequestedOpsPerS: f64(300), AttemptedOpsPerS: 300, AchievedOpsPerS: 117, ThroughputPerS: 117645.3, Messages: 1176453,
 			MeasuredNs: 10e9, Errors: 1830, ErrorsByReason: map[string]int64{"publish_timeout": 1830},

@@ -63,7 +63,11 @@ func run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err := removeStaleFiles(&cfg); err != nil {
 		return nil, err
 	}
-	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: cfg}
+	rec, err := cfg.Record()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SchemaVersion: SchemaVersion, Meta: CollectMeta(opts), Config: rec}
 	sc, drain, err := newScenario(&cfg)
 	if err != nil {
 		return nil, err

@@ -14,15 +14,6 @@ type (
 	Delivery    = wire.Delivery
 )
 
-// ServerShares are the "servers" of the first block (by key) that lists
-// them; nil when none does.
-func (s *Summary) ServerShares() []ServerShare { return SharesOf(s.Blocks) }
-
-// SplitAtNs is where the block that lists the servers split their
-// accounting into Before and After (a scenario's FaultDef), from the
-// window's start; 0 when not split.
-func (s *Summary) SplitAtNs() int64 { return wire.SplitAtOf(s.Blocks) }
-
 // SharesOf is ServerShares of a summary's blocks (a sweep point's
 // "scenario").
 func SharesOf(blocks map[string]json.RawMessage) []ServerShare { return wire.SharesOf(blocks) }

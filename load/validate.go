@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/load/payload"
 )
 
@@ -31,7 +32,7 @@ const (
 	DefaultConnectConcurrency = 32
 	DefaultConnectStaggerMs   = 10
 	// MaxRecordSize bounds one value (and with --batch, one write).
-	MaxRecordSize = 16 << 20
+	MaxRecordSize = wire.MaxRecordSize
 	// MaxBatchBytes bounds --batch x --record-size: one write (echo) or
 	// one publish body's events (fanout).
 	MaxBatchBytes = 64 << 20

@@ -133,7 +133,7 @@ func decodeSpec(v string) (Spec, error) {
 			if val == "" {
 				continue
 			}
-			set, err := parseList(val)
+			set, err := ParseWithin("", val, nil)
 			if err != nil {
 				return Spec{}, fmt.Errorf("%s: %w", envSpec, err)
 			}

@@ -1,7 +1,7 @@
 package pinning
 
-import "errors"
+import "github.com/ceiling-bench/ceiling/internal/cpuset"
 
 // ErrUnsupported is returned (and wrapped) where this system cannot pin:
 // anything but Linux.
-var ErrUnsupported = errors.New("cpu pinning is unsupported on this system (Linux only)")
+var ErrUnsupported = cpuset.ErrUnsupported

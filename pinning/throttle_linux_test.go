@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/testenv"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -89,7 +91,7 @@ func TestNewThrottleRejectsBadInput(t *testing.T) {
 		{"ok", -1, "cap -1 CPUs"},
 	} {
 		_, err := NewThrottle(tt.name, tt.cpus)
-		checkErr(t, err, tt.want)
+		testenv.ErrContains(t, err, tt.want)
 	}
 }
 

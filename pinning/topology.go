@@ -2,10 +2,10 @@ package pinning
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
 )
 
 // sysCPU is where the kernel publishes the CPU topology; tests point it at a
@@ -54,14 +54,4 @@ func SMTSiblings(server, gen CPUSet) ([][2]int, error) {
 }
 
 // readList reads a sysfs CPU list file ("0-1\n").
-func readList(path string) (CPUSet, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read cpu list: %w", err)
-	}
-	set, err := parseList(strings.TrimSpace(string(b)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return set, nil
-}
+func readList(path string) (CPUSet, error) { return cpuset.ReadList(path) }

@@ -15,7 +15,7 @@ var ratioRE = regexp.MustCompile(`msg/s ([0-9.]+)x; msg per CPU-second ([0-9.]+)
 
 // The receive and send comparisons run end to end (children pinned,
 // servers on loopback) and print positive ratios. Speed is not asserted.
-func TestPairSections(t *testing.T) {
+func testPairSections(t *testing.T) {
 	var out bytes.Buffer
 	err := run([]string{"-skip-echo", "-duration", "300ms", "-warmup", "100ms", "-reps", "1"}, &out, io.Discard)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestPairSections(t *testing.T) {
 
 // The refserver echo points with the built-in loop, plain and with
 // ExpectBytes, against a refserver built from this module.
-func TestEchoSectionBuiltin(t *testing.T) {
+func testEchoSectionBuiltin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds refserver")
 	}
@@ -72,4 +72,12 @@ func TestEchoSectionBuiltin(t *testing.T) {
 	if rows := regexp.MustCompile(`(?m)^\s+(1|10|100)\s+(syscall-only floor|builtin wsconn loop[^0-9>n]*)\s+(1\.00x|[0-9.]+x|>[0-9.]+x|n/a)`).FindAllString(multiples, -1); len(rows) != 8 {
 		t.Errorf("found %d rows of floor multiples, want 8 (3 floors, 5 builtin):\n%s", len(rows), multiples)
 	}
+}
+
+// TestSections: make bench's sections end to end, children pinned and
+// servers on loopback: the receive and send comparisons, and refserver's
+// echo points with the built-in loop.
+func TestSections(t *testing.T) {
+	t.Run("pair sections", testPairSections)
+	t.Run("echo section builtin", testEchoSectionBuiltin)
 }

@@ -46,6 +46,18 @@ func TestCompareEndToEnd(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		stdout, stderr, code = runCLI(t, "", "compare", "--repo", e.dir, "--base", "main", "--quick", "--out", out)
 		t.Logf("attempt %d: exit %d\n%s\n%s", attempt, code, lastLines(stdout, 40), lastLines(stderr, 20))
+		// Every line within 100 columns (issue 51: the echoed sweep
+		// command once ran to 254, the mode and FAIL_ON lines to 194).
+		// The longest lines, a busy machine's (who took the CPUs, why a
+		// point is not clean), are the table's unit tests'
+		// (harness's TestWriteTableFits, progress's
+		// TestLinesWithin100Columns), make's status lines
+		// TestMakefileSaysTheSweepsStatus'.
+		for _, line := range strings.Split(stdout+"\n"+stderr, "\n") {
+			if w := len([]rune(line)); w > result.TableWidth {
+				t.Errorf("attempt %d: a line of %d columns: %q", attempt, w, line)
+			}
+		}
 		b, err := os.ReadFile(out)
 		if err == nil {
 			err = json.Unmarshal(b, &r)

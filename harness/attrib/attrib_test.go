@@ -85,9 +85,9 @@ func needCPUs(t *testing.T) {
 	}
 }
 
-// TestDutyCycledHogsAreNamed: a hog taking 5%, 10% and 25% of one CPU is
+// testDutyCycledHogsAreNamed: a hog taking 5%, 10% and 25% of one CPU is
 // charged to that CPU, by name and pid, and not to the other.
-func TestDutyCycledHogsAreNamed(t *testing.T) {
+func testDutyCycledHogsAreNamed(t *testing.T) {
 	needCPUs(t)
 	for _, duty := range []float64{0.05, 0.10, 0.25} {
 		for _, cpu := range []int{0, 1} {
@@ -127,9 +127,9 @@ func TestDutyCycledHogsAreNamed(t *testing.T) {
 	}
 }
 
-// TestRootsAreNotForeign: a process named as the server's root, and its
+// testRootsAreNotForeign: a process named as the server's root, and its
 // child, are the server's; the harness's own busy thread is the harness's.
-func TestRootsAreNotForeign(t *testing.T) {
+func testRootsAreNotForeign(t *testing.T) {
 	needCPUs(t)
 	pid := startHog(t, 0.25, 1)
 	s := Start(context.Background(), 250*time.Millisecond, Roots{Server: []int{pid}})
@@ -159,4 +159,13 @@ func TestRootsAreNotForeign(t *testing.T) {
 			t.Errorf("%+v named as foreign", n)
 		}
 	}
+}
+
+// TestAttribution: who used a CPU over a real window: hogs taking 5%, 10%
+// and 25% of one CPU are charged to it, by name and pid, and not to the
+// other; the server's roots and their children are the server's and the
+// harness's own busy thread the harness's.
+func TestAttribution(t *testing.T) {
+	t.Run("duty cycled hogs are named", testDutyCycledHogsAreNamed)
+	t.Run("roots are not foreign", testRootsAreNotForeign)
 }

@@ -5,6 +5,7 @@ package cpuprof
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -21,19 +22,29 @@ import (
 // childEnv makes the test binary TestAsAnotherUser's child.
 const childEnv = "CPUPROF_TEST_CHILD"
 
-// TestAsAnotherUserChild is the child: as the user it was started as,
-// it checks perf and records a busy process of its own for 300 ms, and
-// prints what it found.
-func TestAsAnotherUserChild(t *testing.T) {
-	if os.Getenv(childEnv) == "" {
-		t.Skip("run by TestAsAnotherUser")
+// TestMain makes the test binary TestAsAnotherUser's child when
+// childEnv is set (asAnotherUserChild), the tests otherwise.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		if err := asAnotherUserChild(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// asAnotherUserChild is the child: as the user it was started as, it
+// checks perf and records a busy process of its own for 300 ms, and
+// prints what it found.
+func asAnotherUserChild() error {
 	plan := Check(Real())
 	out := map[string]any{"plan": plan}
 	if plan.Reason == "" {
 		busy := exec.Command("sh", "-c", "while :; do :; done")
 		if err := busy.Start(); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		defer busy.Process.Kill()
 		pr := New(Real())
@@ -45,9 +56,7 @@ func TestAsAnotherUserChild(t *testing.T) {
 		r.WindowEnded()
 		out["profile"] = r.Finish()
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
-		t.Fatal(err)
-	}
+	return json.NewEncoder(os.Stdout).Encode(out)
 }
 
 // TestAsAnotherUser: perf as a user other than root, for real: at
@@ -89,7 +98,7 @@ func TestAsAnotherUser(t *testing.T) {
 	}
 	run := func() map[string]json.RawMessage {
 		t.Helper()
-		cmd := exec.Command(self, "-test.run=^TestAsAnotherUserChild$", "-test.v=false")
+		cmd := exec.Command(self)
 		cmd.Env = append(os.Environ(), childEnv+"="+work)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		out, err := cmd.Output()

@@ -89,7 +89,7 @@ func measure(t *testing.T, root int, treeWide bool) Stats {
 // while others build. The exact check is the agreement with /proc in
 // measure; the bounds on cores here are loose, except the ceiling: a
 // process pinned to one CPU cannot use more than one core.
-func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
+func testBusyPinnedChildReadsNearOneCore(t *testing.T) {
 	p := startShell(t, "while :; do :; done", lastCPU(t))
 	st := measure(t, p.TargetPid(), true)
 	if st.MeanCores < 0.05 || st.MeanCores > 1.05 || st.P95Cores > 1.2 {
@@ -103,7 +103,7 @@ func TestBusyPinnedChildReadsNearOneCore(t *testing.T) {
 	}
 }
 
-func TestIdleChildReadsNearZero(t *testing.T) {
+func testIdleChildReadsNearZero(t *testing.T) {
 	p := startShell(t, "exec sleep 60", nil)
 	waitComm(t, p.TargetPid(), "sleep") // start-up (trampoline, exec) is not idle
 	st := measure(t, p.TargetPid(), true)
@@ -118,7 +118,7 @@ func TestIdleChildReadsNearZero(t *testing.T) {
 	}
 }
 
-func TestTreeIncludesChildren(t *testing.T) {
+func testTreeIncludesChildren(t *testing.T) {
 	// The root shell only waits; its child spins.
 	p := startShell(t, "sh -c 'while :; do :; done' & wait", nil)
 	root := measure(t, p.TargetPid(), false)
@@ -131,7 +131,7 @@ func TestTreeIncludesChildren(t *testing.T) {
 	}
 }
 
-func TestExitedChildKeepsItsCPU(t *testing.T) {
+func testExitedChildKeepsItsCPU(t *testing.T) {
 	// A child does a fixed amount of work and exits while the root lives
 	// on. Once the child has been reaped, the root's cutime+cstime is the
 	// ground truth of what it used; the sampler, which only keeps each
@@ -177,7 +177,7 @@ func childCPUSeconds(t *testing.T, pid int) float64 {
 	return (cu + cs) / 100
 }
 
-func TestContextEndStopsSampling(t *testing.T) {
+func testContextEndStopsSampling(t *testing.T) {
 	p := startShell(t, "exec sleep 60", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := Start(ctx, 50*time.Millisecond, Tree(p.TargetPid()))
@@ -189,7 +189,7 @@ func TestContextEndStopsSampling(t *testing.T) {
 	}
 }
 
-func TestGoneProcessReadsNothing(t *testing.T) {
+func testGoneProcessReadsNothing(t *testing.T) {
 	p := startShell(t, "exit 0", nil)
 	<-p.Done()
 	s := Start(context.Background(), 50*time.Millisecond, Tree(p.TargetPid()))
@@ -244,7 +244,7 @@ func statFields(t *testing.T, pid int) []string {
 	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 }
 
-func TestRunDelayOfThreadsSharingOneCPU(t *testing.T) {
+func testRunDelayOfThreadsSharingOneCPU(t *testing.T) {
 	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
 		t.Skip("kernel without schedstat")
 	}
@@ -279,7 +279,7 @@ func waitComm(t *testing.T, pid int, comm string) {
 // its own process (the spinning one busy, the sleeping one idle), and
 // the total is their sum, second for second, with the intervals summed
 // (so its p95 is at most the parts' p95s added up).
-func TestGroupTotalIsTheSumOfItsParts(t *testing.T) {
+func testGroupTotalIsTheSumOfItsParts(t *testing.T) {
 	busy := startShell(t, "while :; do :; done", lastCPU(t))
 	idle := startShell(t, "exec sleep 60", nil)
 	waitComm(t, idle.TargetPid(), "sleep")
@@ -308,4 +308,21 @@ func TestGroupTotalIsTheSumOfItsParts(t *testing.T) {
 	if t2, p2 := g.Stop(); t2 != total || len(p2) != 2 || p2[0] != parts[0] {
 		t.Errorf("second Stop differs")
 	}
+}
+
+// TestSampler: the sampler over real processes on this machine: a busy
+// pinned child reads about one core and an idle one about none, a tree
+// counts its children, a child that exited keeps the CPU it used, the
+// sampling ends with its context and reads nothing of a process gone
+// before it, two threads sharing a CPU show their run delay, and a
+// group's total is the sum of its parts.
+func TestSampler(t *testing.T) {
+	t.Run("busy pinned child reads near one core", testBusyPinnedChildReadsNearOneCore)
+	t.Run("idle child reads near zero", testIdleChildReadsNearZero)
+	t.Run("tree includes children", testTreeIncludesChildren)
+	t.Run("exited child keeps its CPU", testExitedChildKeepsItsCPU)
+	t.Run("context end stops sampling", testContextEndStopsSampling)
+	t.Run("gone process reads nothing", testGoneProcessReadsNothing)
+	t.Run("run delay of threads sharing one CPU", testRunDelayOfThreadsSharingOneCPU)
+	t.Run("group total is the sum of its parts", testGroupTotalIsTheSumOfItsParts)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -123,15 +123,15 @@ const (
 
 // ParseHalf reads DUET_CPUSETS: the second half as SRV/LT, each a CPU
 // list in taskset's syntax ("3/2", "4-5/6").
-func ParseHalf(v string) (srv, gen pinning.CPUSet, err error) {
+func ParseHalf(v string) (srv, gen cpuset.Set, err error) {
 	s, g, ok := strings.Cut(v, "/")
 	if !ok {
 		return nil, nil, fmt.Errorf("%q is not SRV/LT (the second half's server CPUs, a slash, its generator CPUs: 3/2)", v)
 	}
-	if srv, err = pinning.Parse("server", strings.TrimSpace(s)); err != nil {
+	if srv, err = cpuset.Parse("server", strings.TrimSpace(s)); err != nil {
 		return nil, nil, err
 	}
-	if gen, err = pinning.Parse("generator", strings.TrimSpace(g)); err != nil {
+	if gen, err = cpuset.Parse("generator", strings.TrimSpace(g)); err != nil {
 		return nil, nil, err
 	}
 	return srv, gen, nil

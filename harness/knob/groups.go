@@ -3,7 +3,7 @@ package knob
 import (
 	"time"
 
-	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
 )
 
 // The knobs grouped by the part of a sweep that reads them. The harness
@@ -31,9 +31,9 @@ type Groups struct {
 // CPUs are the pinned sets: SRV_CPUSET, LT_CPUSET, ALLOW_OVERLAP and a
 // duet's second half (DUET_CPUSETS).
 type CPUs struct {
-	Server, Generator         pinning.CPUSet
+	Server, Generator         cpuset.Set
 	AllowOverlap              bool
-	DuetServer, DuetGenerator pinning.CPUSet
+	DuetServer, DuetGenerator cpuset.Set
 }
 
 // Schedule is what chooses the points: the ladders, the headline batch,

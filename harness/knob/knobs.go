@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
 	"github.com/ceiling-bench/ceiling/internal/objective"
-	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // ceilingLoad reports whether a GENERATOR command is a ceiling binary's
@@ -36,13 +35,13 @@ var sweepKnobs = []Knob{
 	{
 		Env: "SRV_CPUSET", Flag: "srv-cpuset", Arg: "LIST", Default: "all CPUs but the first",
 		Help:  "CPUs the server is pinned to, taskset syntax (`1`, `1,2,3`, `1-3`)",
-		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.ServerCPUs }),
+		Parse: cpusetParse(func(o *Options) *cpuset.Set { return &o.ServerCPUs }),
 		Get:   func(o *Options) string { return o.ServerCPUs.String() },
 	},
 	{
 		Env: "LT_CPUSET", Flag: "lt-cpuset", Arg: "LIST", Default: "the first CPU",
 		Help:  "CPUs the generator is pinned to",
-		Parse: cpusetParse(func(o *Options) *pinning.CPUSet { return &o.GeneratorCPUs }),
+		Parse: cpusetParse(func(o *Options) *cpuset.Set { return &o.GeneratorCPUs }),
 		Get:   func(o *Options) string { return o.GeneratorCPUs.String() },
 	},
 	{
@@ -109,8 +108,8 @@ var sweepKnobs = []Knob{
 			switch {
 			case o.RecordSize <= 0:
 				return fmt.Errorf("%d is not a positive number of bytes", o.RecordSize)
-			case o.RecordSize > load.MaxRecordSize:
-				return fmt.Errorf("%d is above the generator's limit of %d bytes per message", o.RecordSize, load.MaxRecordSize)
+			case o.RecordSize > wire.MaxRecordSize:
+				return fmt.Errorf("%d is above the generator's limit of %d bytes per message", o.RecordSize, wire.MaxRecordSize)
 			}
 			return nil
 		},
@@ -149,8 +148,8 @@ var sweepKnobs = []Knob{
 		Help:  "a scenario the generator registers ({scenarios}), or the name of a file in `benchmark/scenarios` (`rooms`); `ceiling load -h` describes each",
 		Parse: stringParse(func(o *Options) *string { return &o.Scenario }),
 		Check: func(o *Options) error {
-			if _, ok := load.Lookup(o.Scenario); !ok && !scenarioFileExists(o.Scenario) {
-				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(load.ScenarioNames(), " | "))
+			if !wire.IsScenario(o.Scenario) && !scenarioFileExists(o.Scenario) {
+				return fmt.Errorf("%q is not a scenario (%s)", o.Scenario, strings.Join(wire.ScenarioNames(), " | "))
 			}
 			return nil
 		},
@@ -183,7 +182,7 @@ var sweepKnobs = []Knob{
 		Parse: stringParse(func(o *Options) *string { return &o.Generator }),
 		Check: func(o *Options) error {
 			if g := strings.Fields(o.Generator); len(g) > 0 {
-				if _, err := exec.LookPath(g[0]); err != nil {
+				if _, err := lookPath(g[0]); err != nil {
 					return err
 				}
 			}
@@ -285,11 +284,11 @@ var runKnobs = []Knob{
 		Help:  "how `ceiling load`'s echo connections read their replies (recorded as `meta.client_io`): `batch-wake` wakes once per batch (SO_RCVLOWAT: the least generator CPU), `eager` reads each reply as it arrives, as browsers and Node's `ws` do (`--eager-reads`); what each costs the server is in docs/efficiency.md",
 		Parse: stringParse(func(o *Options) *string { return &o.IOPattern }),
 		Check: func(o *Options) error {
-			if err := oneOf(func(o *Options) string { return o.IOPattern }, "pattern", load.IOBatchWake, load.IOEager)(o); err != nil {
+			if err := oneOf(func(o *Options) string { return o.IOPattern }, "pattern", wire.IOBatchWake, wire.IOEager)(o); err != nil {
 				return err
 			}
 			switch {
-			case o.IOPattern == load.IOBatchWake:
+			case o.IOPattern == wire.IOBatchWake:
 			case o.Generator != "" && !ceilingLoad(o.Generator):
 				return fmt.Errorf("%s is `ceiling load`'s --eager-reads; GENERATOR %q reads its own way", o.IOPattern, o.Generator)
 			case o.Scenario != DefaultScenario:
@@ -304,7 +303,7 @@ var runKnobs = []Knob{
 		Help:  "local addresses the generator's connections spread over, round-robin, each its own ephemeral port range (about 28k ports): `auto` (127.0.0.1..N against a loopback server when a point's connections exceed half the port range), `off`, a count `N` (127.0.0.1..127.0.0.N), or addresses and ranges `127.0.0.1-127.0.0.8,...`; passed as the generator's `--source-addrs` when not `auto`",
 		Parse: stringParse(func(o *Options) *string { return &o.SourceAddrs }),
 		Check: func(o *Options) error {
-			_, _, err := load.ParseSourceAddrs(o.SourceAddrs)
+			_, _, err := wire.ParseSourceAddrs(o.SourceAddrs)
 			if err != nil {
 				return errors.New(strings.TrimPrefix(err.Error(), "--source-addrs "))
 			}

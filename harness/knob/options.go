@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/load"
-	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // Defaults of the knobs that are not ladders.
@@ -68,10 +68,10 @@ const (
 // boots. A zero CPU set or ladder means "not given". The
 // knob table (Knobs, table.go) maps each variable and flag to its field.
 type Options struct {
-	ServerCPUs    pinning.CPUSet // SRV_CPUSET
-	ServerUser    string         // SRV_USER: a user name or uid; "" runs servers as the harness
-	Fault         Fault          // FAULT: a resilience point; zero: none
-	GeneratorCPUs pinning.CPUSet // LT_CPUSET
+	ServerCPUs    cpuset.Set // SRV_CPUSET
+	ServerUser    string     // SRV_USER: a user name or uid; "" runs servers as the harness
+	Fault         Fault      // FAULT: a resilience point; zero: none
+	GeneratorCPUs cpuset.Set // LT_CPUSET
 	AllowOverlap  bool
 	AllowLong     bool // ALLOW_LONG: a plan past MaxPlannedLoad; Resolve spends it
 
@@ -82,7 +82,7 @@ type Options struct {
 	Reps          int          // REPS
 	Duration      time.Duration
 	Warmup        time.Duration
-	Scenario      string // a registered scenario (load.Lookup)
+	Scenario      string // a registered scenario (wire.IsScenario)
 	Out           string // result path
 	Quick         bool
 	Generator     string // GENERATOR command line; empty: this binary's `load`
@@ -154,7 +154,7 @@ type Options struct {
 	// both arms' servers in extra blocks after its verdict (auto: where
 	// the headline is slower; on: whatever the verdict; off: never).
 	CompareProfile                    string
-	DuetServerCPUs, DuetGeneratorCPUs pinning.CPUSet
+	DuetServerCPUs, DuetGeneratorCPUs cpuset.Set
 
 	// Overrides of the target file (flags only).
 	ServerCmd    string // whole command line, space separated, placeholders allowed
@@ -184,8 +184,8 @@ type Options struct {
 	// up and served a new client (curve[].drop).
 	Drop bool
 
-	// IOPattern is IO_PATTERN: load.IOBatchWake (ceiling load's default)
-	// or load.IOEager (--eager-reads).
+	// IOPattern is IO_PATTERN: wire.IOBatchWake (ceiling load's default)
+	// or wire.IOEager (--eager-reads).
 	IOPattern string
 	// SourceAddrs is SOURCE_ADDRS: the generator's --source-addrs ("" or
 	// "auto": not passed, the generator's own auto).
@@ -239,8 +239,8 @@ func DefaultOptions(quick bool) Options {
 		TargetFile:    DefaultTargetFile,
 		ReadyTimeout:  0, // the target file's, or 10 s
 		AgentsNetns:   true,
-		SourceAddrs:   load.SourceAuto,
-		IOPattern:     load.IOBatchWake,
+		SourceAddrs:   wire.SourceAuto,
+		IOPattern:     wire.IOBatchWake,
 
 		ConnRamp:        DefaultConnRamp,
 		ConnInterval:    DefaultConnInterval,

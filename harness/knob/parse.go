@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/pinning"
+	"github.com/ceiling-bench/ceiling/internal/cpuset"
 )
 
 func compareKnob(k Knob) Knob {
@@ -58,9 +58,9 @@ func durationKnob(env, flag, def, help string, field func(*Options) *time.Durati
 	return k
 }
 
-func cpusetParse(field func(*Options) *pinning.CPUSet) func(*Options, string, string) error {
+func cpusetParse(field func(*Options) *cpuset.Set) func(*Options, string, string) error {
 	return func(o *Options, _, v string) error {
-		s, err := pinning.Parse("", v)
+		s, err := cpuset.Parse("", v)
 		*field(o) = s
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
 // The knob table.
@@ -96,12 +96,13 @@ func (k Knob) Name() string {
 }
 
 // HelpText is Help with {scenarios} replaced by the scenarios registered
-// (load.ScenarioNames), so the list cannot drift from the registry.
+// (wire.ScenarioNames: the ones load registered), so the list cannot drift
+// from the registry.
 func (k Knob) HelpText() string {
 	if !strings.Contains(k.Help, "{scenarios}") {
 		return k.Help
 	}
-	names := load.ScenarioNames()
+	names := wire.ScenarioNames()
 	for i, n := range names {
 		names[i] = "`" + n + "`"
 	}

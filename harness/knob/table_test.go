@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/load"
+
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -85,7 +85,7 @@ func harnessHelper(t *testing.T, logPath, script string, throttle bool) (*exec.C
 // A harness SIGKILLed outright: its supervisor, told by the parent-death
 // signal, stops the whole tree, also a process that left the session, and
 // removes its cgroup.
-func TestParentDeathTakesDaemonizedTree(t *testing.T) {
+func testParentDeathTakesDaemonizedTree(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "server.log")
 	h, runID, sup := harnessHelper(t, logPath, `setsid sleep 60 & echo $!; wait`, false)
 	daemon := firstPid(t, logPath)
@@ -103,7 +103,7 @@ func TestParentDeathTakesDaemonizedTree(t *testing.T) {
 // A process started for the child by something outside its tree (as a
 // service manager or an at daemon would) is beyond the subreaper; its
 // marker gives it away: Stop kills it and reports it.
-func TestStopReportsEscapedProcess(t *testing.T) {
+func testStopReportsEscapedProcess(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "spawn")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -139,7 +139,7 @@ func TestStopReportsEscapedProcess(t *testing.T) {
 
 // A process that left the tree (its supervisor died) and dropped the
 // marker is still in the child's cgroup: Stop kills it and reports it.
-func TestCgroupHoldsWhatLeftTheTree(t *testing.T) {
+func testCgroupHoldsWhatLeftTheTree(t *testing.T) {
 	p := start(t, sh(`setsid env -u `+MarkerEnv+` sleep 60 & echo $!; wait`))
 	if p.contain.cgroup == nil {
 		t.Skip("no writable cgroup here")
@@ -169,7 +169,7 @@ func TestCgroupHoldsWhatLeftTheTree(t *testing.T) {
 // What a run killed together with its supervisor left (a process that had
 // left the session, its cgroup, a headroom throttle cgroup) is found by
 // the next run, killed and removed; a live run's processes are not.
-func TestCleanLeftovers(t *testing.T) {
+func testCleanLeftovers(t *testing.T) {
 	live := start(t, sh(`setsid sleep 60 & echo $!; wait`))
 	liveDaemon := firstPid(t, live.LogPath())
 

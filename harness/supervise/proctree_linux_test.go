@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestDescendantsWalkMatchesScan(t *testing.T) {
+func testDescendantsWalkMatchesScan(t *testing.T) {
 	p := start(t, sh(`sh -c 'sleep 60 & sleep 60 & wait' & sleep 60 & echo ready; wait`))
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestDescendantsWalkMatchesScan(t *testing.T) {
 // TargetPid finds it at the head of that thread's children without
 // waiting. A supervisor whose main goroutine had moved to another thread
 // once forked from there, and TargetPid waited out its 10 s.
-func TestSupervisorForksFromItsMainThread(t *testing.T) {
+func testSupervisorForksFromItsMainThread(t *testing.T) {
 	for i := range 5 {
 		p := start(t, sh(`echo ready; exec sleep 60`))
 		target := p.TargetPid()
@@ -53,4 +53,18 @@ func TestSupervisorForksFromItsMainThread(t *testing.T) {
 			t.Errorf("run %d: supervisor %d's main thread has children %v, want target %d first", i, p.Pid(), kids, target)
 		}
 	}
+}
+
+// TestProcessTree: what a supervised child's tree is, and what is left of
+// it (Linux): the descendants' walk agrees with a scan of /proc, the
+// supervisor forks its target from its main thread, and its subreaper,
+// cgroup and marker contain the tree however a process leaves it
+// (contain_linux_test.go).
+func TestProcessTree(t *testing.T) {
+	t.Run("descendants walk matches scan", testDescendantsWalkMatchesScan)
+	t.Run("supervisor forks from its main thread", testSupervisorForksFromItsMainThread)
+	t.Run("parent death takes daemonized tree", testParentDeathTakesDaemonizedTree)
+	t.Run("stop reports escaped process", testStopReportsEscapedProcess)
+	t.Run("cgroup holds what left the tree", testCgroupHoldsWhatLeftTheTree)
+	t.Run("clean leftovers", testCleanLeftovers)
 }

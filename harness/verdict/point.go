@@ -9,16 +9,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/internal/objective"
-	"github.com/ceiling-bench/ceiling/load"
+	"github.com/ceiling-bench/ceiling/internal/wire"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
 // Outcome is what measuring one point produced. Load is nil when the point
 // failed; FailReason and LogTail then say why.
 type Outcome struct {
-	Load         *load.Result
+	Load         *wire.Result
 	ServerCPU    result.CPUStats
 	Servers      []result.NamedCPU // each server's, of several (ServerCPU is their sum)
 	GeneratorCPU result.CPUStats
@@ -55,7 +54,7 @@ type Outcome struct {
 	// (harness/cpuprof): where it is, or why there is none.
 	CPUProfile *result.CPUProfile
 	// Agents is each agent's part of the point with AGENTS (nil without).
-	Agents []agents.Agent
+	Agents []wire.Agent
 	// CountSeries is the target's counter for the point's scenario
 	// (metrics.counts; "" for none), CountOverlapS the seconds of the
 	// window its two reads cover (0: they cover none, or one failed), and
@@ -173,7 +172,7 @@ func failedPoint(p result.Point, reason, logTail string) result.Point {
 
 // agentReports are the agents' parts of a point as its document lists
 // them (nil without agents).
-func agentReports(as []agents.Agent) []result.AgentReport {
+func agentReports(as []wire.Agent) []result.AgentReport {
 	if as == nil {
 		return nil
 	}
@@ -188,7 +187,7 @@ func agentReports(as []agents.Agent) []result.AgentReport {
 // alone (their CPU is the set's they share), by its own result in as (in
 // the order of p.Agents): a point is generator-capped when any agent fell
 // behind, and its reason names them.
-func judgeAgents(p *result.Point, as []agents.Agent, th Thresholds, gen result.CPUStats) {
+func judgeAgents(p *result.Point, as []wire.Agent, th Thresholds, gen result.CPUStats) {
 	if len(p.Agents) == 0 {
 		return
 	}
@@ -226,7 +225,7 @@ func judgeAgents(p *result.Point, as []agents.Agent, th Thresholds, gen result.C
 // rung is another point. And a window in which nothing was measured is no
 // measurement (a starved generator on a busy machine can produce one).
 // Point adds the CPUs' side (not contended).
-func MeasuredClean(s load.Summary) bool {
+func MeasuredClean(s wire.Summary) bool {
 	short := s.ConnectionsRequested > 0 && s.ConnectionsOpen < s.ConnectionsRequested
 	dropped := s.Dropped != nil && *s.Dropped > 0
 	return s.Errors == 0 && !s.Saturated && !short && !dropped && s.ThroughputPerS > 0
@@ -259,7 +258,7 @@ func Objective(p *result.Point, spec string, out Outcome) {
 // summary, and beside its members the point's server_memory and
 // generator_memory (absent where none was read: a condition on them is
 // then not met).
-func objectiveDoc(s load.Summary, p *result.Point) (map[string]any, error) {
+func objectiveDoc(s wire.Summary, p *result.Point) (map[string]any, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err

@@ -100,6 +100,12 @@ type GeneratorMemory struct {
 	WindowEndBytes     uint64 `json:"window_end_bytes"`
 }
 
+// I/O patterns for GeneratorStats.IOPattern.
+const (
+	IOBatchWake = "batch-wake" // one write per batch; one wake-up per batch of replies (SO_RCVLOWAT)
+	IOEager     = "eager"      // one write per batch; every reply read as it arrives
+)
+
 // LoopStats is the event-loop engine's evidence over the window.
 type LoopStats struct {
 	Count        int       `json:"count"`

@@ -29,11 +29,7 @@ func fanoutArgs(urls []string, out string, connections string) []string {
 // Fanout over three --url nodes of one cluster: subscribers split evenly
 // over the servers, publishes go through every server in turn, and every
 // server's subscribers receive what they were owed.
-func TestFanoutMultiURL(t *testing.T) {
-	node := needNode(t)
-	if testing.Short() {
-		t.Skip("-short: runs the generator against a cluster")
-	}
+func testFanoutMultiURL(t *testing.T, node string) {
 	nats := refservertest.StartNATS(t)
 	var urls []string
 	for range 3 {
@@ -80,11 +76,7 @@ func TestFanoutMultiURL(t *testing.T) {
 
 // Two refservers that are not one cluster fail the preflight: an event
 // published through the first is not heard on the second.
-func TestFanoutPreflightNoCluster(t *testing.T) {
-	node := needNode(t)
-	if testing.Short() {
-		t.Skip("-short: runs the generator against servers")
-	}
+func testFanoutPreflightNoCluster(t *testing.T, node string) {
 	urls := []string{"ws://" + refservertest.Start(t, refserver.Config{}).Addr, "ws://" + refservertest.Start(t, refserver.Config{}).Addr}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "load.json")

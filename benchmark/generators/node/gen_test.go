@@ -90,8 +90,7 @@ func readResult(t *testing.T, path string) *load.Result {
 
 // A bad flag exits 2 before connecting (the URL is a port nobody serves,
 // and no JSON is written), with a message naming the flag.
-func TestBadFlagExits2(t *testing.T) {
-	node := needNode(t)
+func testBadFlagExits2(t *testing.T, node string) {
 	for _, c := range []struct {
 		args []string
 		name string
@@ -121,21 +120,28 @@ func TestBadFlagExits2(t *testing.T) {
 }
 
 // The histogram's percentiles match a sorted reference (gen.js --self-test).
-func TestSelfTest(t *testing.T) {
-	node := needNode(t)
+func testSelfTest(t *testing.T, node string) {
 	if code, stderr := runGen(t, node, time.Minute, "--self-test"); code != 0 {
 		t.Fatalf("--self-test: exit %d\n%s", code, stderr)
 	}
 }
 
-// One short run of each scenario against refserver, with exactly the flags
-// the harness appends: exit 0, the marker created, a schema_version 2
-// document whose figures hang together.
+// TestContract is the Node generator against the generator contract
+// (docs/ARCHITECTURE.md): one short run of each scenario against
+// refserver, with exactly the flags the harness appends: exit 0, the
+// marker created, a schema_version 2 document whose figures hang
+// together; a bad flag exits 2 before connecting; its histogram agrees
+// with a sorted reference; and fanout over several --url nodes of one
+// cluster, or of none (cluster_test.go).
 func TestContract(t *testing.T) {
 	node := needNode(t)
+	t.Run("bad flags", func(t *testing.T) { testBadFlagExits2(t, node) })
+	t.Run("self test", func(t *testing.T) { testSelfTest(t, node) })
 	if testing.Short() {
 		t.Skip("-short: runs the generator against a server")
 	}
+	t.Run("fanout over one cluster", func(t *testing.T) { testFanoutMultiURL(t, node) })
+	t.Run("fanout over no cluster", func(t *testing.T) { testFanoutPreflightNoCluster(t, node) })
 	srv := refservertest.Start(t, refserver.Config{})
 	for _, sc := range []string{"echo", "fanout"} {
 		t.Run(sc, func(t *testing.T) {

@@ -2,6 +2,7 @@ package echo
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,6 +81,16 @@ func testConfig(url string) load.Config {
 
 // ep is the config's echo Params.
 func ep(c *load.Config) *Params { return c.Params.(*Params) }
+
+// recordedParams are the params a run's document recorded.
+func recordedParams(t *testing.T, c load.RecordedConfig) Params {
+	t.Helper()
+	var p Params
+	if err := json.Unmarshal(c.Params, &p); err != nil {
+		t.Fatalf("config.params %s: %v", c.Params, err)
+	}
+	return p
+}
 
 func TestEchoClosedLoop(t *testing.T) {
 	es := startEchoServer(t, nil)

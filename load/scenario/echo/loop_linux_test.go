@@ -56,8 +56,8 @@ func TestLoopAgainstRefserver(t *testing.T) {
 			t.Fatalf("batch %d: latency %+v", tc.batch, l)
 		}
 		checkTimeline(t, s, cfg)
-		if g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || ep(&res.Config).IO != IOLoop {
-			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, ep(&res.Config).IO)
+		if io := recordedParams(t, res.Config).IO; g.ReadSyscalls <= 0 || g.MessagesPerRead <= 0 || io != IOLoop {
+			t.Fatalf("batch %d: generator %+v io %q", tc.batch, g, io)
 		}
 		if l := g.Loops; g.Engine != load.EngineLoop || l == nil || l.Count != min(runtime.GOMAXPROCS(0), tc.conns) ||
 			len(l.BusyFraction) != l.Count || l.MaxBusy <= 0 || l.MaxBusy > 1 || l.LagMaxNs < l.LagP99Ns || l.LagP99Ns <= 0 {

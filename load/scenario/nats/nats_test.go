@@ -60,7 +60,7 @@ func run(t *testing.T, c load.Config) (*load.Result, nats.Summary) {
 
 // Each scenario measures against a real nats-server over WebSocket with
 // no error, and its sequence checks pass.
-func TestEachModeMeasures(t *testing.T) {
+func testEachModeMeasures(t *testing.T) {
 	srv := startServer(t)
 	for _, mode := range nats.Modes {
 		t.Run(mode, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestEachModeMeasures(t *testing.T) {
 
 // A message deleted from the stream while fetch runs is a gap every
 // consumer that passes it reports, by reason.
-func TestFetchGapPlanted(t *testing.T) {
+func testFetchGapPlanted(t *testing.T) {
 	srv := startServer(t)
 	c := config(t, nats.Fetch, srv.url(), 1500*time.Millisecond, nil)
 	deleted := make(chan error, 1)
@@ -168,7 +168,7 @@ func deleteWhenSeeded(url, stream string, n, seq uint64) error {
 // A stream consumer whose server goes away mid-window counts the loss in
 // dropped and reconnects, not in errors, reconnects to the server back on
 // the same port and goes on receiving within the window.
-func TestStreamReconnect(t *testing.T) {
+func testStreamReconnect(t *testing.T) {
 	srv := startServer(t)
 	c := config(t, nats.Stream, srv.url(), 4*time.Second, nil)
 	restarted := make(chan uint64, 1)
@@ -268,4 +268,17 @@ func TestClusterSpreadsConnections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAgainstOneServer: each scenario against a real nats-server over
+// WebSocket: every mode measures with no error and its sequence checks
+// pass; a message deleted while fetch runs is a gap its consumers report;
+// a stream consumer whose server goes away mid-window reconnects to it back
+// on the same port; and wss:// verifies the test's CA, or is insecure when
+// asked, or refuses before any load (tls_test.go).
+func TestAgainstOneServer(t *testing.T) {
+	t.Run("each mode measures", testEachModeMeasures)
+	t.Run("fetch gap planted", testFetchGapPlanted)
+	t.Run("stream reconnect", testStreamReconnect)
+	t.Run("WSS", testWSS)
 }

@@ -1,4 +1,4 @@
-package load
+package wire
 
 import (
 	"encoding/json"

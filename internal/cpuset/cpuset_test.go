@@ -1,28 +1,29 @@
-package pinning
+package cpuset
 
 import (
 	"flag"
 	"io"
-	"strings"
 	"testing"
+
+	"github.com/ceiling-bench/ceiling/internal/testenv"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestParseWithin(t *testing.T) {
-	online := CPUSet{0, 1, 2, 3, 8}
+	online := Set{0, 1, 2, 3, 8}
 	tests := []struct {
 		in      string
-		want    CPUSet
+		want    Set
 		wantErr string // substring; "" means no error
 	}{
-		{in: "0", want: CPUSet{0}},
-		{in: "1,2,3", want: CPUSet{1, 2, 3}},
-		{in: "0-3", want: CPUSet{0, 1, 2, 3}},
-		{in: "0-3,8", want: CPUSet{0, 1, 2, 3, 8}},
-		{in: "8,0", want: CPUSet{0, 8}},
-		{in: " 2 , 3 ", want: CPUSet{2, 3}},
-		{in: "3-3", want: CPUSet{3}},
+		{in: "0", want: Set{0}},
+		{in: "1,2,3", want: Set{1, 2, 3}},
+		{in: "0-3", want: Set{0, 1, 2, 3}},
+		{in: "0-3,8", want: Set{0, 1, 2, 3, 8}},
+		{in: "8,0", want: Set{0, 8}},
+		{in: " 2 , 3 ", want: Set{2, 3}},
+		{in: "3-3", want: Set{3}},
 		{in: "", wantErr: "SRV_CPUSET: empty cpu list"},
 		{in: "  ", wantErr: "SRV_CPUSET: empty cpu list"},
 		{in: "1,,2", wantErr: `SRV_CPUSET: malformed cpu list "1,,2": element 2 is empty`},
@@ -43,7 +44,7 @@ func TestParseWithin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseWithin("SRV_CPUSET", tt.in, online)
-			checkErr(t, err, tt.wantErr)
+			testenv.ErrContains(t, err, tt.wantErr)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ParseWithin(%q) mismatch (-want +got):\n%s", tt.in, diff)
 			}
@@ -56,13 +57,13 @@ func TestParseWithinNilOnlineSkipsOnlineCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(CPUSet{500}, got); diff != "" {
+	if diff := cmp.Diff(Set{500}, got); diff != "" {
 		t.Error(diff)
 	}
 }
 
 func TestParseAgainstThisMachine(t *testing.T) {
-	if !Supported {
+	if !supported {
 		t.Skip(ErrUnsupported)
 	}
 	online, err := Online()
@@ -78,21 +79,21 @@ func TestParseAgainstThisMachine(t *testing.T) {
 	}
 	_, err = Parse("LT_CPUSET", "1023")
 	if last < 1023 {
-		checkErr(t, err, "LT_CPUSET: cpu 1023 is not online (online: "+online.String()+")")
+		testenv.ErrContains(t, err, "LT_CPUSET: cpu 1023 is not online (online: "+online.String()+")")
 	}
 }
 
 func TestString(t *testing.T) {
 	tests := []struct {
-		in   CPUSet
+		in   Set
 		want string
 	}{
 		{nil, ""},
-		{CPUSet{0}, "0"},
-		{CPUSet{0, 1}, "0-1"},
-		{CPUSet{0, 1, 2, 3, 8}, "0-3,8"},
-		{CPUSet{1, 3, 5}, "1,3,5"},
-		{CPUSet{0, 2, 3, 4, 9, 10}, "0,2-4,9-10"},
+		{Set{0}, "0"},
+		{Set{0, 1}, "0-1"},
+		{Set{0, 1, 2, 3, 8}, "0-3,8"},
+		{Set{1, 3, 5}, "1,3,5"},
+		{Set{0, 2, 3, 4, 9, 10}, "0,2-4,9-10"},
 	}
 	for _, tt := range tests {
 		if got := tt.in.String(); got != tt.want {
@@ -113,12 +114,12 @@ func TestString(t *testing.T) {
 
 func TestOverlap(t *testing.T) {
 	tests := []struct {
-		a, b, want CPUSet
+		a, b, want Set
 	}{
-		{CPUSet{0}, CPUSet{1, 2, 3}, nil},
-		{CPUSet{0, 1}, CPUSet{1, 2}, CPUSet{1}},
-		{CPUSet{0, 1, 2, 3}, CPUSet{1, 3, 5}, CPUSet{1, 3}},
-		{nil, CPUSet{1}, nil},
+		{Set{0}, Set{1, 2, 3}, nil},
+		{Set{0, 1}, Set{1, 2}, Set{1}},
+		{Set{0, 1, 2, 3}, Set{1, 3, 5}, Set{1, 3}},
+		{nil, Set{1}, nil},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, Overlap(tt.a, tt.b)); diff != "" {
@@ -128,31 +129,19 @@ func TestOverlap(t *testing.T) {
 }
 
 func TestFlagValue(t *testing.T) {
-	if !Supported {
+	if !supported {
 		t.Skip(ErrUnsupported)
 	}
-	var opts struct{ Server CPUSet }
+	var opts struct{ Server Set }
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(&opts.Server, "server-cpus", "server CPU list")
 	if err := fs.Parse([]string{"-server-cpus", "0"}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(CPUSet{0}, opts.Server); diff != "" {
+	if diff := cmp.Diff(Set{0}, opts.Server); diff != "" {
 		t.Error(diff)
 	}
 	err := fs.Parse([]string{"-server-cpus", "1,1"})
-	checkErr(t, err, `invalid value "1,1" for flag -server-cpus: cpu 1 is listed twice`)
-}
-
-func checkErr(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("unexpected error: %v", err)
-	case want != "" && err == nil:
-		t.Errorf("no error, want one containing %q", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Errorf("error %q does not contain %q", err, want)
-	}
+	testenv.ErrContains(t, err, `invalid value "1,1" for flag -server-cpus: cpu 1 is listed twice`)
 }

@@ -1,4 +1,4 @@
-package load
+package wire
 
 import "time"
 
@@ -25,12 +25,14 @@ type Timeline struct {
 	origin int64
 }
 
-// NewTimeline is an empty timeline over w, to Drain.
-func NewTimeline(w Window) *Timeline {
+// NewTimeline is an empty timeline over a window that opens at open,
+// measures from start to end and drains until drain (monotonic
+// nanoseconds; load.NewTimeline takes them from its Window).
+func NewTimeline(open, start, end, drain int64) *Timeline {
 	tick := int64(TimelineTick)
-	n := int((w.Drain-w.Open)/tick) + 1
-	return &Timeline{TickNs: tick, StartTick: int((w.Start - w.Open) / tick), EndTick: int((w.End - w.Open) / tick),
-		Counts: make([]int64, n), origin: w.Open}
+	n := int((drain-open)/tick) + 1
+	return &Timeline{TickNs: tick, StartTick: int((start - open) / tick), EndTick: int((end - open) / tick),
+		Counts: make([]int64, n), origin: open}
 }
 
 // Add counts n messages completed at now (mono ns); one before Open or

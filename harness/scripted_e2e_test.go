@@ -1,0 +1,261 @@
+//go:build e2e
+
+package harness_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ceiling-bench/ceiling/harness/supervise"
+	"github.com/ceiling-bench/ceiling/publish"
+	"github.com/ceiling-bench/ceiling/result"
+)
+
+// TestScriptedServer: one sweep of `ceiling sweep` (the binary) whose
+// server is a shell script that does what servers under test do to a
+// harness (issue 8, reproduced with real processes; docs/sweep.md,
+// "Containment", and docs/targets.md, "Environment" and "Secrets"):
+//
+//   - it prints every secret it was given (--server-cmd's flag, the
+//     target's secret_env and secret values) and dies in its first point,
+//     while the generator, a wrapper, prints its arguments (a GENERATOR
+//     flag holding a token): no secret is in stdout, stderr, OUT or any
+//     file of the work dir, and the failed point's log tail and the
+//     command line say REDACTED where they were;
+//   - it dumps its environment and writes to the runner's GITHUB_ENV: it
+//     got PATH, its env and its pass_env, none of the runner's files or
+//     tokens nor a variable the target does not name;
+//   - it fills {port2} and {workdir}: a second refserver listens on
+//     {port2}, the only port the readiness probe asks, and a file goes
+//     into {workdir}, the point's own directory;
+//   - it daemonizes a helper (double fork and setsid), which the
+//     supervisor stops with the point, nothing escaping;
+//   - from its second point on, it has a process started for it by
+//     something outside its tree (a spawner the test runs, as a service
+//     manager would), which is killed after its point and reported in the
+//     point and a warning;
+//   - it ignores SIGTERM (exec'ing the stubborn server) past its 300 ms
+//     stop_grace: every point it measured says the server was SIGKILLed.
+func TestScriptedServer(t *testing.T) {
+	needProcs(t)
+	const (
+		cmdSecret     = "CMDSECRET-7f3a9c"
+		envSecret     = "ENVSECRET-51be02"
+		literalSecret = "LITSECRET-ab12cd"
+		genToken      = "GENTOKEN-c0ffee"
+		ambientToken  = "AMBTOKEN-9d9d9d"
+	)
+	secrets := []string{cmdSecret, envSecret, literalSecret, genToken, ambientToken, "app-secret"}
+	dir, work := t.TempDir(), t.TempDir()
+	out := filepath.Join(t.TempDir(), "out.json")
+	tag := "daemon-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+
+	// The spawner is the test's child, not the harness's: what it starts
+	// is outside every supervisor's tree and cgroup. (Its blocking open
+	// of the FIFO fails with EINTR when a sleep it started is killed: it
+	// tries again.)
+	fifo := filepath.Join(dir, "spawn")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spawner := exec.Command("/bin/sh", "-c", `while [ -p "$0" ]; do read m < "$0" && `+supervise.MarkerEnv+`="$m" sleep 300 & wait $!; done`, fifo)
+	spawner.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := spawner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-spawner.Process.Pid, syscall.SIGKILL); _ = spawner.Wait() })
+
+	runnerEnv := filepath.Join(dir, "github_env")
+	envDump := filepath.Join(dir, "server-env")
+	srv := script(t, dir, "chatty-server", fmt.Sprintf(`addr=$2 secret=$4 work=$6 port2=$8
+env > %[1]s
+[ -n "$GITHUB_ENV" ] && echo INJECTED=1 >> "$GITHUB_ENV"
+echo "$addr $port2" > "$work/ports"
+(setsid sleep 300 &)
+echo "config: addr=$addr secret=$secret license=$LICENSE token=$CHATTY_API_TOKEN literal=%[4]s"
+%[5]s/refserver --addr "127.0.0.1:$port2" &
+if [ -e %[6]s/died-once ]; then
+  printf '%%s\n' "$%[2]s" > %[3]s
+  exec %[7]s --addr "$addr"
+fi
+touch %[6]s/died-once
+%[5]s/refserver --addr "$addr" & pid=$!
+sleep 0.8
+echo "chatty-server: dying with secret $secret"
+kill -9 $pid
+exit 3
+`, envDump, supervise.MarkerEnv, fifo, literalSecret, bin, dir, stubborn(t)))
+	gen := script(t, dir, "chatty-gen", fmt.Sprintf(`echo "generator args: $*"
+shift 2
+exec %s/ceiling load "$@"
+`, bin))
+	tg := refTarget(t)
+	tg.Env = map[string]string{"LICENSE": envSecret, "TARGET_SETTING": "from the target", "CEILING_TEST_TAG": tag}
+	tg.SecretEnv = []string{"LICENSE"}
+	tg.SecretValues = []string{literalSecret}
+	tg.PassEnv = []string{"PASSED_SETTING"}
+	tg.Ready = "http://127.0.0.1:{port2}/health"
+	tg.StopGrace = "300ms"
+	tg.Metrics = nil // the stubborn server's own count is not the subject
+	env := []string{"CHATTY_API_TOKEN=" + ambientToken, "PASSED_SETTING=for the server", "UNNAMED_SETTING=not for the server",
+		"GITHUB_TOKEN=ghs_a-runner-token-0123456789", "ACTIONS_RUNTIME_TOKEN=a-runtime-token-0123456789"}
+	// Each of the runner's files a file of its own: `ceiling sweep` itself
+	// writes its summary to GITHUB_STEP_SUMMARY.
+	env = append(env, "GITHUB_ENV="+runnerEnv)
+	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"} {
+		env = append(env, k+"="+filepath.Join(dir, strings.ToLower(k)))
+	}
+	cmd := ceilingSweep(t, tg, work, out, env,
+		"--batch-ladder", "10", "--conns-ladder", "10=2,4", "--duration", "1s",
+		"--server-cmd", srv+" --addr {addr} --secret "+cmdSecret+" --workdir {workdir} --port2 {port2}",
+		"--generator", gen+" --api-token "+genToken)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("exit %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+	r := readResult(t, out)
+	if len(r.Curve) < 2 || r.Curve[0].Status != result.StatusFailed {
+		t.Fatalf("want the first point failed by the server and the next measured, curve %+v", r.Curve)
+	}
+	for _, p := range r.Curve {
+		if p.Contended {
+			t.Logf("point %d ran on contended CPUs (not this test's subject): %s", p.Index, result.Contention(p.ServerCPU, p.GeneratorCPU))
+		}
+	}
+
+	t.Run("secrets", func(t *testing.T) {
+		// The leak routes are exercised, so the test can fail: the
+		// failed point's tail is the config line, the command carries
+		// the flag.
+		if tail := r.Curve[0].LogTail; !strings.Contains(tail, "config:") || !strings.Contains(tail, "secret=REDACTED") {
+			t.Errorf("log tail %q: want the config line, redacted", tail)
+		}
+		if cmdline := strings.Join(r.Meta.Command, " "); !strings.Contains(cmdline, "--secret REDACTED") || !strings.Contains(cmdline, "--api-token REDACTED") {
+			t.Errorf("meta.command %q: want the flag values masked", cmdline)
+		}
+		check := func(what string, data []byte) {
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("%s holds the secret %s", what, s)
+				}
+			}
+		}
+		check("stdout", stdout.Bytes())
+		check("stderr", stderr.Bytes())
+		check("OUT", mustRead(t, out))
+		files := 0
+		_ = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files++
+				check(p, mustRead(t, p))
+			}
+			return nil
+		})
+		if files < 6 {
+			t.Errorf("only %d files in the work dir: the points did not run", files)
+		}
+		// The server's own log had the secret while the point ran; it
+		// was redacted when the point ended.
+		logs, _ := filepath.Glob(filepath.Join(work, "point-001-*", "server.log"))
+		if len(logs) != 1 || !bytes.Contains(mustRead(t, logs[0]), []byte("secret=REDACTED")) {
+			t.Errorf("point 1 server.log %v: want the printed config, redacted", logs)
+		}
+	})
+	t.Run("environment", func(t *testing.T) {
+		b, err := os.ReadFile(envDump)
+		if err != nil {
+			t.Fatalf("the server did not start: %v", err)
+		}
+		env := "\n" + string(b)
+		for _, name := range []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "UNNAMED_SETTING", "CHATTY_API_TOKEN"} {
+			if strings.Contains(env, "\n"+name+"=") {
+				t.Errorf("the server's environment holds %s", name)
+			}
+		}
+		for _, want := range []string{"PATH=", "PASSED_SETTING=for the server", "TARGET_SETTING=from the target"} {
+			if !strings.Contains(env, "\n"+want) {
+				t.Errorf("the server's environment has no %s", want)
+			}
+		}
+		if b, err := os.ReadFile(runnerEnv); err == nil {
+			t.Errorf("the server wrote the runner's GITHUB_ENV: %q", b)
+		}
+	})
+	t.Run("placeholders", func(t *testing.T) {
+		files, _ := filepath.Glob(filepath.Join(work, "point-*", "ports"))
+		if len(files) != len(r.Curve) {
+			t.Fatalf("%d ports files in the point dirs for %d points", len(files), len(r.Curve))
+		}
+		for _, f := range files {
+			fields := strings.Fields(string(mustRead(t, f)))
+			if len(fields) != 2 {
+				t.Fatalf("%s: %q", f, fields)
+			}
+			_, port, _ := strings.Cut(fields[0], ":")
+			if port == fields[1] || fields[1] == "" || fields[1] == "0" {
+				t.Errorf("%s: {addr} and {port2} filled as %q", f, fields)
+			}
+		}
+	})
+	t.Run("containment", func(t *testing.T) {
+		if left := withEnv("CEILING_TEST_TAG", tag); len(left) > 0 {
+			t.Errorf("%d daemon(s) of %d points outlived the run: %v", len(left), len(r.Curve), left)
+		}
+		var pids []int
+		for _, p := range r.Curve[1:] {
+			if p.Status != result.StatusOK {
+				t.Errorf("point %d: %s: %s", p.Index, p.Status, p.FailReason)
+				continue
+			}
+			// The daemon stayed in the supervisor's tree: only the
+			// spawned sleep escaped.
+			if len(p.Escaped) != 1 || p.Escaped[0].Command != "sleep" {
+				t.Errorf("point %d: escaped %+v, want the one spawned sleep", p.Index, p.Escaped)
+				continue
+			}
+			pids = append(pids, p.Escaped[0].Pid)
+			if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+				return strings.HasPrefix(w, "point "+strconv.Itoa(p.Index)+": 1 process(es) escaped the supervisor") && strings.Contains(w, strconv.Itoa(p.Escaped[0].Pid))
+			}) {
+				t.Errorf("no warning for point %d's escaped process in %q", p.Index, r.Warnings)
+			}
+		}
+		for _, pid := range pids {
+			if supervise.Alive(pid) {
+				t.Errorf("escaped process %d still alive after the run", pid)
+			}
+		}
+		// The document with its escaped processes is one publish
+		// accepts (sweep.schema.json: escaped[].pid, escaped[].command).
+		data := mustRead(t, out)
+		if _, err := publish.Read(data, out); err != nil {
+			t.Errorf("publish.Read rejects the document: %v", err)
+		}
+		bad := strings.Replace(string(data), `"command": "sleep"`, `"command": 7`, 1)
+		if _, err := publish.Read([]byte(bad), out); err == nil || !strings.Contains(err.Error(), "escaped[0].command") {
+			t.Errorf("publish.Read of an escaped command that is no string: %v, want an error naming escaped[0].command", err)
+		}
+	})
+	t.Run("escalation", func(t *testing.T) {
+		for _, p := range r.Curve[1:] {
+			if len(p.Escalated) != 1 || p.Escalated[0] != "server" {
+				t.Errorf("point %d escalated %v, want [server]", p.Index, p.Escalated)
+			}
+			if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+				return strings.HasPrefix(w, fmt.Sprintf("point %d: server did not exit within its grace after SIGTERM", p.Index))
+			}) {
+				t.Errorf("warnings %q lack point %d's escalation", r.Warnings, p.Index)
+			}
+		}
+	})
+}
