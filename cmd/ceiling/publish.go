@@ -327,7 +327,7 @@ func postChanges(ctx context.Context, o publishCommitOptions, owner, name string
 	if err != nil {
 		return usageError{err}
 	}
-	p := &publish.Poster{Client: client, Owner: owner, Repo: name, Token: token, Wait: func(op string, d time.Duration) {
+	p := &publish.Poster{Client: client, Owner: owner, Repo: name, Token: token, Actions: os.Getenv("GITHUB_ACTIONS") == "true", Wait: func(op string, d time.Duration) {
 		fmt.Fprintf(stderr, "ceiling publish commit: %s rate limited; waiting %s\n", op, d)
 	}}
 	var errs []error
