@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/agenttoken"
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 )
 
 // Authentication (doc.go, "Authentication"): every session opens with a
@@ -78,7 +79,7 @@ func ReadTokenFile(path string) (Token, error) {
 	if err := TokenFileMode(fi.Mode().Perm(), owner, group, os.Getuid(), os.Getgid(), groups); err != nil {
 		return Token{}, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := os.ReadFile(path)
+	b, err := capfile.Read("token file", path, capfile.Token)
 	if err != nil {
 		return Token{}, err
 	}
