@@ -2,7 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
-	"html"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -76,7 +76,7 @@ func decodings(s string) []string {
 		}
 	}
 	if strings.IndexByte(s, '&') >= 0 {
-		out = append(out, html.UnescapeString(s))
+		out = append(out, htmlUnescape(s))
 	}
 	if d := runsDecoded(s); d != "" {
 		out = append(out, d)
@@ -272,6 +272,49 @@ func percentDecode(s string, plus bool) string {
 		default:
 			b.WriteByte(c)
 		}
+	}
+	return b.String()
+}
+
+// htmlEntities are the named entities HTML escapers write.
+var htmlEntities = map[string]rune{"amp": '&', "lt": '<', "gt": '>', "quot": '"', "apos": '\'', "nbsp": 0xa0}
+
+// htmlUnescape undoes the entities HTML escapers write (PHP's
+// htmlspecialchars, Python's html.escape, Go's html.EscapeString, a
+// template's): the named ones above and every numeric one (&#39;
+// &#x27;); anything else is kept. (Not package html: the packages that
+// link redact allow only what they name.)
+func htmlUnescape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '&' {
+			b.WriteByte(s[i])
+			continue
+		}
+		end := strings.IndexByte(s[i:min(len(s), i+12)], ';')
+		if end < 2 {
+			b.WriteByte('&')
+			continue
+		}
+		name := s[i+1 : i+end]
+		r, ok := htmlEntities[name]
+		if !ok && name[0] == '#' {
+			var v uint64
+			var err error
+			if len(name) > 2 && (name[1] == 'x' || name[1] == 'X') {
+				v, err = strconv.ParseUint(name[2:], 16, 32)
+			} else {
+				v, err = strconv.ParseUint(name[1:], 10, 32)
+			}
+			r, ok = rune(v), err == nil && v <= utf8.MaxRune
+		}
+		if !ok {
+			b.WriteByte('&')
+			continue
+		}
+		b.WriteRune(r)
+		i += end
 	}
 	return b.String()
 }
