@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 	"github.com/ceiling-bench/ceiling/internal/wire"
 )
 
@@ -63,7 +63,7 @@ func NearCap(c Cap, generatorCores int, throughput, pct float64) (bool, float64)
 // ReadFile reads and validates a calibration document; errors name the
 // file and the field.
 func ReadFile(path string) (*Doc, error) {
-	b, err := os.ReadFile(path)
+	b, err := capfile.Read("calibration document", path, capfile.Config)
 	if err != nil {
 		return nil, err
 	}

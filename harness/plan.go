@@ -109,7 +109,7 @@ func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
 	if err := settleBudget(plan); err != nil {
 		return nil, err
 	}
-	if err := plan.cost().CheckPlanned(o.AllowLong); err != nil {
+	if err := plan.checkBounds(o.AllowLong); err != nil {
 		return nil, err
 	}
 	return plan, nil
@@ -174,7 +174,7 @@ func Resolve(o knob.Options, env Env) (*Plan, error) {
 	if err := settleBudget(plan); err != nil {
 		return nil, err
 	}
-	if err := plan.cost().CheckPlanned(o.AllowLong); err != nil {
+	if err := plan.checkBounds(o.AllowLong); err != nil {
 		return nil, err
 	}
 	return plan, nil

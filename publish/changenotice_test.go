@@ -185,7 +185,7 @@ func TestPostChangeOnIssue(t *testing.T) {
 		case http.MethodGet:
 			var out []map[string]any
 			for i, b := range posted {
-				out = append(out, map[string]any{"id": 700 + i, "body": b})
+				out = append(out, map[string]any{"id": 700 + i, "body": b, "user": map[string]any{"login": ActionsBot}})
 			}
 			_ = json.NewEncoder(w).Encode(out)
 		case http.MethodPost:
@@ -195,7 +195,7 @@ func TestPostChangeOnIssue(t *testing.T) {
 			fmt.Fprint(w, `{"id":700}`)
 		}
 	})
-	p := &Poster{Client: client, Owner: "o", Repo: "r", Token: testToken}
+	p := &Poster{Client: client, Owner: "o", Repo: "r", Token: testToken, Actions: true}
 	for run := range 2 {
 		got, err := p.PostChange(context.Background(), ChangeCommentIssue, c)
 		if err != nil || got.Created != (run == 0) || got.ID != 700 {
@@ -213,5 +213,90 @@ func TestPostChangeOnIssue(t *testing.T) {
 	}
 	if err := CheckChangeComment("pr"); err == nil || !strings.Contains(err.Error(), "--change-comment") {
 		t.Errorf("a bad --change-comment: %v", err)
+	}
+}
+
+// TestChangeMarkerCountsOnlyThePostersComments is issue 52's fourth
+// failure: a comment of someone else's that starts with the change
+// point's marker (a digest of public data) made the poster believe it had
+// posted, in both places. Only the token's user's comments count (GET
+// /user), or github-actions[bot]'s on Actions; the fake checks every
+// request.
+func TestChangeMarkerCountsOnlyThePostersComments(t *testing.T) {
+	c := Changes(changeFixture(t))[0]
+	marker := HiddenMarker(ChangeMarker(c))
+	for _, where := range []string{ChangeCommentCommit, ChangeCommentIssue} {
+		for _, actions := range []bool{false, true} {
+			self := "ceiling-bot"
+			if actions {
+				self = ActionsBot
+			}
+			t.Run(fmt.Sprintf("%s actions=%v", where, actions), func(t *testing.T) {
+				client, mux, _, api := setup(t)
+				type comment struct{ login, body string }
+				// Mallory's copy of the marker, then (for the bot) a
+				// comment of the token's user's without it.
+				comments := []comment{{"mallory", marker + "\nnothing to see"}, {self, "an unrelated comment"}}
+				list := func(w http.ResponseWriter, r *http.Request, id int) {
+					switch r.Method {
+					case http.MethodGet:
+						var out []map[string]any
+						for i, cm := range comments {
+							out = append(out, map[string]any{"id": id + i, "body": cm.body, "user": map[string]any{"login": cm.login}})
+						}
+						_ = json.NewEncoder(w).Encode(out)
+					case http.MethodPost:
+						var body struct{ Body string }
+						_ = json.NewDecoder(r.Body).Decode(&body)
+						comments = append(comments, comment{self, body.Body})
+						fmt.Fprintf(w, `{"id":%d}`, id+len(comments)-1)
+					default:
+						t.Errorf("%s %s", r.Method, r.URL)
+					}
+				}
+				mux.HandleFunc("/repos/o/r/commits/"+c.After.GitRef+"/comments", func(w http.ResponseWriter, r *http.Request) { list(w, r, 500) })
+				mux.HandleFunc("/repos/o/r/issues/5/comments", func(w http.ResponseWriter, r *http.Request) { list(w, r, 700) })
+				mux.HandleFunc("/repos/o/r/issues", func(w http.ResponseWriter, r *http.Request) {
+					testMethod(t, r, http.MethodGet)
+					fmt.Fprint(w, `[{"number":5}]`)
+				})
+				mux.HandleFunc("/user", func(w http.ResponseWriter, r *http.Request) {
+					testMethod(t, r, http.MethodGet)
+					if actions {
+						t.Error("GET /user on Actions: its GITHUB_TOKEN may not read it")
+					}
+					fmt.Fprintf(w, `{"login":%q}`, self)
+				})
+				p := &Poster{Client: client, Owner: "o", Repo: "r", Token: testToken, Actions: actions}
+				for run := range 2 {
+					got, err := p.PostChange(context.Background(), where, c)
+					if err != nil || got.Created != (run == 0) {
+						t.Errorf("run %d: %+v %v; want posted once, mallory's copy of the marker not counted", run, got, err)
+					}
+				}
+				if len(comments) != 3 || comments[2].login != self || !strings.HasPrefix(comments[2].body, marker) {
+					t.Errorf("comments %q, want the change point posted once beside mallory's", comments)
+				}
+				users := 0
+				for _, r := range api.requests() {
+					if strings.HasPrefix(r, "GET /user") {
+						users++
+					}
+				}
+				if want := map[bool]int{false: 2, true: 0}[actions]; users != want {
+					t.Errorf("%d GET /user, want %d: %q", users, want, api.requests())
+				}
+			})
+		}
+	}
+
+	// No login known: nothing is posted, and the error says why.
+	client, mux, _, _ := setup(t)
+	mux.HandleFunc("/user", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message":"Resource not accessible by integration"}`, http.StatusForbidden)
+	})
+	p := &Poster{Client: client, Owner: "o", Repo: "r", Token: testToken}
+	if _, err := p.PostChange(context.Background(), ChangeCommentCommit, c); err == nil || !strings.Contains(err.Error(), "who posts") {
+		t.Errorf("no login: %v, want an error saying who posts is unknown", err)
 	}
 }

@@ -28,6 +28,32 @@ const PerformanceLabel = "performance"
 // PerformanceIssueTitle is the title of that issue when none is open.
 const PerformanceIssueTitle = "Performance: change points on the published history"
 
+// ActionsBot is the login of what comments with a workflow's GITHUB_TOKEN.
+const ActionsBot = "github-actions[bot]"
+
+// Self is the login the poster's comments are written by: ActionsBot on
+// Actions, else the token's user (GET /user). An error when neither is
+// known: a marker then cannot be told from a copy, and nothing is posted.
+func (p *Poster) Self(ctx context.Context) (string, error) {
+	if p.Actions {
+		return ActionsBot, nil
+	}
+	var u *github.User
+	err := p.call(ctx, "read the token's user", func() (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		u, resp, err = p.Client.Users.Get(ctx, "")
+		return resp, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("who posts (to count only its own comments): %w", err)
+	}
+	if u.GetLogin() == "" {
+		return "", fmt.Errorf("who posts (to count only its own comments): GET /user gave no login")
+	}
+	return u.GetLogin(), nil
+}
+
 // CheckChangeComment refuses a --change-comment value that is not one of
 // the three.
 func CheckChangeComment(v string) error {
@@ -42,7 +68,21 @@ func CheckChangeComment(v string) error {
 // carrying its marker (a re-run of the same push, a retried job) is left
 // as it is. p's PR is not used; for ChangeCommentIssue it is set to the
 // issue's number.
+//
+// Only the poster's own comments count (the one rule of both places): a
+// marker is a digest of public data, so anyone's comment may start with
+// it, and one that counted would suppress the post. p.Author when set,
+// else Self's login.
 func (p *Poster) PostChange(ctx context.Context, where string, c Change) (Posted, error) {
+	if p.Author == "" {
+		login, err := p.Self(ctx)
+		if err != nil {
+			return Posted{}, err
+		}
+		own := *p
+		own.Author = login
+		p = &own
+	}
 	body := RenderChangeComment(c)
 	switch where {
 	case ChangeCommentCommit:

@@ -63,6 +63,11 @@ type Poster struct {
 	// "github-actions[bot]"): a marker copied into someone else's comment
 	// is then ignored instead of hijacking the update.
 	Author string
+	// Actions says the poster runs on GitHub Actions, as
+	// github-actions[bot] (its GITHUB_TOKEN may not read GET /user):
+	// PostChange counts only comments of ActionsBot then, and of the
+	// token's own user otherwise (Self).
+	Actions bool
 
 	// Token is only used to scrub it from every error message; the client
 	// carries it to the API.

@@ -269,8 +269,12 @@ func baseWorktree(repo, sha, wt string, log interface{ Write([]byte) (int, error
 		cmd.Stdout, cmd.Stderr = log, log
 		return cmd.Run()
 	}
+	// A worktree an earlier run left at wt is removed by name: never
+	// `git worktree prune`, which also forgets every worktree of the
+	// user's that is moved or on a drive not mounted (and its index,
+	// staged changes included).
+	_ = exec.Command("git", "-C", repo, "worktree", "remove", "--force", wt).Run() // quiet: none is the usual case
 	_ = os.RemoveAll(wt)
-	_ = git("worktree", "prune")
 	if git("cat-file", "-e", sha+"^{commit}") != nil {
 		if err := git("fetch", "--no-tags", "--depth=1", "origin", sha); err != nil {
 			return fmt.Errorf("the base commit %s is not in %s and fetching it failed (%v): check out with fetch-depth: 0", sha, repo, err)

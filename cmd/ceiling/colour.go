@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"regexp"
+
+	"github.com/ceiling-bench/ceiling/internal/termsafe"
 )
 
 // Colour for a person at a terminal: the outcome words of what ceiling
@@ -39,10 +41,21 @@ func (c colourWriter) Write(p []byte) (int, error) {
 
 // colourIfTerminal is w, coloured when it is a terminal and the
 // environment (getenv) allows colour.
+// Beneath run's termsafe.Writer the colour goes between it and the
+// terminal: the text is neutralised first, and the escapes of the colour
+// added after it.
 func colourIfTerminal(w io.Writer, getenv func(string) string) io.Writer {
-	f, ok := w.(*os.File)
+	safe, isSafe := w.(*termsafe.Writer)
+	under := w
+	if isSafe {
+		under = safe.Underlying()
+	}
+	f, ok := under.(*os.File)
 	if !ok || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" || !isTerminal(f) {
 		return w
 	}
-	return colourWriter{w}
+	if isSafe {
+		return termsafe.NewWriter(colourWriter{f})
+	}
+	return colourWriter{f}
 }

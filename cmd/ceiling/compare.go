@@ -338,8 +338,7 @@ func (r *compareRun) cleanup(root, tmp string, arms ...arm) {
 			r.logf("could not remove the worktree %s: %v", a.dir, err)
 		}
 	}
-	os.RemoveAll(tmp)
-	_, _ = gitOut(root, "worktree", "prune")
+	os.RemoveAll(tmp) // never `git worktree prune`: see baseWorktree
 }
 
 // selfSweep runs this binary's sweep in dir, its output on compare's;

@@ -339,3 +339,42 @@ func TestComparePrintsTheTopFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareLeavesTheUsersWorktrees is issue 52's fifth failure: a
+// worktree of the user's that was moved (its directory renamed without
+// `git worktree move`) keeps its git data, staged changes included,
+// after compare: compare removes its own worktrees by name and never
+// runs `git worktree prune`, which deleted it.
+func TestCompareLeavesTheUsersWorktrees(t *testing.T) {
+	r := newCompareRepo(t)
+	parent := t.TempDir()
+	was, moved := filepath.Join(parent, "feature"), filepath.Join(parent, "feature-moved")
+	r.git("worktree", "add", "-q", "-b", "feature", was, r.main)
+	if err := os.WriteFile(filepath.Join(was, "staged.txt"), []byte("work in progress\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gitOut(was, "add", "staged.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(was, moved); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := r.run("--base", "main", "--head", "pr", "--out", filepath.Join(t.TempDir(), "c.json"))
+	if len(r.calls) != 1 {
+		t.Fatalf("exit %d, %d sweeps:\n%s", code, len(r.calls), stderr)
+	}
+	if !slices.Contains(r.worktrees(), was) {
+		t.Fatalf("the moved worktree's record is gone: %q (git worktree prune ran)", r.worktrees())
+	}
+	if _, err := gitOut(moved, "worktree", "repair"); err != nil {
+		t.Fatal(err)
+	}
+	if staged, err := gitOut(moved, "diff", "--cached", "--name-only"); err != nil || staged != "staged.txt" {
+		t.Errorf("the moved worktree's staged change: %q, %v; want staged.txt", staged, err)
+	}
+	for _, wt := range r.worktrees() {
+		if strings.HasPrefix(wt, os.TempDir()) && strings.Contains(wt, "ceiling-compare-") {
+			t.Errorf("compare left its worktree %s", wt)
+		}
+	}
+}

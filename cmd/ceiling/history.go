@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 	"github.com/ceiling-bench/ceiling/publish"
 )
 
@@ -62,7 +63,7 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 // truncated) is said on stderr, naming the file and line, and skipped:
 // one damaged line must not hide the rest of the history.
 func readHistory(flagName, path string, stderr io.Writer) ([]publish.HistoryEntry, error) {
-	data, err := os.ReadFile(path)
+	data, err := capfile.Read("history", path, capfile.Document)
 	if err != nil {
 		return nil, usagef("%s: %w", flagName, err)
 	}

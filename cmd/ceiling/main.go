@@ -22,6 +22,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ceiling-bench/ceiling/internal/termsafe"
 	_ "github.com/ceiling-bench/ceiling/load/scenario/all" // every scenario ceiling ships
 	"github.com/ceiling-bench/ceiling/pinning"
 	"github.com/ceiling-bench/ceiling/publish"
@@ -35,7 +36,7 @@ func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		var q quietExit
 		if !errors.As(err, &q) { // a re-run copy has said why already
-			fmt.Fprint(os.Stderr, errorText(err))
+			fmt.Fprint(os.Stderr, termsafe.String(errorText(err)))
 		}
 		os.Exit(exitCode(err))
 	}
@@ -124,6 +125,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usagef("no command given")
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "action" && cmd != "k8s" {
+		// Everything printed from files or servers (history, a report,
+		// compare's and the sweep's lines, a server's log tail) passes
+		// one writer that neutralises terminal controls (termsafe). The
+		// action and k8s hand their descriptors to the ceiling processes
+		// they start, which neutralise their own.
+		so, se := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+		defer so.Flush()
+		defer se.Flush()
+		stdout, stderr = so, se
+	}
 	switch cmd {
 	case "load":
 		return runLoad(rest, stdout, stderr)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/publish"
 	"github.com/ceiling-bench/ceiling/result"
@@ -63,9 +64,9 @@ func readResult(flagName, path string, stdin io.Reader) (*result.Result, []byte,
 	name := path
 	if path == "-" {
 		name = "stdin"
-		data, err = io.ReadAll(stdin)
+		data, err = capfile.ReadFrom("result document", name, stdin, capfile.Document)
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = capfile.Read("result document", path, capfile.Document)
 	}
 	if err != nil {
 		return nil, nil, usagef("%s: %w", flagName, err)
@@ -327,7 +328,7 @@ func postChanges(ctx context.Context, o publishCommitOptions, owner, name string
 	if err != nil {
 		return usageError{err}
 	}
-	p := &publish.Poster{Client: client, Owner: owner, Repo: name, Token: token, Wait: func(op string, d time.Duration) {
+	p := &publish.Poster{Client: client, Owner: owner, Repo: name, Token: token, Actions: os.Getenv("GITHUB_ACTIONS") == "true", Wait: func(op string, d time.Duration) {
 		fmt.Fprintf(stderr, "ceiling publish commit: %s rate limited; waiting %s\n", op, d)
 	}}
 	var errs []error
@@ -564,7 +565,7 @@ func readBaseline(o publishCommentOptions, stderr io.Writer, secrets *redact.Set
 		copts.BaseMissing = "no --base was given"
 		return nil, copts
 	}
-	data, err := os.ReadFile(o.base)
+	data, err := capfile.Read("result document", o.base, capfile.Document)
 	if errors.Is(err, fs.ErrNotExist) {
 		copts.BaseMissing = filepath.Base(o.base) + " does not exist (nothing published on the base branch yet?)"
 		return nil, copts

@@ -91,7 +91,7 @@ func TestPublishCommitPostsChangePointOnce(t *testing.T) {
 		case http.MethodGet:
 			var out []map[string]any
 			for i, b := range posted {
-				out = append(out, map[string]any{"id": 900 + i, "body": b, "html_url": "https://example.com/c"})
+				out = append(out, map[string]any{"id": 900 + i, "body": b, "html_url": "https://example.com/c", "user": map[string]any{"login": "github-actions[bot]"}})
 			}
 			_ = json.NewEncoder(w).Encode(out)
 		case http.MethodPost:
@@ -108,6 +108,7 @@ func TestPublishCommitPostsChangePointOnce(t *testing.T) {
 	}))
 	defer api.Close()
 	t.Setenv("CEILING_TEST_TOKEN", cliToken)
+	t.Setenv("GITHUB_ACTIONS", "true") // its comments are github-actions[bot]'s
 
 	summary := filepath.Join(root, "summary.md")
 	args := []string{"publish", "commit", "--repo", work, "--branch", "main", "--summary-file", summary,

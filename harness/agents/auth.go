@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/ceiling-bench/ceiling/internal/agenttoken"
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 )
 
 // Authentication (doc.go, "Authentication"): every session opens with a
@@ -32,14 +32,14 @@ import (
 // too long to guess).
 const MinTokenBytes = agenttoken.MinBytes
 
-// AuthTimeout bounds a new connection's whole handshake (hello, challenge,
-// auth): an idle unauthenticated peer is dropped after it.
+// AuthTimeout bounds the agent's side of a handshake (its wait for the
+// challenge); the hub wants the answer sooner (AnswerTimeout, admit.go).
 const AuthTimeout = 10 * time.Second
 
 // MaxPending is how many connections may be unauthenticated at once. One
-// more takes the place of the oldest that has not sent its hello, or is
-// closed as it is accepted when each one has (Hub.accept).
-const MaxPending = 16
+// more takes the place of the oldest that has had MinHold, or is closed
+// as it is accepted when none has (admit.go).
+const MaxPending = 64
 
 // maxAuthLine bounds a handshake message (a hello or auth is about 150
 // bytes): an unauthenticated peer holds at most this much of ours.
@@ -78,7 +78,7 @@ func ReadTokenFile(path string) (Token, error) {
 	if err := TokenFileMode(fi.Mode().Perm(), owner, group, os.Getuid(), os.Getgid(), groups); err != nil {
 		return Token{}, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := os.ReadFile(path)
+	b, err := capfile.Read("token file", path, capfile.Token)
 	if err != nil {
 		return Token{}, err
 	}
@@ -178,8 +178,8 @@ var errAuth = errors.New("auth: authentication failed")
 // connection: it returns the agent's index once the agent proved the
 // token. The error is for the coordinator's log; the peer is only ever
 // told errAuth.
-func (h *Hub) authenticate(c *conn, spoke *atomic.Bool) (int, error) {
-	_ = c.c.SetDeadline(time.Now().Add(AuthTimeout))
+func (h *Hub) authenticate(c *conn) (int, error) {
+	_ = c.c.SetDeadline(time.Now().Add(AnswerTimeout)) // admit.go
 	defer c.c.SetDeadline(time.Time{})
 	c.limit = maxAuthLine
 	defer func() { c.limit = 0 }()
@@ -187,8 +187,7 @@ func (h *Hub) authenticate(c *conn, spoke *atomic.Bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	hello := b.(*Hello)
-	spoke.Store(true) // from now on it keeps its place (Hub.accept)
+	hello := b.(*Hello) // it earns nothing: the place is still due back (admit.go)
 	nc := newNonce()
 	if err := c.send(tChallenge, &Challenge{Nonce: nc, Proof: h.token.proof(roleCoordinator, hello.Index, hello.Nonce, nc)}); err != nil {
 		return 0, err

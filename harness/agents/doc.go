@@ -52,9 +52,12 @@
 // nonces, the index and its role; the coordinator first, so that an agent
 // takes the point's flags (which aim load anywhere) only from a
 // coordinator that holds its token. The hub says nothing but its challenge
-// to a connection that has not proven the token, admits at most
-// MaxPending such connections at once, reads at most maxAuthLine bytes of
-// each and drops it after AuthTimeout.
+// to a connection that has not proven the token, reads at most
+// maxAuthLine bytes of each, and admits such connections by admit.go's
+// rules, the agents' one admission: accepts paced (AcceptRate) and rated
+// per source address (SourceRate), at most MaxPending trying at once,
+// each answer due within AnswerTimeout, the hello earning nothing, and a
+// newcomer taking the place of the oldest that has had MinHold.
 //
 // # Clocks
 //

@@ -18,16 +18,22 @@ import (
 // agents, and gives them back when the point was measured. A failed point
 // keeps them too (the agents were told abort and wait). Close says
 // done to every idle agent: they exit. Every connection must prove the
-// hub's token first (auth.go); at most MaxPending may be trying at once,
-// and a newcomer takes the place of the oldest that has not said hello.
+// hub's token first (auth.go), and is admitted to try by admit.go's
+// rules: accepts paced and rated per source, at most MaxPending trying
+// at once, each for at most AnswerTimeout, a newcomer taking the place of
+// one that has had MinHold.
 type Hub struct {
 	ln    net.Listener
 	n     int // agents the sweep has: hello.index must be below
 	token Token
 	log   io.Writer
 
-	turned  atomic.Int64 // connections closed because MaxPending were authenticating
-	evicted atomic.Int64 // silent connections closed for a newer one
+	turned   atomic.Int64 // connections closed because MaxPending were authenticating
+	evicted  atomic.Int64 // connections closed in their handshake for a newer one
+	limited  atomic.Int64 // connections closed past their source's rate
+	accepted atomic.Int64 // connections accepted
+	adm      *admission
+	now      func() time.Time // the admission's clock (time.Now)
 
 	mu      sync.Mutex
 	idle    map[int]*idleSession
@@ -46,10 +52,10 @@ type Hub struct {
 }
 
 // pending is a connection in its handshake: the order it was accepted
-// in, and whether it has sent its hello (a whole one).
+// in, and when.
 type pending struct {
 	order uint64
-	hello atomic.Bool
+	since time.Time
 }
 
 // idleSession is a joined agent between points; its watcher reads the
@@ -84,7 +90,8 @@ func NewHub(addr string, n int, token Token, log io.Writer, tlsConf *tls.Config)
 		// deadline and within MaxPending, like the token's proof.
 		ln = tls.NewListener(ln, tlsConf)
 	}
-	h := &Hub{ln: ln, n: n, token: token, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1)}
+	h := &Hub{ln: ln, n: n, token: token, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1),
+		adm: newAdmission(n), now: time.Now}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
@@ -126,9 +133,24 @@ func (h *Hub) logf(format string, a ...any) {
 func (h *Hub) accept() {
 	defer h.wg.Done()
 	for {
+		if d := h.adm.pace(h.now()); d > 0 {
+			time.Sleep(d) // at most 1/AcceptRate: Close waits no longer
+			continue
+		}
 		nc, err := h.ln.Accept()
 		if err != nil {
 			return
+		}
+		h.accepted.Add(1)
+		now := h.now()
+		if !h.adm.allow(nc.RemoteAddr(), now) {
+			// One line for the first and then every 1000th: a flood
+			// must not fill the log.
+			if n := h.limited.Add(1); n%1000 == 1 {
+				h.logf("%d connections closed unread so far past their source's rate of %d a second (the last from %s)", n, SourceRate, nc.RemoteAddr())
+			}
+			nc.Close()
+			continue
 		}
 		h.mu.Lock()
 		if h.closed {
@@ -137,28 +159,24 @@ func (h *Hub) accept() {
 			return
 		}
 		if len(h.joining) >= MaxPending {
-			// Full. A peer that has not sent its hello yet gives its
-			// place to the newcomer, the oldest such first: idle peers
-			// that are reopened as the handshake's timeout drops them
-			// would otherwise hold every place and lock a real agent out
-			// (an agent sends its hello as it connects). Only when every
-			// place is a peer that spoke is the newcomer closed unread.
-			if old := h.oldestSilent(); old != nil {
+			// Full. The peer that has held a place longest gives it to
+			// the newcomer once it has had MinHold to answer: peers that
+			// stall (after their hello or before it) and reconnect would
+			// otherwise hold every place and lock a real agent out.
+			if old, ok := evictable(h.joining, now); ok {
 				delete(h.joining, old)
 				h.mu.Unlock()
 				if n := h.evicted.Add(1); n%1000 == 1 {
-					h.logf("%d silent connections closed so far for newer ones: %d were authenticating, none of them had sent a hello (the last from %s)", n, MaxPending, old.c.RemoteAddr())
+					h.logf("%d connections closed so far in their handshake for newer ones: %d were authenticating, none answered within %s (the last from %s)", n, MaxPending, MinHold, old.c.RemoteAddr())
 				}
 				old.c.Close() // its join fails and logs it
 				h.mu.Lock()
 			} else {
 				h.mu.Unlock()
-				// One line for the first and then every 1000th: a flood
-				// must not fill the log. Logged before the close, so that
-				// the log says it by the time the peer sees the
-				// connection end.
+				// Logged before the close, so that the log says it by
+				// the time the peer sees the connection end.
 				if n := h.turned.Add(1); n%1000 == 1 {
-					h.logf("%d connections closed unread so far: %d were already authenticating, each had sent its hello (from %s)", n, MaxPending, nc.RemoteAddr())
+					h.logf("%d connections closed unread so far: %d were already authenticating, each for less than %s (from %s)", n, MaxPending, MinHold, nc.RemoteAddr())
 				}
 				nc.Close()
 				continue
@@ -176,29 +194,15 @@ func (h *Hub) accept() {
 			h.joining = map[*conn]*pending{}
 		}
 		h.accepts++
-		pd := &pending{order: h.accepts}
+		pd := &pending{order: h.accepts, since: now}
 		h.joining[c] = pd
 		h.wg.Add(1)
 		h.mu.Unlock()
 		go func() {
 			defer h.wg.Done()
-			h.join(c, pd)
+			h.join(c)
 		}()
 	}
-}
-
-// oldestSilent is the connection in its handshake that was accepted
-// first of those that have not sent a hello; nil when each one has.
-// h.mu is held.
-func (h *Hub) oldestSilent() *conn {
-	var c *conn
-	var first uint64
-	for k, pd := range h.joining {
-		if !pd.hello.Load() && (c == nil || pd.order < first) {
-			c, first = k, pd.order
-		}
-	}
-	return c
 }
 
 // authenticating is how many connections are in their handshake.
@@ -211,9 +215,9 @@ func (h *Hub) authenticating() int {
 // join authenticates a new connection and parks the session as idle. A
 // rejoining agent replaces its idle session; one whose index is in a
 // point is refused (it retries: the point fails on the lost session).
-func (h *Hub) join(c *conn, pd *pending) {
+func (h *Hub) join(c *conn) {
 	who := "agent at " + c.c.RemoteAddr().String()
-	idx, err := h.authenticate(c, &pd.hello)
+	idx, err := h.authenticate(c)
 	h.mu.Lock()
 	delete(h.joining, c)
 	h.mu.Unlock()

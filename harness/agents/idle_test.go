@@ -65,7 +65,7 @@ func testAgentJoinsPastIdlePeers(t *testing.T) {
 	if err != nil || out.Merged.Summary.ConnectionsOpen != 2 {
 		t.Fatalf("point beside %d idle peers: %v\nhub:\n%s\nagent:\n%s", MaxPending, err, log.String(), alog.String())
 	}
-	if !strings.Contains(log.String(), "silent connections closed so far for newer ones") {
+	if !strings.Contains(log.String(), "connections closed so far in their handshake for newer ones") {
 		t.Errorf("the agent joined without taking an idle peer's place: the test did not hold the places\nhub:\n%s", log.String())
 	}
 	stopIdle()

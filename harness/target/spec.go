@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/probe"
+	"github.com/ceiling-bench/ceiling/internal/capfile"
 	"github.com/ceiling-bench/ceiling/result"
 )
 
@@ -163,7 +164,7 @@ const (
 // Load reads and checks a target file; errors name the file and the
 // field.
 func Load(path string) (Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := capfile.Read("target file", path, capfile.Config)
 	if err != nil {
 		return Spec{}, fmt.Errorf("TARGET %s: %w", path, err)
 	}

@@ -80,6 +80,9 @@ func alnum(r rune) bool {
 	return '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
 }
 
+// MaxEstimated is how many of a token's characters EstimateBits reads.
+const MaxEstimated = 256
+
 // MinRepeat is the shortest run that EstimateBits takes as a repetition.
 const MinRepeat = 4
 
@@ -95,8 +98,15 @@ const MinRepeat = 4
 // such trust. Sixteen random bytes in hex (32 characters of 4 bits) sit
 // at MinBits exactly, and fall below it in the rare draw that repeats 4
 // characters (about 1 in 160, by calculation): write 32 bytes.
+//
+// Only the first MaxEstimated characters are looked at: the search for
+// repeats is quadratic, and a 256 KiB token file cost a minute of CPU;
+// MaxEstimated random characters are far past MinBits in any alphabet.
 func EstimateBits(t string) float64 {
 	rs := []rune(t)
+	if len(rs) > MaxEstimated {
+		rs = rs[:MaxEstimated]
+	}
 	size := 95
 	for _, a := range alphabets {
 		all := true

@@ -3,6 +3,7 @@ package agenttoken
 import (
 	"encoding/hex"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -44,5 +45,21 @@ func TestEstimateBits(t *testing.T) {
 	}
 	if _, err := Check("hex", hex.EncodeToString([]byte(New()[:32]))); err != nil {
 		t.Errorf("64 hex characters: %v", err)
+	}
+}
+
+// TestEstimateIsCapped is issue 52's fifth bound: a 256 KiB token cost
+// a minute of CPU in the quadratic search for repeats. The estimate
+// reads MaxEstimated characters, so a 64 KiB random token scores as its
+// head does (on ba59874 it scored its whole length, after seconds).
+func TestEstimateIsCapped(t *testing.T) {
+	r := rand.New(rand.NewPCG(52, 2))
+	b := make([]byte, 64<<10)
+	for i := range b {
+		b[i] = byte(' ' + r.IntN(95))
+	}
+	big := string(b)
+	if got, head := EstimateBits(big), EstimateBits(big[:MaxEstimated]); got != head {
+		t.Errorf("a %d-byte token scored %.0f bits, its first %d characters %.0f: the estimate read past its cap", len(big), got, MaxEstimated, head)
 	}
 }

@@ -136,7 +136,40 @@ func (s *Set) String(x string) string {
 	if s == nil || s.Len() == 0 || x == "" {
 		return x
 	}
-	return s.replacer().Replace(x)
+	r := s.replacer()
+	out := r.Replace(x)
+	if !s.inStages(r, out, true) {
+		return out
+	}
+	// A secret left only in a decoded stage (an encoding Forms does not
+	// list, or one nested in another) cannot be cut out where it stands:
+	// every line that holds one is masked whole.
+	lines := strings.SplitAfter(out, "\n")
+	masked := false
+	for i, l := range lines {
+		if s.inStages(r, l, true) {
+			lines[i] = Mask + l[len(strings.TrimRight(l, "\r\n")):]
+			masked = true
+		}
+	}
+	if !masked { // found only across lines
+		return Mask
+	}
+	return strings.Join(lines, "")
+}
+
+// inStages reports whether a secret or one of its Forms is in any of
+// text's Stages (canon.go), the text itself left out when decodedOnly.
+func (s *Set) inStages(r *strings.Replacer, text string, decodedOnly bool) bool {
+	for i, st := range Stages(text) {
+		if i == 0 && decodedOnly {
+			continue
+		}
+		if r.Replace(st) != st {
+			return true
+		}
+	}
+	return false
 }
 
 // Strings is String applied to each element of xs, in a new slice (nil for
@@ -152,28 +185,16 @@ func (s *Set) Strings(xs []string) []string {
 	return out
 }
 
-// Contains reports whether data holds any known secret, as it is or in
-// one of its Forms (inside a JSON string: escaped quotes, backslashes,
-// control characters and <, >, &; base64, hex, URL-encoded), so a JSON
-// document is checked as well as text.
+// Contains reports whether data holds any known secret, as it is, in
+// one of its Forms, or in either after decoding (Stages: JSON escapes,
+// percent-encoding, HTML entities, base64, nested up to MaxDepth), so a
+// JSON document is checked as well as text. It is the secrets gate:
+// publish refuses what it finds (CheckSecrets).
 func (s *Set) Contains(data []byte) bool {
-	if s == nil {
+	if s == nil || s.Len() == 0 {
 		return false
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	text := string(data)
-	for x := range s.secrets {
-		if strings.Contains(text, x) {
-			return true
-		}
-		for _, f := range Forms(x) {
-			if strings.Contains(text, f) {
-				return true
-			}
-		}
-	}
-	return false
+	return s.inStages(s.replacer(), string(data), false)
 }
 
 // jsonEscaped is x as encoding/json writes it inside a string, without
