@@ -44,6 +44,10 @@ func twoArmOptions(t *testing.T, batches knob.Ladder, conns knob.ConnsLadders) *
 	// (cmd/ceiling/action_e2e_test.go).
 	o.CompareScope = result.ScopeCurve
 	o.CompareDuration, o.CompareWarmup = time.Second, 300*time.Millisecond
+	// A slower headline is profiled after its verdict by default, in
+	// blocks of role profile after the compared ones: the warm-arm
+	// sweep's subject (warmarm_e2e_test.go), not these.
+	o.CompareProfile = knob.ProfileOff
 	return o
 }
 

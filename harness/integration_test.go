@@ -138,10 +138,10 @@ func plan(t *testing.T, o *testSweep, head target.Spec, base *target.Spec) *harn
 // null sink (CALIBRATE=1, meta.calibration); around each window, the
 // target's profile fetched (a sidecar on loopback answering as pprof
 // does) and the server's own metrics read (its count checked against the
-// generator's); and, as root, after the A-A repeat,
-// the headroom probe with the generator capped at half its core through
-// a real cgroup. Its table, its document as publish reads it and the
-// schema, and the points' order, pinning and verdicts are checked.
+// generator's); and, as root, after the A-A repeat, the headroom probe
+// with the generator capped at half its core through a real cgroup. Its
+// table, its document as publish reads it and the schema, and the
+// points' order, pinning and verdicts are checked.
 func TestMiniSweep(t *testing.T) {
 	needProcs(t)
 	var mu sync.Mutex

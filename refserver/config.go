@@ -76,6 +76,12 @@ type Config struct {
 	// planted on purpose (docs/compare.md). 0: none.
 	Spin time.Duration
 
+	// Garbage is bytes allocated and dropped per message echoed and per
+	// frame delivered to a Pusher socket: an allocation regression of
+	// known size, the collector's work, planted on purpose
+	// (docs/compare.md, "Why is it slower"). 0: none.
+	Garbage int64
+
 	// ConnBallast is bytes every socket (echo, Pusher, rooms) keeps,
 	// written, for as long as it is open: a memory regression of known
 	// size per connection, planted on purpose (docs/refserver.md). 0:
@@ -226,6 +232,9 @@ func (c Config) validate() error {
 	}
 	if c.Spin < 0 {
 		errs = append(errs, fmt.Errorf("Spin: %s is negative", c.Spin))
+	}
+	if c.Garbage < 0 {
+		errs = append(errs, fmt.Errorf("Garbage: %d is negative", c.Garbage))
 	}
 	if c.ConnBallast < 0 {
 		errs = append(errs, fmt.Errorf("ConnBallast: %d is negative", c.ConnBallast))

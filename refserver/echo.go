@@ -55,6 +55,7 @@ func (s *Server) serveEcho(w http.ResponseWriter, r *http.Request) {
 		}
 		s.stats.messagesIn.Add(1)
 		spin(s.cfg.Spin)
+		garbage(s.cfg.Garbage)
 		wr, err := ws.NextWriter(mt)
 		if err != nil {
 			s.endSocket(ws.NetConn(), err)

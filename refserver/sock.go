@@ -197,6 +197,7 @@ func (s *sock) writeLoop() {
 			// WriteTo consumes (nils) the elements of batch; it is reused anyway.
 			n := len(batch)
 			spin(time.Duration(n) * s.srv.cfg.Spin)
+			garbage(int64(n) * s.srv.cfg.Garbage)
 			bufs := net.Buffers(batch)
 			if _, err := bufs.WriteTo(s.nc); err != nil {
 				s.mu.Lock()

@@ -83,3 +83,41 @@ func TestSpinNegativeRefused(t *testing.T) {
 		t.Fatal("New accepted a negative Spin")
 	}
 }
+
+// TestGarbageAllocates: garbage puts its bytes on the heap, every time,
+// and nothing for 0; an echo server with Garbage allocates at least that
+// per message echoed.
+func TestGarbageAllocates(t *testing.T) {
+	const n = 64 << 10
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		garbage(n)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got < 10*n {
+		t.Errorf("10 garbage(%d) allocated %d bytes, want %d or more", n, got, 10*n)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { garbage(0) }); allocs != 0 {
+		t.Errorf("garbage(0) allocated %v times", allocs)
+	}
+
+	c := start(t, Config{Garbage: n}).dial(t, "/echo")
+	runtime.ReadMemStats(&before)
+	const msgs = 20
+	for range msgs {
+		if err := c.WriteMessage(websocket.BinaryMessage, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.ReadMessage(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got < msgs*n {
+		t.Errorf("%d echoes allocated %d bytes, want %d or more", msgs, got, msgs*n)
+	}
+	if _, err := New(Config{Garbage: -1}); err == nil {
+		t.Error("a negative garbage was accepted")
+	}
+}

@@ -90,7 +90,8 @@ func TestActionEndToEnd(t *testing.T) {
 			// The default scope: blocks at the headline's rung, what the
 			// budget bought and how long it took said in the comment.
 			budget, _ := time.ParseDuration(c.budget)
-			if !strings.Contains(summary, "blocks at the headline's rung until the paired test decided (O'Brien-Fleming looks) or the "+budget.String()+" budget was spent") || !strings.Contains(summary, "the run took ") {
+			flat := strings.Join(strings.Fields(summary), " ")
+			if !strings.Contains(flat, "blocks at the headline's rung with O'Brien-Fleming looks: ") || !strings.Contains(flat, "of its COMPARE_BUDGET "+budget.String()) {
 				t.Errorf("the comment does not say what the budget bought:\n%s", summary)
 			}
 			change, err := strconv.ParseFloat(out["change-pct"], 64)

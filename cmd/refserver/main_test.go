@@ -33,7 +33,7 @@ func TestFlags(t *testing.T) {
 		"--max-inflight-body-bytes", "8MiB", "--max-subscriptions", "7",
 		"--write-timeout", "3s", "--activity-timeout", "30s", "--shutdown-timeout", "2s", "--spin", "5us",
 		"--rooms-editor-cap", "3", "--rooms-ring", "20", "--rooms-skip-every", "5", "--rooms-presence-beat", "10ms",
-		"--rooms-rate-limit", "7", "--rooms-send-queue", "21", "--ready-delay", "2s", "--stop-delay", "4s", "--conn-ballast", "4KiB"}, &bytes.Buffer{})
+		"--rooms-rate-limit", "7", "--rooms-send-queue", "21", "--ready-delay", "2s", "--stop-delay", "4s", "--conn-ballast", "4KiB", "--garbage", "1KiB"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestFlags(t *testing.T) {
 			MaxBatch: 10, MaxBodyBytes: 1 << 20, SendQueue: 50,
 			MaxInflightBodyBytes: 8 << 20, MaxSubscriptions: 7, WriteTimeout: 3 * time.Second, ActivityTimeout: 30 * time.Second,
 			Spin: 5 * time.Microsecond, RoomsEditorCap: 3, RoomsRing: 20, RoomsSkipEvery: 5,
-			RoomsPresenceBeat: 10 * time.Millisecond, RoomsRateLimit: 7, RoomsSendQueue: 21, ConnBallast: 4096},
+			RoomsPresenceBeat: 10 * time.Millisecond, RoomsRateLimit: 7, RoomsSendQueue: 21, ConnBallast: 4096, Garbage: 1024},
 		shutdownTimeout: 2 * time.Second, readyDelay: 2 * time.Second, stopDelay: 4 * time.Second,
 	}
 	if diff := cmp.Diff(want, o, cmp.AllowUnexported(options{})); diff != "" {

@@ -24,20 +24,22 @@ import (
 // V(w), the variance of a window's mean throughput (relative to its
 // level), is the Allan variance of the first pass's timelines (replies
 // per 100 ms tick of each point near the compared rung) over chunks of w,
-// where they are long enough to measure it, and falls as 1/w past the
-// longest chunk they measure. k is what the first pass's own blocks say
-// beyond that: the spread of their d (both arms at each key, back to
-// back, a lag L1 apart) less twice the window noise they carried, per
-// second of lag; with too few blocks, the timelines' Allan variance at
-// its longest chunks. A budget buys blocks in proportion to
-// 1/cost(w), so the MDC it buys goes as sqrt(Var(d)·cost(w)): the window
-// that minimises it within [MinWindow, MaxWindow] is chosen when it beats
-// the default's by SizingGain, else the default stays. The warm-up is
-// where the timelines settle after their connections open (settle: the
-// first batch of ticks from which every one holds the level the window's
-// second half holds), the latest of them, within [MinWarmup, MaxWarmup]. The windows are chosen before any block runs, from data
-// the blocks do not contain: the paired test's level holds whatever they
-// are; only its power depends on the choice.
+// where they are long enough to measure it; past the longest chunk they
+// measure, it falls as the last chunks measured fell (flat for a level
+// that moves for seconds, 1/w for white noise), never faster. k is what
+// the first pass's own blocks say beyond that: the spread of their d
+// (both arms at each key, back to back, a lag L1 apart) less twice the
+// window noise they carried, per second of lag; with too few blocks, the
+// timelines' Allan variance at its longest chunks. A budget buys blocks
+// in proportion to 1/cost(w), so the MDC it buys goes as
+// sqrt(Var(d)·cost(w)): the window that minimises it within [MinWindow,
+// MaxWindow] is chosen when it beats the default's by SizingGain, else
+// the default stays. The warm-up is where the timelines settle after
+// their connections open (settle: the first batch of ticks from which
+// every one holds the level the window's second half holds), the median
+// of them, within [MinWarmup, MaxWarmup]. The windows are chosen before
+// any block runs, from data the blocks do not contain: the paired test's
+// level holds whatever they are; only its power depends on the choice.
 
 // Series is a point's timeline as the schedule reads it: replies per
 // tick from the point's open, the tick, and where its measured window
@@ -91,26 +93,49 @@ type noiseModel struct {
 	kFrom string
 }
 
-// v is the variance of a window's mean at w: measured, or 1/w from the
-// longest chunk measured below it.
+// v is the variance of a window's mean at w: measured; below the
+// shortest chunk measured, 1/w from it; between two chunks measured, the
+// power law through them; past the longest, the slope its last two
+// chunks measured, held between flat and 1/w. White noise falls as 1/w;
+// a machine whose level moves for seconds at a time (flicker) does not
+// fall at all, and a fall nobody measured must not buy a long window:
+// it buys fewer blocks for nothing.
 func (m noiseModel) v(w time.Duration) float64 {
 	if v, ok := m.allan[w]; ok {
 		return v
 	}
-	var at time.Duration
+	chunks := make([]time.Duration, 0, len(m.allan))
 	for c := range m.allan {
-		if c <= w && c > at {
-			at = c
-		}
+		chunks = append(chunks, c)
 	}
-	if at == 0 { // w below every chunk: 1/w from the shortest
-		for c := range m.allan {
-			if at == 0 || c < at {
-				at = c
-			}
-		}
+	slices.Sort(chunks)
+	if len(chunks) == 0 {
+		return 0
 	}
-	return m.allan[at] * at.Seconds() / w.Seconds()
+	first, last := chunks[0], chunks[len(chunks)-1]
+	switch {
+	case w < first:
+		return m.allan[first] * first.Seconds() / w.Seconds()
+	case w > last:
+		e := -1.0
+		if len(chunks) > 1 {
+			e = m.slope(chunks[len(chunks)-2], last)
+		}
+		return m.allan[last] * math.Pow(w.Seconds()/last.Seconds(), e)
+	}
+	i, _ := slices.BinarySearch(chunks, w)
+	lo, hi := chunks[i-1], chunks[i]
+	return m.allan[lo] * math.Pow(w.Seconds()/lo.Seconds(), m.slope(lo, hi))
+}
+
+// slope is the exponent of V's power law from chunk a to chunk b, held
+// within [-1, 0]: from white noise's 1/w to a level that never settles.
+func (m noiseModel) slope(a, b time.Duration) float64 {
+	va, vb := m.allan[a], m.allan[b]
+	if va <= 0 || vb <= 0 {
+		return -1
+	}
+	return min(0, max(-1, math.Log(vb/va)/math.Log(b.Seconds()/a.Seconds())))
 }
 
 // varD is the model's variance of a block's log ratio at window w with
@@ -277,11 +302,19 @@ func Size(ss []Series, pairs []float64, w1, lag1 time.Duration, c Costs, def Win
 	case !ok:
 		return Sizing{Window: def, Reason: fmt.Sprintf("the default windows, %s + %s warm-up: the first pass ran %d blocks with both arms clean, too few (%d) to tell the drift between a block's runs from the noise within its windows", def.Duration, def.Warmup, len(pairs), minPairs)}
 	}
-	warmup := MinWarmup
+	// The median of the timelines' settling: a ramp (a JIT, a heap
+	// growing) is in every one of them, a level that moves for seconds
+	// puts a late "settle" in a few, and the latest of them would make
+	// every warm-up the longest on such a machine.
+	var settled []time.Duration
 	for _, s := range ss {
 		if d, ok := s.settle(); ok {
-			warmup = max(warmup, d)
+			settled = append(settled, d)
 		}
+	}
+	warmup := MinWarmup
+	if len(settled) > 0 {
+		warmup = max(warmup, median(settled))
 	}
 	warmup = min(roundUp(warmup, 250*time.Millisecond), MaxWarmup)
 	score := func(w Window) float64 {
