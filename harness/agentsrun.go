@@ -1,97 +1,76 @@
 package harness
 
 import (
-	"io"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/agents"
 	"github.com/ceiling-bench/ceiling/harness/agentside"
+	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/target"
 )
 
-// agentSide is the point's generator side with AGENTS (harness/agentside):
-// the coordinator and its agents, in place of the one generator.
-func (p *pointRun) agentSide() *agentside.Run {
-	pr := p.pr
+// newAgentSide is a point's generator side with AGENTS (harness/agentside):
+// the coordinator and its agents, in place of the one generator, running
+// the `ceiling` binary the generator's command names (this one, or the
+// one a GENERATOR of the form "PATH load" names).
+func newAgentSide(e *procEnv, s pointSetup, f pointFiles) *agentside.Run {
+	o := e.plan
 	return agentside.New(agentside.Point{
-		Index: p.spec.Index, Agents: pr.o.Agents.Count, Connections: p.spec.Key.Connections,
-		Flags: pr.generator[2:], Bin: pr.agentBin(),
-		Warmup: p.warmup, Window: p.window,
-		Marker: p.f.marker, JSON: p.f.json, Log: p.f.genLog, Dir: p.f.dir,
-		CPUs:    p.genCPUs,
-		Environ: target.ChildEnviron(os.Environ(), p.target.PassEnv, target.GeneratorEnvPrefixes),
-		NoFile:  pr.o.noFile(), Grace: InterruptGrace(pr.grace),
-		ConnectTimeout: connectTimeout, JoinTimeout: pr.joinTimeout() + pr.rampTime(p.spec.Key.Connections), ExitTimeout: exitTimeout,
-		Env: pr.agents, Listen: pr.o.Agents.Listen, PortRange: pr.o.Agents.PortRange,
-		Hub: pr.remoteHub,
+		Index: s.spec.Index, Agents: o.Agents.Count, Connections: s.spec.Key.Connections,
+		Flags: e.generator[2:], Bin: e.generator[0],
+		Warmup: s.warmup, Window: s.window,
+		Marker: f.marker, JSON: f.json, Log: f.genLog, Dir: f.dir,
+		CPUs:    s.genCPUs,
+		Environ: target.ChildEnviron(os.Environ(), s.target.PassEnv, target.GeneratorEnvPrefixes),
+		NoFile:  o.noFile(), Grace: InterruptGrace(e.grace),
+		ConnectTimeout: connectTimeout, JoinTimeout: joinTimeout(o.Agents) + rampTime(o.Point, s.spec.Key.Connections), ExitTimeout: exitTimeout,
+		Env: e.agents, Listen: o.Agents.Listen, PortRange: o.Agents.PortRange,
+		Hub: e.hub.open,
 	})
 }
-
-// agentBin is the `ceiling` binary the agents run: this one, or the one a
-// GENERATOR of the form "PATH load" names.
-func (pr *ProcRunner) agentBin() string { return pr.generator[0] }
 
 // serverHost is {host}: the agents' bridge address in their lab, the
 // host AGENTS_LISTEN names (unless empty or unspecified), else "" (the
 // loopback).
-func (pr *ProcRunner) serverHost() string {
-	o := pr.o
-	if o.Agents.Count < 1 {
+func serverHost(a knob.Agents, env agentside.Env) string {
+	if a.Count < 1 {
 		return ""
 	}
-	if o.Agents.Listen != "" {
-		h, _, _ := net.SplitHostPort(o.Agents.Listen)
-		if a, err := netip.ParseAddr(h); err == nil && a.IsUnspecified() {
+	if a.Listen != "" {
+		h, _, _ := net.SplitHostPort(a.Listen)
+		if ip, err := netip.ParseAddr(h); err == nil && ip.IsUnspecified() {
 			return ""
 		}
 		return h
 	}
-	if pr.agents.Lab != nil {
+	if env.Lab != nil {
 		return agentside.LabHost
 	}
 	return ""
 }
 
 // joinTimeout bounds a point's wait for every agent to join and be ready.
-func (pr *ProcRunner) joinTimeout() time.Duration {
+func joinTimeout(a knob.Agents) time.Duration {
 	switch {
-	case pr.o.Agents.JoinTimeout > 0:
-		return pr.o.Agents.JoinTimeout
-	case pr.o.Agents.Listen != "":
+	case a.JoinTimeout > 0:
+		return a.JoinTimeout
+	case a.Listen != "":
 		return 2 * time.Minute
 	}
 	return connectTimeout
 }
 
-// remoteHub is AGENTS_LISTEN's hub and its coordinator.log, opened at the
-// sweep's first point and kept to its end (Close).
-func (pr *ProcRunner) remoteHub() (*agents.Hub, io.Writer, error) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.hub != nil {
-		return pr.hub, pr.hubLog, nil
+// uncheckedAgents warns of remote agents whose counts nothing checks: the
+// target names no server counter for the scenario (metrics.counts).
+func uncheckedAgents(o *Plan, t target.Spec) string {
+	if o.Agents.Listen == "" {
+		return ""
 	}
-	h, log, err := agentside.OpenHub(pr.o.Agents.Listen, pr.o.Agents.Count, pr.o.Agents.Token.Text(), pr.o.AgentsTLS, pr.o.Point.WorkDir)
-	if err != nil {
-		return nil, nil, err
+	if m := t.Metrics; m != nil && m.Counts[o.Point.Scenario] != "" {
+		return ""
 	}
-	pr.hub, pr.hubLog = h, log
-	return h, log, nil
-}
-
-// Close ends what the runner keeps across points: AGENTS_LISTEN's agents
-// are told the sweep is done (they exit).
-func (pr *ProcRunner) Close() {
-	pr.closeLive()
-	pr.mu.Lock()
-	h := pr.hub
-	pr.hub = nil
-	pr.mu.Unlock()
-	if h != nil {
-		h.Close()
-		pr.hubLog.Close()
-	}
+	return fmt.Sprintf("AGENTS_LISTEN: the target names no server counter for scenario %s (metrics.counts), so nothing checks the remote agents' counts against the server's own (docs/targets.md, \"Server metrics\")", o.Point.Scenario)
 }

@@ -1,22 +1,21 @@
 package harness
 
 import (
-	"context"
-
 	"github.com/ceiling-bench/ceiling/harness/scrape"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 )
 
-// startCapture starts what the point takes from the server itself over
-// its window (scrape.Window): the metrics read before and after, and the
-// profile with --profile.
-func (p *pointRun) startCapture(ctx context.Context) *scrape.Window {
-	s := scrape.WindowSpec{Metrics: p.target.Metrics, Profile: p.target.Profile, AllowUnpinnedURL: p.target.AllowUnpinnedURL,
-		Scenario: p.pr.o.Point.Scenario, Addr: p.addr, Marker: p.f.marker, Window: p.window}
-	if dir := p.pr.o.Point.ProfileDir; dir != "" {
-		s.ProfilePath = scrape.ProfilePath(dir, p.spec.Index, p.spec.Key)
+// captureSpec is what a point takes from the server itself over its
+// window (scrape.Window): the metrics read before and after, and the
+// profile with --profile (profileDir, "" for none).
+func captureSpec(s pointSetup, set *serverSet, f pointFiles, profileDir string) scrape.WindowSpec {
+	t := s.target
+	w := scrape.WindowSpec{Metrics: t.Metrics, Profile: t.Profile, AllowUnpinnedURL: t.AllowUnpinnedURL,
+		Scenario: s.scenario, Addr: set.addr, Marker: f.marker, Window: s.window}
+	if profileDir != "" {
+		w.ProfilePath = scrape.ProfilePath(profileDir, s.spec.Index, s.spec.Key)
 	}
-	return scrape.StartWindow(ctx, s)
+	return w
 }
 
 // recordCapture waits for the capture's requests and records what they

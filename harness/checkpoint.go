@@ -63,12 +63,6 @@ type checkpointArms struct {
 	twoArmSide
 }
 
-// twoArmSide is what a two-arm runner does beside its points.
-type twoArmSide interface {
-	ArmRunner
-	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
-}
-
 // clearStalePoints removes the point directories (point-NNN-*) an earlier
 // run left in a reused work dir, and nothing else; it returns how many.
 func clearStalePoints(dir string) (int, error) {

@@ -14,21 +14,20 @@ import (
 // harness names the scenario's flags here as it names echo's
 // --eager-reads (IO_PATTERN): it imports no scenario.
 
-// connArgs are the scenario's flags for a point; none for another
+// connArgs are the scenario's flags for a point of pt, its generator
+// side of agents agents (0: the one generator); none for another
 // scenario.
-func (pr *ProcRunner) connArgs() []string {
-	pt := pr.o.Point
+func connArgs(pt knob.Point, agents int) []string {
 	if pt.Scenario != knob.ConnectionsScenario {
 		return nil
 	}
-	ramp := pt.ConnRamp / float64(max(1, pr.o.Agents.Count)) // each agent opens its share
+	ramp := pt.ConnRamp / float64(max(1, agents)) // each agent opens its share
 	return []string{"--ramp", strconv.FormatFloat(ramp, 'g', -1, 64), "--send-interval", pt.ConnInterval.String()}
 }
 
 // rampTime is how long a rung of conns takes to open at CONN_RAMP: 0
 // for another scenario, or without a ramp.
-func (pr *ProcRunner) rampTime(conns int) time.Duration {
-	pt := pr.o.Point
+func rampTime(pt knob.Point, conns int) time.Duration {
 	if pt.Scenario != knob.ConnectionsScenario || pt.ConnRamp <= 0 {
 		return 0
 	}

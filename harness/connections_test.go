@@ -19,8 +19,7 @@ func TestConnectionsArgs(t *testing.T) {
 	o := knob.DefaultOptions(false)
 	o.Scenario, o.ConnRamp, o.ConnInterval = knob.ConnectionsScenario, 6000, 30*time.Second
 	args := func(o knob.Options) string {
-		pr := &ProcRunner{o: planOf(o)}
-		return strings.Join(pr.loadArgs(target.Spec{}, result.PointKey{Batch: 1, Connections: 1000}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{}), " ")
+		return strings.Join(loadArgs(planOf(o), target.Spec{}, result.PointKey{Batch: 1, Connections: 1000}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{}), " ")
 	}
 	if a := args(o); !strings.Contains(a, "--ramp 6000 --send-interval 30s") {
 		t.Errorf("args %q", a)
@@ -59,7 +58,9 @@ func TestConnectionsMarkerWaitHoldsTheRamp(t *testing.T) {
 			o.ConnsLadders = knob.ConnsLadders{1: {10_000}}
 		})
 	st := &fakeStarter{script: map[string]func(supervise.Spec, *supervisetest.Proc){"generator": func(supervise.Spec, *supervisetest.Proc) {}}}
-	res := runPipeline(t, plan, st, newRecordedMeter(t), newFakeClock(0))
+	// The Clock's timers fire at once: the wait's deadline is the only
+	// one the point reaches.
+	res := runPipeline(t, plan, st, newRecordedMeter(t), newFakeClock(time.Hour))
 	p := res.r.Curve[0]
 	if want := "no measure marker within warm-up + " + (connectTimeout + 2*time.Second).String(); p.Status != result.StatusFailed || !strings.Contains(p.FailReason, want) {
 		t.Errorf("point: %s %q, want failed: %q", p.Status, p.FailReason, want)

@@ -13,13 +13,13 @@ import (
 )
 
 func TestContention(t *testing.T) {
-	side := func(own, busy, steal float64) result.CPUStats {
+	cpuSide := func(own, busy, steal float64) result.CPUStats {
 		c := cpuFrac(own, 1)
 		c.PinnedBusy, c.StealFraction = busy, steal
 		return c
 	}
-	quiet := side(0.5, 0.55, 0)
-	overlapped := side(0.4, 0.9, 0)
+	quiet := cpuSide(0.5, 0.55, 0)
+	overlapped := cpuSide(0.4, 0.9, 0)
 	overlapped.OverlapCores = 0.45 // the generator's use of the shared CPU
 	tests := []struct {
 		name     string
@@ -27,12 +27,12 @@ func TestContention(t *testing.T) {
 		want     string // "" for not contended
 	}{
 		{"quiet", quiet, quiet, ""},
-		{"softirq within the margin", side(0.80, 0.90, 0), quiet, ""},
-		{"server cpus full of other work", side(0.47, 0.98, 0), quiet, "server CPUs 98% busy, 47% of it its own use"},
-		{"generator cpus full of other work", quiet, side(0.3, 1, 0), "generator CPUs 100% busy"},
-		{"steal above the threshold", side(0.5, 0.55, 0.08), quiet, "hypervisor stole 8.0% of the server CPUs (above 5%)"},
-		{"steal at the threshold", side(0.5, 0.55, result.StealMax), quiet, ""},
-		{"steal unknown is not contention", side(0.5, 0.55, -1), side(0.5, -1, -1), ""},
+		{"softirq within the margin", cpuSide(0.80, 0.90, 0), quiet, ""},
+		{"server cpus full of other work", cpuSide(0.47, 0.98, 0), quiet, "server CPUs 98% busy, 47% of it its own use"},
+		{"generator cpus full of other work", quiet, cpuSide(0.3, 1, 0), "generator CPUs 100% busy"},
+		{"steal above the threshold", cpuSide(0.5, 0.55, 0.08), quiet, "hypervisor stole 8.0% of the server CPUs (above 5%)"},
+		{"steal at the threshold", cpuSide(0.5, 0.55, result.StealMax), quiet, ""},
+		{"steal unknown is not contention", cpuSide(0.5, 0.55, -1), cpuSide(0.5, -1, -1), ""},
 		{"overlap is the sweep's own work", overlapped, quiet, ""},
 	}
 	for _, tt := range tests {
@@ -46,7 +46,7 @@ func TestContention(t *testing.T) {
 		c.Attribution = &result.Attribution{Foreign: foreign, Tasks: tasks}
 		return c
 	}
-	spin := side(0.07, 0.22, 0) // the generator beside a slow server: 15% of the sweep's own work
+	spin := cpuSide(0.07, 0.22, 0) // the generator beside a slow server: 15% of the sweep's own work
 	hog := result.ForeignTask{Comm: "stress", Pid: 4242, Fraction: 0.15}
 	for _, tt := range []struct {
 		name     string
@@ -54,11 +54,11 @@ func TestContention(t *testing.T) {
 		want     string
 	}{
 		{"an idle generator's residual is the sweep's own", quiet, attributed(spin, 0.004), ""},
-		{"a 15% tenant under the old margin", attributed(side(0.85, 0.99, 0), 0.15, hog), quiet,
+		{"a 15% tenant under the old margin", attributed(cpuSide(0.85, 0.99, 0), 0.15, hog), quiet,
 			"other processes took 15.0% of the server CPUs (above 3%): stress (pid 4242) 15%"},
 		{"foreign at the threshold", attributed(quiet, result.ForeignMax), quiet, ""},
 		{"many small tenants", attributed(quiet, 0.05), quiet, "none of them 1% alone"},
-		{"steal still counts", attributed(side(0.5, 0.55, 0.08), 0), quiet, "hypervisor stole 8.0%"},
+		{"steal still counts", attributed(cpuSide(0.5, 0.55, 0.08), 0), quiet, "hypervisor stole 8.0%"},
 	} {
 		got := result.Contention(tt.srv, tt.gen)
 		if (got == "") != (tt.want == "") || !strings.Contains(got, tt.want) {
@@ -136,12 +136,12 @@ func TestContenders(t *testing.T) {
 	if got := result.Contenders(curve); got != want {
 		t.Errorf("Contenders = %q\nwant        %q", got, want)
 	}
-	if got := result.Contenders([]result.Point{{Contended: true, ServerCPU: side(0.4, 1, 0)}}); got != "" {
+	if got := result.Contenders([]result.Point{{Contended: true, ServerCPU: cpuSide(0.4, 1, 0)}}); got != "" {
 		t.Errorf("a residual-only point named %q", got)
 	}
 }
 
-func side(own, busy, steal float64) result.CPUStats {
+func cpuSide(own, busy, steal float64) result.CPUStats {
 	c := cpuFrac(own, 1)
 	c.PinnedBusy, c.StealFraction = busy, steal
 	return c

@@ -28,7 +28,7 @@ import (
 func profiledBlocks(t *testing.T, base, head target.Spec, n int) []result.Point {
 	t.Helper()
 	o := twoArmOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {32}})
-	pr, err := harness.NewProcRunner(plan(t, o, head, &base), agentside.Env{})
+	pr, err := harness.NewProcRunner(plan(t, o, head, &base), agentside.Env{}, harness.ProcOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

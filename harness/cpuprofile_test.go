@@ -33,12 +33,11 @@ func TestProfiledPointWithoutPerf(t *testing.T) {
 				"generator": measuringGenerator(50_000),
 			}}
 			plan := pipelinePlan(t, "", nil)
-			pr, err := NewProcRunner(plan, agentside.Env{})
+			pr, err := NewProcRunner(plan, agentside.Env{}, ProcOptions{Starter: st, Meter: newRecordedMeter(t), Clock: newFakeClock(0),
+				Profiler: cpuprof.New(env)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr.Starter, pr.Meter, pr.Clock = st, newRecordedMeter(t), newFakeClock(0)
-			pr.Profiler = cpuprof.New(env)
 			k := result.PointKey{Batch: 10, Connections: 2, Rep: 1}
 			out := pr.RunPoint(context.Background(), PointSpec{Index: 1, Role: result.RoleCompare, Key: k, Arm: result.ArmHead, Duration: time.Second, Profile: profile})
 			p := verdict.Point(1, result.RoleCompare, k, out, verdict.DefaultThresholds)

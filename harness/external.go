@@ -2,13 +2,13 @@ package harness
 
 import (
 	"context"
+	"path/filepath"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/meter"
-	"github.com/ceiling-bench/ceiling/harness/scrape"
+	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/target"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
-
-	"github.com/ceiling-bench/ceiling/harness/supervise"
 )
 
 // External servers: a target with "external": true names a server someone
@@ -22,36 +22,61 @@ import (
 // (verdict.Judge): the verdict is then never invented, only generator-capped,
 // both or neither.
 
-// readyExternal waits for an external server's ready probe, if the target
-// has one: nothing is started, and nothing is stopped after.
-func (p *pointRun) readyExternal(ctx context.Context) error {
-	if p.target.Ready == "" {
+// externalServer is an external target's serverStage: nothing started,
+// nothing stopped, nothing of it sampled.
+type externalServer struct {
+	ports portGiver
+	dir   string
+	ready time.Duration
+	clock Clock
+	set   *serverSet
+}
+
+func newExternalServer(e *procEnv, s pointSetup, dir string) *externalServer {
+	return &externalServer{ports: portGiver{free: e.opts.FreePorts, host: e.host}, dir: dir, ready: e.ready, clock: e.opts.Clock,
+		set: &serverSet{target: s.target, logDir: dir}}
+}
+
+// up waits for the target's ready probe, if it has one.
+func (x *externalServer) up(ctx context.Context) (*serverSet, time.Duration, error) {
+	addr, err := x.ports.addr(x.set.target, x.dir, nil)
+	if err != nil {
+		return nil, 0, failAt(PhaseFiles, nil, "%v", err)
+	}
+	x.set.addr = addr
+	start := x.clock.Now()
+	err = x.waitReady(ctx)
+	return x.set, x.clock.Now().Sub(start), err
+}
+
+func (x *externalServer) waitReady(ctx context.Context) error {
+	t := x.set.target
+	if t.Ready == "" {
 		return nil
 	}
-	probe, err := supervise.ParseProbe(target.Expand(p.target.Ready, p.addr))
+	probe, err := supervise.ParseProbe(target.Expand(t.Ready, x.set.addr))
 	if err != nil {
-		return p.fail(PhaseReady, nil, "target ready: %v", err)
+		return failAt(PhaseReady, nil, "target ready: %v", err)
 	}
-	if err := supervise.WaitProbe(ctx, "external server", probe, p.pr.ready); err != nil {
+	if err := supervise.WaitProbe(ctx, "external server", probe, x.ready); err != nil {
 		if ctx.Err() != nil {
-			return p.interrupted(PhaseReady)
+			return interruptedAt(PhaseReady)
 		}
-		return p.fail(PhaseReady, nil, "external server never became ready: %v", err)
+		return failAt(PhaseReady, nil, "external server never became ready: %v", err)
 	}
 	return nil
 }
 
-// measureExternal is measure for an external server: the generator's side
-// as ever, the server's from its metrics once the after read is in.
-func (p *pointRun) measureExternal(ctx context.Context, out *verdict.Outcome, run meter.Run, genDone <-chan struct{}, capture *scrape.Window) {
-	select {
-	case <-p.pr.clock().After(p.window):
-	case <-genDone:
-	case <-ctx.Done():
-	}
-	capture.WindowEnded(ctx)
-	p.memWindow = run.Stop()
-	_, out.GeneratorCPU, _ = meter.Sides(p.memWindow, p.srvCPUs, p.genCPUs, false)
-	recordCapture(capture, out)
-	out.ServerCPU = verdict.ExternalCPU(out.ServerMetrics, p.target.ExternalCPUs)
+func (x *externalServer) down(context.Context, time.Duration) serversDown { return serversDown{} }
+
+func (x *externalServer) logs() []string { return []string{filepath.Join(x.dir, "server.log")} }
+
+// account: the generator's side as ever, the server's from its metrics.
+func (x *externalServer) account(w meter.Window, s pointSetup, out *verdict.Outcome) {
+	_, out.GeneratorCPU, _ = meter.Sides(w, s.srvCPUs, s.genCPUs, false)
+	out.ServerCPU = verdict.ExternalCPU(out.ServerMetrics, s.target.ExternalCPUs)
 }
+
+// memory: an external server is nobody's child here; nothing of it is
+// read.
+func (x *externalServer) memory(meter.Window, []meter.Baseline, int, *verdict.Outcome) {}

@@ -82,22 +82,22 @@ var resolvedDefaults = map[string]func(t *testing.T){
 	},
 	"GENERATOR (--generator)": func(t *testing.T) {
 		p := planOf(knob.DefaultOptions(false))
-		pr, err := NewProcRunner(p, agentside.Env{})
+		pr, err := NewProcRunner(p, agentside.Env{}, ProcOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		self, _ := os.Executable()
-		if !slices.Equal(pr.generator, []string{self, "load"}) {
-			t.Errorf("GENERATOR unset: %q, want this binary's load", pr.generator)
+		if !slices.Equal(pr.e.generator, []string{self, "load"}) {
+			t.Errorf("GENERATOR unset: %q, want this binary's load", pr.e.generator)
 		}
 	},
 	"AGENTS_JOIN_TIMEOUT (--agents-join-timeout)": func(t *testing.T) {
 		o := knob.DefaultOptions(false)
-		if got := (&ProcRunner{o: planOf(o)}).joinTimeout(); got != 60*time.Second {
+		if got := joinTimeout(planOf(o).Agents); got != 60*time.Second {
 			t.Errorf("AGENTS_JOIN_TIMEOUT unset: %s, want 60s", got)
 		}
 		o.AgentsListen = "127.0.0.1:1"
-		if got := (&ProcRunner{o: planOf(o)}).joinTimeout(); got != 2*time.Minute {
+		if got := joinTimeout(planOf(o).Agents); got != 2*time.Minute {
 			t.Errorf("AGENTS_JOIN_TIMEOUT unset with AGENTS_LISTEN: %s, want 2m", got)
 		}
 	},

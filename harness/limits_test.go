@@ -74,8 +74,7 @@ func TestLoadArgsSourceAddrs(t *testing.T) {
 	for _, tt := range []struct{ knob, want string }{{"", ""}, {"auto", ""}, {"4", "4"}, {"127.0.0.1-127.0.0.8", "127.0.0.1-127.0.0.8"}} {
 		o := knob.DefaultOptions(false)
 		o.SourceAddrs = tt.knob
-		pr := &ProcRunner{o: planOf(o)}
-		args := pr.loadArgs(target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		args := loadArgs(planOf(o), target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		got := ""
 		for i, a := range args {
 			if a == "--source-addrs" && i+1 < len(args) {
@@ -97,8 +96,7 @@ func TestLoadArgsIOPattern(t *testing.T) {
 	}{{"batch-wake", false}, {"eager", true}} {
 		o := knob.DefaultOptions(false)
 		o.IOPattern = tt.knob
-		pr := &ProcRunner{o: planOf(o)}
-		args := pr.loadArgs(target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
+		args := loadArgs(planOf(o), target.Spec{}, result.PointKey{Batch: 10, Connections: 32}, target.Addr{}, "ws://127.0.0.1:1/echo", time.Second, time.Second, pointFiles{})
 		if got := slices.Contains(args, "--eager-reads"); got != tt.want {
 			t.Errorf("IO_PATTERN=%s: --eager-reads in %v is %v, want %v", tt.knob, args, got, tt.want)
 		}

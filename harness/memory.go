@@ -4,7 +4,6 @@ import (
 	"github.com/ceiling-bench/ceiling/harness/cpusample"
 	"github.com/ceiling-bench/ceiling/harness/memsample"
 	"github.com/ceiling-bench/ceiling/harness/meter"
-	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 )
 
@@ -21,62 +20,39 @@ import (
 // as often as the CPU's (memsample.DefaultInterval).
 const MemoryEvery = memsample.DefaultInterval
 
-// programPid is the program a process runs, without the supervisor the
-// harness put above it: the supervisor is the harness's, and its pages
-// (this binary's, shared with every other supervisor) would move the
-// server's PSS as generators come and go.
-func programPid(s supervise.Process) int {
-	if t, ok := s.(interface{ TargetPid() int }); ok {
-		return t.TargetPid()
+// memoryBaseline reads each of set's servers' memory before any
+// connection (an external server has none here: nobody's child).
+func memoryBaseline(set *serverSet) []meter.Baseline {
+	var base []meter.Baseline
+	for _, t := range set.programs() {
+		base = append(base, meter.ReadingBaseline(memsample.Read(t)))
 	}
-	return s.Pid()
+	return base
 }
 
-// memoryBaseline reads each booted server's memory before any
-// connection. An external server is nobody's child here: nothing of it
-// is read.
-func (p *pointRun) memoryBaseline() {
-	if p.target.External {
-		return
-	}
-	p.memBase = nil
-	for _, s := range p.srvs {
-		p.memBase = append(p.memBase, meter.ReadingBaseline(memsample.Read(cpusample.Tree(programPid(s)))))
-	}
-}
-
-// memorySpec adds the trees whose memory the window samples.
-func (p *pointRun) memorySpec(m *meter.Spec) {
-	m.MemoryEvery = MemoryEvery
-	if !p.target.External {
-		for _, s := range p.srvs {
-			m.ServerMemory = append(m.ServerMemory, cpusample.Tree(programPid(s)))
-		}
-	}
-	for _, g := range p.side.Procs() {
-		m.GeneratorMemory = append(m.GeneratorMemory, cpusample.Tree(programPid(g)))
-	}
-}
-
-// recordMemory makes each side's memory of the window and the
-// generator's JSON: per connection over the connections it held open.
-func (p *pointRun) recordMemory(out *verdict.Outcome) {
+// recordMemory makes each side's memory of the window w and the
+// generator's JSON: per connection over the connections it held open,
+// the servers' as their stage accounts for them.
+func recordMemory(servers serverStage, w meter.Window, base []meter.Baseline, out *verdict.Outcome) {
 	if out.Load == nil {
 		return
 	}
 	open := out.Load.Summary.ConnectionsOpen
-	w := p.memWindow
-	if !p.target.External {
-		names := make([]string, len(p.booted))
-		for i, s := range p.booted {
-			names[i] = s.Name
-		}
-		out.ServerMemory = meter.ServerMemory(w, p.memBase, names, open)
-	}
+	servers.memory(w, base, open, out)
 	self := out.Load.Generator.Memory
 	gen := w.GeneratorMemory
 	if gen.Samples == 0 {
 		gen = meter.SelfReported(self) // no generator process of ours: remote agents
 	}
 	out.GeneratorMemory = meter.Memory(gen, meter.GeneratorBaseline(self), open)
+}
+
+// memoryTrees are the generator side's programs' trees, as its memory
+// is sampled.
+func memoryTrees(gen *generation) []cpusample.Source {
+	var out []cpusample.Source
+	for _, g := range gen.side.Procs() {
+		out = append(out, cpusample.Tree(programPid(g)))
+	}
+	return out
 }

@@ -411,8 +411,8 @@ func TestPipelineGeneratorFails(t *testing.T) {
 }
 
 // The bounds of the phases with no knob: a generator that never writes
-// its marker fails after the warm-up and connectTimeout (read on the
-// clock, not waited for); one that does not exit after its window fails
+// its marker fails after the warm-up and connectTimeout (the Clock's
+// timer, which fires at once: nothing else can happen); one that does not exit after its window fails
 // after exitTimeout; one that exits 0 without its document fails on the
 // missing JSON. Each names its phase.
 func TestPipelineGeneratorBounds(t *testing.T) {
@@ -422,7 +422,7 @@ func TestPipelineGeneratorBounds(t *testing.T) {
 		horizon time.Duration
 		want    string
 	}{
-		{"no marker", func(supervise.Spec, *supervisetest.Proc) {}, 0,
+		{"no marker", func(supervise.Spec, *supervisetest.Proc) {}, time.Hour,
 			"generator created no measure marker within warm-up + " + connectTimeout.String()},
 		{"never exits", func(spec supervise.Spec, _ *supervisetest.Proc) {
 			_ = os.WriteFile(argAfter(spec.Args, "--measure-marker"), nil, 0o644)

@@ -20,8 +20,8 @@ import (
 var resolvers = []string{
 	"calibration.go: CalibrationConfig", "calibration.go: draft.resolveCalibration",
 	"compareopts.go: draft.resolveCompare", "compareopts.go: draft.resolveDuet",
-	"plan.go: draft", "plan.go: draft.plan", "plan.go: ResolveKnobs", "plan.go: Resolve",
-	"plan.go: draft.resolveTarget", "plan.go: draft.resolveBaseTarget", "plan.go: draft.resolveObjective",
+	"draft.go: draft", "draft.go: draft.plan", "resolve.go: ResolveKnobs", "resolve.go: Resolve",
+	"targetplan.go: draft.resolveTarget", "targetplan.go: draft.resolveBaseTarget", "targetplan.go: draft.resolveObjective",
 	"resolve.go: draft.resolveKnobs", "resolve.go: draft.resolveCPUs", "resolve.go: draft.resolveScenarioFile",
 	"resolve.go: ResolveCPUs", "resolve.go: draft.resolveAgentsToken",
 	"resolve.go: draft.resolveAgentsTLS",

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/cpuprof"
 	"github.com/ceiling-bench/ceiling/harness/target"
@@ -10,42 +11,42 @@ import (
 	"github.com/ceiling-bench/ceiling/result"
 )
 
-// profiler is the runner's Profiler.
-func (pr *ProcRunner) profiler() *cpuprof.Profiler {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.Profiler == nil {
-		pr.Profiler = cpuprof.New(cpuprof.Real())
-	}
-	return pr.Profiler
+// pointProfile is a profiled point's CPU profile (PointSpec.Profile,
+// harness/cpuprof) over its window: perf on its servers' processes, or
+// the target's profile URL where it names one; or, with --profile, whose
+// window's capture already fetches that URL (a Go server serves one CPU
+// profile at a time), the file the capture fetched. nil for a point that
+// asks none, and for an external server's: the harness profiles only the
+// servers it boots. Every method is a no-op on nil.
+type pointProfile struct {
+	rec    *cpuprof.Recording // nil: the capture's file
+	window time.Duration
 }
 
-// startProfile prepares a profiled point's CPU profile once its servers
-// are ready (nil for any other point; measure enables it as the window
-// opens): the target's profile URL where it names
-// one, else perf on the servers' processes. With --profile the window's
-// capture already fetches that URL (a Go server serves one CPU profile at
-// a time): recordProfile takes the capture's file instead.
-func (p *pointRun) startProfile(ctx context.Context) *cpuprof.Recording {
-	if !p.spec.Profile || p.target.External {
+// startProfile prepares a point's profile once its servers are ready
+// (measure enables it as the window opens).
+func startProfile(ctx context.Context, p *lazyProfiler, s pointSetup, set *serverSet, dir, profileDir string) *pointProfile {
+	if !s.spec.Profile || s.target.External {
 		return nil
 	}
-	s := cpuprof.Spec{Dir: p.f.dir, Window: p.window, CPUs: p.srvCPUs.Ints()}
-	if t := p.target.Profile; t != nil && t.URL != "" {
-		if p.pr.o.Point.ProfileDir != "" {
-			return nil
+	pp := &pointProfile{window: s.window}
+	c := cpuprof.Spec{Dir: dir, Window: s.window, CPUs: s.srvCPUs.Ints()}
+	if t := s.target.Profile; t != nil && t.URL != "" {
+		if profileDir != "" {
+			return pp
 		}
-		s.PprofURL = target.ExpandProfile(t.URL, p.addr, p.window)
+		c.PprofURL = target.ExpandProfile(t.URL, set.addr, s.window)
 	} else {
-		s.Pids = func() []int {
+		c.Pids = func() []int {
 			var pids []int
-			for _, srv := range p.srvs {
+			for _, srv := range set.procs {
 				pids = append(pids, programs(srv.Pid())...)
 			}
 			return pids
 		}
 	}
-	return p.pr.profiler().Start(ctx, s)
+	pp.rec = p.get().Start(ctx, c)
+	return pp
 }
 
 // programs are the processes below a server's supervisor (the program
@@ -57,25 +58,36 @@ func programs(root int) []int {
 	return []int{root}
 }
 
-// recordProfile puts a profiled point's profile on out.
-func (p *pointRun) recordProfile(out *verdict.Outcome) {
-	if !p.spec.Profile {
-		return
-	}
-	switch {
-	case p.prof != nil:
-		out.CPUProfile = p.prof.Finish()
-	case p.target.External:
-		out.CPUProfile = &result.CPUProfile{Reason: "an external server: the harness profiles only the servers it boots"}
-	case out.ProfileFile != "":
-		out.CPUProfile = &result.CPUProfile{Tool: result.ProfilerPprof, File: out.ProfileFile, DurationNs: int64(p.window)}
-	default:
-		out.CPUProfile = &result.CPUProfile{Tool: result.ProfilerPprof, Reason: "the target's profile: " + out.ProfileError}
+// enable starts the sampling: the window opened.
+func (pp *pointProfile) enable() {
+	if pp != nil {
+		pp.rec.Enable()
 	}
 }
 
-// ProfileDiff compares the profiled points of both arms: TwoArmRunner.
-func (pr *ProcRunner) ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff {
-	return pr.profiler().Diff(ctx, cpuprof.DiffInput{Points: points, Dir: dir, RelTo: relTo,
-		Title: "CPU per message, head against base"})
+// windowEnded stops it.
+func (pp *pointProfile) windowEnded() {
+	if pp != nil {
+		pp.rec.WindowEnded()
+	}
+}
+
+// finish ends the recording, whatever became of the point.
+func (pp *pointProfile) finish() {
+	if pp != nil {
+		pp.rec.Finish()
+	}
+}
+
+// record puts the profile on out.
+func (pp *pointProfile) record(out *verdict.Outcome) {
+	switch {
+	case pp == nil:
+	case pp.rec != nil:
+		out.CPUProfile = pp.rec.Finish()
+	case out.ProfileFile != "":
+		out.CPUProfile = &result.CPUProfile{Tool: result.ProfilerPprof, File: out.ProfileFile, DurationNs: int64(pp.window)}
+	default:
+		out.CPUProfile = &result.CPUProfile{Tool: result.ProfilerPprof, Reason: "the target's profile: " + out.ProfileError}
+	}
 }

@@ -8,11 +8,112 @@ import (
 	"slices"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/runas"
+	"github.com/ceiling-bench/ceiling/harness/secrets"
+	"github.com/ceiling-bench/ceiling/harness/target"
+	"github.com/ceiling-bench/ceiling/internal/redact"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/pinning"
 )
+
+// Env is what Resolve reads besides the knobs.
+type Env struct {
+	// Available are the CPUs this process may run on (its affinity);
+	// the default sets are carved from it.
+	Available pinning.CPUSet
+	// Environ is the environment whose secret-looking variables are
+	// redacted (os.Environ()).
+	Environ []string
+	// LoadTarget reads a target file; nil: LoadTarget. Each file is read
+	// once.
+	LoadTarget func(path string) (target.Spec, error)
+}
+
+// ResolveKnobs fills what the knobs left open and validates every knob
+// together, before anything boots, without reading a target file: a plan
+// for a Sweep whose PointRunner boots nothing, and the first half of
+// Resolve. Each error names the knob as both its variable and its flag.
+func ResolveKnobs(o knob.Options, available pinning.CPUSet) (*Plan, error) {
+	d := &draft{Options: o}
+	if err := d.resolveKnobs(available); err != nil {
+		return nil, err
+	}
+	plan := d.plan(redact.New())
+	if err := settleBudget(plan); err != nil {
+		return nil, err
+	}
+	if err := plan.checkBounds(o.AllowLong); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// Resolve is ResolveKnobs, then the target files: TARGET (and BASE_TARGET
+// in a two-arm sweep) read once each, the flag overrides and the
+// scenario's defaults applied (its connection ladders and objective), the
+// knobs checked against the target, and the secrets gathered. Every error
+// is the user's to fix (exit 2): nothing has booted.
+func Resolve(o knob.Options, env Env) (*Plan, error) {
+	srvGiven := len(o.ServerCPUs) > 0 // before the knobs pick one
+	p := &draft{Options: o}
+	if err := p.resolveKnobs(env.Available); err != nil {
+		return nil, err
+	}
+	read := env.LoadTarget
+	if read == nil {
+		read = target.Load
+	}
+	if err := p.resolveTarget(read); err != nil {
+		return nil, err
+	}
+	if p.RunAs != nil && p.Target.External {
+		return nil, fmt.Errorf("SRV_USER (--srv-user): does not apply to an external target (TARGET %s has \"external\": true: the harness boots no server); unset it", p.TargetFile)
+	}
+	if p.Target.External && srvGiven {
+		// Refused, not ignored: whoever set it expects the server pinned.
+		return nil, fmt.Errorf("SRV_CPUSET: does not apply to an external target (TARGET %s has \"external\": true: the harness boots and pins no server); unset it", p.TargetFile)
+	}
+	if p.TwoArm() {
+		if err := p.resolveBaseTarget(read); err != nil {
+			return nil, err
+		}
+	}
+	set, notes, err := secrets.Gather(p.Generator, p.Target, env.Environ)
+	if err != nil {
+		return nil, err
+	}
+	if p.BaseTarget != nil {
+		// Checked with its file (target.Spec.Check refuses short ones).
+		set.Add(p.BaseTarget.Secrets()...)
+	}
+	if p.AgentsToken != "" {
+		set.Add(p.AgentsToken.Text())
+	}
+	p.Notes = append(p.Notes, notes...)
+	if err := p.checkLimits(&p.Target, p.BaseTarget, machineLimits); err != nil {
+		return nil, err
+	}
+	p.resolveObjective()
+	if err := fault.Check(&p.Options, p.Target); err != nil {
+		return nil, err
+	}
+	if p.CompareMode == knob.ModeDuet && (p.Target.External || p.BaseTarget != nil && p.BaseTarget.External) {
+		p.CompareMode, p.DuetServerCPUs, p.DuetGeneratorCPUs = knob.ModeInterleaved, nil, nil
+		p.Notes = append(p.Notes, "COMPARE_MODE: interleaved, since an external server is not booted on a half of this machine")
+	}
+	plan := p.plan(set)
+	plan.targeted = true
+	// Last: the target's scenario may have set the connection ladders.
+	if err := settleBudget(plan); err != nil {
+		return nil, err
+	}
+	if err := plan.checkBounds(o.AllowLong); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
 
 // resolveKnobs fills what the knobs left open and validates every knob
 // together (ResolveKnobs). available is the CPUs this process may run on

@@ -101,29 +101,21 @@ type Deps struct {
 	FreePorts func(n int) ([]int, error)
 }
 
-// withDefaults fills every nil seam with the real part.
+// withDefaults fills the run's own nil seams with the real parts; the
+// default runner's (Meter, Starter, FreePorts) are ProcOptions' to fill.
 func (d Deps) withDefaults() Deps {
 	if d.Clock == nil {
 		d.Clock = wallClock{}
 	}
-	if d.Starter == nil {
-		d.Starter = procStarter{}
-	}
 	if d.Meta == nil {
 		d.Meta = load.CollectMeta
 	}
-	if d.FreePorts == nil {
-		d.FreePorts = target.FreePortsN
-	}
 	if d.NewRunner == nil {
-		m, c, st, ports := d.Meter, d.Clock, d.Starter, d.FreePorts
+		opts := ProcOptions{Meter: d.Meter, Clock: d.Clock, Starter: d.Starter, FreePorts: d.FreePorts}
 		d.NewRunner = func(p *Plan, ag agentside.Env, set *redact.Set) (SweepRunner, error) {
-			r, err := NewProcRunner(p, ag)
-			if err != nil {
-				return nil, err
-			}
-			r.Secrets, r.Meter, r.Clock, r.Starter, r.FreePorts = set, m, c, st, ports
-			return r, nil
+			o := opts
+			o.Secrets = set
+			return NewProcRunner(p, ag, o)
 		}
 	}
 	if d.KeepSelfOff == nil {

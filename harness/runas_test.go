@@ -13,14 +13,13 @@ import (
 // reach (a server may signal its own user's processes).
 func TestRunAsOnlyTheHead(t *testing.T) {
 	r := &runas.User{Name: "nobody", Cred: &syscall.Credential{Uid: 65534, Gid: 65534}, Home: "/nonexistent"}
-	pr := &ProcRunner{o: &Plan{RunAs: r}}
+	e := &procEnv{plan: &Plan{RunAs: r}}
 	for arm, want := range map[string]*runas.User{result.ArmBase: nil, result.ArmHead: r, "": r} {
-		p := &pointRun{pr: pr, spec: PointSpec{Arm: arm}}
-		if got := p.runAs(); got != want {
+		if got := e.setup(PointSpec{Arm: arm}).runAs; got != want {
 			t.Errorf("arm %q: runAs %v, want %v", arm, got, want)
 		}
 	}
-	if got := (&pointRun{pr: &ProcRunner{o: &Plan{}}}).runAs(); got != nil || got.Credential() != nil {
+	if got := (&procEnv{plan: &Plan{}}).setup(PointSpec{}).runAs; got != nil || got.Credential() != nil {
 		t.Errorf("no SRV_USER: runAs %v", got)
 	}
 }

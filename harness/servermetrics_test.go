@@ -32,18 +32,20 @@ func TestCaptureRecorded(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	p := &pointRun{
-		pr:   &ProcRunner{o: planOf(knob.Options{ProfileDir: dir, Scenario: "echo"})},
-		spec: PointSpec{Index: 3, Role: result.RoleSweep, Key: result.PointKey{Batch: 10, Connections: 64, Rep: 1}},
+	plan := planOf(knob.Options{ProfileDir: dir, Scenario: "echo"})
+	s := pointSetup{
+		spec:     PointSpec{Index: 3, Role: result.RoleSweep, Key: result.PointKey{Batch: 10, Connections: 64, Rep: 1}},
+		scenario: plan.Point.Scenario,
 		target: target.Spec{Metrics: &result.MetricsSpec{URL: "http://{addr}/m", Counts: map[string]string{"echo": "req_total"}},
 			Profile: &target.ProfileSpec{URL: "http://{addr}/p"}},
-		addr: target.Addr{Port: srv.Listener.Addr().(*net.TCPAddr).Port}, window: time.Second,
+		window: time.Second,
 	}
-	c := p.startCapture(context.Background())
+	set := &serverSet{addr: target.Addr{Port: srv.Listener.Addr().(*net.TCPAddr).Port}}
+	c := scrape.StartWindow(context.Background(), captureSpec(s, set, pointFiles{}, plan.Point.ProfileDir))
 	c.WindowEnded(context.Background())
 	var out verdict.Outcome
 	recordCapture(c, &out)
-	if want := scrape.ProfilePath(dir, p.spec.Index, p.spec.Key); out.ProfileFile != want || out.ProfileError != "" {
+	if want := scrape.ProfilePath(dir, s.spec.Index, s.spec.Key); out.ProfileFile != want || out.ProfileError != "" {
 		t.Errorf("profile %q, error %q; want %q", out.ProfileFile, out.ProfileError, want)
 	}
 	if sm := out.ServerMetrics; sm == nil || sm.Error != "" || len(sm.Series) != 1 || out.CountSeries != "req_total" || out.CountSkip != "" {

@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/ceiling-bench/ceiling/harness/duet"
 	"github.com/ceiling-bench/ceiling/harness/fault"
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/progress"
@@ -41,6 +39,11 @@ var ErrInterrupted = errors.New("sweep interrupted: partial result written")
 // Exit status 1.
 var ErrRefused = errors.New("the sweep stopped at a refusal every point would meet: result written")
 
+// ErrResilience is returned (with a written result) when a resilience
+// point's verdict is not held: the other servers did not keep serving, or
+// the evidence is missing. Exit status 1.
+var ErrResilience = fmt.Errorf("FAULT: the resilience point did not hold: result written")
+
 // refusedStop ends a sweep at point p, whose preflight was refused
 // (verdict.Outcome.Refused): r says where and why, in full.
 func refusedStop(r *result.Result, p result.Point) error {
@@ -49,38 +52,6 @@ func refusedStop(r *result.Result, p result.Point) error {
 	r.Warn(r.PartialReason)
 	r.Summarize()
 	return ErrRefused
-}
-
-// PointSpec is what a PointRunner is asked to measure.
-type PointSpec struct {
-	Index int // 1-based position in the run
-	Role  string
-	Key   result.PointKey
-	// Arm is the server of a two-arm sweep (ArmBase, ArmHead); empty:
-	// the one target.
-	Arm string
-	// Duration and Warmup are this point's window and warm-up when
-	// Duration > 0 (the compare phase's); else the plan's.
-	Duration, Warmup time.Duration
-	// Warm: the point measures its arm's servers kept up between points
-	// (ArmRunner.BootArm), thawed for it and frozen after it, instead of
-	// booting and stopping its own.
-	Warm bool
-	// Half, in a duet, is the half of the machine the point runs on
-	// (nil: the plan's CPUs), and Gate starts its load on the same
-	// instant as its partner's (duet.go).
-	Half *duet.Half
-	Gate *duet.Gate
-	// Profile asks for a CPU profile of the point's servers over its
-	// window (harness/cpuprof): a two-arm sweep's profiled blocks, run
-	// after its verdict. It never fails the point.
-	Profile bool
-}
-
-// PointRunner measures one point: boot the server, run the generator,
-// sample both sides, stop the server. ProcRunner is the real one.
-type PointRunner interface {
-	RunPoint(ctx context.Context, spec PointSpec) verdict.Outcome
 }
 
 // Sweep runs the points package schedule chooses for o — every point in

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ceiling-bench/ceiling/harness/knob"
 	"github.com/ceiling-bench/ceiling/harness/scrape"
@@ -69,4 +70,80 @@ func checkTargetFor(t target.Spec, o *knob.Options) error {
 		}
 	}
 	return nil
+}
+
+// resolveTarget reads TARGET and applies the flag overrides and the
+// scenario's defaults to it.
+func (p *draft) resolveTarget(read func(string) (target.Spec, error)) error {
+	t, err := read(p.TargetFile)
+	if err != nil {
+		return err
+	}
+	if p.ServerCmd != "" {
+		t.Command = strings.Fields(p.ServerCmd)
+		// Indexes into the file's command say nothing about another
+		// one; its secrets are its secret flags' values, or "secrets".
+		t.SecretArgs = nil
+	}
+	if p.URL != "" {
+		t.OverrideURL(p.Scenario, p.URL)
+	}
+	if p.Ready != "" {
+		t.Ready = p.Ready
+	}
+	if err := p.forSweep(&t); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	if p.AllowUnpinnedURL {
+		t.AllowUnpinnedURL = true
+	}
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("target %s with flag overrides: %w", p.TargetFile, err)
+	}
+	if err := t.CheckRunnable(p.Scenario); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	if err := checkTargetFor(t, &p.Options); err != nil {
+		return fmt.Errorf("TARGET %s: %w", p.TargetFile, err)
+	}
+	p.Target = t
+	return nil
+}
+
+// resolveBaseTarget reads BASE_TARGET. The flag overrides of the target
+// (--server-cmd, --url, --ready) are the head's alone; SCENARIO_FILE is
+// the sweep's, so both arms run the same file, and the ladder is the
+// head's (already set).
+func (p *draft) resolveBaseTarget(read func(string) (target.Spec, error)) error {
+	t, err := read(p.BaseTargetFile)
+	if err != nil {
+		return fmt.Errorf("BASE_TARGET (--base-target): %w", err)
+	}
+	if err := p.forSweep(&t); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	if err := t.CheckRunnable(p.Scenario); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	if err := scrape.CheckProfile(t, p.ProfileDir); err != nil {
+		return fmt.Errorf("BASE_TARGET %s: %w", p.BaseTargetFile, err)
+	}
+	p.BaseTarget = &t
+	return nil
+}
+
+// resolveObjective takes OBJECTIVE from the target's scenario block when
+// the knob left it open.
+func (p *draft) resolveObjective() {
+	if p.Objective != "" {
+		return
+	}
+	blk, err := p.Target.Block(p.Scenario)
+	if err != nil {
+		return
+	}
+	if ob, ok := blk.(load.ObjectiveBlock); ok && ob.Objective() != "" {
+		p.Objective = ob.Objective()
+		p.Notes = append(p.Notes, fmt.Sprintf("objective from the scenario (%s): %s", target.BlockKey(p.Scenario), p.Objective))
+	}
 }

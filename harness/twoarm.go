@@ -26,35 +26,6 @@ import (
 // ceilings and headline, and the comparison (result.DecideComparison).
 // The headline gates; the other compared points are reported.
 
-// ArmRunner keeps a two-arm sweep's servers up between points (warm arms,
-// COMPARE_ARMS): BootArm boots an arm's servers afresh (stopping any it
-// kept), waits for their readiness and freezes them until a point thaws
-// them; StopArm stops them. ProcRunner is the real one.
-type ArmRunner interface {
-	BootArm(ctx context.Context, arm string) ArmOutcome
-	StopArm(ctx context.Context, arm string) ArmOutcome
-}
-
-// ArmOutcome is a warm arm's boot or stop: its time (start to readiness,
-// or SIGTERM to exit and free ports), and why it failed.
-type ArmOutcome struct {
-	Cost       time.Duration
-	FailReason string
-	LogTail    string
-	Escalated  []string
-	Escaped    []result.EscapedProcess
-}
-
-// TwoArmRunner is what a two-arm sweep runs its steps with.
-type TwoArmRunner interface {
-	PointRunner
-	ArmRunner
-	// ProfileDiff compares the profiled points of both arms
-	// (harness/cpuprof: it reads what perf recorded), writing its files
-	// in dir; relTo is the result's directory.
-	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
-}
-
 // SweepTwoArm runs a two-arm sweep with runner (which boots the base for
 // ArmBase points and the head otherwise), filling r as Sweep does; clock
 // is the run's (nil: the wall clock), which the budget and the progress

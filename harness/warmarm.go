@@ -4,64 +4,43 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Warm arms (COMPARE_ARMS=warm, docs/compare.md): a two-arm sweep's arm
-// keeps its servers up across points. BootArm boots them as a point
+// keeps its servers up across points. bootArm boots them as a point
 // would (the same pinning, limits, identity and readiness probe), in a
 // directory of the arm's own that holds their logs, then freezes them; a
-// warm point (PointSpec.Warm) thaws them, measures them and freezes them
-// again; StopArm stops them as a point would. Nothing else differs: the
-// generator is a fresh process per point, and the point's CPU sampling,
-// contention and verdict are a fresh point's.
+// warm point's servers (warmServers) thaws them, measures them and
+// freezes them again; stopArm stops them as a point would. Nothing else
+// differs: the generator is a fresh process per point, and the point's
+// CPU sampling, contention and verdict are a fresh point's.
 
-// liveArm is an arm's servers kept up: the boot's point, which holds
-// them, their addresses and their log directory.
-type liveArm struct {
-	p    *pointRun
-	boot int // the arm's boots so far, naming its directory
-}
-
-// BootArm boots arm's servers afresh, stopping first any it kept (one
+// bootArm boots arm's servers afresh, stopping first any it kept (one
 // that went down, or a reboot), waits for their readiness and freezes
-// them: ArmRunner.
-func (pr *ProcRunner) BootArm(ctx context.Context, arm string) ArmOutcome {
-	pr.mu.Lock()
-	old := pr.live[arm]
-	pr.mu.Unlock()
+// them: ArmRunner.BootArm.
+func bootArm(ctx context.Context, e *procEnv, arm string) ArmOutcome {
 	n := 1
-	if old != nil {
+	if old := e.arms.get(arm); old != nil {
 		n = old.boot + 1
-		if old.p != nil {
-			if out := pr.stopLive(ctx, old); out.FailReason != "" {
+		if old.set != nil {
+			if out := stopLive(ctx, e, old); out.FailReason != "" {
 				return out
 			}
 		}
 	}
-	clock := pr.clock()
-	p := &pointRun{pr: pr, spec: PointSpec{Arm: arm}}
-	p.target, _, _ = pr.targetFor(p.spec)
-	p.srvCPUs, p.genCPUs = pr.o.CPUs.Server, pr.o.CPUs.Generator
-	dir := filepath.Join(pr.o.Point.WorkDir, fmt.Sprintf("arm-%s-%d", arm, n))
-	if err := os.RemoveAll(dir); err != nil {
+	dir := filepath.Join(e.plan.Point.WorkDir, fmt.Sprintf("arm-%s-%d", arm, n))
+	if err := freshDir(dir); err != nil {
 		return ArmOutcome{FailReason: fmt.Sprintf("work dir: %v", err)}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ArmOutcome{FailReason: fmt.Sprintf("work dir: %v", err)}
-	}
-	p.f = pointFiles{dir: dir, serverLog: filepath.Join(dir, "server.log")}
-	if err := p.ports(); err != nil {
+	e.arms.put(arm, &liveArm{boot: n})
+	f := newFreshServers(e, e.setup(PointSpec{Arm: arm}), dir)
+	set, cost, err := f.up(ctx)
+	if set == nil { // no ports: nothing started
 		return ArmOutcome{FailReason: err.Error()}
 	}
-	pr.mu.Lock()
-	pr.live[arm] = &liveArm{boot: n}
-	pr.mu.Unlock()
-	start := clock.Now()
-	err := p.boot(ctx)
-	cost := clock.Now().Sub(start)
 	if err != nil {
 		out := ArmOutcome{Cost: cost, FailReason: err.Error()}
 		var pe *PointError
@@ -69,117 +48,124 @@ func (pr *ProcRunner) BootArm(ctx context.Context, arm string) ArmOutcome {
 			out.LogTail = pe.Tail
 		}
 		// What did start is stopped: nothing outlives a failed boot.
-		stopped := pr.stopLive(ctx, &liveArm{p: p, boot: n})
+		stopped := stopLive(ctx, e, &liveArm{set: set, boot: n})
 		out.Escalated, out.Escaped = stopped.Escalated, stopped.Escaped
 		return out
 	}
-	for i, s := range p.srvs {
+	for i, s := range set.procs {
 		if err := s.Freeze(); err != nil {
-			pr.stopLive(ctx, &liveArm{p: p, boot: n})
-			return ArmOutcome{Cost: cost, FailReason: fmt.Sprintf("freeze %s: %v", p.label(i), err), LogTail: s.Tail(tailLines)}
+			stopLive(ctx, e, &liveArm{set: set, boot: n})
+			return ArmOutcome{Cost: cost, FailReason: fmt.Sprintf("freeze %s: %v", set.label(i), err), LogTail: s.Tail(tailLines)}
 		}
 	}
-	pr.mu.Lock()
-	pr.live[arm] = &liveArm{p: p, boot: n}
-	pr.mu.Unlock()
+	e.arms.put(arm, &liveArm{set: set, boot: n})
 	return ArmOutcome{Cost: cost}
 }
 
-// StopArm stops arm's servers kept up: ArmRunner.
-func (pr *ProcRunner) StopArm(ctx context.Context, arm string) ArmOutcome {
-	pr.mu.Lock()
-	l := pr.live[arm]
-	pr.mu.Unlock()
-	if l == nil || l.p == nil {
+// stopArm stops arm's servers kept up: ArmRunner.StopArm.
+func stopArm(ctx context.Context, e *procEnv, arm string) ArmOutcome {
+	l := e.arms.get(arm)
+	if l == nil || l.set == nil {
 		return ArmOutcome{}
 	}
-	out := pr.stopLive(ctx, l)
-	pr.mu.Lock()
-	pr.live[arm] = &liveArm{boot: l.boot}
-	pr.mu.Unlock()
+	out := stopLive(ctx, e, l)
+	e.arms.put(arm, &liveArm{boot: l.boot})
 	return out
 }
 
 // stopLive thaws and stops an arm's servers with the sweep's grace (cut
 // short by an interrupt), and redacts their logs.
-func (pr *ProcRunner) stopLive(ctx context.Context, l *liveArm) ArmOutcome {
-	p := l.p
-	for _, s := range p.srvs {
+func stopLive(ctx context.Context, e *procEnv, l *liveArm) ArmOutcome {
+	set := l.set
+	for _, s := range set.procs {
 		_ = s.Thaw() // one that exited needs none
 	}
-	clock := pr.clock()
+	clock := e.opts.Clock
 	start := clock.Now()
-	grace := pr.grace
+	grace := e.grace
 	if ctx.Err() != nil {
 		grace = InterruptGrace(grace)
 	}
-	esc, escaped, err := p.stopServers(ctx, grace)
-	out := ArmOutcome{Cost: clock.Now().Sub(start), Escalated: esc, Escaped: escaped}
-	if err != nil {
-		out.FailReason = fmt.Sprintf("stop: %v", err)
+	d := booter{clock: clock}.stop(ctx, set, grace)
+	out := ArmOutcome{Cost: clock.Now().Sub(start), Escalated: d.escalated, Escaped: d.escaped}
+	if d.err != nil {
+		out.FailReason = fmt.Sprintf("stop: %v", d.err)
 	}
-	p.scrub()
+	logs := []string{filepath.Join(set.logDir, "server.log")}
+	if len(set.booted) > 0 {
+		logs = logs[:0]
+		for i := range set.booted {
+			logs = append(logs, set.logPath(i))
+		}
+	}
+	scrub(e, 0, logs)
 	return out
 }
 
-// attachLive makes a warm point's servers its arm's kept up, thawed.
-func (p *pointRun) attachLive() error {
-	pr := p.pr
-	pr.mu.Lock()
-	l := pr.live[p.spec.Arm]
-	pr.mu.Unlock()
-	if l == nil || l.p == nil {
-		return p.fail(PhaseBoot, nil, "warm arm %s: no server kept up (it did not boot)", p.spec.Arm)
+// closeArms stops every arm's servers still kept up (an interrupted or
+// refused sweep leaves them to Close): nothing outlives the harness.
+func closeArms(e *procEnv) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // an interrupt's grace: the result is written already
+	for _, l := range e.arms.takeAll() {
+		stopLive(ctx, e, l)
 	}
-	p.live = l.p
-	p.srvs, p.booted, p.addr = l.p.srvs, l.p.booted, l.p.addr
-	if i, ok := p.exitedServer(); ok {
-		return p.fail(PhaseBoot, p.srvs[i], "warm arm %s: %s exited while it was kept up (%s)", p.spec.Arm, p.label(i), exitText(p.srvs[i]))
-	}
-	for i, s := range p.srvs {
-		if err := s.Thaw(); err != nil {
-			return p.fail(PhaseBoot, s, "warm arm %s: thaw %s: %v", p.spec.Arm, p.label(i), err)
-		}
-	}
-	return nil
 }
 
-// park freezes a warm point's servers again once the point is over; a
-// server that exited is reported (the arm is down: ArmDown).
-func (p *pointRun) park() (down bool, err error) {
+// warmServers is a warm point's serverStage: its arm's servers, thawed
+// for it and frozen again after it, never booted or stopped by it.
+type warmServers struct {
+	ownServers
+	arm  string
+	arms *armRegistry
+}
+
+func newWarmServers(e *procEnv, arm string) *warmServers {
+	return &warmServers{ownServers: ownServers{&serverSet{}}, arm: arm, arms: e.arms}
+}
+
+// up makes the arm's servers the point's, thawed.
+func (w *warmServers) up(context.Context) (*serverSet, time.Duration, error) {
+	l := w.arms.get(w.arm)
+	if l == nil || l.set == nil {
+		return nil, 0, failAt(PhaseBoot, nil, "warm arm %s: no server kept up (it did not boot)", w.arm)
+	}
+	set := l.set
+	w.set = set
+	if i, ok := set.exited(func(int) bool { return false }); ok {
+		return set, 0, failAt(PhaseBoot, set.procs[i], "warm arm %s: %s exited while it was kept up (%s)", w.arm, set.label(i), exitText(set.procs[i]))
+	}
+	for i, s := range set.procs {
+		if err := s.Thaw(); err != nil {
+			return set, 0, failAt(PhaseBoot, s, "warm arm %s: thaw %s: %v", w.arm, set.label(i), err)
+		}
+	}
+	return set, 0, nil
+}
+
+// down freezes the servers again once the point is over; a server that
+// exited is reported (the arm is down: ArmDown).
+func (w *warmServers) down(context.Context, time.Duration) serversDown {
 	var errs []string
-	for i, s := range p.srvs {
+	var d serversDown
+	for i, s := range w.set.procs {
 		if s.Exited() {
-			down = true
-			errs = append(errs, fmt.Sprintf("%s exited (%s)", p.label(i), exitText(s)))
+			d.armDown = true
+			errs = append(errs, fmt.Sprintf("%s exited (%s)", w.set.label(i), exitText(s)))
 			continue
 		}
 		if ferr := s.Freeze(); ferr != nil {
-			down = true
-			errs = append(errs, fmt.Sprintf("freeze %s: %v", p.label(i), ferr))
+			d.armDown = true
+			errs = append(errs, fmt.Sprintf("freeze %s: %v", w.set.label(i), ferr))
 		}
 	}
 	if len(errs) > 0 {
-		return down, errors.New("warm arm " + p.spec.Arm + ": " + strings.Join(errs, "; "))
+		d.err = errors.New("warm arm " + w.arm + ": " + strings.Join(errs, "; "))
 	}
-	return false, nil
+	return d
 }
 
-// closeLive stops every arm's servers still kept up (an interrupted or
-// refused sweep leaves them to Close): nothing outlives the harness.
-func (pr *ProcRunner) closeLive() {
-	pr.mu.Lock()
-	var arms []*liveArm
-	for _, l := range pr.live {
-		if l != nil && l.p != nil {
-			arms = append(arms, l)
-		}
-	}
-	pr.live = map[string]*liveArm{}
-	pr.mu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // an interrupt's grace: the result is written already
-	for _, l := range arms {
-		pr.stopLive(ctx, l)
-	}
-}
+// logs: none of the point's; the arm's are redacted when it stops.
+func (w *warmServers) logs() []string { return nil }
+
+var _ serverStage = (*warmServers)(nil)

@@ -201,10 +201,6 @@ func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup stri
 // AGENTS_LISTEN: remote).
 func (r *Run) Procs() []supervise.Process { return r.procs }
 
-// Group is true: the agents' trees are sampled at the same instants, as
-// one side.
-func (r *Run) Group() bool { return true }
-
 // Release removes the agents' quota cgroups, once they stopped.
 func (r *Run) Release() {
 	for _, th := range r.throttles {

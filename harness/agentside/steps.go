@@ -7,18 +7,36 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/side"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 )
 
-// What the point's pipeline asks of its agents after Start, step by step.
+// What the point's pipeline asks of its agents after Start (side.Generator).
 // A reason of "" is no failure; the process returned with a reason is the
 // one whose log tail explains it (nil: none).
 
-// MarkerWait is how long after the warm-up the marker may take: every
-// agent must join and be ready first.
-func (r *Run) MarkerWait() time.Duration {
-	return max(r.pt.ConnectTimeout, r.pt.JoinTimeout+5*time.Second)
+var _ side.Generator = (*Run)(nil)
+
+// Bounds: the window may take every agent's joining and readiness after
+// the warm-up; the coordinator's results, ExitTimeout and a margin after
+// the window. The agents' trees are sampled at the same instants, as
+// one side.
+func (r *Run) Bounds() side.Bounds {
+	return side.Bounds{Window: max(r.pt.ConnectTimeout, r.pt.JoinTimeout+5*time.Second), End: r.pt.ExitTimeout + 5*time.Second, Group: true}
+}
+
+// Why says why the agents failed at step.
+func (r *Run) Why(step side.Step, wait time.Duration, err error) (string, supervise.Process) {
+	switch step {
+	case side.Unready:
+		return r.unready()
+	case side.Overdue:
+		return fmt.Sprintf("the coordinator created no measure marker within warm-up + %s", wait), nil
+	case side.StillRunning:
+		return fmt.Sprintf("coordinator still waiting %s after the window", wait), nil
+	}
+	return fmt.Sprintf("merged result: %v", err), nil
 }
 
 // exitText is a child's exit for a reason: its error, or "exit status 0".
@@ -29,9 +47,9 @@ func exitText(pr supervise.Process) string {
 	return "exit status 0"
 }
 
-// MarkerFailed says why no marker will come, or "" while it still may:
-// the coordinator's failure, which names the agent, or an agent's exit.
-func (r *Run) MarkerFailed() (string, supervise.Process) {
+// unready says why no window will come, or "" while it still may: the
+// coordinator's failure, which names the agent, or an agent's exit.
+func (r *Run) unready() (string, supervise.Process) {
 	select {
 	case <-r.done:
 		if r.err != nil {
@@ -50,15 +68,6 @@ func (r *Run) MarkerFailed() (string, supervise.Process) {
 		case <-time.After(2 * time.Second):
 		}
 		return fmt.Sprintf("agent %d exited before the measured window (%s)", i, exitText(r.procs[i])), r.procs[i]
-	}
-	return "", nil
-}
-
-// NoMarker says why no marker will come once the servers are known to
-// run: none came within warm-up + wait (overdue).
-func (r *Run) NoMarker(overdue bool, wait time.Duration) (string, supervise.Process) {
-	if overdue {
-		return fmt.Sprintf("the coordinator created no measure marker within warm-up + %s", wait), nil
 	}
 	return "", nil
 }
@@ -95,18 +104,9 @@ func (r *Run) agentNamed(reason string) supervise.Process {
 	return nil
 }
 
-// Finished is closed when the coordinator returned: the merge done, or
-// its failure.
-func (r *Run) Finished() <-chan struct{} { return r.done }
-
-// CollectWait bounds the wait for the coordinator after the window.
-func (r *Run) CollectWait() time.Duration { return r.pt.ExitTimeout + 5*time.Second }
-
-// StillRunning is the reason when the coordinator had not returned
-// within wait.
-func (r *Run) StillRunning(wait time.Duration) (string, supervise.Process) {
-	return fmt.Sprintf("coordinator still waiting %s after the window", wait), nil
-}
+// Done is closed when the coordinator returned: the merge done, or its
+// failure.
+func (r *Run) Done() <-chan struct{} { return r.done }
 
 // network is how the agents reached the server, for the result.
 func (r *Run) network() string {
@@ -120,7 +120,8 @@ func (r *Run) network() string {
 }
 
 // Ended gives out the agents' reports and says whether the coordinator
-// failed, before the servers are looked at: its reason names the agent.
+// failed: its reason names the agent. The agents' exits are the
+// coordinator's to judge.
 func (r *Run) Ended(out *verdict.Outcome) (string, supervise.Process) {
 	if r.out != nil {
 		out.Agents = r.out.Agents
@@ -137,12 +138,4 @@ func (r *Run) Ended(out *verdict.Outcome) (string, supervise.Process) {
 		return r.err.Error(), r.agentNamed(r.err.Error())
 	}
 	return "", nil
-}
-
-// Failed is "": the agents' exits are the coordinator's to judge (Ended).
-func (r *Run) Failed() (string, supervise.Process) { return "", nil }
-
-// ResultFailed is the reason when the merged result cannot be read.
-func (r *Run) ResultFailed(err error) (string, supervise.Process) {
-	return fmt.Sprintf("merged result: %v", err), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ceiling-bench/ceiling/harness/agents"
+	"github.com/ceiling-bench/ceiling/harness/side"
 	"github.com/ceiling-bench/ceiling/harness/supervise"
 	"github.com/ceiling-bench/ceiling/harness/supervise/supervisetest"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
@@ -49,13 +50,13 @@ func TestAgentNamed(t *testing.T) {
 	}
 }
 
-// TestMarkerFailedNamesTheAgent: a coordinator that failed before the
+// TestUnreadyNamesTheAgent: a coordinator that failed before the
 // window gives the reason, with the log tail of the agent it names.
-func TestMarkerFailedNamesTheAgent(t *testing.T) {
+func TestUnreadyNamesTheAgent(t *testing.T) {
 	r := withAgents(Point{}, 3)
 	r.err = errors.New("agents: agent 1: not ready within 1m0s")
 	close(r.done)
-	why, tail := r.MarkerFailed()
+	why, tail := r.Why(side.Unready, 0, nil)
 	if want := "before the measured window: agents: agent 1: not ready within 1m0s"; why != want {
 		t.Errorf("reason %q, want %q", why, want)
 	}
@@ -64,16 +65,16 @@ func TestMarkerFailedNamesTheAgent(t *testing.T) {
 	}
 }
 
-// TestMarkerFailedWhileWaiting: no reason while the coordinator runs and
+// TestUnreadyWhileWaiting: no reason while the coordinator runs and
 // no agent exited (remote agents: none to exit), nor when it returned
 // without an error (the marker is about to be seen).
-func TestMarkerFailedWhileWaiting(t *testing.T) {
+func TestUnreadyWhileWaiting(t *testing.T) {
 	r := New(Point{Listen: "0.0.0.0:7000"})
-	if why, tail := r.MarkerFailed(); why != "" || tail != nil {
+	if why, tail := r.Why(side.Unready, 0, nil); why != "" || tail != nil {
 		t.Errorf("running: %q, %v", why, tail)
 	}
 	close(r.done)
-	if why, tail := r.MarkerFailed(); why != "" || tail != nil {
+	if why, tail := r.Why(side.Unready, 0, nil); why != "" || tail != nil {
 		t.Errorf("returned: %q, %v", why, tail)
 	}
 }
@@ -93,27 +94,24 @@ func TestFirstClosed(t *testing.T) {
 	}
 }
 
-// TestNoMarker: only an overdue marker is the coordinator's failure here,
-// with the wait it had.
-func TestNoMarker(t *testing.T) {
+// TestOverdue: an overdue marker is the coordinator's failure, with the
+// wait it had.
+func TestOverdue(t *testing.T) {
 	r := New(Point{})
-	if why, _ := r.NoMarker(false, time.Minute); why != "" {
-		t.Errorf("not overdue: %q", why)
-	}
-	if why, tail := r.NoMarker(true, 65*time.Second); why != "the coordinator created no measure marker within warm-up + 1m5s" || tail != nil {
+	if why, tail := r.Why(side.Overdue, 65*time.Second, nil); why != "the coordinator created no measure marker within warm-up + 1m5s" || tail != nil {
 		t.Errorf("overdue: %q, %v", why, tail)
 	}
 }
 
-// TestMarkerWait: the marker may wait for every agent to join, and never
+// TestWindowWait: the marker may wait for every agent to join, and never
 // less than a generator's connect bound.
-func TestMarkerWait(t *testing.T) {
+func TestWindowWait(t *testing.T) {
 	for _, tt := range []struct{ connect, join, want time.Duration }{
 		{time.Minute, time.Minute, 65 * time.Second},
 		{time.Minute, 2 * time.Minute, 125 * time.Second},
 		{time.Minute, 10 * time.Second, time.Minute},
 	} {
-		if got := New(Point{ConnectTimeout: tt.connect, JoinTimeout: tt.join}).MarkerWait(); got != tt.want {
+		if got := New(Point{ConnectTimeout: tt.connect, JoinTimeout: tt.join}).Bounds().Window; got != tt.want {
 			t.Errorf("connect %s, join %s: %s, want %s", tt.connect, tt.join, got, tt.want)
 		}
 	}
@@ -167,16 +165,13 @@ func TestEnded(t *testing.T) {
 // phase, none of them with a tail (no agent is to blame).
 func TestCollectReasons(t *testing.T) {
 	r := New(Point{ExitTimeout: 30 * time.Second})
-	if got := r.CollectWait(); got != 35*time.Second {
-		t.Errorf("CollectWait %s, want 35s", got)
+	if got := r.Bounds().End; got != 35*time.Second {
+		t.Errorf("end wait %s, want 35s", got)
 	}
-	if why, tail := r.StillRunning(35 * time.Second); why != "coordinator still waiting 35s after the window" || tail != nil {
+	if why, tail := r.Why(side.StillRunning, 35*time.Second, nil); why != "coordinator still waiting 35s after the window" || tail != nil {
 		t.Errorf("StillRunning: %q, %v", why, tail)
 	}
-	if why, tail := r.ResultFailed(errors.New("no JSON written")); why != "merged result: no JSON written" || tail != nil {
-		t.Errorf("ResultFailed: %q, %v", why, tail)
-	}
-	if why, tail := r.Failed(); why != "" || tail != nil {
-		t.Errorf("Failed: %q, %v", why, tail)
+	if why, tail := r.Why(side.Result, 0, errors.New("no JSON written")); why != "merged result: no JSON written" || tail != nil {
+		t.Errorf("Result: %q, %v", why, tail)
 	}
 }
