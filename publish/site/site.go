@@ -88,7 +88,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"words": result.Phrase,
 	// stopped is why the headline's blocks stopped (result.WhyStopped).
 	"stopped": result.WhyStopped,
-	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"date":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"pct": func(v *float64) string {
 		if v == nil {
 			return "n/a"
