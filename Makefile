@@ -63,6 +63,7 @@ install:
 
 # Both builds of the tests: the unit lane's and the tagged lanes'.
 vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); test -z "$$out" || { echo "gofmt: not formatted: $$out" >&2; exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags e2e,validate ./...
 
