@@ -4,8 +4,10 @@ package harness_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +33,10 @@ import (
 //     while the generator, a wrapper, prints its arguments (a GENERATOR
 //     flag holding a token): no secret is in stdout, stderr, OUT or any
 //     file of the work dir, and the failed point's log tail and the
-//     command line say REDACTED where they were;
+//     command line say REDACTED where they were; a target-file secret it
+//     prints as Gson, URLSearchParams and PHP write it (issue 52) is in
+//     none of them either, nor in any ref or object of a bare remote the
+//     document is published to with `ceiling publish commit --log-tails`;
 //   - it dumps its environment and writes to the runner's GITHUB_ENV: it
 //     got PATH, its env and its pass_env, none of the runner's files or
 //     tokens nor a variable the target does not name;
@@ -57,6 +62,16 @@ func TestScriptedServer(t *testing.T) {
 	)
 	secrets := []string{cmdSecret, envSecret, literalSecret, genToken, ambientToken, "app-secret"}
 	dir, work := t.TempDir(), t.TempDir()
+	// A target-file secret the server prints as three encoders of real
+	// servers write it (issue 52): its raw bytes appear nowhere, so a
+	// gate that tests the bytes passes every form.
+	forms := encodedForms(formSecret)
+	lines := fmt.Sprintf("{\"token\":\"%s\"}\ntoken=%s\n{\"token\":\"%s\"}\n", forms[0], forms[1], forms[2])
+	formsFile := filepath.Join(dir, "forms")
+	if err := os.WriteFile(formsFile, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secrets = append(append(secrets, formSecret), forms...)
 	out := filepath.Join(t.TempDir(), "out.json")
 	tag := "daemon-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 
@@ -92,9 +107,10 @@ touch %[6]s/died-once
 %[5]s/refserver --addr "$addr" & pid=$!
 sleep 0.8
 echo "chatty-server: dying with secret $secret"
+cat %[8]s
 kill -9 $pid
 exit 3
-`, envDump, supervise.MarkerEnv, fifo, literalSecret, bin, dir, stubborn(t)))
+`, envDump, supervise.MarkerEnv, fifo, literalSecret, bin, dir, stubborn(t), formsFile))
 	gen := script(t, dir, "chatty-gen", fmt.Sprintf(`echo "generator args: $*"
 shift 2
 exec %s/ceiling load "$@"
@@ -102,7 +118,7 @@ exec %s/ceiling load "$@"
 	tg := refTarget(t)
 	tg.Env = map[string]string{"LICENSE": envSecret, "TARGET_SETTING": "from the target", "CEILING_TEST_TAG": tag}
 	tg.SecretEnv = []string{"LICENSE"}
-	tg.SecretValues = []string{literalSecret}
+	tg.SecretValues = []string{literalSecret, formSecret}
 	tg.PassEnv = []string{"PASSED_SETTING"}
 	tg.Ready = "http://127.0.0.1:{port2}/health"
 	tg.StopGrace = "300ms"
@@ -144,10 +160,8 @@ exec %s/ceiling load "$@"
 			t.Errorf("meta.command %q: want the flag values masked", cmdline)
 		}
 		check := func(what string, data []byte) {
-			for _, s := range secrets {
-				if bytes.Contains(data, []byte(s)) {
-					t.Errorf("%s holds the secret %s", what, s)
-				}
+			for _, s := range leaks(data, secrets) {
+				t.Errorf("%s holds the secret %s", what, s)
 			}
 		}
 		check("stdout", stdout.Bytes())
@@ -169,6 +183,63 @@ exec %s/ceiling load "$@"
 		logs, _ := filepath.Glob(filepath.Join(work, "point-001-*", "server.log"))
 		if len(logs) != 1 || !bytes.Contains(mustRead(t, logs[0]), []byte("secret=REDACTED")) {
 			t.Errorf("point 1 server.log %v: want the printed config, redacted", logs)
+		}
+	})
+	t.Run("publish", func(t *testing.T) {
+		// The document, its failed point's log tail included, pushed to
+		// a data branch as `ceiling publish commit --log-tails` does: no
+		// form of a secret reaches any ref or object of the remote. Only
+		// a publishable document is pushed: one whose headline ran on
+		// contended CPUs is refused before any check of its secrets.
+		if err != nil {
+			if slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended }) {
+				notQuiet(t, "the sweep exited %v with contended points: its document is not publishable", err)
+			}
+			t.Fatalf("the sweep exited %v: its document is not publishable", err)
+		}
+		root := t.TempDir()
+		git := func(dir string, args ...string) string {
+			t.Helper()
+			out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+			return string(out)
+		}
+		git(root, "init", "--quiet", "--bare", "remote.git")
+		git(root, "clone", "--quiet", "remote.git", "work")
+		repo, remote := filepath.Join(root, "work"), filepath.Join(root, "remote.git")
+		git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "--allow-empty", "-m", "first")
+		git(repo, "push", "--quiet", "origin", "HEAD:main")
+		tgFile := filepath.Join(root, "target.json")
+		data, _ := json.Marshal(tg)
+		if err := os.WriteFile(tgFile, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pub := exec.Command(filepath.Join(bin, "ceiling"), "publish", "commit", "--repo", repo, "--log-tails", "--target", tgFile, out)
+		pub.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		got, err := pub.CombinedOutput()
+		if err != nil {
+			t.Fatalf("publish commit: %v\n%s", err, got)
+		}
+		for _, s := range leaks(got, secrets) {
+			t.Errorf("publish's output holds %q", s)
+		}
+		for _, s := range leaks([]byte(git(remote, "log", "--all", "--format=%B")), secrets) {
+			t.Errorf("a commit message holds %q", s)
+		}
+		tails := 0
+		for _, ref := range strings.Fields(git(remote, "for-each-ref", "--format=%(refname)")) {
+			for _, f := range strings.Fields(git(remote, "ls-tree", "-r", "--name-only", ref)) {
+				data := []byte(git(remote, "show", ref+":"+f))
+				tails += bytes.Count(data, []byte(`"log_tail"`))
+				for _, s := range leaks(data, secrets) {
+					t.Errorf("%s:%s holds %q", ref, f, s)
+				}
+			}
+		}
+		if tails == 0 {
+			t.Errorf("no log tail reached the remote: nothing was checked")
 		}
 	})
 	t.Run("environment", func(t *testing.T) {
@@ -258,4 +329,53 @@ exec %s/ceiling load "$@"
 			}
 		}
 	})
+}
+
+// formSecret is a secret with the characters encoders write differently:
+// '=', '~', '/', a quote and a letter outside ASCII.
+const formSecret = "FRM=SEC~RET/\u00e9'9b"
+
+// encodedForms are s as three encoders write it in a string (issue 52):
+// Gson's default HTML-safe JSON (= and ' as \u003d and \u0027),
+// URLSearchParams and Java's URLEncoder (~ as %7E), and PHP's json_encode
+// with JSON_UNESCAPED_UNICODE (raw UTF-8, / as \/).
+func encodedForms(s string) []string {
+	gson := strings.NewReplacer("=", `\u003d`, "'", `\u0027`).Replace(s)
+	form := strings.ReplaceAll(url.QueryEscape(s), "~", "%7E")
+	php := strings.ReplaceAll(s, "/", `\/`)
+	return []string{gson, form, php}
+}
+
+// leaks are the needles found in data: in its bytes, and, where data is
+// JSON, in every string it holds once decoded (a log tail's "\u003d"
+// is "\\u003d" in the document's bytes).
+func leaks(data []byte, needles []string) []string {
+	texts := []string{string(data)}
+	var doc any
+	if json.Unmarshal(data, &doc) == nil {
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case string:
+				texts = append(texts, v)
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			case map[string]any:
+				for k, e := range v {
+					texts = append(texts, k)
+					walk(e)
+				}
+			}
+		}
+		walk(doc)
+	}
+	var found []string
+	for _, n := range needles {
+		if slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, n) }) {
+			found = append(found, n)
+		}
+	}
+	return found
 }
