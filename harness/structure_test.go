@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/ceiling-bench/ceiling/internal/testenv"
@@ -15,6 +17,25 @@ func TestStructure(t *testing.T) {
 	p := testenv.LoadPackage(t, ".")
 	t.Run("no mutual files", func(t *testing.T) { testenv.NoMutualFiles(t, p) })
 	t.Run("functions at most 80 lines", func(t *testing.T) { testenv.FuncsAtMost(t, p, 80) })
+	t.Run("functions at most 80 lines in every harness package", func(t *testing.T) {
+		dirs := 0
+		err := filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || dir == "." {
+				return err
+			}
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if sub := testenv.ParsePackage(t, dir); sub != nil {
+				dirs++
+				testenv.FuncsAtMost(t, sub, 80)
+			}
+			return nil
+		})
+		if err != nil || dirs < 10 {
+			t.Fatalf("walked %d packages below harness: %v", dirs, err)
+		}
+	})
 	t.Run("the point's types at most 12 methods", func(t *testing.T) {
 		methods := p.Methods()
 		for _, name := range []string{"ProcRunner", "point", "procEnv", "generation", "window", "faultRun", "genProc", "freshServers", "warmServers", "externalServer"} {

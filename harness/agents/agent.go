@@ -72,33 +72,17 @@ func (e *BadArgsError) Unwrap() error { return e.Err }
 // the coordinator (as a result with its failure), so the point names this
 // agent; the agent itself goes on to the next point.
 func RunAgent(ctx context.Context, ac AgentConfig) error {
-	logw := ac.Log
-	if logw == nil {
-		logw = io.Discard
+	ac, err := ac.withDefaults()
+	if err != nil {
+		return err
 	}
-	ac.Log = logw
-	if ac.Token.IsZero() {
-		return fmt.Errorf("agent %d: no token: the coordinator admits only agents that prove one", ac.Index)
-	}
-	if ac.DialTimeout <= 0 {
-		ac.DialTimeout = 30 * time.Second
-	}
-	if ac.RejoinWait <= 0 {
-		ac.RejoinWait = 500 * time.Millisecond
-	}
-	lost := 0 // connections lost in a row (a measured point resets it)
 	points := 0
 	var lastPoint error // the last point's own failure
-	// Connections closed before the coordinator's challenge, in a row:
-	// not counted in lost (UnchallengedError); retried with a wait that
-	// doubles from RejoinWait to beyond the hub's handshake timeout, for
-	// as long as a dial is (DialTimeout from the first of them).
-	unchallenged, wait := 0, ac.RejoinWait
-	var since time.Time
+	var rj rejoins
 	for {
 		nc, err := dialRetry(ctx, ac.Coordinator, ac.DialTimeout, ac.TLS)
 		if err != nil {
-			if points > 0 || lost > 0 {
+			if points > 0 || rj.lost > 0 {
 				return fmt.Errorf("rejoin: %w", err)
 			}
 			return err
@@ -106,7 +90,7 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		done, measured, err := agentSession(ctx, ac, nc, &points, &lastPoint)
 		nc.Close()
 		if done {
-			fmt.Fprintf(logw, "agent %d: done after %d points\n", ac.Index, points)
+			fmt.Fprintf(ac.Log, "agent %d: done after %d points\n", ac.Index, points)
 			var bad *BadArgsError
 			if errors.As(lastPoint, &bad) {
 				return bad // the coordinator's flags were refused: exit 2
@@ -118,46 +102,83 @@ func RunAgent(ctx context.Context, ac AgentConfig) error {
 		if errors.As(err, &refused) || errors.As(err, &auth) || ctx.Err() != nil {
 			return err
 		}
-		var early *UnchallengedError
-		if errors.As(err, &early) && !measured {
-			if unchallenged == 0 {
-				since, wait = time.Now(), ac.RejoinWait
-			}
-			unchallenged++
-			if time.Since(since)+wait > ac.DialTimeout {
-				return fmt.Errorf("%d connections in a row ended before the coordinator's challenge, over %v (--dial-timeout %v): %w",
-					unchallenged, time.Since(since).Round(time.Millisecond), ac.DialTimeout, err)
-			}
-			fmt.Fprintf(logw, "agent %d: connection %v; trying again in %v (not counted against --rejoin)\n", ac.Index, err, wait)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, MaxUnchallengedWait)
-			continue
-		}
-		unchallenged = 0
-		if measured {
-			lost = 0
-		}
-		lost++
-		fmt.Fprintf(logw, "agent %d: connection to the coordinator ended: %v\n", ac.Index, err)
-		if lost > ac.Rejoin {
-			err = fmt.Errorf("connection to the coordinator lost %d times in a row (--rejoin %d): %w", lost, ac.Rejoin, err)
-			var bad *BadArgsError
-			if errors.As(lastPoint, &bad) && !errors.As(err, &bad) {
-				err = fmt.Errorf("%w (its last point: %w)", err, bad)
-			}
+		wait, err := rj.next(ac, err, measured, lastPoint)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(logw, "agent %d: rejoining (%d of %d)\n", ac.Index, lost, ac.Rejoin)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(ac.RejoinWait):
+		case <-time.After(wait):
 		}
 	}
+}
+
+// withDefaults is ac with its log, dial timeout and rejoin wait set where
+// they were not, or an error when it has no token.
+func (ac AgentConfig) withDefaults() (AgentConfig, error) {
+	if ac.Log == nil {
+		ac.Log = io.Discard
+	}
+	if ac.Token.IsZero() {
+		return ac, fmt.Errorf("agent %d: no token: the coordinator admits only agents that prove one", ac.Index)
+	}
+	if ac.DialTimeout <= 0 {
+		ac.DialTimeout = 30 * time.Second
+	}
+	if ac.RejoinWait <= 0 {
+		ac.RejoinWait = 500 * time.Millisecond
+	}
+	return ac, nil
+}
+
+// rejoins is what ended an agent's connections to its coordinator, in a
+// row: lost, the connections lost (a measured point resets it); and the
+// connections closed before the coordinator's challenge, not counted in
+// lost (UnchallengedError) but retried with a wait that doubles from
+// RejoinWait to beyond the hub's handshake timeout, for as long as a
+// dial is (DialTimeout from the first of them).
+type rejoins struct {
+	lost, unchallenged int
+	wait               time.Duration
+	since              time.Time
+}
+
+// next is how long to wait before the agent dials again, its session
+// having ended with err (measured: after a point it measured), or the
+// error that ends the agent.
+func (r *rejoins) next(ac AgentConfig, err error, measured bool, lastPoint error) (time.Duration, error) {
+	var early *UnchallengedError
+	if errors.As(err, &early) && !measured {
+		if r.unchallenged == 0 {
+			r.since, r.wait = time.Now(), ac.RejoinWait
+		}
+		r.unchallenged++
+		if time.Since(r.since)+r.wait > ac.DialTimeout {
+			return 0, fmt.Errorf("%d connections in a row ended before the coordinator's challenge, over %v (--dial-timeout %v): %w",
+				r.unchallenged, time.Since(r.since).Round(time.Millisecond), ac.DialTimeout, err)
+		}
+		fmt.Fprintf(ac.Log, "agent %d: connection %v; trying again in %v (not counted against --rejoin)\n", ac.Index, err, r.wait)
+		wait := r.wait
+		r.wait = min(2*r.wait, MaxUnchallengedWait)
+		return wait, nil
+	}
+	r.unchallenged = 0
+	if measured {
+		r.lost = 0
+	}
+	r.lost++
+	fmt.Fprintf(ac.Log, "agent %d: connection to the coordinator ended: %v\n", ac.Index, err)
+	if r.lost > ac.Rejoin {
+		err = fmt.Errorf("connection to the coordinator lost %d times in a row (--rejoin %d): %w", r.lost, ac.Rejoin, err)
+		var bad *BadArgsError
+		if errors.As(lastPoint, &bad) && !errors.As(err, &bad) {
+			err = fmt.Errorf("%w (its last point: %w)", err, bad)
+		}
+		return 0, err
+	}
+	fmt.Fprintf(ac.Log, "agent %d: rejoining (%d of %d)\n", ac.Index, r.lost, ac.Rejoin)
+	return ac.RejoinWait, nil
 }
 
 // MaxUnchallengedWait is the longest wait before a redial after a

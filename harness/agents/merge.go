@@ -35,7 +35,6 @@ type Report struct {
 // evidence the worst agent's. It fails when any agent failed or when the
 // merge would not be exact.
 func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Result, error) {
-	want := load.NewHistogram().Config()
 	lat := load.NewHistogram()
 	var lag *load.Histogram
 	var res *load.Result
@@ -47,21 +46,9 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 		if f := a.Result.Summary.Failure; f != "" {
 			return nil, fmt.Errorf("agent %d could not measure: %s", a.Index, f)
 		}
-		for name, h := range map[string]*load.Histogram{"latency": a.latency, "lag": a.lag} {
-			if h != nil && h.Config() != want {
-				return nil, fmt.Errorf("agent %d: %s histogram configuration %+v, want %+v: no exact merge", a.Index, name, h.Config(), want)
-			}
-		}
-		if n, err := lat.MergeExact(a.latency); err != nil || n != 0 {
-			return nil, fmt.Errorf("agent %d: latency histogram merge dropped %d values (%v)", a.Index, n, err)
-		}
-		if a.lag != nil {
-			if lag == nil {
-				lag = load.NewHistogram()
-			}
-			if n, err := lag.MergeExact(a.lag); err != nil || n != 0 {
-				return nil, fmt.Errorf("agent %d: lag histogram merge dropped %d values (%v)", a.Index, n, err)
-			}
+		var err error
+		if lag, err = mergeHistograms(a, lat, lag); err != nil {
+			return nil, err
 		}
 		if res == nil {
 			cp := *a.Result
@@ -78,7 +65,46 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 	if res == nil {
 		return nil, fmt.Errorf("no agent reported")
 	}
-	s := &res.Summary
+	finishSummary(&res.Summary, reports, conns, rate, windowNs, why)
+	// Values out of the histogram's range each agent counted in its
+	// errors already (latency_out_of_range): summed above.
+	res.Summary.Latency = lat.Latency()
+	finishGenerator(&res.Generator, reports, lag)
+	res.Config.Connections = conns
+	res.Config.Rate = rate
+	res.Config.MeasureMarker = ""
+	return res, nil
+}
+
+// mergeHistograms merges agent a's latency into lat and its schedule lag
+// into lag (made on the first agent that has one), exactly: histograms
+// of another configuration, or a value dropped, are an error.
+func mergeHistograms(a *Report, lat, lag *load.Histogram) (*load.Histogram, error) {
+	want := load.NewHistogram().Config()
+	for name, h := range map[string]*load.Histogram{"latency": a.latency, "lag": a.lag} {
+		if h != nil && h.Config() != want {
+			return lag, fmt.Errorf("agent %d: %s histogram configuration %+v, want %+v: no exact merge", a.Index, name, h.Config(), want)
+		}
+	}
+	if n, err := lat.MergeExact(a.latency); err != nil || n != 0 {
+		return lag, fmt.Errorf("agent %d: latency histogram merge dropped %d values (%v)", a.Index, n, err)
+	}
+	if a.lag == nil {
+		return lag, nil
+	}
+	if lag == nil {
+		lag = load.NewHistogram()
+	}
+	if n, err := lag.MergeExact(a.lag); err != nil || n != 0 {
+		return lag, fmt.Errorf("agent %d: lag histogram merge dropped %d values (%v)", a.Index, n, err)
+	}
+	return lag, nil
+}
+
+// finishSummary sets what the merged summary says of the whole point:
+// the first agent's scenario and mode, the rate asked, the connections,
+// the shortest window an agent measured, and every agent's saturation.
+func finishSummary(s *load.Summary, reports []*Report, conns int, rate float64, windowNs int64, why []string) {
 	first := reports[0].Result
 	s.Scenario, s.Mode = first.Summary.Scenario, first.Summary.Mode
 	if s.Mode == "open" {
@@ -92,29 +118,28 @@ func Merge(reports []*Report, conns int, rate float64, windowNs int64) (*load.Re
 	}
 	s.Saturated = len(why) > 0
 	s.SaturatedReason = strings.Join(why, "; ")
-	// Values out of the histogram's range each agent counted in its
-	// errors already (latency_out_of_range): summed above.
-	s.Latency = lat.Latency()
+}
+
+// finishGenerator sets the merged generator's figures that are not sums:
+// the schedule lag, messages per read over every agent's reads, the load
+// threads' delay fraction, and the agents' memory.
+func finishGenerator(g *load.GeneratorStats, reports []*Report, lag *load.Histogram) {
 	if lag != nil {
-		res.Generator.ScheduleLag = lag.Latency()
+		g.ScheduleLag = lag.Latency()
 	}
-	if res.Generator.ReadSyscalls > 0 {
+	if g.ReadSyscalls > 0 {
 		// Each agent's own messages read (its scenario's counters, not
 		// its summary's window count), over every agent's reads.
 		var read float64
 		for _, a := range reports {
 			read += a.Result.Generator.MessagesPerRead * float64(a.Result.Generator.ReadSyscalls)
 		}
-		res.Generator.MessagesPerRead = read / float64(res.Generator.ReadSyscalls)
+		g.MessagesPerRead = read / float64(g.ReadSyscalls)
 	}
-	if lt := res.Generator.LoadThreads; lt != nil {
+	if lt := g.LoadThreads; lt != nil {
 		lt.RunDelayFraction = load.DelayFraction(lt.RunNs, lt.RunDelayNs)
 	}
-	res.Generator.Memory = sumMemory(reports)
-	res.Config.Connections = conns
-	res.Config.Rate = rate
-	res.Config.MeasureMarker = ""
-	return res, nil
+	g.Memory = sumMemory(reports)
 }
 
 // mergeSummary adds one agent's summary: counts and per-second rates sum

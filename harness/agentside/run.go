@@ -105,47 +105,12 @@ func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup stri
 	if err != nil {
 		return nil, fmt.Errorf("coordinator log: %v", err)
 	}
-	plan := agents.Plan{
-		Agents: n, Args: args, Connections: pt.Connections, Rate: pointRate(args),
-		Warmup: pt.Warmup, Duration: pt.Window, Marker: pt.Marker, JSON: pt.JSON,
-		ReadyTimeout: pt.JoinTimeout, ResultTimeout: pt.ExitTimeout, Log: &syncWriter{w: logf},
-	}
-	lab := pt.Env.Lab
-	portRange := PortRangeSize(pt.PortRange)
-	switch {
-	case pt.Listen != "":
-		// Remote agents bring their own addresses (SOURCE_ADDRS for all).
-	case lab != nil:
-		plan.AgentArgs = func(i, conns int) []string {
-			var s []string
-			for _, a := range Addrs(i, AddrCount(conns, portRange)) {
-				s = append(s, a.String())
-			}
-			return []string{"--source-addrs", strings.Join(s, ",")}
-		}
-	default:
-		plan.AgentArgs = agents.LoopbackSourceAddrs(args, url, load.LocalPortRange())
-	}
+	plan := r.plan(url, args, n, logf)
 	if pt.Listen != "" {
-		hub, hubLog, err := pt.Hub()
-		if err != nil {
-			logf.Close()
-			return nil, fmt.Errorf("coordinator: %v", err)
-		}
-		fmt.Fprintf(logf, "coordinator: %d remote agents on %s (AGENTS_LISTEN)\n", n, hub.Addr())
-		// The hub's lines go to the sweep's coordinator.log (joins and
-		// leaves between points) and, during the point, to its log too.
-		plan.Log = io.MultiWriter(plan.Log, hubLog)
-		go func() {
-			defer close(r.done)
-			defer logf.Close()
-			r.out, r.err = hub.Run(ctx, plan)
-			hub.SetLog(hubLog)
-		}()
-		return nil, nil
+		return nil, r.startRemote(ctx, plan, n, logf)
 	}
 	listen := "127.0.0.1:0"
-	if lab != nil {
+	if pt.Env.Lab != nil {
 		listen = LabHost + ":0"
 	}
 	// The point's own token: only the agents started below hold it (in
@@ -162,36 +127,98 @@ func (r *Run) Start(ctx context.Context, url string, flags []string, cgroup stri
 		r.out, r.err = co.Run(ctx)
 	}()
 	for i := range n {
-		cg := cgroup
-		if q, ok := pt.Env.Quota[i]; ok {
-			th, err := pinning.NewThrottle(supervise.CgroupName(fmt.Sprintf("agent%d-quota", i), pt.Index), q)
-			if err != nil {
-				return nil, fmt.Errorf("agent %d: quota: %v", i, err)
-			}
-			r.throttles = append(r.throttles, th)
-			cg = th.Path
+		if proc, err := r.startAgent(ctx, i, n, co.Addr(), token, cgroup); err != nil {
+			return proc, err
 		}
-		proc, err := supervise.Start(ctx, supervise.Spec{
-			Name: fmt.Sprintf("agent %d", i), Path: pt.Bin,
-			Args:     append([]string{"agent", "--coordinator", co.Addr(), "--index", strconv.Itoa(i), "--dial-timeout", pt.ConnectTimeout.String()}, pt.Env.Args[i]...),
-			Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(pt.CPUs)), agents.TokenEnv + "=" + token.Text()},
-			Environ:  pt.Environ,
-			CPUs:     pt.CPUs,
-			NoFile:   pt.NoFile,
-			Cgroup:   cg,
-			LogPath:  filepath.Join(pt.Dir, fmt.Sprintf("agent-%d.log", i)),
-			Grace:    pt.Grace,
-			NewNetNS: lab != nil,
-		})
+	}
+	return nil, nil
+}
+
+// plan is the coordinator's plan of the point for n agents: its flags,
+// its window, and each agent's source addresses (remote agents bring
+// their own; in network namespaces each agent's own; else loopback
+// addresses spread as the target's URL allows).
+func (r *Run) plan(url string, args []string, n int, logf *os.File) agents.Plan {
+	pt := r.pt
+	plan := agents.Plan{
+		Agents: n, Args: args, Connections: pt.Connections, Rate: pointRate(args),
+		Warmup: pt.Warmup, Duration: pt.Window, Marker: pt.Marker, JSON: pt.JSON,
+		ReadyTimeout: pt.JoinTimeout, ResultTimeout: pt.ExitTimeout, Log: &syncWriter{w: logf},
+	}
+	portRange := PortRangeSize(pt.PortRange)
+	switch {
+	case pt.Listen != "":
+		// Remote agents bring their own addresses (SOURCE_ADDRS for all).
+	case pt.Env.Lab != nil:
+		plan.AgentArgs = func(i, conns int) []string {
+			var s []string
+			for _, a := range Addrs(i, AddrCount(conns, portRange)) {
+				s = append(s, a.String())
+			}
+			return []string{"--source-addrs", strings.Join(s, ",")}
+		}
+	default:
+		plan.AgentArgs = agents.LoopbackSourceAddrs(args, url, load.LocalPortRange())
+	}
+	return plan
+}
+
+// startRemote runs the point on the remote agents of the sweep's hub
+// (AGENTS_LISTEN).
+func (r *Run) startRemote(ctx context.Context, plan agents.Plan, n int, logf *os.File) error {
+	hub, hubLog, err := r.pt.Hub()
+	if err != nil {
+		logf.Close()
+		return fmt.Errorf("coordinator: %v", err)
+	}
+	fmt.Fprintf(logf, "coordinator: %d remote agents on %s (AGENTS_LISTEN)\n", n, hub.Addr())
+	// The hub's lines go to the sweep's coordinator.log (joins and
+	// leaves between points) and, during the point, to its log too.
+	plan.Log = io.MultiWriter(plan.Log, hubLog)
+	go func() {
+		defer close(r.done)
+		defer logf.Close()
+		r.out, r.err = hub.Run(ctx, plan)
+		hub.SetLog(hubLog)
+	}()
+	return nil
+}
+
+// startAgent starts agent i of n, dialling the coordinator at addr with
+// the point's token: pinned, in the point's cgroup or its own quota's,
+// and in a network namespace of its own in the lab.
+func (r *Run) startAgent(ctx context.Context, i, n int, addr string, token agents.Token, cgroup string) (supervise.Process, error) {
+	pt := r.pt
+	cg := cgroup
+	if q, ok := pt.Env.Quota[i]; ok {
+		th, err := pinning.NewThrottle(supervise.CgroupName(fmt.Sprintf("agent%d-quota", i), pt.Index), q)
 		if err != nil {
-			return nil, fmt.Errorf("start agent %d: %v", i, err)
+			return nil, fmt.Errorf("agent %d: quota: %v", i, err)
 		}
-		r.procs = append(r.procs, proc)
-		if lab != nil {
-			conns, _ := agents.Segment(pt.Connections, 0, n, i)
-			if err := lab.Attach(proc.Pid(), Addrs(i, AddrCount(conns, portRange)), pt.PortRange); err != nil {
-				return proc, fmt.Errorf("agent %d: network namespace: %v", i, err)
-			}
+		r.throttles = append(r.throttles, th)
+		cg = th.Path
+	}
+	lab := pt.Env.Lab
+	proc, err := supervise.Start(ctx, supervise.Spec{
+		Name: fmt.Sprintf("agent %d", i), Path: pt.Bin,
+		Args:     append([]string{"agent", "--coordinator", addr, "--index", strconv.Itoa(i), "--dial-timeout", pt.ConnectTimeout.String()}, pt.Env.Args[i]...),
+		Env:      []string{"GOMAXPROCS=" + strconv.Itoa(len(pt.CPUs)), agents.TokenEnv + "=" + token.Text()},
+		Environ:  pt.Environ,
+		CPUs:     pt.CPUs,
+		NoFile:   pt.NoFile,
+		Cgroup:   cg,
+		LogPath:  filepath.Join(pt.Dir, fmt.Sprintf("agent-%d.log", i)),
+		Grace:    pt.Grace,
+		NewNetNS: lab != nil,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start agent %d: %v", i, err)
+	}
+	r.procs = append(r.procs, proc)
+	if lab != nil {
+		conns, _ := agents.Segment(pt.Connections, 0, n, i)
+		if err := lab.Attach(proc.Pid(), Addrs(i, AddrCount(conns, PortRangeSize(pt.PortRange))), pt.PortRange); err != nil {
+			return proc, fmt.Errorf("agent %d: network namespace: %v", i, err)
 		}
 	}
 	return nil, nil

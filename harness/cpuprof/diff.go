@@ -66,22 +66,7 @@ func (p *Profiler) Diff(ctx context.Context, in DiffInput) *result.ProfileDiff {
 			d.Notes = append(d.Notes, fmt.Sprintf("point %d (%s) failed: its profile has no message count", pt.Index, pt.Arm))
 			continue
 		}
-		prof, err := p.read(ctx, cp)
-		switch {
-		case err != nil:
-		case prof.Samples == 0:
-			err = fmt.Errorf("its profile holds no sample")
-		case !(cp.Messages > 0):
-			err = fmt.Errorf("it handled no message while profiled")
-		case pt.ServerCPU.MeanCores > 0 && cp.DurationNs > 0:
-			// perf loses samples when it cannot drain its ring in time
-			// (a starved perf): the samples must account for most of the
-			// CPU the harness measured the servers use.
-			used := pt.ServerCPU.MeanCores * float64(cp.DurationNs)
-			if cover := float64(prof.Ns) / used; cover < MinCoverage {
-				err = fmt.Errorf("its samples account for %.0f%% of the CPU its servers used (perf lost samples): left out", 100*cover)
-			}
-		}
+		prof, err := p.usable(ctx, pt)
 		if err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("point %d (%s): %v", pt.Index, pt.Arm, err))
 			continue
@@ -127,6 +112,31 @@ func (p *Profiler) Diff(ctx context.Context, in DiffInput) *result.ProfileDiff {
 		d.Notes = append(d.Notes, "files: "+err.Error())
 	}
 	return d
+}
+
+// usable is a profiled point's recording, read, or why it cannot be
+// compared: no sample, no message handled, or too few samples for the
+// CPU its servers used.
+func (p *Profiler) usable(ctx context.Context, pt result.Point) (*profdiff.Profile, error) {
+	cp := pt.CPUProfile
+	prof, err := p.read(ctx, cp)
+	switch {
+	case err != nil:
+		return nil, err
+	case prof.Samples == 0:
+		return nil, fmt.Errorf("its profile holds no sample")
+	case !(cp.Messages > 0):
+		return nil, fmt.Errorf("it handled no message while profiled")
+	case pt.ServerCPU.MeanCores > 0 && cp.DurationNs > 0:
+		// perf loses samples when it cannot drain its ring in time (a
+		// starved perf): the samples must account for most of the CPU
+		// the harness measured the servers use.
+		used := pt.ServerCPU.MeanCores * float64(cp.DurationNs)
+		if cover := float64(prof.Ns) / used; cover < MinCoverage {
+			return nil, fmt.Errorf("its samples account for %.0f%% of the CPU its servers used (perf lost samples): left out", 100*cover)
+		}
+	}
+	return prof, nil
 }
 
 // read parses a point's recording.

@@ -241,14 +241,25 @@ func (l Leftover) String() string {
 // (up to DefaultGrace and 2 s) first. What belongs to a harness that is
 // still running, this one or another, is left alone.
 func CleanLeftovers() ([]Leftover, error) {
-	var out []Leftover
-	var errs []error
 	dead := func(v string) bool {
 		m := markerRE.FindStringSubmatch(v)
 		return m != nil && !ownerAlive(m[1], m[2])
 	}
-	// A supervisor whose harness just died is stopping its tree and will
-	// remove its cgroups: let it (its grace is at most DefaultGrace).
+	awaitDeadSupervisors(dead)
+	killed := map[int]bool{}
+	out, errs := killMarked(dead, killed)
+	cg, cgErrs := removeDeadCgroups(killed)
+	out, errs = append(out, cg...), append(errs, cgErrs...)
+	if len(errs) > 0 {
+		return out, fmt.Errorf("clean up after an earlier run: %w", errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// awaitDeadSupervisors waits while a supervisor whose harness just died
+// (its marker dead) is still up: it is stopping its tree and will remove
+// its cgroups, within its grace (at most DefaultGrace).
+func awaitDeadSupervisors(dead func(string) bool) {
 	deadline := time.Now().Add(DefaultGrace + 2*time.Second)
 	for time.Now().Before(deadline) {
 		busy := false
@@ -256,11 +267,16 @@ func CleanLeftovers() ([]Leftover, error) {
 			busy = busy || comm(pid) == pinning.SupervisorComm
 		}
 		if !busy {
-			break
+			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	killed := map[int]bool{}
+}
+
+// killMarked SIGKILLs every process whose marker is dead, again while
+// killing a parent reveals more (bounded), and reports each once,
+// recording it in killed.
+func killMarked(dead func(string) bool, killed map[int]bool) (out []Leftover, errs []error) {
 	for range 50 { // killing a parent may reveal no one new, but bound it
 		pids := withMarker(dead)
 		var fresh []int
@@ -282,27 +298,21 @@ func CleanLeftovers() ([]Leftover, error) {
 			break
 		}
 	}
+	return out, errs
+}
+
+// removeDeadCgroups kills what is left in each cgroup of ceiling's whose
+// owner is dead, and removes it, reporting each process (not already in
+// killed) and each cgroup.
+func removeDeadCgroups(killed map[int]bool) (out []Leftover, errs []error) {
 	for _, parent := range pinning.CgroupParents() {
 		ents, err := os.ReadDir(parent.Dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if !e.IsDir() || !strings.HasPrefix(e.Name(), "ceiling-") {
-				continue
-			}
-			var owner string
-			if m := cgroupNameRE.FindStringSubmatch(e.Name()); m != nil {
-				if ownerAlive(m[1], m[2]) {
-					continue
-				}
-				owner = m[1] + "." + m[2]
-			} else if m := oldHeadroomName.FindStringSubmatch(e.Name()); m != nil {
-				if ownerAlive(m[1], "") {
-					continue
-				}
-				owner = m[1]
-			} else {
+			owner, ok := deadCgroupOwner(e)
+			if !ok {
 				continue
 			}
 			dir := parent.Dir + "/" + e.Name()
@@ -326,10 +336,22 @@ func CleanLeftovers() ([]Leftover, error) {
 			out = append(out, Leftover{Kind: "cgroup", Path: dir, Owner: owner})
 		}
 	}
-	if len(errs) > 0 {
-		return out, fmt.Errorf("clean up after an earlier run: %w", errors.Join(errs...))
+	return out, errs
+}
+
+// deadCgroupOwner is the owner a cgroup of ceiling's is named after, when
+// that owner is dead: false for another directory, or a live owner's.
+func deadCgroupOwner(e os.DirEntry) (string, bool) {
+	if !e.IsDir() || !strings.HasPrefix(e.Name(), "ceiling-") {
+		return "", false
 	}
-	return out, nil
+	if m := cgroupNameRE.FindStringSubmatch(e.Name()); m != nil {
+		return m[1] + "." + m[2], !ownerAlive(m[1], m[2])
+	}
+	if m := oldHeadroomName.FindStringSubmatch(e.Name()); m != nil {
+		return m[1], !ownerAlive(m[1], "")
+	}
+	return "", false
 }
 
 // DescribeLeftovers is the warning for what CleanLeftovers removed, ""

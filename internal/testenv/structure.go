@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -71,6 +72,30 @@ func LoadPackage(t testing.TB, dir string) *Package {
 	})}
 	if p.Types, err = conf.Check(bp.ImportPath, p.Fset, p.Files, p.Info); err != nil {
 		t.Fatalf("type-check %s: %v", dir, err)
+	}
+	return p
+}
+
+// ParsePackage parses the package in dir (its non-test files for this
+// GOOS and GOARCH) without type-checking it: enough for Funcs; nil where
+// dir holds no Go package.
+func ParsePackage(t testing.TB, dir string) *Package {
+	t.Helper()
+	bp, err := build.ImportDir(dir, 0)
+	if err != nil {
+		var none *build.NoGoError
+		if errors.As(err, &none) {
+			return nil
+		}
+		t.Fatalf("%s: %v", dir, err)
+	}
+	p := &Package{Fset: token.NewFileSet()}
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(p.Fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Files = append(p.Files, f)
 	}
 	return p
 }
