@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ceiling-bench/ceiling/harness/schedule"
 	"github.com/ceiling-bench/ceiling/harness/verdict"
 	"github.com/ceiling-bench/ceiling/load"
 	"github.com/ceiling-bench/ceiling/result"
@@ -149,4 +150,16 @@ func cpuSide(own, busy, steal float64) result.CPUStats {
 
 func cpuFrac(f float64, pinned int) result.CPUStats {
 	return result.CPUStats{Samples: 8, MeanCores: f * float64(pinned), PinnedCores: pinned, FractionMean: f}
+}
+
+// What a schedule reads of a point says whether its CPUs were contended:
+// a headline first pass runs such a rung again (schedule.FirstRetries).
+func TestObserveContended(t *testing.T) {
+	for _, contended := range []bool{false, true} {
+		p := result.Point{Status: result.StatusOK, Clean: !contended, Contended: contended, ThroughputPerS: 1000}
+		ob := observe(schedule.Point{}, p, true, result.Headline{})
+		if ob.Contended != contended || ob.Clean == contended {
+			t.Errorf("point contended %v: observed contended %v, clean %v", contended, ob.Contended, ob.Clean)
+		}
+	}
 }

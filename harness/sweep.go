@@ -144,7 +144,7 @@ func observe(pt schedule.Point, p result.Point, ok bool, h result.Headline) sche
 		return schedule.Observed{Point: pt, Lost: true, Headline: h}
 	}
 	return schedule.Observed{Point: pt, Failed: p.Status != result.StatusOK, Clean: result.CleanRepeat(&p),
-		ThroughputPerS: p.ThroughputPerS, Headline: h}
+		Contended: p.Contended, ThroughputPerS: p.ThroughputPerS, Headline: h}
 }
 
 // observeSearch is observe with what the search reads of the runner's

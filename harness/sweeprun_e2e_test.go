@@ -58,8 +58,8 @@ func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*
 // contendedRun reports whether a sweep lost its outcome to contention:
 // its headline batch was contended (ErrContended), a point failed while
 // its CPUs were contended (a count check, say, whose window the
-// hypervisor cut), or its comparison could not conclude and some of its
-// points were contended. A sweep that failed on quiet CPUs is not run
+// hypervisor cut), or its comparison could not conclude (or had no time
+// left to profile a slower head) and some of its points were contended. A sweep that failed on quiet CPUs is not run
 // again: the tests that plant a failure expect one.
 func contendedRun(r *result.Result, err error) bool {
 	if errors.Is(err, harness.ErrContended) {
@@ -73,10 +73,14 @@ func contendedRun(r *result.Result, err error) bool {
 	}) {
 		return true
 	}
-	if r.Comparison == nil || r.Comparison.Headline.Verdict != result.CompareCannotConclude {
+	if r.Comparison == nil {
 		return false
 	}
-	return slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended })
+	// A verdict, or the profile after it, that contended blocks' re-runs
+	// left no time for.
+	h := r.Comparison.Headline
+	lost := h.Verdict == result.CompareCannotConclude || h.ProfileDiff != nil && strings.Contains(h.ProfileDiff.Reason, "did not fit")
+	return lost && slices.ContainsFunc(r.Curve, func(p result.Point) bool { return p.Contended })
 }
 
 // skipIfContended skips a test whose sweep had no publishable headline

@@ -31,7 +31,8 @@ func slowTarget(t *testing.T) target.Spec {
 }
 
 // slowOptions is the default comparison (the headline's rung, COMPARE_
-// ARMS=auto, a budget, sized windows) on a two-rung ladder, in 75 s.
+// ARMS=auto, a budget, sized windows) on a two-rung ladder, in 75 s (the
+// tests below set their own).
 func slowOptions(t *testing.T) *testSweep {
 	t.Helper()
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {16, 32}})
@@ -62,7 +63,14 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 	}{{"A/A", slow, false}, {"A/B --spin 30us", spin, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := slowOptions(t)
-			if !tc.slower {
+			if tc.slower {
+				// A slower head ends when the paired test decides,
+				// and its profiled blocks (about 16 s) follow within
+				// the budget: 90 s leave them room after a few blocks
+				// lost to the hypervisor's steal are run again (a CI
+				// machine's decided at 68 s of 75 s).
+				o.CompareBudget = 90 * time.Second
+			} else {
 				// An unchanged head runs its whole budget: 60 s buy
 				// the blocks the test needs (a fresh CI machine's
 				// first pair priced the first pass and 6 blocks at

@@ -425,8 +425,9 @@ type Point struct {
 
 	// SearchStep, SearchPhase and SearchReason place a SEARCH=bisect
 	// sweep point on its batch's search path: its step (1-based, per
-	// batch and rep), the phase ("bracket" or "bisect") and why these
-	// connections were chosen. Absent from ladder sweeps.
+	// batch and rep), the phase ("bracket" or "bisect"; "retry": a
+	// two-arm first pass's best rung run again after contention) and why
+	// these connections were chosen. Absent from ladder sweeps.
 	SearchStep   int    `json:"search_step,omitempty"`
 	SearchPhase  string `json:"search_phase,omitempty"`
 	SearchReason string `json:"search_reason,omitempty"`

@@ -27,8 +27,26 @@ type firstPass struct {
 	others   []int     // the other batches, run once per arm at rung
 	nOthers  int       // len(others) before any ran
 	step     int       // blocks given
-	notes    []string
+	retried  int       // blocks given by retry
+	// fits says whether a retry of points more points still leaves the
+	// budget the blocks the paired test needs; noTime: one did not.
+	fits   func(points int) bool
+	noTime bool
+	notes  []string
 }
+
+// FirstRetries is how many blocks a ScopeHeadline first pass may add at
+// its best rung when no rung ran clean in both arms and that rung's
+// points were contended: the CPUs taken say nothing about the servers,
+// and a burst of the hypervisor's steal (minutes, on a shared runner)
+// left the whole comparison with nothing to compare while its budget
+// still had time for it. Each comes out of the budget (firstOverBudget);
+// after them the batch is not compared, and the warning says why.
+const FirstRetries = 3
+
+// PhaseRetry is a ScopeHeadline first pass's block run again at the
+// search's best rung (FirstRetries).
+const PhaseRetry = "retry"
 
 func newFirstPass(p TwoArmPlan) firstPass {
 	f := firstPass{plan: p}
@@ -46,10 +64,12 @@ func newFirstPass(p TwoArmPlan) firstPass {
 	return f
 }
 
-// most is how many points the first pass runs, at most.
+// most is how many points the first pass runs, at most: the retries
+// given so far count, the ones that may follow do not (they run only
+// when contention took the CPUs, and the budget is held before each).
 func (f *firstPass) most() int {
 	if f.search != nil {
-		return 2 * (len(f.plan.Ladder) + f.nOthers)
+		return 2 * (len(f.plan.Ladder) + f.nOthers + f.retried)
 	}
 	return len(f.order)
 }
@@ -81,6 +101,13 @@ func (f *firstPass) observe(last []Observed) {
 	if f.search != nil && !f.searched && len(last) == 2 {
 		f.search.Record(jointProbe(last[0], last[1]))
 	}
+	if f.searched && f.rung == 0 && f.retried > 0 {
+		f.rung, _ = HeadlineRung(f.seen, f.plan.HeadlineBatch, f.plan.Prefer)
+		if f.rung > 0 {
+			f.notes = append(f.notes, fmt.Sprintf("first pass: no rung of batch %d ran clean in both arms, their CPUs contended; %d connections, run again (%d of at most %d), ran clean in both",
+				f.plan.HeadlineBatch, f.rung, f.retried, FirstRetries))
+		}
+	}
 }
 
 // nextHeadline is ScopeHeadline's first pass: the search's next block,
@@ -106,7 +133,10 @@ func (f *firstPass) nextHeadline() (Block, bool) {
 			f.notes = append(f.notes, note)
 		}
 	}
-	if f.rung == 0 || len(f.others) == 0 {
+	if f.rung == 0 {
+		return f.retry()
+	}
+	if len(f.others) == 0 {
 		return Block{}, false
 	}
 	b := f.others[0]
@@ -128,6 +158,62 @@ func (f *firstPass) firstBlock(k result.PointKey, step int, phase, why string) B
 	return Block{p(a), p(b)}
 }
 
+// retry is the block that runs the headline batch's best contended rung
+// again (FirstRetries); ok false when there is none, or no retry left.
+func (f *firstPass) retry() (Block, bool) {
+	c := bestContended(f.seen, f.plan.HeadlineBatch)
+	if c == 0 || f.retried >= FirstRetries {
+		return Block{}, false
+	}
+	if f.fits != nil && !f.fits(2) {
+		f.noTime = true
+		return Block{}, false
+	}
+	f.retried++
+	why := fmt.Sprintf("no rung ran clean in both arms, their CPUs contended: the best measured (%d connections) again, %d of at most %d", c, f.retried, FirstRetries)
+	return f.firstBlock(result.PointKey{Batch: f.plan.HeadlineBatch, Connections: c}, len(f.search.probes)+f.retried, PhaseRetry, why), true
+}
+
+// bestContended is the rung of batch whose points had the highest mean
+// throughput among the rungs where every point measured without errors
+// (Observed.Good) and one was contended: where a block run again may be
+// clean and be the rung compared. 0: none.
+func bestContended(seen []Observed, batch int) int {
+	type rung struct {
+		sum       float64
+		n         int
+		bad, took bool
+	}
+	at := map[int]*rung{}
+	for _, p := range seen {
+		if p.Role != result.RoleSweep || p.Key.Batch != batch {
+			continue
+		}
+		r := at[p.Key.Connections]
+		if r == nil {
+			r = &rung{}
+			at[p.Key.Connections] = r
+		}
+		if p.Lost || p.Failed || !p.Good {
+			r.bad = true
+			continue
+		}
+		r.sum += p.ThroughputPerS
+		r.n++
+		r.took = r.took || p.Contended
+	}
+	best, mean := 0, 0.0
+	for c, r := range at {
+		if r.bad || !r.took || r.n == 0 {
+			continue
+		}
+		if m := r.sum / float64(r.n); m > mean || (m == mean && c < best) {
+			best, mean = c, m
+		}
+	}
+	return best
+}
+
 // rungs are the rungs to compare once the pass is over, and a warning
 // for each batch compared elsewhere than where both arms ran clean or
 // not compared at all.
@@ -138,7 +224,18 @@ func (f *firstPass) rungs() (rungs []result.PointKey, skipped []string) {
 	if f.rung > 0 {
 		return []result.PointKey{{Batch: f.plan.HeadlineBatch, Connections: f.rung}}, nil
 	}
-	return nil, []string{fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass", f.plan.HeadlineBatch)}
+	var again []string
+	if f.retried > 0 {
+		again = append(again, fmt.Sprintf("its best rung run again %s, contended each time", times(f.retried)))
+	}
+	if f.noTime {
+		again = append(again, "COMPARE_BUDGET had no time left to run its best rung again and still buy the blocks the paired test needs")
+	}
+	if len(again) > 0 {
+		again[0] = " (" + again[0]
+		again[len(again)-1] += ")"
+	}
+	return nil, []string{fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass%s", f.plan.HeadlineBatch, strings.Join(again, "; "))}
 }
 
 // jointProbe is what the headline search reads of a first-pass block:
@@ -185,6 +282,13 @@ func HeadlineRung(seen []Observed, batch, prefer int) (conns int, note string) {
 		return rungs[0].Connections, skipped[0]
 	}
 	return rungs[0].Connections, fmt.Sprintf("comparison: %s: compared at %d connections, where both ran clean with the highest mean", differ, rungs[0].Connections)
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 func rungWord(c int) string {

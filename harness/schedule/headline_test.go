@@ -162,6 +162,94 @@ func TestTwoArmHeadlineNothingClean(t *testing.T) {
 	}
 }
 
+// A first pass whose every rung ran on contended CPUs runs its best rung
+// again (FirstRetries at most, each out of the budget) and compares there
+// once a block is clean in both arms; when contention lasts, or the
+// points were unclean for the server's own reasons, the batch is not
+// compared, and the warning says why.
+func TestTwoArmHeadlineContendedFirstPass(t *testing.T) {
+	ladder, thr := peakAt64()
+	searched := func() int { // the blocks the search itself runs
+		s := NewTwoArm(headlinePlan(ladder))
+		n := 0
+		for _, b := range driveArms(t, s, &armServer{thr: thr}) {
+			if b[0].Role == result.RoleSweep && b[0].Key.Batch == 10 {
+				n++
+			}
+		}
+		return n
+	}()
+	for _, tc := range []struct {
+		name            string
+		busy            int
+		unclean         bool
+		retries, blocks int
+		skipped         string
+	}{
+		{"one retry clean", searched, false, 1, 8, ""},
+		{"clean on the last retry", searched + FirstRetries - 1, false, FirstRetries, 8, ""},
+		{"contended throughout", 100, false, FirstRetries, 0, "(its best rung run again 3 times, contended each time)"},
+		{"unclean, not contended", 0, true, 0, 0, "neither arm ran clean at any rung of the first pass"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewTwoArm(headlinePlan(ladder))
+			got := driveArms(t, s, &armServer{thr: thr, busy: tc.busy, unclean: tc.unclean})
+			var retried []Point
+			for _, b := range got {
+				if b[0].Phase == PhaseRetry {
+					retried = append(retried, b[0], b[1])
+				}
+			}
+			if len(retried) != 2*tc.retries {
+				t.Fatalf("%d points run again, want %d blocks", len(retried), tc.retries)
+			}
+			for _, p := range retried {
+				if p.Key != (result.PointKey{Batch: 10, Connections: 64}) || p.Role != result.RoleSweep || !strings.Contains(p.Reason, "contended") {
+					t.Errorf("retry %+v: want the best rung (64), a sweep point, saying why", p)
+				}
+			}
+			if n := len(armsOf(got, result.RoleCompare)) / 2; n != tc.blocks {
+				t.Errorf("%d compare blocks, want %d", n, tc.blocks)
+			}
+			if s.FirstPass() != 2*(len(ladder)+2+tc.retries) {
+				t.Errorf("first pass at most %d points after %d retries", s.FirstPass(), tc.retries)
+			}
+			rungs, skipped, _ := s.Rungs()
+			if tc.skipped == "" {
+				notes := strings.Join(s.Notes(), "\n")
+				if !cmp.Equal(rungs, []result.PointKey{{Batch: 10, Connections: 64}}) || !strings.Contains(notes, "64 connections, run again") {
+					t.Errorf("rungs %v, notes %q", rungs, notes)
+				}
+				return
+			}
+			if len(rungs) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0], tc.skipped) {
+				t.Errorf("rungs %v, skipped %q; want %q", rungs, skipped, tc.skipped)
+			}
+		})
+	}
+	// Under a budget a retry is given only while the blocks the paired
+	// test needs still fit after it: here 2.6 s a block (1 s windows, a
+	// server booted and stopped in 0.3 s per point), the search's 4
+	// blocks, then retries until 6 blocks and the other batches' 4
+	// points would not fit 40 s: 2 of them.
+	p := headlinePlan(ladder)
+	p.Budget, p.First, p.Compare = 40*time.Second, Window{Duration: time.Second}, Window{Duration: time.Second}
+	p.Costs.Overhead = time.Nanosecond
+	s := NewTwoArm(p)
+	sv := &armServer{thr: thr, cost: time.Second, busy: 100, ready: 100 * time.Millisecond, stop: 200 * time.Millisecond}
+	got := driveArms(t, s, sv)
+	retries := 0
+	for _, b := range got {
+		if b[0].Phase == PhaseRetry {
+			retries++
+		}
+	}
+	_, skipped, _ := s.Rungs()
+	if retries == 0 || retries >= FirstRetries || sv.now > p.Budget || len(skipped) != 1 || !strings.Contains(skipped[0], "no time left to run its best rung again") {
+		t.Errorf("%d retries, ended at %s of %s; skipped %q", retries, sv.now, p.Budget, skipped)
+	}
+}
+
 // COMPARE_BUDGET: the blocks are planned from the costs the first pass
 // measured, no block is given that would end past the budget (by the
 // blocks' mean time so far), and the rung's end says the budget ended

@@ -46,6 +46,10 @@ type Observed struct {
 	// (result.CleanRepeat): it can be a ceiling, and a compare block's
 	// repeat that counts.
 	Clean bool
+	// Contended: other work or the hypervisor took the point's pinned
+	// CPUs (result.Point.Contended): it is not clean for want of CPUs,
+	// not for anything the server did, so run again it may be.
+	Contended bool
 	// ThroughputPerS is the point's throughput.
 	ThroughputPerS float64
 	// Headline is the curve's headline with this point in it (as

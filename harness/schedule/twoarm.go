@@ -168,6 +168,7 @@ func NewTwoArm(p TwoArmPlan) *TwoArm {
 	t := &TwoArm{plan: p}
 	t.costs = newCostBook(p.Costs)
 	t.first = newFirstPass(p)
+	t.first.fits = t.retryFits
 	t.cmp.out = -1
 	t.arms.up = map[string]bool{}
 	switch {
@@ -413,6 +414,21 @@ func (t *TwoArm) feasible() {
 			p.Budget, min, roundCost(c.Base.ready()), roundCost(c.Head.ready()), roundCost(c.Base.stop()), roundCost(c.Head.stop()), c.Source,
 			ahead.FirstLeft, min, roundSecond(need), roundSecond(t.elapsed), want)}
 	t.notes = append(t.notes, "comparison: "+t.short.Text)
+}
+
+// retryFits says whether points more first-pass points still leave the
+// budget the blocks the paired test needs (true without a budget): a
+// first pass run again for want of CPUs must not spend the time its
+// blocks would have had.
+func (t *TwoArm) retryFits(points int) bool {
+	p := t.plan
+	if p.Budget <= 0 {
+		return true
+	}
+	min := MinBlocks(p.Alpha)
+	ahead := Ahead{FirstLeft: t.first.left() + points, Booted: len(t.arms.upArms()) == 2, Turn: true}
+	n, _ := t.costs.now().Blocks(p.Budget-t.elapsed, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, min)
+	return n >= min
 }
 
 // firstOverBudget ends the run when the first pass's next block (and the

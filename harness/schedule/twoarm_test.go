@@ -15,6 +15,12 @@ type armServer struct {
 	thr  map[ArmPoint]float64
 	lose map[int]bool
 	n    int // compare blocks so far
+	// busy is how many first-pass blocks, from the first, ran on
+	// contended CPUs (measured, not clean); unclean is every first-pass
+	// point unclean for the server's own reasons (a capped generator,
+	// say), not contention.
+	busy    int
+	unclean bool
 	// cost is each point's time on the run's clock (Observed.Elapsed),
 	// and cmpCost a compare point's when set; ready and stop are a
 	// server's boot and stop, paid by a fresh point and by BootArms and
@@ -30,10 +36,14 @@ type armServer struct {
 
 func (sv *armServer) measure(s Step) []Observed {
 	b := s.Block
-	lost := false
+	lost, busy := false, false
 	if b[0].Role == result.RoleCompare {
 		lost = sv.lose[sv.n]
 		sv.n++
+	}
+	if b[0].Role == result.RoleSweep && sv.busy > 0 {
+		busy = true
+		sv.busy--
 	}
 	var out []Observed
 	for _, p := range b {
@@ -45,6 +55,9 @@ func (sv *armServer) measure(s Step) []Observed {
 			wall = sv.cmpCost
 		}
 		o := Observed{Point: p, Failed: v == 0, Good: v > 0, Clean: v > 0, ThroughputPerS: v, Load: wall}
+		if b[0].Role == result.RoleSweep && (busy || sv.unclean) {
+			o.Clean, o.Contended = false, busy
+		}
 		wall += sv.over
 		if !s.Warm {
 			o.ReadyCost, o.StopCost = sv.ready, sv.stop
