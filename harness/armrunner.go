@@ -34,10 +34,14 @@ type TwoArmRunner interface {
 	// (harness/cpuprof: it reads what perf recorded), writing its files
 	// in dir; relTo is the result's directory.
 	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
+	// ProfileUnable is why this machine can take no profile ("": it
+	// can): a two-arm sweep then runs no profiled blocks.
+	ProfileUnable() string
 }
 
 // twoArmSide is what a two-arm runner does beside its points.
 type twoArmSide interface {
 	ArmRunner
 	ProfileDiff(ctx context.Context, points []result.Point, dir, relTo string) *result.ProfileDiff
+	ProfileUnable() string
 }

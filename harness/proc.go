@@ -107,6 +107,10 @@ func (pr *ProcRunner) ProfileDiff(ctx context.Context, points []result.Point, di
 		Title: "CPU per message, head against base"})
 }
 
+// ProfileUnable is why the machine's perf can take no profile (checked
+// once): TwoArmRunner.
+func (pr *ProcRunner) ProfileUnable() string { return pr.e.profiler.get().Plan().Reason }
+
 // Close ends what the runner keeps across points: the warm arms' servers
 // are stopped, and AGENTS_LISTEN's agents told the sweep is done (they
 // exit).

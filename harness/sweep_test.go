@@ -132,6 +132,7 @@ func (r *refusing) StopArm(context.Context, string) ArmOutcome { return ArmOutco
 func (r *refusing) ProfileDiff(context.Context, []result.Point, string, string) *result.ProfileDiff {
 	return nil
 }
+func (r *refusing) ProfileUnable() string { return "" }
 
 func (r *refusing) RunPoint(context.Context, PointSpec) verdict.Outcome {
 	r.asked++

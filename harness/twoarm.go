@@ -40,7 +40,11 @@ func SweepTwoArm(ctx context.Context, o *Plan, runner TwoArmRunner, r *result.Re
 	r.Config = twoArmConfig(o)
 	r.Regime = result.Regime(o.Point.Scenario, o.Schedule.HeadlineBatch, o.Point.RecordSize, len(o.CPUs.Server), len(o.CPUs.Generator))
 	r.Notes = slices.Clone(o.Notes)
-	s := schedule.NewTwoArm(o.twoArmPlan(r.Config.Order))
+	tp := o.twoArmPlan(r.Config.Order)
+	if tp.WantsProfile != nil {
+		tp.ProfileUnable = runner.ProfileUnable()
+	}
+	s := schedule.NewTwoArm(tp)
 	if o.Headline() {
 		r.Config.Order = nil // the first pass's keys, as the search runs them
 	}

@@ -33,6 +33,7 @@ type fakeArms struct {
 	cost         time.Duration
 	boots, stops []string
 	profiled     []result.Point
+	unable       string // ProfileUnable's answer
 }
 
 func (f *fakeArms) BootArm(_ context.Context, arm string) ArmOutcome {
@@ -41,6 +42,9 @@ func (f *fakeArms) BootArm(_ context.Context, arm string) ArmOutcome {
 	f.boots = append(f.boots, arm)
 	return ArmOutcome{Cost: f.cost}
 }
+
+// ProfileUnable is the machine's profiler as the test sets it.
+func (f *fakeArms) ProfileUnable() string { return f.unable }
 
 // ProfileDiff records the profiled points it was given and compares
 // nothing (harness/cpuprof's tests do).
@@ -602,8 +606,10 @@ func TestSweepTwoArmSizesWindows(t *testing.T) {
 // the compared ones, at the headline's rung, each point profiled (role
 // profile: never compared), and the runner's ProfileDiff of their 6
 // points is the headline's profile_diff; an unchanged one (auto) gets
-// none; on profiles whatever the verdict, the budget keeping their time.
-// (Profiled blocks that do not fit: TestTwoArmProfiledBlocks.)
+// none; on profiles whatever the verdict, the budget keeping their time;
+// a machine that can take no profile (perf missing) runs no profiled
+// block, and the diff says why. (Profiled blocks that do not fit:
+// TestTwoArmProfiledBlocks.)
 func TestSweepTwoArmProfiles(t *testing.T) {
 	for _, tc := range []struct {
 		name, mode string
@@ -611,11 +617,14 @@ func TestSweepTwoArmProfiles(t *testing.T) {
 		budget     time.Duration
 		profiled   int
 		why        string
+		unable     string // the runner's ProfileUnable
 	}{
-		{"slower, auto", knob.ProfileAuto, 0.8, 0, 6, ""},
-		{"same, auto", knob.ProfileAuto, 1, 0, 0, ""},
-		{"slower, off", knob.ProfileOff, 0.8, 0, 0, ""},
-		{"on, an unchanged head, within a budget that keeps their time", knob.ProfileOn, 1, 100 * time.Second, 6, ""},
+		{"slower, auto", knob.ProfileAuto, 0.8, 0, 6, "", ""},
+		{"same, auto", knob.ProfileAuto, 1, 0, 0, "", ""},
+		{"slower, off", knob.ProfileOff, 0.8, 0, 0, "", ""},
+		{"on, an unchanged head, within a budget that keeps their time", knob.ProfileOn, 1, 100 * time.Second, 6, "", ""},
+		{"slower, auto, no perf here", knob.ProfileAuto, 0.8, 0, 0, "no profile taken: perf is not installed", "perf is not installed"},
+		{"on, no perf here, a budget that keeps nothing for them", knob.ProfileOn, 1, 100 * time.Second, 0, "no profile taken: perf is not installed", "perf is not installed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := knob.DefaultOptions(false)
@@ -638,6 +647,7 @@ func TestSweepTwoArmProfiles(t *testing.T) {
 			}
 			clock := newFakeClock(0)
 			run := &armScripted{thr: thr, clock: clock, plan: p, over: 400 * time.Millisecond, ready: 150 * time.Millisecond, stop: 150 * time.Millisecond}
+			run.unable = tc.unable
 			r := &result.Result{}
 			if err := SweepTwoArm(context.Background(), p, run, r, io.Discard, verdict.DefaultThresholds, clock); err != nil {
 				t.Fatal(err)

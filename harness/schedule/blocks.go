@@ -53,7 +53,7 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 	costs := t.costs.now()
 	need := MinBlocks(p.Alpha) * len(c.rungs)
 	left := p.Budget - t.elapsed
-	if p.ReserveProfile {
+	if p.ReserveProfile && p.ProfileUnable == "" {
 		left -= time.Duration(p.ProfileBlocks) * costs.Block(t.window(), !t.arms.warm, p.Duet)
 	}
 	n, needed := costs.Blocks(left, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, need)

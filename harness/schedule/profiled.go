@@ -35,6 +35,14 @@ func (t *TwoArm) nextProfiled() (Step, bool) {
 			ps.given = p.ProfileBlocks // none is due
 			return Step{}, false
 		}
+		if p.ProfileUnable != "" {
+			// Blocks whose every profile would fail spend time for
+			// nothing: none runs, and the diff says why.
+			ps.why = "no profile taken: " + p.ProfileUnable
+			ps.given = p.ProfileBlocks
+			t.notes = append(t.notes, "profile: "+ps.why)
+			return Step{}, false
+		}
 		costs := t.costs.now()
 		block := t.costs.meanBlock(t.arms.warm) // as the blocks ran
 		if block <= 0 {

@@ -70,6 +70,10 @@ type TwoArmPlan struct {
 	WantsProfile   func(verdict string) bool
 	ProfileBlocks  int
 	ReserveProfile bool
+	// ProfileUnable is why no profile can be taken on this machine (perf
+	// missing, or not permitted): the profiled blocks are not run, none
+	// of their time is kept from the blocks, and ProfileWhy says why.
+	ProfileUnable string
 	// SizeWindows: the blocks' windows are chosen from the first pass's
 	// timelines (Size) when it is over, Compare the default they must
 	// beat; false: Compare as given (COMPARE_DURATION, COMPARE_WARMUP).
