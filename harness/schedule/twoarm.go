@@ -157,6 +157,10 @@ type TwoArm struct {
 	verdict string
 	profile profileState
 
+	// timed: the first block's costs were held against the budget
+	// (feasible).
+	timed bool
+
 	queue   []Step // steps decided, not given yet
 	given   Step   // the step given last
 	elapsed time.Duration
@@ -393,6 +397,10 @@ func (t *TwoArm) observe(r Report) {
 	}
 	if !t.arms.decided {
 		t.decide(t.choose())
+	}
+	if !t.timed {
+		// The first block timed the costs, whoever chose the arms.
+		t.timed = true
 		t.feasible()
 	}
 }
