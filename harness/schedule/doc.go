@@ -59,7 +59,10 @@
 //     picks, the arm that goes first alternating; then HeadlineRung
 //     picks the rung (the arms' ceiling rung when they agree, else
 //     Prefer, else the highest mean where both ran clean), and every
-//     other batch runs once per arm there.
+//     other batch runs once per arm there. Where no rung ran clean in
+//     both arms only because their CPUs were contended, the best rung
+//     runs again (FirstRetries, while the budget still buys the blocks
+//     after it) before the batch is given up.
 //  2. Compare blocks at that rung only, as below, planned from what the
 //     first pass measured (planBlocks: the time left over a block's
 //     measured cost), up to MaxBlocks of them, and none that would end
