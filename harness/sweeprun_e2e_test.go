@@ -59,8 +59,9 @@ func retryContended(t *testing.T, run func() (*result.Result, string, error)) (*
 // its headline batch was contended (ErrContended), a point failed while
 // its CPUs were contended (a count check, say, whose window the
 // hypervisor cut), or its comparison could not conclude (or had no time
-// left to profile a slower head) and some of its points were contended. A sweep that failed on quiet CPUs is not run
-// again: the tests that plant a failure expect one.
+// left to profile a slower head) and some of its points were contended.
+// A sweep that failed on quiet CPUs is not run again: the tests that
+// plant a failure expect one.
 func contendedRun(r *result.Result, err error) bool {
 	if errors.Is(err, harness.ErrContended) {
 		return true

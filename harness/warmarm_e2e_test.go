@@ -31,15 +31,14 @@ func slowTarget(t *testing.T) target.Spec {
 }
 
 // slowOptions is the default comparison (the headline's rung, COMPARE_
-// ARMS=auto, a budget, sized windows) on a two-rung ladder, in 75 s (the
-// tests below set their own).
-func slowOptions(t *testing.T) *testSweep {
+// ARMS=auto, sized windows) on a two-rung ladder, under budget.
+func slowOptions(t *testing.T, budget time.Duration) *testSweep {
 	t.Helper()
 	o := miniOptions(t, knob.Ladder{10}, knob.ConnsLadders{10: {16, 32}})
 	o.BaseTargetFile = "base"
 	o.SetTwoArmDefaults(result.ScopeHeadline)
 	o.Duration, o.Warmup = time.Second, 300*time.Millisecond
-	o.CompareBudget = 75 * time.Second
+	o.CompareBudget = budget
 	return o
 }
 
@@ -62,22 +61,20 @@ func TestTwoArmSlowServerWarmArms(t *testing.T) {
 		slower bool
 	}{{"A/A", slow, false}, {"A/B --spin 30us", spin, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := slowOptions(t)
+			// A slower head ends when the paired test decides, and
+			// its profiled blocks (about 16 s) follow within the
+			// budget: 90 s leave them room after a few blocks lost to
+			// the hypervisor's steal are run again (a CI machine's
+			// decided at 68 s of 75 s). An unchanged head runs its
+			// whole budget: 60 s buy the blocks the test needs (a
+			// fresh CI machine's first pair priced the first pass and
+			// 6 blocks at 50 s, and 45 s was refused as it should be),
+			// and keep the lane short.
+			budget := 60 * time.Second
 			if tc.slower {
-				// A slower head ends when the paired test decides,
-				// and its profiled blocks (about 16 s) follow within
-				// the budget: 90 s leave them room after a few blocks
-				// lost to the hypervisor's steal are run again (a CI
-				// machine's decided at 68 s of 75 s).
-				o.CompareBudget = 90 * time.Second
-			} else {
-				// An unchanged head runs its whole budget: 60 s buy
-				// the blocks the test needs (a fresh CI machine's
-				// first pair priced the first pass and 6 blocks at
-				// 50 s, and 45 s was refused as it should be), and
-				// keep the lane short.
-				o.CompareBudget = 60 * time.Second
+				budget = 90 * time.Second
 			}
+			o := slowOptions(t, budget)
 			r, table, err := runTwoArm(t, o, slow, tc.head)
 			skipIfContended(t, r, err)
 			a := r.Arms

@@ -28,9 +28,9 @@ type firstPass struct {
 	nOthers  int       // len(others) before any ran
 	step     int       // blocks given
 	retried  int       // blocks given by retry
-	// fits says whether a retry of points more points still leaves the
-	// budget the blocks the paired test needs; noTime: one did not.
-	fits   func(points int) bool
+	// fits says whether one more first-pass block still leaves the
+	// budget the blocks the paired test needs; noTime: a retry did not.
+	fits   func() bool
 	noTime bool
 	notes  []string
 }
@@ -102,8 +102,12 @@ func (f *firstPass) observe(last []Observed) {
 		f.search.Record(jointProbe(last[0], last[1]))
 	}
 	if f.searched && f.rung == 0 && f.retried > 0 {
-		f.rung, _ = HeadlineRung(f.seen, f.plan.HeadlineBatch, f.plan.Prefer)
+		var note string
+		f.rung, note = HeadlineRung(f.seen, f.plan.HeadlineBatch, f.plan.Prefer)
 		if f.rung > 0 {
+			if note != "" {
+				f.notes = append(f.notes, note)
+			}
 			f.notes = append(f.notes, fmt.Sprintf("first pass: no rung of batch %d ran clean in both arms, their CPUs contended; %d connections, run again (%d of at most %d), ran clean in both",
 				f.plan.HeadlineBatch, f.rung, f.retried, FirstRetries))
 		}
@@ -165,7 +169,7 @@ func (f *firstPass) retry() (Block, bool) {
 	if c == 0 || f.retried >= FirstRetries {
 		return Block{}, false
 	}
-	if f.fits != nil && !f.fits(2) {
+	if f.fits != nil && !f.fits() {
 		f.noTime = true
 		return Block{}, false
 	}
@@ -204,7 +208,7 @@ func bestContended(seen []Observed, batch int) int {
 	}
 	best, mean := 0, 0.0
 	for c, r := range at {
-		if r.bad || !r.took || r.n == 0 {
+		if r.bad || !r.took {
 			continue
 		}
 		if m := r.sum / float64(r.n); m > mean || (m == mean && c < best) {
@@ -231,11 +235,11 @@ func (f *firstPass) rungs() (rungs []result.PointKey, skipped []string) {
 	if f.noTime {
 		again = append(again, "COMPARE_BUDGET had no time left to run its best rung again and still buy the blocks the paired test needs")
 	}
+	why := ""
 	if len(again) > 0 {
-		again[0] = " (" + again[0]
-		again[len(again)-1] += ")"
+		why = " (" + strings.Join(again, "; ") + ")"
 	}
-	return nil, []string{fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass%s", f.plan.HeadlineBatch, strings.Join(again, "; "))}
+	return nil, []string{fmt.Sprintf("comparison: batch %d not compared: neither arm ran clean at any rung of the first pass%s", f.plan.HeadlineBatch, why)}
 }
 
 // jointProbe is what the headline search reads of a first-pass block:

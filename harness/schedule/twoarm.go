@@ -428,17 +428,17 @@ func (t *TwoArm) feasible() {
 	t.notes = append(t.notes, "comparison: "+t.short.Text)
 }
 
-// retryFits says whether points more first-pass points still leave the
+// retryFits says whether one more first-pass block still leaves the
 // budget the blocks the paired test needs (true without a budget): a
 // first pass run again for want of CPUs must not spend the time its
 // blocks would have had.
-func (t *TwoArm) retryFits(points int) bool {
+func (t *TwoArm) retryFits() bool {
 	p := t.plan
 	if p.Budget <= 0 {
 		return true
 	}
 	min := MinBlocks(p.Alpha)
-	ahead := Ahead{FirstLeft: t.first.left() + points, Booted: len(t.arms.upArms()) == 2, Turn: true}
+	ahead := Ahead{FirstLeft: t.first.left() + 2, Booted: len(t.arms.upArms()) == 2, Turn: true}
 	n, _ := t.costs.now().Blocks(p.Budget-t.elapsed, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, min)
 	return n >= min
 }
