@@ -187,37 +187,27 @@ func TestConnectionsHeldAndCosted(t *testing.T) {
 
 // TestMemoryComparisonCallsABallast: a two-arm run of refserver against
 // refserver --conn-ballast 4096 calls the head's memory per connection
-// higher by about 4 KiB; the same server on both arms is not called
-// higher. The subject is memory, which contention does not change: the
-// throughput's verdict is not checked.
+// higher by about 4 KiB, from each arm's real PSS. The subject is memory,
+// which contention does not change: the throughput's verdict is not
+// checked. That the same server on both arms is rarely called higher is
+// the rule's, on 40 simulated A/A runs (result's
+// TestMemoryComparisonAAIsNotCalled).
 func TestMemoryComparisonCallsABallast(t *testing.T) {
 	needProcs(t)
-	for _, tc := range []struct {
-		name    string
-		ballast string
-	}{{"ballast", "4096"}, {"A/A", ""}} {
-		t.Run(tc.name, func(t *testing.T) {
-			o := twoArmOptions(t, knob.Ladder{1}, knob.ConnsLadders{1: {2000}})
-			o.Scenario, o.ConnInterval = knob.ConnectionsScenario, 500*time.Millisecond
-			base, head := refTarget(t), refTarget(t)
-			if tc.ballast != "" {
-				head.Command = append(head.Command, "--conn-ballast", tc.ballast)
-			}
-			r, _, err := runTwoArm(t, o, base, head)
-			if r.Comparison == nil || len(r.Comparison.Points) == 0 {
-				notQuiet(t, "no compared point (%v): the first pass had no rung clean on both arms:\n%s", err, contendedReasons(r))
-			}
-			m := r.Comparison.Points[0].Memory
-			if m == nil {
-				t.Fatalf("no memory comparison: %+v", r.Comparison.Points[0])
-			}
-			t.Logf("memory: %s", m.Reason)
-			switch {
-			case tc.ballast != "" && (m.Verdict != result.MemoryHigher || *m.ChangeBytes < 3000 || *m.ChangeBytes > 5500):
-				t.Errorf("ballast of 4096 B a connection: %s, change %v, want higher by about 4096", m.Verdict, m.ChangeBytes)
-			case tc.ballast == "" && m.Verdict == result.MemoryHigher && *m.ChangeBytes > 1024:
-				t.Errorf("A/A called higher by %v B a connection: %s", *m.ChangeBytes, m.Reason)
-			}
-		})
+	o := twoArmOptions(t, knob.Ladder{1}, knob.ConnsLadders{1: {2000}})
+	o.Scenario, o.ConnInterval = knob.ConnectionsScenario, 500*time.Millisecond
+	base, head := refTarget(t), refTarget(t)
+	head.Command = append(head.Command, "--conn-ballast", "4096")
+	r, _, err := runTwoArm(t, o, base, head)
+	if r.Comparison == nil || len(r.Comparison.Points) == 0 {
+		notQuiet(t, "no compared point (%v): the first pass had no rung clean on both arms:\n%s", err, contendedReasons(r))
+	}
+	m := r.Comparison.Points[0].Memory
+	if m == nil {
+		t.Fatalf("no memory comparison: %+v", r.Comparison.Points[0])
+	}
+	t.Logf("memory: %s", m.Reason)
+	if m.Verdict != result.MemoryHigher || *m.ChangeBytes < 3000 || *m.ChangeBytes > 5500 {
+		t.Errorf("ballast of 4096 B a connection: %s, change %v, want higher by about 4096", m.Verdict, m.ChangeBytes)
 	}
 }
