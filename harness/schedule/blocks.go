@@ -51,13 +51,7 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 		return
 	}
 	costs := t.costs.now()
-	need := MinBlocks(p.Alpha) * len(c.rungs)
-	left := p.Budget - t.elapsed
-	if p.ReserveProfile && p.ProfileUnable == "" {
-		left -= time.Duration(p.ProfileBlocks) * costs.Block(t.window(), !t.arms.warm, p.Duet)
-	}
-	n, needed := costs.Blocks(left, ahead, p.First, t.window(), t.arms.warm, p.Duet, p.RebootEvery, need)
-	n /= len(c.rungs)
+	n, needed := t.blocksAt(t.window(), ahead)
 	if p.MaxReps > 0 {
 		n = min(n, p.MaxReps)
 	}
@@ -72,6 +66,21 @@ func (t *TwoArm) planBlocks(ahead Ahead) {
 		c.blocks[j].ended = &result.Ended{Kind: result.EndNoTime, Text: text, NeedBudgetNs: int64(roundSecond(t.elapsed + needed).Round(10 * time.Second))}
 	}
 	c.spent = true
+}
+
+// blocksAt is how many blocks a rung gets from the time the budget has
+// left at window w, the profiled blocks' reserve taken out, with what is
+// ahead of the blocks; and how long the blocks the paired test needs at
+// every rung would take.
+func (t *TwoArm) blocksAt(w Window, ahead Ahead) (n int, needed time.Duration) {
+	p, rungs := t.plan, len(t.cmp.rungs)
+	costs := t.costs.now()
+	left := p.Budget - t.elapsed
+	if p.ReserveProfile && p.ProfileUnable == "" {
+		left -= time.Duration(p.ProfileBlocks) * costs.Block(w, !t.arms.warm, p.Duet)
+	}
+	n, needed = costs.Blocks(left, ahead, p.First, w, t.arms.warm, p.Duet, p.RebootEvery, MinBlocks(p.Alpha)*rungs)
+	return n / rungs, needed
 }
 
 // nextBlock is the compare phase's next step: a block, or, when a fresh

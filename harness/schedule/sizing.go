@@ -293,8 +293,13 @@ func (s Series) settle() (time.Duration, bool) {
 // Size chooses the blocks' windows from the first pass: ss, the
 // timelines near the compared rung; pairs, its blocks' d (a block being
 // both arms at one key, first run w1 apart by lag1); under costs c, for
-// blocks warm or fresh, against the default window def.
-func Size(ss []Series, pairs []float64, w1, lag1 time.Duration, c Costs, def Window, warm, duet bool, every int) Sizing {
+// blocks warm or fresh, against the default window def. fits says
+// whether the time left buys the blocks the paired test needs at a
+// window (nil: no budget, every window does): the MDC model buys blocks
+// in proportion to the time, but a window that leaves fewer than the
+// test needs buys no verdict at all, so such a window is never chosen,
+// and when the default is one of them, the best window that fits is.
+func Size(ss []Series, pairs []float64, w1, lag1 time.Duration, c Costs, def Window, warm, duet bool, every int, fits func(Window) bool) Sizing {
 	model, ok := fitNoise(ss, pairs, w1, lag1)
 	switch {
 	case !ok && len(model.allan) == 0:
@@ -323,24 +328,41 @@ func Size(ss []Series, pairs []float64, w1, lag1 time.Duration, c Costs, def Win
 	}
 	base := score(def)
 	out := Sizing{Window: def, A: model.v(time.Second), K: model.k}
-	best := def
+	affordable := func(w Window) bool { return fits == nil || fits(w) }
+	defFits := affordable(def)
+	var best *Window
+	var tooLong []string
 	for _, d := range candidateWindows {
 		w := Window{Duration: d, Warmup: warmup}
 		out.Candidates = append(out.Candidates, Candidate{Window: w, Relative: score(w) / base})
-		if score(w) < score(best) {
-			best = w
+		switch {
+		case !affordable(w):
+			tooLong = append(tooLong, d.String())
+		case best == nil || score(w) < score(*best):
+			best = &w
 		}
 	}
-	rel := score(best) / base
 	desc := fmt.Sprintf("the first pass's timelines put a 1 s window's noise at %.2g%% and its settling at %s; %s put the drift between a block's runs at %.2g%%² a second; ",
 		100*math.Sqrt(model.v(time.Second)), warmup, model.kFrom, 1e4*model.k)
-	if rel > 1-SizingGain {
-		out.Reason = desc + fmt.Sprintf("no window beats the default %s + %s warm-up by %.0f%% of its MDC (the best, %s + %s, by %.0f%%): kept",
-			def.Duration, def.Warmup, SizingGain*100, best.Duration, best.Warmup, (1-rel)*100)
+	if len(tooLong) > 0 {
+		desc += fmt.Sprintf("windows of %s would leave the time left too few blocks for the paired test; ", strings.Join(tooLong, ", "))
+	}
+	if best == nil {
+		out.Reason = desc + fmt.Sprintf("no window the time left can buy: the default %s + %s warm-up kept", def.Duration, def.Warmup)
 		return out
 	}
-	out.Window, out.Sized = best, true
-	out.Reason = desc + fmt.Sprintf("%s windows after %s of warm-up buy an MDC %.0f%% below the default %s + %s", best.Duration, best.Warmup, (1-rel)*100, def.Duration, def.Warmup)
+	rel := score(*best) / base
+	switch {
+	case !defFits:
+		out.Window, out.Sized = *best, true
+		out.Reason = desc + fmt.Sprintf("%s windows after %s of warm-up are the best the time left buys (the default %s + %s is not)", best.Duration, best.Warmup, def.Duration, def.Warmup)
+	case rel > 1-SizingGain:
+		out.Reason = desc + fmt.Sprintf("no window beats the default %s + %s warm-up by %.0f%% of its MDC (the best, %s + %s, by %.0f%%): kept",
+			def.Duration, def.Warmup, SizingGain*100, best.Duration, best.Warmup, (1-rel)*100)
+	default:
+		out.Window, out.Sized = *best, true
+		out.Reason = desc + fmt.Sprintf("%s windows after %s of warm-up buy an MDC %.0f%% below the default %s + %s", best.Duration, best.Warmup, (1-rel)*100, def.Duration, def.Warmup)
+	}
 	return out
 }
 

@@ -118,7 +118,7 @@ func TestSize(t *testing.T) {
 		{name: "no timeline", wantWords: "no timeline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Size(tc.ss, tc.pairs, 3*time.Second, lag1, refCosts, defWindow, true, false, 0)
+			s := Size(tc.ss, tc.pairs, 3*time.Second, lag1, refCosts, defWindow, true, false, 0, nil)
 			w := s.Window.Duration
 			if s.Sized != tc.sized || w < tc.atLeast || tc.atMost > 0 && w > tc.atMost || w < MinWindow || w > MaxWindow {
 				t.Errorf("%s (sized %v): %s; want sized %v, within %s..%s", s.Window.Duration, s.Sized, s.Reason, tc.sized, tc.atLeast, tc.atMost)
@@ -158,7 +158,7 @@ func TestSizeWarmup(t *testing.T) {
 				}
 			}
 		}
-		s := Size(ss, pairsOf(10, 0.02, 1), 3*time.Second, 4300*time.Millisecond, refCosts, defWindow, true, false, 0)
+		s := Size(ss, pairsOf(10, 0.02, 1), 3*time.Second, 4300*time.Millisecond, refCosts, defWindow, true, false, 0, nil)
 		got := s.Candidates[0].Window.Warmup
 		if got < tc.want || got > tc.want+250*time.Millisecond {
 			t.Errorf("a ramp over %d ticks: warm-up %s, want %s", tc.ramp, got, tc.want)
@@ -176,8 +176,49 @@ func TestSizeWarmupIsTheMedian(t *testing.T) {
 			ss[0].Counts[j] = int64(float64(ss[0].Counts[j]) * (0.3 + 0.7*float64(j)/30))
 		}
 	}
-	s := Size(ss, pairsOf(10, 0.02, 1), 3*time.Second, 4300*time.Millisecond, refCosts, defWindow, true, false, 0)
+	s := Size(ss, pairsOf(10, 0.02, 1), 3*time.Second, 4300*time.Millisecond, refCosts, defWindow, true, false, 0, nil)
 	if got := s.Candidates[0].Window.Warmup; got != MinWarmup {
 		t.Errorf("one late timeline of five: warm-up %s, want %s", got, MinWarmup)
+	}
+}
+
+// A budget whose time left buys the paired test's blocks only at short
+// windows: the collector's server, which wants 2 s windows or more, gets
+// the longest that still buys them, never one that buys no verdict (a
+// QUICK comparison once sized 4 s windows that left no block at all);
+// when the default itself is too long for the time left, the best
+// window that fits is chosen whatever it saves; when none fits, the
+// default stays, and planBlocks says what budget would buy the blocks.
+func TestSizeWithinTheTimeLeft(t *testing.T) {
+	collector := firstPassSeries(8, 0.01, 3, func(i int) float64 {
+		if i%20 < 2 {
+			return 0.66
+		}
+		return 1
+	})
+	lag1 := 4300 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		longest time.Duration // the longest window the time left buys
+		want    time.Duration // the window chosen
+		sized   bool
+		words   string
+	}{
+		{"every window fits", MaxWindow, MaxWindow, true, "below the default"},
+		{"up to 3 s", 3 * time.Second, 3 * time.Second, true, "windows of 4s would leave"},
+		{"up to 2 s", 2 * time.Second, 2 * time.Second, true, "windows of 3s, 4s would leave"},
+		{"only 500 ms: the default does not fit", 500 * time.Millisecond, 500 * time.Millisecond, true, "the best the time left buys"},
+		{"none", 0, defWindow.Duration, false, "no window the time left can buy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fits := func(w Window) bool { return w.Duration <= tc.longest }
+			s := Size(collector, pairsOf(10, 0.01, 3), 3*time.Second, lag1, refCosts, defWindow, true, false, 0, fits)
+			if s.Window.Duration != tc.want || s.Sized != tc.sized || !strings.Contains(s.Reason, tc.words) {
+				t.Errorf("%s (sized %v): %s; want %s (sized %v), saying %q", s.Window.Duration, s.Sized, s.Reason, tc.want, tc.sized, tc.words)
+			}
+			if !fits(s.Window) && tc.longest > 0 {
+				t.Errorf("chose %s, which the time left cannot buy", s.Window.Duration)
+			}
+		})
 	}
 }

@@ -534,7 +534,15 @@ func (t *TwoArm) size() {
 	if !t.arms.warm {
 		lag += c.Base.ready() + c.Head.stop()
 	}
-	s := Size(ss, pairs, first.Duration, lag, c, t.plan.Compare, t.arms.warm, t.plan.Duet, t.plan.RebootEvery)
+	var fits func(Window) bool
+	if t.plan.Budget > 0 {
+		// The blocks as turn's planBlocks will plan them, at each window.
+		fits = func(w Window) bool {
+			n, _ := t.blocksAt(w, Ahead{Booted: true, Turn: t.arms.warm})
+			return n >= MinBlocks(t.plan.Alpha)
+		}
+	}
+	s := Size(ss, pairs, first.Duration, lag, c, t.plan.Compare, t.arms.warm, t.plan.Duet, t.plan.RebootEvery, fits)
 	t.sizing = &s
 	t.notes = append(t.notes, "windows: "+s.Reason)
 }
