@@ -165,7 +165,9 @@ func ComparisonOf(r *Result) *Comparison {
 }
 
 // attachEnded gives each compared point why its blocks stopped; a
-// headline that was never compared gets the run's reason (connections 0).
+// headline that was never compared gets the run's reason (connections
+// 0), or its rung's when the first pass found one but no block ran there
+// (a budget that could not buy the blocks).
 func (c *Comparison) attachEnded(ended []EndedAt) {
 	find := func(batch, conns int) *Ended {
 		for _, e := range ended {
@@ -180,6 +182,15 @@ func (c *Comparison) attachEnded(ended []EndedAt) {
 		c.Points[i].Ended = find(c.Points[i].Batch, c.Points[i].Connections)
 	}
 	c.Headline.Ended = find(c.Headline.Batch, c.Headline.Connections)
+	if c.Headline.Connections == 0 && c.Headline.Ended == nil {
+		for _, e := range ended {
+			if e.Batch == c.Headline.Batch {
+				e := e.Ended
+				c.Headline.Ended = &e
+				break
+			}
+		}
+	}
 	if c.Headline.Ended != nil && c.Headline.Connections == 0 {
 		c.Headline.Reason = "cannot conclude: " + c.Headline.Ended.Text
 	}
