@@ -138,12 +138,13 @@ func listenOptions(t *testing.T, conns []int) (*testSweep, string) {
 func TestAgentsListenSweep(t *testing.T) {
 	needProcs(t)
 	o, addr := listenOptions(t, []int{6, 9})
-	// The agents serve one sweep, and run on this machine's CPUs outside
-	// the harness's process tree: the harness rightly counts them as
-	// other work on the pinned CPUs (a remote agent's own machine has no
-	// server on it), so every point here may be contended, and running
-	// the sweep again would change nothing. The subject is the agents'
-	// session, which contention does not change.
+	// The agents serve one sweep. The harness knows the agents that
+	// dialed in from this machine by their sessions' addresses
+	// (attribRoots), but agent 1 dials through the test's proxy, whose
+	// address is the test's own: the harness rightly counts that agent as
+	// other work on the pinned CPUs, so every point here may be contended,
+	// and running the sweep again would change nothing. The subject is
+	// the agents' session, which contention does not change.
 	pl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

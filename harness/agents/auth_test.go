@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,7 +152,10 @@ func testAgentRefusesACoordinatorWithoutTheToken(t *testing.T) {
 // flood of them once took the harness from 17 MB to 1 GB).
 func testHubBoundsUnauthenticatedPeers(t *testing.T) {
 	var log syncBuf
-	h, err := NewHub("127.0.0.1:0", 1, testToken, &log, nil)
+	// The admission's clock, moved past MinHold where the test would
+	// otherwise sleep it out.
+	var ahead atomic.Int64
+	h, err := newHub("127.0.0.1:0", 1, testToken, &log, nil, func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +179,7 @@ func testHubBoundsUnauthenticatedPeers(t *testing.T) {
 	// One more, once the oldest has had MinHold: the oldest silent peer
 	// gives its place; the newcomer is served (its hello is answered
 	// with a challenge).
-	time.Sleep(MinHold)
+	ahead.Add(int64(MinHold))
 	over := dialRaw(t, h.Addr())
 	start := time.Now()
 	if b, err := io.ReadAll(silent[0].r); len(b) != 0 || err != nil || time.Since(start) > 5*time.Second {
@@ -212,7 +216,7 @@ func testHubBoundsUnauthenticatedPeers(t *testing.T) {
 		dialRaw(t, h.Addr()).hello(t, 0)
 	}
 	waitPending(MaxPending)
-	time.Sleep(MinHold)
+	ahead.Add(int64(MinHold))
 	dialRaw(t, h.Addr()).hello(t, 0)
 	start = time.Now()
 	if rest := over.rest(); time.Since(start) > 5*time.Second {

@@ -72,6 +72,12 @@ type idleSession struct {
 // prove they hold token; with tlsConf (TLSFiles.ServerConfig) every
 // connection is TLS first, and the token's proof runs inside it.
 func NewHub(addr string, n int, token Token, log io.Writer, tlsConf *tls.Config) (*Hub, error) {
+	return newHub(addr, n, token, log, tlsConf, time.Now)
+}
+
+// newHub is NewHub whose admission reads the clock now: the tests move it
+// past MinHold instead of sleeping it out.
+func newHub(addr string, n int, token Token, log io.Writer, tlsConf *tls.Config, now func() time.Time) (*Hub, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("agents: %d agents", n)
 	}
@@ -91,7 +97,7 @@ func NewHub(addr string, n int, token Token, log io.Writer, tlsConf *tls.Config)
 		ln = tls.NewListener(ln, tlsConf)
 	}
 	h := &Hub{ln: ln, n: n, token: token, log: log, idle: map[int]*idleSession{}, busy: map[int]bool{}, arrived: make(chan struct{}, 1),
-		adm: newAdmission(n), now: time.Now}
+		adm: newAdmission(n), now: now}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
