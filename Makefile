@@ -73,9 +73,11 @@ lint:
 # The unit lane: every test that needs no real server process and no
 # quiet CPU. Packages run in parallel and in a shuffled order; a test here
 # that fails on a busy machine is a bug in the test (docs/ARCHITECTURE.md,
-# "Testing").
+# "Testing"). Four packages at a time, not one per CPU: the loopback
+# tests spend most of their time in windows and drains, and a package
+# waiting holds a slot the CPU-bound ones could use.
 test: vet lint
-	$(GO) test -race -shuffle=on -count=1 -timeout 15m ./...
+	$(GO) test -race -shuffle=on -count=1 -timeout 15m -p 4 ./...
 
 # The end-to-end lane: the tests of files tagged `//go:build e2e`, one
 # package at a time (they pin servers and generators to this machine's
