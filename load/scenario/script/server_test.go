@@ -42,6 +42,11 @@ type chatServer struct {
 	// joinFrames: every member's messages are queued and written every
 	// few ms as one frame, one message per line (Centrifugo's way).
 	joinFrames bool
+	// welcomeAlone: with joinFrames, the welcome is a frame of its own
+	// (what was queued before it goes first, in its own frame), so a
+	// client that does not split frames can connect, however late the
+	// flusher runs on a busy machine.
+	welcomeAlone bool
 	// emptyPing: pings are {} and a {} back is the pong.
 	emptyPing bool
 	// okOnBadSig answers a bad signature 200 {"code":401,...}, as
@@ -112,10 +117,23 @@ func (m *member) sendRaw(b []byte) {
 	m.ws.WriteMessage(websocket.TextMessage, b)
 }
 
+// sendAlone writes v as a frame of its own, after what was queued.
+func (m *member) sendAlone(v any) {
+	b, _ := json.Marshal(v)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.flushLocked()
+	m.ws.WriteMessage(websocket.TextMessage, b)
+}
+
 // flush writes the queued lines as one frame.
 func (m *member) flush() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.flushLocked()
+}
+
+func (m *member) flushLocked() {
 	if len(m.buf) == 0 {
 		return
 	}
@@ -246,6 +264,10 @@ func (cs *chatServer) serveWS(w http.ResponseWriter, r *http.Request) {
 			m.me = in.Me
 			ch.members[m] = true
 			cs.mu.Unlock()
+			if cs.welcomeAlone {
+				m.sendAlone(map[string]any{"op": "welcome"})
+				continue
+			}
 			m.send(map[string]any{"op": "welcome"})
 		case "pong":
 			cs.pongs.Add(1)
