@@ -41,17 +41,40 @@ func KeepSelfOff(avoid ...CPUSet) (kept CPUSet, restore func(), err error) {
 	return kept, func() { _ = setAllThreads(had) }, nil
 }
 
-// setAllThreads sets the affinity of every thread of this process.
+// setAllThreads sets the affinity of every thread of this process. A
+// thread that one not yet moved starts while the list is walked inherits
+// the old mask and is missing from the list: the list is read again until
+// a reading holds no thread not yet moved (threads started after that
+// descend from moved ones, and inherit the new mask). Bounded: a process
+// that kept starting threads faster than they are moved would stop here
+// with the error saying so.
 func setAllThreads(cpus CPUSet) error {
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)
 	}
 	var first error
-	for _, tid := range procfs.Tasks(os.Getpid()) {
-		if err := unix.SchedSetaffinity(tid, &set); err != nil && first == nil && err != unix.ESRCH {
-			first = fmt.Errorf("sched_setaffinity(thread %d, %s): %w", tid, cpus, err)
+	moved := map[int]bool{}
+	for range maxPasses {
+		fresh := false
+		for _, tid := range procfs.Tasks(os.Getpid()) {
+			if moved[tid] {
+				continue
+			}
+			fresh, moved[tid] = true, true
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && first == nil && err != unix.ESRCH {
+				first = fmt.Errorf("sched_setaffinity(thread %d, %s): %w", tid, cpus, err)
+			}
 		}
+		if !fresh {
+			return first
+		}
+	}
+	if first == nil {
+		first = fmt.Errorf("sched_setaffinity(%s): threads still starting after %d readings of the list", cpus, maxPasses)
 	}
 	return first
 }
+
+// maxPasses bounds setAllThreads' readings of the thread list.
+const maxPasses = 100

@@ -68,3 +68,51 @@ func TestKeepSelfOff(t *testing.T) {
 		t.Errorf("every CPU avoided: kept %s, %v", kept, err)
 	}
 }
+
+// Threads that start while KeepSelfOff walks the thread list end on the
+// kept CPUs too: a thread started by one not yet moved inherits the old
+// mask and is not in the list read before it (the unit lane, beside a
+// busy loop on each CPU, once found a thread of the runtime's left on
+// both CPUs). Goroutines that lock their thread and return without
+// unlocking end it, so the runtime keeps starting new ones.
+func TestKeepSelfOffWhileThreadsStart(t *testing.T) {
+	had, err := Granted(os.Getpid())
+	if err != nil || len(had) < 2 {
+		t.Skipf("needs 2 CPUs (have %v, %v)", had, err)
+	}
+	for round := range 20 {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					done := make(chan struct{})
+					go func() { runtime.LockOSThread(); close(done) }() // the thread ends with it
+					<-done
+				}
+			}()
+		}
+		kept, restore, err := KeepSelfOff(CPUSet{had[1]})
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tid, on := range threadsOn(t) {
+			if on != kept.String() {
+				t.Errorf("round %d: thread %d on %s, want %s", round, tid, on, kept)
+			}
+		}
+		restore()
+		if t.Failed() {
+			return
+		}
+	}
+}
