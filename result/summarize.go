@@ -169,28 +169,27 @@ func ComparisonOf(r *Result) *Comparison {
 // 0), or its rung's when the first pass found one but no block ran there
 // (a budget that could not buy the blocks).
 func (c *Comparison) attachEnded(ended []EndedAt) {
+	// find is the end at (batch, conns); for conns 0 (never compared),
+	// else the first at any rung of the batch.
 	find := func(batch, conns int) *Ended {
+		var atBatch *Ended
 		for _, e := range ended {
-			if e.Batch == batch && e.Connections == conns {
-				e := e.Ended
-				return &e
+			if e.Batch != batch {
+				continue
+			}
+			if e.Connections == conns {
+				return &e.Ended
+			}
+			if conns == 0 && atBatch == nil {
+				atBatch = &e.Ended
 			}
 		}
-		return nil
+		return atBatch
 	}
 	for i := range c.Points {
 		c.Points[i].Ended = find(c.Points[i].Batch, c.Points[i].Connections)
 	}
 	c.Headline.Ended = find(c.Headline.Batch, c.Headline.Connections)
-	if c.Headline.Connections == 0 && c.Headline.Ended == nil {
-		for _, e := range ended {
-			if e.Batch == c.Headline.Batch {
-				e := e.Ended
-				c.Headline.Ended = &e
-				break
-			}
-		}
-	}
 	if c.Headline.Ended != nil && c.Headline.Connections == 0 {
 		c.Headline.Reason = "cannot conclude: " + c.Headline.Ended.Text
 	}
