@@ -22,6 +22,10 @@ func TestLines(t *testing.T) {
 	TwoArmPoint(&b, 41, schedule.Point{Arm: result.ArmBase, Role: result.RoleCompare, Key: k}, "b",
 		schedule.Progress{FirstRun: 14, FirstMost: 18, BlocksRun: 2, BlocksClean: 1, BlocksPlanned: 39, Left: 3*time.Minute + 4*time.Second, LeftKnown: true}, 61*time.Second)
 	TwoArmPoint(&b, 1, schedule.Point{Arm: result.ArmHead, Role: result.RoleSweep, Key: k}, "", schedule.Progress{FirstMost: 18}, 0)
+	// A profiled block comes after the first pass and the blocks: it
+	// was once labelled "first pass 5 of at most 4".
+	TwoArmPoint(&b, 30, schedule.Point{Arm: result.ArmHead, Role: result.RoleProfile, Key: k}, "",
+		schedule.Progress{FirstRun: 4, FirstMost: 4, BlocksRun: 12, BlocksClean: 12, BlocksPlanned: 36, ProfileBlocks: 3, Left: 72 * time.Second, LeftKnown: true}, 45*time.Second)
 	TwoArmArms(&b, schedule.Step{Kind: schedule.BootArms, Arms: []string{result.ArmBase, result.ArmHead}, Why: "fresh servers for the blocks"},
 		schedule.Progress{Left: 2 * time.Minute, LeftKnown: true}, 90*time.Second)
 	const want = `plan: 12 points (10 on the ladder, 1 A-A repeat): 2m05s of load, plus each point's boot and stop
@@ -30,6 +34,7 @@ point 3/12: batch 10, 64 connections, rep 2 (A-A repeat) | elapsed 40s, eta 3m20
 point 12/12: batch 10, 64 connections, rep 2 (resilience: FAULT) | elapsed 10m00s, eta 55s
 point 41, block 3 (clean 1 of 39 planned), duet half b: base, batch 10, 64 connections | elapsed 1m01s, left 3m04s
 point 1, first pass 1 of at most 18: head, batch 10, 64 connections | elapsed 0s, left ?
+point 30, profiled block 3 of 3: head, batch 10, 64 connections | elapsed 45s, left 1m12s
 arms: booting base and head: fresh servers for the blocks | elapsed 1m30s, left 2m00s
 `
 	if b.String() != want {

@@ -13,17 +13,21 @@ import (
 // TwoArmPoint writes the line before point i of a two-arm sweep: which
 // first-pass point of at most how many, or which block, and how many
 // ran clean of those planned (a count set once, when the first pass is
-// over: a lost block is run again beyond it), its arm, key
+// over: a lost block is run again beyond it), or which profiled block
+// of how many (after the compared ones, never compared), its arm, key
 // and, in a duet, its half; elapsed, and the time left (left).
 func TwoArmPoint(w io.Writer, i int, ap schedule.Point, half string, pr schedule.Progress, elapsed time.Duration) {
 	k := ap.Key
 	var where string
-	if ap.Role == result.RoleCompare {
+	switch ap.Role {
+	case result.RoleCompare:
 		where = fmt.Sprintf("block %d", k.Rep+1)
 		if pr.BlocksPlanned > 0 {
 			where += fmt.Sprintf(" (clean %d of %d planned)", pr.BlocksClean, pr.BlocksPlanned)
 		}
-	} else {
+	case result.RoleProfile:
+		where = fmt.Sprintf("profiled block %d of %d", k.Rep+1, pr.ProfileBlocks)
+	default:
 		where = fmt.Sprintf("first pass %d of at most %d", pr.FirstRun+1, pr.FirstMost)
 	}
 	if half != "" {

@@ -600,13 +600,16 @@ type Progress struct {
 	// BlocksClean are the blocks run with both arms clean at the rung
 	// being measured: what the blocks planned count.
 	BlocksClean int
-	Left        time.Duration
-	LeftKnown   bool
+	// ProfileBlocks are the profiled blocks asked for (COMPARE_PROFILE),
+	// which run after the compared ones.
+	ProfileBlocks int
+	Left          time.Duration
+	LeftKnown     bool
 }
 
 // Progress is the run's Progress now.
 func (t *TwoArm) Progress() Progress {
-	p := Progress{FirstRun: t.first.run, FirstMost: t.first.most(), BlocksRun: t.cmp.ran, BlocksPlanned: t.cmp.planned}
+	p := Progress{FirstRun: t.first.run, FirstMost: t.first.most(), BlocksRun: t.cmp.ran, BlocksPlanned: t.cmp.planned, ProfileBlocks: t.plan.ProfileBlocks}
 	if j := t.cmp.out; j >= 0 && j < len(t.cmp.blocks) {
 		p.BlocksClean = t.cmp.blocks[j].clean // the rung being measured
 	}
