@@ -53,6 +53,11 @@ func TestActionEndToEnd(t *testing.T) {
 		{"pull request, slower", true, "75s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Init's quick sweep with the action's windows and batch
+			// below: its subject is that the target boots and answers.
+			for k, v := range map[string]string{"BATCH_LADDER": "10", "DURATION": "1s", "WARMUP": "300ms"} {
+				t.Setenv(k, v)
+			}
 			e := newUserRepo(t, c.check)
 			e.edit("main.go", "const rounds = 0", "const rounds = 500")
 			e.commit("the pull request")
@@ -359,8 +364,11 @@ func testActionSweepPublishes(t *testing.T) {
 	var code int
 	for attempt := 1; ; attempt++ {
 		var log string
+		// The headline batch alone, 1 s windows: the subject is the two
+		// jobs' hand-off, not the ceiling.
 		out, code, log = e.runAction("push", map[string]any{"ref": "refs/heads/main"},
-			"GITHUB_SERVER_URL=file://"+server, "INPUT_DATA_BRANCH=main", "INPUT_PUBLISH=false")
+			"GITHUB_SERVER_URL=file://"+server, "INPUT_DATA_BRANCH=main", "INPUT_PUBLISH=false",
+			"BATCH_LADDER=10", "DURATION=1s", "WARMUP=300ms")
 		if code == 0 || attempt == 2 || !strings.Contains(log, "no clean") {
 			break
 		}

@@ -27,16 +27,19 @@ func TestCompareEndToEnd(t *testing.T) {
 	e.edit("main.go", "const rounds = 0", "const rounds = 500")
 	e.commit("slower")
 	t.Setenv("CEILING_TEST_AS_CEILING", "1")
-	// The headline batch alone, the default scope under a budget of
-	// 2 minutes: a fresh-clone CI run bought only 4 of the 8 blocks 75 s
-	// planned (each point's boot and stop took longer than the plan's
-	// 700 ms), too few for the paired test; the budget is not what this
-	// test is about.
-	t.Setenv("BATCH_LADDER", "10")
-	t.Setenv("COMPARE_BUDGET", "2m")
-	// Windows of 1 s after 300 ms, not QUICK's: the head is 80% slower,
-	// and the subject is the refs' builds and the verdict's path.
-	for k, v := range map[string]string{"DURATION": "1s", "WARMUP": "300ms", "COMPARE_DURATION": "1s", "COMPARE_WARMUP": "300ms"} {
+	// The sweep itself at its smallest that still decides: the headline
+	// batch at one rung, 6 clean blocks tested once (COMPARE_STOP=fixed:
+	// all 6 pairs one way give p = 0.031), no profiled blocks. The
+	// default scope's budget, its sequential looks and its profile are
+	// the action's test's (TestActionEndToEnd, "pull request, slower");
+	// this one's subject is what compare adds: the refs' worktrees and
+	// builds, the arms' names, the verdict line and the exit status.
+	// Windows of 1 s after 300 ms, not QUICK's: the head is 80% slower.
+	for k, v := range map[string]string{
+		"BATCH_LADDER": "10", "CONNS_LADDER_10": "64",
+		"COMPARE_BUDGET": "0", "COMPARE_REPS": "6", "COMPARE_STOP": "fixed", "COMPARE_PROFILE": "off",
+		"DURATION": "1s", "WARMUP": "300ms", "COMPARE_DURATION": "1s", "COMPARE_WARMUP": "300ms",
+	} {
 		t.Setenv(k, v)
 	}
 	out := filepath.Join(t.TempDir(), "compare.json")
