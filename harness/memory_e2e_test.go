@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,15 +193,36 @@ func TestConnectionsHeldAndCosted(t *testing.T) {
 // checked. That the same server on both arms is rarely called higher is
 // the rule's, on 40 simulated A/A runs (result's
 // TestMemoryComparisonAAIsNotCalled).
+//
+// It is also the lane's two-arm run with fresh arms: a first pass of
+// both arms, then ABBA blocks of a base and a head repeat back to back,
+// each point booting and stopping its own server, each contended point
+// naming who took the CPUs. That a planted slowdown is called slower
+// with fresh arms is cmd/ceiling's (TestCompareEndToEnd, the action's
+// pull request), in a duet the duet's, with warm arms the warm arms'.
 func TestMemoryComparisonCallsABallast(t *testing.T) {
 	needProcs(t)
 	o := twoArmOptions(t, knob.Ladder{1}, knob.ConnsLadders{1: {2000}})
 	o.Scenario, o.ConnInterval = knob.ConnectionsScenario, 500*time.Millisecond
 	base, head := refTarget(t), refTarget(t)
+	head.Name = "refserver-ballast"
 	head.Command = append(head.Command, "--conn-ballast", "4096")
 	r, _, err := runTwoArm(t, o, base, head)
 	if r.Comparison == nil || len(r.Comparison.Points) == 0 {
 		notQuiet(t, "no compared point (%v): the first pass had no rung clean on both arms:\n%s", err, contendedReasons(r))
+	}
+	checkTwoArmCurve(t, r, 1, 1)
+	checkAttributed(t, r)
+	if r.Meta.Target.Name != "refserver-ballast" || r.Meta.BaseTarget == nil || r.Meta.BaseTarget.Name != "refserver" || !slices.Contains(r.Meta.Target.Command, "--conn-ballast") {
+		t.Errorf("targets: head %+v, base %+v", r.Meta.Target, r.Meta.BaseTarget)
+	}
+	if r.Arms == nil || r.Arms.Mode != result.ArmsFresh {
+		t.Errorf("arms %+v: want fresh", r.Arms)
+	}
+	for _, p := range r.Curve {
+		if p.Status == result.StatusOK && (p.ReadyNs <= 0 || p.StopNs <= 0) {
+			t.Errorf("point %d (%s): ready %v, stop %v: a fresh arm's point boots and stops its own server", p.Index, p.Arm, time.Duration(p.ReadyNs), time.Duration(p.StopNs))
+		}
 	}
 	m := r.Comparison.Points[0].Memory
 	if m == nil {
