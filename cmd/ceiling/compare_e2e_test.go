@@ -30,8 +30,9 @@ func TestCompareEndToEnd(t *testing.T) {
 	// The sweep itself at its smallest that still decides: the headline
 	// batch at one rung, 6 clean blocks tested once (COMPARE_STOP=fixed:
 	// all 6 pairs one way give p = 0.031), no profiled blocks. The
-	// default scope's budget, its sequential looks and its profile are
-	// the action's test's (TestActionEndToEnd, "pull request, slower");
+	// default scope's budget and its sequential looks are the action's
+	// test's (TestActionEndToEnd, "pull request, slower"), the profile
+	// the warm arms' (harness);
 	// this one's subject is what compare adds: the refs' worktrees and
 	// builds, the arms' names, the verdict line and the exit status.
 	// Windows of 1 s after 300 ms, not QUICK's: the head is 80% slower.
