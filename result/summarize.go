@@ -169,8 +169,9 @@ func ComparisonOf(r *Result) *Comparison {
 // 0), or its rung's when the first pass found one but no block ran there
 // (a budget that could not buy the blocks).
 func (c *Comparison) attachEnded(ended []EndedAt) {
-	// find is the end at (batch, conns); for conns 0 (never compared),
-	// else the first at any rung of the batch.
+	// find is the end recorded at (batch, conns). For conns 0 (a
+	// headline never compared) with none there, it is the first end
+	// recorded at any rung of the batch.
 	find := func(batch, conns int) *Ended {
 		var atBatch *Ended
 		for _, e := range ended {

@@ -283,7 +283,8 @@ func (e *userRepo) action(budget string) (map[string]string, int) {
 	// planted here are -80% or none, and the subject is the action's
 	// path, not the windows; every point is then about half as long.
 	// One rung (the first pass's search between rungs is the unit
-	// lane's), and no profiled blocks: perf's diff after a verdict is the
+	// lane's: schedule's TestHeadlineRung, TestRungSearchStaysOnTheLadder),
+	// and no profiled blocks: perf's diff after a verdict is the
 	// warm arms' test's (harness), and its place in the comment
 	// publish's (profile_test.go).
 	out, code, _ := e.runAction("pull_request", ev, "CEILING_ACTION_TOKEN=not-for-compare", "BATCH_LADDER=10", "CONNS_LADDER_10=32", "COMPARE_BUDGET="+budget,

@@ -32,10 +32,10 @@ func TestCompareEndToEnd(t *testing.T) {
 	// all 6 pairs one way give p = 0.031), no profiled blocks. The
 	// default scope's budget and its sequential looks are the action's
 	// test's (TestActionEndToEnd, "pull request, slower"), the profile
-	// the warm arms' (harness);
-	// this one's subject is what compare adds: the refs' worktrees and
-	// builds, the arms' names, the verdict line and the exit status.
-	// Windows of 1 s after 300 ms, not QUICK's: the head is 80% slower.
+	// the warm arms' (harness). This one's subject is what compare adds:
+	// the refs' worktrees and builds, the arms' names, the verdict line
+	// and the exit status. Windows of 1 s after 300 ms, not QUICK's: the
+	// head is 80% slower.
 	for k, v := range map[string]string{
 		"BATCH_LADDER": "10", "CONNS_LADDER_10": "64",
 		"COMPARE_BUDGET": "0", "COMPARE_REPS": "6", "COMPARE_STOP": "fixed", "COMPARE_PROFILE": "off",
