@@ -366,7 +366,11 @@ func (c *conn) record(r *recvSpec, size int, ts, gaps, now int64) {
 	sh.lock()
 	defer sh.unlock()
 	k := &sh.kinds[r.kind]
-	if gaps > 0 && now >= w.Start && now < w.Drain {
+	// A gap counts where the message that reveals it counts: by its
+	// send's timestamp, so that the talker's ack and each listener's
+	// relay of one send fall on the same side of the window's edges; an
+	// ignored message, which may carry none, by its arrival.
+	if gaps > 0 && now < w.Drain && (r.Type == "ignore" && now >= w.Start || r.Type != "ignore" && w.In(ts)) {
 		k.gaps += gaps
 	}
 	if r.Type == "ignore" {
